@@ -1,0 +1,176 @@
+"""Build, run and clean the series' notebooks from one source per lesson.
+
+Each lesson lives in `notebooks/src/NN_topic.py` as a list of cells built with `md(en, ru)` and
+`code(src, ru=None)`. One source makes the English and Russian editions share every code cell by
+construction; only prose and code comments are translated.
+
+    python scripts/nbbuild.py                 # build all lessons, run them in replay mode, clean
+    python scripts/nbbuild.py 02_sync_loop    # one lesson
+    python scripts/nbbuild.py --no-execute    # write the notebooks without running them
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+SRC = ROOT / "notebooks" / "src"
+LANGS = ("en", "ru")
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+
+
+@dataclass
+class Cell:
+    """One cell in both languages."""
+
+    kind: str
+    en: str
+    ru: str
+    tags: tuple[str, ...] = ()
+    hidden: bool = False
+
+
+def md(en: str, ru: str) -> Cell:
+    """A markdown cell: English and Russian prose."""
+    return Cell("markdown", en.strip("\n"), ru.strip("\n"))
+
+
+def code(src: str, ru: str | None = None, *, tags: tuple[str, ...] = (), hidden: bool = False) -> Cell:
+    """A code cell; `ru` is the same code with translated comments (defaults to `src`)."""
+    return Cell("code", src.strip("\n"), (ru if ru is not None else src).strip("\n"), tags, hidden)
+
+
+@dataclass
+class Lesson:
+    """A lesson: its file name (without .ipynb) and cells."""
+
+    name: str
+    cells: list[Cell] = field(default_factory=list)
+
+
+def load_lesson(path: Path) -> Lesson:
+    """Import `notebooks/src/<name>.py` and return its `LESSON`."""
+    spec = importlib.util.spec_from_file_location(f"lesson_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module.LESSON
+
+
+def to_notebook(lesson: Lesson, lang: str) -> nbformat.NotebookNode:
+    """Build the notebook of one language with stable cell ids."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata = {
+        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"},
+    }
+    for i, cell in enumerate(lesson.cells):
+        source = getattr(cell, lang)
+        if cell.kind == "markdown":
+            new = nbformat.v4.new_markdown_cell(source)
+        else:
+            new = nbformat.v4.new_code_cell(source)
+            if cell.tags:
+                new.metadata["tags"] = list(cell.tags)
+            if cell.hidden:
+                new.metadata["jupyter"] = {"source_hidden": True}
+        new["id"] = f"{lesson.name[:2]}-{i:03d}"
+        nb.cells.append(new)
+    return nb
+
+
+def clean(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Make outputs deterministic: counts 1..n, no timings, no widget views (random model ids)."""
+    nb.metadata.pop("widgets", None)
+    nb.metadata["language_info"] = {"name": "python"}
+    count = 0
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        cell.metadata.pop("execution", None)
+        kept = []
+        for out in cell.get("outputs", []):
+            if WIDGET_MIME in out.get("data", {}):
+                if "nbval-ignore-output" not in cell.metadata.get("tags", []):
+                    raise ValueError(f"cell {cell.get('id')} shows a widget: tag it nbval-ignore-output")
+                continue  # a widget only lives with its kernel; re-run the cell to see it
+            kept.append(out)
+        cell.outputs = kept
+        count += 1
+        cell.execution_count = count
+        for out in cell.outputs:
+            if "execution_count" in out:
+                out["execution_count"] = count
+    return nb
+
+
+def execute(nb: nbformat.NotebookNode, folder: Path) -> nbformat.NotebookNode:
+    """Run a notebook top to bottom in replay mode, in its own folder, like nbval does."""
+    from nbclient import NotebookClient
+
+    env_backup = dict(os.environ)
+    os.environ.update(
+        {"LLM_MODE": "replay", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1"}
+    )
+    try:
+        client = NotebookClient(
+            nb, timeout=120, kernel_name="python3", allow_errors=False,
+            resources={"metadata": {"path": str(folder)}},
+        )
+        _run_allowing_tagged_errors(client)
+    finally:
+        os.environ.clear()
+        os.environ.update(env_backup)
+    return nb
+
+
+def _run_allowing_tagged_errors(client) -> None:
+    """Execute; a cell tagged `raises-exception` may fail, any other failure stops the build."""
+    client.allow_errors = True
+    client.execute()
+    for cell in client.nb.cells:
+        errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+        tagged = "raises-exception" in cell.metadata.get("tags", [])
+        if errors and not tagged:
+            e = errors[0]
+            raise RuntimeError(f"cell {cell.get('id')} failed: {e['ename']}: {e['evalue']}")
+        if tagged and not errors:
+            raise RuntimeError(f"cell {cell.get('id')} is tagged raises-exception but did not raise")
+
+
+def build(name: str, run: bool) -> None:
+    """Write (and optionally run and clean) both editions of one lesson."""
+    lesson = load_lesson(SRC / f"{name}.py")
+    for lang in LANGS:
+        folder = ROOT / "notebooks" / lang
+        nb = to_notebook(lesson, lang)
+        if run:
+            nb = clean(execute(nb, folder))
+        else:
+            nb = clean(nb)
+        nbformat.validate(nb)
+        path = folder / f"{lesson.name}.ipynb"
+        path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
+        print(f"wrote {path.relative_to(ROOT)}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Command line: build the named lessons (default: all)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("names", nargs="*", help="lesson names, e.g. 02_sync_loop")
+    parser.add_argument("--no-execute", action="store_true", help="do not run the notebooks")
+    args = parser.parse_args(argv)
+    names = args.names or sorted(p.stem for p in SRC.glob("[0-9][0-9]_*.py"))
+    for name in names:
+        build(name, run=not args.no_execute)
+
+
+if __name__ == "__main__":
+    main()
