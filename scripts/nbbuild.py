@@ -42,7 +42,9 @@ def md(en: str, ru: str) -> Cell:
     return Cell("markdown", en.strip("\n"), ru.strip("\n"))
 
 
-def code(src: str, ru: str | None = None, *, tags: tuple[str, ...] = (), hidden: bool = False) -> Cell:
+def code(
+    src: str, ru: str | None = None, *, tags: tuple[str, ...] = (), hidden: bool = False
+) -> Cell:
     """A code cell; `ru` is the same code with translated comments (defaults to `src`)."""
     return Cell("code", src.strip("\n"), (ru if ru is not None else src).strip("\n"), tags, hidden)
 
@@ -99,7 +101,7 @@ def clean(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         for out in cell.get("outputs", []):
             if WIDGET_MIME in out.get("data", {}):
                 if "nbval-ignore-output" not in cell.metadata.get("tags", []):
-                    raise ValueError(f"cell {cell.get('id')} shows a widget: tag it nbval-ignore-output")
+                    raise ValueError(f"cell {cell.get('id')}: a widget needs nbval-ignore-output")
                 continue  # a widget only lives with its kernel; re-run the cell to see it
             kept.append(out)
         cell.outputs = kept
@@ -142,7 +144,7 @@ def _run_allowing_tagged_errors(client) -> None:
             e = errors[0]
             raise RuntimeError(f"cell {cell.get('id')} failed: {e['ename']}: {e['evalue']}")
         if tagged and not errors:
-            raise RuntimeError(f"cell {cell.get('id')} is tagged raises-exception but did not raise")
+            raise RuntimeError(f"cell {cell.get('id')} is tagged raises-exception, did not raise")
 
 
 def build(name: str, run: bool) -> None:
