@@ -1,0 +1,292 @@
+"""Plain-text views of messages, tool calls, stream chunks and raw model output for the lessons.
+
+Every `show_*` function prints (so a notebook cell's output is ordinary stdout that nbval can
+compare) and has a `format_*` twin that returns the same text. The output is deterministic and
+uses English labels only, so both language editions print the same thing.
+
+Conventions of the style:
+- strings the model wrote (content, ids, names, arguments) are quoted with `repr`, so spaces,
+  newlines and empty strings stay visible; protocol words (`role`, `finish_reason`) are bare;
+- long text is cut at a fixed length and says how much was left out: `…[+120 chars]`;
+- SDK objects (`ChatCompletionMessage`, `ChatCompletionChunk`, ...) and plain dicts are accepted
+  alike: SDK objects go through `helpers.streaming.as_dict` first.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from helpers.streaming import as_dict
+
+CONTENT_LIMIT = 200  # characters of a message's content shown by `show_messages`
+FRAGMENT_LIMIT = 120  # characters of one streamed fragment shown by `format_chunk`
+
+# Special markers: `<|anything|>` tokens (Kimi-K2's tool-call markers, `<|im_start|>`, ...) and the
+# Hermes/Qwen `<tool_call>` tags, which are ordinary text but play the same role.
+_MARKER_RE = re.compile(r"<\|[^<>|\s]+\|>|</?tool_call>")
+
+_USAGE_ORDER = ("prompt_tokens", "completion_tokens", "total_tokens")
+
+
+def shorten(text: str, limit: int = CONTENT_LIMIT) -> str:
+    """Cut `text` to `limit` characters and say how many were left out."""
+    if limit <= 0 or len(text) <= limit:
+        return text
+    return f"{text[:limit]}…[+{len(text) - limit} chars]"
+
+
+def _arguments_text(arguments: Any) -> str:
+    """Arguments as the JSON text the model wrote (a dict given by a caller is dumped)."""
+    if isinstance(arguments, str):
+        return arguments
+    return json.dumps(arguments, ensure_ascii=False)
+
+
+def _content_text(content: Any) -> str | None:
+    """Message content as text: a string, None, or a list of parts (text kept, others named)."""
+    if content is None or isinstance(content, str):
+        return content
+    pieces = []
+    for part in content:
+        part = as_dict(part)
+        if isinstance(part, Mapping) and part.get("type") == "text":
+            pieces.append(str(part.get("text", "")))
+        else:
+            kind = part.get("type", "part") if isinstance(part, Mapping) else type(part).__name__
+            pieces.append(f"[{kind}]")
+    return "".join(pieces)
+
+
+# --------------------------------------------------------------------------- messages
+
+
+def format_call(call: Any, limit: int = CONTENT_LIMIT) -> str:
+    """One tool call as `name(arguments) [id]`."""
+    call = as_dict(call)
+    function = as_dict(call.get("function") or {})
+    arguments = shorten(_arguments_text(function.get("arguments", "")), limit)
+    return f"{function.get('name', '')}({arguments}) [{call.get('id', '')}]"
+
+
+def _message_lines(position: int, message: Any, limit: int) -> list[str]:
+    """The block of one message: a header line, then its content and calls, indented."""
+    message = as_dict(message)
+    header = f"[{position}] {message.get('role', '?')}"
+    for key in ("tool_call_id", "name"):
+        if message.get(key) is not None:
+            header += f"  {key}={message[key]}"
+    lines = [header]
+    for key in ("reasoning_content", "refusal"):  # extra text some servers send
+        if message.get(key):
+            lines.append(f"    {key}: {shorten(str(message[key]), limit)!r}")
+    content = _content_text(message.get("content"))
+    if content is None:
+        lines.append("    (content: None)")
+    elif content == "":
+        lines.append("    (content: '')")
+    else:
+        lines += ["    " + line for line in shorten(content, limit).split("\n")]
+    for call in message.get("tool_calls") or []:
+        lines.append("    -> " + format_call(call, limit))
+    return lines
+
+
+def format_messages(messages: Iterable[Any], limit: int = CONTENT_LIMIT) -> str:
+    """The conversation history as text, one block per message."""
+    lines: list[str] = []
+    for position, message in enumerate(messages):
+        lines += _message_lines(position, message, limit)
+    return "\n".join(lines) if lines else "(no messages)"
+
+
+def show_messages(messages: Iterable[Any], limit: int = CONTENT_LIMIT) -> None:
+    """Print the conversation history: role, content, `name(arguments) [id]` calls, results."""
+    print(format_messages(messages, limit))
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def _width(text: str) -> int:
+    """Columns a string takes in a terminal or a notebook's monospace output (CJK counts 2)."""
+    width = 0
+    for char in text:
+        if unicodedata.combining(char):
+            continue
+        width += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+    return width
+
+
+def _pad(text: str, width: int) -> str:
+    """Left-align `text` in `width` display columns."""
+    return text + " " * (width - _width(text))
+
+
+def format_table(rows: Iterable[Sequence[Any]], headers: Sequence[Any]) -> str:
+    """An aligned text table; a cell with newlines spans several lines of its row."""
+    header_cells = [str(h) for h in headers]
+    body = [[str(cell).split("\n") for cell in row] for row in rows]
+    for row in body:
+        if len(row) != len(header_cells):
+            raise ValueError(f"row has {len(row)} cells but there are {len(header_cells)} headers")
+    widths = [_width(h) for h in header_cells]
+    for row in body:
+        for column, cell_lines in enumerate(row):
+            widths[column] = max([widths[column], *(_width(line) for line in cell_lines)])
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(_pad(cell, w) for cell, w in zip(cells, widths, strict=True)).rstrip()
+
+    out = [line(header_cells), line(["-" * w for w in widths])]
+    for row in body:
+        height = max((len(cell_lines) for cell_lines in row), default=1)
+        for i in range(height):
+            out.append(line([cell[i] if i < len(cell) else "" for cell in row]))
+    return "\n".join(out)
+
+
+def compare_table(rows: Iterable[Sequence[Any]], headers: Sequence[Any]) -> None:
+    """Print an aligned text table (e.g. Kimi-K2 and Qwen formats side by side)."""
+    print(format_table(rows, headers))
+
+
+def format_tool_calls(tool_calls: Iterable[Any] | None, limit: int = CONTENT_LIMIT) -> str:
+    """Tool calls as a table: index, id, name, arguments."""
+    rows = []
+    for index, call in enumerate(tool_calls or []):
+        call = as_dict(call)
+        function = as_dict(call.get("function") or {})
+        arguments = shorten(_arguments_text(function.get("arguments", "")), limit)
+        rows.append((index, call.get("id", ""), function.get("name", ""), arguments))
+    if not rows:
+        return "(no tool calls)"
+    return format_table(rows, ("#", "id", "name", "arguments"))
+
+
+def show_tool_calls(tool_calls: Iterable[Any] | None, limit: int = CONTENT_LIMIT) -> None:
+    """Print tool calls (SDK objects or dicts) as a small aligned table."""
+    print(format_tool_calls(tool_calls, limit))
+
+
+# --------------------------------------------------------------------------- stream chunks
+
+
+def _quoted(text: Any) -> str:
+    """A model-written string, shortened and quoted so whitespace stays visible."""
+    return repr(shorten(str(text), FRAGMENT_LIMIT))
+
+
+def _call_piece(piece: Any) -> str:
+    """One tool-call fragment of a delta: `tool_calls[0] id='…' name='…' args='…'`."""
+    piece = as_dict(piece)
+    function = as_dict(piece.get("function") or {})
+    text = f"tool_calls[{piece.get('index', '?')}]"
+    if piece.get("id") is not None:
+        text += f" id={_quoted(piece['id'])}"
+    if function.get("name") is not None:
+        text += f" name={_quoted(function['name'])}"
+    if function.get("arguments") is not None:
+        text += f" args={_quoted(_arguments_text(function['arguments']))}"
+    return text
+
+
+def format_delta(delta: Any) -> str:
+    """The non-null fields of one delta on one line (also for the stream parsers' bare deltas)."""
+    delta = as_dict(delta) or {}
+    parts = []
+    if delta.get("role") is not None:
+        parts.append(f"role={delta['role']}")
+    if delta.get("content") is not None:
+        parts.append(f"content={_quoted(delta['content'])}")
+    for key, value in delta.items():  # e.g. reasoning_content from thinking models
+        if key not in ("role", "content", "tool_calls") and value is not None:
+            parts.append(f"{key}={_quoted(value)}")
+    parts += [_call_piece(piece) for piece in delta.get("tool_calls") or []]
+    return " | ".join(parts)
+
+
+def format_usage(usage: Any) -> str:
+    """Token counts as `usage prompt_tokens=5 completion_tokens=7 total_tokens=12`."""
+    usage = as_dict(usage)
+    keys = [k for k in _USAGE_ORDER if k in usage]
+    keys += sorted(k for k, v in usage.items() if k not in _USAGE_ORDER and isinstance(v, int))
+    return "usage " + " ".join(f"{k}={usage[k]}" for k in keys)
+
+
+def format_chunk(chunk: Any) -> str:
+    """One streamed chunk (SDK object or dict) as one line of its non-null delta fields."""
+    chunk = as_dict(chunk)
+    if "choices" not in chunk and "object" not in chunk:
+        return format_delta(chunk) or "(empty delta)"
+    parts = []
+    choices = [as_dict(c) for c in chunk.get("choices") or []]
+    for choice in choices:
+        prefix = "" if choice.get("index", 0) == 0 else f"choice[{choice['index']}] "
+        delta_text = format_delta(choice.get("delta") or {})
+        if delta_text:
+            parts.append(prefix + delta_text)
+        if choice.get("finish_reason") is not None:
+            parts.append(f"{prefix}finish_reason={choice['finish_reason']}")
+        if choice.get("usage"):  # Moonshot puts usage inside the last choice
+            parts.append(prefix + format_usage(choice["usage"]))
+    if chunk.get("usage"):
+        parts.append(format_usage(chunk["usage"]))
+    if not parts:
+        return "(empty delta)" if choices else "(no choices)"
+    return " | ".join(parts)
+
+
+def show_chunk(chunk: Any) -> None:
+    """Print one streamed chunk as one compact line."""
+    print(format_chunk(chunk))
+
+
+def format_chunks(chunks: Iterable[Any], limit: int | None = None) -> str:
+    """Numbered chunk lines, the first `limit` of them if given (a generator is consumed)."""
+    chunks = list(chunks)
+    shown = chunks if limit is None else chunks[:limit]
+    digits = len(str(max(len(shown) - 1, 0)))
+    lines = [f"{i:>{digits}}  {format_chunk(c)}" for i, c in enumerate(shown)]
+    if len(shown) < len(chunks):
+        lines.append(f"... {len(chunks) - len(shown)} more chunks")
+    return "\n".join(lines) if lines else "(no chunks)"
+
+
+def show_chunks(chunks: Iterable[Any], limit: int | None = None) -> None:
+    """Print a list of chunks, one numbered line each."""
+    print(format_chunks(chunks, limit))
+
+
+# --------------------------------------------------------------------------- raw model text
+
+
+def split_markers(text: str) -> list[tuple[bool, str]]:
+    """Cut raw text into `(is_marker, piece)` pairs (markers: `<|...|>`, `<tool_call>` tags)."""
+    pieces: list[tuple[bool, str]] = []
+    position = 0
+    for match in _MARKER_RE.finditer(text):
+        if match.start() > position:
+            pieces.append((False, text[position : match.start()]))
+        pieces.append((True, match.group()))
+        position = match.end()
+    if position < len(text):
+        pieces.append((False, text[position:]))
+    return pieces
+
+
+def format_raw(text: str) -> str:
+    """Raw model output, one piece per line: `marker <|...|>` or `text   '...'` (repr)."""
+    lines = [
+        f"marker  {piece}" if is_marker else f"text    {piece!r}"
+        for is_marker, piece in split_markers(text)
+    ]
+    return "\n".join(lines) if lines else "(empty text)"
+
+
+def show_raw(text: str) -> None:
+    """Print raw model output with every special marker on its own line, text quoted between."""
+    print(format_raw(text))

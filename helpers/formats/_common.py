@@ -1,0 +1,172 @@
+"""Pieces shared by the Kimi-K2 and Hermes parsers: the result type and the streaming plumbing."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class ParseResult:
+    """What a raw model output contains: visible text, tool calls, and what looked wrong."""
+
+    content: str = ""
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def tool_call_dict(call_id: str, name: str, arguments: str) -> dict[str, Any]:
+    """Build one OpenAI-shaped tool call (arguments stay the JSON text the model wrote)."""
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def snippet(text: str, limit: int = 60) -> str:
+    """Shorten text for an error message, so a megabyte of garbage stays readable."""
+    text = text.strip()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+_JSON_TYPE_NAMES = {
+    list: "an array",
+    str: "a string",
+    int: "a number",
+    float: "a number",
+    bool: "a boolean",
+    type(None): "null",
+}
+
+
+def arguments_problem(arguments: str) -> str | None:
+    """Say what is wrong with an arguments JSON text, or None when it is a JSON object."""
+    if not arguments:
+        return "arguments are empty"
+    try:
+        value = json.loads(arguments)
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
+        return f"arguments are not valid JSON ({exc})"
+    if not isinstance(value, dict):
+        kind = _JSON_TYPE_NAMES.get(type(value), type(value).__name__)
+        return f"arguments are valid JSON but {kind}, not an object"
+    return None
+
+
+class MarkerSplitter:
+    """Cut a stream of text deltas into text pieces and markers, holding back partial markers.
+
+    `feed` returns a list of `(is_marker, text)` pairs. The concatenation of all pieces is the
+    input; markers come out exactly where a regex search over the whole text would find them.
+    A tail that could still become a marker (`<|tool_ca` at the end of a delta) is kept in
+    `pending` until the next delta decides it. `pending` is never longer than the longest marker
+    minus one, so every input character is scanned a bounded number of times.
+    """
+
+    def __init__(self, markers: Sequence[str]) -> None:
+        """Prepare the search for the given marker strings (none may be a prefix of another)."""
+        self._markers = tuple(markers)
+        self._regex = re.compile("|".join(re.escape(m) for m in self._markers))
+        self._max_hold = max(len(m) for m in self._markers) - 1
+        first_chars = "".join(sorted({m[0] for m in self._markers}))
+        self._could_start = re.compile("[" + re.escape(first_chars) + "]")
+        self.pending = ""
+
+    def feed(self, delta: str) -> list[tuple[bool, str]]:
+        """Split `pending + delta`; keep back a tail that may be the start of a marker."""
+        text = self.pending + delta
+        pieces: list[tuple[bool, str]] = []
+        pos = 0
+        for match in self._regex.finditer(text):
+            if match.start() > pos:
+                pieces.append((False, text[pos : match.start()]))
+            pieces.append((True, match.group()))
+            pos = match.end()
+        hold = self._partial_marker_start(text, pos)
+        if hold > pos:
+            pieces.append((False, text[pos:hold]))
+        self.pending = text[hold:]
+        return pieces
+
+    def close(self) -> list[tuple[bool, str]]:
+        """End of stream: a held-back tail was not a marker after all, so it is plain text."""
+        rest, self.pending = self.pending, ""
+        return [(False, rest)] if rest else []
+
+    def _partial_marker_start(self, text: str, pos: int) -> int:
+        """Return where a possible unfinished marker starts in `text[pos:]` (len(text) if none)."""
+        start = max(pos, len(text) - self._max_hold)  # only the last few characters can matter
+        candidate = self._could_start.search(text, start)
+        while candidate is not None:
+            tail = text[candidate.start() :]
+            if any(marker.startswith(tail) for marker in self._markers):
+                return candidate.start()
+            candidate = self._could_start.search(text, candidate.start() + 1)
+        return len(text)
+
+
+class StrippedStream:
+    """Pass text through piece by piece so that the pieces add up to the whole text `.strip()`-ed.
+
+    Leading whitespace is dropped until the first visible character. Trailing whitespace is held
+    back: it is released only when more visible text follows, and dropped if the text ends.
+    """
+
+    def __init__(self) -> None:
+        """Start before any visible character."""
+        self._started = False
+        self._held: list[str] = []
+
+    def push(self, piece: str) -> str:
+        """Take the next piece of text; return what can safely be emitted now (maybe "")."""
+        if not self._started:
+            piece = piece.lstrip()
+            if not piece:
+                return ""
+            self._started = True
+        body = piece.rstrip()
+        if not body:  # whitespace only: it may be interior or trailing, we cannot know yet
+            self._held.append(piece)
+            return ""
+        out = "".join(self._held) + body if self._held else body
+        self._held = [piece[len(body) :]] if len(body) < len(piece) else []
+        return out
+
+
+class DeltaList(list[dict[str, Any]]):
+    """The deltas produced by one `feed`, with neighbouring fragments of one kind merged."""
+
+    def content(self, text: str) -> None:
+        """Add content text, merging it into the previous content delta if there is one."""
+        if not text:
+            return
+        if self and "content" in self[-1]:
+            self[-1]["content"] += text
+        else:
+            self.append({"content": text})
+
+    def call_header(self, index: int, call_id: str, name: str) -> None:
+        """Add the first delta of a call: index, id, type, name and empty arguments."""
+        self.append(
+            {
+                "tool_calls": [
+                    {
+                        "index": index,
+                        "id": call_id,
+                        "type": "function",
+                        "function": {"name": name, "arguments": ""},
+                    }
+                ]
+            }
+        )
+
+    def arguments(self, index: int, fragment: str) -> None:
+        """Add an arguments fragment of call `index`, merging with the previous one if possible."""
+        if not fragment:
+            return
+        if self and "tool_calls" in self[-1]:
+            last = self[-1]["tool_calls"][0]
+            if last["index"] == index and "id" not in last:
+                last["function"]["arguments"] += fragment
+                return
+        self.append({"tool_calls": [{"index": index, "function": {"arguments": fragment}}]})

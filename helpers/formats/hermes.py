@@ -1,0 +1,255 @@
+"""Qwen2.5 (Hermes-style) raw tool-call text: batch and streaming parsers, and a renderer.
+
+Qwen writes each call as one JSON object between two ordinary-text tags:
+
+    Let me check.
+    <tool_call>
+    {"name": "get_current_weather", "arguments": {"location": "Paris, France"}}
+    </tool_call>
+
+Rules this module follows (the same in `parse_hermes` and `HermesStreamParser`):
+- content is all text outside `<tool_call>` blocks, joined as written, then `.strip()`-ed
+  (vLLM keeps only the text before the first block; we also keep text after the calls);
+- every `<tool_call>` block is a call attempt and never goes to content, even when its JSON is
+  broken; a broken call is still returned, with what could be recovered (the name if a
+  `"name": "..."` pair is readable, the raw arguments text), and its problems are reported;
+- ids are invented in order within one output: `call_0`, `call_1`, ...;
+- `arguments` becomes JSON text: an object is dumped with `ensure_ascii=False`, a string is
+  kept as the model wrote it;
+- a block cut off at the end of the text (no `</tool_call>`) is still parsed and reported;
+- a `</tool_call>` outside a block is dropped and reported.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from helpers.formats._common import (
+    DeltaList,
+    MarkerSplitter,
+    ParseResult,
+    StrippedStream,
+    arguments_problem,
+    snippet,
+    tool_call_dict,
+)
+
+OPEN_TAG = "<tool_call>"
+CLOSE_TAG = "</tool_call>"
+HERMES_TAGS = (OPEN_TAG, CLOSE_TAG)
+
+# Either tag; the parentheses make `re.split` keep the tags in its output.
+_TAG_RE = re.compile("(" + "|".join(re.escape(tag) for tag in HERMES_TAGS) + ")")
+
+# For salvaging broken JSON: a "name": "..." pair, and where "arguments": starts.
+_NAME_RE = re.compile(r'"name"\s*:\s*("(?:[^"\\]|\\.)*")')
+_ARGUMENTS_RE = re.compile(r'"arguments"\s*:\s*')
+
+_CUT_OFF = "at the end of the text (output cut off, e.g. by max_tokens?)"
+_STRAY_CLOSE = f"{CLOSE_TAG} without an open {OPEN_TAG} ignored"
+
+
+def _salvage(body: str) -> tuple[str, str]:
+    """Recover the name and the raw arguments text from a call whose JSON does not parse."""
+    name = ""
+    name_match = _NAME_RE.search(body)
+    if name_match:
+        try:
+            name = json.loads(name_match.group(1))
+        except ValueError:  # a bad escape inside the quoted name
+            name = ""
+    arguments = ""
+    arguments_match = _ARGUMENTS_RE.search(body)
+    if arguments_match:
+        rest = body[arguments_match.end() :]
+        try:  # the arguments may be fine even when the outer object is not
+            value, _ = json.JSONDecoder().raw_decode(rest)
+            arguments = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        except (ValueError, RecursionError):  # cut off or broken: keep what the model wrote
+            arguments = rest.strip()
+    return name, arguments
+
+
+def _build_call(index: int, body: str, missing_end: str | None) -> tuple[dict[str, Any], list[str]]:
+    """Turn the text of one `<tool_call>` block into its OpenAI dict and its problems."""
+    call_id = f"call_{index}"
+    label = f"call {index} (id {call_id!r})"
+    problems = []
+    if missing_end:
+        problems.append(f"{label}: no {CLOSE_TAG} {missing_end}")
+    body = body.strip()
+    try:
+        payload = json.loads(body)
+    except (ValueError, RecursionError) as exc:
+        name, arguments = _salvage(body)
+        what = "empty" if not body else f"not valid JSON ({exc})"
+        recovered = f"recovered name {name!r} and arguments {snippet(arguments)!r}"
+        problems.append(f"{label}: the call is {what}; {recovered}")
+        return tool_call_dict(call_id, name, arguments), problems
+    if not isinstance(payload, dict):
+        problems.append(f"{label}: the call is valid JSON but not an object: {snippet(body)!r}")
+        return tool_call_dict(call_id, "", ""), problems
+
+    name = payload.get("name")
+    if not isinstance(name, str):
+        problems.append(f'{label}: no string "name" in the call')
+        name = ""
+    if "arguments" not in payload:
+        problems.append(f'{label}: no "arguments" in the call; using {{}}')
+        arguments = "{}"
+    elif isinstance(payload["arguments"], str):
+        arguments = payload["arguments"]  # already JSON text (or meant to be): keep it
+    else:
+        arguments = json.dumps(payload["arguments"], ensure_ascii=False)
+    arguments_issue = arguments_problem(arguments)
+    if arguments_issue:
+        problems.append(f"{label}: {arguments_issue}")
+    return tool_call_dict(call_id, name, arguments), problems
+
+
+def parse_hermes(text: str) -> ParseResult:
+    """Read Qwen/Hermes raw output into content, tool calls and errors."""
+    content_parts: list[str] = []
+    tool_calls: list[dict[str, Any]] = []
+    errors: list[str] = []
+    body: list[str] | None = None  # the text of the open <tool_call> block, if one is open
+
+    def finish_block(missing_end: str | None) -> None:
+        """Close the open block: store its call and report its problems."""
+        assert body is not None
+        tool_call, problems = _build_call(len(tool_calls), "".join(body), missing_end)
+        tool_calls.append(tool_call)
+        errors.extend(problems)
+
+    # Walk the text piece by piece: each piece is either exactly one tag or the text between.
+    for piece in _TAG_RE.split(text):
+        if piece == OPEN_TAG:
+            if body is not None:  # the previous block never got its </tool_call>
+                finish_block(f"before the next {OPEN_TAG}")
+            body = []
+        elif piece == CLOSE_TAG:
+            if body is None:
+                errors.append(_STRAY_CLOSE)
+            else:
+                finish_block(None)
+                body = None
+        elif body is not None:
+            body.append(piece)
+        else:
+            content_parts.append(piece)
+    if body is not None:
+        finish_block(_CUT_OFF)
+    return ParseResult("".join(content_parts).strip(), tool_calls, errors)
+
+
+class HermesStreamParser:
+    """Incremental `parse_hermes`: content is streamed as it comes, a call when its block ends.
+
+    Same contract as `KimiStreamParser`: any split of a text gives deltas that add up to
+    `parse_hermes(text)`, and `.result` after `close()` equals it, errors included. A partial
+    `<tool_call` or `</tool_call` at the end of a delta is held back by a `MarkerSplitter`;
+    content goes through a `StrippedStream` (leading whitespace dropped, trailing whitespace held
+    until more text comes). A block's JSON is nested, so it is buffered and parsed once, when
+    `</tool_call>` arrives (or at `close()`); then the call is emitted as two deltas: its header
+    and its whole arguments.
+    """
+
+    def __init__(self) -> None:
+        """Start with nothing read."""
+        self._splitter = MarkerSplitter(HERMES_TAGS)
+        self._content = StrippedStream()
+        self._content_sent: list[str] = []
+        self._body: list[str] | None = None
+        self._tool_calls: list[dict[str, Any]] = []
+        self._errors: list[str] = []
+        self._result: ParseResult | None = None
+
+    def feed(self, text_delta: str) -> list[dict[str, Any]]:
+        """Read the next piece of model output; return the deltas it completes (maybe none)."""
+        if self._result is not None:
+            raise RuntimeError("feed() after close()")
+        out = DeltaList()
+        for is_tag, piece in self._splitter.feed(text_delta):
+            if not is_tag:
+                self._on_text(piece, out)
+            elif piece == OPEN_TAG:
+                if self._body is not None:
+                    self._finish_block(f"before the next {OPEN_TAG}", out)
+                self._body = []
+            elif self._body is None:  # a </tool_call> with no open block
+                self._errors.append(_STRAY_CLOSE)
+            else:
+                self._finish_block(None, out)
+        return list(out)
+
+    def close(self) -> list[dict[str, Any]]:
+        """The output ended: flush the held-back tail, finish an open block, build `.result`."""
+        if self._result is not None:
+            return []
+        out = DeltaList()
+        for _, piece in self._splitter.close():
+            self._on_text(piece, out)
+        if self._body is not None:
+            self._finish_block(_CUT_OFF, out)
+        self._result = ParseResult("".join(self._content_sent), self._tool_calls, self._errors)
+        return list(out)
+
+    @property
+    def result(self) -> ParseResult:
+        """The whole parse (content, tool calls, errors); available after `close()`."""
+        if self._result is None:
+            raise RuntimeError("the result is known only after close()")
+        return self._result
+
+    def _on_text(self, piece: str, out: DeltaList) -> None:
+        """Buffer text inside a block; stream text outside as content."""
+        if self._body is not None:
+            self._body.append(piece)
+            return
+        visible = self._content.push(piece)
+        if visible:
+            self._content_sent.append(visible)
+            out.content(visible)
+
+    def _finish_block(self, missing_end: str | None, out: DeltaList) -> None:
+        """Parse the buffered block once and emit its call."""
+        assert self._body is not None
+        index = len(self._tool_calls)
+        tool_call, problems = _build_call(index, "".join(self._body), missing_end)
+        self._body = None
+        self._tool_calls.append(tool_call)
+        self._errors.extend(problems)
+        function = tool_call["function"]
+        out.call_header(index, tool_call["id"], function["name"])
+        out.arguments(index, function["arguments"])
+
+
+def _arguments_object(arguments: Any) -> Any:
+    """The arguments as a Python value: JSON text is loaded (ValueError if it is not JSON)."""
+    if not isinstance(arguments, str):
+        return arguments
+    try:
+        return json.loads(arguments)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"arguments are not valid JSON: {snippet(arguments)!r} ({exc})") from exc
+
+
+def render_hermes_tool_calls(tool_calls: Iterable[dict[str, Any]], content: str = "") -> str:
+    """Write an assistant turn as Qwen2.5 generates it (the template's text after `assistant\\n`).
+
+    The Qwen2.5 chat template writes `<|im_start|>assistant`, then `"\\n" + content` if there is
+    content, then `"\\n<tool_call>\\n{...}\\n</tool_call>"` per call. This returns that text
+    without the first newline. The name is inserted as is (the template does not escape it);
+    the arguments are loaded and dumped as a JSON object (`tojson`, non-ASCII kept).
+    """
+    pieces = [content] if content else []
+    for call in tool_calls:
+        function = call["function"]
+        arguments = json.dumps(_arguments_object(function["arguments"]), ensure_ascii=False)
+        pieces.append(
+            f'{OPEN_TAG}\n{{"name": "{function["name"]}", "arguments": {arguments}}}\n{CLOSE_TAG}'
+        )
+    return "\n".join(pieces)

@@ -1,0 +1,365 @@
+"""Kimi-K2 raw tool-call text: a batch parser, a linear-cost streaming parser, and a renderer.
+
+Kimi-K2 writes its tool calls as ordinary generated text between five marker tokens:
+
+    Let me check.<|tool_calls_section_begin|>
+    <|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Beijing"}
+    <|tool_call_end|><|tool_calls_section_end|>
+
+Rules this module follows (the same in `parse_kimi` and `KimiStreamParser`):
+- content is all text outside tool-call sections, joined as written, then `.strip()`-ed;
+- every `<|tool_call_begin|>` starts a call, and every call is returned, even a damaged one, so a
+  tool loop can tell the model what went wrong; the damage is described in `ParseResult.errors`;
+- the call id is the text between `<|tool_call_begin|>` and `<|tool_call_argument_begin|>`,
+  stripped; the name is the id without the `functions.` prefix and the final `:<digits>`;
+- the arguments are the text up to `<|tool_call_end|>`, stripped, never changed otherwise;
+- whitespace between calls is ignored; other text there is dropped and reported;
+- a marker that makes no sense where it stands is dropped and reported;
+- a missing `<|tool_call_end|>` or `<|tool_calls_section_end|>` (output cut off by `max_tokens`)
+  is reported; the partial call is still returned.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from helpers.formats._common import (
+    DeltaList,
+    MarkerSplitter,
+    ParseResult,
+    StrippedStream,
+    arguments_problem,
+    snippet,
+    tool_call_dict,
+)
+
+SECTION_BEGIN = "<|tool_calls_section_begin|>"
+SECTION_END = "<|tool_calls_section_end|>"
+CALL_BEGIN = "<|tool_call_begin|>"
+ARGUMENT_BEGIN = "<|tool_call_argument_begin|>"
+CALL_END = "<|tool_call_end|>"
+KIMI_MARKERS = (SECTION_BEGIN, SECTION_END, CALL_BEGIN, ARGUMENT_BEGIN, CALL_END)
+
+# Any one marker. The parentheses make `re.split` keep the markers in its output:
+# re.split(...) on "a<|tool_call_end|>b" gives ["a", "<|tool_call_end|>", "b"].
+_MARKER_RE = re.compile("(" + "|".join(re.escape(marker) for marker in KIMI_MARKERS) + ")")
+
+# The ":<digits>" that ends a well-formed id ("functions.get_weather:0").
+_INDEX_SUFFIX_RE = re.compile(r":\d+\Z")
+
+_CUT_OFF = "at the end of the text (output cut off, e.g. by max_tokens?)"
+
+
+def kimi_name_from_id(call_id: str) -> str:
+    """Function name inside a Kimi call id: `functions.get-weather:0` -> `get-weather`."""
+    without_prefix = call_id.removeprefix("functions.")
+    return _INDEX_SUFFIX_RE.sub("", without_prefix)
+
+
+def _id_problem(call_id: str, name: str) -> str | None:
+    """Say why a call id is not of the form `[functions.]name:N`, or None when it is."""
+    if not call_id:
+        return "the id is empty, so there is no function name"
+    if not _INDEX_SUFFIX_RE.search(call_id) or not name or any(c.isspace() for c in name):
+        return f"the id is not of the form 'functions.name:N'; name guessed as {name!r}"
+    return None
+
+
+def _build_call(
+    index: int, call_id: str, arguments: str | None, missing_end: str | None
+) -> tuple[dict[str, Any], list[str]]:
+    """Turn what was read for one call into its OpenAI dict and the list of its problems."""
+    name = kimi_name_from_id(call_id)
+    label = f"call {index} (id {call_id!r})"
+    problems = []
+    id_problem = _id_problem(call_id, name)
+    if id_problem:
+        problems.append(f"{label}: {id_problem}")
+    if missing_end:
+        problems.append(f"{label}: no {CALL_END} {missing_end}")
+    if arguments is None:
+        problems.append(f"{label}: no {ARGUMENT_BEGIN}, so no arguments")
+        arguments = ""
+    else:
+        arguments_issue = arguments_problem(arguments)
+        if arguments_issue:
+            problems.append(f"{label}: {arguments_issue}")
+    return tool_call_dict(call_id, name, arguments), problems
+
+
+def _stray_text_error(text: str) -> str:
+    """Error for visible text inside a tool-calls section but outside any call."""
+    return f"text between tool calls ignored: {snippet(text)!r}"
+
+
+def _misplaced(marker: str, in_section: bool, call_index: int | None) -> str:
+    """Error for a marker that makes no sense where it stands (it is dropped)."""
+    if call_index is not None:
+        return f"call {call_index}: unexpected {marker} inside the call ignored"
+    if marker == SECTION_BEGIN:
+        return f"{SECTION_BEGIN} inside an open section ignored"
+    if marker == SECTION_END:
+        return f"{SECTION_END} without an open section ignored"
+    where = "between calls" if in_section else "outside a tool-calls section"
+    return f"{marker} {where} ignored"
+
+
+_CALL_OUTSIDE_SECTION = f"{CALL_BEGIN} outside a tool-calls section: read as a call anyway"
+_NO_SECTION_END = f"no {SECTION_END} {_CUT_OFF}"
+
+
+@dataclass
+class _OpenCall:
+    """A call whose <|tool_call_begin|> was read and whose end was not yet reached."""
+
+    index: int
+    id_parts: list[str] = field(default_factory=list)
+    args_parts: list[str] | None = None  # None until <|tool_call_argument_begin|>
+
+
+def parse_kimi(text: str) -> ParseResult:
+    """Read Kimi-K2 raw output into content, tool calls (from every section) and errors."""
+    content_parts: list[str] = []
+    tool_calls: list[dict[str, Any]] = []
+    errors: list[str] = []
+    in_section = False
+    call: _OpenCall | None = None  # the call being read, if any
+
+    def finish_call(missing_end: str | None) -> None:
+        """Close the open call: store its dict and report its problems."""
+        assert call is not None
+        arguments = None if call.args_parts is None else "".join(call.args_parts).strip()
+        tool_call, problems = _build_call(
+            call.index, "".join(call.id_parts).strip(), arguments, missing_end
+        )
+        tool_calls.append(tool_call)
+        errors.extend(problems)
+
+    # Walk the text piece by piece: each piece is either exactly one marker or the text between.
+    for piece in _MARKER_RE.split(text):
+        if not piece:
+            continue
+        if piece not in KIMI_MARKERS:  # plain text: where it goes depends on where we are
+            if call is not None and call.args_parts is not None:
+                call.args_parts.append(piece)  # inside the arguments
+            elif call is not None:
+                call.id_parts.append(piece)  # between <|tool_call_begin|> and the arguments
+            elif in_section:
+                if piece.strip():  # whitespace between calls is normal; anything else is not
+                    errors.append(_stray_text_error(piece))
+            else:
+                content_parts.append(piece)  # ordinary visible text
+            continue
+        open_index = None if call is None else call.index  # for error messages
+        if piece == SECTION_BEGIN:
+            if call is None and not in_section:
+                in_section = True
+            else:
+                errors.append(_misplaced(piece, in_section, open_index))
+        elif piece == CALL_BEGIN:
+            if call is not None:  # the previous call never got its <|tool_call_end|>
+                finish_call(f"before the next {CALL_BEGIN}")
+            elif not in_section:
+                errors.append(_CALL_OUTSIDE_SECTION)
+            in_section = True
+            call = _OpenCall(index=len(tool_calls))
+        elif piece == ARGUMENT_BEGIN:
+            if call is not None and call.args_parts is None:
+                call.args_parts = []  # the id is complete; the arguments start here
+            else:
+                errors.append(_misplaced(piece, in_section, open_index))
+        elif piece == CALL_END:
+            if call is not None:
+                finish_call(None)
+                call = None
+            else:
+                errors.append(_misplaced(piece, in_section, None))
+        elif piece == SECTION_END:
+            if call is not None:
+                finish_call(f"before {SECTION_END}")
+                call = None
+            if in_section:
+                in_section = False
+            else:
+                errors.append(_misplaced(piece, False, None))
+
+    # The text ended: whatever is still open was cut off.
+    if call is not None:
+        finish_call(_CUT_OFF)
+    if in_section:
+        errors.append(_NO_SECTION_END)
+    return ParseResult("".join(content_parts).strip(), tool_calls, errors)
+
+
+@dataclass
+class _StreamingCall:
+    """A call being streamed: its id is buffered, its arguments are passed on as they come."""
+
+    index: int
+    id_parts: list[str] = field(default_factory=list)
+    call_id: str | None = None  # set once the id is complete and the first delta was sent
+    args: StrippedStream | None = None  # None until <|tool_call_argument_begin|>
+    args_sent: list[str] = field(default_factory=list)  # the fragments already emitted
+
+
+class KimiStreamParser:
+    """Incremental `parse_kimi`: feed text deltas, get OpenAI-style delta dicts back.
+
+    Contract: for any split of a text into deltas, the deltas returned by all `feed` calls and
+    `close` add up (by `ToolCallAccumulator.add_delta`) to `parse_kimi(text)`'s content and tool
+    calls, and `.result` after `close` equals `parse_kimi(text)`, errors included.
+
+    How it keeps that promise at linear cost:
+    - a `MarkerSplitter` cuts the stream into text and markers; it holds back only a tail that
+      could be the start of a marker (at most 28 characters), never the whole buffer;
+    - content goes through a `StrippedStream`: leading whitespace is dropped, trailing whitespace
+      is held back until more visible text proves it interior (so the sum is `content.strip()`);
+    - a call's id is buffered until `<|tool_call_argument_begin|>` (the first delta of a call must
+      carry the whole id and name); then arguments are streamed through their own
+      `StrippedStream`; the arguments are joined once, when the call ends, to check the JSON.
+    """
+
+    def __init__(self) -> None:
+        """Start with nothing read."""
+        self._splitter = MarkerSplitter(KIMI_MARKERS)
+        self._content = StrippedStream()
+        self._content_sent: list[str] = []
+        self._in_section = False
+        self._call: _StreamingCall | None = None
+        self._stray: list[str] = []  # text between calls, judged at the next marker
+        self._tool_calls: list[dict[str, Any]] = []
+        self._errors: list[str] = []
+        self._result: ParseResult | None = None
+
+    def feed(self, text_delta: str) -> list[dict[str, Any]]:
+        """Read the next piece of model output; return the deltas it completes (maybe none)."""
+        if self._result is not None:
+            raise RuntimeError("feed() after close()")
+        out = DeltaList()
+        for is_marker, piece in self._splitter.feed(text_delta):
+            if is_marker:
+                self._on_marker(piece, out)
+            else:
+                self._on_text(piece, out)
+        return list(out)
+
+    def close(self) -> list[dict[str, Any]]:
+        """The output ended: flush what was held back, close what is open, build `.result`."""
+        if self._result is not None:
+            return []
+        out = DeltaList()
+        for _, piece in self._splitter.close():  # a held-back tail that never became a marker
+            self._on_text(piece, out)
+        self._judge_stray_text()
+        if self._call is not None:
+            self._finish_call(_CUT_OFF, out)
+        if self._in_section:
+            self._errors.append(_NO_SECTION_END)
+        self._result = ParseResult("".join(self._content_sent), self._tool_calls, self._errors)
+        return list(out)
+
+    @property
+    def result(self) -> ParseResult:
+        """The whole parse (content, tool calls, errors); available after `close()`."""
+        if self._result is None:
+            raise RuntimeError("the result is known only after close()")
+        return self._result
+
+    def _on_text(self, piece: str, out: DeltaList) -> None:
+        """Route plain text to content, the open call's id or arguments, or the stray buffer."""
+        call = self._call
+        if call is not None and call.args is not None:
+            fragment = call.args.push(piece)
+            if fragment:
+                call.args_sent.append(fragment)
+                out.arguments(call.index, fragment)
+        elif call is not None:
+            call.id_parts.append(piece)
+        elif self._in_section:
+            self._stray.append(piece)
+        else:
+            visible = self._content.push(piece)
+            if visible:
+                self._content_sent.append(visible)
+                out.content(visible)
+
+    def _on_marker(self, marker: str, out: DeltaList) -> None:
+        """Apply one marker: the same decisions as in `parse_kimi`, in the same order."""
+        self._judge_stray_text()
+        call = self._call
+        call_index = None if call is None else call.index
+        if marker == SECTION_BEGIN:
+            if call is None and not self._in_section:
+                self._in_section = True
+            else:
+                self._errors.append(_misplaced(marker, self._in_section, call_index))
+        elif marker == CALL_BEGIN:
+            if call is not None:
+                self._finish_call(f"before the next {CALL_BEGIN}", out)
+            elif not self._in_section:
+                self._errors.append(_CALL_OUTSIDE_SECTION)
+            self._in_section = True
+            self._call = _StreamingCall(index=len(self._tool_calls))
+        elif marker == ARGUMENT_BEGIN:
+            if call is not None and call.args is None:
+                self._send_header(call, out)  # the id is complete: announce the call
+                call.args = StrippedStream()
+            else:
+                self._errors.append(_misplaced(marker, self._in_section, call_index))
+        elif marker == CALL_END:
+            if call is not None:
+                self._finish_call(None, out)
+            else:
+                self._errors.append(_misplaced(marker, self._in_section, None))
+        elif marker == SECTION_END:
+            if call is not None:
+                self._finish_call(f"before {SECTION_END}", out)
+            if self._in_section:
+                self._in_section = False
+            else:
+                self._errors.append(_misplaced(marker, False, None))
+
+    def _judge_stray_text(self) -> None:
+        """Report the text gathered between calls if it was more than whitespace."""
+        if self._stray:
+            stray = "".join(self._stray)
+            self._stray = []
+            if stray.strip():
+                self._errors.append(_stray_text_error(stray))
+
+    def _send_header(self, call: _StreamingCall, out: DeltaList) -> None:
+        """Emit the first delta of a call: index, id, name and empty arguments."""
+        call.call_id = "".join(call.id_parts).strip()
+        out.call_header(call.index, call.call_id, kimi_name_from_id(call.call_id))
+
+    def _finish_call(self, missing_end: str | None, out: DeltaList) -> None:
+        """Close the open call: make sure it was announced, then record it and its problems."""
+        call = self._call
+        assert call is not None
+        if call.call_id is None:  # ended before its arguments began: announce it now
+            self._send_header(call, out)
+        assert call.call_id is not None
+        arguments = None if call.args is None else "".join(call.args_sent)
+        tool_call, problems = _build_call(call.index, call.call_id, arguments, missing_end)
+        self._tool_calls.append(tool_call)
+        self._errors.extend(problems)
+        self._call = None
+
+
+def render_kimi_tool_calls(tool_calls: Iterable[dict[str, Any]], content: str = "") -> str:
+    """Write an assistant turn the way Kimi-K2 generates it: content, then one calls section."""
+    calls = list(tool_calls)
+    if not calls:
+        return content
+    parts = [content, SECTION_BEGIN]
+    for call in calls:
+        arguments = call["function"]["arguments"]
+        if not isinstance(arguments, str):  # a dict given by a caller: write it as JSON
+            arguments = json.dumps(arguments, ensure_ascii=False)
+        parts += [CALL_BEGIN, call["id"], ARGUMENT_BEGIN, arguments, CALL_END]
+    parts.append(SECTION_END)
+    return "".join(parts)

@@ -1,0 +1,313 @@
+"""Interactive views for the lessons: a chunk-by-chunk stream viewer and a parser playground.
+
+The logic lives in pure functions (`stream_state`, `compare_parsers`) that tests call directly;
+the widgets only turn their results into HTML. Widgets never print: they set the `value` of an
+`ipywidgets.HTML`, because text printed into a `widgets.Output` reaches nbval as stray stdout.
+Their text/plain repr is a short fixed string, so nothing random lands in a saved notebook.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import ipywidgets as widgets
+
+from helpers.display import format_chunk, format_usage
+from helpers.formats import (
+    ARGUMENT_BEGIN,
+    CALL_BEGIN,
+    CALL_END,
+    SECTION_BEGIN,
+    SECTION_END,
+    guide_extract_tool_call_info,
+    parse_hermes,
+    parse_kimi,
+)
+from helpers.streaming import ToolCallAccumulator
+
+_ERROR_STYLE = "color: var(--jp-error-color1, #c62828)"
+_WRAP = "white-space: pre-wrap; word-break: break-all"  # long arguments wrap, spaces stay
+_BOX_STYLE = "font-family: var(--jp-code-font-family, monospace); font-size: 12px"
+
+
+# --------------------------------------------------------------------------- stream viewer
+
+
+def stream_state(chunks: Sequence[Any], step: int) -> dict[str, Any]:
+    """What a client knows after the first `step` chunks: last chunk line, content, calls so far."""
+    if not 0 <= step <= len(chunks):
+        raise ValueError(f"step must be between 0 and {len(chunks)}, got {step}")
+    accumulator = ToolCallAccumulator()
+    for chunk in chunks[:step]:
+        accumulator.add(chunk)
+    return {
+        "step": step,
+        "chunk": format_chunk(chunks[step - 1]) if step else "",
+        "content": accumulator.content,
+        "tool_calls": accumulator.tool_calls,
+        "finish_reason": accumulator.finish_reason,
+        "usage": accumulator.usage,
+    }
+
+
+def _e(value: Any) -> str:
+    """HTML-escape any value shown in a view (model text may contain `<`, `&`, quotes)."""
+    return html.escape(str(value))
+
+
+def _calls_table(tool_calls: list[dict[str, Any]], arguments_label: str = "arguments") -> str:
+    """Tool calls as an HTML table: index, id, name, arguments."""
+    if not tool_calls:
+        return "<div><i>no tool calls</i></div>"
+    head = "".join(f"<th style='text-align:left'>{h}</th>" for h in ("#", "id", "name"))
+    head += f"<th style='text-align:left'>{_e(arguments_label)}</th>"
+    rows = []
+    for index, call in enumerate(tool_calls):
+        function = call.get("function") or {}
+        cells = (index, call.get("id", ""), function.get("name", ""), function.get("arguments", ""))
+        tds = "".join(f"<td><code style='{_WRAP}'>{_e(c)}</code></td>" for c in cells)
+        rows.append(f"<tr>{tds}</tr>")
+    return f"<table><tr>{head}</tr>{''.join(rows)}</table>"
+
+
+def stream_state_html(state: Mapping[str, Any], total: int) -> str:
+    """The HTML of one stream step: the current chunk, the calls growing, the content so far."""
+    step = state["step"]
+    chunk = f"<code>{_e(state['chunk'])}</code>" if step else "<i>nothing received yet</i>"
+    usage = state.get("usage")
+    usage_text = format_usage(usage).removeprefix("usage ") if usage else "-"
+    content = state["content"]
+    content_html = f"<pre>{_e(content)}</pre>" if content else "<div><i>no content yet</i></div>"
+    return (
+        f"<div style='{_BOX_STYLE}'>"
+        f"<div><b>chunk {step} of {total}</b>: {chunk}</div>"
+        f"<div><b>tool calls so far</b></div>"
+        f"{_calls_table(state['tool_calls'], 'arguments so far')}"
+        f"<div><b>content so far</b></div>{content_html}"
+        f"<div><b>finish_reason</b>: <code>{_e(state['finish_reason'])}</code>"
+        f" &nbsp; <b>usage</b>: <code>{_e(usage_text)}</code></div>"
+        "</div>"
+    )
+
+
+class StreamViewer(widgets.VBox):
+    """A slider over the chunks of one streamed response; the HTML below shows what has arrived."""
+
+    def __init__(self, chunks: Iterable[Any], play: bool = True, interval: int = 400) -> None:
+        """Build the slider (0..len(chunks)), an optional Play button, and the HTML view."""
+        self.chunks = list(chunks)
+        self.slider = widgets.IntSlider(
+            value=0, min=0, max=len(self.chunks), description="chunks", continuous_update=True
+        )
+        self.view = widgets.HTML()
+        controls: list[widgets.Widget] = [self.slider]
+        self.play: widgets.Play | None = None
+        if play:
+            self.play = widgets.Play(value=0, min=0, max=len(self.chunks), interval=interval)
+            widgets.jslink((self.play, "value"), (self.slider, "value"))  # runs in the browser
+            controls.insert(0, self.play)
+        super().__init__([widgets.HBox(controls), self.view])
+        self.slider.observe(self._on_slide, names="value")
+        self.show(0)
+
+    def _on_slide(self, change: Mapping[str, Any]) -> None:
+        """Redraw the view when the slider moves."""
+        state = stream_state(self.chunks, change["new"])
+        self.view.value = stream_state_html(state, len(self.chunks))
+
+    def show(self, step: int) -> dict[str, Any]:
+        """Move to `step` (also from code) and return the state shown."""
+        state = stream_state(self.chunks, step)
+        self.slider.value = step
+        self.view.value = stream_state_html(state, len(self.chunks))
+        return state
+
+    def __repr__(self) -> str:
+        """A fixed text/plain form: the saved notebook gets no widget internals."""
+        return f"StreamViewer({len(self.chunks)} chunks)"
+
+
+# --------------------------------------------------------------------------- parser playground
+
+
+def _kimi_call(call_id: str, arguments: str) -> str:
+    """One Kimi-K2 call in raw form."""
+    return f"{CALL_BEGIN}{call_id}{ARGUMENT_BEGIN}{arguments}{CALL_END}"
+
+
+_BEIJING = '{"city": "Beijing"}'
+_WEATHER = _kimi_call("functions.get_weather:0", _BEIJING)
+_TIME = _kimi_call("functions.get_time:1", '{"timezone": "Asia/Shanghai"}')
+
+KIMI_EXAMPLES: dict[str, str] = {
+    "well-formed call": f"{SECTION_BEGIN}{_WEATHER}{SECTION_END}",
+    "second section": f"{SECTION_BEGIN}{_WEATHER}{SECTION_END}\n"
+    f"{SECTION_BEGIN}{_TIME}{SECTION_END}",
+    "missing end marker": f"{SECTION_BEGIN}{CALL_BEGIN}functions.get_weather:0"
+    f'{ARGUMENT_BEGIN}{{"city": "Bei',
+    "'-' in id": f"{SECTION_BEGIN}{_kimi_call('functions.get-weather:0', _BEIJING)}{SECTION_END}",
+    "bad JSON": f"{SECTION_BEGIN}{_kimi_call('functions.get_weather:0', '{city: Beijing}')}"
+    f"{SECTION_END}",
+    "text before the section": f"Let me check the weather.\n{SECTION_BEGIN}{_WEATHER}{SECTION_END}",
+    "id without 'functions.'": f"{SECTION_BEGIN}{_kimi_call('get_weather:0', '{}')}{SECTION_END}",
+}
+
+_HERMES_WEATHER = (
+    '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Beijing"}}\n</tool_call>'
+)
+_HERMES_TIME = (
+    '<tool_call>\n{"name": "get_time", "arguments": {"timezone": "Asia/Shanghai"}}\n</tool_call>'
+)
+
+HERMES_EXAMPLES: dict[str, str] = {
+    "well-formed call": _HERMES_WEATHER,
+    "two calls": f"{_HERMES_WEATHER}\n{_HERMES_TIME}",
+    "missing end tag": '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Bei',
+    "bad JSON": "<tool_call>\n{name: get_weather, arguments: {city: Beijing}}\n</tool_call>",
+    "text before the call": "Let me check the weather.\n" + _HERMES_WEATHER,
+}
+
+_EXAMPLES = {"kimi": KIMI_EXAMPLES, "hermes": HERMES_EXAMPLES}
+
+
+def compare_parsers(text: str, fmt: str = "kimi") -> dict[str, Any]:
+    """Run our parser and (for Kimi-K2) the guide's on `text`; return both results."""
+    if fmt not in _EXAMPLES:
+        raise ValueError(f"fmt must be 'kimi' or 'hermes', got {fmt!r}")
+    result = parse_kimi(text) if fmt == "kimi" else parse_hermes(text)
+    ours = {"content": result.content, "tool_calls": result.tool_calls, "errors": result.errors}
+    if fmt != "kimi":
+        return {"fmt": fmt, "ours": ours, "guide": None, "same_calls": None, "differences": []}
+    try:
+        guide: dict[str, Any] = {"tool_calls": guide_extract_tool_call_info(text), "error": None}
+    except IndexError as exc:
+        # The guide's code fails only by indexing: `sections[0]` when the section end is
+        # missing, `id.split(".")[1]` for an id without a dot. Showing that is the point; any
+        # other exception would be a bug in our code and must not be hidden.
+        guide = {"tool_calls": None, "error": f"{type(exc).__name__}: {exc}"}
+    same = guide["tool_calls"] == result.tool_calls if guide["error"] is None else False
+    differences = _guide_differences(ours, guide)
+    return {
+        "fmt": fmt,
+        "ours": ours,
+        "guide": guide,
+        "same_calls": same,
+        "differences": differences,
+    }
+
+
+def _guide_differences(ours: Mapping[str, Any], guide: Mapping[str, Any]) -> list[str]:
+    """Say in words where the guide's result falls short of ours (empty when it does not)."""
+    if guide["error"] is not None:
+        return [f"the guide raises {guide['error']}"]
+    differences = []
+    lost = [c["id"] for c in ours["tool_calls"] if c not in guide["tool_calls"]]
+    if lost:
+        differences.append(f"the guide loses call(s) {', '.join(map(repr, lost))}")
+    wrong = [c["id"] for c in guide["tool_calls"] if c not in ours["tool_calls"]]
+    if wrong:
+        differences.append(f"the guide reads call(s) {', '.join(map(repr, wrong))} differently")
+    if ours["errors"]:
+        differences.append(f"the guide reports none of the {len(ours['errors'])} problem(s)")
+    if ours["content"]:
+        differences.append("the guide does not return the content")
+    return differences
+
+
+def _ours_html(ours: Mapping[str, Any]) -> str:
+    """Our parser's result: content, calls, errors."""
+    content = ours["content"]
+    errors = ours["errors"]
+    errors_html = (
+        "<ul>" + "".join(f"<li style='{_ERROR_STYLE}'>{_e(e)}</li>" for e in errors) + "</ul>"
+        if errors
+        else "<div><i>no errors</i></div>"
+    )
+    return (
+        f"<div><b>content</b>: <code>{_e(repr(content))}</code></div>"
+        f"{_calls_table(ours['tool_calls'])}<div><b>errors</b></div>{errors_html}"
+    )
+
+
+def _guide_html(guide: Mapping[str, Any]) -> str:
+    """The guide's result: its calls, or the exception it raised."""
+    if guide["error"] is not None:
+        return f"<div style='{_ERROR_STYLE}'><b>raised</b> <code>{_e(guide['error'])}</code></div>"
+    return (
+        "<div><b>content</b>: <i>not extracted</i></div>"
+        f"{_calls_table(guide['tool_calls'])}<div><i>reports no errors</i></div>"
+    )
+
+
+def comparison_html(comparison: Mapping[str, Any]) -> str:
+    """Both parsers' results side by side, as HTML."""
+    ours_title = "parse_kimi (ours)" if comparison["fmt"] == "kimi" else "parse_hermes (ours)"
+    ours = _ours_html(comparison["ours"])
+    guide = comparison["guide"]
+    if guide is None:
+        return f"<div style='{_BOX_STYLE}'><b>{ours_title}</b>{ours}</div>"
+    differences = comparison["differences"]
+    verdict = (
+        "<ul>" + "".join(f"<li><b>{_e(d)}</b></li>" for d in differences) + "</ul>"
+        if differences
+        else "<div><b>both parsers agree</b></div>"
+    )
+    cell = "<td style='vertical-align: top; padding-right: 2em'>"
+    return (
+        f"<div style='{_BOX_STYLE}'>{verdict}<table><tr>"
+        f"<th style='text-align:left'>{ours_title}</th>"
+        "<th style='text-align:left'>guide_extract_tool_call_info (guide)</th></tr>"
+        f"<tr>{cell}{ours}</td>{cell}{_guide_html(guide)}</td></tr></table></div>"
+    )
+
+
+class ParserPlayground(widgets.VBox):
+    """Edit raw model output and watch our parser and the guide's read it, side by side."""
+
+    def __init__(self, text: str | None = None, fmt: str = "kimi") -> None:
+        """Build the example picker, the editable text and the results view."""
+        if fmt not in _EXAMPLES:
+            raise ValueError(f"fmt must be 'kimi' or 'hermes', got {fmt!r}")
+        self.fmt = fmt
+        self.examples = dict(_EXAMPLES[fmt])
+        first = next(iter(self.examples.values()))
+        self.picker = widgets.Dropdown(
+            options=list(self.examples), value=None, description="example"
+        )
+        self.text = widgets.Textarea(
+            value=first if text is None else text,
+            rows=6,
+            continuous_update=True,
+            layout=widgets.Layout(width="100%"),
+        )
+        self.view = widgets.HTML()
+        super().__init__([self.picker, self.text, self.view])
+        self.picker.observe(self._on_pick, names="value")
+        self.text.observe(self._on_edit, names="value")
+        self.refresh()
+
+    def _on_pick(self, change: Mapping[str, Any]) -> None:
+        """Load the chosen example into the text area (which redraws the view)."""
+        if change["new"] is not None:
+            self.text.value = self.examples[change["new"]]
+
+    def _on_edit(self, change: Mapping[str, Any]) -> None:
+        """Redraw the view after every edit of the text."""
+        self.refresh()
+
+    def load(self, name: str) -> None:
+        """Load an example by name, as the dropdown does (also when it is already selected)."""
+        self.picker.value = name
+        self.text.value = self.examples[name]
+
+    def refresh(self) -> dict[str, Any]:
+        """Parse the current text, show the result, and return it."""
+        comparison = compare_parsers(self.text.value, self.fmt)
+        self.view.value = comparison_html(comparison)
+        return comparison
+
+    def __repr__(self) -> str:
+        """A fixed text/plain form: the saved notebook gets no widget internals."""
+        return f"ParserPlayground(fmt={self.fmt!r})"

@@ -1,0 +1,113 @@
+"""The renderers write exactly what the offline chat templates put in an assistant turn."""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from helpers.formats import (
+    parse_hermes,
+    parse_kimi,
+    render_hermes_tool_calls,
+    render_kimi_tool_calls,
+)
+from helpers.templates import load_tokenizer
+
+SOME = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+KIMI_ASSISTANT = "<|im_assistant|>assistant<|im_middle|>"
+QWEN_ASSISTANT = "<|im_start|>assistant\n"
+
+
+@functools.cache
+def tokenizer(name: str) -> Any:
+    """The offline tokenizer, loaded once for the whole module."""
+    return load_tokenizer(name)
+
+
+def kimi_turn(calls: list[dict], content: str) -> str:
+    """What the Kimi-K2 template writes for a final assistant turn (left open, no <|im_end|>)."""
+    messages = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": content, "tool_calls": calls},
+    ]
+    text = tokenizer("kimi-k2").apply_chat_template(
+        messages, tokenize=False, add_generation_prompt=False
+    )
+    return text.rsplit(KIMI_ASSISTANT, 1)[1]
+
+
+def qwen_turn(calls: list[dict], content: str) -> str:
+    """What the Qwen2.5 template writes after `<|im_start|>assistant\\n`, without `<|im_end|>`."""
+    as_objects = [  # as vLLM does: JSON-text arguments are loaded before templating
+        {**c, "function": {**c["function"], "arguments": json.loads(c["function"]["arguments"])}}
+        for c in calls
+    ]
+    messages = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": content, "tool_calls": as_objects},
+    ]
+    text = tokenizer("qwen2.5").apply_chat_template(
+        messages, tokenize=False, add_generation_prompt=False
+    )
+    turn = text.rsplit(QWEN_ASSISTANT, 1)[1]
+    assert turn.endswith("<|im_end|>\n")
+    return turn.removesuffix("<|im_end|>\n")
+
+
+def call(call_id: str, name: str, arguments: str) -> dict:
+    """An OpenAI-shaped tool call."""
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+CALLS = [
+    call("functions.get_weather:0", "get_weather", '{"city": "Пекин"}'),
+    call("functions.get-news:1", "get-news", '{"q": [1, {"a": null}], "n": 2.5}'),
+]
+
+
+def test_kimi_render_equals_the_template_turn() -> None:
+    for content in ("", "Let me check."):
+        assert render_kimi_tool_calls(CALLS, content) == kimi_turn(CALLS, content)
+
+
+def test_hermes_render_equals_the_template_turn() -> None:
+    for content in ("", "Let me check."):
+        assert render_hermes_tool_calls(CALLS, content) == qwen_turn(CALLS, content)
+
+
+NAMES = st.from_regex(r"[A-Za-z_][A-Za-z0-9_.\-]{0,12}", fullmatch=True)
+ARGUMENTS = st.dictionaries(
+    st.text(max_size=6),
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8) | st.lists(st.integers()),
+    max_size=4,
+)
+CONTENT = st.text(st.characters(blacklist_characters="<>|"), max_size=30)
+
+
+@st.composite
+def calls_strategy(draw: st.DrawFn) -> list[dict]:
+    """A few calls with Kimi-style ids and canonical JSON arguments."""
+    return [
+        call(f"functions.{name}:{i}", name, json.dumps(draw(ARGUMENTS), ensure_ascii=False))
+        for i, name in enumerate(draw(st.lists(NAMES, min_size=1, max_size=3)))
+    ]
+
+
+@SOME
+@given(calls=calls_strategy(), content=CONTENT)
+def test_renders_follow_the_templates_and_parse_back(calls: list[dict], content: str) -> None:
+    kimi_text = kimi_turn(calls, content)
+    assert render_kimi_tool_calls(calls, content) == kimi_text
+    parsed = parse_kimi(kimi_text)
+    assert (parsed.tool_calls, parsed.errors) == (calls, [])
+
+    qwen_text = qwen_turn(calls, content)
+    assert render_hermes_tool_calls(calls, content) == qwen_text
+    parsed = parse_hermes(qwen_text)
+    assert [c["function"] for c in parsed.tool_calls] == [c["function"] for c in calls]
+    assert parsed.errors == []
