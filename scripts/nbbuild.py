@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "notebooks" / "src"
 LANGS = ("en", "ru")
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+# Installed packages in a traceback: shown from `site-packages/` on, whatever the machine.
+SITE_PACKAGES = re.compile(r"(?:[A-Za-z]:)?[^\s'\"\x1b]*[/\\]site-packages[/\\]")
 
 
 @dataclass
@@ -88,6 +91,12 @@ def to_notebook(lesson: Lesson, lang: str) -> nbformat.NotebookNode:
     return nb
 
 
+def _relative_paths(line: str) -> str:
+    """A traceback line without machine paths: repo files relative, packages from site-packages/."""
+    line = line.replace(str(ROOT) + os.sep, "")
+    return SITE_PACKAGES.sub("site-packages/", line)
+
+
 def clean(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """Make outputs deterministic: counts 1..n, no timings, no widget views (random model ids)."""
     nb.metadata.pop("widgets", None)
@@ -110,6 +119,8 @@ def clean(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         for out in cell.outputs:
             if "execution_count" in out:
                 out["execution_count"] = count
+            if out.get("output_type") == "error":  # an expected error must not show machine paths
+                out["traceback"] = [_relative_paths(line) for line in out.get("traceback", [])]
     return nb
 
 

@@ -1,0 +1,224 @@
+"""`connect()`: one call that gives a notebook its endpoint, key and model in every mode.
+
+`LLM_MODE` picks the mode for a whole run: `replay` (default: recorded answers from a local
+server, no key, no network), `live` (a real endpoint from environment variables) or `record`
+(live, through a loopback proxy that writes cassettes).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from helpers.replay.record import MIN_SECRET_CHARS, RecordProxy, upstream_host
+from helpers.replay.server import ReplayServer
+
+MODES = ("replay", "live", "record")
+PROVIDERS = ("kimi", "qwen")
+ENGINES = ("moonshot", "vllm", "sglang", "stop_with_calls", "no_parser", "vllm_hermes")
+DEFAULT_ENGINE = {"kimi": "moonshot", "qwen": "vllm_hermes"}
+REPLAY_MODELS = {"kimi": "moonshotai/Kimi-K2-Instruct", "qwen": "Qwen/Qwen2.5-7B-Instruct"}
+REPLAY_API_KEY = "replay-needs-no-key"
+LIVE_EXAMPLES = {
+    "kimi": (
+        "  Moonshot platform:  KIMI_BASE_URL=https://api.moonshot.ai/v1  KIMI_API_KEY=<your key>  "
+        "KIMI_MODEL=<a model id from the platform, e.g. kimi-k2-0905-preview>\n"
+        "  local vLLM/SGLang:  KIMI_BASE_URL=http://localhost:8000/v1  KIMI_API_KEY=EMPTY "
+        "(any key works)  KIMI_MODEL=moonshotai/Kimi-K2-Instruct\n"
+        "  Ollama:             KIMI_BASE_URL=http://localhost:11434/v1  KIMI_API_KEY=ollama  "
+        "KIMI_MODEL=<a name from `ollama list`>"
+    ),
+    "qwen": (
+        "  local vLLM/SGLang:  QWEN_BASE_URL=http://localhost:8000/v1  QWEN_API_KEY=EMPTY "
+        "(any key works)  QWEN_MODEL=Qwen/Qwen2.5-7B-Instruct\n"
+        "  Ollama:             QWEN_BASE_URL=http://localhost:11434/v1  QWEN_API_KEY=ollama  "
+        "QWEN_MODEL=qwen2.5:7b"
+    ),
+}
+
+_lock = threading.Lock()
+_replay_server: ReplayServer | None = None
+_record_proxies: dict[tuple[str, Path], RecordProxy] = {}
+
+
+class LiveSettingsError(RuntimeError):
+    """Live or record mode was asked for, but the endpoint settings are missing."""
+
+
+@dataclass(frozen=True, repr=False)
+class Connection:
+    """Where a notebook sends its requests: endpoint, key and model, plus how they were chosen."""
+
+    endpoint: str
+    api_key: str
+    model_name: str
+    mode: str
+    provider: str
+    engine: str | None
+    answers_from: str = field(default="", compare=False)
+
+    def __repr__(self) -> str:
+        """Deterministic and safe: the local port is hidden and the key never shown."""
+        endpoint = self.endpoint
+        if self.mode in ("replay", "record"):
+            endpoint = re.sub(r"^(http://127\.0\.0\.1):\d+", r"\1:<port>", endpoint)
+        else:
+            endpoint = _without_credentials(endpoint)
+        return (
+            f"Connection(mode={self.mode!r}, provider={self.provider!r}, engine={self.engine!r}, "
+            f"model_name={self.model_name!r}, endpoint={endpoint!r})"
+        )
+
+    __str__ = __repr__
+
+    def describe(self) -> str:
+        """One line for a notebook's setup cell: mode, model, and where the answers come from."""
+        return f"{self.mode} mode: model {self.model_name}; {self.answers_from}"
+
+    def _repr_markdown_(self) -> str:
+        """The same line in Jupyter."""
+        return f"**{self.mode}** mode: model `{self.model_name}`; {self.answers_from}"
+
+
+def _without_credentials(url: str) -> str:
+    """A URL with any `user:password@` part removed."""
+    return re.sub(r"^([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@]*@", r"\1", url)
+
+
+def current_mode() -> str:
+    """The mode chosen by LLM_MODE (replay when unset)."""
+    mode = os.environ.get("LLM_MODE", "").strip().lower() or "replay"
+    if mode not in MODES:
+        raise ValueError(
+            f"LLM_MODE={os.environ.get('LLM_MODE')!r} is not a mode; use one of: "
+            "replay (the default: recorded answers, no key, no network), live (a real endpoint "
+            "from KIMI_*/QWEN_* variables), record (live, and write cassettes)"
+        )
+    return mode
+
+
+def replay_cassettes() -> Path:
+    """The cassettes replay serves: LLM_REPLAY_DIR (a file or folder) or data/recordings."""
+    from helpers.paths import RECORDINGS_DIR
+
+    chosen = os.environ.get("LLM_REPLAY_DIR", "").strip()
+    return Path(chosen) if chosen else RECORDINGS_DIR
+
+
+def replay_server() -> ReplayServer:
+    """The process's replay server, started on first use (thread-safe, once per kernel)."""
+    global _replay_server
+    with _lock:
+        if _replay_server is None:
+            _replay_server = ReplayServer(replay_cassettes()).start()
+        return _replay_server
+
+
+def stop_servers() -> None:
+    """Stop the replay server and record proxies of this process (connect() starts anew)."""
+    global _replay_server
+    with _lock:
+        servers: list[ReplayServer | RecordProxy] = list(_record_proxies.values())
+        if _replay_server is not None:
+            servers.append(_replay_server)
+        _replay_server = None
+        _record_proxies.clear()
+    for server in servers:
+        server.stop()
+
+
+def live_settings(provider: str) -> tuple[str, str, str]:
+    """Base URL, key and model from `<PROVIDER>_BASE_URL`/`_API_KEY`/`_MODEL`, or a clear error."""
+    prefix = provider.upper()
+    names = [f"{prefix}_BASE_URL", f"{prefix}_API_KEY", f"{prefix}_MODEL"]
+    values = [os.environ.get(name, "").strip() for name in names]
+    missing = [name for name, value in zip(names, values, strict=True) if not value]
+    if missing:
+        raise LiveSettingsError(
+            f"LLM_MODE={current_mode()} needs {', '.join(names[:2])} and {names[2]}; "
+            f"not set: {', '.join(missing)}.\nExamples:\n{LIVE_EXAMPLES[provider]}\n"
+            "Or unset LLM_MODE to replay the recorded answers (see README.md, section Modes)."
+        )
+    base_url, api_key, model = values
+    return base_url.rstrip("/"), api_key, model
+
+
+def record_path(provider: str, lesson: str | None) -> Path:
+    """Where record mode writes: $LLM_RECORD_DIR/<lesson or provider>.json (recordings-new/)."""
+    from helpers.paths import REPO_ROOT
+
+    name = lesson or provider
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", name) or name.startswith("."):
+        raise ValueError(f"lesson must be a plain file name such as '02_sync_loop', not {name!r}")
+    folder = os.environ.get("LLM_RECORD_DIR", "").strip()
+    return (Path(folder) if folder else REPO_ROOT / "recordings-new") / f"{name}.json"
+
+
+def _record_proxy(upstream: str, out: Path, api_key: str) -> RecordProxy:
+    """The process's record proxy for this upstream and file, started on first use."""
+    key = (upstream, out.resolve())
+    with _lock:
+        proxy = _record_proxies.get(key)
+        if proxy is None:
+            proxy = RecordProxy(upstream, out, secrets=[api_key]).start()
+            _record_proxies[key] = proxy
+        elif len(api_key) >= MIN_SECRET_CHARS:
+            proxy.secrets = proxy.secrets | {api_key}  # rebound, not mutated: handlers read it
+        return proxy
+
+
+def connect(
+    provider: str = "kimi", engine: str | None = None, *, lesson: str | None = None
+) -> Connection:
+    """Endpoint, key and model for `provider` in the mode LLM_MODE selects."""
+    if provider not in PROVIDERS:
+        raise ValueError(
+            f"provider must be one of {', '.join(map(repr, PROVIDERS))}, not {provider!r}"
+        )
+    mode = current_mode()
+    if mode == "replay":
+        engine = engine or DEFAULT_ENGINE[provider]
+        if engine not in ENGINES:
+            raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
+        os.environ["HF_HUB_OFFLINE"] = "1"  # replay never touches the Hugging Face hub
+        server = replay_server()
+        prefix = "" if engine == DEFAULT_ENGINE[provider] else f"/engines/{engine}"
+        return Connection(
+            endpoint=f"{server.url}{prefix}/v1",
+            api_key=REPLAY_API_KEY,
+            model_name=REPLAY_MODELS[provider],
+            mode=mode,
+            provider=provider,
+            engine=engine,
+            answers_from=(
+                f"answers replayed from recordings (engine profile {engine}) by a local server; "
+                "no network, no key"
+            ),
+        )
+    base_url, api_key, model = live_settings(provider)
+    if mode == "live":
+        return Connection(
+            endpoint=base_url,
+            api_key=api_key,
+            model_name=model,
+            mode=mode,
+            provider=provider,
+            engine=None,
+            answers_from=f"answers from the live endpoint at {upstream_host(base_url)}",
+        )
+    out = record_path(provider, lesson)
+    proxy = _record_proxy(base_url, out, api_key)
+    return Connection(
+        endpoint=f"{proxy.url}/v1",
+        api_key=api_key,
+        model_name=model,
+        mode=mode,
+        provider=provider,
+        engine=None,
+        answers_from=(
+            f"answers from the live endpoint at {upstream_host(base_url)}, recorded to {out.name}"
+        ),
+    )

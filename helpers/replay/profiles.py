@@ -1,0 +1,130 @@
+"""Engine profiles: how each serving stack turns the same model output into an API response.
+
+The model writes the same text everywhere; what differs is the server around it. A profile
+records the differences the lessons teach (facts: `shared/facts/kimi_k2.md`, "Engine quirks",
+and `shared/facts/qwen.md`): the tool call ids, the `finish_reason` when calls are made, whether
+the calls are parsed out of the text at all, and how an empty `content` is reported.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Literal
+
+Provider = Literal["kimi", "qwen"]
+IdStyle = Literal["moonshot", "model", "history", "hermes"]
+
+MODEL_NAMES: dict[str, str] = {
+    "kimi": "moonshotai/Kimi-K2-Instruct",
+    "qwen": "Qwen/Qwen2.5-7B-Instruct",
+}
+DEFAULT_ENGINES: dict[str, str] = {"kimi": "moonshot", "qwen": "vllm_hermes"}
+
+
+@dataclass(frozen=True)
+class EngineProfile:
+    """One serving stack's behaviour around tool calls (ids, finish_reason, parsing)."""
+
+    name: str
+    providers: tuple[str, ...]
+    summary: str
+    id_style: IdStyle
+    finish_with_calls: str = "tool_calls"
+    parses_calls: bool = True
+    empty_content: str | None = None  # `content` reported when the model wrote only calls
+    lists_empty_tool_calls: bool = True  # `"tool_calls": []` in a message without calls (vLLM)
+    response_id_hex: int = 32  # length of the hex part of `chatcmpl-...` ids
+
+    def base_path(self, provider: str) -> str:
+        """URL prefix the replay server serves this profile under, e.g. `/v1`."""
+        if DEFAULT_ENGINES[provider] == self.name:
+            return "/v1"
+        return f"/engines/{self.name}/v1"
+
+    def call_id(self, model_id: str, name: str, history_count: int, index: int, seed: str) -> str:
+        """Id the API reports for the `index`-th call of a reply the model wrote as `model_id`."""
+        if self.id_style == "moonshot":
+            return model_id.removeprefix("functions.")
+        if self.id_style == "model":
+            return model_id
+        if self.id_style == "history":
+            return f"functions.{name}:{history_count + index}"
+        return "chatcmpl-tool-" + stable_hex(f"{seed}|call|{index}", 32)
+
+
+PROFILES: dict[str, EngineProfile] = {
+    p.name: p
+    for p in [
+        EngineProfile(
+            name="moonshot",
+            providers=("kimi",),
+            summary="Moonshot platform API: ids `name:N` (N counts every call in the dialog), "
+            'finish_reason `tool_calls`, content `""` when only calls are made.',
+            id_style="moonshot",
+            empty_content="",
+            lists_empty_tool_calls=False,
+            response_id_hex=24,
+        ),
+        EngineProfile(
+            name="vllm",
+            providers=("kimi",),
+            summary="vLLM with `--tool-call-parser kimi_k2`: ids `functions.name:N` as the model "
+            "wrote them, finish_reason `tool_calls`, content null when only calls are made.",
+            id_style="model",
+        ),
+        EngineProfile(
+            name="sglang",
+            providers=("kimi",),
+            summary="SGLang with `--tool-call-parser kimi_k2`: ids `functions.name:K` where K = "
+            "calls already in the request history + index, finish_reason `tool_calls`.",
+            id_style="history",
+            lists_empty_tool_calls=False,
+        ),
+        EngineProfile(
+            name="stop_with_calls",
+            providers=("kimi",),
+            summary="An engine version that parses calls like vLLM but reports finish_reason "
+            "`stop` while `tool_calls` are present.",
+            id_style="model",
+            finish_with_calls="stop",
+        ),
+        EngineProfile(
+            name="no_parser",
+            providers=("kimi", "qwen"),
+            summary="A server started WITHOUT the tool-call parser flag: no `tool_calls`, the raw "
+            "call markers arrive inside `content`, finish_reason `stop`.",
+            id_style="model",
+            finish_with_calls="stop",
+            parses_calls=False,
+        ),
+        EngineProfile(
+            name="vllm_hermes",
+            providers=("qwen",),
+            summary="vLLM with `--tool-call-parser hermes` (Qwen2.5): ids `chatcmpl-tool-<hex>` "
+            "invented by the server, content = text before the first `<tool_call>`, "
+            "finish_reason `tool_calls`.",
+            id_style="hermes",
+        ),
+    ]
+}
+
+
+def stable_hex(text: str, length: int) -> str:
+    """Deterministic hex digits derived from `text` (stands in for a server's random ids)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:length]
+
+
+def get_profile(provider: str, engine: str | None) -> EngineProfile:
+    """The profile serving `provider` at `engine` (None = the provider's default engine)."""
+    if provider not in DEFAULT_ENGINES:
+        raise ValueError(
+            f"unknown provider {provider!r}; expected one of {sorted(DEFAULT_ENGINES)}"
+        )
+    name = engine or DEFAULT_ENGINES[provider]
+    if name not in PROFILES:
+        raise ValueError(f"unknown engine profile {name!r}; expected one of {sorted(PROFILES)}")
+    profile = PROFILES[name]
+    if provider not in profile.providers:
+        raise ValueError(f"engine profile {name!r} does not serve provider {provider!r}")
+    return profile

@@ -1,0 +1,75 @@
+"""Declarative scenarios behind the shipped cassettes: what the model "says", turn by turn.
+
+A `Scenario` is one conversation as a notebook runs it: the first messages, the tools, how the
+request is sent, and a list of `Turn`s, i.e. what the model answers each time it is asked.
+`python -m helpers.replay synthesize` plays the client's part (it appends the assistant message,
+then one tool message per call, exactly like `run_tool_loop`) and writes every request/response
+pair into `data/recordings/<notebook>.json`. One module per notebook; read it to know what the
+cassette contains.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Arguments = dict[str, Any] | str
+"""Call arguments: a dict (written as JSON text) or the exact text the model wrote."""
+
+
+class _RunTool:
+    """Sentinel result: use the content the lesson's real `ToolRegistry` returns for the call."""
+
+    def __repr__(self) -> str:
+        """Readable in scenario listings."""
+        return "RUN_TOOL"
+
+
+RUN_TOOL: Any = _RunTool()
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One model reply: text, calls, and the tool results the client sends back for them."""
+
+    content: str | None = None
+    tool_calls: list[tuple[str, Arguments]] = field(default_factory=list)
+    results: list[Any] = field(default_factory=list)
+    finish_reason: str | None = None  # None: what the engine profile reports
+    interleave: bool = False  # streaming only: alternate argument fragments of parallel calls
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One conversation as a notebook sends it, with the model's replies as `turns`."""
+
+    name: str
+    provider: Literal["kimi", "qwen"]
+    messages: list[dict[str, Any]]
+    turns: list[Turn]
+    tools: list[dict[str, Any]] | None = None
+    engine: str | None = None  # None: the provider's default engine (served at /v1)
+    api: Literal["chat", "completions"] = "chat"
+    stream: bool = False
+    request_extra: dict[str, Any] = field(default_factory=dict)
+    decode_arguments: bool = False  # completions: json.loads call arguments before templating
+
+
+SCENARIO_MODULES: tuple[str, ...] = (
+    "n00_start",
+    "n01_tools_schema",
+    "n02_sync_loop",
+    "n03_streaming",
+    "n04_manual_parsing",
+    "n05_qwen_comparison",
+)
+
+
+def all_scenarios() -> dict[str, list[Scenario]]:
+    """Every notebook's scenarios, keyed by notebook name, in lesson order."""
+    result: dict[str, list[Scenario]] = {}
+    for module_name in SCENARIO_MODULES:
+        module = importlib.import_module(f"{__name__}.{module_name}")
+        result[module.NOTEBOOK] = list(module.SCENARIOS)
+    return result

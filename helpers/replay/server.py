@@ -1,0 +1,384 @@
+"""A loopback HTTP server speaking the OpenAI wire format that answers from cassettes."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+import time
+from collections.abc import Iterable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from helpers.replay.cassette import CassetteError, Interaction, cassette_files, load_cassette
+from helpers.replay.matching import (
+    canonical_path,
+    canonical_request,
+    is_chat_path,
+    mismatch_message,
+    request_key,
+)
+from helpers.replay.validation import ApiError, check_chat_request
+
+log = logging.getLogger("helpers.replay")
+
+LOOPBACK = "127.0.0.1"
+ROUTE = re.compile(
+    r"^(?P<prefix>/engines/(?P<engine>[A-Za-z0-9_.-]+))?/v1/"
+    r"(?P<endpoint>chat/completions|completions|models)$"
+)
+MAX_BODY = 64 * 1024 * 1024
+# Headers the server computes itself: a recorded value would be wrong or harmful on replay.
+HOP_HEADERS = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "te",
+        "trailer",
+        "trailers",
+        "transfer-encoding",
+        "upgrade",
+        "content-length",
+        "content-encoding",
+        "date",
+        "server",
+    }
+)
+
+
+def loopback_host(host: str) -> str:
+    """Return the loopback address to bind; refuse anything that could be reached from outside."""
+    if host not in (LOOPBACK, "localhost"):
+        raise ValueError(
+            f"refusing to bind {host!r}: the replay and record servers listen on {LOOPBACK} only"
+        )
+    return LOOPBACK
+
+
+class QuietThreadingServer(ThreadingHTTPServer):
+    """A threaded HTTP server that logs instead of printing tracebacks into notebook output."""
+
+    daemon_threads = True
+    request_queue_size = 128
+    allow_reuse_address = False
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away mid-answer is normal; anything else is logged, never printed."""
+        log.debug("error while serving %s", client_address, exc_info=True)
+
+
+class JsonHandler(BaseHTTPRequestHandler):
+    """Request plumbing shared by the replay server and the record proxy."""
+
+    protocol_version = "HTTP/1.1"
+    server_version = "helpers-replay/1"
+    timeout = 120  # an idle keep-alive connection is dropped after this many seconds
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Route access logs to `logging` (stderr would land in notebook outputs)."""
+        log.debug("%s - " + format, self.address_string(), *args)
+
+    def send_response(self, code: int, message: str | None = None) -> None:
+        """Send the status line, remembering that the answer has begun."""
+        self.response_started = True
+        super().send_response(code, message)
+
+    def read_body(self) -> bytes:
+        """The request body, by Content-Length or chunked transfer encoding."""
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            parts = []
+            total = 0
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    while self.rfile.readline().strip():
+                        pass
+                    break
+                total += size
+                if total > MAX_BODY:
+                    raise ApiError(413, "Request body too large.", code="body_too_large")
+                parts.append(self.rfile.read(size))
+                self.rfile.readline()
+            return b"".join(parts)
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError as exc:
+            self.close_connection = True
+            raise ApiError(400, "Invalid Content-Length header.") from exc
+        if length > MAX_BODY:
+            raise ApiError(413, "Request body too large.", code="body_too_large")
+        return self.rfile.read(length) if length > 0 else b""
+
+    def send_json(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
+        """Send a complete JSON response with Content-Length (keep-alive safe)."""
+        payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        self.send_response(status)
+        sent = set()
+        for name, value in (headers or {}).items():
+            if name.lower() not in HOP_HEADERS:
+                self.send_header(name, value)
+                sent.add(name.lower())
+        if "content-type" not in sent:
+            self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        if self.close_connection:
+            self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def send_error_json(self, error: ApiError) -> None:
+        """Send an OpenAI-shaped error body with its headers (x-should-retry: false)."""
+        self.send_json(error.status, error.body(), error.headers)
+
+    def start_sse(self, status: int = 200, headers: dict[str, str] | None = None) -> None:
+        """Start an event stream; the connection closes at its end, which marks the end."""
+        self.send_response(status)
+        sent = set()
+        for name, value in (headers or {}).items():
+            if name.lower() not in HOP_HEADERS:
+                self.send_header(name, value)
+                sent.add(name.lower())
+        if "content-type" not in sent:
+            self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        if "cache-control" not in sent:
+            self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.close_connection = True
+        self.end_headers()
+
+    def invalid_url(self) -> ApiError:
+        """OpenAI's answer to a path it does not serve."""
+        return ApiError(404, f"Invalid URL ({self.command} {self.path.split('?', 1)[0]})")
+
+    def guarded(self, handler: Any) -> None:
+        """Run a request handler; errors become OpenAI-shaped answers, never tracebacks or hangs."""
+        self.response_started = False
+        try:
+            handler()
+        except ApiError as error:
+            if error.status == 413:  # the body was not read: the connection cannot be reused
+                self.close_connection = True
+            self.send_error_json(error)
+        except (BrokenPipeError, ConnectionResetError, TimeoutError):
+            self.close_connection = True
+        except Exception as exc:  # noqa: BLE001 - a server must answer whatever went wrong
+            log.warning("replay server error on %s %s", self.command, self.path, exc_info=True)
+            self.close_connection = True
+            if self.response_started:  # the answer has begun: closing is all that is left
+                return
+            error = ApiError(
+                500,
+                f"Replay server error: {type(exc).__name__}: {exc}",
+                type="server_error",
+            )
+            try:
+                self.send_error_json(error)
+            except OSError:
+                pass
+
+
+def _event_line(data: Any) -> bytes:
+    """One SSE event: `data: <json or text>` (one line per line of text) and a blank line."""
+    text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+    return "".join(f"data: {line}\n" for line in text.split("\n")).encode() + b"\n"
+
+
+class _ReplayHandler(JsonHandler):
+    """Answers OpenAI-style requests from the server's loaded cassettes."""
+
+    server: _ReplayHTTPServer
+
+    def do_GET(self) -> None:
+        """`GET .../v1/models`: the model names found in the cassettes."""
+        self.guarded(self._get)
+
+    def do_POST(self) -> None:
+        """`POST .../v1/chat/completions` and `.../v1/completions`."""
+        self.guarded(self._post)
+
+    def _other(self) -> None:
+        """Any other method gets OpenAI's 'Invalid URL'."""
+        self.guarded(self._reject)
+
+    do_PUT = do_DELETE = do_PATCH = _other
+
+    def _reject(self) -> None:
+        """Drain the body and answer 404."""
+        self.read_body()
+        raise self.invalid_url()
+
+    def _get(self) -> None:
+        """List models, or reject the path."""
+        route = ROUTE.match(canonical_path(self.path))
+        self.server.replay._note("GET", self.path)
+        if not route or route["endpoint"] != "models":
+            raise self.invalid_url()
+        data = [
+            {"id": name, "object": "model", "created": 0, "owned_by": "replay"}
+            for name in self.server.replay.models
+        ]
+        self.send_json(200, {"object": "list", "data": data})
+
+    def _post(self) -> None:
+        """Validate, match and answer one request."""
+        replay = self.server.replay
+        replay._note("POST", self.path)
+        raw = self.read_body()
+        route = ROUTE.match(canonical_path(self.path))
+        if not route or route["endpoint"] == "models":
+            raise self.invalid_url()
+        try:
+            body = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise ApiError(
+                400,
+                "We could not parse the JSON body of your request. (HINT: This likely means you "
+                "aren't using your HTTP library correctly. The API expects a JSON payload, but "
+                "what was sent was not valid JSON.)",
+            ) from exc
+        if not isinstance(body, dict):
+            raise ApiError(400, "The request body must be a JSON object.", param=None)
+        if is_chat_path(self.path):
+            check_chat_request(body)
+        elif "model" not in body:
+            raise ApiError(400, "you must provide a model parameter")
+        interaction = replay.find(self.path, body)
+        response = interaction.response
+        headers = response.get("headers", {})
+        if "sse" in response:
+            self.start_sse(response["status"], headers)
+            for event in response["sse"]:
+                if replay.pace and event.get("delay_ms"):
+                    time.sleep(event["delay_ms"] / 1000)
+                self.wfile.write(_event_line(event["data"]))
+                self.wfile.flush()
+        else:
+            self.send_json(response["status"], response["body"], headers)
+
+
+class _ReplayHTTPServer(QuietThreadingServer):
+    """The socket server, pointing back at its ReplayServer."""
+
+    replay: ReplayServer
+
+
+class ReplayServer:
+    """Serve recorded exchanges on 127.0.0.1 like an OpenAI-compatible endpoint would."""
+
+    def __init__(
+        self,
+        cassettes: str | Path | Iterable[str | Path] | None = None,
+        pace: bool = False,
+        *,
+        host: str = LOOPBACK,
+        port: int = 0,
+    ) -> None:
+        """Load and check the cassettes (a file, a folder or a list; default data/recordings)."""
+        if cassettes is None:
+            from helpers.paths import RECORDINGS_DIR
+
+            cassettes = RECORDINGS_DIR
+        self.host = loopback_host(host)
+        self.port = port
+        self.pace = pace
+        self.files = cassette_files(cassettes)
+        self.interactions: list[Interaction] = []
+        self._index: dict[str, Interaction] = {}
+        self._canonical: list[tuple[dict[str, Any], Interaction]] = []
+        for path in self.files:
+            for interaction in load_cassette(path).interactions:
+                self._add(interaction)
+        self.models = sorted(
+            {
+                i.request["body"]["model"]
+                for i in self.interactions
+                if isinstance(i.request["body"].get("model"), str)
+            }
+        )
+        self.requests: list[tuple[str, str]] = []  # (method, path) of every request received
+        self._lock = threading.Lock()
+        self._httpd: _ReplayHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    def _add(self, interaction: Interaction) -> None:
+        """Index one interaction; the same request may appear twice only with the same answer."""
+        canonical = canonical_request(interaction.request["path"], interaction.request["body"])
+        key = request_key(canonical)
+        earlier = self._index.get(key)
+        if earlier is not None:
+            if earlier.response == interaction.response:
+                return
+            raise CassetteError(
+                f"two recordings answer the same request differently: {earlier.name} and "
+                f"{interaction.name}; replay must be deterministic, so remove or change one"
+            )
+        self._index[key] = interaction
+        self._canonical.append((canonical, interaction))
+        self.interactions.append(interaction)
+
+    def _note(self, method: str, path: str) -> None:
+        """Remember a request (tests count them to prove the SDK did not retry)."""
+        with self._lock:
+            self.requests.append((method, path))
+
+    def find(self, path: str, body: dict[str, Any]) -> Interaction:
+        """The recording for a request, or an ApiError 404 explaining the closest miss."""
+        canonical = canonical_request(path, body)
+        found = self._index.get(request_key(canonical))
+        if found is not None:
+            return found
+        message, field = mismatch_message(canonical, self._canonical)
+        raise ApiError(404, message, param=field, code="no_recording")
+
+    @property
+    def url(self) -> str:
+        """Base URL of the running server, e.g. http://127.0.0.1:PORT (add /v1 for clients)."""
+        if self._httpd is None:
+            raise RuntimeError("the replay server is not running: call start() first")
+        return f"http://{LOOPBACK}:{self._httpd.server_address[1]}"
+
+    def start(self) -> ReplayServer:
+        """Listen on 127.0.0.1 (an ephemeral port unless one was given) in a daemon thread."""
+        if self._httpd is not None:
+            return self
+        httpd = _ReplayHTTPServer((self.host, self.port), _ReplayHandler)
+        httpd.replay = self
+        self._httpd = httpd
+        self._thread = threading.Thread(
+            target=httpd.serve_forever,
+            kwargs={"poll_interval": 0.1},
+            name=f"replay-server-{httpd.server_address[1]}",
+            daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop listening and free the port."""
+        httpd, self._httpd = self._httpd, None
+        if httpd is None:
+            return
+        httpd.shutdown()
+        httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> ReplayServer:
+        """Start on entering a `with` block."""
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        """Stop on leaving it."""
+        self.stop()
+
+    def __repr__(self) -> str:
+        """Deterministic: counts, not the port."""
+        return (
+            f"ReplayServer({len(self.interactions)} interactions from {len(self.files)} "
+            f"cassettes, pace={self.pace})"
+        )

@@ -1,0 +1,539 @@
+"""Build the shipped cassettes from the scenario declarations and the engine profiles.
+
+`python -m helpers.replay synthesize [--out DIR] [--check]`. For every scenario this plays the
+client's part: it sends the request a notebook sends, lets the engine profile answer with the
+turn the scenario declares (as JSON or as SSE chunks), appends the assistant message and then one
+`role: "tool"` message per call, exactly as `run_tool_loop` does, and asks again. Everything is
+derived from hashes of the request, so two runs give byte-identical files. The files say in
+`meta.source` that they are synthesized from documented formats, not captured from a service.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import hashlib
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from helpers.formats import (
+    ParseResult,
+    parse_hermes,
+    parse_kimi,
+    render_hermes_tool_calls,
+    render_kimi_tool_calls,
+)
+from helpers.paths import RECORDINGS_DIR
+from helpers.replay.cassette import FORMAT_VERSION, dump_cassette, save_cassette
+from helpers.replay.matching import canonical_request, request_key
+from helpers.replay.profiles import MODEL_NAMES, EngineProfile, get_profile, stable_hex
+from helpers.replay.scenarios import RUN_TOOL, SCENARIO_MODULES, Scenario, Turn, all_scenarios
+from helpers.replay.scenarios.common import lesson_registry
+from helpers.tools import tool_result_content
+
+SOURCE = (
+    "synthesized from documented formats by `python -m helpers.replay synthesize` "
+    "(not a capture of a real service)"
+)
+EPOCH = 1751328000  # 2025-07-01 00:00:00 UTC: every synthesized `created` lies in the month after
+TOKENIZERS: dict[str, str] = {"kimi": "kimi-k2", "qwen": "qwen2.5"}
+CALL_START: dict[str, str] = {"kimi": "<|tool_calls_section_begin|>", "qwen": "<tool_call>"}
+COMPLETIONS_SUMMARY = (
+    "/completions: the raw text the model generates (tool-call markers included), no parsing; "
+    "the prompt is the chat template render of the messages and tools."
+)
+
+# Marker tokens travel as one streamed piece each; other text is cut into word-sized pieces.
+_MARKER_RE = re.compile(r"(<\|[a-z_]+\|>|</?tool_call>)")
+_WORD_RE = re.compile(r"\s*\S+|\s+")
+
+
+class ScenarioError(ValueError):
+    """A scenario declaration cannot be played (wrong number of results, misplaced final turn)."""
+
+
+@dataclass
+class Reply:
+    """What an engine answers to one chat request, before it is written as JSON or SSE."""
+
+    content: str | None
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    finish_reason: str = "stop"
+
+
+# --- the model's side ---------------------------------------------------------------------------
+
+
+def arguments_text(arguments: dict[str, Any] | str) -> str:
+    """Arguments as the model writes them: a dict as JSON (non-ASCII kept), text verbatim."""
+    return arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+
+
+def count_calls(messages: list[dict[str, Any]]) -> int:
+    """How many tool calls the assistant messages of a history hold."""
+    return sum(len(m.get("tool_calls") or []) for m in messages if m.get("role") == "assistant")
+
+
+def model_calls(turn: Turn, history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The turn's calls as Kimi-K2 writes them: ids `functions.{name}:{n}`, n over the dialog."""
+    start = count_calls(history)
+    return [
+        {
+            "id": f"functions.{name}:{start + i}",
+            "type": "function",
+            "function": {"name": name, "arguments": arguments_text(arguments)},
+        }
+        for i, (name, arguments) in enumerate(turn.tool_calls)
+    ]
+
+
+def raw_output(provider: str, turn: Turn, history: list[dict[str, Any]]) -> str:
+    """The text the model generates for a turn (what `/completions` returns)."""
+    content = turn.content or ""
+    calls = model_calls(turn, history)
+    if not calls:
+        return content
+    if provider == "kimi":
+        return render_kimi_tool_calls(calls, content)
+    return render_hermes_tool_calls(calls, content)
+
+
+def engine_reply(
+    profile: EngineProfile, provider: str, turn: Turn, history: list[dict[str, Any]], seed: str
+) -> Reply:
+    """What `profile` makes of the model's output for a chat request."""
+    calls = model_calls(turn, history)
+    if not calls:
+        return Reply(turn.content or "", [], turn.finish_reason or "stop")
+    raw = raw_output(provider, turn, history)
+    finish = turn.finish_reason or profile.finish_with_calls
+    if not profile.parses_calls:
+        return Reply(raw, [], finish)
+    before = raw[: raw.index(CALL_START[provider])]
+    history_count = count_calls(history)
+    for index, call in enumerate(calls):
+        name = call["function"]["name"]
+        call["id"] = profile.call_id(call["id"], name, history_count, index, seed)
+    return Reply(before or profile.empty_content, calls, finish)
+
+
+def parse_output(provider: str, text: str) -> ParseResult:
+    """Parse raw model text the way the lesson's client does (Kimi markers or Hermes tags)."""
+    return parse_kimi(text) if provider == "kimi" else parse_hermes(text)
+
+
+# --- response envelopes -------------------------------------------------------------------------
+
+
+def request_seed(path: str, body: dict[str, Any]) -> str:
+    """A digest of the request as the replay server matches it (ids, times, pacing derive from it).
+
+    Requests the server treats as the same (e.g. differing only in `temperature`) therefore get
+    byte-identical answers, wherever they appear: the server refuses two different answers.
+    """
+    key = request_key(canonical_request(path, body))
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def created_at(seed: str) -> int:
+    """A deterministic Unix time within 30 days after EPOCH."""
+    return EPOCH + int(seed[:8], 16) % (30 * 86400)
+
+
+def usage(prompt_chars: int, completion_chars: int) -> dict[str, int]:
+    """Plausible token counts (about four characters per token)."""
+    prompt, completion = max(1, prompt_chars // 4), max(1, completion_chars // 4)
+    total = prompt + completion
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": total}
+
+
+def reply_chars(reply: Reply) -> int:
+    """Length of what the model generated for a reply (content plus call names and arguments)."""
+    calls = sum(
+        len(c["function"]["name"]) + len(c["function"]["arguments"]) for c in reply.tool_calls
+    )
+    return len(reply.content or "") + calls
+
+
+def chat_message(reply: Reply, profile: EngineProfile) -> dict[str, Any]:
+    """The `choices[0].message` of a non-streamed chat completion."""
+    message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+    if reply.tool_calls or profile.lists_empty_tool_calls:
+        message["tool_calls"] = copy.deepcopy(reply.tool_calls)
+    return message
+
+
+def envelope(seed: str, prefix: str, hex_digits: int, obj: str, model: str) -> dict[str, Any]:
+    """The fields every response and chunk starts with: id, object, created, model."""
+    rid = f"{prefix}-{stable_hex(seed, hex_digits)}"
+    return {"id": rid, "object": obj, "created": created_at(seed), "model": model}
+
+
+def chat_body(reply: Reply, profile: EngineProfile, head: dict[str, Any], use: dict) -> dict:
+    """A non-streamed `chat.completion` response body (`head` from `envelope`)."""
+    choice = {
+        "index": 0,
+        "message": chat_message(reply, profile),
+        "finish_reason": reply.finish_reason,
+    }
+    return {**head, "choices": [choice], "usage": use}
+
+
+def text_pieces(text: str) -> list[str]:
+    """Cut text into streamed pieces: each marker whole, other text word by word."""
+    pieces: list[str] = []
+    for part in _MARKER_RE.split(text):
+        if _MARKER_RE.fullmatch(part):
+            pieces.append(part)
+        elif part:
+            pieces.extend(_WORD_RE.findall(part))
+    return pieces
+
+
+def fragments(text: str, seed: str) -> list[str]:
+    """Cut argument JSON into fragments of 2-7 characters, sizes fixed by `seed`."""
+    sizes = [2 + int(ch, 16) % 6 for ch in stable_hex(seed, 64)]
+    pieces, pos, i = [], 0, 0
+    while pos < len(text):
+        pieces.append(text[pos : pos + sizes[i % len(sizes)]])
+        pos += sizes[i % len(sizes)]
+        i += 1
+    return pieces
+
+
+def tool_call_deltas(calls: list[dict[str, Any]], interleave: bool, seed: str) -> list[dict]:
+    """Streamed `tool_calls` delta items: per call a header, then argument fragments."""
+    per_call: list[list[dict[str, Any]]] = []
+    for index, call in enumerate(calls):
+        function = call["function"]
+        header = {
+            "index": index,
+            "id": call["id"],
+            "type": "function",
+            "function": {"name": function["name"], "arguments": ""},
+        }
+        rest = [
+            {"index": index, "function": {"arguments": piece}}
+            for piece in fragments(function["arguments"], f"{seed}|{index}")
+        ]
+        per_call.append([header, *rest])
+    if not interleave:
+        return [item for items in per_call for item in items]
+    ordered: list[dict[str, Any]] = []
+    for position in range(max((len(items) for items in per_call), default=0)):
+        ordered.extend(items[position] for items in per_call if position < len(items))
+    return ordered
+
+
+def paced(chunks: list[dict[str, Any] | str], seed: str) -> list[dict[str, Any]]:
+    """SSE events with deterministic delays: a slower first token, then 15-40 ms per chunk."""
+    delays = bytes.fromhex(stable_hex(f"{seed}|pace", 64))
+    events = []
+    for i, data in enumerate(chunks):
+        jitter = delays[i % len(delays)]
+        delay = 120 + jitter % 121 if i == 0 else 15 + jitter % 26
+        events.append({"data": data, "delay_ms": delay})
+    return events
+
+
+def with_usage(chunks: list[dict], head: dict[str, Any], use: dict, on: bool) -> list[dict]:
+    """With `include_usage`: `usage: null` on every chunk, then a usage chunk with no choices."""
+    if not on:
+        return chunks
+    chunks = [{**chunk, "usage": None} for chunk in chunks]
+    return [*chunks, {**head, "choices": [], "usage": use}]
+
+
+def chat_sse(
+    reply: Reply, head: dict, use: dict, include_usage: bool, interleave: bool, seed: str
+) -> list[dict[str, Any]]:
+    """The SSE events of a streamed chat completion (role, content, calls, finish, usage)."""
+    deltas: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
+    deltas += [{"content": piece} for piece in text_pieces(reply.content or "")]
+    calls = tool_call_deltas(reply.tool_calls, interleave, seed)
+    deltas += [{"tool_calls": [item]} for item in calls]
+    choices = [{"index": 0, "delta": delta, "finish_reason": None} for delta in deltas]
+    choices.append({"index": 0, "delta": {}, "finish_reason": reply.finish_reason})
+    chunks = [{**head, "choices": [choice]} for choice in choices]
+    return paced([*with_usage(chunks, head, use, include_usage), "[DONE]"], seed)
+
+
+def completion_choice(text: str, finish_reason: str | None) -> dict[str, Any]:
+    """One `text_completion` choice."""
+    return {"index": 0, "text": text, "logprobs": None, "finish_reason": finish_reason}
+
+
+def completion_sse(
+    text: str, finish: str, head: dict, use: dict, include_usage: bool, seed: str
+) -> list[dict[str, Any]]:
+    """The SSE events of a streamed `/completions` response."""
+    choices = [completion_choice(piece, None) for piece in text_pieces(text)]
+    choices.append(completion_choice("", finish))
+    chunks = [{**head, "choices": [choice]} for choice in choices]
+    return paced([*with_usage(chunks, head, use, include_usage), "[DONE]"], seed)
+
+
+# --- the client's side --------------------------------------------------------------------------
+
+
+def base_path(scenario: Scenario) -> str:
+    """`/v1` for the provider's default engine, `/engines/<engine>/v1` otherwise."""
+    return get_profile(scenario.provider, scenario.engine).base_path(scenario.provider)
+
+
+def label_middle(scenario: Scenario) -> str:
+    """The engine part of a label: the profile name, or `completions[-engine]`."""
+    if scenario.api == "completions":
+        return "completions" + (f"-{scenario.engine}" if scenario.engine else "")
+    return get_profile(scenario.provider, scenario.engine).name
+
+
+@cache
+def _tokenizer(provider: str) -> Any:
+    """The offline tokenizer whose chat template renders completions prompts (loaded once)."""
+    from helpers.templates import load_tokenizer
+
+    return load_tokenizer(TOKENIZERS[provider])
+
+
+def render_prompt(scenario: Scenario, messages: list[dict[str, Any]]) -> str:
+    """The `/completions` prompt: the chat template render with a generation prompt."""
+    if scenario.decode_arguments:
+        from helpers.templates import decode_tool_arguments
+
+        messages = decode_tool_arguments(messages)
+    return _tokenizer(scenario.provider).apply_chat_template(
+        messages, tools=scenario.tools, tokenize=False, add_generation_prompt=True
+    )
+
+
+def request_body(scenario: Scenario, messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """The JSON body the notebook's client sends for the current history."""
+    body: dict[str, Any] = {"model": MODEL_NAMES[scenario.provider]}
+    if scenario.api == "completions":
+        body["prompt"] = render_prompt(scenario, messages)
+    else:
+        body["messages"] = copy.deepcopy(messages)
+        if scenario.tools is not None:
+            body["tools"] = copy.deepcopy(scenario.tools)
+    body.update(copy.deepcopy(scenario.request_extra))
+    if scenario.stream:
+        body["stream"] = True
+    return body
+
+
+def tool_messages(turn: Turn, calls: list[dict[str, Any]], where: str) -> list[dict[str, Any]]:
+    """One `role: "tool"` message per call, content as the lesson's tools produce it."""
+    if len(turn.results) != len(calls):
+        raise ScenarioError(f"{where}: {len(calls)} call(s) but {len(turn.results)} result(s)")
+    messages = []
+    for call, result in zip(calls, turn.results, strict=True):
+        if result is RUN_TOOL:
+            content = lesson_registry().call(call)["content"]
+        else:
+            content = tool_result_content(result)
+        messages.append(
+            {
+                "role": "tool",
+                "tool_call_id": call["id"],
+                "name": call["function"]["name"],
+                "content": content,
+            }
+        )
+    return messages
+
+
+def check_scenario(scenario: Scenario) -> None:
+    """Reject declarations that cannot be played as a client would play them."""
+    if not scenario.turns:
+        raise ScenarioError(f"{scenario.name}: no turns")
+    for number, turn in enumerate(scenario.turns, 1):
+        where = f"{scenario.name} turn {number}"
+        last = number == len(scenario.turns)
+        if not turn.tool_calls and turn.content is None:
+            raise ScenarioError(f"{where}: neither content nor tool calls")
+        if not turn.tool_calls and not last:
+            raise ScenarioError(f"{where}: a turn without calls ends the loop, so it must be last")
+        if turn.results and not turn.tool_calls:
+            raise ScenarioError(f"{where}: results without tool calls")
+        if turn.interleave and not scenario.stream:
+            raise ScenarioError(f"{where}: interleave only changes a streamed reply")
+
+
+@dataclass
+class Exchange:
+    """One request/response pair plus what the client takes from the response."""
+
+    path: str
+    body: dict[str, Any]
+    response: dict[str, Any]
+    seen: ParseResult  # content and calls as the client reads them; errors if it had to parse
+
+
+def completions_exchange(
+    scenario: Scenario, turn: Turn, messages: list[dict[str, Any]]
+) -> Exchange:
+    """`/completions`: the prompt is the template render, the answer the model's raw text."""
+    path = f"{base_path(scenario)}/completions"
+    body = request_body(scenario, messages)
+    seed = request_seed(path, body)
+    text = raw_output(scenario.provider, turn, messages)
+    finish = turn.finish_reason or "stop"
+    head = envelope(seed, "cmpl", 32, "text_completion", body["model"])
+    use = usage(len(body["prompt"]), len(text))
+    if scenario.stream:
+        sse = completion_sse(text, finish, head, use, include_usage(scenario), seed)
+        response: dict[str, Any] = {"status": 200, "sse": sse}
+    else:
+        payload = {**head, "choices": [completion_choice(text, finish)], "usage": use}
+        response = {"status": 200, "body": payload}
+    return Exchange(path, body, response, parse_output(scenario.provider, text))
+
+
+def chat_exchange(scenario: Scenario, turn: Turn, messages: list[dict[str, Any]]) -> Exchange:
+    """`/chat/completions`: the engine profile turns the model's output into the API reply."""
+    profile = get_profile(scenario.provider, scenario.engine)
+    path = f"{base_path(scenario)}/chat/completions"
+    body = request_body(scenario, messages)
+    seed = request_seed(path, body)
+    reply = engine_reply(profile, scenario.provider, turn, messages, seed)
+    prompt_chars = len(json.dumps(body["messages"])) + len(json.dumps(scenario.tools or []))
+    use = usage(prompt_chars, reply_chars(reply))
+    hex_digits, model = profile.response_id_hex, body["model"]
+    if scenario.stream:
+        head = envelope(seed, "chatcmpl", hex_digits, "chat.completion.chunk", model)
+        sse = chat_sse(reply, head, use, include_usage(scenario), turn.interleave, seed)
+        response: dict[str, Any] = {"status": 200, "sse": sse}
+    else:
+        head = envelope(seed, "chatcmpl", hex_digits, "chat.completion", model)
+        response = {"status": 200, "body": chat_body(reply, profile, head, use)}
+    if profile.parses_calls:
+        seen = ParseResult(reply.content or "", reply.tool_calls)
+    else:  # the calls are text inside `content`: the client has to parse them itself
+        seen = parse_output(scenario.provider, reply.content or "")
+    return Exchange(path, body, response, seen)
+
+
+def include_usage(scenario: Scenario) -> bool:
+    """Whether the request asks for a final usage chunk (`stream_options.include_usage`)."""
+    return bool((scenario.request_extra.get("stream_options") or {}).get("include_usage"))
+
+
+def play(notebook: str, scenario: Scenario) -> list[dict[str, Any]]:
+    """Run one scenario as the client would and return its recorded interactions."""
+    check_scenario(scenario)
+    exchange_for = completions_exchange if scenario.api == "completions" else chat_exchange
+    messages = copy.deepcopy(scenario.messages)
+    interactions = []
+    for number, turn in enumerate(scenario.turns, 1):
+        label = f"{scenario.name}/{label_middle(scenario)}/round-{number}"
+        where = f"{notebook}: {label}"
+        exchange = exchange_for(scenario, turn, messages)
+        request = {"method": "POST", "path": exchange.path, "body": exchange.body}
+        interactions.append({"label": label, "request": request, "response": exchange.response})
+        if number == len(scenario.turns):
+            break
+        seen = exchange.seen
+        if seen.errors:
+            raise ScenarioError(f"{where}: the raw text does not parse cleanly: {seen.errors}")
+        if not seen.tool_calls:
+            raise ScenarioError(f"{where}: the client sees no calls here, so it would stop")
+        # The assistant message with the calls goes first, then one tool message per call.
+        messages.append(
+            {"role": "assistant", "content": seen.content, "tool_calls": seen.tool_calls}
+        )
+        messages.extend(tool_messages(turn, seen.tool_calls, where))
+    return interactions
+
+
+# --- cassettes ----------------------------------------------------------------------------------
+
+
+def profile_notes(scenarios: list[Scenario]) -> list[dict[str, str]]:
+    """`meta.profiles`: each engine behaviour the cassette uses, where it is served, in brief."""
+    notes: dict[str, dict[str, str]] = {}
+    for scenario in scenarios:
+        if scenario.api == "completions":
+            name = label_middle(scenario)
+            path, summary = f"{base_path(scenario)}/completions", COMPLETIONS_SUMMARY
+        else:
+            profile = get_profile(scenario.provider, scenario.engine)
+            name, summary = profile.name, profile.summary
+            path = f"{profile.base_path(scenario.provider)}/chat/completions"
+        notes.setdefault(f"{name} {path}", {"name": name, "path": path, "summary": summary})
+    return list(notes.values())
+
+
+def build_cassette(notebook: str, module: str, scenarios: list[Scenario]) -> dict[str, Any]:
+    """The cassette of one notebook: metadata plus every scenario's interactions in order."""
+    interactions = [item for scenario in scenarios for item in play(notebook, scenario)]
+    labels = [item["label"] for item in interactions]
+    duplicates = sorted({label for label in labels if labels.count(label) > 1})
+    if duplicates:
+        raise ScenarioError(f"{notebook}: duplicate labels {duplicates}")
+    meta = {
+        "notebook": notebook,
+        "source": SOURCE,
+        "format": FORMAT_VERSION,
+        "scenarios": f"helpers/replay/scenarios/{module}.py",
+        "profiles": profile_notes(scenarios),
+    }
+    return {"meta": meta, "interactions": interactions}
+
+
+def synthesize_all() -> dict[str, dict[str, Any]]:
+    """Every shipped cassette as `{file name: cassette}`, in lesson order."""
+    files = {}
+    scenarios_by_notebook = all_scenarios()
+    for module, notebook in zip(SCENARIO_MODULES, scenarios_by_notebook, strict=True):
+        files[f"{notebook}.json"] = build_cassette(
+            notebook, module, scenarios_by_notebook[notebook]
+        )
+    return files
+
+
+def stale_files(files: dict[str, dict[str, Any]], out: Path) -> list[str]:
+    """Names of the cassettes in `out` that are missing or differ from `files`."""
+    return [
+        name
+        for name, cassette in files.items()
+        if not (out / name).is_file()
+        or (out / name).read_text(encoding="utf-8") != dump_cassette(cassette)
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """CLI: write the cassettes (or, with --check, list stale ones and exit 1)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m helpers.replay synthesize",
+        description="Build data/recordings/*.json from helpers/replay/scenarios.",
+    )
+    parser.add_argument("--out", type=Path, default=RECORDINGS_DIR, help="cassette folder")
+    parser.add_argument("--check", action="store_true", help="only check the files are current")
+    args = parser.parse_args(argv)
+    files = synthesize_all()
+    stale = stale_files(files, args.out)
+    if args.check:
+        if stale:
+            print(
+                "Stale cassettes (regenerate with `python -m helpers.replay synthesize`):",
+                *(f"  {args.out / name}" for name in stale),
+                sep="\n",
+                file=sys.stderr,
+            )
+            return 1
+        print(f"{len(files)} synthesized cassettes are up to date in {args.out}")
+        return 0
+    for name in stale:
+        save_cassette(args.out / name, files[name])
+    print(f"{len(stale)} of {len(files)} cassettes written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

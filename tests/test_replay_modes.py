@@ -1,0 +1,258 @@
+"""connect(): replay by default (one server per process), live from env, record via the proxy."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import openai
+import pytest
+from test_replay_fixtures import (
+    MODEL,
+    QWEN,
+    ROUND_1,
+    TOOLS,
+    chat_body,
+    interactions,
+    write_cassette,
+)
+
+from helpers.paths import REPO_ROOT
+from helpers.replay import Connection, LiveSettingsError, connect, modes, stop_servers
+
+ENV = [
+    "LLM_MODE",
+    "LLM_RECORD_DIR",
+    "LLM_REPLAY_DIR",
+    "HF_HUB_OFFLINE",
+    *(f"{p}_{v}" for p in ("KIMI", "QWEN") for v in ("BASE_URL", "API_KEY", "MODEL")),
+]
+KEY = "sk-live-SECRET-abcdef123456"
+
+
+@pytest.fixture(autouse=True)
+def clean(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
+    """No mode variables from outside; replay over a test cassette; servers stopped after."""
+    for name in ENV:
+        monkeypatch.delenv(name, raising=False)
+    folder = tmp_path / "cassettes"
+    folder.mkdir()
+    write_cassette(folder, "lesson", interactions())
+    monkeypatch.setenv("LLM_REPLAY_DIR", str(folder))
+    stop_servers()
+    yield folder
+    stop_servers()
+
+
+def _threads(prefix: str) -> list[threading.Thread]:
+    """Running threads whose name starts with prefix."""
+    return [t for t in threading.enumerate() if t.name.startswith(prefix)]
+
+
+def test_replay_is_the_default_and_starts_once() -> None:
+    """No LLM_MODE: replay; two connects share one server and endpoint."""
+    first = connect("kimi")
+    second = connect("kimi")
+    assert first.mode == "replay" and first.endpoint == second.endpoint
+    assert first.endpoint.startswith("http://127.0.0.1:") and first.endpoint.endswith("/v1")
+    assert first.api_key == "replay-needs-no-key"
+    assert first.model_name == MODEL and first.engine == "moonshot" and first.provider == "kimi"
+    assert len(_threads("replay-server-")) == 1
+
+
+def test_replay_start_is_thread_safe() -> None:
+    """Many threads connecting at once still start a single server."""
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        endpoints = set(pool.map(lambda _: connect("kimi").endpoint, range(16)))
+    assert len(endpoints) == 1
+    assert len(_threads("replay-server-")) == 1
+
+
+def test_replay_endpoint_answers_through_the_sdk() -> None:
+    """The notebook pattern: OpenAI(base_url=conn.endpoint, api_key=conn.api_key)."""
+    conn = connect()
+    client = openai.OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
+    response = client.chat.completions.create(
+        model=conn.model_name, messages=ROUND_1, tools=TOOLS, temperature=0.3
+    )
+    assert response.choices[0].message.tool_calls[0].id == "get_weather:0"
+
+
+def test_replay_engines_and_providers() -> None:
+    """A non-default engine gets /engines/<engine>/v1; qwen's default is vllm_hermes at /v1."""
+    vllm = connect("kimi", engine="vllm")
+    assert vllm.endpoint.endswith("/engines/vllm/v1") and vllm.engine == "vllm"
+    client = openai.OpenAI(base_url=vllm.endpoint, api_key=vllm.api_key)
+    response = client.chat.completions.create(model=MODEL, messages=ROUND_1, tools=TOOLS)
+    assert response.choices[0].message.tool_calls[0].id == "functions.get_weather:0"
+    qwen = connect("qwen")
+    assert qwen.engine == "vllm_hermes" and qwen.model_name == QWEN
+    assert qwen.endpoint == connect("kimi").endpoint
+    assert connect("qwen", engine="moonshot").endpoint.endswith("/engines/moonshot/v1")
+
+
+def test_replay_sets_hf_offline() -> None:
+    """Replay never touches the hub."""
+    connect()
+    assert os.environ["HF_HUB_OFFLINE"] == "1"
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [(("gpt",), "provider must be one of 'kimi', 'qwen'"), (("kimi", "tgi"), "engine must be")],
+)
+def test_bad_provider_or_engine(args: tuple[str, ...], match: str) -> None:
+    """Unknown provider or engine: ValueError listing the choices."""
+    with pytest.raises(ValueError, match=match):
+        connect(*args)
+
+
+def test_bad_mode_lists_the_modes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """LLM_MODE=online is refused with the list of modes."""
+    monkeypatch.setenv("LLM_MODE", "online")
+    with pytest.raises(ValueError) as caught:
+        connect()
+    message = str(caught.value)
+    assert "'online'" in message
+    assert all(mode in message for mode in ("replay", "live", "record"))
+    assert not _threads("replay-server-")
+
+
+def test_live_missing_variables_named_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Live with only the base URL: one error naming both missing variables, with examples."""
+    monkeypatch.setenv("LLM_MODE", "live")
+    monkeypatch.setenv("KIMI_BASE_URL", "https://api.moonshot.ai/v1")
+    with pytest.raises(LiveSettingsError) as caught:
+        connect("kimi")
+    message = str(caught.value)
+    assert "not set: KIMI_API_KEY, KIMI_MODEL." in message
+    assert "https://api.moonshot.ai/v1" in message
+    assert "http://localhost:8000/v1" in message and "EMPTY" in message
+    assert "http://localhost:11434/v1" in message
+    assert not _threads("replay-server-") and not _threads("record-proxy-")
+
+
+def test_live_missing_everything_for_qwen(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every missing QWEN_ variable is named; an empty value counts as missing."""
+    monkeypatch.setenv("LLM_MODE", "live")
+    monkeypatch.setenv("QWEN_MODEL", "  ")
+    with pytest.raises(LiveSettingsError, match="not set: QWEN_BASE_URL, QWEN_API_KEY, QWEN_MODEL"):
+        connect("qwen")
+
+
+def test_live_uses_env_and_starts_no_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Live returns the environment's endpoint, key and model and starts nothing."""
+    monkeypatch.setenv("LLM_MODE", "live")
+    monkeypatch.setenv("KIMI_BASE_URL", "https://api.moonshot.ai/v1/")
+    monkeypatch.setenv("KIMI_API_KEY", KEY)
+    monkeypatch.setenv("KIMI_MODEL", "kimi-k2-0905-preview")
+    before = threading.active_count()
+    conn = connect("kimi", engine="vllm")
+    assert conn == Connection(
+        endpoint="https://api.moonshot.ai/v1",
+        api_key=KEY,
+        model_name="kimi-k2-0905-preview",
+        mode="live",
+        provider="kimi",
+        engine=None,
+    )
+    assert threading.active_count() == before
+    assert modes._replay_server is None and not modes._record_proxies
+    assert KEY not in repr(conn) and KEY not in str(conn)
+    assert repr(conn) == (
+        "Connection(mode='live', provider='kimi', engine=None, "
+        "model_name='kimi-k2-0905-preview', endpoint='https://api.moonshot.ai/v1')"
+    )
+    assert conn.describe() == (
+        "live mode: model kimi-k2-0905-preview; answers from the live endpoint at api.moonshot.ai"
+    )
+
+
+def test_replay_repr_is_deterministic_and_keyless() -> None:
+    """repr/str hide the port and never show the key."""
+    conn = connect("kimi")
+    expected = (
+        "Connection(mode='replay', provider='kimi', engine='moonshot', "
+        "model_name='moonshotai/Kimi-K2-Instruct', endpoint='http://127.0.0.1:<port>/v1')"
+    )
+    assert repr(conn) == expected and str(conn) == expected
+    assert "replay-needs-no-key" not in repr(conn)
+    assert "replay mode" in conn.describe() and "<port>" not in conn.describe()
+    assert conn._repr_markdown_().startswith("**replay** mode")
+
+
+class _Upstream(BaseHTTPRequestHandler):
+    """A fake live endpoint that needs the key."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet."""
+
+    def do_POST(self) -> None:
+        """Answer any chat request when the key is right."""
+        self.rfile.read(int(self.headers["Content-Length"]))
+        ok = self.headers.get("Authorization") == f"Bearer {KEY}"
+        body = chat_body({"role": "assistant", "content": "live hello"}, "stop")
+        payload = json.dumps(body if ok else {"error": {"message": "bad key"}}).encode()
+        self.send_response(200 if ok else 401)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+
+@pytest.fixture
+def upstream() -> Iterator[str]:
+    """The fake live endpoint's /v1 URL."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Upstream)
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    httpd.shutdown()
+    httpd.server_close()
+    thread.join(timeout=5)
+
+
+def test_record_starts_a_proxy_and_writes_the_lesson_file(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, upstream: str
+) -> None:
+    """Record: a loopback proxy in front of the live endpoint, writing <lesson>.json, no key."""
+    out_dir = tmp_path / "new"
+    monkeypatch.setenv("LLM_MODE", "record")
+    monkeypatch.setenv("LLM_RECORD_DIR", str(out_dir))
+    monkeypatch.setenv("KIMI_BASE_URL", upstream)
+    monkeypatch.setenv("KIMI_API_KEY", KEY)
+    monkeypatch.setenv("KIMI_MODEL", "kimi-k2")
+    conn = connect("kimi", lesson="02_sync_loop")
+    assert conn.mode == "record" and conn.endpoint != upstream
+    assert conn.endpoint.startswith("http://127.0.0.1:") and conn.endpoint.endswith("/v1")
+    assert connect("kimi", lesson="02_sync_loop").endpoint == conn.endpoint
+    assert repr(conn).endswith("endpoint='http://127.0.0.1:<port>/v1')") and KEY not in repr(conn)
+    client = openai.OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
+    response = client.chat.completions.create(
+        model=conn.model_name, messages=[{"role": "user", "content": f"key {KEY}"}]
+    )
+    assert response.choices[0].message.content == "live hello"
+    written = out_dir / "02_sync_loop.json"
+    assert KEY.encode() not in written.read_bytes()
+    assert json.loads(written.read_text())["meta"]["notebook"] == "02_sync_loop"
+    assert not _threads("replay-server-")
+
+
+def test_record_default_file_is_named_after_provider(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a lesson, record writes <provider>.json in recordings-new/ of the repo."""
+    monkeypatch.setenv("LLM_RECORD_DIR", "")
+    path = modes.record_path("qwen", None)
+    assert path.parent == REPO_ROOT / "recordings-new"
+    assert path.name == "qwen.json"
+    assert path.parent.name == "recordings-new"
+    with pytest.raises(ValueError, match="plain file name"):
+        modes.record_path("kimi", "../etc/passwd")

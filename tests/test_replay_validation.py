@@ -1,0 +1,232 @@
+"""History and tools validation: the 400s a real server gives, through the SDK, never retried."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import openai
+import pytest
+import requests
+from test_replay_fixtures import (
+    ASSISTANT,
+    CALL,
+    MODEL,
+    SYSTEM,
+    TOOL_RESULT,
+    TOOLS,
+    USER,
+    interactions,
+    write_cassette,
+)
+
+from helpers.replay import ApiError, ReplayServer
+from helpers.replay.validation import check_chat_request, check_messages, check_tools
+
+ORPHAN = (
+    "Invalid parameter: messages with role 'tool' must be a response to a preceeding message "
+    "with 'tool_calls'."
+)
+SECOND_CALL = {
+    "id": "get_weather:1",
+    "type": "function",
+    "function": {"name": "get_weather", "arguments": '{"city": "Moscow"}'},
+}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReplayServer]:
+    """A replay server over the standard test cassette."""
+    folder = tmp_path_factory.mktemp("cassettes")
+    write_cassette(folder, "lesson", interactions())
+    with ReplayServer(folder) as running:
+        yield running
+
+
+@pytest.fixture
+def client(server: ReplayServer) -> Iterator[openai.OpenAI]:
+    """An SDK client with its default retries (2): the server must stop them."""
+    with openai.OpenAI(base_url=f"{server.url}/v1", api_key="k") as sdk:
+        yield sdk
+
+
+def _bad_request(
+    client: openai.OpenAI, server: ReplayServer, messages: list[dict[str, Any]], **kwargs: Any
+) -> openai.BadRequestError:
+    """Send a request that must fail with 400, checking the SDK did not retry it."""
+    before = len(server.requests)
+    with pytest.raises(openai.BadRequestError) as caught:
+        client.chat.completions.create(model=MODEL, messages=messages, **kwargs)
+    assert len(server.requests) == before + 1
+    assert caught.value.response.headers["x-should-retry"] == "false"
+    assert caught.value.body["type"] == "invalid_request_error"
+    return caught.value
+
+
+def test_guide_defect_missing_assistant_message(
+    client: openai.OpenAI, server: ReplayServer
+) -> None:
+    """The guide's streaming loop sends tool results without the assistant message: 400."""
+    error = _bad_request(client, server, [SYSTEM, USER, TOOL_RESULT], tools=TOOLS)
+    assert str(error) == f"Error code: 400 - {ORPHAN}"
+    assert error.body == {
+        "message": ORPHAN,
+        "type": "invalid_request_error",
+        "param": "messages.[2].role",
+        "code": None,
+    }
+
+
+def test_tool_message_after_plain_assistant_is_orphan(
+    client: openai.OpenAI, server: ReplayServer
+) -> None:
+    """A tool message after an assistant message without calls is an orphan too."""
+    messages = [USER, {"role": "assistant", "content": "Hi"}, TOOL_RESULT]
+    assert _bad_request(client, server, messages).body["param"] == "messages.[2].role"
+
+
+def test_unanswered_tool_calls_before_next_message(
+    client: openai.OpenAI, server: ReplayServer
+) -> None:
+    """An assistant tool call followed by a user message lists the unanswered id."""
+    messages = [USER, ASSISTANT, {"role": "user", "content": "and?"}]
+    error = _bad_request(client, server, messages, tools=TOOLS)
+    assert error.body["message"] == (
+        "An assistant message with 'tool_calls' must be followed by tool messages responding to "
+        "each 'tool_call_id'. The following tool_call_ids did not have response messages: "
+        "get_weather:0"
+    )
+    assert error.body["param"] == "messages.[1].role"
+
+
+def test_unanswered_tool_calls_at_the_end_lists_every_id(
+    client: openai.OpenAI, server: ReplayServer
+) -> None:
+    """Two calls, one answered, conversation ends: the other id is listed."""
+    assistant = {"role": "assistant", "content": "", "tool_calls": [CALL, SECOND_CALL]}
+    messages = [USER, assistant, TOOL_RESULT]
+    error = _bad_request(client, server, messages, tools=TOOLS)
+    assert error.body["message"].endswith("did not have response messages: get_weather:1")
+    unanswered = _bad_request(client, server, [USER, assistant], tools=TOOLS)
+    assert unanswered.body["message"].endswith(
+        "did not have response messages: get_weather:0, get_weather:1"
+    )
+
+
+def test_unknown_tool_call_id(client: openai.OpenAI, server: ReplayServer) -> None:
+    """A tool answer whose id is not among the previous calls."""
+    wrong = {**TOOL_RESULT, "tool_call_id": "functions.get_weather:0"}
+    error = _bad_request(client, server, [USER, ASSISTANT, wrong], tools=TOOLS)
+    assert error.body["message"] == (
+        "Invalid parameter: 'tool_call_id' of 'functions.get_weather:0' not found in "
+        "'tool_calls' of previous message."
+    )
+    assert error.body["param"] == "messages.[2].tool_call_id"
+
+
+@pytest.mark.parametrize(
+    ("tools", "message", "param"),
+    [
+        (
+            {"type": "function"},
+            "Invalid type for 'tools': expected an array, but got an object instead.",
+            "tools",
+        ),
+        (
+            [{"type": "function", "name": "get_weather", "parameters": {}}],
+            "Missing required parameter: 'tools[0].function'.",
+            "tools[0].function",
+        ),
+        (
+            [{"type": "fn", "function": {"name": "get_weather"}}],
+            "Invalid value: \"fn\". Supported values are: 'function'.",
+            "tools[0].type",
+        ),
+        (
+            [{"function": {"name": "get_weather"}}],
+            "Missing required parameter: 'tools[0].type'.",
+            "tools[0].type",
+        ),
+        (
+            [{"type": "function", "function": {"parameters": {}}}],
+            "Missing required parameter: 'tools[0].function.name'.",
+            "tools[0].function.name",
+        ),
+        (
+            [{"type": "function", "function": {"name": "f", "parameters": "{}"}}],
+            "Invalid type for 'tools[0].function.parameters': expected an object, "
+            "but got a string instead.",
+            "tools[0].function.parameters",
+        ),
+        (
+            ["get_weather"],
+            "Invalid type for 'tools[0]': expected an object, but got a string instead.",
+            "tools[0]",
+        ),
+    ],
+)
+def test_malformed_tools(
+    client: openai.OpenAI, server: ReplayServer, tools: Any, message: str, param: str
+) -> None:
+    """Malformed tool declarations get a 400 naming the field."""
+    error = _bad_request(client, server, [USER], tools=tools)
+    assert error.body["message"] == message
+    assert error.body["param"] == param
+
+
+def test_validation_comes_before_matching(server: ReplayServer) -> None:
+    """A broken history gets the 400 even though no recording would match it anyway."""
+    body = {"model": "nope", "messages": [{"role": "tool", "tool_call_id": "x", "content": "1"}]}
+    response = requests.post(f"{server.url}/v1/chat/completions", json=body, timeout=10)
+    assert response.status_code == 400
+    assert response.json()["error"]["message"] == ORPHAN
+
+
+def test_completions_are_not_history_checked(server: ReplayServer) -> None:
+    """/completions has no messages: a mismatch there is a 404, not a 400."""
+    body = {"model": MODEL, "prompt": "anything"}
+    response = requests.post(f"{server.url}/v1/completions", json=body, timeout=10)
+    assert response.status_code == 404
+
+
+def test_valid_histories_pass() -> None:
+    """Correct histories raise nothing: parallel calls answered in any order, then more turns."""
+    assistant = {"role": "assistant", "content": None, "tool_calls": [CALL, SECOND_CALL]}
+    second = {**TOOL_RESULT, "tool_call_id": "get_weather:1"}
+    check_messages(
+        [
+            SYSTEM,
+            USER,
+            assistant,
+            second,
+            TOOL_RESULT,
+            {"role": "assistant", "content": "done"},
+            {"role": "user", "content": "thanks"},
+        ]
+    )
+    check_messages([USER, ASSISTANT, TOOL_RESULT])
+    check_tools(TOOLS)
+    check_tools(None)
+    check_chat_request({"model": MODEL, "messages": [USER], "tools": TOOLS})
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"messages": [USER]}, "you must provide a model parameter"),
+        ({"model": MODEL}, "Missing required parameter: 'messages'."),
+        ({"model": MODEL, "messages": []}, "Invalid 'messages': empty array."),
+        ({"model": MODEL, "messages": [{"content": "x"}]}, "'messages[0].role'"),
+        ({"model": MODEL, "messages": [{"role": "bot", "content": "x"}]}, 'Invalid value: "bot"'),
+        (
+            {"model": MODEL, "messages": [USER, ASSISTANT, {"role": "tool", "content": "1"}]},
+            "Missing required parameter: 'messages[2].tool_call_id'.",
+        ),
+    ],
+)
+def test_other_request_errors(body: dict[str, Any], message: str) -> None:
+    """Missing model/messages, empty or role-less messages are 400s too."""
+    with pytest.raises(ApiError) as caught:
+        check_chat_request(body)
+    assert caught.value.status == 400
+    assert message in caught.value.message
