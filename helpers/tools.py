@@ -168,7 +168,7 @@ def parse_arguments(arguments_text: Any) -> tuple[dict[str, Any], str | None]:
         arguments = json.loads(arguments_text)
     except json.JSONDecodeError as exc:
         snippet = str(arguments_text)[:60]
-        return {}, f"are not valid JSON ({exc.msg} at position {exc.pos}): {snippet!r}."
+        return {}, f"are not valid JSON ({exc}): {snippet!r}."
     if not isinstance(arguments, dict):
         kind = type(arguments).__name__
         return {}, f"must be a JSON object, got {kind}: {str(arguments_text)[:60]!r}."

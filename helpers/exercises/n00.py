@@ -1,0 +1,97 @@
+"""Self-checks for lesson 00: live settings, a vLLM command for Qwen, reading a response."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping
+from typing import Any
+
+from helpers.exercises._verdict import NotYet, verdict
+
+MOONSHOT_URLS = ("https://api.moonshot.ai/v1", "https://api.moonshot.cn/v1")
+
+
+def _live_env(env: Mapping[str, str]) -> None:
+    """Raise NotYet at the first problem in a live-mode environment for the Moonshot platform."""
+    if not isinstance(env, Mapping):
+        raise NotYet("live_env must be a dict of variable names to values.",
+                     "live_env должен быть словарём «имя переменной → значение».")
+    if any("KEY" in name.upper() for name in env):
+        raise NotYet("leave the API key out of the notebook: export KIMI_API_KEY in your shell.",
+                     "не пишите ключ в блокнот: задайте KIMI_API_KEY в терминале через export.")
+    if env.get("LLM_MODE") != "live":
+        raise NotYet('LLM_MODE must be "live" to talk to a real model.',
+                     'чтобы говорить с настоящей моделью, LLM_MODE должен быть "live".')
+    url = str(env.get("KIMI_BASE_URL", "")).strip().rstrip("/")
+    if url in ("https://api.moonshot.ai", "https://api.moonshot.cn"):
+        raise NotYet("the base URL needs the /v1 part: the SDK appends /chat/completions to it.",
+                     "в адресе нужен /v1: SDK дописывает к нему /chat/completions.")
+    if url not in MOONSHOT_URLS:
+        raise NotYet("KIMI_BASE_URL should be the Moonshot platform: https://api.moonshot.ai/v1.",
+                     "KIMI_BASE_URL должен вести на платформу Moonshot: https://api.moonshot.ai/v1.")
+    if not str(env.get("KIMI_MODEL", "")).strip():
+        raise NotYet("KIMI_MODEL needs a model id from the platform, e.g. kimi-k2-0905-preview.",
+                     "в KIMI_MODEL нужен id модели с платформы, например kimi-k2-0905-preview.")
+
+
+def check_live_env(env: Mapping[str, str]) -> None:
+    """Exercise 1: the variables that switch the series to Kimi-K2 on the Moonshot platform."""
+    verdict(lambda: _live_env(env))
+
+
+def _qwen_command(command: str) -> None:
+    """Raise NotYet at the first problem in a `vllm serve` command for Qwen with tool calls."""
+    try:
+        words = shlex.split(str(command))
+    except ValueError as exc:
+        raise NotYet(f"the command does not parse as a shell line: {exc}.",
+                     f"команда не разбирается как строка терминала: {exc}.") from exc
+    if words[:2] != ["vllm", "serve"] or "Qwen/Qwen2.5-7B-Instruct" not in words:
+        raise NotYet("start with: vllm serve Qwen/Qwen2.5-7B-Instruct",
+                     "начните с: vllm serve Qwen/Qwen2.5-7B-Instruct")
+    if "--enable-auto-tool-choice" not in words:
+        raise NotYet("vLLM returns tool_calls only with --enable-auto-tool-choice.",
+                     "vLLM возвращает tool_calls только с флагом --enable-auto-tool-choice.")
+    parser = _option(words, "--tool-call-parser")
+    if parser is None:
+        raise NotYet("add --tool-call-parser: without a parser the calls stay text in content.",
+                     "добавьте --tool-call-parser: без парсера вызовы остаются текстом в content.")
+    if parser != "hermes":
+        raise NotYet(f"Qwen2.5 writes Hermes-style <tool_call> blocks: the parser is hermes, "
+                     f"not {parser}.",
+                     f"Qwen2.5 пишет вызовы в стиле Hermes (<tool_call>): нужен парсер hermes, "
+                     f"а не {parser}.")
+
+
+def _option(words: list[str], name: str) -> str | None:
+    """The value of `--name value` or `--name=value` in a split command line."""
+    for i, word in enumerate(words):
+        if word == name and i + 1 < len(words):
+            return words[i + 1]
+        if word.startswith(name + "="):
+            return word.split("=", 1)[1]
+    return None
+
+
+def check_qwen_command(command: str) -> None:
+    """Exercise 2: a vLLM command serving Qwen2.5-7B-Instruct with parsed tool calls."""
+    verdict(lambda: _qwen_command(command))
+
+
+def _reading(reply: Any, text: Any, finish_reason: Any, total_tokens: Any) -> None:
+    """Raise NotYet unless the three values were read from `reply`."""
+    choice = reply.choices[0]
+    if text != choice.message.content:
+        raise NotYet("text is the assistant's content: reply.choices[0].message.content.",
+                     "text — это content ассистента: reply.choices[0].message.content.")
+    if finish_reason != choice.finish_reason:
+        raise NotYet("finish_reason lives on the choice, next to message.",
+                     "finish_reason лежит в choice, рядом с message.")
+    if total_tokens != reply.usage.total_tokens:
+        raise NotYet("the token counts are in reply.usage.",
+                     "счётчики токенов лежат в reply.usage.")
+
+
+def check_reading(reply: Any, text: Any, finish_reason: Any, total_tokens: Any) -> None:
+    """Exercise 3: the text, finish reason and total tokens of a chat completion."""
+    verdict(lambda: _reading(reply, text, finish_reason, total_tokens))

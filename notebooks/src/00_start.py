@@ -1,0 +1,518 @@
+"""Lesson 00: what tool calling is, the three modes, serving Kimi-K2 or Qwen, a connection check."""
+
+from nbbuild import Lesson, code, md
+
+LESSON = Lesson("00_start", [
+    md("""
+# Start here: how an LLM calls tools
+
+Goal: understand the tool-call loop, pick a mode (replay, live or record) and check that your
+connection to a model works.
+
+This unit follows Moonshot AI's guide to tool calling with Kimi-K2
+(MoonshotAI/Kimi-K2, `docs/tool_call_guidance.md`) step by step, fixes the places where the guide's
+code only works by luck, and compares Kimi-K2 with Qwen.
+""", """
+# С чего начать: как LLM вызывает инструменты
+
+Цель: разобраться в цикле вызова инструментов, выбрать режим работы (replay, live или record) и
+проверить, что подключение к модели работает.
+
+Этот раздел шаг за шагом идёт по руководству Moonshot AI о вызове инструментов в Kimi-K2
+(MoonshotAI/Kimi-K2, `docs/tool_call_guidance.md`), исправляет места, где код руководства работает
+лишь по счастливой случайности, и сравнивает Kimi-K2 с Qwen.
+"""),
+    md("""
+**What you will build:** a working `client` for Kimi-K2 (and one for Qwen) that runs offline in
+replay mode or against a real server in live mode, and a two-line check that the server answers.
+""", """
+**Что получится в итоге:** рабочий `client` для Kimi-K2 (и ещё один для Qwen), который работает
+без сети в режиме воспроизведения или с настоящим сервером в живом режиме, и короткая проверка того,
+что сервер отвечает.
+"""),
+    md("""
+## Setup
+
+One cell connects the notebook to a model. `connect("kimi")` reads the mode from the environment
+and returns the endpoint, key and model name to use; the rest is the ordinary `openai` client you
+would use in any project.
+""", """
+## Подготовка
+
+Одна ячейка подключает блокнот к модели. `connect("kimi")` читает режим из переменных окружения и
+возвращает адрес, ключ и имя модели; дальше — обычный клиент `openai`, как в любом проекте.
+"""),
+    code('''
+from openai import OpenAI
+from helpers import connect
+
+conn = connect("kimi")
+client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
+model_name = conn.model_name
+conn
+'''),
+    md("""
+By default you are in **replay** mode: a small OpenAI-compatible server inside this notebook answers
+from recordings (cassettes). The shipped cassettes are **synthesized** from the documented formats
+of Kimi-K2, Qwen and the serving engines; they are not captures of a real service. Set
+`LLM_MODE=live` to talk to a real model (step 3).
+""", """
+По умолчанию включён режим воспроизведения (replay): маленький OpenAI-совместимый сервер внутри
+блокнота отвечает из записей (кассет, cassettes). Кассеты в репозитории **синтезированы** по
+документированным форматам Kimi-K2, Qwen и движков, на которых их запускают; это не записи
+настоящего сервиса. Чтобы говорить с настоящей моделью, задайте `LLM_MODE=live` (шаг 3).
+"""),
+    md("""
+## 1. What tool calling is
+
+A model cannot look anything up by itself: it only writes text. Tool calling (also called function
+calling) lets it write a structured request instead, "call `get_weather` with `{"city": "Beijing"}`".
+Your code runs the function, sends the result back, and the model continues. The model never runs
+anything itself: your code decides what runs.
+
+```mermaid
+sequenceDiagram
+    participant App as Your code
+    participant LLM as Model (Kimi-K2)
+    participant Fn as get_weather()
+    App->>LLM: messages + tools (JSON schemas)
+    loop while the reply has tool_calls
+        LLM-->>App: assistant message: tool_calls (id, name, arguments)
+        App->>Fn: get_weather(city="Beijing")
+        Fn-->>App: {"weather": "Sunny"}
+        App->>LLM: history + assistant message + role "tool" results
+    end
+    LLM-->>App: final answer (content, no tool_calls)
+```
+
+Three things travel over the wire, and the next lessons take them one at a time:
+the **tools** (a description of each function as a JSON schema, lesson 01), the **tool calls** the
+model writes (lesson 02, streamed in lesson 03, raw text in lesson 04) and the **tool results** you
+send back as messages with `role: "tool"`.
+""", """
+## 1. Что такое вызов инструментов
+
+Сама по себе модель ничего не может узнать: она только пишет текст. Вызов инструментов (tool
+calling, его ещё называют вызовом функций, function calling) позволяет ей вместо ответа написать
+структурированный запрос: «вызови `get_weather` с `{"city": "Beijing"}`». Ваш код выполняет функцию,
+отправляет результат обратно, и модель продолжает. Сама модель ничего не запускает: что выполнять,
+решает ваш код.
+
+```mermaid
+sequenceDiagram
+    participant App as Ваш код
+    participant LLM as Модель (Kimi-K2)
+    participant Fn as get_weather()
+    App->>LLM: messages + tools (JSON-схемы)
+    loop пока в ответе есть tool_calls
+        LLM-->>App: сообщение ассистента: tool_calls (id, имя, аргументы)
+        App->>Fn: get_weather(city="Beijing")
+        Fn-->>App: {"weather": "Sunny"}
+        App->>LLM: история + сообщение ассистента + результаты с role "tool"
+    end
+    LLM-->>App: итоговый ответ (content, без tool_calls)
+```
+
+По сети ходят три вещи, и следующие уроки разбирают их по одной: **инструменты** (описание каждой
+функции в виде JSON-схемы, урок 01), **вызовы**, которые пишет модель (урок 02, в потоковом режиме —
+урок 03, в виде сырого текста — урок 04), и **результаты инструментов**, которые вы возвращаете
+сообщениями с `role: "tool"`.
+"""),
+    md("""
+## 2. Three modes
+
+| mode | what answers | you need |
+|---|---|---|
+| `replay` (default) | a local server answering from `data/recordings/*.json` | nothing: no key, no network |
+| `live` | a real OpenAI-compatible endpoint | a base URL, a key and a model name |
+| `record` | the live endpoint, through a local proxy that writes new cassettes | the same as live |
+
+The mode comes from the environment variable `LLM_MODE`. Replay answers only the requests the
+lessons send; if you change a prompt, the server says which recording came closest and where your
+request differs, and reminds you how to switch to live mode.
+
+The `conn` shown by the setup cell says which mode is on. `endpoint` is the address of the
+OpenAI-compatible API (with the `/v1` part), exactly what you would pass to `OpenAI(base_url=...)`
+in your own code.
+""", """
+## 2. Три режима
+
+| режим | кто отвечает | что нужно |
+|---|---|---|
+| `replay` (по умолчанию) | локальный сервер, отвечающий из `data/recordings/*.json` | ничего: ни ключа, ни сети |
+| `live` | настоящий OpenAI-совместимый API | адрес, ключ и имя модели |
+| `record` | настоящий API через локальный прокси, который пишет новые кассеты | то же, что для live |
+
+Режим задаёт переменная окружения `LLM_MODE`. Режим воспроизведения отвечает только на те запросы,
+которые отправляют уроки; если вы поменяете запрос, сервер скажет, какая запись ближе всего и чем
+ваш запрос от неё отличается, и напомнит, как перейти в живой режим.
+
+Какой режим включён, видно по `conn` в ячейке подготовки. `endpoint` — эндпоинт (endpoint, адрес
+API) OpenAI-совместимого сервера вместе с `/v1`, ровно то, что вы передали бы в
+`OpenAI(base_url=...)` в своём коде.
+"""),
+    md("""
+## 3. Going live
+
+Live mode reads three variables per model family. Set them in the shell **before** starting
+Jupyter, and keep the key out of notebooks and out of git:
+
+| variable | Kimi-K2 | Qwen |
+|---|---|---|
+| base URL | `KIMI_BASE_URL` | `QWEN_BASE_URL` |
+| API key | `KIMI_API_KEY` | `QWEN_API_KEY` |
+| model name | `KIMI_MODEL` | `QWEN_MODEL` |
+
+The simplest real Kimi-K2 is the Moonshot platform (an OpenAI-compatible API):
+
+```bash
+export LLM_MODE=live
+export KIMI_BASE_URL=https://api.moonshot.ai/v1
+export KIMI_API_KEY=...            # your key from the platform console
+export KIMI_MODEL=kimi-k2-0905-preview   # an id from the platform's model list; ids change
+jupyter lab
+```
+
+`LLM_MODE=record` works the same way and also writes what it sees to `recordings-new/`, so you can
+replay a real conversation later; the key is never written to disk.
+""", """
+## 3. Живой режим
+
+Живой режим (live) читает по три переменные на каждое семейство моделей. Задайте их в терминале
+**до** запуска Jupyter и не храните ключ ни в блокнотах, ни в git:
+
+| переменная | Kimi-K2 | Qwen |
+|---|---|---|
+| адрес | `KIMI_BASE_URL` | `QWEN_BASE_URL` |
+| ключ API | `KIMI_API_KEY` | `QWEN_API_KEY` |
+| имя модели | `KIMI_MODEL` | `QWEN_MODEL` |
+
+Проще всего получить настоящую Kimi-K2 через платформу Moonshot (у неё OpenAI-совместимый API):
+
+```bash
+export LLM_MODE=live
+export KIMI_BASE_URL=https://api.moonshot.ai/v1
+export KIMI_API_KEY=...            # ваш ключ из консоли платформы
+export KIMI_MODEL=kimi-k2-0905-preview   # id из списка моделей платформы; они меняются
+jupyter lab
+```
+
+`LLM_MODE=record` работает так же, но ещё и сохраняет увиденное в `recordings-new/`, чтобы потом
+воспроизводить настоящий диалог; ключ на диск не попадает.
+"""),
+    md("""
+### Serving Kimi-K2 yourself
+
+The server must be started with a **tool-call parser**, otherwise the calls come back as plain text
+inside `content` (lesson 04 shows what that looks like):
+
+```bash
+# vLLM (0.10 or newer)
+vllm serve moonshotai/Kimi-K2-Instruct --trust-remote-code \\
+    --enable-auto-tool-choice --tool-call-parser kimi_k2 \\
+    --tensor-parallel-size 16          # 16 GPUs over two nodes: see the deploy guide
+
+# SGLang
+python -m sglang.launch_server --model-path moonshotai/Kimi-K2-Instruct --trust-remote-code \\
+    --tool-call-parser kimi_k2 --tp 16 --nnodes 2   # plus the multi-node options
+```
+
+Then `KIMI_BASE_URL=http://<server>:8000/v1` (vLLM's default port; SGLang's is 30000), any
+non-empty `KIMI_API_KEY` unless the server was started with one, and
+`KIMI_MODEL=moonshotai/Kimi-K2-Instruct`.
+""", """
+### Свой сервер с Kimi-K2
+
+Сервер нужно запускать с **парсером вызовов** (tool-call parser), иначе вызовы придут обычным
+текстом внутри `content` (как это выглядит, покажет урок 04):
+
+```bash
+# vLLM (0.10 или новее)
+vllm serve moonshotai/Kimi-K2-Instruct --trust-remote-code \\
+    --enable-auto-tool-choice --tool-call-parser kimi_k2 \\
+    --tensor-parallel-size 16          # 16 GPU на двух узлах: см. руководство по развёртыванию
+
+# SGLang
+python -m sglang.launch_server --model-path moonshotai/Kimi-K2-Instruct --trust-remote-code \\
+    --tool-call-parser kimi_k2 --tp 16 --nnodes 2   # плюс параметры для нескольких узлов
+```
+
+Дальше: `KIMI_BASE_URL=http://<сервер>:8000/v1` (порт vLLM по умолчанию; у SGLang — 30000), любой
+непустой `KIMI_API_KEY`, если сервер запущен без ключа, и `KIMI_MODEL=moonshotai/Kimi-K2-Instruct`.
+"""),
+    md("""
+### Why 16 GPUs, and what to do with four
+
+Kimi-K2 is a mixture-of-experts (MoE) model with about **1 trillion** parameters (about 32 billion
+of them work on each token). Even in FP8, one byte per parameter, the weights alone take about
+1 TB, before any memory for the context. Moonshot's deploy guide therefore starts at **16 GPUs**
+such as H200, in FP8, with a 128k context. A class with four GPUs cannot serve it. What it can do:
+
+- use Kimi-K2 through the Moonshot platform or any other OpenAI-compatible host (the code is the same);
+- serve a smaller open model that calls tools the same way, for example Qwen2.5-7B-Instruct, which
+  fits on one card:
+
+```bash
+vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice --tool-call-parser hermes
+```
+
+and set `QWEN_BASE_URL`, `QWEN_API_KEY`, `QWEN_MODEL=Qwen/Qwen2.5-7B-Instruct`. Qwen writes its
+calls in a different text format (Hermes style, lesson 05), so the parser flag is `hermes`, not
+`kimi_k2`; the loop in your code does not change.
+""", """
+### Почему 16 GPU и что делать с четырьмя
+
+Kimi-K2 — модель-смесь экспертов (mixture of experts, MoE) примерно на **1 трлн** параметров (на
+каждом токене работают около 32 млрд из них). Даже в FP8, по байту на параметр, одни веса занимают
+около 1 ТБ, и это ещё без памяти под контекст. Поэтому руководство Moonshot по развёртыванию (deployment)
+начинается с **16 GPU** уровня H200, в FP8, с контекстом 128k. На четырёх картах её не запустить.
+Что можно сделать:
+
+- обращаться к Kimi-K2 через платформу Moonshot или любой другой OpenAI-совместимый сервис (код тот же);
+- поднять модель поменьше, которая вызывает инструменты так же, например Qwen2.5-7B-Instruct — она
+  помещается на одну карту:
+
+```bash
+vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice --tool-call-parser hermes
+```
+
+и задать `QWEN_BASE_URL`, `QWEN_API_KEY`, `QWEN_MODEL=Qwen/Qwen2.5-7B-Instruct`. Qwen записывает
+вызовы в другом текстовом формате (в стиле Hermes, урок 05), поэтому флаг парсера — `hermes`, а не
+`kimi_k2`; цикл в вашем коде остаётся прежним.
+"""),
+    md("""
+## 4. Check the connection
+
+Two requests tell you whether the setup works, in any mode. First: which models does the server
+serve? Your `model_name` must be among them.
+""", """
+## 4. Проверка подключения
+
+Два запроса показывают, работает ли подключение, в любом режиме. Первый: какие модели отдаёт
+сервер? Ваша модель (`model_name`) должна быть в этом списке.
+"""),
+    code('''
+available = [model.id for model in client.models.list()]
+print(available)
+print(model_name in available)
+''', '''
+available = [model.id for model in client.models.list()]
+print(available)
+print(model_name in available)
+'''),
+    md("""
+(The replay server lists every model it has recordings for, so Qwen shows up here too.)
+Second: one tiny chat request without tools. `max_tokens` keeps a live request cheap.
+""", """
+(Сервер воспроизведения перечисляет все модели, для которых у него есть записи, поэтому здесь виден
+и Qwen.) Второй запрос: один крошечный запрос к чату без инструментов. `max_tokens` делает живой
+запрос дешёвым.
+"""),
+    code('''
+reply = client.chat.completions.create(
+    model=model_name,
+    messages=[{"role": "user", "content": "Reply with one word: ready"}],
+    max_tokens=10,
+)
+choice = reply.choices[0]
+print(choice.message.content, "|", choice.finish_reason)
+'''),
+    md("""
+`finish_reason` is `"stop"`: the model finished on its own. In the next lessons you will also see
+`"tool_calls"` (the model wants tools run) and `"length"` (it hit `max_tokens`). The response also
+says how many tokens were used:
+""", """
+`finish_reason` равен `"stop"`: модель закончила сама. Дальше вы встретите и `"tool_calls"` (модель
+просит выполнить инструменты), и `"length"` (упёрлась в `max_tokens`). В ответе есть и число
+потраченных токенов:
+"""),
+    code('''
+print(reply.model)
+print(reply.usage.prompt_tokens, reply.usage.completion_tokens, reply.usage.total_tokens)
+'''),
+    md("""
+The same check against Qwen. In live mode this needs the `QWEN_*` variables; without them
+`connect` explains what to set instead of failing somewhere deep in the SDK.
+""", """
+Та же проверка для Qwen. В живом режиме для неё нужны переменные `QWEN_*`; если их нет, `connect`
+объяснит, что задать, а не упадёт где-то в глубине SDK.
+"""),
+    code('''
+from helpers.replay import LiveSettingsError
+
+try:
+    qwen = connect("qwen")
+except LiveSettingsError as error:
+    print(error)  # live mode without QWEN_* variables: what to set
+else:
+    qwen_client = OpenAI(base_url=qwen.endpoint, api_key=qwen.api_key)
+    qwen_reply = qwen_client.chat.completions.create(
+        model=qwen.model_name,
+        messages=[{"role": "user", "content": "Reply with one word: ready"}],
+        max_tokens=10,
+    )
+    print(qwen.model_name, "->", qwen_reply.choices[0].message.content)
+''', '''
+from helpers.replay import LiveSettingsError
+
+try:
+    qwen = connect("qwen")
+except LiveSettingsError as error:
+    print(error)  # живой режим без переменных QWEN_*: что задать
+else:
+    qwen_client = OpenAI(base_url=qwen.endpoint, api_key=qwen.api_key)
+    qwen_reply = qwen_client.chat.completions.create(
+        model=qwen.model_name,
+        messages=[{"role": "user", "content": "Reply with one word: ready"}],
+        max_tokens=10,
+    )
+    print(qwen.model_name, "->", qwen_reply.choices[0].message.content)
+'''),
+    md("""
+## 5. The lesson map
+
+| lesson | what you learn |
+|---|---|
+| [01 Tools and their schemas](01_tools_schema.ipynb) | describe a function for the model, `tool_map`, schemas from typed functions, argument checks, the guide's first defect |
+| [02 The tool-call loop](02_sync_loop.ipynb) | `client.chat.completions.create` with tools, `finish_reason`, the loop, engines that disagree, parallel calls, errors, round limits |
+| [03 Streaming](03_streaming.ipynb) | chunks, assembling calls by `index`, the missing assistant message |
+| [04 Manual parsing](04_manual_parsing.ipynb) | the chat template, special tokens, raw `/completions` output and its parser |
+| [05 Kimi-K2 and Qwen](05_qwen_comparison.ipynb) | the same loop with Qwen, two raw formats side by side |
+""", """
+## 5. Карта уроков
+
+| урок | о чём |
+|---|---|
+| [01 Инструменты и их схемы](01_tools_schema.ipynb) | описание функции для модели, `tool_map`, схемы из типизированных функций, проверка аргументов, первый дефект руководства |
+| [02 Цикл вызова инструментов](02_sync_loop.ipynb) | `client.chat.completions.create` с инструментами, `finish_reason`, цикл, несогласные движки, параллельные вызовы, ошибки, лимит раундов |
+| [03 Потоковая выдача](03_streaming.ipynb) | фрагменты (чанки), сборка вызовов по `index`, потерянное сообщение ассистента |
+| [04 Ручной разбор](04_manual_parsing.ipynb) | шаблон чата, спецтокены, сырой вывод `/completions` и его парсер |
+| [05 Kimi-K2 и Qwen](05_qwen_comparison.ipynb) | тот же цикл с Qwen, два сырых формата рядом |
+"""),
+    md("""
+## Summary
+
+- Tool calling is a loop: the model asks for a call, your code runs it and sends the result back,
+  until the model answers without calls.
+- `LLM_MODE` picks the mode: `replay` (default, synthesized recordings, offline), `live`
+  (`KIMI_*` / `QWEN_*` variables) or `record`.
+- Kimi-K2 needs a tool-call parser on the server (`--tool-call-parser kimi_k2`) and 16+ GPUs;
+  with four GPUs, use a hosted Kimi-K2 or serve Qwen with `--tool-call-parser hermes`.
+- `client.models.list()` plus one tiny request is a quick check that a connection works.
+""", """
+## Итоги
+
+- Вызов инструментов — это цикл: модель просит вызов, ваш код выполняет его и возвращает результат,
+  пока модель не ответит без вызовов.
+- Режим задаёт `LLM_MODE`: `replay` (по умолчанию, синтезированные записи, без сети), `live`
+  (переменные `KIMI_*` / `QWEN_*`) или `record`.
+- Kimi-K2 нужен парсер вызовов на сервере (`--tool-call-parser kimi_k2`) и 16+ GPU; с четырьмя GPU
+  берите Kimi-K2 в облаке или поднимите Qwen с `--tool-call-parser hermes`.
+- `client.models.list()` и один крошечный запрос — быстрая проверка подключения.
+"""),
+    md("""
+## Exercises
+
+Each exercise has a cell to edit and a self-check below it. As shipped the check says "Not yet";
+edit the cell, run both, and aim for "Correct!". A reference solution follows in a collapsed cell.
+
+### Exercise 1. Settings for the Moonshot platform
+
+Fill in the environment variables that switch this series to the live Kimi-K2 on the Moonshot
+platform. Leave the key out: it belongs in your shell, not in a notebook.
+""", """
+## Упражнения
+
+В каждом упражнении есть ячейка, которую нужно изменить, и самопроверка (self-check) под ней. В
+исходном виде проверка отвечает «Пока нет»; поправьте ячейку, запустите обе и добейтесь «Верно!».
+Эталонное решение лежит ниже в свёрнутой ячейке.
+
+### Упражнение 1. Настройки для платформы Moonshot
+
+Заполните переменные окружения, которые переключают эту серию на живую Kimi-K2 на платформе
+Moonshot. Ключ не пишите: ему место в терминале, а не в блокноте.
+"""),
+    code('''
+live_env = {
+    "LLM_MODE": "replay",
+    "KIMI_BASE_URL": "",
+    "KIMI_MODEL": "",
+}
+''', '''
+live_env = {
+    "LLM_MODE": "replay",
+    "KIMI_BASE_URL": "",
+    "KIMI_MODEL": "",
+}
+'''),
+    code('''
+from helpers.exercises import n00
+
+n00.check_live_env(live_env)
+'''),
+    code('''
+live_env = {
+    "LLM_MODE": "live",
+    "KIMI_BASE_URL": "https://api.moonshot.ai/v1",
+    "KIMI_MODEL": "kimi-k2-0905-preview",
+}
+''', hidden=True),
+    code('''
+n00.check_live_env(live_env)
+'''),
+    md("""
+### Exercise 2. Serve a model that fits four GPUs
+
+Write the command that serves `Qwen/Qwen2.5-7B-Instruct` with vLLM so that tool calls come back
+parsed in `tool_calls`.
+""", """
+### Упражнение 2. Модель, которая помещается на четыре GPU
+
+Напишите команду, которая запускает `Qwen/Qwen2.5-7B-Instruct` в vLLM так, чтобы вызовы приходили
+уже разобранными в `tool_calls`.
+"""),
+    code('''
+command = "vllm serve Qwen/Qwen2.5-7B-Instruct"
+'''),
+    code('''
+n00.check_qwen_command(command)
+'''),
+    code('''
+command = "vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice --tool-call-parser hermes"
+''', hidden=True),
+    code('''
+n00.check_qwen_command(command)
+'''),
+    md("""
+### Exercise 3. Read a response
+
+From `reply`, the Kimi-K2 response of step 4, take the text, the finish reason and the total number
+of tokens.
+""", """
+### Упражнение 3. Прочитайте ответ
+
+Из `reply`, ответа Kimi-K2 на шаге 4, достаньте текст, причину остановки (finish reason) и общее
+число токенов.
+"""),
+    code('''
+text = None
+finish_reason = None
+total_tokens = None
+'''),
+    code('''
+n00.check_reading(reply, text, finish_reason, total_tokens)
+'''),
+    code('''
+text = reply.choices[0].message.content
+finish_reason = reply.choices[0].finish_reason
+total_tokens = reply.usage.total_tokens
+''', hidden=True),
+    code('''
+n00.check_reading(reply, text, finish_reason, total_tokens)
+'''),
+    md("""
+[Next: 01 Tools and their schemas](01_tools_schema.ipynb)
+""", """
+[Дальше: 01 Инструменты и их схемы](01_tools_schema.ipynb)
+"""),
+])

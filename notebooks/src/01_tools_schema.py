@@ -1,0 +1,531 @@
+"""Lesson 01: describing a tool, tool_map, schemas from typed functions, argument checks."""
+
+from nbbuild import Lesson, code, md
+
+LESSON = Lesson("01_tools_schema", [
+    md("""
+# Tools and their schemas
+
+Goal: describe a Python function so that a model can call it, and call it correctly when the model
+asks.
+""", """
+# Инструменты и их схемы
+
+Цель: описать функцию Python так, чтобы модель могла её вызвать, и правильно вызвать её, когда
+модель попросит.
+"""),
+    md("""
+**What you will build:** the guide's `get_weather` tool with its JSON schema and a `tool_map`; the
+same schema generated from a typed function; argument validation; and the fix for the guide's first
+defect, the way it passes arguments to the function.
+""", """
+**Что получится в итоге:** инструмент `get_weather` из руководства с его JSON-схемой и `tool_map`;
+та же схема, построенная по типизированной функции; проверка аргументов; и исправление первого
+дефекта руководства — того, как оно передаёт аргументы в функцию.
+"""),
+    md("""
+## Setup
+
+The same setup as in lesson 00. In replay mode the model's answers come from cassettes synthesized
+from the documented formats (not captured from a real service); `LLM_MODE=live` talks to a real
+model.
+""", """
+## Подготовка
+
+Та же подготовка, что в уроке 00. В режиме воспроизведения (replay) ответы модели берутся из
+кассет, синтезированных по документированным форматам (это не записи настоящего сервиса);
+`LLM_MODE=live` подключает настоящую модель.
+"""),
+    code('''
+import json
+
+from openai import OpenAI
+from helpers import connect
+
+conn = connect("kimi")
+client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
+model_name = conn.model_name
+conn
+'''),
+    md("""
+## 1. The function
+
+The guide's `get_weather` is a stub that always answers "Sunny". Ours looks the city up in a small
+table, so its result depends on its argument: that will matter in step 5. The type hint and the
+docstring will matter in step 6.
+""", """
+## 1. Функция
+
+В руководстве `get_weather` — заглушка (stub), которая всегда отвечает «Sunny». Наша ищет город в
+маленькой таблице, поэтому результат зависит от аргумента: это пригодится на шаге 5. Аннотация
+типа и docstring пригодятся на шаге 6.
+"""),
+    code('''
+WEATHER = {"Beijing": "Sunny", "Shanghai": "Light rain", "Moscow": "Snow"}
+
+
+def get_weather(city: str) -> dict:
+    """Get weather information. Call this tool when the user needs to get weather information
+
+    Args:
+        city: City name
+    """
+    return {"city": city, "weather": WEATHER.get(city, "unknown")}
+
+
+get_weather("Moscow")
+'''),
+    md("""
+## 2. The schema: a description for the model
+
+The model never sees your Python code. It sees a description in JSON: the tool's name, what it is
+for and which arguments it takes. This is the guide's description of `get_weather`, in the format
+every OpenAI-compatible API accepts as `tools=`:
+""", """
+## 2. Схема: описание для модели
+
+Модель никогда не видит ваш код на Python. Она видит описание в JSON: имя инструмента, зачем он
+нужен и какие аргументы принимает. Вот описание `get_weather` из руководства в формате, который
+любой OpenAI-совместимый API принимает в параметре `tools=`:
+"""),
+    code('''
+tools = [{
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Get weather information. "
+                       "Call this tool when the user needs to get weather information",
+        "parameters": {
+            "type": "object",
+            "required": ["city"],
+            "properties": {
+                "city": {"type": "string", "description": "City name"},
+            },
+        },
+    },
+}]
+'''),
+    md("""
+What each field means:
+
+| field | meaning |
+|---|---|
+| `type` | always `"function"` (the only kind of tool in this API) |
+| `function.name` | the name the model writes when it calls the tool; letters, digits, `_` and `-` |
+| `function.description` | when and why to use the tool: the model decides from this text, so write it for the model |
+| `function.parameters` | a JSON Schema describing the arguments object |
+| `parameters.type` | `"object"`: the arguments always arrive as one JSON object |
+| `parameters.properties` | one entry per argument: its JSON type (`string`, `number`, `integer`, `boolean`, `array`, `object`), a description, optionally an `enum` of allowed values |
+| `parameters.required` | the arguments the model must always fill in |
+
+The description and the argument descriptions are part of the prompt: the model reads them to
+decide whether to call the tool and what to put in the arguments.
+""", """
+Что означает каждое поле:
+
+| поле | смысл |
+|---|---|
+| `type` | всегда `"function"` (другого вида инструментов в этом API нет) |
+| `function.name` | имя, которое модель напишет, вызывая инструмент; буквы, цифры, `_` и `-` |
+| `function.description` | когда и зачем нужен инструмент: модель решает по этому тексту, поэтому пишите его для модели |
+| `function.parameters` | JSON-схема (JSON Schema) объекта с аргументами |
+| `parameters.type` | `"object"`: аргументы всегда приходят одним JSON-объектом |
+| `parameters.properties` | по записи на каждый аргумент: его JSON-тип (`string`, `number`, `integer`, `boolean`, `array`, `object`), описание и, если нужно, `enum` допустимых значений |
+| `parameters.required` | аргументы, которые модель обязана заполнить |
+
+Описание инструмента и описания аргументов — часть промпта: модель читает их, чтобы решить, звать
+ли инструмент и что подставить в аргументы.
+"""),
+    md("""
+## 3. `tool_map`: from a name to a function
+
+When the model asks for `get_weather`, your code has to find the function with that name. The guide
+keeps a dictionary for it. Only the functions listed here can ever run, whatever the model writes.
+""", """
+## 3. `tool_map`: от имени к функции
+
+Когда модель просит `get_weather`, код должен найти функцию с этим именем. В руководстве для этого
+есть словарь. Выполниться могут только перечисленные в нём функции, что бы ни написала модель.
+"""),
+    code('''
+tool_map = {"get_weather": get_weather}
+
+tool_map["get_weather"]("Shanghai")
+'''),
+    md("""
+## 4. Where the arguments come from
+
+Now one request with the tools, set up as in the guide (`temperature=0.3`, `tool_choice="auto"`:
+the model decides whether to call a tool). The model answers with a tool call instead of text:
+""", """
+## 4. Откуда берутся аргументы
+
+Теперь один запрос с инструментами, с теми же настройками, что в руководстве (`temperature=0.3`,
+`tool_choice="auto"`: модель сама решает, звать ли инструмент). Вместо текста модель отвечает
+вызовом:
+"""),
+    code('''
+messages = [{"role": "user", "content":
+             "What's the weather like in Beijing today? Let's check using the tool."}]
+completion = client.chat.completions.create(
+    model=model_name, messages=messages, tools=tools,
+    temperature=0.3, tool_choice="auto",
+)
+choice = completion.choices[0]
+print(choice.finish_reason)
+'''),
+    md("""
+`finish_reason` is `"tool_calls"`: the model stopped to wait for a tool. Each call has an `id`, the
+function's `name`, and the `arguments`:
+""", """
+`finish_reason` равен `"tool_calls"`: модель остановилась и ждёт результата инструмента. У каждого
+вызова есть `id`, имя функции `name` и аргументы `arguments`:
+"""),
+    code('''
+tool_call = choice.message.tool_calls[0]
+print(tool_call.id)
+print(tool_call.function.name)
+print(repr(tool_call.function.arguments))
+'''),
+    md("""
+The arguments are a **string**: the JSON text the model wrote, token by token. It is usually valid
+JSON, but nothing guarantees it (step 7). Decode it to get a dict:
+""", """
+Аргументы — это **строка**: JSON-текст, который модель написала токен за токеном. Обычно это
+корректный JSON, но гарантий нет (шаг 7). Раскодируем его в словарь:
+"""),
+    code('''
+arguments = json.loads(tool_call.function.arguments)
+arguments
+'''),
+    md("""
+## 5. Calling the function: the guide's first defect
+
+The guide calls the function like this (MoonshotAI/Kimi-K2, `docs/tool_call_guidance.md`):
+
+```python
+tool_result = tool_function(tool_call_arguments)
+```
+
+That passes the whole dict as **one positional argument**: inside the function, `city` is
+`{"city": "Beijing"}`, not `"Beijing"`. Our function looks `city` up in a dict, so the mistake is
+loud:
+""", """
+## 5. Вызов функции: первый дефект руководства
+
+Руководство вызывает функцию так (MoonshotAI/Kimi-K2, `docs/tool_call_guidance.md`):
+
+```python
+tool_result = tool_function(tool_call_arguments)
+```
+
+Так весь словарь уходит в функцию **одним позиционным аргументом**: внутри неё `city` равен
+`{"city": "Beijing"}`, а не `"Beijing"`. Наша функция ищет `city` в словаре, поэтому ошибка видна
+сразу:
+"""),
+    code('''
+tool_function = tool_map[tool_call.function.name]
+tool_function(arguments)
+''', tags=("raises-exception",)),
+    md("""
+A dict cannot be a dictionary key, hence `unhashable type: 'dict'`. The guide's stub ignores its
+argument, so the same bug passed unnoticed there:
+""", """
+Словарь не может быть ключом словаря, отсюда `unhashable type: 'dict'`. Заглушка из руководства
+свой аргумент игнорирует, поэтому там та же ошибка прошла незамеченной:
+"""),
+    code('''
+def stub_get_weather(city):
+    return {"weather": "Sunny"}  # ignores city, so any argument "works"
+
+
+stub_get_weather(arguments)
+''', '''
+def stub_get_weather(city):
+    return {"weather": "Sunny"}  # city не используется, поэтому «работает» любой аргумент
+
+
+stub_get_weather(arguments)
+'''),
+    md("""
+The fix: unpack the dict into keyword arguments with `**`, so each JSON key becomes the parameter
+of the same name. A test with a tool whose answer depends on its input catches the difference.
+""", """
+Исправление: распаковать словарь в именованные аргументы через `**`, тогда каждый ключ JSON станет
+одноимённым параметром. Тест с инструментом, ответ которого зависит от входа, сразу ловит разницу.
+"""),
+    code('''
+tool_result = tool_function(**arguments)
+assert tool_result == {"city": "Beijing", "weather": "Sunny"}
+tool_result
+'''),
+    md("""
+Lesson 02 sends this result back to the model as a message with `role: "tool"`.
+
+## 6. The schema from a typed function
+
+Writing JSON by hand is easy to get out of sync with the code. `transformers` can build the schema
+from the function itself (`get_json_schema`): type hints give the JSON types, the docstring's first
+part gives the description, the Google-style `Args:` section gives each argument's description,
+and parameters without a default become `required`. `schema_from_function` wraps it:
+""", """
+Урок 02 отправит этот результат модели сообщением с `role: "tool"`.
+
+## 6. Схема по типизированной функции
+
+JSON, написанный вручную, легко разъезжается с кодом. `transformers` умеет строить схему по самой
+функции (`get_json_schema`): аннотации типов дают JSON-типы, первая часть docstring — описание,
+раздел `Args:` в стиле Google — описания аргументов, а параметры без значения по умолчанию попадают
+в `required`. `schema_from_function` — обёртка над ней:
+"""),
+    code('''
+from helpers import schema_from_function
+
+generated = schema_from_function(get_weather)
+print(json.dumps(generated, indent=2))
+'''),
+    md("""
+The keys come in a different order, but it is the same schema as the hand-written one. (Under the
+hood `get_json_schema` also adds a `"return"` entry, which is not part of the OpenAI format, so
+`schema_from_function` drops it.)
+""", """
+Ключи идут в другом порядке, но схема та же, что написана вручную. (Внутри `get_json_schema`
+добавляет ещё поле `"return"`, которого нет в формате OpenAI, поэтому `schema_from_function` его
+убирает.)
+"""),
+    code('''
+assert generated == tools[0]
+'''),
+    md("""
+`ToolRegistry` keeps the schemas and the functions together: `registry.schemas` is the `tools=`
+list, `registry.tool_map` the name-to-function map. `register` builds the schema from the function,
+or takes one you wrote (`register(fn, schema=...)`).
+""", """
+`ToolRegistry` хранит схемы и функции вместе: `registry.schemas` — список для `tools=`,
+`registry.tool_map` — словарь «имя → функция». `register` строит схему по функции или берёт
+готовую (`register(fn, schema=...)`).
+"""),
+    code('''
+from helpers import ToolRegistry
+
+registry = ToolRegistry()
+registry.register(get_weather)
+assert registry.schemas == tools
+registry.tool_map
+''', '''
+from helpers import ToolRegistry
+
+registry = ToolRegistry()
+registry.register(get_weather)
+assert registry.schemas == tools
+registry.tool_map
+'''),
+    md("""
+## 7. Validating arguments
+
+The model writes the arguments, and models make mistakes: a wrong name, a number instead of a
+string, a missing field. `validate_arguments` checks a decoded dict against the `parameters` schema
+and lists the problems (an empty list means fine):
+""", """
+## 7. Проверка аргументов
+
+Аргументы пишет модель, а модели ошибаются: не то имя, число вместо строки, пропущенное поле.
+`validate_arguments` сверяет раскодированный словарь со схемой `parameters` и перечисляет
+проблемы (пустой список — всё в порядке):
+"""),
+    code('''
+from helpers import validate_arguments
+
+parameters = tools[0]["function"]["parameters"]
+for candidate in [{"city": "Beijing"}, {"town": "Beijing"}, {"city": 42}]:
+    print(candidate, validate_arguments(candidate, parameters))
+'''),
+    md("""
+`registry.call` does the whole job for one call: it decodes the JSON, validates it, runs the
+function with `**arguments` and returns the ready `role: "tool"` message. It never raises for the
+model's mistakes: the message then carries an error the model can read and fix (lesson 02 shows the
+model retrying).
+""", """
+`registry.call` делает всю работу для одного вызова: раскодирует JSON, проверяет его, вызывает
+функцию с `**arguments` и возвращает готовое сообщение с `role: "tool"`. Из-за ошибок модели он не
+бросает исключений: тогда в сообщении оказывается ошибка, которую модель прочитает и исправит
+(в уроке 02 модель так и делает).
+"""),
+    code('''
+registry.call(tool_call)
+'''),
+    md("""
+The same with three typical mistakes: a wrong argument name, broken JSON, an unknown tool.
+""", """
+То же самое с тремя типичными ошибками: не то имя аргумента, сломанный JSON, неизвестный
+инструмент.
+"""),
+    code('''
+mistakes = [
+    ("get_weather", '{"town": "Beijing"}'),
+    ("get_weather", '{"city": "Beijing"'),
+    ("get_wether", '{"city": "Beijing"}'),
+]
+for name, text in mistakes:
+    bad_call = {"id": "get_weather:1", "type": "function",
+                "function": {"name": name, "arguments": text}}
+    print(registry.call(bad_call)["content"])
+'''),
+    md("""
+## Summary
+
+- A tool is a Python function plus a JSON schema: `type`, `function.name`, `function.description`
+  and `function.parameters` (a JSON Schema with `properties` and `required`).
+- `tool_map` (or `ToolRegistry`) maps the name the model writes to the function; nothing else runs.
+- The model sends arguments as JSON **text**: decode it, then call `function(**arguments)`. The
+  guide's `tool_function(tool_call_arguments)` passes the dict as one argument; its stub hid that.
+- `schema_from_function` builds the schema from type hints and a Google docstring;
+  `validate_arguments` and `registry.call` turn the model's mistakes into messages it can read.
+""", """
+## Итоги
+
+- Инструмент — это функция Python плюс JSON-схема: `type`, `function.name`, `function.description`
+  и `function.parameters` (JSON Schema с `properties` и `required`).
+- `tool_map` (или `ToolRegistry`) сопоставляет имя, которое пишет модель, с функцией; больше ничего
+  не выполняется.
+- Аргументы модель присылает JSON-**текстом**: раскодируйте его и вызывайте `function(**arguments)`.
+  `tool_function(tool_call_arguments)` из руководства передаёт словарь одним аргументом; заглушка
+  это скрывала.
+- `schema_from_function` строит схему по аннотациям типов и docstring в стиле Google;
+  `validate_arguments` и `registry.call` превращают ошибки модели в сообщения, которые она может
+  прочитать.
+"""),
+    md("""
+## Exercises
+
+Edit the first cell of each exercise, then run the self-check below it until it says "Correct!".
+A reference solution is in the collapsed cell that follows.
+
+### Exercise 1. A schema by hand
+
+Write the schema of a tool `convert_temperature` with two required arguments: `value`, a number,
+and `to_unit`, a string that is either `"celsius"` or `"fahrenheit"` (use `enum`). Give the tool
+and both arguments a description.
+""", """
+## Упражнения
+
+Измените первую ячейку каждого упражнения и запускайте самопроверку (self-check) под ней, пока она
+не ответит «Верно!». Эталонное решение — в следующей, свёрнутой ячейке.
+
+### Упражнение 1. Схема вручную
+
+Напишите схему инструмента `convert_temperature` с двумя обязательными аргументами: `value` — число
+и `to_unit` — строка, равная `"celsius"` или `"fahrenheit"` (используйте `enum`). Дайте описание
+инструменту и обоим аргументам.
+"""),
+    code('''
+my_schema = {
+    "type": "function",
+    "function": {
+        "name": "convert_temperature",
+        "description": "",
+        "parameters": {"type": "object", "properties": {}, "required": []},
+    },
+}
+'''),
+    code('''
+from helpers.exercises import n01
+
+n01.check_schema(my_schema)
+'''),
+    code('''
+my_schema = {
+    "type": "function",
+    "function": {
+        "name": "convert_temperature",
+        "description": "Convert a temperature between Celsius and Fahrenheit.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "value": {"type": "number", "description": "The temperature to convert"},
+                "to_unit": {"type": "string", "enum": ["celsius", "fahrenheit"],
+                            "description": "The unit to convert to"},
+            },
+            "required": ["value", "to_unit"],
+        },
+    },
+}
+''', hidden=True),
+    code('''
+n01.check_schema(my_schema)
+'''),
+    md("""
+### Exercise 2. Call a tool correctly
+
+`call_tool` receives one tool call as a dict (the shape the API sends) and the `tool_map`. As
+written it repeats the guide's mistake. Fix it.
+""", """
+### Упражнение 2. Правильный вызов инструмента
+
+`call_tool` получает один вызов в виде словаря (в том виде, в каком его присылает API) и
+`tool_map`. Сейчас она повторяет ошибку руководства. Исправьте её.
+"""),
+    code('''
+def call_tool(tool_call, tool_map):
+    """Run one tool call and return the function's result."""
+    function = tool_map[tool_call["function"]["name"]]
+    arguments = json.loads(tool_call["function"]["arguments"])
+    return function(arguments)
+'''),
+    code('''
+n01.check_call_tool(call_tool)
+'''),
+    code('''
+def call_tool(tool_call, tool_map):
+    """Run one tool call and return the function's result."""
+    function = tool_map[tool_call["function"]["name"]]
+    arguments = json.loads(tool_call["function"]["arguments"])
+    return function(**arguments)
+''', hidden=True),
+    code('''
+n01.check_call_tool(call_tool)
+'''),
+    md("""
+### Exercise 3. Let the function describe itself
+
+Add type hints and a Google-style docstring to `convert_temperature` so that
+`schema_from_function` produces a schema like the one in exercise 1. Hint: the docstring can list
+allowed values as `(choices: ["celsius", "fahrenheit"])` at the end of an argument's description.
+""", """
+### Упражнение 3. Пусть функция опишет себя сама
+
+Добавьте в `convert_temperature` аннотации типов и docstring в стиле Google, чтобы
+`schema_from_function` выдала схему, как в упражнении 1. Подсказка: допустимые значения можно
+перечислить в docstring в конце описания аргумента: `(choices: ["celsius", "fahrenheit"])`.
+"""),
+    code('''
+def convert_temperature(value, to_unit):
+    """Convert a temperature."""
+    if to_unit == "fahrenheit":
+        return value * 9 / 5 + 32
+    return (value - 32) * 5 / 9
+'''),
+    code('''
+n01.check_typed_function(convert_temperature)
+'''),
+    code('''
+def convert_temperature(value: float, to_unit: str) -> float:
+    """Convert a temperature between Celsius and Fahrenheit.
+
+    Args:
+        value: The temperature to convert
+        to_unit: The unit to convert to (choices: ["celsius", "fahrenheit"])
+    """
+    if to_unit == "fahrenheit":
+        return value * 9 / 5 + 32
+    return (value - 32) * 5 / 9
+''', hidden=True),
+    code('''
+n01.check_typed_function(convert_temperature)
+'''),
+    md("""
+[Next: 02 The tool-call loop](02_sync_loop.ipynb)
+""", """
+[Дальше: 02 Цикл вызова инструментов](02_sync_loop.ipynb)
+"""),
+])

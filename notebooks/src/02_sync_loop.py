@@ -1,0 +1,606 @@
+"""Lesson 02: the synchronous tool-call loop, engines that disagree, parallel calls, errors, limits."""
+
+from nbbuild import Lesson, code, md
+
+LOOP = '''
+def tool_loop(client, messages, max_rounds=8):
+    """Ask, run the requested tools, repeat; stop when the reply has no tool calls."""
+    for _ in range(max_rounds):
+        completion = client.chat.completions.create(
+            model=model_name, messages=messages, tools=tools,
+            temperature=0.3, tool_choice="auto",
+        )
+        message = completion.choices[0].message
+        messages.append(message)
+        if not message.tool_calls:  # STOP_COMMENT
+            return message
+        for tool_call in message.tool_calls:
+            arguments = json.loads(tool_call.function.arguments)
+            tool_result = tool_map[tool_call.function.name](**arguments)
+            messages.append({"role": "tool", "tool_call_id": tool_call.id,
+                             "name": tool_call.function.name,
+                             "content": json.dumps(tool_result)})
+    raise RuntimeError(f"Still calling tools after {max_rounds} rounds.")
+'''
+
+GUIDE_LOOP = '''
+def guide_loop(client, messages):
+    """The guide's loop (with the ** fix): repeat while finish_reason == "tool_calls"."""
+    finish_reason = None
+    while finish_reason is None or finish_reason == "tool_calls":
+        completion = client.chat.completions.create(
+            model=model_name, messages=messages, tools=tools,
+            temperature=0.3, tool_choice="auto",
+        )
+        choice = completion.choices[0]
+        finish_reason = choice.finish_reason
+        if finish_reason == "tool_calls":
+            messages.append(choice.message)
+            for tool_call in choice.message.tool_calls:
+                arguments = json.loads(tool_call.function.arguments)
+                tool_result = tool_map[tool_call.function.name](**arguments)
+                messages.append({"role": "tool", "tool_call_id": tool_call.id,
+                                 "name": tool_call.function.name,
+                                 "content": json.dumps(tool_result)})
+    return choice.message
+'''
+
+LESSON = Lesson("02_sync_loop", [
+    md("""
+# The tool-call loop
+
+Goal: write the loop that lets a model call your tools until it can answer, and make it work on
+every server, not only the one you tested.
+""", """
+# Цикл вызова инструментов
+
+Цель: написать цикл, в котором модель вызывает ваши инструменты, пока не сможет ответить, и
+добиться, чтобы он работал на любом сервере, а не только на том, где вы его проверяли.
+"""),
+    md("""
+**What you will build:** the guide's loop with `client.chat.completions.create`, step by step; the
+same dialog replayed from four engine profiles, where the guide's stop rule fails on one of them; a
+loop with a stop rule that works everywhere; and `run_tool_loop`, the same logic as a helper, with
+parallel calls, a tool error the model recovers from, and a round limit.
+""", """
+**Что получится в итоге:** цикл из руководства на `client.chat.completions.create`, шаг за шагом;
+тот же диалог, воспроизведённый с четырёх профилей движков, где на одном из них правило остановки
+из руководства ломается; цикл с правилом остановки, которое работает везде; и `run_tool_loop` — та
+же логика в виде готовой функции, с параллельными вызовами, ошибкой инструмента, после которой
+модель исправляется, и лимитом раундов.
+"""),
+    md("""
+## Setup
+
+In replay mode the answers come from cassettes synthesized from the documented formats of Kimi-K2
+and of each engine (not captures of a real service); `LLM_MODE=live` talks to a real model.
+""", """
+## Подготовка
+
+В режиме воспроизведения (replay) ответы берутся из кассет, синтезированных по документированным
+форматам Kimi-K2 и каждого движка (это не записи настоящего сервиса); `LLM_MODE=live` подключает
+настоящую модель.
+"""),
+    code('''
+import json
+
+from openai import OpenAI
+from helpers import connect
+from helpers.display import compare_table, show_messages, show_tool_calls
+
+conn = connect("kimi")
+client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
+model_name = conn.model_name
+conn
+'''),
+    md("""
+## 1. The tool from lesson 01
+
+The weather function, its schema and the `tool_map`, exactly as in lesson 01.
+""", """
+## 1. Инструмент из урока 01
+
+Функция погоды, её схема и `tool_map` — ровно как в уроке 01.
+"""),
+    code('''
+WEATHER = {"Beijing": "Sunny", "Shanghai": "Light rain", "Moscow": "Snow"}
+
+
+def get_weather(city: str) -> dict:
+    """Get weather information. Call this tool when the user needs to get weather information
+
+    Args:
+        city: City name
+    """
+    return {"city": city, "weather": WEATHER.get(city, "unknown")}
+'''),
+    code('''
+tools = [{
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Get weather information. "
+                       "Call this tool when the user needs to get weather information",
+        "parameters": {
+            "type": "object",
+            "required": ["city"],
+            "properties": {"city": {"type": "string", "description": "City name"}},
+        },
+    },
+}]
+tool_map = {"get_weather": get_weather}
+'''),
+    md("""
+## 2. One request: `finish_reason` and `tool_calls`
+
+The guide's question, sent with the guide's settings:
+""", """
+## 2. Один запрос: `finish_reason` и `tool_calls`
+
+Вопрос из руководства с настройками из руководства:
+"""),
+    code('''
+user_message = {"role": "user", "content":
+                "What's the weather like in Beijing today? Let's check using the tool."}
+messages = [user_message]
+completion = client.chat.completions.create(
+    model=model_name, messages=messages, tools=tools,
+    temperature=0.3, tool_choice="auto",
+)
+choice = completion.choices[0]
+print(choice.finish_reason)
+show_tool_calls(choice.message.tool_calls)
+'''),
+    md("""
+Two fields of `choice` drive the loop. `finish_reason` (why the model stopped) is `"tool_calls"`:
+it is waiting for tool results. `choice.message.tool_calls` lists what to run: an `id`, the
+function's name and the arguments as JSON text.
+""", """
+Цикл держится на двух полях `choice`. `finish_reason` (причина остановки) равен `"tool_calls"`:
+модель ждёт результатов инструментов. `choice.message.tool_calls` перечисляет, что нужно выполнить:
+`id`, имя функции и аргументы JSON-текстом.
+"""),
+    md("""
+## 3. Answer the calls
+
+The history must show the model its own request before the answers to it: first the assistant
+message that carries the calls, then one `role: "tool"` message per call. `tool_call_id` says which
+call a result answers; `content` is text, so the result is encoded as JSON.
+""", """
+## 3. Отвечаем на вызовы
+
+В истории диалога (conversation history) модель должна увидеть сначала свой запрос, потом ответы
+на него: сперва сообщение ассистента (assistant message) с вызовами, затем по одному сообщению с
+`role: "tool"` на каждый вызов. `tool_call_id` говорит, на какой вызов отвечает результат;
+`content` — это текст, поэтому результат кодируем в JSON.
+"""),
+    code('''
+messages.append(choice.message)
+for tool_call in choice.message.tool_calls:
+    arguments = json.loads(tool_call.function.arguments)
+    tool_result = tool_map[tool_call.function.name](**arguments)
+    messages.append({"role": "tool", "tool_call_id": tool_call.id,
+                     "name": tool_call.function.name, "content": json.dumps(tool_result)})
+show_messages(messages)
+''', '''
+messages.append(choice.message)
+for tool_call in choice.message.tool_calls:
+    arguments = json.loads(tool_call.function.arguments)
+    tool_result = tool_map[tool_call.function.name](**arguments)
+    messages.append({"role": "tool", "tool_call_id": tool_call.id,
+                     "name": tool_call.function.name, "content": json.dumps(tool_result)})
+show_messages(messages)
+'''),
+    md("""
+Now the same request again, with the longer history. The model has what it needs and answers in
+text; there are no tool calls this time.
+""", """
+Теперь тот же запрос ещё раз, с удлинившейся историей. У модели есть всё нужное, и она отвечает
+текстом; вызовов на этот раз нет.
+"""),
+    code('''
+completion = client.chat.completions.create(
+    model=model_name, messages=messages, tools=tools,
+    temperature=0.3, tool_choice="auto",
+)
+choice = completion.choices[0]
+print(choice.finish_reason, "|", choice.message.content)
+'''),
+    md("""
+## 4. The loop, as in the guide
+
+Steps 2 and 3 repeat until the model stops asking for tools. The guide decides that with
+`finish_reason`: go on while it is `"tool_calls"`. Here is that loop as a function (with the `**`
+fix from lesson 01):
+""", """
+## 4. Цикл, как в руководстве
+
+Шаги 2 и 3 повторяются, пока модель не перестанет просить инструменты. Руководство решает это по
+`finish_reason`: продолжать, пока он равен `"tool_calls"`. Вот этот цикл в виде функции (с
+исправлением `**` из урока 01):
+"""),
+    code(GUIDE_LOOP),
+    code('''
+messages = [user_message]
+answer = guide_loop(client, messages)
+print(answer.content)
+'''),
+    md("""
+## 5. The same dialog on four engines
+
+The guide itself warns that `finish_reason` at the end of tool calls differs between engines. The
+replay server can answer like four serving stacks (engine profiles): the Moonshot platform (the
+default), vLLM and SGLang with the `kimi_k2` parser, and `stop_with_calls`, an engine version that
+parses the calls but reports `finish_reason="stop"`. `connect(..., engine=...)` picks one. (In live
+mode `engine` is ignored: all four clients talk to your one server.)
+""", """
+## 5. Один диалог на четырёх движках
+
+Руководство само предупреждает, что `finish_reason` в конце вызовов у разных движков разный.
+Сервер воспроизведения умеет отвечать как четыре разных сервера — профили движков (engine
+profiles): платформа
+Moonshot (по умолчанию), vLLM и SGLang с парсером `kimi_k2` и `stop_with_calls` — версия движка,
+которая разбирает вызовы, но сообщает `finish_reason="stop"`. Профиль выбирается через
+`connect(..., engine=...)`. (В живом режиме `engine` не учитывается: все четыре клиента ходят на
+ваш единственный сервер.)
+"""),
+    code('''
+clients = {}
+for engine in ["moonshot", "vllm", "sglang", "stop_with_calls"]:
+    engine_conn = connect("kimi", engine=engine)
+    clients[engine] = OpenAI(base_url=engine_conn.endpoint, api_key=engine_conn.api_key)
+'''),
+    md("""
+The first request of the dialog, sent to each engine:
+""", """
+Первый запрос диалога, отправленный каждому движку:
+"""),
+    code('''
+rows = []
+for engine, engine_client in clients.items():
+    completion = engine_client.chat.completions.create(
+        model=model_name, messages=[user_message], tools=tools,
+        temperature=0.3, tool_choice="auto",
+    )
+    choice = completion.choices[0]
+    rows.append((engine, choice.finish_reason, repr(choice.message.content),
+                 choice.message.tool_calls[0].id))
+compare_table(rows, ["engine", "finish_reason", "content", "tool call id"])
+'''),
+    md("""
+Every engine returned the same call, yet the details differ: the Moonshot platform writes ids like
+`get_weather:0`, vLLM and SGLang use the model's own format `functions.get_weather:0`; `content`
+is `''` or `None`; and `stop_with_calls` says `"stop"` although there is a call to run. Never parse the id
+for information, and never rely on `finish_reason` alone.
+
+## 6. Where the guide's stop rule fails
+
+Run the guide's loop on `stop_with_calls`:
+""", """
+Все движки вернули один и тот же вызов, но детали разные: платформа Moonshot пишет id вида
+`get_weather:0`, а у vLLM и SGLang id в формате самой модели, `functions.get_weather:0`; `content`
+равен `''` или `None`; а `stop_with_calls` говорит `"stop"`, хотя вызов выполнить нужно. Не извлекайте
+сведения из id и не полагайтесь на один только `finish_reason`.
+
+## 6. Где ломается правило остановки из руководства
+
+Запустим цикл из руководства на `stop_with_calls`:
+"""),
+    code('''
+messages = [user_message]
+answer = guide_loop(clients["stop_with_calls"], messages)
+print(answer.content)
+print(len(messages), "message in the history: the tool never ran")
+show_tool_calls(answer.tool_calls)
+''', '''
+messages = [user_message]
+answer = guide_loop(clients["stop_with_calls"], messages)
+print(answer.content)
+print(len(messages), "message in the history: the tool never ran")
+show_tool_calls(answer.tool_calls)
+'''),
+    md("""
+The loop saw `"stop"` and quit after the first request: the tool never ran, and the "answer" is
+`None`, so the guide's final `print` would print nothing useful. The call was right there in
+`answer.tool_calls`.
+
+## 7. A stop rule that works everywhere
+
+Look at the message, not at `finish_reason`: if it carries tool calls, run them and ask again; if it
+carries none, it is the answer. The loop also gets a round limit, so a model that keeps calling
+tools cannot loop forever.
+""", """
+Цикл увидел `"stop"` и вышел после первого же запроса: инструмент так и не выполнился, «ответ»
+равен `None`, и финальный `print` из руководства не напечатал бы ничего полезного. А вызов всё это
+время лежал в `answer.tool_calls`.
+
+## 7. Правило остановки, которое работает везде
+
+Смотрите на само сообщение, а не на `finish_reason`: если в нём есть вызовы, выполните их и
+спросите снова; если вызовов нет, это и есть ответ. Заодно у цикла появляется лимит раундов, чтобы
+модель, которая всё зовёт и зовёт инструменты, не крутила его вечно.
+"""),
+    code(LOOP.replace("STOP_COMMENT", "no calls: this is the answer, whatever finish_reason says"),
+         LOOP.replace("STOP_COMMENT", "вызовов нет: это ответ, что бы ни говорил finish_reason")),
+    md("""
+The same dialog on all four engines now ends with an answer:
+""", """
+Теперь тот же диалог на всех четырёх движках заканчивается ответом:
+"""),
+    code('''
+for engine, engine_client in clients.items():
+    answer = tool_loop(engine_client, [user_message])
+    print(f"{engine:16} {answer.content}")
+'''),
+    md("""
+## 8. The same logic as a helper: `run_tool_loop`
+
+`run_tool_loop(client, messages, registry, model=...)` packages this loop. On top of it, it runs
+tools through a `ToolRegistry` (lesson 01), so bad JSON, wrong arguments or a failing tool become
+an error message for the model instead of an exception; it appends clean dict messages; it raises
+`ToolLoopLimitError` after `max_rounds`; and it refuses to run a call cut off by `max_tokens`.
+Extra keyword arguments go to `client.chat.completions.create`.
+""", """
+## 8. Та же логика в готовой функции: `run_tool_loop`
+
+`run_tool_loop(client, messages, registry, model=...)` — этот же цикл, упакованный в функцию.
+Сверх того она выполняет инструменты через `ToolRegistry` (урок 01), поэтому сломанный JSON,
+неверные аргументы или упавший инструмент превращаются в сообщение об ошибке для модели, а не в
+исключение; добавляет в историю чистые словари; бросает `ToolLoopLimitError` после `max_rounds`
+раундов и отказывается выполнять вызов, обрезанный по `max_tokens`. Остальные именованные
+аргументы уходят в `client.chat.completions.create`.
+"""),
+    code('''
+from helpers import ToolRegistry, run_tool_loop
+
+registry = ToolRegistry()
+registry.register(get_weather, schema=tools[0])
+assert registry.schemas == tools
+'''),
+    md("""
+The engine where the guide's loop failed:
+""", """
+Движок, на котором сломался цикл из руководства:
+"""),
+    code('''
+messages = [user_message]
+answer = run_tool_loop(clients["stop_with_calls"], messages, registry, model=model_name,
+                       temperature=0.3, tool_choice="auto")
+show_messages(messages)
+'''),
+    md("""
+## 9. Parallel calls
+
+A model may ask for several calls in one message. Each gets its own `role: "tool"` answer with the
+matching `tool_call_id`, and all of them go back in the next request.
+""", """
+## 9. Параллельные вызовы
+
+Модель может попросить несколько вызовов в одном сообщении — это параллельные вызовы (parallel
+tool calls). На каждый отвечает своё сообщение с `role: "tool"` и соответствующим `tool_call_id`,
+и все они уходят в следующем запросе.
+"""),
+    code('''
+messages = [{"role": "user", "content": "Compare the weather in Beijing and Shanghai today."}]
+answer = run_tool_loop(client, messages, registry, model=model_name,
+                       temperature=0.3, tool_choice="auto")
+show_messages(messages)
+'''),
+    md("""
+Here the model also wrote a line of text next to its calls. That text is not the answer yet; the
+loop goes on because there are calls.
+
+## 10. A tool error goes back to the model
+
+What if the model gets the arguments wrong? The registry does not crash the loop: it sends the
+problem back as the tool result, and the model can try again. (In replay the first, wrong call is
+scripted so you can see this path; a live model may get it right the first time.)
+""", """
+Здесь модель написала рядом с вызовами ещё и строчку текста. Это пока не ответ: раз есть вызовы,
+цикл продолжается.
+
+## 10. Ошибка инструмента возвращается модели
+
+А если модель ошиблась в аргументах? Реестр не роняет цикл: он возвращает описание проблемы как
+результат инструмента, и модель может попробовать снова. (В режиме воспроизведения первый,
+неверный вызов прописан в сценарии, чтобы показать этот путь; живая модель вполне может сразу
+вызвать правильно.)
+"""),
+    code('''
+messages = [{"role": "user", "content": "What's the weather in Beijing? Use the weather tool."}]
+answer = run_tool_loop(client, messages, registry, model=model_name,
+                       temperature=0.3, tool_choice="auto")
+show_messages(messages)
+'''),
+    md("""
+## 11. A limit on rounds
+
+Some tasks take several rounds: here the user asks for three cities one call at a time. With
+`max_rounds=2` the loop gives up and says so; the history so far stays in `messages`.
+""", """
+## 11. Лимит раундов
+
+Некоторым задачам нужно несколько раундов: здесь пользователь просит три города по одному вызову
+за раз. С `max_rounds=2` цикл сдаётся и сообщает об этом; история на этот момент остаётся в
+`messages`.
+"""),
+    code('''
+one_at_a_time = {"role": "user", "content":
+                 "Check the weather in Beijing, then Shanghai, then Moscow, one call at a time."}
+messages = [one_at_a_time]
+run_tool_loop(client, messages, registry, model=model_name, max_rounds=2,
+              temperature=0.3, tool_choice="auto")
+''', tags=("raises-exception",)),
+    md("""
+With the default limit (8 rounds) the same task finishes: three rounds of calls, then the answer.
+""", """
+С лимитом по умолчанию (8 раундов) та же задача доходит до конца: три раунда вызовов, потом ответ.
+"""),
+    code('''
+messages = [one_at_a_time]
+answer = run_tool_loop(client, messages, registry, model=model_name,
+                       temperature=0.3, tool_choice="auto")
+print(answer["content"])
+print(len(messages), "messages")
+'''),
+    md("""
+## Summary
+
+- One round: `client.chat.completions.create(..., tools=tools)`, read `choice.message.tool_calls`,
+  append the assistant message, then one `role: "tool"` message per call (`tool_call_id`, JSON
+  `content`), and ask again.
+- Engines differ in call ids, in `content` (`''` or `None`) and in `finish_reason`; one reports
+  `"stop"` with calls present, and the guide's `while finish_reason == "tool_calls"` loop then
+  quits without running the tool.
+- Stop when the message has **no tool calls**, and bound the number of rounds.
+- `run_tool_loop` packages that loop with validation, error messages for the model, parallel calls
+  and `max_rounds` (`ToolLoopLimitError`).
+""", """
+## Итоги
+
+- Один раунд: `client.chat.completions.create(..., tools=tools)`, прочитать
+  `choice.message.tool_calls`, добавить сообщение ассистента, затем по сообщению с `role: "tool"`
+  на каждый вызов (`tool_call_id`, `content` в JSON) и спросить снова.
+- Движки расходятся в id вызовов, в `content` (`''` или `None`) и в `finish_reason`; один сообщает
+  `"stop"`, хотя вызовы есть, и цикл руководства `while finish_reason == "tool_calls"` выходит, не
+  выполнив инструмент.
+- Останавливайтесь, когда в сообщении **нет вызовов**, и ограничивайте число раундов.
+- `run_tool_loop` — этот цикл в готовом виде: проверка аргументов, ошибки для модели,
+  параллельные вызовы и `max_rounds` (`ToolLoopLimitError`).
+"""),
+    md("""
+## Exercises
+
+Edit the first cell of each exercise, then run the self-check until it says "Correct!". A
+reference solution is in the collapsed cell that follows.
+
+### Exercise 1. The stop rule
+
+`needs_tools(message, finish_reason)` decides whether the loop must run tools and ask again. As
+written it uses the guide's rule. Make it work on every engine. `message` is a dict like the ones
+`run_tool_loop` appends.
+""", """
+## Упражнения
+
+Измените первую ячейку каждого упражнения и запускайте самопроверку (self-check), пока она не
+ответит «Верно!». Эталонное решение — в следующей, свёрнутой ячейке.
+
+### Упражнение 1. Правило остановки
+
+`needs_tools(message, finish_reason)` решает, нужно ли циклу выполнить инструменты и спросить
+снова. Сейчас в ней правило из руководства. Сделайте так, чтобы она работала на любом движке.
+`message` — словарь вроде тех, что добавляет `run_tool_loop`.
+"""),
+    code('''
+def needs_tools(message, finish_reason):
+    """True when the assistant message asks for tools to be run."""
+    return finish_reason == "tool_calls"
+'''),
+    code('''
+from helpers.exercises import n02
+
+n02.check_needs_tools(needs_tools)
+'''),
+    code('''
+def needs_tools(message, finish_reason):
+    """True when the assistant message asks for tools to be run."""
+    return bool(message.get("tool_calls"))
+''', hidden=True),
+    code('''
+n02.check_needs_tools(needs_tools)
+'''),
+    md("""
+### Exercise 2. Answer every call
+
+`answer_calls(message, tool_map)` must return the `role: "tool"` messages for **all** calls of an
+assistant message, in order, each with `tool_call_id`, `name` and the result as JSON `content`.
+As written it answers only the first call.
+""", """
+### Упражнение 2. Ответ на каждый вызов
+
+`answer_calls(message, tool_map)` должна вернуть сообщения с `role: "tool"` для **всех** вызовов
+из сообщения ассистента, по порядку, у каждого — `tool_call_id`, `name` и результат в `content` в
+виде JSON. Сейчас она отвечает только на первый вызов.
+"""),
+    code('''
+def answer_calls(message, tool_map):
+    """The role "tool" messages answering the calls of one assistant message."""
+    tool_call = message["tool_calls"][0]
+    arguments = json.loads(tool_call["function"]["arguments"])
+    tool_result = tool_map[tool_call["function"]["name"]](**arguments)
+    return [{"role": "tool", "tool_call_id": tool_call["id"],
+             "name": tool_call["function"]["name"], "content": json.dumps(tool_result)}]
+'''),
+    code('''
+n02.check_answer_calls(answer_calls)
+'''),
+    code('''
+def answer_calls(message, tool_map):
+    """The role "tool" messages answering the calls of one assistant message."""
+    results = []
+    for tool_call in message["tool_calls"]:
+        arguments = json.loads(tool_call["function"]["arguments"])
+        tool_result = tool_map[tool_call["function"]["name"]](**arguments)
+        results.append({"role": "tool", "tool_call_id": tool_call["id"],
+                        "name": tool_call["function"]["name"],
+                        "content": json.dumps(tool_result)})
+    return results
+''', hidden=True),
+    code('''
+n02.check_answer_calls(answer_calls)
+'''),
+    md("""
+### Exercise 3. Errors are news for the model
+
+`tool_content(function, arguments_text)` returns the `content` for one call. Make it never raise:
+if the arguments are not valid JSON, or the function raises, return JSON text
+`{"error": "<what went wrong>"}` instead, so the model can read it and retry.
+""", """
+### Упражнение 3. Ошибка — это новость для модели
+
+`tool_content(function, arguments_text)` возвращает `content` для одного вызова. Сделайте так,
+чтобы она никогда не бросала исключений: если аргументы — не корректный JSON или функция падает,
+верните JSON-текст `{"error": "<что пошло не так>"}`, чтобы модель прочитала его и попробовала
+снова.
+"""),
+    code('''
+def tool_content(function, arguments_text):
+    """The content of the role "tool" message for one call; never raises."""
+    arguments = json.loads(arguments_text)
+    return json.dumps(function(**arguments))
+'''),
+    code('''
+n02.check_tool_content(tool_content)
+'''),
+    code('''
+def tool_content(function, arguments_text):
+    """The content of the role "tool" message for one call; never raises."""
+    try:
+        arguments = json.loads(arguments_text)
+    except json.JSONDecodeError as error:
+        return json.dumps({"error": f"Arguments are not valid JSON: {error}"})
+    try:
+        return json.dumps(function(**arguments))
+    except Exception as error:  # the model should hear about any failure
+        return json.dumps({"error": f"{type(error).__name__}: {error}"})
+''', '''
+def tool_content(function, arguments_text):
+    """The content of the role "tool" message for one call; never raises."""
+    try:
+        arguments = json.loads(arguments_text)
+    except json.JSONDecodeError as error:
+        return json.dumps({"error": f"Arguments are not valid JSON: {error}"})
+    try:
+        return json.dumps(function(**arguments))
+    except Exception as error:  # модель должна узнать о любом сбое
+        return json.dumps({"error": f"{type(error).__name__}: {error}"})
+''', hidden=True),
+    code('''
+n02.check_tool_content(tool_content)
+'''),
+    md("""
+[Next: 03 Streaming](03_streaming.ipynb)
+""", """
+[Дальше: 03 Потоковая выдача](03_streaming.ipynb)
+"""),
+])

@@ -1,0 +1,344 @@
+"""Self-checks of lessons 00-02: the reference solutions pass, the committed starters and typical
+mistakes get a "Not yet" with a hint in both languages, and a learner's crash never escapes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from helpers.exercises import n00, n01, n02
+
+CORRECT = "Correct! / Верно!"
+
+
+def verdict_of(capsys, check, *args) -> str:
+    """Run a self-check and return what it printed; checks print and return None."""
+    assert check(*args) is None
+    return capsys.readouterr().out
+
+
+def assert_correct(capsys, check, *args) -> None:
+    assert verdict_of(capsys, check, *args).strip() == CORRECT
+
+
+def assert_not_yet(capsys, check, *args, hint: str = "") -> str:
+    out = verdict_of(capsys, check, *args)
+    assert out.startswith("Not yet / Пока нет:"), out
+    assert any("а" <= ch <= "я" for ch in out.split("\n", 1)[1]), "the Russian hint is missing"
+    assert hint in out, out
+    return out
+
+
+# --- lesson 00 ------------------------------------------------------------------------------------
+
+GOOD_ENV = {"LLM_MODE": "live", "KIMI_BASE_URL": "https://api.moonshot.ai/v1",
+            "KIMI_MODEL": "kimi-k2-0905-preview"}
+
+
+@pytest.mark.parametrize("env", [GOOD_ENV, GOOD_ENV | {"KIMI_BASE_URL": "https://api.moonshot.cn/v1/"}])
+def test_live_env_accepts_the_platform(capsys, env):
+    assert_correct(capsys, n00.check_live_env, env)
+
+
+@pytest.mark.parametrize(("change", "hint"), [
+    ({"LLM_MODE": "replay"}, "LLM_MODE"),
+    ({"KIMI_BASE_URL": ""}, "KIMI_BASE_URL"),
+    ({"KIMI_BASE_URL": "https://api.moonshot.ai"}, "/v1"),
+    ({"KIMI_MODEL": " "}, "KIMI_MODEL"),
+    ({"KIMI_API_KEY": "sk-secret"}, "key"),
+])
+def test_live_env_mistakes(capsys, change, hint):
+    out = assert_not_yet(capsys, n00.check_live_env, GOOD_ENV | change, hint=hint)
+    assert "sk-secret" not in out
+
+
+def test_live_env_starter_and_non_dict(capsys):
+    starter = {"LLM_MODE": "replay", "KIMI_BASE_URL": "", "KIMI_MODEL": ""}
+    assert_not_yet(capsys, n00.check_live_env, starter)
+    assert_not_yet(capsys, n00.check_live_env, "LLM_MODE=live", hint="dict")
+
+
+@pytest.mark.parametrize("command", [
+    "vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice --tool-call-parser hermes",
+    "vllm serve Qwen/Qwen2.5-7B-Instruct --tool-call-parser=hermes --enable-auto-tool-choice "
+    "--tensor-parallel-size 4",
+])
+def test_qwen_command_accepted(capsys, command):
+    assert_correct(capsys, n00.check_qwen_command, command)
+
+
+@pytest.mark.parametrize(("command", "hint"), [
+    ("vllm serve Qwen/Qwen2.5-7B-Instruct", "--enable-auto-tool-choice"),
+    ("vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice", "--tool-call-parser"),
+    ("vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice --tool-call-parser kimi_k2",
+     "hermes"),
+    ("python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct", "vllm serve"),
+    ("vllm serve 'unclosed", "parse"),
+])
+def test_qwen_command_mistakes(capsys, command, hint):
+    assert_not_yet(capsys, n00.check_qwen_command, command, hint=hint)
+
+
+def _reply():
+    from openai.types.chat import ChatCompletion
+
+    return ChatCompletion.model_validate({
+        "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "m",
+        "choices": [{"index": 0, "finish_reason": "stop",
+                     "message": {"role": "assistant", "content": "Ready."}}],
+        "usage": {"prompt_tokens": 15, "completion_tokens": 1, "total_tokens": 16},
+    })
+
+
+def test_reading_a_reply(capsys):
+    reply = _reply()
+    assert_correct(capsys, n00.check_reading, reply, "Ready.", "stop", 16)
+    assert_not_yet(capsys, n00.check_reading, reply, None, None, None, hint="content")
+    assert_not_yet(capsys, n00.check_reading, reply, "Ready.", "tool_calls", 16, hint="finish_reason")
+    assert_not_yet(capsys, n00.check_reading, reply, "Ready.", "stop", 15, hint="usage")
+
+
+# --- lesson 01 ------------------------------------------------------------------------------------
+
+SCHEMA = {
+    "type": "function",
+    "function": {
+        "name": "convert_temperature",
+        "description": "Convert a temperature between Celsius and Fahrenheit.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "value": {"type": "number", "description": "The temperature to convert"},
+                "to_unit": {"type": "string", "enum": ["celsius", "fahrenheit"],
+                            "description": "The unit to convert to"},
+            },
+            "required": ["value", "to_unit"],
+        },
+    },
+}
+
+
+def _schema_with(path: str, value) -> dict:
+    """A deep copy of SCHEMA with one dotted path set (None deletes it)."""
+    schema = json.loads(json.dumps(SCHEMA))
+    *parents, last = path.split(".")
+    node = schema
+    for key in parents:
+        node = node[key]
+    if value is None:
+        del node[last]
+    else:
+        node[last] = value
+    return schema
+
+
+def test_schema_reference_passes(capsys):
+    assert_correct(capsys, n01.check_schema, SCHEMA)
+
+
+@pytest.mark.parametrize(("path", "value", "hint"), [
+    ("type", "tool", '"type": "function"'),
+    ("function.name", "convert", "convert_temperature"),
+    ("function.description", "", "description"),
+    ("function.parameters.type", "array", "object"),
+    ("function.parameters.properties.value", None, "'value'"),
+    ("function.parameters.properties.value.type", "string", "number"),
+    ("function.parameters.properties.to_unit.description", None, "'to_unit'"),
+    ("function.parameters.properties.to_unit.enum", None, "enum"),
+    ("function.parameters.properties.extra", {"type": "string", "description": "x"}, "extra"),
+    ("function.parameters.required", ["value"], "required"),
+])
+def test_schema_mistakes(capsys, path, value, hint):
+    assert_not_yet(capsys, n01.check_schema, _schema_with(path, value), hint=hint)
+
+
+def test_schema_starter(capsys):
+    starter = {"type": "function", "function": {
+        "name": "convert_temperature", "description": "",
+        "parameters": {"type": "object", "properties": {}, "required": []}}}
+    assert_not_yet(capsys, n01.check_schema, starter, hint="description")
+
+
+def guide_call_tool(tool_call, tool_map):
+    function = tool_map[tool_call["function"]["name"]]
+    return function(json.loads(tool_call["function"]["arguments"]))
+
+
+def fixed_call_tool(tool_call, tool_map):
+    function = tool_map[tool_call["function"]["name"]]
+    return function(**json.loads(tool_call["function"]["arguments"]))
+
+
+def test_call_tool(capsys):
+    assert_correct(capsys, n01.check_call_tool, fixed_call_tool)
+    assert_not_yet(capsys, n01.check_call_tool, guide_call_tool, hint="**arguments")
+
+
+def test_call_tool_crashes_are_reported(capsys):
+    def positional_only(tool_call, tool_map):
+        return tool_map["greet"](*json.loads(tool_call["function"]["arguments"]).values(), "x", "y")
+
+    def broken(tool_call, tool_map):
+        raise KeyError("function")
+
+    assert_not_yet(capsys, n01.check_call_tool, positional_only, hint="TypeError")
+    assert_not_yet(capsys, n01.check_call_tool, broken, hint="KeyError")
+
+
+def typed(value: float, to_unit: str) -> float:
+    """Convert a temperature between Celsius and Fahrenheit.
+
+    Args:
+        value: The temperature to convert
+        to_unit: The unit to convert to (choices: ["celsius", "fahrenheit"])
+    """
+    return value * 9 / 5 + 32 if to_unit == "fahrenheit" else (value - 32) * 5 / 9
+
+
+def untyped(value, to_unit):
+    """Convert a temperature."""
+    return value * 9 / 5 + 32 if to_unit == "fahrenheit" else (value - 32) * 5 / 9
+
+
+def no_choices(value: float, to_unit: str) -> float:
+    """Convert a temperature between Celsius and Fahrenheit.
+
+    Args:
+        value: The temperature to convert
+        to_unit: The unit to convert to
+    """
+    return typed(value, to_unit)
+
+
+def wrong_math(value: float, to_unit: str) -> float:
+    """Convert a temperature between Celsius and Fahrenheit.
+
+    Args:
+        value: The temperature to convert
+        to_unit: The unit to convert to (choices: ["celsius", "fahrenheit"])
+    """
+    return value
+
+
+def renamed(fn):
+    """The same function under the exercise's name (the schema takes its name from __name__)."""
+    fn.__name__ = "convert_temperature"
+    return fn
+
+
+def test_typed_function(capsys):
+    for fn in (typed, untyped, no_choices, wrong_math):
+        renamed(fn)
+    assert_correct(capsys, n01.check_typed_function, typed)
+    assert_not_yet(capsys, n01.check_typed_function, untyped, hint="type hint")
+    assert_not_yet(capsys, n01.check_typed_function, no_choices, hint="enum")
+    assert_not_yet(capsys, n01.check_typed_function, wrong_math, hint="212")
+
+
+# --- lesson 02 ------------------------------------------------------------------------------------
+
+
+def test_needs_tools(capsys):
+    assert_correct(capsys, n02.check_needs_tools, lambda m, f: bool(m.get("tool_calls")))
+    assert_not_yet(capsys, n02.check_needs_tools, lambda m, f: f == "tool_calls", hint="'stop'")
+    assert_not_yet(capsys, n02.check_needs_tools, lambda m, f: "tool_calls" in m, hint="empty")
+    assert_not_yet(capsys, n02.check_needs_tools, lambda m, f: m.tool_calls, hint="AttributeError")
+
+
+def _answer(tool_call, tool_map):
+    arguments = json.loads(tool_call["function"]["arguments"])
+    result = tool_map[tool_call["function"]["name"]](**arguments)
+    return {"role": "tool", "tool_call_id": tool_call["id"], "name": tool_call["function"]["name"],
+            "content": json.dumps(result)}
+
+
+def test_answer_calls(capsys):
+    assert_correct(capsys, n02.check_answer_calls,
+                   lambda m, tm: [_answer(c, tm) for c in m["tool_calls"]])
+    assert_not_yet(capsys, n02.check_answer_calls,
+                   lambda m, tm: [_answer(m["tool_calls"][0], tm)], hint="two tool messages")
+    assert_not_yet(capsys, n02.check_answer_calls,
+                   lambda m, tm: [_answer(c, tm) for c in reversed(m["tool_calls"])], hint="order")
+    assert_not_yet(capsys, n02.check_answer_calls,
+                   lambda m, tm: [_answer(c, tm) | {"content": str(tm["get_weather"]("Beijing"))}
+                                  for c in m["tool_calls"]], hint="JSON")
+    assert_not_yet(capsys, n02.check_answer_calls, lambda m, tm: None, hint="list")
+
+
+def safe_content(function, arguments_text):
+    try:
+        return json.dumps(function(**json.loads(arguments_text)))
+    except Exception as error:
+        return json.dumps({"error": str(error) or type(error).__name__})
+
+
+def test_tool_content(capsys):
+    assert_correct(capsys, n02.check_tool_content, safe_content)
+    assert_not_yet(capsys, n02.check_tool_content,
+                   lambda f, t: json.dumps(f(**json.loads(t))), hint="JSONDecodeError")
+
+    def only_json_errors(function, arguments_text):
+        try:
+            arguments = json.loads(arguments_text)
+        except ValueError as error:
+            return json.dumps({"error": str(error)})
+        return json.dumps(function(**arguments))
+
+    assert_not_yet(capsys, n02.check_tool_content, only_json_errors, hint="TimeoutError")
+
+    def plain_text_errors(function, arguments_text):
+        try:
+            return json.dumps(function(**json.loads(arguments_text)))
+        except Exception as error:
+            return f"error: {error}"
+
+    assert_not_yet(capsys, n02.check_tool_content, plain_text_errors, hint='{"error"')
+    assert_not_yet(capsys, n02.check_tool_content,
+                   lambda f, t: safe_content(f, t).replace('"error"', '"problem"'), hint='"error"')
+
+
+# --- the lessons' own tool cells agree with the scenarios behind the cassettes -------------------
+
+
+def _lesson_code(name: str) -> list[str]:
+    """The (English) code cells of a lesson source."""
+    import importlib.util
+    import sys
+
+    from helpers.paths import REPO_ROOT
+
+    if "nbbuild" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("nbbuild", REPO_ROOT / "scripts" / "nbbuild.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["nbbuild"] = module
+        spec.loader.exec_module(module)
+    lesson = sys.modules["nbbuild"].load_lesson(REPO_ROOT / "notebooks" / "src" / f"{name}.py")
+    return [cell.en for cell in lesson.cells if cell.kind == "code"]
+
+
+@pytest.mark.parametrize("name", ["01_tools_schema", "02_sync_loop"])
+def test_lesson_tool_matches_the_scenarios(name):
+    from helpers.replay.scenarios import common
+
+    cells = _lesson_code(name)
+    namespace: dict = {}
+    for prefix in ("WEATHER = ", "tools = ["):
+        source = next(cell for cell in cells if cell.startswith(prefix))
+        exec(compile(source, f"<{name}>", "exec"), namespace)  # the lesson's own definition cells
+    assert namespace["WEATHER"] == common.WEATHER
+    assert namespace["tools"] == common.WEATHER_TOOLS
+    for city in [*common.WEATHER, "Paris"]:
+        assert namespace["get_weather"](city) == common.get_weather(city)
+
+
+@pytest.mark.parametrize(("name", "prompts"), [
+    ("01_tools_schema", ["WEATHER_PROMPT"]),
+    ("02_sync_loop", ["WEATHER_PROMPT", "PARALLEL_PROMPT", "ONE_AT_A_TIME_PROMPT"]),
+])
+def test_lesson_prompts_match_the_scenarios(name, prompts):
+    from helpers.replay.scenarios import common
+
+    code = "\n".join(_lesson_code(name))
+    for prompt in prompts:
+        assert json.dumps(getattr(common, prompt)) in code, prompt
