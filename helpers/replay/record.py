@@ -24,8 +24,8 @@ from helpers.replay.server import (
     HOP_HEADERS,
     LOOPBACK,
     JsonHandler,
+    LoopbackService,
     QuietThreadingServer,
-    loopback_host,
 )
 from helpers.replay.validation import ApiError
 
@@ -154,7 +154,7 @@ class _SseRecorder:
 class _RecordHandler(JsonHandler):
     """Forwards each request upstream, relays the answer, and records the exchange."""
 
-    server: _RecordHTTPServer
+    server: QuietThreadingServer
 
     def do_GET(self) -> None:
         """Forwarded (model lists), not recorded."""
@@ -175,7 +175,7 @@ class _RecordHandler(JsonHandler):
 
     def _forward(self) -> None:
         """Send the request upstream and stream the answer back while recording it."""
-        proxy = self.server.proxy
+        proxy = self.server.owner
         raw = self.read_body()
         path = canonical_path(self.path)
         if not (path == "/v1" or path.startswith("/v1/")):
@@ -242,19 +242,16 @@ class _RecordHandler(JsonHandler):
         if not isinstance(body, dict):
             return
         try:
-            self.server.proxy.add(path, body, response, secrets)
+            self.server.owner.add(path, body, response, secrets)
         except (OSError, RuntimeError, ValueError):
             log.warning("record proxy: the exchange was not written", exc_info=True)
 
 
-class _RecordHTTPServer(QuietThreadingServer):
-    """The socket server, pointing back at its RecordProxy."""
-
-    proxy: RecordProxy
-
-
-class RecordProxy:
+class RecordProxy(LoopbackService):
     """A loopback proxy to a live OpenAI-compatible endpoint that writes a cassette as it goes."""
+
+    handler_class = _RecordHandler
+    kind = "record proxy"
 
     def __init__(
         self,
@@ -274,8 +271,7 @@ class RecordProxy:
             )
         self.upstream = upstream
         self.base_path = parts.path.rstrip("/")
-        self.host = loopback_host(host)
-        self.port = port
+        super().__init__(host, port)
         self.out = Path(out)
         self.notebook = notebook or self.out.stem
         self.secrets = {s for s in secrets if len(s) >= MIN_SECRET_CHARS}
@@ -289,8 +285,6 @@ class RecordProxy:
             for item in earlier.interactions:
                 self._append(item.request["path"], item.request["body"], item.response, item.label)
         self._lock = threading.Lock()
-        self._httpd: _RecordHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     def connection(self) -> http.client.HTTPConnection:
         """A fresh connection to the upstream (one per request keeps threads independent)."""
@@ -350,48 +344,6 @@ class RecordProxy:
             if secret in text or json.dumps(secret)[1:-1] in text:
                 raise RuntimeError("a secret survived scrubbing; the cassette was not written")
         save_cassette(self.out, data)
-
-    @property
-    def url(self) -> str:
-        """Base URL of the running proxy (clients use url + '/v1')."""
-        if self._httpd is None:
-            raise RuntimeError("the record proxy is not running: call start() first")
-        return f"http://{LOOPBACK}:{self._httpd.server_address[1]}"
-
-    def start(self) -> RecordProxy:
-        """Listen on 127.0.0.1 in a daemon thread."""
-        if self._httpd is not None:
-            return self
-        httpd = _RecordHTTPServer((self.host, self.port), _RecordHandler)
-        httpd.proxy = self
-        self._httpd = httpd
-        self._thread = threading.Thread(
-            target=httpd.serve_forever,
-            kwargs={"poll_interval": 0.1},
-            name=f"record-proxy-{httpd.server_address[1]}",
-            daemon=True,
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop listening."""
-        httpd, self._httpd = self._httpd, None
-        if httpd is None:
-            return
-        httpd.shutdown()
-        httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-
-    def __enter__(self) -> RecordProxy:
-        """Start on entering a `with` block."""
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        """Stop on leaving it."""
-        self.stop()
 
     def __repr__(self) -> str:
         """No port, no key, no credentials of the upstream URL."""

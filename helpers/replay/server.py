@@ -10,7 +10,7 @@ import time
 from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from helpers.replay.cassette import CassetteError, Interaction, cassette_files, load_cassette
 from helpers.replay.matching import (
@@ -63,12 +63,72 @@ class QuietThreadingServer(ThreadingHTTPServer):
     """A threaded HTTP server that logs instead of printing tracebacks into notebook output."""
 
     daemon_threads = True
+    owner: Any  # the ReplayServer or RecordProxy this socket serves
     request_queue_size = 128
     allow_reuse_address = False
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that went away mid-answer is normal; anything else is logged, never printed."""
         log.debug("error while serving %s", client_address, exc_info=True)
+
+
+_S = TypeVar("_S", bound="LoopbackService")
+
+
+class LoopbackService:
+    """An HTTP service on 127.0.0.1 in a daemon thread: `start`, `stop`, `url`, a `with` block."""
+
+    handler_class: type[BaseHTTPRequestHandler]
+    kind = "service"
+
+    def __init__(self, host: str = LOOPBACK, port: int = 0) -> None:
+        """Remember where to listen; nothing starts before `start()`."""
+        self.host = loopback_host(host)
+        self.port = port
+        self._httpd: QuietThreadingServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        """Base URL of the running service, e.g. http://127.0.0.1:PORT (add /v1 for clients)."""
+        if self._httpd is None:
+            raise RuntimeError(f"the {self.kind} is not running: call start() first")
+        return f"http://{LOOPBACK}:{self._httpd.server_address[1]}"
+
+    def start(self: _S) -> _S:
+        """Listen on 127.0.0.1 (an ephemeral port unless one was given) in a daemon thread."""
+        if self._httpd is not None:
+            return self
+        httpd = QuietThreadingServer((self.host, self.port), self.handler_class)
+        httpd.owner = self
+        self._httpd = httpd
+        self._thread = threading.Thread(
+            target=httpd.serve_forever,
+            kwargs={"poll_interval": 0.1},
+            name=f"{self.kind.replace(' ', '-')}-{httpd.server_address[1]}",
+            daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop listening and free the port."""
+        httpd, self._httpd = self._httpd, None
+        if httpd is None:
+            return
+        httpd.shutdown()
+        httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self: _S) -> _S:
+        """Start on entering a `with` block."""
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        """Stop on leaving it."""
+        self.stop()
 
 
 class JsonHandler(BaseHTTPRequestHandler):
@@ -190,7 +250,7 @@ def _event_line(data: Any) -> bytes:
 class _ReplayHandler(JsonHandler):
     """Answers OpenAI-style requests from the server's loaded cassettes."""
 
-    server: _ReplayHTTPServer
+    server: QuietThreadingServer
 
     def do_GET(self) -> None:
         """`GET .../v1/models`: the model names found in the cassettes."""
@@ -214,18 +274,18 @@ class _ReplayHandler(JsonHandler):
     def _get(self) -> None:
         """List models, or reject the path."""
         route = ROUTE.match(canonical_path(self.path))
-        self.server.replay._note("GET", self.path)
+        self.server.owner._note("GET", self.path)
         if not route or route["endpoint"] != "models":
             raise self.invalid_url()
         data = [
             {"id": name, "object": "model", "created": 0, "owned_by": "replay"}
-            for name in self.server.replay.models
+            for name in self.server.owner.models
         ]
         self.send_json(200, {"object": "list", "data": data})
 
     def _post(self) -> None:
         """Validate, match and answer one request."""
-        replay = self.server.replay
+        replay = self.server.owner
         replay._note("POST", self.path)
         raw = self.read_body()
         route = ROUTE.match(canonical_path(self.path))
@@ -260,14 +320,11 @@ class _ReplayHandler(JsonHandler):
             self.send_json(response["status"], response["body"], headers)
 
 
-class _ReplayHTTPServer(QuietThreadingServer):
-    """The socket server, pointing back at its ReplayServer."""
-
-    replay: ReplayServer
-
-
-class ReplayServer:
+class ReplayServer(LoopbackService):
     """Serve recorded exchanges on 127.0.0.1 like an OpenAI-compatible endpoint would."""
+
+    handler_class = _ReplayHandler
+    kind = "replay server"
 
     def __init__(
         self,
@@ -282,8 +339,7 @@ class ReplayServer:
             from helpers.paths import RECORDINGS_DIR
 
             cassettes = RECORDINGS_DIR
-        self.host = loopback_host(host)
-        self.port = port
+        super().__init__(host, port)
         self.pace = pace
         self.files = cassette_files(cassettes)
         self.interactions: list[Interaction] = []
@@ -301,8 +357,6 @@ class ReplayServer:
         )
         self.requests: list[tuple[str, str]] = []  # (method, path) of every request received
         self._lock = threading.Lock()
-        self._httpd: _ReplayHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     def _add(self, interaction: Interaction) -> None:
         """Index one interaction; the same request may appear twice only with the same answer."""
@@ -333,48 +387,6 @@ class ReplayServer:
             return found
         message, field = mismatch_message(canonical, self._canonical)
         raise ApiError(404, message, param=field, code="no_recording")
-
-    @property
-    def url(self) -> str:
-        """Base URL of the running server, e.g. http://127.0.0.1:PORT (add /v1 for clients)."""
-        if self._httpd is None:
-            raise RuntimeError("the replay server is not running: call start() first")
-        return f"http://{LOOPBACK}:{self._httpd.server_address[1]}"
-
-    def start(self) -> ReplayServer:
-        """Listen on 127.0.0.1 (an ephemeral port unless one was given) in a daemon thread."""
-        if self._httpd is not None:
-            return self
-        httpd = _ReplayHTTPServer((self.host, self.port), _ReplayHandler)
-        httpd.replay = self
-        self._httpd = httpd
-        self._thread = threading.Thread(
-            target=httpd.serve_forever,
-            kwargs={"poll_interval": 0.1},
-            name=f"replay-server-{httpd.server_address[1]}",
-            daemon=True,
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop listening and free the port."""
-        httpd, self._httpd = self._httpd, None
-        if httpd is None:
-            return
-        httpd.shutdown()
-        httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-
-    def __enter__(self) -> ReplayServer:
-        """Start on entering a `with` block."""
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        """Stop on leaving it."""
-        self.stop()
 
     def __repr__(self) -> str:
         """Deterministic: counts, not the port."""
