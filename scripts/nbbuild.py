@@ -112,6 +112,12 @@ def clean(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
                 if "nbval-ignore-output" not in cell.metadata.get("tags", []):
                     raise ValueError(f"cell {cell.get('id')}: a widget needs nbval-ignore-output")
                 continue  # a widget only lives with its kernel; re-run the cell to see it
+            previous = kept[-1] if kept else None
+            if (out.get("output_type") == "stream" and previous is not None
+                    and previous.get("output_type") == "stream"
+                    and previous.get("name") == out.get("name")):
+                previous["text"] += out["text"]  # the kernel splits long prints at random places
+                continue
             kept.append(out)
         cell.outputs = kept
         count += 1

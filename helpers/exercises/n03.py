@@ -1,0 +1,175 @@
+"""Self-checks for lesson 03 (streaming): assembling calls, repairing a history, reading usage."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from typing import Any
+
+from helpers.exercises._verdict import NotYet, call_student, verdict
+from helpers.streaming import ToolCallAccumulator
+
+_HEAD = {"id": "chatcmpl-exercise", "object": "chat.completion.chunk", "created": 0, "model": "m"}
+
+
+def _chunk(delta: dict[str, Any] | None = None, finish: str | None = None, usage: Any = None):
+    """One SDK `ChatCompletionChunk` (a usage chunk when `delta` is None)."""
+    from openai.types.chat import ChatCompletionChunk
+
+    choices = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish}]
+    return ChatCompletionChunk.model_validate({**_HEAD, "choices": choices, "usage": usage})
+
+
+def _header(index: int, call_id: str, name: str) -> dict[str, Any]:
+    """The first delta of a call: index, id, name, empty arguments."""
+    piece = {"index": index, "id": call_id, "type": "function"}
+    return {"tool_calls": [piece | {"function": {"name": name, "arguments": ""}}]}
+
+
+def _args(index: int, text: str) -> dict[str, Any]:
+    """A later delta of a call: index and an argument fragment."""
+    return {"tool_calls": [{"index": index, "function": {"arguments": text}}]}
+
+
+def sample_streams() -> dict[str, list[Any]]:
+    """Streams the checks use: one call; interleaved calls plus usage; a delta without function."""
+    usage = {"prompt_tokens": 90, "completion_tokens": 20, "total_tokens": 110}
+    return {
+        "one call": [
+            _chunk({"role": "assistant", "content": ""}),
+            _chunk(_header(0, "get_weather:0", "get_weather")),
+            _chunk(_args(0, '{"city": ')),
+            _chunk(_args(0, '"Beijing"}')),
+            _chunk({}, "tool_calls"),
+        ],
+        "interleaved calls with a usage chunk": [
+            _chunk({"role": "assistant", "content": "Checking."}),
+            _chunk(_header(0, "get_weather:0", "get_weather")),
+            _chunk(_header(1, "get_weather:1", "get_weather")),
+            _chunk(_args(1, '{"city": "Mos')),
+            _chunk(_args(0, '{"city": "Shang')),
+            _chunk(_args(0, 'hai"}')),
+            _chunk(_args(1, 'cow"}')),
+            _chunk({}, "tool_calls"),
+            _chunk(None, usage=usage),
+        ],
+        "a delta without function": [
+            _chunk({"role": "assistant", "content": ""}),
+            _chunk({"tool_calls": [{"index": 0, "id": "functions.get_weather:0"}]}),
+            _chunk({"tool_calls": [{"index": 0, "type": "function"}]}),
+            _chunk({"tool_calls": [{"index": 0, "function": {"name": "get_weather"}}]}),
+            _chunk(_args(0, '{"city": "Moscow"}')),
+            _chunk({}, "tool_calls"),
+        ],
+    }
+
+
+def _expected(chunks: list[Any]) -> list[dict[str, Any]]:
+    """The right answer, from the course's accumulator."""
+    accumulator = ToolCallAccumulator()
+    for chunk in chunks:
+        accumulator.add(chunk)
+    return accumulator.tool_calls
+
+
+def check_assemble(assemble_tool_calls: Callable[[list[Any]], Any]) -> None:
+    """Exercise 1: the learner's assembler must match `ToolCallAccumulator` on every stream."""
+
+    def check() -> None:
+        for name, chunks in sample_streams().items():
+            got = call_student(assemble_tool_calls, list(chunks))
+            expected = _expected(chunks)
+            if got == expected:
+                continue
+            if not got:
+                raise NotYet(
+                    f"no tool calls for the stream '{name}': glue each fragment onto "
+                    "tool_calls[piece.index].",
+                    f"нет вызовов для потока '{name}': приклейте каждый кусок к "
+                    "tool_calls[piece.index].",
+                )
+            raise NotYet(
+                f"for the stream '{name}' expected {json.dumps(expected)}, got {got!r}.",
+                f"для потока '{name}' ожидалось {json.dumps(expected)}, получено {got!r}.",
+            )
+
+    verdict(check)
+
+
+QUESTION = "What's the weather like in Beijing today? Let's check using the tool."
+CALLS = [
+    {
+        "id": "get_weather:0",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": '{"city": "Beijing"}'},
+    }
+]
+RESULT = {
+    "role": "tool",
+    "tool_call_id": "get_weather:0",
+    "name": "get_weather",
+    "content": '{"city": "Beijing", "weather": "Sunny"}',
+}
+
+
+def broken_history() -> list[dict[str, Any]]:
+    """What the guide's streaming loop sends in round 2: a tool result with no call before it."""
+    return [{"role": "user", "content": QUESTION}, copy.deepcopy(RESULT)]
+
+
+def check_history(repair: Callable[..., Any]) -> None:
+    """Exercise 2: the repaired history must pass the server's checks, in the right order."""
+    from helpers.replay.validation import ApiError, check_messages
+
+    def check() -> None:
+        broken = broken_history()
+        before = copy.deepcopy(broken)
+        repaired = call_student(repair, broken, "", copy.deepcopy(CALLS))
+        if broken != before:
+            raise NotYet(
+                "return a new list; the messages you were given must stay unchanged.",
+                "верните новый список; переданные сообщения менять не нужно.",
+            )
+        try:
+            check_messages(repaired)
+        except ApiError as error:
+            raise NotYet(
+                f"a server would answer 400: {error.message}",
+                f"сервер ответил бы 400: {error.message}",
+            ) from None
+        roles = [m.get("role") for m in repaired]
+        if roles != ["user", "assistant", "tool"]:
+            raise NotYet(
+                f"expected the roles user, assistant, tool; got {roles}.",
+                f"ожидались роли user, assistant, tool; получено {roles}.",
+            )
+        if repaired[1].get("tool_calls") != CALLS:
+            raise NotYet(
+                "the assistant message must carry the tool_calls it made.",
+                "сообщение ассистента должно содержать свои tool_calls.",
+            )
+
+    verdict(check)
+
+
+def check_usage(total_tokens: Callable[[list[Any]], Any]) -> None:
+    """Exercise 3: total tokens from the usage chunk, None without one, no IndexError."""
+
+    def check() -> None:
+        streams = sample_streams()
+        with_usage = streams["interleaved calls with a usage chunk"]
+        got = call_student(total_tokens, list(with_usage))
+        if got != 110:
+            raise NotYet(
+                f"the stream ends with a usage chunk of total_tokens=110; you returned {got!r}.",
+                f"поток заканчивается фрагментом с total_tokens=110; вы вернули {got!r}.",
+            )
+        got = call_student(total_tokens, list(streams["one call"]))
+        if got is not None:
+            raise NotYet(
+                f"a stream without a usage chunk should give None; you returned {got!r}.",
+                f"для потока без статистики нужно вернуть None; вы вернули {got!r}.",
+            )
+
+    verdict(check)

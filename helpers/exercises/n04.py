@@ -1,0 +1,90 @@
+"""Self-checks for lesson 04 (manual parsing): names inside call ids, a better extractor."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from helpers.exercises._verdict import NotYet, call_student, verdict
+from helpers.formats import kimi_name_from_id, parse_kimi
+
+NAME_CASES: tuple[str, ...] = (
+    "functions.get_weather:0",
+    "get_weather:0",
+    "functions.get-weather:12",
+    "functions.weather.today:3",
+    "search:1",
+)
+
+
+def check_name_from_id(name_from_id: Callable[[str], Any]) -> None:
+    """Exercise 1: the learner's function must agree with `kimi_name_from_id` on every id."""
+
+    def check() -> None:
+        for call_id in NAME_CASES:
+            expected = kimi_name_from_id(call_id)
+            got = call_student(name_from_id, call_id)
+            if got != expected:
+                raise NotYet(
+                    f"name_from_id({call_id!r}) should be {expected!r}, got {got!r}.",
+                    f"name_from_id({call_id!r}) должно быть {expected!r}, получено {got!r}.",
+                )
+
+    verdict(check)
+
+
+def _call(call_id: str, arguments: str) -> str:
+    """One Kimi-K2 call."""
+    return f"<|tool_call_begin|>{call_id}<|tool_call_argument_begin|>{arguments}<|tool_call_end|>"
+
+
+def _section(*calls: str) -> str:
+    """A tool-calls section."""
+    return "<|tool_calls_section_begin|>" + "".join(calls) + "<|tool_calls_section_end|>"
+
+
+def extract_cases() -> dict[str, str]:
+    """Raw outputs the extractor check uses (the lesson's variants and a few more)."""
+    beijing = _call("functions.get_weather:0", '{"city": "Beijing"}')
+    shanghai = _call("functions.get_weather:1", '{"city": "Shanghai"}')
+    return {
+        "no calls": "It is sunny in Beijing today.",
+        "textbook": _section(beijing),
+        "text before the section": "Let me check." + _section(beijing),
+        "two calls in one section": _section(beijing, shanghai),
+        "second section": _section(beijing) + "Now Shanghai." + _section(shanghai),
+        "cut off by max_tokens": "<|tool_calls_section_begin|>" + beijing[:-20],
+        "'-' in the name": _section(_call("functions.get-weather:0", '{"city": "Beijing"}')),
+        "id without 'functions.'": _section(_call("get_weather:0", '{"city": "Beijing"}')),
+        "newlines between markers": "<|tool_calls_section_begin|>\n<|tool_call_begin|> "
+        'functions.get_weather:0 <|tool_call_argument_begin|>\n{"city": "Beijing"}\n'
+        "<|tool_call_end|>\n<|tool_calls_section_end|>",
+    }
+
+
+def _brief(calls: Any) -> str:
+    """Calls as a short list `id name(arguments)`, or the repr of something else."""
+    if not isinstance(calls, list):
+        return repr(calls)[:120]
+    try:
+        items = [f"{c['id']} {c['function']['name']}({c['function']['arguments']})" for c in calls]
+    except (KeyError, TypeError):
+        return repr(calls)[:200]
+    return f"{len(calls)} call(s) {items}"
+
+
+def check_extract(extract_tool_calls: Callable[[str], Any]) -> None:
+    """Exercise 2: the learner's extractor must find the same calls as `parse_kimi`."""
+
+    def check() -> None:
+        for name, text in extract_cases().items():
+            expected = parse_kimi(text).tool_calls
+            got = call_student(extract_tool_calls, text)
+            if got != expected:
+                want, have = _brief(expected), _brief(got)
+                raise NotYet(
+                    f"variant '{name}': expected {want}, got {have}.",
+                    f"вариант '{name}': ожидалось {want}, получено {have}.",
+                )
+
+    verdict(check)

@@ -1,0 +1,99 @@
+"""Self-checks for lesson 05 (Qwen): parsing Hermes calls by hand, spotting unparsed calls."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from helpers.exercises._verdict import NotYet, call_student, verdict
+from helpers.formats import parse_hermes, render_hermes_tool_calls, render_kimi_tool_calls
+
+
+def _calls(*pairs: tuple[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """OpenAI-shaped calls with Kimi-style ids, for rendering sample texts."""
+    return [
+        {
+            "id": f"functions.{name}:{i}",
+            "type": "function",
+            "function": {"name": name, "arguments": json.dumps(arguments)},
+        }
+        for i, (name, arguments) in enumerate(pairs)
+    ]
+
+
+BEIJING = ("get_weather", {"city": "Beijing"})
+SF_NOW = ("get_current_temperature", {"location": "San Francisco, CA, USA"})
+SF_TOMORROW = (
+    "get_temperature_date",
+    {"location": "San Francisco, CA, USA", "date": "2024-10-01"},
+)
+
+
+def hermes_cases() -> dict[str, str]:
+    """Qwen raw outputs for exercise 1."""
+    return {
+        "one call": render_hermes_tool_calls(_calls(BEIJING)),
+        "text before the calls": render_hermes_tool_calls(
+            _calls(SF_NOW, SF_TOMORROW), "Let me check both."
+        ),
+        "no calls": "It is 26.1 °C in San Francisco now.",
+    }
+
+
+def check_hermes_calls(hermes_calls: Callable[[str], Any]) -> None:
+    """Exercise 1: (name, arguments dict) pairs equal to what `parse_hermes` finds."""
+
+    def check() -> None:
+        for name, text in hermes_cases().items():
+            expected = [
+                (c["function"]["name"], json.loads(c["function"]["arguments"]))
+                for c in parse_hermes(text).tool_calls
+            ]
+            got = call_student(hermes_calls, text)
+            if isinstance(got, list):
+                got = [tuple(item) if isinstance(item, list) else item for item in got]
+            if got != expected:
+                raise NotYet(
+                    f"for '{name}' expected {expected}, got {got!r}.",
+                    f"для варианта '{name}' ожидалось {expected}, получено {got!r}.",
+                )
+
+    verdict(check)
+
+
+def unparsed_cases() -> list[tuple[str, dict[str, Any], bool]]:
+    """(description, assistant message, expected answer) for exercise 2."""
+    kimi_text = render_kimi_tool_calls(_calls(BEIJING))
+    qwen_text = render_hermes_tool_calls(_calls(BEIJING))
+    parsed = _calls(BEIJING)
+    return [
+        ("Kimi-K2 markers in content, no tool_calls", {"content": kimi_text}, True),
+        (
+            "Qwen <tool_call> in content, tool_calls: []",
+            {"content": qwen_text, "tool_calls": []},
+            True,
+        ),
+        ("a plain answer", {"content": "It's sunny in Beijing today."}, False),
+        ("content None with parsed tool_calls", {"content": None, "tool_calls": parsed}, False),
+        (
+            "text before calls the server parsed",
+            {"content": "Let me check.", "tool_calls": parsed},
+            False,
+        ),
+    ]
+
+
+def check_unparsed(has_unparsed_calls: Callable[[dict[str, Any]], Any]) -> None:
+    """Exercise 2: True exactly when call markup sits in `content` and `tool_calls` is empty."""
+
+    def check() -> None:
+        for description, message, expected in unparsed_cases():
+            got = call_student(has_unparsed_calls, {"role": "assistant", **message})
+            if bool(got) != expected or not isinstance(got, bool):
+                raise NotYet(
+                    f"{description}: expected {expected}, got {got!r}.",
+                    f"{description}: ожидалось {expected}, получено {got!r}.",
+                )
+
+    verdict(check)

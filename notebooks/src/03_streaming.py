@@ -1,0 +1,950 @@
+"""Lesson 03: tool calls in a stream: chunks, assembly by index, and the guide's two defects."""
+
+from nbbuild import Lesson, code, md
+
+PROMPT = "What's the weather like in Beijing today? Let's check using the tool."
+
+LESSON = Lesson("03_streaming", [
+    md(
+        """
+# Streaming tool calls
+
+**Goal:** receive a tool call piece by piece, glue the pieces together by `index`, and fix the two
+bugs hidden in the guide's streaming loop.
+""",
+        """
+# Вызов инструментов в режиме стриминга
+
+**Цель:** в режиме потоковой выдачи (streaming) получить вызов инструмента (tool call) по
+кусочкам, склеить их по `index` и исправить две ошибки, спрятанные в потоковом цикле из
+руководства.
+""",
+    ),
+    md(
+        """
+## What you will build
+
+- a look at real chunks of a streamed answer: what arrives first, what comes in fragments, where
+  `finish_reason` hides;
+- the guide's accumulation by `index`, written out as a small function, then the same with
+  `ToolCallAccumulator`;
+- the guide's streaming loop run as published: the server answers **400**, because the assistant
+  message with the calls never reaches the history; then the fix;
+- the second, latent bug: a final usage chunk with `choices: []` crashes `chunk.choices[0]`;
+- `run_tool_loop(..., stream=True)`, a widget that replays a stream chunk by chunk, and parallel calls
+  whose fragments interleave.
+
+This lesson follows the section "Tool calling in streaming mode" of the Kimi-K2 guide
+(MoonshotAI/Kimi-K2, `docs/tool_call_guidance.md`).
+""",
+        """
+## Что вы сделаете
+
+- посмотрите на настоящие фрагменты (chunks) потокового ответа: что приходит первым, что
+  приходит кусками и где прячется причина остановки `finish_reason`;
+- напишете склейку вызовов по `index`, как в руководстве, в виде маленькой функции, а затем
+  сделаете то же с `ToolCallAccumulator`;
+- запустите потоковый цикл из руководства как есть: сервер ответит **400**, потому что сообщение
+  ассистента (assistant message) с вызовами так и не попадает в историю диалога (conversation
+  history); затем исправите это;
+- найдёте вторую, скрытую ошибку: последний фрагмент со статистикой токенов, где `choices: []`,
+  роняет `chunk.choices[0]`;
+- воспользуетесь `run_tool_loop(..., stream=True)`, виджетом (widget), который проигрывает поток
+  фрагмент за фрагментом, и параллельными вызовами (parallel tool calls), чьи фрагменты
+  перемешаны.
+
+Урок идёт по разделу руководства Kimi-K2 о вызове инструментов в режиме стриминга
+(MoonshotAI/Kimi-K2, `docs/tool_call_guidance.md`).
+""",
+    ),
+    md(
+        """
+## Setup
+
+One cell connects to the model. In replay mode (the default) the answers come from cassettes that
+were **synthesized** from the documented wire formats of Moonshot's API, not captured from a real
+service; set `LLM_MODE=live` (see lesson 00) to stream from a real Kimi-K2 endpoint instead.
+""",
+        """
+## Подготовка
+
+Одна ячейка подключается к модели. В режиме воспроизведения (replay), который включён по
+умолчанию, ответы берутся из записей (cassettes), **синтезированных** по документированным форматам
+API Moonshot, а не записанных с настоящего сервиса. Чтобы получать поток от настоящей Kimi-K2,
+задайте `LLM_MODE=live` (см. урок 00).
+""",
+    ),
+    code(
+        '''
+import json
+
+from openai import OpenAI
+
+from helpers import ToolCallAccumulator, ToolRegistry, connect, run_tool_loop
+from helpers.display import show_chunks, show_messages, show_tool_calls
+from helpers.widgets import StreamViewer
+
+conn = connect("kimi")
+client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
+model_name = conn.model_name
+conn
+''',
+    ),
+    md(
+        """
+## 1. The tool
+
+The same weather tool as in lessons 01 and 02: a fixed table, so the result visibly depends on
+`city`, with the guide's schema and a `tool_map`.
+""",
+        """
+## 1. Инструмент
+
+Тот же инструмент погоды, что в уроках 01 и 02: фиксированная таблица (результат заметно зависит
+от `city`), описание инструмента из руководства и `tool_map`.
+""",
+    ),
+    code(
+        '''
+WEATHER = {"Beijing": "Sunny", "Shanghai": "Light rain", "Moscow": "Snow"}
+
+
+def get_weather(city: str) -> dict:
+    """Look the weather up in a fixed table (a stub for a real weather API)."""
+    return {"city": city, "weather": WEATHER.get(city, "unknown")}
+''',
+        '''
+WEATHER = {"Beijing": "Sunny", "Shanghai": "Light rain", "Moscow": "Snow"}
+
+
+def get_weather(city: str) -> dict:
+    """Look the weather up in a fixed table (a stub for a real weather API)."""
+    # заглушка вместо настоящего API погоды
+    return {"city": city, "weather": WEATHER.get(city, "unknown")}
+''',
+    ),
+    code(
+        '''
+tools = [{
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Get weather information. "
+        "Call this tool when the user needs to get weather information",
+        "parameters": {
+            "type": "object",
+            "required": ["city"],
+            "properties": {"city": {"type": "string", "description": "City name"}},
+        },
+    },
+}]
+tool_map = {"get_weather": get_weather}
+''',
+    ),
+    md(
+        """
+## 2. What a chunk is
+
+With `stream=True` the SDK returns an iterator of `ChatCompletionChunk` objects instead of one
+completion. Each chunk carries a **delta**: only what is new since the previous chunk. We collect the
+whole stream into a list to look at it.
+""",
+        """
+## 2. Что такое фрагмент
+
+С `stream=True` SDK возвращает не один ответ, а итератор объектов `ChatCompletionChunk`. Каждый
+фрагмент несёт **дельту** (delta) — только то, что появилось после предыдущего фрагмента. Соберём
+весь поток в список, чтобы его рассмотреть.
+""",
+    ),
+    code(
+        f'''
+messages = [{{"role": "user", "content": "{PROMPT}"}}]
+stream = client.chat.completions.create(
+    model=model_name,
+    messages=messages,
+    temperature=0.3,
+    tools=tools,
+    tool_choice="auto",
+    stream=True,
+)
+chunks = list(stream)
+len(chunks)
+''',
+    ),
+    md(
+        """
+`show_chunks` prints one line per chunk with only the fields that are set. Read it top to bottom:
+the first chunk announces the role; the first tool-call delta brings `index`, `id` and the function
+`name` with empty `arguments`; then the arguments JSON arrives a few characters at a time; the last
+chunk has an empty delta and `finish_reason`.
+""",
+        """
+`show_chunks` печатает по строке на фрагмент и только заполненные поля. Читайте сверху вниз:
+первый фрагмент объявляет роль; первая дельта вызова приносит `index`, `id` и имя функции `name`
+с пустыми `arguments`; затем JSON аргументов приходит по нескольку символов; у последнего
+фрагмента дельта пустая, зато есть `finish_reason`.
+""",
+    ),
+    code(
+        '''
+show_chunks(chunks)
+''',
+    ),
+    md(
+        """
+The same thing as the SDK object: an argument fragment is a `ChoiceDeltaToolCall` whose `id` and
+`function.name` are `None`. Nothing in it says which call it belongs to except `index`.
+""",
+        """
+То же самое как объект SDK: кусок аргументов — это `ChoiceDeltaToolCall`, у которого `id` и
+`function.name` равны `None`. К какому вызову он относится, говорит только `index`.
+""",
+    ),
+    code(
+        '''
+fragment = chunks[3].choices[0].delta.tool_calls[0]
+print(fragment.index, fragment.id, fragment.function.name, repr(fragment.function.arguments))
+''',
+    ),
+    md(
+        """
+## 3. Gluing the pieces by `index`
+
+The guide keeps a list of calls and, for every fragment, grows the list up to `index` and appends
+the fragment's `id`, `name` and `arguments` strings to that call. Here is the same logic as a
+function over a finished stream; it returns the three things a loop needs. Like the guide, it reads
+`chunk.choices[0]` without a check (step 5 shows why that matters).
+""",
+        """
+В руководстве ведётся список вызовов: для каждого куска список дорастает до `index`, и к строкам
+`id`, `name` и `arguments` этого вызова дописывается то, что принёс кусок. Вот та же логика в виде
+функции над полученным потоком; она возвращает три вещи, нужные циклу. Как и в руководстве, она
+читает `chunk.choices[0]` без проверки (почему это важно, покажет шаг 5).
+""",
+    ),
+    code(
+        '''
+def assemble(chunks):
+    """Glue a stream's deltas into (content, tool_calls, finish_reason), as the guide does."""
+    content, tool_calls, finish_reason = "", [], None
+    for chunk in chunks:
+        delta = chunk.choices[0].delta
+        content += delta.content or ""
+        for piece in delta.tool_calls or []:
+            while len(tool_calls) <= piece.index:
+                tool_calls.append(
+                    {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
+                )
+            call = tool_calls[piece.index]
+            call["id"] += piece.id or ""
+            call["function"]["name"] += piece.function.name or ""
+            call["function"]["arguments"] += piece.function.arguments or ""
+        finish_reason = chunk.choices[0].finish_reason or finish_reason
+    return content, tool_calls, finish_reason
+''',
+        '''
+def assemble(chunks):
+    """Glue a stream's deltas into (content, tool_calls, finish_reason), as the guide does."""
+    content, tool_calls, finish_reason = "", [], None
+    for chunk in chunks:
+        delta = chunk.choices[0].delta  # как в руководстве: без проверки
+        content += delta.content or ""
+        for piece in delta.tool_calls or []:
+            while len(tool_calls) <= piece.index:  # новый вызов: расширяем список
+                tool_calls.append(
+                    {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
+                )
+            call = tool_calls[piece.index]
+            call["id"] += piece.id or ""
+            call["function"]["name"] += piece.function.name or ""
+            call["function"]["arguments"] += piece.function.arguments or ""
+        finish_reason = chunk.choices[0].finish_reason or finish_reason
+    return content, tool_calls, finish_reason
+''',
+    ),
+    code(
+        '''
+content, tool_calls, finish_reason = assemble(chunks)
+print(repr(content), finish_reason)
+show_tool_calls(tool_calls)
+assert json.loads(tool_calls[0]["function"]["arguments"]) == {"city": "Beijing"}
+''',
+    ),
+    md(
+        """
+`helpers.ToolCallAccumulator` does the same job and also copes with what real engines send besides
+the happy path: chunks without choices, deltas without `function`, a missing `index`. Feed it chunk by
+chunk; it gives the assistant message ready to append to the history.
+""",
+        """
+`helpers.ToolCallAccumulator` делает то же самое и вдобавок справляется с тем, что настоящие
+движки (engines) присылают помимо идеального случая: фрагменты без `choices`, дельты без
+`function`, отсутствующий `index`. Передавайте ему фрагменты по одному; он отдаёт готовое
+сообщение ассистента для истории диалога.
+""",
+    ),
+    code(
+        '''
+accumulator = ToolCallAccumulator()
+for chunk in chunks:
+    accumulator.add(chunk)
+assert accumulator.tool_calls == tool_calls
+accumulator.assistant_message()
+''',
+    ),
+    md(
+        """
+## 4. The guide's loop and the missing assistant message
+
+First a small helper that runs the calls the way lesson 01 taught: unpack the arguments with `**`
+and answer each call with a `role: "tool"` message carrying its `tool_call_id`.
+""",
+        """
+## 4. Цикл из руководства и потерянное сообщение ассистента
+
+Сначала маленький помощник, который выполняет вызовы так, как учил урок 01: распаковывает
+аргументы через `**` и отвечает на каждый вызов сообщением `role: "tool"` с его `tool_call_id`.
+""",
+    ),
+    code(
+        '''
+def run_tool_calls(tool_calls):
+    """Run each call with unpacked arguments; return the role "tool" messages answering them."""
+    results = []
+    for tool_call in tool_calls:
+        name = tool_call["function"]["name"]
+        arguments = json.loads(tool_call["function"]["arguments"])
+        result = tool_map[name](**arguments)
+        results.append({"role": "tool", "tool_call_id": tool_call["id"], "name": name,
+                        "content": json.dumps(result)})
+    return results
+''',
+        '''
+def run_tool_calls(tool_calls):
+    """Run each call with unpacked arguments; return the role "tool" messages answering them."""
+    results = []
+    for tool_call in tool_calls:
+        name = tool_call["function"]["name"]
+        arguments = json.loads(tool_call["function"]["arguments"])
+        result = tool_map[name](**arguments)  # распаковка аргументов, как в уроке 01
+        results.append({"role": "tool", "tool_call_id": tool_call["id"], "name": name,
+                        "content": json.dumps(result)})
+    return results
+''',
+    ),
+    md(
+        """
+Now the guide's streaming loop with our `assemble`. Look at what happens when `finish_reason` is
+`tool_calls`: the guide goes straight to
+
+`for tool_call in tool_calls:`
+
+and appends only the tool results. The assistant message that *made* the calls is never appended.
+The replay server checks the history like a real OpenAI-compatible server, so the second request
+fails:
+""",
+        """
+Теперь потоковый цикл из руководства с нашей функцией `assemble`. Посмотрите, что происходит,
+когда `finish_reason` равен `tool_calls`: руководство сразу переходит к строке
+
+`for tool_call in tool_calls:`
+
+и добавляет в историю только результаты инструментов (tool results). Сообщение ассистента, в котором эти вызовы
+*сделаны*, не добавляется никогда. Сервер воспроизведения проверяет историю так же, как настоящий
+OpenAI-совместимый сервер, поэтому второй запрос падает:
+""",
+    ),
+    code(
+        f'''
+messages = [{{"role": "user", "content": "{PROMPT}"}}]
+finish_reason = None
+while finish_reason is None or finish_reason == "tool_calls":
+    stream = client.chat.completions.create(
+        model=model_name, messages=messages, temperature=0.3,
+        tools=tools, tool_choice="auto", stream=True,
+    )
+    content, tool_calls, finish_reason = assemble(stream)
+    if finish_reason == "tool_calls":
+        messages.extend(run_tool_calls(tool_calls))  # the guide: results only
+print(content)
+''',
+        f'''
+messages = [{{"role": "user", "content": "{PROMPT}"}}]
+finish_reason = None
+while finish_reason is None or finish_reason == "tool_calls":
+    stream = client.chat.completions.create(
+        model=model_name, messages=messages, temperature=0.3,
+        tools=tools, tool_choice="auto", stream=True,
+    )
+    content, tool_calls, finish_reason = assemble(stream)
+    if finish_reason == "tool_calls":
+        messages.extend(run_tool_calls(tool_calls))  # как в руководстве: только результаты
+print(content)
+''',
+        tags=("raises-exception",),
+    ),
+    md(
+        """
+`openai.BadRequestError`, HTTP 400. The history the second request sent has a tool result that
+answers nothing: message 1 has `role: "tool"` and there is no assistant message with `tool_calls`
+before it.
+""",
+        """
+`openai.BadRequestError`, HTTP 400. В истории второго запроса есть результат инструмента, который
+ни на что не отвечает: сообщение 1 имеет `role: "tool"`, а перед ним нет сообщения ассистента с
+`tool_calls`.
+""",
+    ),
+    code(
+        '''
+show_messages(messages)
+''',
+    ),
+    md(
+        """
+The message is OpenAI's wording; Moonshot's API says `tool_call_id not found`; vLLM has no such
+check of its own, so depending on the chat template it either fails or feeds the model a prompt in
+which results appear out of nowhere. Each call must be
+answered, and each answer must follow the message that asked. The fix is one line: append the
+assistant message, with its `content` and `tool_calls`, **before** the results. We also stop on
+"no tool calls" rather than on `finish_reason`, as lesson 02 showed.
+""",
+        """
+Текст ошибки — в формулировке OpenAI; API Moonshot отвечает `tool_call_id not found`; у vLLM
+своей такой проверки нет, и в зависимости от шаблона чата он либо падает, либо подаёт модели
+промпт, где результаты появляются ниоткуда. На
+каждый вызов нужен ответ, и каждый ответ должен идти после сообщения, в котором вызов сделан.
+Исправление — одна строка: добавить сообщение ассистента с `content` и `tool_calls` **перед**
+результатами. Заодно останавливаемся, когда вызовов нет, а не по `finish_reason`, как показал
+урок 02.
+""",
+    ),
+    code(
+        '''
+def streaming_loop(messages, max_rounds=8, **options):
+    """The guide's streaming loop, fixed: the assistant message goes in before the results."""
+    for _ in range(max_rounds):
+        stream = client.chat.completions.create(
+            model=model_name, messages=messages, temperature=0.3,
+            tools=tools, tool_choice="auto", stream=True, **options,
+        )
+        content, tool_calls, finish_reason = assemble(stream)
+        if not tool_calls:
+            return content
+        messages.append({"role": "assistant", "content": content, "tool_calls": tool_calls})
+        messages.extend(run_tool_calls(tool_calls))
+    raise RuntimeError(f"Still calling tools after {max_rounds} rounds.")
+''',
+        '''
+def streaming_loop(messages, max_rounds=8, **options):
+    """The guide's streaming loop, fixed: the assistant message goes in before the results."""
+    for _ in range(max_rounds):
+        stream = client.chat.completions.create(
+            model=model_name, messages=messages, temperature=0.3,
+            tools=tools, tool_choice="auto", stream=True, **options,
+        )
+        content, tool_calls, finish_reason = assemble(stream)
+        if not tool_calls:  # нет вызовов: это окончательный ответ
+            return content
+        # исправление: сначала сообщение ассистента с вызовами, потом результаты
+        messages.append({"role": "assistant", "content": content, "tool_calls": tool_calls})
+        messages.extend(run_tool_calls(tool_calls))
+    raise RuntimeError(f"Still calling tools after {max_rounds} rounds.")
+''',
+    ),
+    code(
+        f'''
+messages = [{{"role": "user", "content": "{PROMPT}"}}]
+print(streaming_loop(messages))
+show_messages(messages)
+''',
+    ),
+    md(
+        """
+Now the history reads as a conversation: the question, the assistant's call, the result answering
+that call by `tool_call_id`, and the final answer.
+
+## 5. The latent bug: the usage chunk
+
+Streams do not report token usage unless you ask. With `stream_options={"include_usage": True}`
+(OpenAI, vLLM, SGLang), the server sends one more chunk after the last delta: `usage` filled in and
+`choices: []`. The guide's loop reads
+
+`delta = chunk.choices[0].delta`
+
+for every chunk, and so does our `assemble`:
+""",
+        """
+Теперь история читается как разговор: вопрос, вызов от ассистента, результат, отвечающий на этот
+вызов по `tool_call_id`, и окончательный ответ.
+
+## 5. Скрытая ошибка: фрагмент со статистикой
+
+Поток не сообщает, сколько токенов потрачено, если об этом не попросить. С
+`stream_options={"include_usage": True}` (OpenAI, vLLM, SGLang) после последней дельты сервер
+присылает ещё один фрагмент: `usage` заполнено, а `choices: []`. Цикл из руководства для каждого
+фрагмента читает
+
+`delta = chunk.choices[0].delta`
+
+и наша `assemble` тоже:
+""",
+    ),
+    code(
+        f'''
+messages = [{{"role": "user", "content": "{PROMPT}"}}]
+streaming_loop(messages, stream_options={{"include_usage": True}})
+''',
+        tags=("raises-exception",),
+    ),
+    md(
+        """
+`IndexError: list index out of range`: the empty `choices` list of the final chunk. Here is that
+chunk:
+""",
+        """
+`IndexError: list index out of range` — это пустой список `choices` последнего фрагмента. Вот он:
+""",
+    ),
+    code(
+        f'''
+messages = [{{"role": "user", "content": "{PROMPT}"}}]
+stream = client.chat.completions.create(
+    model=model_name, messages=messages, temperature=0.3, tools=tools, tool_choice="auto",
+    stream=True, stream_options={{"include_usage": True}},
+)
+usage_chunks = list(stream)
+show_chunks(usage_chunks[-2:])
+''',
+    ),
+    md(
+        """
+The fix is a guard: skip a chunk when `chunk.choices` is empty. `streaming_loop`
+looks `assemble` up by name each time it runs, so redefining `assemble` fixes the loop too.
+""",
+        """
+Исправление — проверка: пропускать фрагмент, если `chunk.choices` пуст. `streaming_loop`
+ищет `assemble` по имени при каждом запуске, поэтому новое определение `assemble` чинит и цикл.
+""",
+    ),
+    code(
+        '''
+def assemble(chunks):
+    """Glue a stream's deltas into (content, tool_calls, finish_reason); skip usage chunks."""
+    content, tool_calls, finish_reason = "", [], None
+    for chunk in chunks:
+        if not chunk.choices:
+            continue
+        delta = chunk.choices[0].delta
+        content += delta.content or ""
+        for piece in delta.tool_calls or []:
+            while len(tool_calls) <= piece.index:
+                tool_calls.append(
+                    {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
+                )
+            call = tool_calls[piece.index]
+            call["id"] += piece.id or ""
+            if piece.function:
+                call["function"]["name"] += piece.function.name or ""
+                call["function"]["arguments"] += piece.function.arguments or ""
+        finish_reason = chunk.choices[0].finish_reason or finish_reason
+    return content, tool_calls, finish_reason
+''',
+        '''
+def assemble(chunks):
+    """Glue a stream's deltas into (content, tool_calls, finish_reason); skip usage chunks."""
+    content, tool_calls, finish_reason = "", [], None
+    for chunk in chunks:
+        if not chunk.choices:  # фрагмент со статистикой: choices == []
+            continue
+        delta = chunk.choices[0].delta
+        content += delta.content or ""
+        for piece in delta.tool_calls or []:
+            while len(tool_calls) <= piece.index:
+                tool_calls.append(
+                    {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
+                )
+            call = tool_calls[piece.index]
+            call["id"] += piece.id or ""
+            if piece.function:  # некоторые движки присылают дельту без function
+                call["function"]["name"] += piece.function.name or ""
+                call["function"]["arguments"] += piece.function.arguments or ""
+        finish_reason = chunk.choices[0].finish_reason or finish_reason
+    return content, tool_calls, finish_reason
+''',
+    ),
+    code(
+        f'''
+messages = [{{"role": "user", "content": "{PROMPT}"}}]
+print(streaming_loop(messages, stream_options={{"include_usage": True}}))
+''',
+    ),
+    md(
+        """
+The new `assemble` also checks `piece.function` before reading it: some engines send a tool-call
+delta without `function`, the guide's other unguarded read. `ToolCallAccumulator` has had both guards
+all along.
+
+## 6. The helper: `run_tool_loop(..., stream=True)`
+
+The loop from lesson 02 takes `stream=True`: it assembles each answer with `ToolCallAccumulator`,
+appends the assistant message before the results and runs the tools through a `ToolRegistry`
+(arguments checked and unpacked). The requests are the same as those of our fixed loop.
+""",
+        """
+Новая `assemble` проверяет и `piece.function`, прежде чем читать его: некоторые движки присылают
+дельту вызова без `function` — это второе место, где руководство читает поле без проверки. В
+`ToolCallAccumulator` обе проверки есть с самого начала.
+
+## 6. Готовый помощник: `run_tool_loop(..., stream=True)`
+
+Цикл из урока 02 принимает `stream=True`: он собирает каждый ответ через `ToolCallAccumulator`,
+добавляет сообщение ассистента перед результатами и выполняет инструменты через `ToolRegistry`
+(аргументы проверяются и распаковываются). Запросы получаются те же, что у нашего исправленного
+цикла.
+""",
+    ),
+    code(
+        f'''
+registry = ToolRegistry()
+registry.register(get_weather, schema=tools[0])
+
+messages = [{{"role": "user", "content": "{PROMPT}"}}]
+answer = run_tool_loop(
+    client, messages, registry, model=model_name, stream=True, temperature=0.3, tool_choice="auto"
+)
+print(answer["content"])
+''',
+    ),
+    md(
+        """
+## 7. Watching a stream grow
+
+Two calls in one answer, after a sentence of text. `StreamViewer` steps through the recorded chunks:
+move the slider and watch the content, then call 0, then call 1 grow fragment by fragment. (A widget
+needs a running kernel: run the cell to see it.)
+""",
+        """
+## 7. Как растёт поток
+
+Два вызова в одном ответе, после одной фразы текста. `StreamViewer` проходит по записанным
+фрагментам: двигайте ползунок и смотрите, как фрагмент за фрагментом растут текст, потом вызов 0,
+потом вызов 1. (Виджету нужно работающее ядро: выполните ячейку, чтобы его увидеть.)
+""",
+    ),
+    code(
+        '''
+messages = [{"role": "user", "content": "Compare the weather in Beijing and Shanghai today."}]
+stream = client.chat.completions.create(
+    model=model_name, messages=messages, temperature=0.3, tools=tools, tool_choice="auto",
+    stream=True,
+)
+parallel_chunks = list(stream)
+StreamViewer(parallel_chunks)
+''',
+        tags=("nbval-ignore-output",),
+    ),
+    md(
+        """
+Here every fragment of call 0 arrives before call 1 starts. The protocol does not promise that.
+
+## 8. Parallel calls whose fragments interleave
+
+In the next answer the fragments of the two calls take turns. Look at the `tool_calls[i]` column:
+""",
+        """
+Здесь все кусочки вызова 0 приходят раньше, чем начинается вызов 1. Протокол этого не обещает.
+
+## 8. Параллельные вызовы с перемешанными фрагментами
+
+В следующем ответе кусочки двух вызовов идут вперемешку. Посмотрите на столбец `tool_calls[i]`:
+""",
+    ),
+    code(
+        '''
+messages = [{"role": "user", "content": "Compare the weather in Shanghai and Moscow today."}]
+stream = client.chat.completions.create(
+    model=model_name, messages=messages, temperature=0.3, tools=tools, tool_choice="auto",
+    stream=True,
+)
+interleaved = list(stream)
+show_chunks(interleaved)
+''',
+    ),
+    md(
+        """
+A shortcut you may see in quick scripts glues each fragment onto the *latest* call. It works on the
+first stream and breaks here:
+""",
+        """
+В наспех написанных скриптах встречается упрощение: каждый кусок приклеивается к *последнему*
+вызову. На первом потоке это работает, а здесь ломается:
+""",
+    ),
+    code(
+        '''
+def glue_to_latest(chunks):
+    """A wrong shortcut: ignore `index` and append every fragment to the latest call."""
+    calls = []
+    for chunk in chunks:
+        for piece in (chunk.choices[0].delta.tool_calls if chunk.choices else None) or []:
+            if piece.id:
+                calls.append({"id": piece.id, "name": piece.function.name, "arguments": ""})
+            calls[-1]["arguments"] += piece.function.arguments or ""
+    return [call["arguments"] for call in calls]
+
+
+print(glue_to_latest(parallel_chunks))
+print(glue_to_latest(interleaved))
+''',
+        '''
+def glue_to_latest(chunks):
+    """A wrong shortcut: ignore `index` and append every fragment to the latest call."""
+    calls = []
+    for chunk in chunks:
+        for piece in (chunk.choices[0].delta.tool_calls if chunk.choices else None) or []:
+            if piece.id:
+                calls.append({"id": piece.id, "name": piece.function.name, "arguments": ""})
+            calls[-1]["arguments"] += piece.function.arguments or ""  # index не учитывается
+    return [call["arguments"] for call in calls]
+
+
+print(glue_to_latest(parallel_chunks))
+print(glue_to_latest(interleaved))
+''',
+    ),
+    md(
+        """
+The second call swallowed the fragments of the first, and neither string is valid JSON. Gluing by
+`index` gets both right, and the whole loop goes through:
+""",
+        """
+Второй вызов проглотил кусочки первого, и ни одна из строк не является правильным JSON. Склейка по
+`index` собирает оба вызова верно, и весь цикл проходит:
+""",
+    ),
+    code(
+        '''
+content, tool_calls, finish_reason = assemble(interleaved)
+show_tool_calls(tool_calls)
+
+messages = [{"role": "user", "content": "Compare the weather in Shanghai and Moscow today."}]
+print(streaming_loop(messages))
+''',
+        '''
+content, tool_calls, finish_reason = assemble(interleaved)
+show_tool_calls(tool_calls)
+
+messages = [{"role": "user", "content": "Compare the weather in Shanghai and Moscow today."}]
+print(streaming_loop(messages))  # оба результата уходят модели до следующего запроса
+''',
+    ),
+    md(
+        """
+## Summary
+
+- A streamed answer is a sequence of chunks; each carries a delta. A tool call's first delta has
+  `index`, `id` and `name`; later ones only `index` and an argument fragment; `finish_reason` comes
+  in the last chunk with choices.
+- Glue fragments by `index`, never by arrival order: parallel calls may interleave.
+- **The guide's defect:** its streaming loop never appends the assistant message with `tool_calls`
+  before the `role: "tool"` results; real servers answer 400. Append
+  `{"role": "assistant", "content": content, "tool_calls": tool_calls}` first.
+- **The latent defect:** `chunk.choices[0]` fails on the usage chunk (`choices: []`) that
+  `stream_options={"include_usage": True}` adds. Guard with `if chunk.choices`.
+- In your own code: `ToolCallAccumulator` for one stream, `run_tool_loop(..., stream=True)` for the
+  loop.
+""",
+        """
+## Итоги
+
+- Потоковый ответ — это последовательность фрагментов, в каждом по дельте. Первая дельта вызова
+  несёт `index`, `id` и `name`, следующие — только `index` и кусок аргументов; `finish_reason`
+  приходит в последнем фрагменте, где есть `choices`.
+- Склеивайте куски по `index`, а не по порядку прихода: параллельные вызовы могут перемешиваться.
+- **Ошибка руководства:** потоковый цикл не добавляет сообщение ассистента с `tool_calls`
+  перед результатами `role: "tool"`; настоящие серверы отвечают 400. Сначала добавляйте
+  `{"role": "assistant", "content": content, "tool_calls": tool_calls}`.
+- **Скрытая ошибка:** `chunk.choices[0]` падает на фрагменте со статистикой (`choices: []`),
+  который добавляет `stream_options={"include_usage": True}`. Проверяйте `if chunk.choices`.
+- В своём коде: `ToolCallAccumulator` для одного потока, `run_tool_loop(..., stream=True)` для
+  всего цикла.
+""",
+    ),
+    md(
+        """
+## Exercises
+
+Each exercise has a cell for you to edit and a self-check cell. As committed, the self-check says
+"Not yet"; make it say "Correct!". A reference solution follows in a hidden cell.
+
+### Exercise 1. Assemble tool calls from chunks
+
+Write `assemble_tool_calls(chunks)` that returns the list of tool calls (dicts shaped like
+`{"id", "type", "function": {"name", "arguments"}}`) from a list of SDK chunks. The check feeds it
+streams with interleaved calls, a usage chunk and a delta without `function`.
+""",
+        """
+## Упражнения
+
+В каждом упражнении есть ячейка, которую вы правите, и ячейка самопроверки (self-check). В
+исходном виде самопроверка говорит «Пока нет»; добейтесь «Верно!». Эталонное решение — в скрытой
+ячейке следом.
+
+### Упражнение 1. Соберите вызовы из фрагментов
+
+Напишите `assemble_tool_calls(chunks)`, которая по списку фрагментов SDK возвращает список
+вызовов (словари вида `{"id", "type", "function": {"name", "arguments"}}`). Проверка подаёт ей
+потоки с перемешанными вызовами, фрагментом статистики и дельтой без `function`.
+""",
+    ),
+    code(
+        '''
+from helpers.exercises.n03 import check_assemble, check_history, check_usage
+
+
+def assemble_tool_calls(chunks):
+    tool_calls = []
+    # your code here
+    return tool_calls
+''',
+        '''
+from helpers.exercises.n03 import check_assemble, check_history, check_usage
+
+
+def assemble_tool_calls(chunks):
+    tool_calls = []
+    # ваш код здесь
+    return tool_calls
+''',
+    ),
+    code(
+        '''
+check_assemble(assemble_tool_calls)
+''',
+    ),
+    code(
+        '''
+def assemble_tool_calls(chunks):
+    tool_calls = []
+    for chunk in chunks:
+        if not chunk.choices:
+            continue
+        for piece in chunk.choices[0].delta.tool_calls or []:
+            while len(tool_calls) <= piece.index:
+                tool_calls.append(
+                    {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
+                )
+            call = tool_calls[piece.index]
+            call["id"] += piece.id or ""
+            if piece.function:
+                call["function"]["name"] += piece.function.name or ""
+                call["function"]["arguments"] += piece.function.arguments or ""
+    return tool_calls
+
+
+check_assemble(assemble_tool_calls)
+''',
+        hidden=True,
+    ),
+    md(
+        """
+### Exercise 2. Repair a broken history
+
+`broken` below is what the guide's loop sends in its second request: the question and a tool result,
+with no assistant message between them. Write `repair(messages, content, tool_calls)` that returns a
+new list with the assistant message inserted right before the first `role: "tool"` message. The
+check sends the history through the same validation as the replay server.
+""",
+        """
+### Упражнение 2. Почините сломанную историю
+
+Ниже `broken` — то, что цикл из руководства отправляет во втором запросе: вопрос и результат
+инструмента без сообщения ассистента между ними. Напишите `repair(messages, content, tool_calls)`,
+которая возвращает новый список, где сообщение ассистента вставлено прямо перед первым сообщением
+`role: "tool"`. Проверка пропускает историю через ту же проверку, что и сервер воспроизведения.
+""",
+    ),
+    code(
+        '''
+def repair(messages, content, tool_calls):
+    # your code here
+    return list(messages)
+''',
+        '''
+def repair(messages, content, tool_calls):
+    # ваш код здесь
+    return list(messages)
+''',
+    ),
+    code(
+        '''
+check_history(repair)
+''',
+    ),
+    code(
+        '''
+def repair(messages, content, tool_calls):
+    assistant = {"role": "assistant", "content": content, "tool_calls": tool_calls}
+    first_tool = next(i for i, m in enumerate(messages) if m["role"] == "tool")
+    return messages[:first_tool] + [assistant] + messages[first_tool:]
+
+
+check_history(repair)
+''',
+        hidden=True,
+    ),
+    md(
+        """
+### Exercise 3. Read the usage safely
+
+Write `total_tokens(chunks)` that returns `usage.total_tokens` from a stream's chunks, or `None` when
+the stream has no usage chunk. It must not fail on `choices: []`.
+""",
+        """
+### Упражнение 3. Аккуратно прочитайте статистику
+
+Напишите `total_tokens(chunks)`, которая возвращает `usage.total_tokens` из фрагментов потока или
+`None`, если фрагмента со статистикой нет. Функция не должна падать на `choices: []`.
+""",
+    ),
+    code(
+        '''
+def total_tokens(chunks):
+    # your code here
+    return 0
+''',
+        '''
+def total_tokens(chunks):
+    # ваш код здесь
+    return 0
+''',
+    ),
+    code(
+        '''
+check_usage(total_tokens)
+''',
+    ),
+    code(
+        '''
+def total_tokens(chunks):
+    for chunk in chunks:
+        if chunk.usage:
+            return chunk.usage.total_tokens
+    return None
+
+
+check_usage(total_tokens)
+''',
+        hidden=True,
+    ),
+    md(
+        """
+[Next: 04 Parsing tool calls by hand](04_manual_parsing.ipynb)
+""",
+        """
+[Дальше: 04 Ручной разбор вызовов](04_manual_parsing.ipynb)
+""",
+    ),
+])

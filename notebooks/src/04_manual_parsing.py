@@ -1,0 +1,869 @@
+"""Lesson 04: the prompt as text, the model's raw output, and parsing tool calls by hand."""
+
+from nbbuild import Lesson, code, md
+
+PROMPT = "What's the weather like in Beijing today? Let's check using the tool."
+
+LESSON = Lesson("04_manual_parsing", [
+    md(
+        """
+# Parsing tool calls by hand
+
+**Goal:** see the prompt and the answer as the model sees them, plain text with marker tokens, and
+turn that text into `tool_calls` yourself.
+""",
+        """
+# Ручной разбор вызовов инструментов
+
+**Цель:** увидеть промпт и ответ так, как их видит модель, — обычный текст со спецтокенами, — и
+самим превратить этот текст в `tool_calls`.
+""",
+    ),
+    md(
+        """
+## What you will build
+
+- the chat template rendered with `transformers`: the tools, the turns and the special tokens, with
+  their ids;
+- a raw request to `{endpoint}/completions` with `requests`, and the raw text that comes back;
+- `parse_kimi` on that text, and the guide's extractor next to it on real-world variants (a second
+  section, a missing end marker, a `-` in a name);
+- the guide's manual loop with its missing assistant message fixed, so the template shows the model
+  its own calls;
+- a parser playground widget, and what a chat server started without the parser flag returns.
+
+This lesson follows the guide's section on manual parsing (MoonshotAI/Kimi-K2,
+`docs/tool_call_guidance.md`). It matters whenever the server in front of a model does not parse
+tool calls: a missing flag, an engine without a Kimi-K2 parser, or your own inference code.
+""",
+        """
+## Что вы сделаете
+
+- отрисуете шаблон чата (chat template) через `transformers`: инструменты, реплики и спецтокены
+  (special tokens) с их номерами (id);
+- отправите «сырой» запрос в `{endpoint}/completions` через `requests` и получите сырой вывод
+  модели (raw output);
+- разберёте этот текст функцией `parse_kimi` и сравните её с парсером (parser) из руководства на
+  вариантах, которые встречаются на практике: вторая секция, пропавший конечный маркер, `-` в
+  имени;
+- исправите ручной цикл из руководства, где тоже теряется сообщение ассистента (assistant
+  message), чтобы шаблон показывал модели её собственные вызовы;
+- поиграете с виджетом (widget) — песочницей для парсеров — и посмотрите, что отвечает чат-сервер, запущенный
+  без флага парсера.
+
+Урок идёт по разделу руководства о ручном разборе (parsing) вызовов: MoonshotAI/Kimi-K2,
+`docs/tool_call_guidance.md`. Это пригодится всякий раз, когда сервер перед моделью не разбирает
+вызовы сам: забыт флаг, у движка (engine) нет парсера для Kimi-K2 или модель запускает ваш
+собственный код.
+""",
+    ),
+    md(
+        """
+## Setup
+
+In replay mode the raw texts and answers below come from cassettes **synthesized** from the
+documented Kimi-K2 format, not captured from a real model, and the tokenizer is an offline one built
+for this course: the chat template and the marker ids are the documented ones, but ordinary words get
+different ids than in the real 160k-token vocabulary. With `LLM_MODE=live` the cells load the real
+tokenizer and talk to your endpoint (raw `/completions` needs a self-hosted engine such as vLLM or
+SGLang; hosted chat APIs may not offer it).
+""",
+        """
+## Подготовка
+
+В режиме воспроизведения (replay) сырые тексты и ответы ниже берутся из записей,
+**синтезированных** по документированному формату Kimi-K2, а не записанных с настоящей модели.
+Токенизатор (tokenizer) тоже собран для курса и работает без сети: шаблон чата и номера маркеров
+у него настоящие, а вот обычные слова получают другие id, чем в настоящем словаре на 160 тысяч
+токенов. С `LLM_MODE=live` ячейки загружают настоящий токенизатор и обращаются к вашему
+эндпоинту (endpoint): сырой `/completions` есть у движков, которые вы запускаете сами, вроде vLLM
+или SGLang; облачные чат-API могут его не предоставлять.
+""",
+    ),
+    code(
+        '''
+import json
+
+import requests
+from openai import OpenAI
+
+from helpers import connect, guide_extract_tool_call_info, load_tokenizer, parse_kimi
+from helpers.display import compare_table, show_messages, show_raw, show_tool_calls
+from helpers.templates import marker_tokens
+from helpers.widgets import ParserPlayground
+
+conn = connect("kimi")
+endpoint = conn.endpoint
+model_name = conn.model_name
+headers = {"Authorization": f"Bearer {conn.api_key}"}
+conn
+''',
+        '''
+import json
+
+import requests
+from openai import OpenAI
+
+from helpers import connect, guide_extract_tool_call_info, load_tokenizer, parse_kimi
+from helpers.display import compare_table, show_messages, show_raw, show_tool_calls
+from helpers.templates import marker_tokens
+from helpers.widgets import ParserPlayground
+
+conn = connect("kimi")
+endpoint = conn.endpoint
+model_name = conn.model_name
+headers = {"Authorization": f"Bearer {conn.api_key}"}  # локальному vLLM ключ не нужен, облаку нужен
+conn
+''',
+    ),
+    md(
+        """
+## 1. The tool
+
+The same weather tool, schema and `tool_map` as in the previous lessons.
+""",
+        """
+## 1. Инструмент
+
+Тот же инструмент погоды, его описание и `tool_map`, что и в прошлых уроках.
+""",
+    ),
+    code(
+        '''
+WEATHER = {"Beijing": "Sunny", "Shanghai": "Light rain", "Moscow": "Snow"}
+
+
+def get_weather(city: str) -> dict:
+    """Look the weather up in a fixed table (a stub for a real weather API)."""
+    return {"city": city, "weather": WEATHER.get(city, "unknown")}
+''',
+    ),
+    code(
+        '''
+tools = [{
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Get weather information. "
+        "Call this tool when the user needs to get weather information",
+        "parameters": {
+            "type": "object",
+            "required": ["city"],
+            "properties": {"city": {"type": "string", "description": "City name"}},
+        },
+    },
+}]
+tool_map = {"get_weather": get_weather}
+''',
+    ),
+    md(
+        """
+## 2. The prompt is text
+
+A chat server turns `messages` and `tools` into one string with the model's **chat template**, then
+tokenizes it. The guide does this itself with the real tokenizer:
+
+```python
+from transformers import AutoTokenizer
+tokenizer = AutoTokenizer.from_pretrained("moonshotai/Kimi-K2-Instruct", trust_remote_code=True)
+```
+
+That downloads the model's tokenizer files and runs its code. Offline we load the course's tokenizer,
+which has the same template format and markers; in live mode `load_tokenizer(..., source="hub")`
+makes the call above.
+""",
+        """
+## 2. Промпт — это текст
+
+Чат-сервер превращает `messages` и `tools` в одну строку по **шаблону чата** модели, а потом
+разбивает её на токены. Руководство делает это само, с настоящим токенизатором:
+
+```python
+from transformers import AutoTokenizer
+tokenizer = AutoTokenizer.from_pretrained("moonshotai/Kimi-K2-Instruct", trust_remote_code=True)
+```
+
+Эта строка скачивает файлы токенизатора модели и выполняет их код. Без сети мы загружаем
+токенизатор курса с тем же форматом шаблона и теми же маркерами; в живом режиме (live)
+`load_tokenizer(..., source="hub")` делает ровно тот вызов, что выше.
+""",
+    ),
+    code(
+        '''
+tokenizer = load_tokenizer("kimi-k2", source="hub" if conn.mode == "live" else "local")
+
+messages = [{"role": "user", "content": "%s"}]
+prompt = tokenizer.apply_chat_template(
+    messages, tools=tools, tokenize=False, add_generation_prompt=True
+)
+print(prompt)
+''' % PROMPT,
+        '''
+tokenizer = load_tokenizer("kimi-k2", source="hub" if conn.mode == "live" else "local")
+
+messages = [{"role": "user", "content": "%s"}]
+prompt = tokenizer.apply_chat_template(
+    messages, tools=tools, tokenize=False, add_generation_prompt=True
+)  # tokenize=False: нужна строка, а не номера токенов
+print(prompt)
+''' % PROMPT,
+    ),
+    md(
+        """
+Hard to read in one piece. `show_raw` puts every marker on its own line: a `tool_declare` system
+turn with the tools as JSON, a default system prompt, the user turn, and an open assistant turn
+(`add_generation_prompt=True`) where the model starts writing.
+""",
+        """
+Одним куском это читать тяжело. `show_raw` выносит каждый маркер на отдельную строку: системная
+реплика `tool_declare` с инструментами в виде JSON, системный промпт по умолчанию, реплика
+пользователя и открытая реплика ассистента (`add_generation_prompt=True`), с которой модель
+начинает писать.
+""",
+    ),
+    code(
+        '''
+show_raw(prompt)
+''',
+    ),
+    md(
+        """
+Each marker is **one token** with its own id. The turn markers are "special" (dropped by
+`skip_special_tokens=True`); the five tool-call markers are not, so they survive decoding and reach
+whoever parses the text.
+""",
+        """
+Каждый маркер — это **один токен** со своим id. Маркеры реплик — «специальные» (их убирает
+`skip_special_tokens=True`); пять маркеров вызова инструментов — нет, поэтому они переживают
+декодирование и доходят до того, кто разбирает текст.
+""",
+    ),
+    code(
+        '''
+rows = [(m.id, m.token, "yes" if m.special else "no") for m in marker_tokens(tokenizer)]
+compare_table(rows, ("id", "token", "special"))
+''',
+    ),
+    code(
+        '''
+ids = tokenizer.encode("<|im_assistant|>assistant<|im_middle|><|tool_calls_section_begin|>")
+print(ids)
+print(tokenizer.convert_ids_to_tokens(ids))
+print(tokenizer.decode(ids, skip_special_tokens=True))
+''',
+        '''
+ids = tokenizer.encode("<|im_assistant|>assistant<|im_middle|><|tool_calls_section_begin|>")
+print(ids)  # у маркеров настоящие id; id обычных слов здесь не как у настоящей модели
+print(tokenizer.convert_ids_to_tokens(ids))
+print(tokenizer.decode(ids, skip_special_tokens=True))
+''',
+    ),
+    md(
+        """
+The markers keep their real ids (163588, 163601, 163595); the ids of the word `assistant` in
+between come from the course tokenizer's small vocabulary and differ from the real model's.
+
+## 3. Asking for raw text
+
+`/completions` is the old, template-free endpoint: it continues a prompt and returns exactly what the
+model generated, markers included. Nobody parses anything for us. The body is the guide's:
+`model`, `prompt`, `max_tokens`.
+""",
+        """
+Маркеры сохраняют настоящие id (163588, 163601, 163595); а id слова `assistant` между ними взяты
+из маленького словаря учебного токенизатора и отличаются от настоящих.
+
+## 3. Запрашиваем сырой текст
+
+`/completions` — старый эндпоинт без шаблона: он продолжает промпт и возвращает ровно то, что
+сгенерировала модель, вместе с маркерами. Никто ничего за нас не разбирает. Тело запроса — как в
+руководстве: `model`, `prompt`, `max_tokens`.
+""",
+    ),
+    code(
+        '''
+def complete(prompt):
+    """POST a prompt to {endpoint}/completions and return the raw generated text."""
+    payload = {"model": model_name, "prompt": prompt, "max_tokens": 512}
+    response = requests.post(f"{endpoint}/completions", headers=headers, json=payload, timeout=120)
+    response.raise_for_status()
+    return response.json()["choices"][0]["text"]
+
+
+raw_output = complete(prompt)
+show_raw(raw_output)
+''',
+        '''
+def complete(prompt):
+    """POST a prompt to {endpoint}/completions and return the raw generated text."""
+    payload = {"model": model_name, "prompt": prompt, "max_tokens": 512}
+    response = requests.post(f"{endpoint}/completions", headers=headers, json=payload, timeout=120)
+    response.raise_for_status()  # ошибка HTTP — исключение, а не тихий пустой ответ
+    return response.json()["choices"][0]["text"]
+
+
+raw_output = complete(prompt)
+show_raw(raw_output)
+''',
+    ),
+    md(
+        """
+That is a tool call as the model writes it: a section, one call inside, the id
+`functions.get_weather:0`, then `<|tool_call_argument_begin|>` and the arguments JSON.
+
+## 4. Parsing it: `parse_kimi`
+
+`parse_kimi` returns a `ParseResult`: the visible `content`, OpenAI-shaped `tool_calls`, and a list
+of `errors` describing anything odd instead of raising.
+""",
+        """
+Вот так модель пишет вызов инструмента: секция, внутри один вызов, идентификатор
+`functions.get_weather:0`, затем `<|tool_call_argument_begin|>` и JSON аргументов.
+
+## 4. Разбор: `parse_kimi`
+
+`parse_kimi` возвращает `ParseResult`: видимый текст `content`, вызовы `tool_calls` в формате
+OpenAI и список `errors`, где описано всё подозрительное, — вместо исключений.
+""",
+    ),
+    code(
+        '''
+parsed = parse_kimi(raw_output)
+print(repr(parsed.content), parsed.errors)
+show_tool_calls(parsed.tool_calls)
+''',
+    ),
+    md(
+        """
+The guide's extractor (kept in `helpers` as `guide_extract_tool_call_info`) agrees on this text:
+""",
+        """
+Парсер из руководства (он сохранён в `helpers` как `guide_extract_tool_call_info`) на этом тексте
+даёт тот же результат:
+""",
+    ),
+    code(
+        '''
+assert guide_extract_tool_call_info(raw_output) == parsed.tool_calls
+''',
+    ),
+    md(
+        """
+## 5. The guide's extractor on real-world output
+
+Models and engines produce more than the textbook case. Two small builders make the variants easy to
+read:
+""",
+        """
+## 5. Парсер из руководства на реальном выводе
+
+Модели и движки выдают не только учебный случай. Два маленьких конструктора помогут собрать
+варианты так, чтобы их было легко читать:
+""",
+    ),
+    code(
+        '''
+def call(call_id, arguments):
+    """One call as Kimi-K2 writes it."""
+    return f"<|tool_call_begin|>{call_id}<|tool_call_argument_begin|>{arguments}<|tool_call_end|>"
+
+
+def section(*calls):
+    """A tool-calls section around some calls."""
+    return "<|tool_calls_section_begin|>" + "".join(calls) + "<|tool_calls_section_end|>"
+''',
+    ),
+    code(
+        '''
+beijing = call("functions.get_weather:0", '{"city": "Beijing"}')
+variants = {
+    "textbook": section(beijing),
+    "second section": section(beijing) + "Now Shanghai."
+    + section(call("functions.get_weather:1", '{"city": "Shanghai"}')),
+    "cut off by max_tokens": "<|tool_calls_section_begin|>" + beijing[:-20],
+    "'-' in the name": section(call("functions.get-weather:0", '{"city": "Beijing"}')),
+    "id without 'functions.'": section(call("get_weather:0", '{"city": "Beijing"}')),
+}
+show_raw(variants["cut off by max_tokens"])
+''',
+        '''
+beijing = call("functions.get_weather:0", '{"city": "Beijing"}')
+variants = {
+    "textbook": section(beijing),
+    "second section": section(beijing) + "Now Shanghai."
+    + section(call("functions.get_weather:1", '{"city": "Shanghai"}')),
+    "cut off by max_tokens": "<|tool_calls_section_begin|>" + beijing[:-20],  # обрезан конец
+    "'-' in the name": section(call("functions.get-weather:0", '{"city": "Beijing"}')),
+    "id without 'functions.'": section(call("get_weather:0", '{"city": "Beijing"}')),
+}
+show_raw(variants["cut off by max_tokens"])
+''',
+    ),
+    md(
+        """
+A reply cut off by `max_tokens` has a section begin and no section end. The guide takes the first
+complete section with
+
+`tool_calls_sections[0]`
+
+and there is none:
+""",
+        """
+У ответа, обрезанного по `max_tokens`, есть начало секции, но нет её конца. Руководство берёт
+первую целую секцию строкой
+
+`tool_calls_sections[0]`
+
+а такой секции нет:
+""",
+    ),
+    code(
+        '''
+guide_extract_tool_call_info(variants["cut off by max_tokens"])
+''',
+        tags=("raises-exception",),
+    ),
+    md(
+        """
+Now every variant through both parsers. `guide_result` turns an exception into a line of the table
+instead of stopping the cell.
+""",
+        """
+Теперь пропустим все варианты через оба парсера. `guide_result` превращает исключение в строку
+таблицы, чтобы ячейка не останавливалась.
+""",
+    ),
+    code(
+        '''
+def guide_result(text):
+    """What the guide's extractor makes of `text`, as a short description."""
+    try:
+        return ", ".join(c["function"]["name"] for c in guide_extract_tool_call_info(text)) or "-"
+    except IndexError as error:
+        return f"IndexError: {error}"
+
+
+def our_result(text):
+    """What parse_kimi makes of `text`: call names and the number of errors reported."""
+    parsed = parse_kimi(text)
+    names = ", ".join(c["function"]["name"] for c in parsed.tool_calls) or "-"
+    return f"{names} ({len(parsed.errors)} error(s))"
+
+
+rows = [(name, guide_result(text), our_result(text)) for name, text in variants.items()]
+compare_table(rows, ("variant", "guide_extract_tool_call_info", "parse_kimi"))
+''',
+    ),
+    md(
+        """
+Read the guide's column row by row:
+
+- **second section**: it only looks at the first section, so the Shanghai call is silently lost;
+- **cut off**: `IndexError`, as above;
+- **`-` in the name**: its id pattern `[\\w\\.]+:\\d+` has no `-`, so the call is skipped without a
+  word: the worst kind of failure;
+- **no `functions.` prefix** (the Moonshot API writes ids like `get_weather:0`): the name is taken
+  with `id.split(".")[1]`, which fails.
+
+`parse_kimi` returns every call it can see and says what was wrong. For the cut-off reply the call is
+returned with its damage described, so a loop can refuse to run it or ask again:
+""",
+        """
+Пройдём по столбцу руководства:
+
+- **вторая секция**: смотрится только первая секция, вызов для Шанхая молча теряется;
+- **обрезанный ответ**: `IndexError`, как выше;
+- **`-` в имени**: шаблон id `[\\w\\.]+:\\d+` не допускает `-`, поэтому вызов пропускается
+  без единого слова — худший вид ошибки;
+- **нет префикса `functions.`** (API Moonshot пишет id вида `get_weather:0`): имя берётся через
+  `id.split(".")[1]`, и это падает.
+
+`parse_kimi` возвращает все вызовы, которые видит, и сообщает, что было не так. Для обрезанного
+ответа вызов возвращается вместе с описанием повреждений, и цикл может отказаться его выполнять
+или переспросить модель:
+""",
+    ),
+    code(
+        '''
+cut = parse_kimi(variants["cut off by max_tokens"])
+show_tool_calls(cut.tool_calls)
+print("\\n".join(cut.errors))
+''',
+    ),
+    md(
+        """
+## 6. The manual loop, fixed
+
+The guide's manual loop has the same gap as its streaming loop: after parsing the calls it appends
+only the `role: "tool"` results. Here no server checks the history, because we send text; the
+template simply renders what it is given. This is the prompt the guide's loop sends in round 2:
+""",
+        """
+## 6. Ручной цикл, исправленный
+
+В ручном цикле руководства та же дыра, что и в потоковом: разобрав вызовы, он добавляет в историю
+только результаты `role: "tool"`. Проверять историю диалога (conversation history) здесь некому — мы отправляем текст, и шаблон
+просто отрисовывает то, что ему дали. Вот промпт, который цикл из руководства отправит во втором
+раунде:
+""",
+    ),
+    code(
+        '''
+def run_tool_calls(tool_calls):
+    """Run each call with unpacked arguments; return the role "tool" messages answering them."""
+    results = []
+    for tool_call in tool_calls:
+        name = tool_call["function"]["name"]
+        arguments = json.loads(tool_call["function"]["arguments"])
+        result = tool_map[name](**arguments)
+        results.append({"role": "tool", "tool_call_id": tool_call["id"], "name": name,
+                        "content": json.dumps(result)})
+    return results
+
+
+guide_history = messages + run_tool_calls(parsed.tool_calls)
+guide_prompt = tokenizer.apply_chat_template(
+    guide_history, tools=tools, tokenize=False, add_generation_prompt=True
+)
+show_raw(guide_prompt[guide_prompt.index("<|im_user|>"):])
+''',
+        '''
+def run_tool_calls(tool_calls):
+    """Run each call with unpacked arguments; return the role "tool" messages answering them."""
+    results = []
+    for tool_call in tool_calls:
+        name = tool_call["function"]["name"]
+        arguments = json.loads(tool_call["function"]["arguments"])
+        result = tool_map[name](**arguments)  # распаковка аргументов, как в уроке 01
+        results.append({"role": "tool", "tool_call_id": tool_call["id"], "name": name,
+                        "content": json.dumps(result)})
+    return results
+
+
+guide_history = messages + run_tool_calls(parsed.tool_calls)  # как в руководстве: без вызова
+guide_prompt = tokenizer.apply_chat_template(
+    guide_history, tools=tools, tokenize=False, add_generation_prompt=True
+)
+show_raw(guide_prompt[guide_prompt.index("<|im_user|>"):])
+''',
+    ),
+    md(
+        """
+The user asks, and the next thing the model reads is "Return of functions.get_weather:0": a result of
+a call it never sees itself make. The fix is the same as in lesson 03: append the assistant message
+with the parsed calls first, `{"role": "assistant", "content": parsed.content, "tool_calls":
+parsed.tool_calls}`. The template then writes the calls back into the prompt in the model's own
+format.
+""",
+        """
+Пользователь спрашивает, а следующее, что читает модель, — «Return of functions.get_weather:0»:
+результат вызова, который она сама, по истории, не делала. Исправление то же, что в уроке 03:
+сначала добавить сообщение ассистента с разобранными вызовами, `{"role": "assistant", "content":
+parsed.content, "tool_calls": parsed.tool_calls}`. Тогда шаблон впишет вызовы обратно в промпт в
+собственном формате модели.
+""",
+    ),
+    code(
+        '''
+def manual_loop(messages, max_rounds=8):
+    """The guide's manual loop, fixed: render, complete, parse, append the calls, run the tools."""
+    for _ in range(max_rounds):
+        prompt = tokenizer.apply_chat_template(
+            messages, tools=tools, tokenize=False, add_generation_prompt=True
+        )
+        parsed = parse_kimi(complete(prompt))
+        if not parsed.tool_calls:
+            return parsed.content
+        messages.append(
+            {"role": "assistant", "content": parsed.content, "tool_calls": parsed.tool_calls}
+        )
+        messages.extend(run_tool_calls(parsed.tool_calls))
+    raise RuntimeError(f"Still calling tools after {max_rounds} rounds.")
+''',
+        '''
+def manual_loop(messages, max_rounds=8):
+    """The guide's manual loop, fixed: render, complete, parse, append the calls, run the tools."""
+    for _ in range(max_rounds):
+        prompt = tokenizer.apply_chat_template(
+            messages, tools=tools, tokenize=False, add_generation_prompt=True
+        )
+        parsed = parse_kimi(complete(prompt))
+        if not parsed.tool_calls:  # нет вызовов: это окончательный ответ
+            return parsed.content
+        # исправление: сообщение ассистента с вызовами — перед результатами
+        messages.append(
+            {"role": "assistant", "content": parsed.content, "tool_calls": parsed.tool_calls}
+        )
+        messages.extend(run_tool_calls(parsed.tool_calls))
+    raise RuntimeError(f"Still calling tools after {max_rounds} rounds.")
+''',
+    ),
+    code(
+        '''
+messages = [{"role": "user", "content": "%s"}]
+print(manual_loop(messages))
+show_messages(messages)
+''' % PROMPT,
+    ),
+    md(
+        """
+And the end of the round-2 prompt, as the fixed loop sent it: the assistant turn holds the call in
+Kimi-K2's markers, then comes its result.
+""",
+        """
+А вот конец промпта второго раунда, как его отправил исправленный цикл: в реплике ассистента
+стоит вызов в маркерах Kimi-K2, за ней — его результат.
+""",
+    ),
+    code(
+        '''
+round_2 = tokenizer.apply_chat_template(
+    messages[:3], tools=tools, tokenize=False, add_generation_prompt=True
+)
+show_raw(round_2[round_2.index("<|im_assistant|>"):])
+''',
+    ),
+    md(
+        """
+## 7. Parser playground
+
+Edit the raw text (or pick an example) and watch `parse_kimi` and the guide's extractor read it side
+by side. Try deleting `<|tool_calls_section_end|>`, adding a second section, or putting a `-` in the
+name. (Run the cell to get the widget.)
+""",
+        """
+## 7. Песочница для парсеров
+
+Меняйте сырой текст (или выберите пример) и смотрите, как его читают `parse_kimi` и парсер из
+руководства. Попробуйте удалить `<|tool_calls_section_end|>`, добавить вторую секцию или
+поставить `-` в имя. (Выполните ячейку, чтобы появился виджет.)
+""",
+    ),
+    code(
+        '''
+ParserPlayground(raw_output, fmt="kimi")
+''',
+        tags=("nbval-ignore-output",),
+    ),
+    md(
+        """
+## 8. A chat server without the parser flag
+
+The chat endpoint parses calls only when the engine is told how: vLLM needs
+`--enable-auto-tool-choice --tool-call-parser kimi_k2`, SGLang `--tool-call-parser kimi_k2`. Forget
+the flag and the request still succeeds, but the markers land in `content`. The replay server has an
+engine profile that behaves like that:
+""",
+        """
+## 8. Чат-сервер без флага парсера
+
+Чат-эндпоинт разбирает вызовы, только если движку сказали как: vLLM нужны
+`--enable-auto-tool-choice --tool-call-parser kimi_k2`, SGLang — `--tool-call-parser kimi_k2`.
+Забудете флаг — запрос всё равно пройдёт, но маркеры окажутся в `content`. У сервера
+воспроизведения есть профиль движка, который ведёт себя именно так:
+""",
+    ),
+    code(
+        '''
+raw_conn = connect("kimi", engine="no_parser")
+client = OpenAI(base_url=raw_conn.endpoint, api_key=raw_conn.api_key)
+
+messages = [{"role": "user", "content": "%s"}]
+completion = client.chat.completions.create(
+    model=model_name, messages=messages, temperature=0.3, tools=tools, tool_choice="auto"
+)
+choice = completion.choices[0]
+print("finish_reason:", choice.finish_reason)
+print("tool_calls:", choice.message.tool_calls)
+show_raw(choice.message.content)
+''' % PROMPT,
+        '''
+raw_conn = connect("kimi", engine="no_parser")  # сервер, запущенный без --tool-call-parser
+client = OpenAI(base_url=raw_conn.endpoint, api_key=raw_conn.api_key)
+
+messages = [{"role": "user", "content": "%s"}]
+completion = client.chat.completions.create(
+    model=model_name, messages=messages, temperature=0.3, tools=tools, tool_choice="auto"
+)
+choice = completion.choices[0]
+print("finish_reason:", choice.finish_reason)
+print("tool_calls:", choice.message.tool_calls)
+show_raw(choice.message.content)
+''' % PROMPT,
+    ),
+    md(
+        """
+`finish_reason` is `stop` and `tool_calls` is empty, so the guide's loop (and any loop that trusts
+`tool_calls`) would print the markers to the user as the answer. The call is all there, as text, and
+`parse_kimi` recovers it:
+""",
+        """
+`finish_reason` равен `stop`, а `tool_calls` пуст, поэтому цикл из руководства (да и любой цикл,
+который доверяет `tool_calls`) выдаст пользователю маркеры в качестве ответа. При этом вызов
+целиком на месте, просто текстом, и `parse_kimi` его восстанавливает:
+""",
+    ),
+    code(
+        '''
+recovered = parse_kimi(choice.message.content)
+show_tool_calls(recovered.tool_calls)
+assert recovered.tool_calls == parsed.tool_calls
+''',
+    ),
+    md(
+        """
+If you see markers like `<|tool_call_begin|>` in `content`, fix the server flags first; parsing
+`content` yourself is the fallback when you cannot.
+
+## Summary
+
+- A prompt is text: the chat template writes tools, turns and earlier calls with marker tokens;
+  `apply_chat_template(..., tokenize=False)` shows it. Marker ids are fixed by the vocabulary
+  (`<|tool_calls_section_begin|>` is 163595); the tool markers are not "special" tokens.
+- `/completions` returns what the model generated; turning it into `tool_calls` is the parser's job,
+  normally the server's (`--tool-call-parser kimi_k2`), here ours (`parse_kimi`).
+- **The guide's extractor** reads only the first section, raises `IndexError` when the end
+  marker is missing, fails on ids without `functions.`, and silently skips ids with `-`. Parse every
+  section, tolerate a cut-off, and report problems instead of dropping calls.
+- The manual loop needs the assistant message too, so the template can show the model its own calls.
+- Without the parser flag the calls arrive as text in `content` with `finish_reason` `stop`.
+""",
+        """
+## Итоги
+
+- Промпт — это текст: шаблон чата записывает инструменты, реплики и прежние вызовы с помощью
+  маркеров-токенов; `apply_chat_template(..., tokenize=False)` это показывает. Номера маркеров
+  заданы словарём (`<|tool_calls_section_begin|>` — 163595); маркеры вызовов не «специальные».
+- `/completions` возвращает то, что сгенерировала модель; превращать это в `tool_calls` — работа
+  парсера, обычно серверного (`--tool-call-parser kimi_k2`), а здесь нашего (`parse_kimi`).
+- **Парсер из руководства** читает только первую секцию, падает с `IndexError` без
+  конечного маркера, ломается на id без `functions.` и молча пропускает id с `-`. Разбирайте все
+  секции, переживайте обрезанный ответ и сообщайте о проблемах, а не теряйте вызовы.
+- Ручному циклу тоже нужно сообщение ассистента, чтобы шаблон показал модели её собственные
+  вызовы.
+- Без флага парсера вызовы приходят текстом в `content`, а `finish_reason` равен `stop`.
+""",
+    ),
+    md(
+        """
+## Exercises
+
+### Exercise 1. The function name inside an id
+
+Write `name_from_id(call_id)` that returns the function name inside a Kimi-K2 call id:
+`functions.get_weather:0` -> `get_weather`. It must also handle ids without the `functions.` prefix
+(`get_weather:0`, as Moonshot writes them), names with `-`, and names with `.`
+(`functions.weather.today:3` -> `weather.today`).
+""",
+        """
+## Упражнения
+
+### Упражнение 1. Имя функции внутри id
+
+Напишите `name_from_id(call_id)`, которая возвращает имя функции из идентификатора вызова
+Kimi-K2: `functions.get_weather:0` -> `get_weather`. Она должна справляться и с id без префикса
+`functions.` (`get_weather:0`, как пишет Moonshot), и с именами, где есть `-` или `.`
+(`functions.weather.today:3` -> `weather.today`).
+""",
+    ),
+    code(
+        '''
+from helpers.exercises.n04 import check_extract, check_name_from_id
+
+
+def name_from_id(call_id):
+    # your code here
+    return call_id.split(".")[1].split(":")[0]
+''',
+        '''
+from helpers.exercises.n04 import check_extract, check_name_from_id
+
+
+def name_from_id(call_id):
+    # ваш код здесь
+    return call_id.split(".")[1].split(":")[0]
+''',
+    ),
+    code(
+        '''
+check_name_from_id(name_from_id)
+''',
+    ),
+    code(
+        '''
+def name_from_id(call_id):
+    name = call_id.removeprefix("functions.")
+    return name.rsplit(":", 1)[0] if ":" in name else name
+
+
+check_name_from_id(name_from_id)
+''',
+        hidden=True,
+    ),
+    md(
+        """
+### Exercise 2. A better extractor
+
+Write `extract_tool_calls(text)` returning OpenAI-shaped calls (`id`, `type`, `function.name`,
+`function.arguments`) from **every** section, including ids with `-` and a last call whose end
+markers were cut off. Regular expressions are fine; the check compares your calls with `parse_kimi`'s
+on the variants above and a few more.
+""",
+        """
+### Упражнение 2. Парсер получше
+
+Напишите `extract_tool_calls(text)`, которая возвращает вызовы в формате OpenAI (`id`, `type`,
+`function.name`, `function.arguments`) из **всех** секций, включая id с `-` и последний вызов,
+у которого обрезаны конечные маркеры. Регулярные выражения подойдут; проверка сравнивает ваши
+вызовы с результатом `parse_kimi` на вариантах выше и ещё нескольких.
+""",
+    ),
+    code(
+        '''
+def extract_tool_calls(text):
+    # your code here
+    return guide_extract_tool_call_info(text)
+''',
+        '''
+def extract_tool_calls(text):
+    # ваш код здесь
+    return guide_extract_tool_call_info(text)
+''',
+    ),
+    code(
+        '''
+check_extract(extract_tool_calls)
+''',
+    ),
+    code(
+        '''
+import re
+
+CALL_RE = re.compile(
+    r"<\\|tool_call_begin\\|>\\s*(?P<id>.+?)\\s*<\\|tool_call_argument_begin\\|>\\s*"
+    r"(?P<arguments>.*?)\\s*(?:<\\|tool_call_end\\|>|<\\|tool_calls_section_end\\|>|$)",
+    re.DOTALL,
+)
+
+
+def extract_tool_calls(text):
+    return [
+        {"id": m["id"], "type": "function",
+         "function": {"name": name_from_id(m["id"]), "arguments": m["arguments"]}}
+        for m in CALL_RE.finditer(text)
+    ]
+
+
+check_extract(extract_tool_calls)
+''',
+        hidden=True,
+    ),
+    md(
+        """
+[Next: 05 The same loop with Qwen](05_qwen_comparison.ipynb)
+""",
+        """
+[Дальше: 05 Тот же цикл с Qwen](05_qwen_comparison.ipynb)
+""",
+    ),
+])

@@ -1,0 +1,836 @@
+"""Lesson 05: the same tool calling with Qwen2.5: Hermes format, the same loop, both parsers."""
+
+from nbbuild import Lesson, code, md
+
+PROMPT = "What's the weather like in Beijing today? Let's check using the tool."
+
+LESSON = Lesson("05_qwen_comparison", [
+    md(
+        """
+# The same loop with Qwen
+
+**Goal:** run the same tool calls through Qwen2.5 and see that only the packaging changes: a tool
+call is text in a format the model was trained on, and a parser turns it into `tool_calls`.
+""",
+        """
+# Тот же цикл с Qwen
+
+**Цель:** провести те же вызовы инструментов через Qwen2.5 и убедиться, что меняется только
+упаковка: вызов инструмента — это текст в формате, которому обучена модель, а парсер превращает
+его в `tool_calls`.
+""",
+    ),
+    md(
+        """
+## What you will build
+
+- the conversation of lesson 04 rendered by Qwen2.5's chat template (Hermes style) next to Kimi-K2's;
+- the same `run_tool_loop` against a Qwen server (vLLM with `--tool-call-parser hermes`), and the Qwen
+  documentation's example with two tools and two parallel calls;
+- the manual loop over `/completions` with `parse_hermes`, and the trap of arguments encoded twice;
+- the two raw formats and parsers side by side, and what a Qwen server without the parser flag sends;
+- a summary of the whole series: the guide's four defects and their fixes.
+""",
+        """
+## Что вы сделаете
+
+- отрисуете разговор из урока 04 шаблоном чата (chat template) Qwen2.5 (в стиле Hermes) рядом с
+  шаблоном Kimi-K2;
+- запустите тот же цикл `run_tool_loop` против сервера Qwen (vLLM с `--tool-call-parser hermes`) и
+  пример из документации Qwen с двумя инструментами и двумя параллельными вызовами (parallel tool
+  calls);
+- напишете ручной цикл через `/completions` с парсером (parser) `parse_hermes` и разберётесь с
+  ловушкой двойного кодирования аргументов;
+- сравните два формата сырого вывода модели (raw output) и два парсера и посмотрите, что присылает сервер Qwen без флага
+  парсера;
+- подведёте итоги всей серии: четыре ошибки руководства и их исправления.
+""",
+    ),
+    md(
+        """
+## Setup
+
+The model is `Qwen/Qwen2.5-7B-Instruct`, small enough for one GPU. In replay mode its answers come
+from cassettes **synthesized** from the documented Qwen2.5 format and vLLM's `hermes` parser, not
+captured from a real server; the offline tokenizer has the real chat template and marker ids, but
+ordinary words get different ids than in the real vocabulary. With `LLM_MODE=live` and the `QWEN_*`
+variables (lesson 00) the same cells talk to your Qwen server.
+""",
+        """
+## Подготовка
+
+Модель — `Qwen/Qwen2.5-7B-Instruct`, ей хватает одной видеокарты. В режиме воспроизведения (replay)
+её ответы берутся из записей (cassettes), **синтезированных** по документированному формату Qwen2.5 и парсеру
+`hermes` из vLLM, а не записанных с настоящего сервера. У офлайн-токенизатора (tokenizer) настоящий шаблон
+чата и настоящие номера маркеров, но обычные слова получают другие id, чем в настоящем словаре. С
+`LLM_MODE=live` и переменными `QWEN_*` (урок 00) те же ячейки обращаются к вашему серверу Qwen.
+""",
+    ),
+    code(
+        '''
+import json
+
+import requests
+from openai import OpenAI
+
+from helpers import ToolRegistry, connect, load_tokenizer, parse_hermes, parse_kimi, run_tool_loop
+from helpers.display import compare_table, show_messages, show_raw, show_tool_calls
+from helpers.formats import render_hermes_tool_calls, render_kimi_tool_calls
+from helpers.templates import decode_tool_arguments, marker_tokens
+
+conn = connect("qwen")
+client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
+endpoint = conn.endpoint
+model_name = conn.model_name
+headers = {"Authorization": f"Bearer {conn.api_key}"}
+conn
+''',
+    ),
+    md(
+        """
+## 1. The tool
+
+The weather tool once more, this time registered in a `ToolRegistry` for `run_tool_loop`.
+""",
+        """
+## 1. Инструмент
+
+Снова инструмент погоды; на этот раз мы регистрируем его в `ToolRegistry` для `run_tool_loop`.
+""",
+    ),
+    code(
+        '''
+WEATHER = {"Beijing": "Sunny", "Shanghai": "Light rain", "Moscow": "Snow"}
+
+
+def get_weather(city: str) -> dict:
+    """Look the weather up in a fixed table (a stub for a real weather API)."""
+    return {"city": city, "weather": WEATHER.get(city, "unknown")}
+''',
+    ),
+    code(
+        '''
+tools = [{
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Get weather information. "
+        "Call this tool when the user needs to get weather information",
+        "parameters": {
+            "type": "object",
+            "required": ["city"],
+            "properties": {"city": {"type": "string", "description": "City name"}},
+        },
+    },
+}]
+registry = ToolRegistry()
+_ = registry.register(get_weather, schema=tools[0])
+''',
+    ),
+    md(
+        """
+## 2. One conversation, two templates
+
+The conversation from lesson 04: the question, the assistant's call, the tool's result. The
+arguments are given as a dict here, so both templates write them as JSON.
+""",
+        """
+## 2. Один разговор, два шаблона
+
+Разговор из урока 04: вопрос, вызов от ассистента, результат инструмента. Аргументы здесь заданы
+словарём, чтобы оба шаблона записали их как JSON.
+""",
+    ),
+    code(
+        f'''
+conversation = [
+    {{"role": "user", "content": "{PROMPT}"}},
+    {{"role": "assistant", "content": "", "tool_calls": [{{
+        "id": "functions.get_weather:0", "type": "function",
+        "function": {{"name": "get_weather", "arguments": {{"city": "Beijing"}}}},
+    }}]}},
+    {{"role": "tool", "tool_call_id": "functions.get_weather:0", "name": "get_weather",
+     "content": '{{"city": "Beijing", "weather": "Sunny"}}'}},
+]
+''',
+    ),
+    code(
+        '''
+qwen_tokenizer = load_tokenizer("qwen2.5", source="hub" if conn.mode == "live" else "local")
+kimi_tokenizer = load_tokenizer("kimi-k2")
+
+qwen_prompt = qwen_tokenizer.apply_chat_template(
+    conversation, tools=tools, tokenize=False, add_generation_prompt=True
+)
+print(qwen_prompt)
+''',
+        '''
+qwen_tokenizer = load_tokenizer("qwen2.5", source="hub" if conn.mode == "live" else "local")
+kimi_tokenizer = load_tokenizer("kimi-k2")  # только для сравнения: офлайн-токенизатор курса
+
+qwen_prompt = qwen_tokenizer.apply_chat_template(
+    conversation, tools=tools, tokenize=False, add_generation_prompt=True
+)
+print(qwen_prompt)
+''',
+    ),
+    md(
+        """
+Things to notice in Qwen's render:
+
+- the tools go into the **system prompt**, one JSON per line inside `<tools></tools>`, with an
+  instruction telling the model to answer in `<tool_call></tool_call>` tags;
+- the call is **one JSON object** `{"name": ..., "arguments": {...}}` between `<tool_call>` tags;
+  there is no call id in the text;
+- the result comes back inside a **user** turn, wrapped in `<tool_response>`; the `tool_call_id` is
+  not rendered at all: results are matched to calls by order.
+
+Now Kimi-K2's render of the same conversation, from the assistant turn on:
+""",
+        """
+Что заметно в отрисовке Qwen:
+
+- инструменты попадают в **системный промпт**, по одному JSON на строку внутри `<tools></tools>`,
+  вместе с указанием отвечать в тегах `<tool_call></tool_call>`;
+- вызов — это **один JSON-объект** `{"name": ..., "arguments": {...}}` между тегами `<tool_call>`;
+  идентификатора вызова в тексте нет;
+- результат возвращается внутри реплики **пользователя**, обёрнутый в `<tool_response>`;
+  `tool_call_id` не отрисовывается вовсе: результаты сопоставляются с вызовами по порядку.
+
+А вот отрисовка того же разговора у Kimi-K2, начиная с реплики ассистента:
+""",
+    ),
+    code(
+        '''
+kimi_prompt = kimi_tokenizer.apply_chat_template(
+    conversation, tools=tools, tokenize=False, add_generation_prompt=True
+)
+show_raw(kimi_prompt[kimi_prompt.index("<|im_assistant|>"):])
+''',
+    ),
+    md(
+        """
+The markers of both formats and their ids. Kimi-K2's tool markers are dedicated tokens; Qwen's
+`<tool_call>` tags are tokens too, but not "special" ones. The ids of Qwen's two tag tokens come from
+mirrored configuration files and are *unconfirmed*.
+""",
+        """
+Маркеры обоих форматов и их номера. Маркеры вызовов у Kimi-K2 — отдельные токены; теги
+`<tool_call>` у Qwen — тоже токены, но не спецтокены (special tokens). Номера двух тегов Qwen взяты из копий
+конфигурационных файлов и *не подтверждены*.
+""",
+    ),
+    code(
+        '''
+rows = [("Qwen2.5", m.id, m.token, "yes" if m.special else "no")
+        for m in marker_tokens(qwen_tokenizer)]
+rows += [("Kimi-K2", m.id, m.token, "yes" if m.special else "no")
+         for m in marker_tokens(kimi_tokenizer)]
+compare_table(rows, ("model", "id", "token", "special"))
+''',
+    ),
+    md(
+        """
+## 3. The same loop against Qwen
+
+Serving Qwen2.5 with vLLM takes one flag pair, the analogue of `kimi_k2` for Kimi-K2:
+
+```bash
+vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice --tool-call-parser hermes
+```
+
+The client code does not change at all: the same `run_tool_loop`, the same tools.
+""",
+        """
+## 3. Тот же цикл против Qwen
+
+Для развёртывания (deployment) Qwen2.5 в vLLM нужна одна пара флагов — аналог `kimi_k2` для Kimi-K2:
+
+```bash
+vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice --tool-call-parser hermes
+```
+
+Клиентский код не меняется совсем: тот же `run_tool_loop`, те же инструменты.
+""",
+    ),
+    code(
+        f'''
+messages = [{{"role": "user", "content": "{PROMPT}"}}]
+answer = run_tool_loop(
+    client, messages, registry, model=model_name, temperature=0.3, tool_choice="auto"
+)
+print(answer["content"])
+''',
+    ),
+    md(
+        """
+One visible difference is the call id. Qwen writes no id, so vLLM invents one (`chatcmpl-tool-`
+and 32 hex digits, random on a real server); Kimi-K2 writes its own `functions.get_weather:0`.
+""",
+        """
+Одно заметное отличие — идентификатор вызова. Qwen id не пишет, поэтому vLLM придумывает его сам
+(`chatcmpl-tool-` и 32 шестнадцатеричные цифры, на настоящем сервере случайные); Kimi-K2 пишет
+свой `functions.get_weather:0`.
+""",
+    ),
+    code(
+        '''
+call = messages[1]["tool_calls"][0]
+print(call["id"].startswith("chatcmpl-tool-"), len(call["id"]))
+print(call["function"]["name"], call["function"]["arguments"])
+assert messages[2]["tool_call_id"] == call["id"]
+''',
+    ),
+    md(
+        """
+## 4. The Qwen documentation's example: two tools, two calls
+
+The Qwen docs walk one example through every framework: two temperature tools written as typed Python
+functions with Google-style docstrings, and a question that needs both. `ToolRegistry.register(fn)`
+builds each schema from the function, as `transformers` does for Qwen's template.
+""",
+        """
+## 4. Пример из документации Qwen: два инструмента, два вызова
+
+В документации Qwen один пример проходит через все фреймворки: два инструмента температуры в виде
+типизированных функций Python с docstring в стиле Google и вопрос, которому нужны оба.
+`ToolRegistry.register(fn)` строит описание каждого инструмента по самой функции, как это делает
+`transformers` для шаблона Qwen.
+""",
+    ),
+    code(
+        '''
+def get_current_temperature(location: str, unit: str = "celsius") -> dict:
+    """Get the current temperature at a location.
+
+    Args:
+        location: The location, in the format "City, State, Country".
+        unit: The unit of the temperature, "celsius" by default. (choices: ["celsius", "fahrenheit"])
+    """
+    value = 26.1 if unit == "celsius" else 79.0  # a fixed stub value
+    return {"temperature": value, "location": location, "unit": unit}
+''',
+        '''
+def get_current_temperature(location: str, unit: str = "celsius") -> dict:
+    """Get the current temperature at a location.
+
+    Args:
+        location: The location, in the format "City, State, Country".
+        unit: The unit of the temperature, "celsius" by default. (choices: ["celsius", "fahrenheit"])
+    """
+    value = 26.1 if unit == "celsius" else 79.0  # заглушка: постоянное значение
+    return {"temperature": value, "location": location, "unit": unit}
+''',
+    ),
+    code(
+        '''
+def get_temperature_date(location: str, date: str, unit: str = "celsius") -> dict:
+    """Get the temperature at a location on a given date.
+
+    Args:
+        location: The location, in the format "City, State, Country".
+        date: The date, in the format "Year-Month-Day".
+        unit: The unit of the temperature, "celsius" by default. (choices: ["celsius", "fahrenheit"])
+    """
+    value = 25.9 if unit == "celsius" else 78.6  # a fixed stub value
+    return {"temperature": value, "location": location, "date": date, "unit": unit}
+''',
+        '''
+def get_temperature_date(location: str, date: str, unit: str = "celsius") -> dict:
+    """Get the temperature at a location on a given date.
+
+    Args:
+        location: The location, in the format "City, State, Country".
+        date: The date, in the format "Year-Month-Day".
+        unit: The unit of the temperature, "celsius" by default. (choices: ["celsius", "fahrenheit"])
+    """
+    value = 25.9 if unit == "celsius" else 78.6  # заглушка: постоянное значение
+    return {"temperature": value, "location": location, "date": date, "unit": unit}
+''',
+    ),
+    code(
+        '''
+temperature_tools = ToolRegistry()
+temperature_tools.register(get_current_temperature)
+temperature_tools.register(get_temperature_date)
+print(json.dumps(temperature_tools.schemas[0]["function"]["parameters"], indent=1))
+''',
+    ),
+    md(
+        """
+The docs put today's date in the system message, so the model can turn "tomorrow" into a date.
+""",
+        """
+Документация кладёт сегодняшнюю дату в системное сообщение, чтобы модель могла превратить
+«завтра» в конкретную дату.
+""",
+    ),
+    code(
+        '''
+messages = [
+    {"role": "system", "content": "You are Qwen, created by Alibaba Cloud. "
+     "You are a helpful assistant.\\n\\nCurrent Date: 2024-09-30"},
+    {"role": "user", "content": "What's the temperature in San Francisco now? How about tomorrow?"},
+]
+answer = run_tool_loop(
+    client, messages, temperature_tools, model=model_name, temperature=0.3, tool_choice="auto"
+)
+for call in messages[2]["tool_calls"]:
+    print(call["function"]["name"], call["function"]["arguments"])
+print(answer["content"])
+''',
+        '''
+messages = [
+    {"role": "system", "content": "You are Qwen, created by Alibaba Cloud. "
+     "You are a helpful assistant.\\n\\nCurrent Date: 2024-09-30"},
+    {"role": "user", "content": "What's the temperature in San Francisco now? How about tomorrow?"},
+]
+answer = run_tool_loop(
+    client, messages, temperature_tools, model=model_name, temperature=0.3, tool_choice="auto"
+)
+for call in messages[2]["tool_calls"]:  # два параллельных вызова в одном сообщении
+    print(call["function"]["name"], call["function"]["arguments"])
+print(answer["content"])
+''',
+    ),
+    md(
+        """
+Two parallel calls in one assistant message, both answered before the next request, exactly as with
+Kimi-K2 in lesson 02.
+
+## 5. Raw text and `parse_hermes`
+
+The manual loop of lesson 04 works for Qwen too; only the template and the parser change. First one
+raw request:
+""",
+        """
+Два параллельных вызова в одном сообщении ассистента, на оба есть ответы до следующего запроса —
+ровно как с Kimi-K2 в уроке 02.
+
+## 5. Сырой текст и `parse_hermes`
+
+Ручной цикл из урока 04 работает и для Qwen; меняются только шаблон и парсер. Сначала один сырой
+запрос:
+""",
+    ),
+    code(
+        f'''
+def complete(prompt):
+    """POST a prompt to {{endpoint}}/completions and return the raw generated text."""
+    payload = {{"model": model_name, "prompt": prompt, "max_tokens": 512}}
+    response = requests.post(f"{{endpoint}}/completions", headers=headers, json=payload, timeout=120)
+    response.raise_for_status()
+    return response.json()["choices"][0]["text"]
+
+
+messages = [{{"role": "user", "content": "{PROMPT}"}}]
+prompt = qwen_tokenizer.apply_chat_template(
+    messages, tools=tools, tokenize=False, add_generation_prompt=True
+)
+raw_output = complete(prompt)
+show_raw(raw_output)
+''',
+    ),
+    code(
+        '''
+parsed = parse_hermes(raw_output)
+print(repr(parsed.content), parsed.errors)
+show_tool_calls(parsed.tool_calls)
+''',
+    ),
+    md(
+        """
+`parse_hermes` invents ids (`call_0`, `call_1`, ...) because the text has none. Before putting the
+call back into the history there is a trap. OpenAI-style `arguments` are a JSON **string**, and Qwen2.5's
+template writes arguments with `tojson`, so a string gets encoded a second time:
+""",
+        """
+`parse_hermes` придумывает id (`call_0`, `call_1`, ...), потому что в тексте их нет. Прежде чем
+вернуть вызов в историю, обойдём ловушку. В формате OpenAI `arguments` — это JSON-**строка**, а
+шаблон Qwen2.5 записывает аргументы через `tojson`, так что строка кодируется второй раз:
+""",
+    ),
+    code(
+        '''
+history = messages + [
+    {"role": "assistant", "content": parsed.content, "tool_calls": parsed.tool_calls}
+]
+as_string = qwen_tokenizer.apply_chat_template(history, tools=tools, tokenize=False)
+decoded = qwen_tokenizer.apply_chat_template(
+    decode_tool_arguments(history), tools=tools, tokenize=False
+)
+print(as_string[as_string.rindex("<tool_call>"):])
+print(decoded[decoded.rindex("<tool_call>"):])
+''',
+        '''
+history = messages + [
+    {"role": "assistant", "content": parsed.content, "tool_calls": parsed.tool_calls}
+]
+as_string = qwen_tokenizer.apply_chat_template(history, tools=tools, tokenize=False)
+decoded = qwen_tokenizer.apply_chat_template(
+    decode_tool_arguments(history), tools=tools, tokenize=False
+)  # аргументы разобраны из JSON-текста в словарь
+print(as_string[as_string.rindex("<tool_call>"):])
+print(decoded[decoded.rindex("<tool_call>"):])
+''',
+    ),
+    md(
+        """
+The first render shows the model escaped quotes it never writes itself. vLLM decodes the arguments
+before templating; `decode_tool_arguments` does the same on copies of the messages. With that, the
+manual loop for Qwen (the assistant message goes in before the results, as always):
+""",
+        """
+В первой отрисовке модель увидела бы экранированные кавычки, которых сама никогда не пишет. vLLM
+перед применением шаблона разбирает аргументы из JSON; `decode_tool_arguments` делает то же с
+копиями сообщений. С этим ручной цикл для Qwen выглядит так (сообщение ассистента, как всегда, —
+перед результатами):
+""",
+    ),
+    code(
+        '''
+def manual_loop(messages, max_rounds=8):
+    """Render with Qwen's template, complete, parse Hermes calls, run them through the registry."""
+    for _ in range(max_rounds):
+        prompt = qwen_tokenizer.apply_chat_template(
+            decode_tool_arguments(messages), tools=tools, tokenize=False, add_generation_prompt=True
+        )
+        parsed = parse_hermes(complete(prompt))
+        if not parsed.tool_calls:
+            return parsed.content
+        messages.append(
+            {"role": "assistant", "content": parsed.content, "tool_calls": parsed.tool_calls}
+        )
+        messages.extend(registry.call(tool_call) for tool_call in parsed.tool_calls)
+    raise RuntimeError(f"Still calling tools after {max_rounds} rounds.")
+''',
+        '''
+def manual_loop(messages, max_rounds=8):
+    """Render with Qwen's template, complete, parse Hermes calls, run them through the registry."""
+    for _ in range(max_rounds):
+        prompt = qwen_tokenizer.apply_chat_template(
+            decode_tool_arguments(messages), tools=tools, tokenize=False, add_generation_prompt=True
+        )
+        parsed = parse_hermes(complete(prompt))
+        if not parsed.tool_calls:  # нет вызовов: это окончательный ответ
+            return parsed.content
+        messages.append(
+            {"role": "assistant", "content": parsed.content, "tool_calls": parsed.tool_calls}
+        )
+        messages.extend(registry.call(tool_call) for tool_call in parsed.tool_calls)
+    raise RuntimeError(f"Still calling tools after {max_rounds} rounds.")
+''',
+    ),
+    code(
+        f'''
+messages = [{{"role": "user", "content": "{PROMPT}"}}]
+print(manual_loop(messages))
+show_messages(messages)
+''',
+    ),
+    md(
+        """
+## 6. Two formats side by side
+
+The same call, written by each model, and read by each parser. A parser only understands its own
+format: for the other one it sees plain text and finds no calls.
+""",
+        """
+## 6. Два формата рядом
+
+Один и тот же вызов в записи каждой модели, прочитанный каждым парсером. Парсер понимает только
+свой формат: в чужом он видит обычный текст и вызовов не находит.
+""",
+    ),
+    code(
+        '''
+tool_calls = [{"id": "functions.get_weather:0", "type": "function",
+               "function": {"name": "get_weather", "arguments": '{"city": "Beijing"}'}}]
+raw = {"Kimi-K2": render_kimi_tool_calls(tool_calls), "Qwen2.5": render_hermes_tool_calls(tool_calls)}
+for name, text in raw.items():
+    print(name, repr(text))
+''',
+    ),
+    code(
+        '''
+rows = []
+for name, text in raw.items():
+    kimi, hermes = parse_kimi(text), parse_hermes(text)
+    rows.append((name, f"{len(kimi.tool_calls)} call(s)", f"{len(hermes.tool_calls)} call(s)"))
+compare_table(rows, ("raw text written by", "parse_kimi", "parse_hermes"))
+''',
+        '''
+rows = []
+for name, text in raw.items():
+    kimi, hermes = parse_kimi(text), parse_hermes(text)  # каждый текст — обоими парсерами
+    rows.append((name, f"{len(kimi.tool_calls)} call(s)", f"{len(hermes.tool_calls)} call(s)"))
+compare_table(rows, ("raw text written by", "parse_kimi", "parse_hermes"))
+''',
+    ),
+    md(
+        """
+And the whole comparison in one table:
+""",
+        """
+И всё сравнение одной таблицей:
+""",
+    ),
+    code(
+        '''
+compare_table(
+    [
+        ("call wrapper", "<|tool_calls_section_begin|> + <|tool_call_begin|>", "<tool_call>"),
+        ("call payload", "id, <|tool_call_argument_begin|>, JSON", '{"name", "arguments"}'),
+        ("call id", "written by the model", "invented by the server"),
+        ("tools in the prompt", "tool_declare system turn", "system prompt, <tools>"),
+        ("tool result", "system turn, '## Return of <id>'", "user turn, <tool_response>"),
+        ("results matched by", "tool_call_id", "order"),
+        ("vLLM flag", "--tool-call-parser kimi_k2", "--tool-call-parser hermes"),
+        ("our parser", "parse_kimi", "parse_hermes"),
+    ],
+    ("", "Kimi-K2", "Qwen2.5"),
+)
+''',
+    ),
+    md(
+        """
+## 7. A Qwen server without the parser flag
+
+Start vLLM without `--enable-auto-tool-choice --tool-call-parser hermes` and the model still writes
+its call, but nobody parses it:
+""",
+        """
+## 7. Сервер Qwen без флага парсера
+
+Запустите vLLM без `--enable-auto-tool-choice --tool-call-parser hermes` — и модель по-прежнему
+напишет вызов, только разбирать его будет некому:
+""",
+    ),
+    code(
+        f'''
+raw_conn = connect("qwen", engine="no_parser")
+raw_client = OpenAI(base_url=raw_conn.endpoint, api_key=raw_conn.api_key)
+
+messages = [{{"role": "user", "content": "{PROMPT}"}}]
+completion = raw_client.chat.completions.create(
+    model=model_name, messages=messages, temperature=0.3, tools=tools, tool_choice="auto"
+)
+choice = completion.choices[0]
+print("finish_reason:", choice.finish_reason, "| tool_calls:", choice.message.tool_calls)
+show_raw(choice.message.content)
+''',
+        f'''
+raw_conn = connect("qwen", engine="no_parser")  # сервер, запущенный без --tool-call-parser
+raw_client = OpenAI(base_url=raw_conn.endpoint, api_key=raw_conn.api_key)
+
+messages = [{{"role": "user", "content": "{PROMPT}"}}]
+completion = raw_client.chat.completions.create(
+    model=model_name, messages=messages, temperature=0.3, tools=tools, tool_choice="auto"
+)
+choice = completion.choices[0]
+print("finish_reason:", choice.finish_reason, "| tool_calls:", choice.message.tool_calls)
+show_raw(choice.message.content)
+''',
+    ),
+    code(
+        '''
+show_tool_calls(parse_hermes(choice.message.content).tool_calls)
+''',
+    ),
+    md(
+        """
+This is the lesson of the whole series in one picture. The model only ever produces text. A tool
+call is text in a format the model was trained on: dedicated marker tokens for Kimi-K2, JSON in
+`<tool_call>` tags for Qwen. The server's parser (`kimi_k2`, `hermes`) turns that text into the
+`tool_calls` field; without it, or with the wrong one, you get the text. Knowing the format lets you
+check what the server did and parse it yourself when you must.
+""",
+        """
+Вот урок всей серии одной картинкой. Модель всегда выдаёт только текст. Вызов инструмента — это
+текст в формате, которому модель обучена: отдельные маркеры-токены у Kimi-K2, JSON в тегах
+`<tool_call>` у Qwen. Парсер сервера (`kimi_k2`, `hermes`) превращает этот текст в поле
+`tool_calls`; без парсера или с чужим парсером вы получите сам текст. Зная формат, вы можете
+проверить, что сделал сервер, и при необходимости разобрать вывод сами.
+""",
+    ),
+    md(
+        """
+## Summary of the lesson
+
+- Qwen2.5 uses the Hermes format: one JSON object per call in `<tool_call>` tags, tools in the
+  system prompt, results in `<tool_response>` inside a user turn, matched by order; no id in the text.
+- The client code is the same for both models: `run_tool_loop` does not care who parses the calls.
+- Serving: vLLM `--enable-auto-tool-choice --tool-call-parser hermes` for Qwen, `kimi_k2` for Kimi-K2.
+- In a manual loop, decode JSON-string arguments before Qwen2.5's template (`decode_tool_arguments`)
+  or they are encoded twice.
+
+## The series in one table: the guide's defects and their fixes
+
+| # | where in the guide | what goes wrong | fix | lesson |
+|---|---|---|---|---|
+| 1 | `tool_function(tool_call_arguments)` | the whole dict arrives as one positional argument | `tool_function(**arguments)`, arguments checked first | 01 |
+| 2 | `while finish_reason == "tool_calls"` | engines report `stop` with calls, or `tool_calls` with none | loop while the message has `tool_calls`; bound the rounds | 02 |
+| 3 | streaming and manual loops | the assistant message with the calls is never appended: 400, or a confused model | append it before the `role: "tool"` results | 03, 04 |
+| 4 | `extract_tool_call_info` | first section only, `IndexError` without the end marker, ids with `-` skipped | parse every section, tolerate cut-offs, report errors | 04 |
+
+And one latent bug: `chunk.choices[0]` fails on the usage chunk (`choices: []`); guard with
+`if chunk.choices` (lesson 03).
+
+## What to read next
+
+- The source guide and deployment flags: MoonshotAI/Kimi-K2, `docs/tool_call_guidance.md` and
+  `docs/deploy_guidance.md`.
+- Qwen's "Function Calling" documentation (Qwen-Agent, transformers, Ollama, vLLM).
+- vLLM's "Tool Calling" documentation: every `--tool-call-parser` and what it expects.
+- SGLang's tool parser documentation, for the same from the SGLang side.
+- In this repository: `helpers/formats/` (both parsers, streaming versions with linear cost) and
+  `helpers/loop.py` (the loop with every fix in about a hundred lines).
+""",
+        """
+## Итоги урока
+
+- Qwen2.5 использует формат Hermes: по одному JSON-объекту на вызов в тегах `<tool_call>`,
+  инструменты в системном промпте, результаты в `<tool_response>` внутри реплики пользователя,
+  сопоставление по порядку; id в тексте нет.
+- Клиентский код для обеих моделей одинаков: `run_tool_loop` всё равно, кто разбирает вызовы.
+- Развёртывание: vLLM `--enable-auto-tool-choice --tool-call-parser hermes` для Qwen, `kimi_k2` для
+  Kimi-K2.
+- В ручном цикле разбирайте аргументы из JSON-строки перед шаблоном Qwen2.5
+  (`decode_tool_arguments`), иначе они закодируются дважды.
+
+## Вся серия одной таблицей: ошибки руководства и их исправления
+
+| № | где в руководстве | что идёт не так | исправление | урок |
+|---|---|---|---|---|
+| 1 | `tool_function(tool_call_arguments)` | весь словарь приходит одним позиционным аргументом | `tool_function(**arguments)`, аргументы сначала проверяются | 01 |
+| 2 | `while finish_reason == "tool_calls"` | движки присылают `stop` вместе с вызовами или `tool_calls` без них | продолжать, пока в сообщении есть `tool_calls`; ограничить число раундов | 02 |
+| 3 | потоковый и ручной циклы | сообщение ассистента с вызовами не добавляется: 400 или сбитая с толку модель | добавлять его перед результатами `role: "tool"` | 03, 04 |
+| 4 | `extract_tool_call_info` | только первая секция, `IndexError` без конечного маркера, id с `-` пропускаются | разбирать все секции, переживать обрезку, сообщать об ошибках | 04 |
+
+И одна скрытая ошибка: `chunk.choices[0]` падает на фрагменте со статистикой (`choices: []`);
+проверяйте `if chunk.choices` (урок 03).
+
+## Что почитать дальше
+
+- Исходное руководство и флаги развёртывания: MoonshotAI/Kimi-K2, `docs/tool_call_guidance.md` и
+  `docs/deploy_guidance.md`.
+- Документация Qwen «Function Calling» (Qwen-Agent, transformers, Ollama, vLLM).
+- Документация vLLM «Tool Calling»: все варианты `--tool-call-parser` и что каждый ожидает.
+- Документация SGLang о парсерах вызовов — то же самое со стороны SGLang.
+- В этом репозитории: `helpers/formats/` (оба парсера и их потоковые версии с линейной
+  стоимостью) и `helpers/loop.py` (цикл со всеми исправлениями примерно в сотню строк).
+""",
+    ),
+    md(
+        """
+## Exercises
+
+### Exercise 1. Parse Hermes calls by hand
+
+Write `hermes_calls(text)` returning a list of `(name, arguments)` pairs, `arguments` as a dict, for
+every `<tool_call>...</tool_call>` block in `text`. The check uses text before the calls, two calls,
+and no calls at all. (`re.findall` and `json.loads` are enough.)
+""",
+        """
+## Упражнения
+
+### Упражнение 1. Разберите вызовы Hermes вручную
+
+Напишите `hermes_calls(text)`, которая возвращает список пар `(name, arguments)`, где `arguments` —
+словарь, для каждого блока `<tool_call>...</tool_call>` в `text`. Проверка подаёт текст перед
+вызовами, два вызова и текст совсем без вызовов. (Хватит `re.findall` и `json.loads`.)
+""",
+    ),
+    code(
+        '''
+from helpers.exercises.n05 import check_hermes_calls, check_unparsed
+
+
+def hermes_calls(text):
+    # your code here
+    return []
+''',
+        '''
+from helpers.exercises.n05 import check_hermes_calls, check_unparsed
+
+
+def hermes_calls(text):
+    # ваш код здесь
+    return []
+''',
+    ),
+    code(
+        '''
+check_hermes_calls(hermes_calls)
+''',
+    ),
+    code(
+        '''
+import re
+
+
+def hermes_calls(text):
+    blocks = re.findall(r"<tool_call>(.*?)</tool_call>", text, re.DOTALL)
+    return [(json.loads(b)["name"], json.loads(b)["arguments"]) for b in blocks]
+
+
+check_hermes_calls(hermes_calls)
+''',
+        hidden=True,
+    ),
+    md(
+        """
+### Exercise 2. Notice a server without the parser flag
+
+Write `has_unparsed_calls(message)` that takes an assistant message dict (`content`, maybe
+`tool_calls`) and returns `True` when `content` holds tool-call markup of either format while
+`tool_calls` is empty: the symptom of a missing `--tool-call-parser`. A loop can raise a clear error
+instead of showing markers to the user.
+""",
+        """
+### Упражнение 2. Распознайте сервер без флага парсера
+
+Напишите `has_unparsed_calls(message)`: она принимает словарь сообщения ассистента (`content` и,
+возможно, `tool_calls`) и возвращает `True`, если в `content` есть разметка вызова любого из двух
+форматов, а `tool_calls` пуст, — это симптом забытого `--tool-call-parser`. Тогда цикл может
+выдать понятную ошибку, а не показывать пользователю маркеры.
+""",
+    ),
+    code(
+        '''
+def has_unparsed_calls(message):
+    # your code here
+    return False
+''',
+        '''
+def has_unparsed_calls(message):
+    # ваш код здесь
+    return False
+''',
+    ),
+    code(
+        '''
+check_unparsed(has_unparsed_calls)
+''',
+    ),
+    code(
+        '''
+def has_unparsed_calls(message):
+    content = message.get("content") or ""
+    markup = "<|tool_call_begin|>" in content or "<tool_call>" in content
+    return markup and not message.get("tool_calls")
+
+
+check_unparsed(has_unparsed_calls)
+''',
+        hidden=True,
+    ),
+    md(
+        """
+That is the end of the series. Back to the start: [00 Start here](00_start.ipynb)
+""",
+        """
+Это конец серии. Вернуться к началу: [00 С чего начать](00_start.ipynb)
+""",
+    ),
+])

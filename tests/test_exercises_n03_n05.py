@@ -1,0 +1,260 @@
+"""The self-checks of lessons 03-05: a committed starter says "Not yet", a right answer "Correct!"."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from helpers import guide_extract_tool_call_info
+from helpers.exercises import n03, n04, n05
+from helpers.exercises._verdict import CORRECT, NOT_YET
+
+
+def verdict_of(check: Callable[[Any], None], answer: Any, capsys: pytest.CaptureFixture) -> str:
+    """Run a self-check on `answer`, return what it printed (and make sure it returns None)."""
+    assert check(answer) is None  # a check cell must show the verdict only, no `True`/`False`
+    return capsys.readouterr().out
+
+
+def assert_not_yet(out: str) -> None:
+    """A "Not yet" verdict with a hint in both languages."""
+    lines = out.splitlines()
+    assert lines[0].startswith(NOT_YET) and len(lines[0]) > len(NOT_YET) + 5, out
+    assert re.search(r"[А-Яа-яЁё]", lines[1]), out
+    assert CORRECT not in out
+
+
+# --- lesson 03 -----------------------------------------------------------------------------------
+
+
+def starter_assemble(chunks):
+    return []
+
+
+def guide_assemble(chunks):
+    """The guide's accumulation: reads chunk.choices[0] and piece.function unguarded."""
+    tool_calls = []
+    for chunk in chunks:
+        for piece in chunk.choices[0].delta.tool_calls or []:
+            while len(tool_calls) <= piece.index:
+                tool_calls.append(
+                    {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
+                )
+            call = tool_calls[piece.index]
+            call["id"] += piece.id or ""
+            call["function"]["name"] += piece.function.name or ""
+            call["function"]["arguments"] += piece.function.arguments or ""
+    return tool_calls
+
+
+def reference_assemble(chunks):
+    tool_calls = []
+    for chunk in chunks:
+        if not chunk.choices:
+            continue
+        for piece in chunk.choices[0].delta.tool_calls or []:
+            while len(tool_calls) <= piece.index:
+                tool_calls.append(
+                    {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
+                )
+            call = tool_calls[piece.index]
+            call["id"] += piece.id or ""
+            if piece.function:
+                call["function"]["name"] += piece.function.name or ""
+                call["function"]["arguments"] += piece.function.arguments or ""
+    return tool_calls
+
+
+def glue_to_latest(chunks):
+    """Ignores `index`: right for one call, wrong for interleaved calls."""
+    calls = []
+    for chunk in chunks:
+        for piece in (chunk.choices[0].delta.tool_calls if chunk.choices else None) or []:
+            if piece.id:
+                calls.append({"id": piece.id, "type": "function",
+                              "function": {"name": "", "arguments": ""}})
+            function = piece.function
+            if function:
+                calls[-1]["function"]["name"] += function.name or ""
+                calls[-1]["function"]["arguments"] += function.arguments or ""
+    return calls
+
+
+@pytest.mark.parametrize("wrong", [starter_assemble, guide_assemble, glue_to_latest])
+def test_assemble_rejects_wrong_answers(wrong, capsys) -> None:
+    assert_not_yet(verdict_of(n03.check_assemble, wrong, capsys))
+
+
+def test_assemble_accepts_the_reference(capsys) -> None:
+    assert verdict_of(n03.check_assemble, reference_assemble, capsys) == CORRECT + "\n"
+
+
+def test_guide_assemble_fails_on_the_usage_chunk_with_its_name(capsys) -> None:
+    out = verdict_of(n03.check_assemble, guide_assemble, capsys)
+    assert "IndexError" in out or "AttributeError" in out or "expected" in out
+
+
+def test_sample_streams_exercise_what_they_claim() -> None:
+    streams = n03.sample_streams()
+    interleaved = streams["interleaved calls with a usage chunk"]
+    assert interleaved[-1].choices == [] and interleaved[-1].usage.total_tokens == 110
+    calls = reference_assemble(interleaved)
+    assert [json.loads(c["function"]["arguments"]) for c in calls] == [
+        {"city": "Shanghai"},
+        {"city": "Moscow"},
+    ]
+    no_function = streams["a delta without function"]
+    assert any(
+        piece.function is None
+        for chunk in no_function
+        for piece in (chunk.choices[0].delta.tool_calls or [])
+    )
+
+
+def repair_reference(messages, content, tool_calls):
+    assistant = {"role": "assistant", "content": content, "tool_calls": tool_calls}
+    first_tool = next(i for i, m in enumerate(messages) if m["role"] == "tool")
+    return messages[:first_tool] + [assistant] + messages[first_tool:]
+
+
+def repair_in_place(messages, content, tool_calls):
+    messages.insert(1, {"role": "assistant", "content": content, "tool_calls": tool_calls})
+    return messages
+
+
+def repair_after(messages, content, tool_calls):
+    return [*messages, {"role": "assistant", "content": content, "tool_calls": tool_calls}]
+
+
+def repair_without_calls(messages, content, tool_calls):
+    return [messages[0], {"role": "assistant", "content": content}, messages[1]]
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [lambda m, c, t: list(m), repair_in_place, repair_after, repair_without_calls],
+    ids=["starter", "in-place", "after", "no-calls"],
+)
+def test_history_rejects_wrong_answers(wrong, capsys) -> None:
+    assert_not_yet(verdict_of(n03.check_history, wrong, capsys))
+
+
+def test_history_accepts_the_reference(capsys) -> None:
+    assert verdict_of(n03.check_history, repair_reference, capsys) == CORRECT + "\n"
+
+
+def test_usage(capsys) -> None:
+    assert_not_yet(verdict_of(n03.check_usage, lambda chunks: 0, capsys))
+    assert_not_yet(verdict_of(n03.check_usage, lambda chunks: chunks[-1].usage.total_tokens, capsys))
+
+    def reference(chunks):
+        for chunk in chunks:
+            if chunk.usage:
+                return chunk.usage.total_tokens
+        return None
+
+    assert verdict_of(n03.check_usage, reference, capsys) == CORRECT + "\n"
+
+
+# --- lesson 04 -----------------------------------------------------------------------------------
+
+
+def name_reference(call_id):
+    name = call_id.removeprefix("functions.")
+    return name.rsplit(":", 1)[0] if ":" in name else name
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        lambda c: c.split(".")[1].split(":")[0],  # the guide's
+        lambda c: c.split(".")[-1].split(":")[0],  # loses the part before a dot in the name
+        lambda c: c.removeprefix("functions.").split(":")[0].replace("-", "_"),
+    ],
+    ids=["guide", "last-dot", "dash-replaced"],
+)
+def test_name_from_id_rejects_wrong_answers(wrong, capsys) -> None:
+    assert_not_yet(verdict_of(n04.check_name_from_id, wrong, capsys))
+
+
+def test_name_from_id_accepts_the_reference(capsys) -> None:
+    assert verdict_of(n04.check_name_from_id, name_reference, capsys) == CORRECT + "\n"
+
+
+CALL_RE = re.compile(
+    r"<\|tool_call_begin\|>\s*(?P<id>.+?)\s*<\|tool_call_argument_begin\|>\s*"
+    r"(?P<arguments>.*?)\s*(?:<\|tool_call_end\|>|<\|tool_calls_section_end\|>|$)",
+    re.DOTALL,
+)
+
+
+def extract_reference(text):
+    return [
+        {"id": m["id"], "type": "function",
+         "function": {"name": name_reference(m["id"]), "arguments": m["arguments"]}}
+        for m in CALL_RE.finditer(text)
+    ]
+
+
+def test_extract_rejects_the_guides_extractor(capsys) -> None:
+    assert_not_yet(verdict_of(n04.check_extract, guide_extract_tool_call_info, capsys))
+
+
+def test_extract_accepts_the_reference(capsys) -> None:
+    assert verdict_of(n04.check_extract, extract_reference, capsys) == CORRECT + "\n"
+
+
+def test_extract_cases_include_every_defect_of_the_guide() -> None:
+    cases = n04.extract_cases()
+    with pytest.raises(IndexError):
+        guide_extract_tool_call_info(cases["cut off by max_tokens"])
+    assert len(guide_extract_tool_call_info(cases["second section"])) == 1
+    assert guide_extract_tool_call_info(cases["'-' in the name"]) == []
+
+
+# --- lesson 05 -----------------------------------------------------------------------------------
+
+
+def hermes_reference(text):
+    blocks = re.findall(r"<tool_call>(.*?)</tool_call>", text, re.DOTALL)
+    return [(json.loads(b)["name"], json.loads(b)["arguments"]) for b in blocks]
+
+
+def test_hermes_calls(capsys) -> None:
+    assert_not_yet(verdict_of(n05.check_hermes_calls, lambda text: [], capsys))
+    first_only = lambda text: hermes_reference(text)[:1]  # noqa: E731
+    assert_not_yet(verdict_of(n05.check_hermes_calls, first_only, capsys))
+    assert verdict_of(n05.check_hermes_calls, hermes_reference, capsys) == CORRECT + "\n"
+
+
+def unparsed_reference(message):
+    content = message.get("content") or ""
+    markup = "<|tool_call_begin|>" in content or "<tool_call>" in content
+    return markup and not message.get("tool_calls")
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        lambda m: False,
+        lambda m: "<tool_call>" in (m.get("content") or ""),  # misses Kimi-K2
+        lambda m: not m.get("tool_calls"),  # a plain answer is not a missing parser
+    ],
+    ids=["starter", "qwen-only", "no-calls"],
+)
+def test_unparsed_rejects_wrong_answers(wrong, capsys) -> None:
+    assert_not_yet(verdict_of(n05.check_unparsed, wrong, capsys))
+
+
+def test_unparsed_accepts_the_reference(capsys) -> None:
+    assert verdict_of(n05.check_unparsed, unparsed_reference, capsys) == CORRECT + "\n"
+
+
+def test_a_crashing_answer_is_a_hint_not_a_crash(capsys) -> None:
+    out = verdict_of(n05.check_unparsed, lambda m: m["missing"], capsys)
+    assert_not_yet(out)
+    assert "KeyError" in out
