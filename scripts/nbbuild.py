@@ -46,9 +46,21 @@ def md(en: str, ru: str) -> Cell:
 
 
 def code(
-    src: str, ru: str | None = None, *, tags: tuple[str, ...] = (), hidden: bool = False
+    src: str,
+    ru: str | dict[str, str] | None = None,
+    *,
+    tags: tuple[str, ...] = (),
+    hidden: bool = False,
 ) -> Cell:
-    """A code cell; `ru` is the same code with translated comments (defaults to `src`)."""
+    """A code cell. `ru` translates its comments: a dict {English comment: Russian comment}
+    applied to `src` (preferred: the code itself is written once), or the whole Russian source."""
+    if isinstance(ru, dict):
+        russian = src
+        for english, translated in ru.items():
+            if english not in src:
+                raise ValueError(f"comment to translate not found in the code: {english!r}")
+            russian = russian.replace(english, translated)
+        ru = russian
     return Cell("code", src.strip("\n"), (ru if ru is not None else src).strip("\n"), tags, hidden)
 
 
