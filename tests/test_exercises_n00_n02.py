@@ -211,6 +211,11 @@ def no_choices(value: float, to_unit: str) -> float:
     return typed(value, to_unit)
 
 
+def no_args_section(value: float, to_unit: str) -> float:
+    """Convert a temperature between Celsius and Fahrenheit."""
+    return typed(value, to_unit)
+
+
 def wrong_math(value: float, to_unit: str) -> float:
     """Convert a temperature between Celsius and Fahrenheit.
 
@@ -228,10 +233,12 @@ def renamed(fn):
 
 
 def test_typed_function(capsys):
-    for fn in (typed, untyped, no_choices, wrong_math):
+    for fn in (typed, untyped, no_args_section, no_choices, wrong_math):
         renamed(fn)
     assert_correct(capsys, n01.check_typed_function, typed)
-    assert_not_yet(capsys, n01.check_typed_function, untyped, hint="type hint")
+    out = assert_not_yet(capsys, n01.check_typed_function, untyped, hint="type hint")
+    assert "value, to_unit" in out and "аннотацию типа" in out  # both languages name the arguments
+    assert_not_yet(capsys, n01.check_typed_function, no_args_section, hint="Args:")
     assert_not_yet(capsys, n01.check_typed_function, no_choices, hint="enum")
     assert_not_yet(capsys, n01.check_typed_function, wrong_math, hint="212")
 

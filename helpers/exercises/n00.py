@@ -21,7 +21,7 @@ def _live_env(env: Mapping[str, str]) -> None:
                      "не пишите ключ в блокнот: задайте KIMI_API_KEY в терминале через export.")
     if env.get("LLM_MODE") != "live":
         raise NotYet('LLM_MODE must be "live" to talk to a real model.',
-                     'чтобы говорить с настоящей моделью, LLM_MODE должен быть "live".')
+                     'чтобы работать с настоящей моделью, LLM_MODE должен быть "live".')
     url = str(env.get("KIMI_BASE_URL", "")).strip().rstrip("/")
     if url in ("https://api.moonshot.ai", "https://api.moonshot.cn"):
         raise NotYet("the base URL needs the /v1 part: the SDK appends /chat/completions to it.",

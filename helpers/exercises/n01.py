@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -22,7 +23,7 @@ def _schema(schema: Any, source: str = "the schema") -> None:
                      'function.name должен быть "convert_temperature".')
     if not str(function.get("description") or "").strip():
         raise NotYet("give the tool a description: the model decides from it when to call it.",
-                     "дайте инструменту описание: по нему модель решает, когда его звать.")
+                     "дайте инструменту описание: по нему модель решает, когда его вызывать.")
     parameters = function.get("parameters")
     if not isinstance(parameters, Mapping) or parameters.get("type") != "object":
         raise NotYet('function.parameters must be a JSON schema with "type": "object".',
@@ -101,6 +102,14 @@ def _typed_function(fn: Callable[..., Any]) -> None:
     if not works:
         raise NotYet("keep the conversion working: 100 °C -> 212 °F and 212 °F -> 100 °C.",
                      "перевод должен работать: 100 °C -> 212 °F и 212 °F -> 100 °C.")
+    untyped = [name for name, p in inspect.signature(fn).parameters.items()
+               if p.annotation is inspect.Parameter.empty]
+    if untyped:
+        raise NotYet(f"add a type hint to every argument; missing for: {', '.join(untyped)}.",
+                     f"добавьте аннотацию типа каждому аргументу; её нет у: {', '.join(untyped)}.")
+    if "Args:" not in (inspect.getdoc(fn) or ""):
+        raise NotYet("describe the arguments in an Args: section of the docstring (Google style).",
+                     "опишите аргументы в docstring, в разделе Args: (стиль Google).")
     try:
         schema = schema_from_function(fn)
     except Exception as exc:  # transformers raises its own parsing exceptions

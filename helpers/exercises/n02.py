@@ -115,17 +115,17 @@ def _tool_content(tool_content: Callable[[Callable[..., Any], str], Any]) -> Non
                      "удачный вызов должен вернуть результат JSON-текстом.")
     for function, text, en, ru in [
         (_get_weather, '{"city": "Mos', "with arguments that are not valid JSON",
-         "на некорректном JSON в аргументах"),
-        (_broken_tool, '{"city": "Moscow"}', "with a tool that fails", "на упавшем инструменте"),
+         "когда аргументы — некорректный JSON"),
+        (_broken_tool, '{"city": "Moscow"}', "with a tool that fails", "когда инструмент падает"),
         (_get_weather, '{"town": "Moscow"}', "with a wrong argument name (TypeError)",
-         "на неверном имени аргумента (TypeError)"),
+         "когда имя аргумента неверное (TypeError)"),
     ]:
         try:
             content = tool_content(function, text)
         except Exception as exc:  # the point of the exercise: nothing may escape
             raise NotYet(f"{en}, tool_content raised {type(exc).__name__}; catch it and "
                          "return an error.",
-                         f"{ru} tool_content выбросила {type(exc).__name__}; поймайте "
+                         f"{ru}, tool_content выбрасывает {type(exc).__name__}; поймайте "
                          "исключение и верните ошибку.") from exc
         _error_text(content, en, ru)
 

@@ -15,20 +15,20 @@ code only works by luck, and compares Kimi-K2 with Qwen.
 """, """
 # С чего начать: как LLM вызывает инструменты
 
-Цель: разобраться в цикле вызова инструментов, выбрать режим работы (replay, live или record) и
-проверить, что подключение к модели работает.
+Цель: понять, как устроен цикл вызова инструментов, выбрать режим работы (replay, live или record)
+и проверить, что подключение к модели работает.
 
-Этот раздел шаг за шагом идёт по руководству Moonshot AI о вызове инструментов в Kimi-K2
+Этот раздел шаг за шагом проходит руководство Moonshot AI по вызову инструментов в Kimi-K2
 (MoonshotAI/Kimi-K2, `docs/tool_call_guidance.md`), исправляет места, где код руководства работает
 лишь по счастливой случайности, и сравнивает Kimi-K2 с Qwen.
 """),
     md("""
 **What you will build:** a working `client` for Kimi-K2 (and one for Qwen) that runs offline in
-replay mode or against a real server in live mode, and a two-line check that the server answers.
+replay mode or against a real server in live mode, and a quick check that the server answers.
 """, """
-**Что получится в итоге:** рабочий `client` для Kimi-K2 (и ещё один для Qwen), который работает
-без сети в режиме воспроизведения или с настоящим сервером в живом режиме, и короткая проверка того,
-что сервер отвечает.
+**Что получится в итоге:** клиент `client` для Kimi-K2 (и ещё один для Qwen), который обходится
+без сети в режиме воспроизведения (replay) или обращается к настоящему серверу в живом режиме
+(live), и быстрая проверка того, что сервер отвечает.
 """),
     md("""
 ## Setup
@@ -39,8 +39,9 @@ would use in any project.
 """, """
 ## Подготовка
 
-Одна ячейка подключает блокнот к модели. `connect("kimi")` читает режим из переменных окружения и
-возвращает адрес, ключ и имя модели; дальше — обычный клиент `openai`, как в любом проекте.
+Блокнот подключается к модели одной ячейкой. `connect("kimi")` узнаёт режим из переменных
+окружения и возвращает адрес API, ключ и имя модели; дальше работает обычный клиент `openai`, как в
+любом проекте.
 """),
     code('''
 from openai import OpenAI
@@ -54,13 +55,18 @@ conn
     md("""
 By default you are in **replay** mode: a small OpenAI-compatible server inside this notebook answers
 from recordings (cassettes). The shipped cassettes are **synthesized** from the documented formats
-of Kimi-K2, Qwen and the serving engines; they are not captures of a real service. Set
+of Kimi-K2, Qwen and the serving engines; they are not captures of a real service. The model is
+called `moonshotai/Kimi-K2-Instruct` (its Hugging Face name), and the answers are shaped like the
+Moonshot platform's: that is the engine profile `moonshot`; lesson 02 uses the others. Set
 `LLM_MODE=live` to talk to a real model (step 3).
 """, """
-По умолчанию включён режим воспроизведения (replay): маленький OpenAI-совместимый сервер внутри
-блокнота отвечает из записей (кассет, cassettes). Кассеты в репозитории **синтезированы** по
-документированным форматам Kimi-K2, Qwen и движков, на которых их запускают; это не записи
-настоящего сервиса. Чтобы говорить с настоящей моделью, задайте `LLM_MODE=live` (шаг 3).
+По умолчанию включён режим воспроизведения: маленький OpenAI-совместимый сервер прямо внутри
+блокнота отвечает заранее сохранёнными записями — кассетами (cassettes). Кассеты в репозитории
+**синтезированы** по документированным форматам Kimi-K2, Qwen и движков (engines), на которых эти
+модели запускают; это не записи ответов настоящего сервиса. Модель называется
+`moonshotai/Kimi-K2-Instruct` (так она называется на Hugging Face), а ответы оформлены так, как их
+отдаёт платформа Moonshot: это профиль движка `moonshot`, остальные профили понадобятся в уроке 02.
+Чтобы работать с настоящей моделью, задайте `LLM_MODE=live` (шаг 3).
 """),
     md("""
 ## 1. What tool calling is
@@ -87,13 +93,13 @@ sequenceDiagram
 
 Three things travel over the wire, and the next lessons take them one at a time:
 the **tools** (a description of each function as a JSON schema, lesson 01), the **tool calls** the
-model writes (lesson 02, streamed in lesson 03, raw text in lesson 04) and the **tool results** you
-send back as messages with `role: "tool"`.
+model writes (lesson 02; streamed piece by piece in lesson 03; as raw text in lesson 04) and the
+**tool results** you send back as messages with `role: "tool"`.
 """, """
 ## 1. Что такое вызов инструментов
 
 Сама по себе модель ничего не может узнать: она только пишет текст. Вызов инструментов (tool
-calling, его ещё называют вызовом функций, function calling) позволяет ей вместо ответа написать
+calling; его ещё называют вызовом функций, function calling) позволяет ей вместо ответа написать
 структурированный запрос: «вызови `get_weather` с `{"city": "Beijing"}`». Ваш код выполняет функцию,
 отправляет результат обратно, и модель продолжает. Сама модель ничего не запускает: что выполнять,
 решает ваш код.
@@ -113,10 +119,10 @@ sequenceDiagram
     LLM-->>App: итоговый ответ (content, без tool_calls)
 ```
 
-По сети ходят три вещи, и следующие уроки разбирают их по одной: **инструменты** (описание каждой
-функции в виде JSON-схемы, урок 01), **вызовы**, которые пишет модель (урок 02, в потоковом режиме —
-урок 03, в виде сырого текста — урок 04), и **результаты инструментов**, которые вы возвращаете
-сообщениями с `role: "tool"`.
+По сети передаются три вещи, и следующие уроки разбирают их по одной: **инструменты** (описание
+каждой функции в виде JSON-схемы, урок 01), **вызовы**, которые пишет модель (урок 02; как они
+приходят по частям — урок 03; как они выглядят сырым текстом — урок 04), и **результаты
+инструментов**, которые вы возвращаете сообщениями с `role: "tool"`.
 """),
     md("""
 ## 2. Three modes
@@ -143,9 +149,9 @@ in your own code.
 | `live` | настоящий OpenAI-совместимый API | адрес, ключ и имя модели |
 | `record` | настоящий API через локальный прокси, который пишет новые кассеты | то же, что для live |
 
-Режим задаёт переменная окружения `LLM_MODE`. Режим воспроизведения отвечает только на те запросы,
-которые отправляют уроки; если вы поменяете запрос, сервер скажет, какая запись ближе всего и чем
-ваш запрос от неё отличается, и напомнит, как перейти в живой режим.
+Режим задаёт переменная окружения `LLM_MODE`. В режиме воспроизведения сервер отвечает только на те
+запросы, которые отправляют уроки; если вы измените запрос, сервер скажет, какая запись ближе всего
+и чем ваш запрос от неё отличается, и напомнит, как перейти в живой режим.
 
 Какой режим включён, видно по `conn` в ячейке подготовки. `endpoint` — эндпоинт (endpoint, адрес
 API) OpenAI-совместимого сервера вместе с `/v1`, ровно то, что вы передали бы в
@@ -169,16 +175,19 @@ The simplest real Kimi-K2 is the Moonshot platform (an OpenAI-compatible API):
 export LLM_MODE=live
 export KIMI_BASE_URL=https://api.moonshot.ai/v1
 export KIMI_API_KEY=...            # your key from the platform console
-export KIMI_MODEL=kimi-k2-0905-preview   # an id from the platform's model list; ids change
+export KIMI_MODEL=kimi-k2-0905-preview   # an id from the platform's model list
 jupyter lab
 ```
+
+Model ids change: `kimi-k2-0905-preview` was current in late 2025, and the preview ids were
+reported retired in 2026 (unconfirmed), so take the id from the platform's model list.
 
 `LLM_MODE=record` works the same way and also writes what it sees to `recordings-new/`, so you can
 replay a real conversation later; the key is never written to disk.
 """, """
 ## 3. Живой режим
 
-Живой режим (live) читает по три переменные на каждое семейство моделей. Задайте их в терминале
+Живой режим берёт настройки из трёх переменных для каждого семейства моделей. Задайте их в терминале
 **до** запуска Jupyter и не храните ключ ни в блокнотах, ни в git:
 
 | переменная | Kimi-K2 | Qwen |
@@ -193,9 +202,13 @@ replay a real conversation later; the key is never written to disk.
 export LLM_MODE=live
 export KIMI_BASE_URL=https://api.moonshot.ai/v1
 export KIMI_API_KEY=...            # ваш ключ из консоли платформы
-export KIMI_MODEL=kimi-k2-0905-preview   # id из списка моделей платформы; они меняются
+export KIMI_MODEL=kimi-k2-0905-preview   # id из списка моделей платформы
 jupyter lab
 ```
+
+Идентификаторы моделей меняются: `kimi-k2-0905-preview` был актуален в конце 2025 года, а в 2026-м,
+по сообщениям, preview-версии сняли с платформы (не подтверждено), поэтому берите id из списка
+моделей платформы.
 
 `LLM_MODE=record` работает так же, но ещё и сохраняет увиденное в `recordings-new/`, чтобы потом
 воспроизводить настоящий диалог; ключ на диск не попадает.
@@ -249,8 +262,8 @@ of them work on each token). Even in FP8, one byte per parameter, the weights al
 such as H200, in FP8, with a 128k context. A class with four GPUs cannot serve it. What it can do:
 
 - use Kimi-K2 through the Moonshot platform or any other OpenAI-compatible host (the code is the same);
-- serve a smaller open model that calls tools the same way, for example Qwen2.5-7B-Instruct, which
-  fits on one card:
+- serve a smaller open model that calls tools the same way, for example Qwen2.5-7B-Instruct: its
+  weights take about 15 GB in bf16, so it fits on one card:
 
 ```bash
 vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice --tool-call-parser hermes
@@ -262,15 +275,15 @@ calls in a different text format (Hermes style, lesson 05), so the parser flag i
 """, """
 ### Почему 16 GPU и что делать с четырьмя
 
-Kimi-K2 — модель-смесь экспертов (mixture of experts, MoE) примерно на **1 трлн** параметров (на
-каждом токене работают около 32 млрд из них). Даже в FP8, по байту на параметр, одни веса занимают
-около 1 ТБ, и это ещё без памяти под контекст. Поэтому руководство Moonshot по развёртыванию (deployment)
-начинается с **16 GPU** уровня H200, в FP8, с контекстом 128k. На четырёх картах её не запустить.
-Что можно сделать:
+Kimi-K2 — модель со смесью экспертов (mixture of experts, MoE), в ней около **1 трлн** параметров
+(на каждый токен работают примерно 32 млрд из них). Даже в FP8, по байту на параметр, одни веса
+занимают около 1 ТБ, и это ещё без памяти под контекст. Поэтому руководство Moonshot по
+развёртыванию (deployment) рассчитано минимум на **16 GPU** уровня H200, в FP8, с контекстом 128k.
+На четырёх картах её не запустить. Что можно сделать:
 
 - обращаться к Kimi-K2 через платформу Moonshot или любой другой OpenAI-совместимый сервис (код тот же);
-- поднять модель поменьше, которая вызывает инструменты так же, например Qwen2.5-7B-Instruct — она
-  помещается на одну карту:
+- поднять модель поменьше, которая вызывает инструменты так же, например Qwen2.5-7B-Instruct: её
+  веса в bf16 занимают около 15 ГБ, так что она помещается на одну карту:
 
 ```bash
 vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice --tool-call-parser hermes
@@ -288,14 +301,10 @@ serve? Your `model_name` must be among them.
 """, """
 ## 4. Проверка подключения
 
-Два запроса показывают, работает ли подключение, в любом режиме. Первый: какие модели отдаёт
-сервер? Ваша модель (`model_name`) должна быть в этом списке.
+Работает ли подключение, в любом режиме покажут два запроса. Первый: какие модели отдаёт сервер?
+Ваша модель (`model_name`) должна быть в этом списке.
 """),
     code('''
-available = [model.id for model in client.models.list()]
-print(available)
-print(model_name in available)
-''', '''
 available = [model.id for model in client.models.list()]
 print(available)
 print(model_name in available)
@@ -305,8 +314,8 @@ print(model_name in available)
 Second: one tiny chat request without tools. `max_tokens` keeps a live request cheap.
 """, """
 (Сервер воспроизведения перечисляет все модели, для которых у него есть записи, поэтому здесь виден
-и Qwen.) Второй запрос: один крошечный запрос к чату без инструментов. `max_tokens` делает живой
-запрос дешёвым.
+и Qwen.) Второй — крошечный запрос к чату без инструментов; `max_tokens` не даёт живому запросу
+обойтись дорого.
 """),
     code('''
 reply = client.chat.completions.create(
@@ -322,9 +331,9 @@ print(choice.message.content, "|", choice.finish_reason)
 `"tool_calls"` (the model wants tools run) and `"length"` (it hit `max_tokens`). The response also
 says how many tokens were used:
 """, """
-`finish_reason` равен `"stop"`: модель закончила сама. Дальше вы встретите и `"tool_calls"` (модель
-просит выполнить инструменты), и `"length"` (упёрлась в `max_tokens`). В ответе есть и число
-потраченных токенов:
+Причина остановки (`finish_reason`) — `"stop"`: модель закончила сама. Дальше вы встретите и
+`"tool_calls"` (модель просит выполнить инструменты), и `"length"` (ответ упёрся в `max_tokens`).
+Ещё в ответе есть число потраченных токенов:
 """),
     code('''
 print(reply.model)
@@ -352,22 +361,8 @@ else:
         max_tokens=10,
     )
     print(qwen.model_name, "->", qwen_reply.choices[0].message.content)
-''', '''
-from helpers.replay import LiveSettingsError
-
-try:
-    qwen = connect("qwen")
-except LiveSettingsError as error:
-    print(error)  # живой режим без переменных QWEN_*: что задать
-else:
-    qwen_client = OpenAI(base_url=qwen.endpoint, api_key=qwen.api_key)
-    qwen_reply = qwen_client.chat.completions.create(
-        model=qwen.model_name,
-        messages=[{"role": "user", "content": "Reply with one word: ready"}],
-        max_tokens=10,
-    )
-    print(qwen.model_name, "->", qwen_reply.choices[0].message.content)
-'''),
+''', ru={"# live mode without QWEN_* variables: what to set":
+        "# живой режим без переменных QWEN_*: что задать"}),
     md("""
 ## 5. The lesson map
 
@@ -383,10 +378,10 @@ else:
 
 | урок | о чём |
 |---|---|
-| [01 Инструменты и их схемы](01_tools_schema.ipynb) | описание функции для модели, `tool_map`, схемы из типизированных функций, проверка аргументов, первый дефект руководства |
-| [02 Цикл вызова инструментов](02_sync_loop.ipynb) | `client.chat.completions.create` с инструментами, `finish_reason`, цикл, несогласные движки, параллельные вызовы, ошибки, лимит раундов |
-| [03 Потоковая выдача](03_streaming.ipynb) | фрагменты (чанки), сборка вызовов по `index`, потерянное сообщение ассистента |
-| [04 Ручной разбор](04_manual_parsing.ipynb) | шаблон чата, спецтокены, сырой вывод `/completions` и его парсер |
+| [01 Инструменты и их схемы](01_tools_schema.ipynb) | описание функции для модели, `tool_map`, схемы по функциям с аннотациями типов, проверка аргументов, первый дефект руководства |
+| [02 Цикл вызова инструментов](02_sync_loop.ipynb) | `client.chat.completions.create` с инструментами, `finish_reason`, цикл, расхождения между движками, параллельные вызовы, ошибки, лимит раундов |
+| [03 Потоковая выдача (streaming)](03_streaming.ipynb) | фрагменты (chunks), сборка вызовов по `index`, потерянное сообщение ассистента |
+| [04 Ручной разбор](04_manual_parsing.ipynb) | шаблон чата (chat template), спецтокены (special tokens), сырой вывод `/completions` и его парсер |
 | [05 Kimi-K2 и Qwen](05_qwen_comparison.ipynb) | тот же цикл с Qwen, два сырых формата рядом |
 """),
     md("""
@@ -407,7 +402,7 @@ else:
 - Режим задаёт `LLM_MODE`: `replay` (по умолчанию, синтезированные записи, без сети), `live`
   (переменные `KIMI_*` / `QWEN_*`) или `record`.
 - Kimi-K2 нужен парсер вызовов на сервере (`--tool-call-parser kimi_k2`) и 16+ GPU; с четырьмя GPU
-  берите Kimi-K2 в облаке или поднимите Qwen с `--tool-call-parser hermes`.
+  пользуйтесь Kimi-K2 через платформу Moonshot или поднимите Qwen с `--tool-call-parser hermes`.
 - `client.models.list()` и один крошечный запрос — быстрая проверка подключения.
 """),
     md("""
@@ -418,8 +413,9 @@ edit the cell, run both, and aim for "Correct!". A reference solution follows in
 
 ### Exercise 1. Settings for the Moonshot platform
 
-Fill in the environment variables that switch this series to the live Kimi-K2 on the Moonshot
-platform. Leave the key out: it belongs in your shell, not in a notebook.
+Fill in, as a dict, the environment variables that switch this series to the live Kimi-K2 on the
+Moonshot platform (for real you `export` them in the shell, as in step 3). Leave the key out: it
+belongs in your shell, not in a notebook.
 """, """
 ## Упражнения
 
@@ -429,16 +425,11 @@ platform. Leave the key out: it belongs in your shell, not in a notebook.
 
 ### Упражнение 1. Настройки для платформы Moonshot
 
-Заполните переменные окружения, которые переключают эту серию на живую Kimi-K2 на платформе
-Moonshot. Ключ не пишите: ему место в терминале, а не в блокноте.
+Заполните в виде словаря переменные окружения, которые переключают уроки на настоящую Kimi-K2 на
+платформе Moonshot (по-настоящему их задают через `export` в терминале, как на шаге 3). Ключ не
+пишите: ему место в терминале, а не в блокноте.
 """),
     code('''
-live_env = {
-    "LLM_MODE": "replay",
-    "KIMI_BASE_URL": "",
-    "KIMI_MODEL": "",
-}
-''', '''
 live_env = {
     "LLM_MODE": "replay",
     "KIMI_BASE_URL": "",
@@ -491,8 +482,8 @@ of tokens.
 """, """
 ### Упражнение 3. Прочитайте ответ
 
-Из `reply`, ответа Kimi-K2 на шаге 4, достаньте текст, причину остановки (finish reason) и общее
-число токенов.
+Из `reply`, ответа Kimi-K2 на шаге 4, достаньте текст, причину остановки и общее число
+токенов.
 """),
     code('''
 text = None

@@ -20,7 +20,7 @@ same schema generated from a typed function; argument validation; and the fix fo
 defect, the way it passes arguments to the function.
 """, """
 **Что получится в итоге:** инструмент `get_weather` из руководства с его JSON-схемой и `tool_map`;
-та же схема, построенная по типизированной функции; проверка аргументов; и исправление первого
+та же схема, построенная по функции с аннотациями типов; проверка аргументов; и исправление первого
 дефекта руководства — того, как оно передаёт аргументы в функцию.
 """),
     md("""
@@ -33,8 +33,8 @@ model.
 ## Подготовка
 
 Та же подготовка, что в уроке 00. В режиме воспроизведения (replay) ответы модели берутся из
-кассет, синтезированных по документированным форматам (это не записи настоящего сервиса);
-`LLM_MODE=live` подключает настоящую модель.
+записей — кассет (cassettes), синтезированных по документированным форматам (это не записи ответов
+настоящего сервиса); `LLM_MODE=live` подключает настоящую модель.
 """),
     code('''
 import json
@@ -110,8 +110,8 @@ What each field means:
 
 | field | meaning |
 |---|---|
-| `type` | always `"function"` (the only kind of tool in this API) |
-| `function.name` | the name the model writes when it calls the tool; letters, digits, `_` and `-` |
+| `type` | `"function"`: the kind of tool every OpenAI-compatible server accepts |
+| `function.name` | the name the model writes when it calls the tool; letters, digits, `_` and `-`, at most 64 characters |
 | `function.description` | when and why to use the tool: the model decides from this text, so write it for the model |
 | `function.parameters` | a JSON Schema describing the arguments object |
 | `parameters.type` | `"object"`: the arguments always arrive as one JSON object |
@@ -125,16 +125,16 @@ decide whether to call the tool and what to put in the arguments.
 
 | поле | смысл |
 |---|---|
-| `type` | всегда `"function"` (другого вида инструментов в этом API нет) |
-| `function.name` | имя, которое модель напишет, вызывая инструмент; буквы, цифры, `_` и `-` |
+| `type` | `"function"`: этот вид инструментов понимает любой OpenAI-совместимый сервер |
+| `function.name` | имя, которое модель напишет, вызывая инструмент; буквы, цифры, `_` и `-`, не длиннее 64 символов |
 | `function.description` | когда и зачем нужен инструмент: модель решает по этому тексту, поэтому пишите его для модели |
 | `function.parameters` | JSON-схема (JSON Schema) объекта с аргументами |
 | `parameters.type` | `"object"`: аргументы всегда приходят одним JSON-объектом |
 | `parameters.properties` | по записи на каждый аргумент: его JSON-тип (`string`, `number`, `integer`, `boolean`, `array`, `object`), описание и, если нужно, `enum` допустимых значений |
 | `parameters.required` | аргументы, которые модель обязана заполнить |
 
-Описание инструмента и описания аргументов — часть промпта: модель читает их, чтобы решить, звать
-ли инструмент и что подставить в аргументы.
+Описание инструмента и описания аргументов — часть промпта: модель читает их, чтобы решить,
+вызывать ли инструмент и что подставить в аргументы.
 """),
     md("""
 ## 3. `tool_map`: from a name to a function
@@ -161,7 +161,7 @@ the model decides whether to call a tool). The model answers with a tool call in
 ## 4. Откуда берутся аргументы
 
 Теперь один запрос с инструментами, с теми же настройками, что в руководстве (`temperature=0.3`,
-`tool_choice="auto"`: модель сама решает, звать ли инструмент). Вместо текста модель отвечает
+`tool_choice="auto"`: модель сама решает, вызывать ли инструмент). Вместо текста модель отвечает
 вызовом:
 """),
     code('''
@@ -178,8 +178,8 @@ print(choice.finish_reason)
 `finish_reason` is `"tool_calls"`: the model stopped to wait for a tool. Each call has an `id`, the
 function's `name`, and the `arguments`:
 """, """
-`finish_reason` равен `"tool_calls"`: модель остановилась и ждёт результата инструмента. У каждого
-вызова есть `id`, имя функции `name` и аргументы `arguments`:
+Причина остановки (`finish_reason`) — `"tool_calls"`: модель остановилась и ждёт результата
+инструмента. У каждого вызова есть `id`, имя функции `name` и аргументы `arguments`:
 """),
     code('''
 tool_call = choice.message.tool_calls[0]
@@ -192,7 +192,7 @@ The arguments are a **string**: the JSON text the model wrote, token by token. I
 JSON, but nothing guarantees it (step 7). Decode it to get a dict:
 """, """
 Аргументы — это **строка**: JSON-текст, который модель написала токен за токеном. Обычно это
-корректный JSON, но гарантий нет (шаг 7). Раскодируем его в словарь:
+корректный JSON, но гарантий нет (шаг 7). `json.loads` превращает строку в словарь:
 """),
     code('''
 arguments = json.loads(tool_call.function.arguments)
@@ -228,10 +228,10 @@ tool_function = tool_map[tool_call.function.name]
 tool_function(arguments)
 ''', tags=("raises-exception",)),
     md("""
-A dict cannot be a dictionary key, hence `unhashable type: 'dict'`. The guide's stub ignores its
+A dict cannot be the key of another dict, hence `unhashable type: 'dict'`. The guide's stub ignores its
 argument, so the same bug passed unnoticed there:
 """, """
-Словарь не может быть ключом словаря, отсюда `unhashable type: 'dict'`. Заглушка из руководства
+Словарь нельзя сделать ключом другого словаря, отсюда `unhashable type: 'dict'`. Заглушка из руководства
 свой аргумент игнорирует, поэтому там та же ошибка прошла незамеченной:
 """),
     code('''
@@ -240,13 +240,8 @@ def stub_get_weather(city):
 
 
 stub_get_weather(arguments)
-''', '''
-def stub_get_weather(city):
-    return {"weather": "Sunny"}  # city не используется, поэтому «работает» любой аргумент
-
-
-stub_get_weather(arguments)
-'''),
+''', ru={'# ignores city, so any argument "works"':
+        "# city не используется, поэтому «работает» любой аргумент"}),
     md("""
 The fix: unpack the dict into keyword arguments with `**`, so each JSON key becomes the parameter
 of the same name. A test with a tool whose answer depends on its input catches the difference.
@@ -264,16 +259,16 @@ Lesson 02 sends this result back to the model as a message with `role: "tool"`.
 
 ## 6. The schema from a typed function
 
-Writing JSON by hand is easy to get out of sync with the code. `transformers` can build the schema
+A hand-written schema easily drifts out of sync with the code. `transformers` can build the schema
 from the function itself (`get_json_schema`): type hints give the JSON types, the docstring's first
 part gives the description, the Google-style `Args:` section gives each argument's description,
 and parameters without a default become `required`. `schema_from_function` wraps it:
 """, """
 Урок 02 отправит этот результат модели сообщением с `role: "tool"`.
 
-## 6. Схема по типизированной функции
+## 6. Схема по аннотациям типов
 
-JSON, написанный вручную, легко разъезжается с кодом. `transformers` умеет строить схему по самой
+Схема, написанная вручную, легко расходится с кодом. `transformers` умеет строить схему по самой
 функции (`get_json_schema`): аннотации типов дают JSON-типы, первая часть docstring — описание,
 раздел `Args:` в стиле Google — описания аргументов, а параметры без значения по умолчанию попадают
 в `required`. `schema_from_function` — обёртка над ней:
@@ -312,13 +307,6 @@ registry = ToolRegistry()
 registry.register(get_weather)
 assert registry.schemas == tools
 registry.tool_map
-''', '''
-from helpers import ToolRegistry
-
-registry = ToolRegistry()
-registry.register(get_weather)
-assert registry.schemas == tools
-registry.tool_map
 '''),
     md("""
 ## 7. Validating arguments
@@ -330,7 +318,7 @@ and lists the problems (an empty list means fine):
 ## 7. Проверка аргументов
 
 Аргументы пишет модель, а модели ошибаются: не то имя, число вместо строки, пропущенное поле.
-`validate_arguments` сверяет раскодированный словарь со схемой `parameters` и перечисляет
+`validate_arguments` сверяет полученный из JSON словарь со схемой `parameters` и перечисляет
 проблемы (пустой список — всё в порядке):
 """),
     code('''
@@ -346,10 +334,10 @@ function with `**arguments` and returns the ready `role: "tool"` message. It nev
 model's mistakes: the message then carries an error the model can read and fix (lesson 02 shows the
 model retrying).
 """, """
-`registry.call` делает всю работу для одного вызова: раскодирует JSON, проверяет его, вызывает
-функцию с `**arguments` и возвращает готовое сообщение с `role: "tool"`. Из-за ошибок модели он не
-бросает исключений: тогда в сообщении оказывается ошибка, которую модель прочитает и исправит
-(в уроке 02 модель так и делает).
+`registry.call` делает всю работу для одного вызова: разбирает JSON, проверяет аргументы, вызывает
+функцию с `**arguments` и возвращает готовое сообщение с `role: "tool"`. На ошибках модели он не
+бросает исключений: вместо результата в сообщение попадает описание ошибки, которое модель
+прочитает и сможет исправить (в уроке 02 модель так и делает).
 """),
     code('''
 registry.call(tool_call)
@@ -385,12 +373,12 @@ for name, text in mistakes:
 ## Итоги
 
 - Инструмент — это функция Python плюс JSON-схема: `type`, `function.name`, `function.description`
-  и `function.parameters` (JSON Schema с `properties` и `required`).
+  и `function.parameters` (JSON-схема с `properties` и `required`).
 - `tool_map` (или `ToolRegistry`) сопоставляет имя, которое пишет модель, с функцией; больше ничего
   не выполняется.
-- Аргументы модель присылает JSON-**текстом**: раскодируйте его и вызывайте `function(**arguments)`.
-  `tool_function(tool_call_arguments)` из руководства передаёт словарь одним аргументом; заглушка
-  это скрывала.
+- Аргументы модель присылает JSON-**текстом**: разберите его (`json.loads`) и вызывайте
+  `function(**arguments)`. `tool_function(tool_call_arguments)` из руководства передаёт словарь
+  одним аргументом; заглушка это скрывала.
 - `schema_from_function` строит схему по аннотациям типов и docstring в стиле Google;
   `validate_arguments` и `registry.call` превращают ошибки модели в сообщения, которые она может
   прочитать.
@@ -458,12 +446,14 @@ n01.check_schema(my_schema)
 ### Exercise 2. Call a tool correctly
 
 `call_tool` receives one tool call as a dict (the shape the API sends) and the `tool_map`. As
-written it repeats the guide's mistake. Fix it.
+written it repeats the guide's mistake. Fix it. The self-check runs it on a small test tool,
+`greet(name, punctuation="!")`.
 """, """
 ### Упражнение 2. Правильный вызов инструмента
 
-`call_tool` получает один вызов в виде словаря (в том виде, в каком его присылает API) и
-`tool_map`. Сейчас она повторяет ошибку руководства. Исправьте её.
+`call_tool` получает один вызов — словарь той же формы, что присылает API, — и `tool_map`. Сейчас
+она повторяет ошибку руководства. Исправьте её. Самопроверка запускает её на маленьком тестовом
+инструменте `greet(name, punctuation="!")`.
 """),
     code('''
 def call_tool(tool_call, tool_map):
@@ -489,14 +479,16 @@ n01.check_call_tool(call_tool)
 ### Exercise 3. Let the function describe itself
 
 Add type hints and a Google-style docstring to `convert_temperature` so that
-`schema_from_function` produces a schema like the one in exercise 1. Hint: the docstring can list
-allowed values as `(choices: ["celsius", "fahrenheit"])` at the end of an argument's description.
+`schema_from_function` produces a schema like the one in exercise 1 (`float` becomes `"number"`).
+Hint: the docstring can list allowed values as `(choices: ["celsius", "fahrenheit"])` at the end of
+an argument's description.
 """, """
 ### Упражнение 3. Пусть функция опишет себя сама
 
 Добавьте в `convert_temperature` аннотации типов и docstring в стиле Google, чтобы
-`schema_from_function` выдала схему, как в упражнении 1. Подсказка: допустимые значения можно
-перечислить в docstring в конце описания аргумента: `(choices: ["celsius", "fahrenheit"])`.
+`schema_from_function` выдала схему, как в упражнении 1 (`float` превращается в `"number"`).
+Подсказка: допустимые значения можно перечислить в docstring в конце описания аргумента:
+`(choices: ["celsius", "fahrenheit"])`.
 """),
     code('''
 def convert_temperature(value, to_unit):

@@ -12,7 +12,7 @@ def tool_loop(client, messages, max_rounds=8):
         )
         message = completion.choices[0].message
         messages.append(message)
-        if not message.tool_calls:  # STOP_COMMENT
+        if not message.tool_calls:  # no calls: this is the answer, whatever finish_reason says
             return message
         for tool_call in message.tool_calls:
             arguments = json.loads(tool_call.function.arguments)
@@ -64,10 +64,10 @@ loop with a stop rule that works everywhere; and `run_tool_loop`, the same logic
 parallel calls, a tool error the model recovers from, and a round limit.
 """, """
 **Что получится в итоге:** цикл из руководства на `client.chat.completions.create`, шаг за шагом;
-тот же диалог, воспроизведённый с четырёх профилей движков, где на одном из них правило остановки
-из руководства ломается; цикл с правилом остановки, которое работает везде; и `run_tool_loop` — та
-же логика в виде готовой функции, с параллельными вызовами, ошибкой инструмента, после которой
-модель исправляется, и лимитом раундов.
+тот же диалог в исполнении четырёх разных движков (engines), причём на одном из них правило
+остановки из руководства ломается; цикл с правилом остановки, которое работает везде; и
+`run_tool_loop` — та же логика в виде готовой функции, с параллельными вызовами (parallel tool
+calls), ошибкой инструмента, после которой модель исправляется, и лимитом раундов.
 """),
     md("""
 ## Setup
@@ -77,9 +77,9 @@ and of each engine (not captures of a real service); `LLM_MODE=live` talks to a 
 """, """
 ## Подготовка
 
-В режиме воспроизведения (replay) ответы берутся из кассет, синтезированных по документированным
-форматам Kimi-K2 и каждого движка (это не записи настоящего сервиса); `LLM_MODE=live` подключает
-настоящую модель.
+В режиме воспроизведения (replay) ответы берутся из записей — кассет (cassettes), синтезированных
+по документированным форматам Kimi-K2 и каждого движка (это не записи ответов настоящего сервиса);
+`LLM_MODE=live` подключает настоящую модель.
 """),
     code('''
 import json
@@ -137,7 +137,7 @@ The guide's question, sent with the guide's settings:
 """, """
 ## 2. Один запрос: `finish_reason` и `tool_calls`
 
-Вопрос из руководства с настройками из руководства:
+Вопрос и настройки запроса — из руководства:
 """),
     code('''
 user_message = {"role": "user", "content":
@@ -156,8 +156,8 @@ Two fields of `choice` drive the loop. `finish_reason` (why the model stopped) i
 it is waiting for tool results. `choice.message.tool_calls` lists what to run: an `id`, the
 function's name and the arguments as JSON text.
 """, """
-Цикл держится на двух полях `choice`. `finish_reason` (причина остановки) равен `"tool_calls"`:
-модель ждёт результатов инструментов. `choice.message.tool_calls` перечисляет, что нужно выполнить:
+Цикл держится на двух полях `choice`. Причина остановки (`finish_reason`) — `"tool_calls"`: модель
+ждёт результатов инструментов. `choice.message.tool_calls` перечисляет, что нужно выполнить:
 `id`, имя функции и аргументы JSON-текстом.
 """),
     md("""
@@ -165,24 +165,21 @@ function's name and the arguments as JSON text.
 
 The history must show the model its own request before the answers to it: first the assistant
 message that carries the calls, then one `role: "tool"` message per call. `tool_call_id` says which
-call a result answers; `content` is text, so the result is encoded as JSON.
+call a result answers; `content` is text, so the result is encoded as JSON. `name` is not part of
+OpenAI's own format, but the guide sends it, and Kimi-K2's chat template writes it into the tool
+turn (lesson 04). `choice.message` is an SDK object; the SDK accepts it back in `messages` as is.
 """, """
 ## 3. Отвечаем на вызовы
 
-В истории диалога (conversation history) модель должна увидеть сначала свой запрос, потом ответы
-на него: сперва сообщение ассистента (assistant message) с вызовами, затем по одному сообщению с
-`role: "tool"` на каждый вызов. `tool_call_id` говорит, на какой вызов отвечает результат;
-`content` — это текст, поэтому результат кодируем в JSON.
+В истории диалога (conversation history) модель должна увидеть и свой запрос, и ответы на него,
+именно в таком порядке: сначала сообщение ассистента (assistant message) с вызовами, затем по
+одному сообщению с результатом (`role: "tool"`) на каждый вызов. `tool_call_id` указывает, на какой
+вызов отвечает результат; `content` — это текст, поэтому результат кодируем в JSON. Поля `name` в
+формате OpenAI нет, но руководство его передаёт, а шаблон чата Kimi-K2 вписывает его в заголовок
+ответа инструмента (урок 04). `choice.message` — объект SDK; SDK принимает его обратно в `messages`
+как есть.
 """),
     code('''
-messages.append(choice.message)
-for tool_call in choice.message.tool_calls:
-    arguments = json.loads(tool_call.function.arguments)
-    tool_result = tool_map[tool_call.function.name](**arguments)
-    messages.append({"role": "tool", "tool_call_id": tool_call.id,
-                     "name": tool_call.function.name, "content": json.dumps(tool_result)})
-show_messages(messages)
-''', '''
 messages.append(choice.message)
 for tool_call in choice.message.tool_calls:
     arguments = json.loads(tool_call.function.arguments)
@@ -211,13 +208,15 @@ print(choice.finish_reason, "|", choice.message.content)
 
 Steps 2 and 3 repeat until the model stops asking for tools. The guide decides that with
 `finish_reason`: go on while it is `"tool_calls"`. Here is that loop as a function (with the `**`
-fix from lesson 01):
+fix from lesson 01). Like the guide's code, it takes `model_name`, `tools` and `tool_map` from the
+cells above.
 """, """
 ## 4. Цикл, как в руководстве
 
 Шаги 2 и 3 повторяются, пока модель не перестанет просить инструменты. Руководство решает это по
 `finish_reason`: продолжать, пока он равен `"tool_calls"`. Вот этот цикл в виде функции (с
-исправлением `**` из урока 01):
+исправлением `**` из урока 01). Как и код руководства, она берёт `model_name`, `tools` и `tool_map`
+из ячеек выше.
 """),
     code(GUIDE_LOOP),
     code('''
@@ -228,21 +227,21 @@ print(answer.content)
     md("""
 ## 5. The same dialog on four engines
 
-The guide itself warns that `finish_reason` at the end of tool calls differs between engines. The
-replay server can answer like four serving stacks (engine profiles): the Moonshot platform (the
-default), vLLM and SGLang with the `kimi_k2` parser, and `stop_with_calls`, an engine version that
-parses the calls but reports `finish_reason="stop"`. `connect(..., engine=...)` picks one. (In live
-mode `engine` is ignored: all four clients talk to your one server.)
+A comment in the guide's own code warns that `finish_reason` at the end of tool calls can differ
+between engines. The replay server can answer like four serving stacks (engine profiles): the
+Moonshot platform (the default), vLLM and SGLang with the `kimi_k2` parser, and `stop_with_calls`,
+modelled on those vLLM and SGLang versions that parse the calls but report `finish_reason="stop"`.
+`connect(..., engine=...)` picks one. (In live mode `engine` is ignored: all four clients talk to
+your one server.)
 """, """
 ## 5. Один диалог на четырёх движках
 
-Руководство само предупреждает, что `finish_reason` в конце вызовов у разных движков разный.
-Сервер воспроизведения умеет отвечать как четыре разных сервера — профили движков (engine
-profiles): платформа
-Moonshot (по умолчанию), vLLM и SGLang с парсером `kimi_k2` и `stop_with_calls` — версия движка,
-которая разбирает вызовы, но сообщает `finish_reason="stop"`. Профиль выбирается через
-`connect(..., engine=...)`. (В живом режиме `engine` не учитывается: все четыре клиента ходят на
-ваш единственный сервер.)
+Комментарий в коде самого руководства предупреждает: `finish_reason` в конце вызовов у разных
+движков может быть разным. Сервер воспроизведения умеет отвечать как четыре разных сервера —
+профили движков (engine profiles): платформа Moonshot (по умолчанию), vLLM и SGLang с парсером
+`kimi_k2` и `stop_with_calls`, повторяющий поведение тех версий vLLM и SGLang, которые разбирают
+вызовы, но сообщают `finish_reason="stop"`. Профиль выбирается через `connect(..., engine=...)`.
+(В живом режиме `engine` не учитывается: все четыре клиента ходят на ваш единственный сервер.)
 """),
     code('''
 clients = {}
@@ -292,17 +291,11 @@ answer = guide_loop(clients["stop_with_calls"], messages)
 print(answer.content)
 print(len(messages), "message in the history: the tool never ran")
 show_tool_calls(answer.tool_calls)
-''', '''
-messages = [user_message]
-answer = guide_loop(clients["stop_with_calls"], messages)
-print(answer.content)
-print(len(messages), "message in the history: the tool never ran")
-show_tool_calls(answer.tool_calls)
 '''),
     md("""
-The loop saw `"stop"` and quit after the first request: the tool never ran, and the "answer" is
-`None`, so the guide's final `print` would print nothing useful. The call was right there in
-`answer.tool_calls`.
+The loop saw `"stop"` and quit after the first request: the tool never ran, and the "answer" has
+no text, so the guide's final `print(choice.message.content)` would print just `None`. The call was
+right there in `answer.tool_calls`.
 
 ## 7. A stop rule that works everywhere
 
@@ -310,18 +303,18 @@ Look at the message, not at `finish_reason`: if it carries tool calls, run them 
 carries none, it is the answer. The loop also gets a round limit, so a model that keeps calling
 tools cannot loop forever.
 """, """
-Цикл увидел `"stop"` и вышел после первого же запроса: инструмент так и не выполнился, «ответ»
-равен `None`, и финальный `print` из руководства не напечатал бы ничего полезного. А вызов всё это
-время лежал в `answer.tool_calls`.
+Цикл увидел `"stop"` и вышел после первого же запроса: инструмент так и не выполнился, в «ответе»
+нет текста, и финальный `print(choice.message.content)` из руководства напечатал бы просто `None`.
+А вызов всё это время лежал в `answer.tool_calls`.
 
 ## 7. Правило остановки, которое работает везде
 
 Смотрите на само сообщение, а не на `finish_reason`: если в нём есть вызовы, выполните их и
 спросите снова; если вызовов нет, это и есть ответ. Заодно у цикла появляется лимит раундов, чтобы
-модель, которая всё зовёт и зовёт инструменты, не крутила его вечно.
+модель, которая без конца вызывает инструменты, не гоняла его вечно.
 """),
-    code(LOOP.replace("STOP_COMMENT", "no calls: this is the answer, whatever finish_reason says"),
-         LOOP.replace("STOP_COMMENT", "вызовов нет: это ответ, что бы ни говорил finish_reason")),
+    code(LOOP, ru={"# no calls: this is the answer, whatever finish_reason says":
+                   "# вызовов нет: это ответ, что бы ни говорил finish_reason"}),
     md("""
 The same dialog on all four engines now ends with an answer:
 """, """
@@ -337,7 +330,7 @@ for engine, engine_client in clients.items():
 
 `run_tool_loop(client, messages, registry, model=...)` packages this loop. On top of it, it runs
 tools through a `ToolRegistry` (lesson 01), so bad JSON, wrong arguments or a failing tool become
-an error message for the model instead of an exception; it appends clean dict messages; it raises
+an error message for the model instead of an exception; it appends plain dicts to `messages`; it raises
 `ToolLoopLimitError` after `max_rounds`; and it refuses to run a call cut off by `max_tokens`.
 Extra keyword arguments go to `client.chat.completions.create`.
 """, """
@@ -346,7 +339,7 @@ Extra keyword arguments go to `client.chat.completions.create`.
 `run_tool_loop(client, messages, registry, model=...)` — этот же цикл, упакованный в функцию.
 Сверх того она выполняет инструменты через `ToolRegistry` (урок 01), поэтому сломанный JSON,
 неверные аргументы или упавший инструмент превращаются в сообщение об ошибке для модели, а не в
-исключение; добавляет в историю чистые словари; бросает `ToolLoopLimitError` после `max_rounds`
+исключение; добавляет в историю обычные словари; бросает `ToolLoopLimitError` после `max_rounds`
 раундов и отказывается выполнять вызов, обрезанный по `max_tokens`. Остальные именованные
 аргументы уходят в `client.chat.completions.create`.
 """),
@@ -376,9 +369,9 @@ matching `tool_call_id`, and all of them go back in the next request.
 """, """
 ## 9. Параллельные вызовы
 
-Модель может попросить несколько вызовов в одном сообщении — это параллельные вызовы (parallel
-tool calls). На каждый отвечает своё сообщение с `role: "tool"` и соответствующим `tool_call_id`,
-и все они уходят в следующем запросе.
+Модель может попросить несколько вызовов в одном сообщении — это и есть параллельные вызовы. На
+каждый отвечает своё сообщение с `role: "tool"` и соответствующим `tool_call_id`, и все они
+отправляются в следующем запросе.
 """),
     code('''
 messages = [{"role": "user", "content": "Compare the weather in Beijing and Shanghai today."}]
@@ -403,8 +396,8 @@ scripted so you can see this path; a live model may get it right the first time.
 
 А если модель ошиблась в аргументах? Реестр не роняет цикл: он возвращает описание проблемы как
 результат инструмента, и модель может попробовать снова. (В режиме воспроизведения первый,
-неверный вызов прописан в сценарии, чтобы показать этот путь; живая модель вполне может сразу
-вызвать правильно.)
+неверный вызов прописан в сценарии, чтобы показать этот путь; настоящая модель вполне может сразу
+передать верные аргументы.)
 """),
     code('''
 messages = [{"role": "user", "content": "What's the weather in Beijing? Use the weather tool."}]
@@ -559,7 +552,7 @@ if the arguments are not valid JSON, or the function raises, return JSON text
 ### Упражнение 3. Ошибка — это новость для модели
 
 `tool_content(function, arguments_text)` возвращает `content` для одного вызова. Сделайте так,
-чтобы она никогда не бросала исключений: если аргументы — не корректный JSON или функция падает,
+чтобы она никогда не бросала исключений: если аргументы — некорректный JSON или функция падает,
 верните JSON-текст `{"error": "<что пошло не так>"}`, чтобы модель прочитала его и попробовала
 снова.
 """),
@@ -583,18 +576,8 @@ def tool_content(function, arguments_text):
         return json.dumps(function(**arguments))
     except Exception as error:  # the model should hear about any failure
         return json.dumps({"error": f"{type(error).__name__}: {error}"})
-''', '''
-def tool_content(function, arguments_text):
-    """The content of the role "tool" message for one call; never raises."""
-    try:
-        arguments = json.loads(arguments_text)
-    except json.JSONDecodeError as error:
-        return json.dumps({"error": f"Arguments are not valid JSON: {error}"})
-    try:
-        return json.dumps(function(**arguments))
-    except Exception as error:  # модель должна узнать о любом сбое
-        return json.dumps({"error": f"{type(error).__name__}: {error}"})
-''', hidden=True),
+''', ru={"# the model should hear about any failure": "# модель должна узнать о любом сбое"},
+         hidden=True),
     code('''
 n02.check_tool_content(tool_content)
 '''),
