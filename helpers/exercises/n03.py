@@ -86,7 +86,7 @@ def check_assemble(assemble_tool_calls: Callable[[list[Any]], Any]) -> None:
                 raise NotYet(
                     f"no tool calls for the stream '{name}': glue each fragment onto "
                     "tool_calls[piece.index].",
-                    f"нет вызовов для потока '{name}': приклейте каждый кусок к "
+                    f"нет вызовов для потока '{name}': приклейте каждую часть к "
                     "tool_calls[piece.index].",
                 )
             raise NotYet(

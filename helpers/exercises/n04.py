@@ -62,15 +62,16 @@ def extract_cases() -> dict[str, str]:
     }
 
 
-def _brief(calls: Any) -> str:
-    """Calls as a short list `id name(arguments)`, or the repr of something else."""
+def _brief(calls: Any) -> tuple[str, str]:
+    """Calls as a short list `id name(arguments)` in English and Russian, or the repr of
+    something else."""
     if not isinstance(calls, list):
-        return repr(calls)[:120]
+        return repr(calls)[:120], repr(calls)[:120]
     try:
         items = [f"{c['id']} {c['function']['name']}({c['function']['arguments']})" for c in calls]
     except (KeyError, TypeError):
-        return repr(calls)[:200]
-    return f"{len(calls)} call(s) {items}"
+        return repr(calls)[:200], repr(calls)[:200]
+    return f"{len(calls)} call(s) {items}", f"вызовов: {len(calls)} {items}"
 
 
 def check_extract(extract_tool_calls: Callable[[str], Any]) -> None:
@@ -81,10 +82,10 @@ def check_extract(extract_tool_calls: Callable[[str], Any]) -> None:
             expected = parse_kimi(text).tool_calls
             got = call_student(extract_tool_calls, text)
             if got != expected:
-                want, have = _brief(expected), _brief(got)
+                (want, want_ru), (have, have_ru) = _brief(expected), _brief(got)
                 raise NotYet(
                     f"variant '{name}': expected {want}, got {have}.",
-                    f"вариант '{name}': ожидалось {want}, получено {have}.",
+                    f"вариант '{name}': ожидалось {want_ru}, получено {have_ru}.",
                 )
 
     verdict(check)

@@ -62,22 +62,34 @@ def check_hermes_calls(hermes_calls: Callable[[str], Any]) -> None:
     verdict(check)
 
 
-def unparsed_cases() -> list[tuple[str, dict[str, Any], bool]]:
-    """(description, assistant message, expected answer) for exercise 2."""
+def unparsed_cases() -> list[tuple[str, str, dict[str, Any], bool]]:
+    """(description, Russian description, assistant message, expected answer) for exercise 2."""
     kimi_text = render_kimi_tool_calls(_calls(BEIJING))
     qwen_text = render_hermes_tool_calls(_calls(BEIJING))
     parsed = _calls(BEIJING)
     return [
-        ("Kimi-K2 markers in content, no tool_calls", {"content": kimi_text}, True),
+        (
+            "Kimi-K2 markers in content, no tool_calls",
+            "маркеры Kimi-K2 в content, tool_calls нет",
+            {"content": kimi_text},
+            True,
+        ),
         (
             "Qwen <tool_call> in content, tool_calls: []",
+            "<tool_call> от Qwen в content, tool_calls: []",
             {"content": qwen_text, "tool_calls": []},
             True,
         ),
-        ("a plain answer", {"content": "It's sunny in Beijing today."}, False),
-        ("content None with parsed tool_calls", {"content": None, "tool_calls": parsed}, False),
+        ("a plain answer", "обычный ответ", {"content": "It's sunny in Beijing today."}, False),
+        (
+            "content None with parsed tool_calls",
+            "content равен None, tool_calls разобраны",
+            {"content": None, "tool_calls": parsed},
+            False,
+        ),
         (
             "text before calls the server parsed",
+            "текст перед вызовами, которые сервер разобрал",
             {"content": "Let me check.", "tool_calls": parsed},
             False,
         ),
@@ -88,12 +100,12 @@ def check_unparsed(has_unparsed_calls: Callable[[dict[str, Any]], Any]) -> None:
     """Exercise 2: True exactly when call markup sits in `content` and `tool_calls` is empty."""
 
     def check() -> None:
-        for description, message, expected in unparsed_cases():
+        for description, description_ru, message, expected in unparsed_cases():
             got = call_student(has_unparsed_calls, {"role": "assistant", **message})
             if bool(got) != expected or not isinstance(got, bool):
                 raise NotYet(
                     f"{description}: expected {expected}, got {got!r}.",
-                    f"{description}: ожидалось {expected}, получено {got!r}.",
+                    f"{description_ru}: ожидалось {expected}, получено {got!r}.",
                 )
 
     verdict(check)

@@ -13,19 +13,18 @@ LESSON = Lesson("03_streaming", [
 bugs hidden in the guide's streaming loop.
 """,
         """
-# Вызов инструментов в режиме стриминга
+# Вызов инструментов при потоковой выдаче
 
-**Цель:** в режиме потоковой выдачи (streaming) получить вызов инструмента (tool call) по
-кусочкам, склеить их по `index` и исправить две ошибки, спрятанные в потоковом цикле из
-руководства.
+**Цель:** получить вызов инструмента (tool call) по частям в режиме потоковой выдачи (streaming),
+склеить части по `index` и исправить две ошибки, спрятанные в потоковом цикле из руководства.
 """,
     ),
     md(
         """
 ## What you will build
 
-- a look at real chunks of a streamed answer: what arrives first, what comes in fragments, where
-  `finish_reason` hides;
+- a look at the chunks of a streamed answer: what arrives first, what comes in fragments, where
+  `finish_reason` is;
 - the guide's accumulation by `index`, written out as a small function, then the same with
   `ToolCallAccumulator`;
 - the guide's streaming loop run as published: the server answers **400**, because the assistant
@@ -40,18 +39,18 @@ This lesson follows the section "Tool calling in streaming mode" of the Kimi-K2 
         """
 ## Что вы сделаете
 
-- посмотрите на настоящие фрагменты (chunks) потокового ответа: что приходит первым, что
-  приходит кусками и где прячется причина остановки `finish_reason`;
+- рассмотрите фрагменты (chunks) потокового ответа: что приходит первым, что приходит по частям и
+  где находится причина остановки (`finish_reason`);
 - напишете склейку вызовов по `index`, как в руководстве, в виде маленькой функции, а затем
-  сделаете то же с `ToolCallAccumulator`;
+  сделаете то же с помощью `ToolCallAccumulator`;
 - запустите потоковый цикл из руководства как есть: сервер ответит **400**, потому что сообщение
   ассистента (assistant message) с вызовами так и не попадает в историю диалога (conversation
   history); затем исправите это;
-- найдёте вторую, скрытую ошибку: последний фрагмент со статистикой токенов, где `choices: []`,
-  роняет `chunk.choices[0]`;
-- воспользуетесь `run_tool_loop(..., stream=True)`, виджетом (widget), который проигрывает поток
-  фрагмент за фрагментом, и параллельными вызовами (parallel tool calls), чьи фрагменты
-  перемешаны.
+- найдёте вторую, скрытую ошибку: последний фрагмент со статистикой токенов (`usage`), у которого
+  `choices: []`, роняет `chunk.choices[0]`;
+- воспользуетесь `run_tool_loop(..., stream=True)` и виджетом (widget), который проигрывает поток
+  фрагмент за фрагментом, и разберёте параллельные вызовы (parallel tool calls), чьи фрагменты
+  приходят вперемешку.
 
 Урок идёт по разделу руководства Kimi-K2 о вызове инструментов в режиме стриминга
 (MoonshotAI/Kimi-K2, `docs/tool_call_guidance.md`).
@@ -63,15 +62,16 @@ This lesson follows the section "Tool calling in streaming mode" of the Kimi-K2 
 
 One cell connects to the model. In replay mode (the default) the answers come from cassettes that
 were **synthesized** from the documented wire formats of Moonshot's API, not captured from a real
-service; set `LLM_MODE=live` (see lesson 00) to stream from a real Kimi-K2 endpoint instead.
+service; set `LLM_MODE=live` (see [lesson 00](00_start.ipynb)) to stream from a real Kimi-K2
+endpoint instead.
 """,
         """
 ## Подготовка
 
 Одна ячейка подключается к модели. В режиме воспроизведения (replay), который включён по
-умолчанию, ответы берутся из записей (cassettes), **синтезированных** по документированным форматам
-API Moonshot, а не записанных с настоящего сервиса. Чтобы получать поток от настоящей Kimi-K2,
-задайте `LLM_MODE=live` (см. урок 00).
+умолчанию, ответы берутся из записей (cassettes), **синтезированных** по документированным
+форматам API Moonshot, а не записанных с настоящего сервиса. Чтобы получать поток от настоящей
+Kimi-K2, задайте `LLM_MODE=live` (см. [урок 00](00_start.ipynb)).
 """,
     ),
     code(
@@ -100,8 +100,8 @@ The same weather tool as in lessons 01 and 02: a fixed table, so the result visi
         """
 ## 1. Инструмент
 
-Тот же инструмент погоды, что в уроках 01 и 02: фиксированная таблица (результат заметно зависит
-от `city`), описание инструмента из руководства и `tool_map`.
+Тот же инструмент погоды, что в уроках 01 и 02: фиксированная таблица (так видно, что результат
+зависит от `city`), описание инструмента из руководства и `tool_map`.
 """,
     ),
     code(
@@ -111,15 +111,6 @@ WEATHER = {"Beijing": "Sunny", "Shanghai": "Light rain", "Moscow": "Snow"}
 
 def get_weather(city: str) -> dict:
     """Look the weather up in a fixed table (a stub for a real weather API)."""
-    return {"city": city, "weather": WEATHER.get(city, "unknown")}
-''',
-        '''
-WEATHER = {"Beijing": "Sunny", "Shanghai": "Light rain", "Moscow": "Snow"}
-
-
-def get_weather(city: str) -> dict:
-    """Look the weather up in a fixed table (a stub for a real weather API)."""
-    # заглушка вместо настоящего API погоды
     return {"city": city, "weather": WEATHER.get(city, "unknown")}
 ''',
     ),
@@ -153,7 +144,7 @@ whole stream into a list to look at it.
 ## 2. Что такое фрагмент
 
 С `stream=True` SDK возвращает не один ответ, а итератор объектов `ChatCompletionChunk`. Каждый
-фрагмент несёт **дельту** (delta) — только то, что появилось после предыдущего фрагмента. Соберём
+фрагмент несёт **дельту** (delta): только то, что появилось после предыдущего фрагмента. Соберём
 весь поток в список, чтобы его рассмотреть.
 """,
     ),
@@ -180,8 +171,8 @@ the first chunk announces the role; the first tool-call delta brings `index`, `i
 chunk has an empty delta and `finish_reason`.
 """,
         """
-`show_chunks` печатает по строке на фрагмент и только заполненные поля. Читайте сверху вниз:
-первый фрагмент объявляет роль; первая дельта вызова приносит `index`, `id` и имя функции `name`
+`show_chunks` печатает по строке на фрагмент, только заполненные поля. Читайте сверху вниз:
+первый фрагмент сообщает роль; первая дельта вызова приносит `index`, `id` и имя функции `name`
 с пустыми `arguments`; затем JSON аргументов приходит по нескольку символов; у последнего
 фрагмента дельта пустая, зато есть `finish_reason`.
 """,
@@ -193,12 +184,12 @@ show_chunks(chunks)
     ),
     md(
         """
-The same thing as the SDK object: an argument fragment is a `ChoiceDeltaToolCall` whose `id` and
-`function.name` are `None`. Nothing in it says which call it belongs to except `index`.
+The same as an SDK object: an argument fragment is a `ChoiceDeltaToolCall` whose `id` and
+`function.name` are `None`. Only `index` says which call it belongs to.
 """,
         """
-То же самое как объект SDK: кусок аргументов — это `ChoiceDeltaToolCall`, у которого `id` и
-`function.name` равны `None`. К какому вызову он относится, говорит только `index`.
+То же самое в виде объекта SDK: часть аргументов — это `ChoiceDeltaToolCall`, у которого `id` и
+`function.name` равны `None`. К какому вызову она относится, говорит только `index`.
 """,
     ),
     code(
@@ -217,10 +208,12 @@ function over a finished stream; it returns the three things a loop needs. Like 
 `chunk.choices[0]` without a check (step 5 shows why that matters).
 """,
         """
-В руководстве ведётся список вызовов: для каждого куска список дорастает до `index`, и к строкам
-`id`, `name` и `arguments` этого вызова дописывается то, что принёс кусок. Вот та же логика в виде
-функции над полученным потоком; она возвращает три вещи, нужные циклу. Как и в руководстве, она
-читает `chunk.choices[0]` без проверки (почему это важно, покажет шаг 5).
+## 3. Склейка частей по `index`
+
+Руководство ведёт список вызовов: для каждой части вызова список дорастает до `index`, и к
+строкам `id`, `name` и `arguments` этого вызова дописывается то, что пришло в этой части. Вот та
+же логика в виде функции над уже полученным потоком; она возвращает три вещи, нужные циклу. Как и
+руководство, функция читает `chunk.choices[0]` без проверки (чем это плохо, покажет шаг 5).
 """,
     ),
     code(
@@ -229,10 +222,10 @@ def assemble(chunks):
     """Glue a stream's deltas into (content, tool_calls, finish_reason), as the guide does."""
     content, tool_calls, finish_reason = "", [], None
     for chunk in chunks:
-        delta = chunk.choices[0].delta
+        delta = chunk.choices[0].delta  # as in the guide: no check
         content += delta.content or ""
         for piece in delta.tool_calls or []:
-            while len(tool_calls) <= piece.index:
+            while len(tool_calls) <= piece.index:  # a new call: grow the list
                 tool_calls.append(
                     {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
                 )
@@ -243,25 +236,10 @@ def assemble(chunks):
         finish_reason = chunk.choices[0].finish_reason or finish_reason
     return content, tool_calls, finish_reason
 ''',
-        '''
-def assemble(chunks):
-    """Glue a stream's deltas into (content, tool_calls, finish_reason), as the guide does."""
-    content, tool_calls, finish_reason = "", [], None
-    for chunk in chunks:
-        delta = chunk.choices[0].delta  # как в руководстве: без проверки
-        content += delta.content or ""
-        for piece in delta.tool_calls or []:
-            while len(tool_calls) <= piece.index:  # новый вызов: расширяем список
-                tool_calls.append(
-                    {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
-                )
-            call = tool_calls[piece.index]
-            call["id"] += piece.id or ""
-            call["function"]["name"] += piece.function.name or ""
-            call["function"]["arguments"] += piece.function.arguments or ""
-        finish_reason = chunk.choices[0].finish_reason or finish_reason
-    return content, tool_calls, finish_reason
-''',
+        ru={
+            "# as in the guide: no check": "# как в руководстве: без проверки",
+            "# a new call: grow the list": "# новый вызов: расширяем список",
+        },
     ),
     code(
         '''
@@ -275,13 +253,15 @@ assert json.loads(tool_calls[0]["function"]["arguments"]) == {"city": "Beijing"}
         """
 `helpers.ToolCallAccumulator` does the same job and also copes with what real engines send besides
 the happy path: chunks without choices, deltas without `function`, a missing `index`. Feed it chunk by
-chunk; it gives the assistant message ready to append to the history.
+chunk; it gives the assistant message ready to append to the history (`content` is `None` when the
+model wrote no text, as in the non-streaming API).
 """,
         """
 `helpers.ToolCallAccumulator` делает то же самое и вдобавок справляется с тем, что настоящие
 движки (engines) присылают помимо идеального случая: фрагменты без `choices`, дельты без
-`function`, отсутствующий `index`. Передавайте ему фрагменты по одному; он отдаёт готовое
-сообщение ассистента для истории диалога.
+`function`, отсутствующий `index`. Передавайте ему фрагменты по одному, и он отдаст готовое
+сообщение ассистента для истории диалога (`content` равно `None`, если модель не написала текста,
+как и в API без стриминга).
 """,
     ),
     code(
@@ -303,8 +283,9 @@ and answer each call with a `role: "tool"` message carrying its `tool_call_id`.
         """
 ## 4. Цикл из руководства и потерянное сообщение ассистента
 
-Сначала маленький помощник, который выполняет вызовы так, как учил урок 01: распаковывает
-аргументы через `**` и отвечает на каждый вызов сообщением `role: "tool"` с его `tool_call_id`.
+Сначала маленькая вспомогательная функция, которая выполняет вызовы так, как учил урок 01:
+распаковывает аргументы через `**` и отвечает на каждый вызов сообщением `role: "tool"` с его
+`tool_call_id`.
 """,
     ),
     code(
@@ -315,23 +296,12 @@ def run_tool_calls(tool_calls):
     for tool_call in tool_calls:
         name = tool_call["function"]["name"]
         arguments = json.loads(tool_call["function"]["arguments"])
-        result = tool_map[name](**arguments)
+        result = tool_map[name](**arguments)  # unpacked, as in lesson 01
         results.append({"role": "tool", "tool_call_id": tool_call["id"], "name": name,
                         "content": json.dumps(result)})
     return results
 ''',
-        '''
-def run_tool_calls(tool_calls):
-    """Run each call with unpacked arguments; return the role "tool" messages answering them."""
-    results = []
-    for tool_call in tool_calls:
-        name = tool_call["function"]["name"]
-        arguments = json.loads(tool_call["function"]["arguments"])
-        result = tool_map[name](**arguments)  # распаковка аргументов, как в уроке 01
-        results.append({"role": "tool", "tool_call_id": tool_call["id"], "name": name,
-                        "content": json.dumps(result)})
-    return results
-''',
+        ru={"# unpacked, as in lesson 01": "# распаковка аргументов, как в уроке 01"},
     ),
     md(
         """
@@ -350,9 +320,9 @@ fails:
 
 `for tool_call in tool_calls:`
 
-и добавляет в историю только результаты инструментов (tool results). Сообщение ассистента, в котором эти вызовы
-*сделаны*, не добавляется никогда. Сервер воспроизведения проверяет историю так же, как настоящий
-OpenAI-совместимый сервер, поэтому второй запрос падает:
+и добавляет в историю только результаты инструментов. Сообщение ассистента, в котором эти вызовы
+*сделаны*, не добавляется вовсе. Сервер воспроизведения проверяет историю так же, как настоящий
+OpenAI-совместимый сервер, поэтому второй запрос завершается ошибкой:
 """,
     ),
     code(
@@ -366,33 +336,21 @@ while finish_reason is None or finish_reason == "tool_calls":
     )
     content, tool_calls, finish_reason = assemble(stream)
     if finish_reason == "tool_calls":
-        messages.extend(run_tool_calls(tool_calls))  # the guide: results only
+        messages.extend(run_tool_calls(tool_calls))  # as in the guide: results only
 print(content)
 ''',
-        f'''
-messages = [{{"role": "user", "content": "{PROMPT}"}}]
-finish_reason = None
-while finish_reason is None or finish_reason == "tool_calls":
-    stream = client.chat.completions.create(
-        model=model_name, messages=messages, temperature=0.3,
-        tools=tools, tool_choice="auto", stream=True,
-    )
-    content, tool_calls, finish_reason = assemble(stream)
-    if finish_reason == "tool_calls":
-        messages.extend(run_tool_calls(tool_calls))  # как в руководстве: только результаты
-print(content)
-''',
+        ru={"# as in the guide: results only": "# как в руководстве: только результаты"},
         tags=("raises-exception",),
     ),
     md(
         """
-`openai.BadRequestError`, HTTP 400. The history the second request sent has a tool result that
-answers nothing: message 1 has `role: "tool"` and there is no assistant message with `tool_calls`
+`openai.BadRequestError`, HTTP 400. The second request sent a history with a tool result that
+answers nothing: message 1 has `role: "tool"`, and no assistant message with `tool_calls` comes
 before it.
 """,
         """
-`openai.BadRequestError`, HTTP 400. В истории второго запроса есть результат инструмента, который
-ни на что не отвечает: сообщение 1 имеет `role: "tool"`, а перед ним нет сообщения ассистента с
+`openai.BadRequestError`, HTTP 400. Во втором запросе ушла история, где результат инструмента ни
+на что не отвечает: у сообщения 1 `role: "tool"`, а перед ним нет сообщения ассистента с
 `tool_calls`.
 """,
     ),
@@ -403,21 +361,20 @@ show_messages(messages)
     ),
     md(
         """
-The message is OpenAI's wording; Moonshot's API says `tool_call_id not found`; vLLM has no such
-check of its own, so depending on the chat template it either fails or feeds the model a prompt in
-which results appear out of nowhere. Each call must be
-answered, and each answer must follow the message that asked. The fix is one line: append the
-assistant message, with its `content` and `tool_calls`, **before** the results. We also stop on
-"no tool calls" rather than on `finish_reason`, as lesson 02 showed.
+The error text is OpenAI's wording (typo included); Moonshot's API reports `tool_call_id not found`.
+A server that does not check the history is worse: it renders the prompt anyway, and the model reads
+a result of a call it never made. Each call must be answered, and each answer must follow the
+message that made the call. The fix is one line: append the assistant message, with its `content`
+and `tool_calls`, **before** the results. We also stop when there are no tool calls rather than on
+`finish_reason`, as lesson 02 showed.
 """,
         """
-Текст ошибки — в формулировке OpenAI; API Moonshot отвечает `tool_call_id not found`; у vLLM
-своей такой проверки нет, и в зависимости от шаблона чата он либо падает, либо подаёт модели
-промпт, где результаты появляются ниоткуда. На
-каждый вызов нужен ответ, и каждый ответ должен идти после сообщения, в котором вызов сделан.
-Исправление — одна строка: добавить сообщение ассистента с `content` и `tool_calls` **перед**
-результатами. Заодно останавливаемся, когда вызовов нет, а не по `finish_reason`, как показал
-урок 02.
+Текст ошибки повторяет формулировку OpenAI (вместе с опечаткой); API Moonshot сообщает
+`tool_call_id not found`. Сервер, который историю не проверяет, ещё опаснее: он всё равно соберёт
+промпт, и модель прочитает результат вызова, которого не делала. На каждый вызов нужен ответ, и
+каждый ответ должен идти после сообщения, в котором сделан вызов. Исправление — одна строка:
+добавить сообщение ассистента с `content` и `tool_calls` **перед** результатами. Заодно будем
+останавливаться, когда вызовов нет, а не по `finish_reason`: так учил урок 02.
 """,
     ),
     code(
@@ -430,28 +387,18 @@ def streaming_loop(messages, max_rounds=8, **options):
             tools=tools, tool_choice="auto", stream=True, **options,
         )
         content, tool_calls, finish_reason = assemble(stream)
-        if not tool_calls:
+        if not tool_calls:  # no calls: this is the final answer
             return content
+        # the fix: first the assistant message with the calls, then the results
         messages.append({"role": "assistant", "content": content, "tool_calls": tool_calls})
         messages.extend(run_tool_calls(tool_calls))
     raise RuntimeError(f"Still calling tools after {max_rounds} rounds.")
 ''',
-        '''
-def streaming_loop(messages, max_rounds=8, **options):
-    """The guide's streaming loop, fixed: the assistant message goes in before the results."""
-    for _ in range(max_rounds):
-        stream = client.chat.completions.create(
-            model=model_name, messages=messages, temperature=0.3,
-            tools=tools, tool_choice="auto", stream=True, **options,
-        )
-        content, tool_calls, finish_reason = assemble(stream)
-        if not tool_calls:  # нет вызовов: это окончательный ответ
-            return content
-        # исправление: сначала сообщение ассистента с вызовами, потом результаты
-        messages.append({"role": "assistant", "content": content, "tool_calls": tool_calls})
-        messages.extend(run_tool_calls(tool_calls))
-    raise RuntimeError(f"Still calling tools after {max_rounds} rounds.")
-''',
+        ru={
+            "# no calls: this is the final answer": "# нет вызовов: это окончательный ответ",
+            "# the fix: first the assistant message with the calls, then the results":
+                "# исправление: сначала сообщение ассистента с вызовами, потом результаты",
+        },
     ),
     code(
         f'''
@@ -463,28 +410,28 @@ show_messages(messages)
     md(
         """
 Now the history reads as a conversation: the question, the assistant's call, the result answering
-that call by `tool_call_id`, and the final answer.
+that call by `tool_call_id`; the final answer is printed above it.
 
 ## 5. The latent bug: the usage chunk
 
-Streams do not report token usage unless you ask. With `stream_options={"include_usage": True}`
-(OpenAI, vLLM, SGLang), the server sends one more chunk after the last delta: `usage` filled in and
-`choices: []`. The guide's loop reads
+A stream does not report token usage unless you ask. With `stream_options={"include_usage": True}`
+the OpenAI API (and vLLM and SGLang, which follow it) sends one more chunk after the last delta:
+`usage` filled in and `choices: []`. The replay server does the same. The guide's loop reads
 
 `delta = chunk.choices[0].delta`
 
 for every chunk, and so does our `assemble`:
 """,
         """
-Теперь история читается как разговор: вопрос, вызов от ассистента, результат, отвечающий на этот
-вызов по `tool_call_id`, и окончательный ответ.
+Теперь история читается как разговор: вопрос, вызов от ассистента и результат, который отвечает
+на этот вызов по `tool_call_id`; окончательный ответ напечатан над ними.
 
 ## 5. Скрытая ошибка: фрагмент со статистикой
 
-Поток не сообщает, сколько токенов потрачено, если об этом не попросить. С
-`stream_options={"include_usage": True}` (OpenAI, vLLM, SGLang) после последней дельты сервер
-присылает ещё один фрагмент: `usage` заполнено, а `choices: []`. Цикл из руководства для каждого
-фрагмента читает
+Поток не сообщает, сколько потрачено токенов, пока вы об этом не попросите. С
+`stream_options={"include_usage": True}` API OpenAI (а вслед за ним vLLM и SGLang) после последней
+дельты присылает ещё один фрагмент: `usage` заполнено, а `choices: []`. Сервер воспроизведения
+делает так же. Цикл из руководства для каждого фрагмента выполняет
 
 `delta = chunk.choices[0].delta`
 
@@ -500,11 +447,12 @@ streaming_loop(messages, stream_options={{"include_usage": True}})
     ),
     md(
         """
-`IndexError: list index out of range`: the empty `choices` list of the final chunk. Here is that
-chunk:
+`IndexError: list index out of range`: the empty `choices` list of the final chunk. Here are the
+last two chunks of that stream:
 """,
         """
-`IndexError: list index out of range` — это пустой список `choices` последнего фрагмента. Вот он:
+`IndexError: list index out of range` — это пустой список `choices` последнего фрагмента. Вот два
+последних фрагмента этого потока:
 """,
     ),
     code(
@@ -520,12 +468,12 @@ show_chunks(usage_chunks[-2:])
     ),
     md(
         """
-The fix is a guard: skip a chunk when `chunk.choices` is empty. `streaming_loop`
-looks `assemble` up by name each time it runs, so redefining `assemble` fixes the loop too.
+The fix is a guard: skip a chunk when `chunk.choices` is empty. `streaming_loop` looks `assemble`
+up by name each time it runs, so redefining `assemble` fixes the loop too.
 """,
         """
-Исправление — проверка: пропускать фрагмент, если `chunk.choices` пуст. `streaming_loop`
-ищет `assemble` по имени при каждом запуске, поэтому новое определение `assemble` чинит и цикл.
+Исправление — проверка: пропускать фрагмент, если `chunk.choices` пуст. `streaming_loop` ищет
+`assemble` по имени при каждом запуске, поэтому новое определение `assemble` чинит и цикл.
 """,
     ),
     code(
@@ -534,7 +482,7 @@ def assemble(chunks):
     """Glue a stream's deltas into (content, tool_calls, finish_reason); skip usage chunks."""
     content, tool_calls, finish_reason = "", [], None
     for chunk in chunks:
-        if not chunk.choices:
+        if not chunk.choices:  # the usage chunk: choices == []
             continue
         delta = chunk.choices[0].delta
         content += delta.content or ""
@@ -545,34 +493,17 @@ def assemble(chunks):
                 )
             call = tool_calls[piece.index]
             call["id"] += piece.id or ""
-            if piece.function:
+            if piece.function:  # some engines send a delta without function
                 call["function"]["name"] += piece.function.name or ""
                 call["function"]["arguments"] += piece.function.arguments or ""
         finish_reason = chunk.choices[0].finish_reason or finish_reason
     return content, tool_calls, finish_reason
 ''',
-        '''
-def assemble(chunks):
-    """Glue a stream's deltas into (content, tool_calls, finish_reason); skip usage chunks."""
-    content, tool_calls, finish_reason = "", [], None
-    for chunk in chunks:
-        if not chunk.choices:  # фрагмент со статистикой: choices == []
-            continue
-        delta = chunk.choices[0].delta
-        content += delta.content or ""
-        for piece in delta.tool_calls or []:
-            while len(tool_calls) <= piece.index:
-                tool_calls.append(
-                    {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
-                )
-            call = tool_calls[piece.index]
-            call["id"] += piece.id or ""
-            if piece.function:  # некоторые движки присылают дельту без function
-                call["function"]["name"] += piece.function.name or ""
-                call["function"]["arguments"] += piece.function.arguments or ""
-        finish_reason = chunk.choices[0].finish_reason or finish_reason
-    return content, tool_calls, finish_reason
-''',
+        ru={
+            "# the usage chunk: choices == []": "# фрагмент со статистикой: choices == []",
+            "# some engines send a delta without function":
+                "# некоторые движки присылают дельту без function",
+        },
     ),
     code(
         f'''
@@ -583,26 +514,25 @@ print(streaming_loop(messages, stream_options={{"include_usage": True}}))
     md(
         """
 The new `assemble` also checks `piece.function` before reading it: some engines send a tool-call
-delta without `function`, the guide's other unguarded read. `ToolCallAccumulator` has had both guards
-all along.
+delta without `function`, and the guide reads that field unguarded too. `ToolCallAccumulator` has
+had both guards all along.
 
 ## 6. The helper: `run_tool_loop(..., stream=True)`
 
 The loop from lesson 02 takes `stream=True`: it assembles each answer with `ToolCallAccumulator`,
 appends the assistant message before the results and runs the tools through a `ToolRegistry`
-(arguments checked and unpacked). The requests are the same as those of our fixed loop.
+(arguments checked and unpacked). It sends the same requests as our fixed loop.
 """,
         """
-Новая `assemble` проверяет и `piece.function`, прежде чем читать его: некоторые движки присылают
-дельту вызова без `function` — это второе место, где руководство читает поле без проверки. В
+Новая версия `assemble` проверяет и `piece.function`, прежде чем его читать: некоторые движки
+присылают дельту вызова без `function`, а руководство и это поле читает без проверки. В
 `ToolCallAccumulator` обе проверки есть с самого начала.
 
-## 6. Готовый помощник: `run_tool_loop(..., stream=True)`
+## 6. Готовая функция: `run_tool_loop(..., stream=True)`
 
 Цикл из урока 02 принимает `stream=True`: он собирает каждый ответ через `ToolCallAccumulator`,
 добавляет сообщение ассистента перед результатами и выполняет инструменты через `ToolRegistry`
-(аргументы проверяются и распаковываются). Запросы получаются те же, что у нашего исправленного
-цикла.
+(аргументы проверяются и распаковываются). Запросы он отправляет те же, что наш исправленный цикл.
 """,
     ),
     code(
@@ -622,15 +552,16 @@ print(answer["content"])
 ## 7. Watching a stream grow
 
 Two calls in one answer, after a sentence of text. `StreamViewer` steps through the recorded chunks:
-move the slider and watch the content, then call 0, then call 1 grow fragment by fragment. (A widget
-needs a running kernel: run the cell to see it.)
+press Play or move the slider and watch the text, then call 0, then call 1 grow fragment by
+fragment. (A widget needs a running kernel: run the cell to see it.)
 """,
         """
 ## 7. Как растёт поток
 
 Два вызова в одном ответе, после одной фразы текста. `StreamViewer` проходит по записанным
-фрагментам: двигайте ползунок и смотрите, как фрагмент за фрагментом растут текст, потом вызов 0,
-потом вызов 1. (Виджету нужно работающее ядро: выполните ячейку, чтобы его увидеть.)
+фрагментам: нажмите Play или двигайте ползунок и смотрите, как фрагмент за фрагментом растут
+текст, потом вызов 0, потом вызов 1. (Виджету нужно работающее ядро: выполните ячейку, чтобы его
+увидеть.)
 """,
     ),
     code(
@@ -654,11 +585,11 @@ Here every fragment of call 0 arrives before call 1 starts. The protocol does no
 In the next answer the fragments of the two calls take turns. Look at the `tool_calls[i]` column:
 """,
         """
-Здесь все кусочки вызова 0 приходят раньше, чем начинается вызов 1. Протокол этого не обещает.
+Здесь все части вызова 0 приходят раньше, чем начинается вызов 1. Протокол этого не обещает.
 
-## 8. Параллельные вызовы с перемешанными фрагментами
+## 8. Параллельные вызовы вперемешку
 
-В следующем ответе кусочки двух вызовов идут вперемешку. Посмотрите на столбец `tool_calls[i]`:
+В следующем ответе части двух вызовов чередуются. Посмотрите на столбец `tool_calls[i]`:
 """,
     ),
     code(
@@ -678,8 +609,8 @@ A shortcut you may see in quick scripts glues each fragment onto the *latest* ca
 first stream and breaks here:
 """,
         """
-В наспех написанных скриптах встречается упрощение: каждый кусок приклеивается к *последнему*
-вызову. На первом потоке это работает, а здесь ломается:
+В наспех написанных скриптах встречается упрощение: каждая часть приклеивается к *последнему*
+начатому вызову. На первом потоке это работает, а здесь ломается:
 """,
     ),
     code(
@@ -691,36 +622,22 @@ def glue_to_latest(chunks):
         for piece in (chunk.choices[0].delta.tool_calls if chunk.choices else None) or []:
             if piece.id:
                 calls.append({"id": piece.id, "name": piece.function.name, "arguments": ""})
-            calls[-1]["arguments"] += piece.function.arguments or ""
+            calls[-1]["arguments"] += piece.function.arguments or ""  # index is ignored
     return [call["arguments"] for call in calls]
 
 
 print(glue_to_latest(parallel_chunks))
 print(glue_to_latest(interleaved))
 ''',
-        '''
-def glue_to_latest(chunks):
-    """A wrong shortcut: ignore `index` and append every fragment to the latest call."""
-    calls = []
-    for chunk in chunks:
-        for piece in (chunk.choices[0].delta.tool_calls if chunk.choices else None) or []:
-            if piece.id:
-                calls.append({"id": piece.id, "name": piece.function.name, "arguments": ""})
-            calls[-1]["arguments"] += piece.function.arguments or ""  # index не учитывается
-    return [call["arguments"] for call in calls]
-
-
-print(glue_to_latest(parallel_chunks))
-print(glue_to_latest(interleaved))
-''',
+        ru={"# index is ignored": "# index не учитывается"},
     ),
     md(
         """
 The second call swallowed the fragments of the first, and neither string is valid JSON. Gluing by
-`index` gets both right, and the whole loop goes through:
+`index` gets both calls right, and the whole loop goes through:
 """,
         """
-Второй вызов проглотил кусочки первого, и ни одна из строк не является правильным JSON. Склейка по
+Второй вызов проглотил части первого, и ни одна из строк не является корректным JSON. Склейка по
 `index` собирает оба вызова верно, и весь цикл проходит:
 """,
     ),
@@ -730,15 +647,10 @@ content, tool_calls, finish_reason = assemble(interleaved)
 show_tool_calls(tool_calls)
 
 messages = [{"role": "user", "content": "Compare the weather in Shanghai and Moscow today."}]
-print(streaming_loop(messages))
+print(streaming_loop(messages))  # both results reach the model before the next request
 ''',
-        '''
-content, tool_calls, finish_reason = assemble(interleaved)
-show_tool_calls(tool_calls)
-
-messages = [{"role": "user", "content": "Compare the weather in Shanghai and Moscow today."}]
-print(streaming_loop(messages))  # оба результата уходят модели до следующего запроса
-''',
+        ru={"# both results reach the model before the next request":
+            "# оба результата уходят модели до следующего запроса"},
     ),
     md(
         """
@@ -746,11 +658,11 @@ print(streaming_loop(messages))  # оба результата уходят мо
 
 - A streamed answer is a sequence of chunks; each carries a delta. A tool call's first delta has
   `index`, `id` and `name`; later ones only `index` and an argument fragment; `finish_reason` comes
-  in the last chunk with choices.
+  in the last chunk that has `choices`.
 - Glue fragments by `index`, never by arrival order: parallel calls may interleave.
 - **The guide's defect:** its streaming loop never appends the assistant message with `tool_calls`
-  before the `role: "tool"` results; real servers answer 400. Append
-  `{"role": "assistant", "content": content, "tool_calls": tool_calls}` first.
+  before the `role: "tool"` results; servers that check the history refuse the request (400).
+  Append `{"role": "assistant", "content": content, "tool_calls": tool_calls}` first.
 - **The latent defect:** `chunk.choices[0]` fails on the usage chunk (`choices: []`) that
   `stream_options={"include_usage": True}` adds. Guard with `if chunk.choices`.
 - In your own code: `ToolCallAccumulator` for one stream, `run_tool_loop(..., stream=True)` for the
@@ -759,13 +671,13 @@ print(streaming_loop(messages))  # оба результата уходят мо
         """
 ## Итоги
 
-- Потоковый ответ — это последовательность фрагментов, в каждом по дельте. Первая дельта вызова
-  несёт `index`, `id` и `name`, следующие — только `index` и кусок аргументов; `finish_reason`
+- Потоковый ответ — это последовательность фрагментов, каждый несёт дельту. Первая дельта вызова
+  содержит `index`, `id` и `name`, следующие — только `index` и часть аргументов; `finish_reason`
   приходит в последнем фрагменте, где есть `choices`.
-- Склеивайте куски по `index`, а не по порядку прихода: параллельные вызовы могут перемешиваться.
-- **Ошибка руководства:** потоковый цикл не добавляет сообщение ассистента с `tool_calls`
-  перед результатами `role: "tool"`; настоящие серверы отвечают 400. Сначала добавляйте
-  `{"role": "assistant", "content": content, "tool_calls": tool_calls}`.
+- Склеивайте части по `index`, а не по порядку прихода: параллельные вызовы могут чередоваться.
+- **Ошибка руководства:** потоковый цикл не добавляет сообщение ассистента с `tool_calls` перед
+  результатами `role: "tool"`; серверы, которые проверяют историю, отклоняют такой запрос (400).
+  Сначала добавляйте `{"role": "assistant", "content": content, "tool_calls": tool_calls}`.
 - **Скрытая ошибка:** `chunk.choices[0]` падает на фрагменте со статистикой (`choices: []`),
   который добавляет `stream_options={"include_usage": True}`. Проверяйте `if chunk.choices`.
 - В своём коде: `ToolCallAccumulator` для одного потока, `run_tool_loop(..., stream=True)` для
@@ -782,8 +694,9 @@ Each exercise has a cell for you to edit and a self-check cell. As committed, th
 ### Exercise 1. Assemble tool calls from chunks
 
 Write `assemble_tool_calls(chunks)` that returns the list of tool calls (dicts shaped like
-`{"id", "type", "function": {"name", "arguments"}}`) from a list of SDK chunks. The check feeds it
-streams with interleaved calls, a usage chunk and a delta without `function`.
+`{"id": ..., "type": "function", "function": {"name": ..., "arguments": ...}}`) from a list of SDK
+chunks. The check feeds it streams with interleaved calls, a usage chunk and a delta without
+`function`.
 """,
         """
 ## Упражнения
@@ -795,13 +708,14 @@ streams with interleaved calls, a usage chunk and a delta without `function`.
 ### Упражнение 1. Соберите вызовы из фрагментов
 
 Напишите `assemble_tool_calls(chunks)`, которая по списку фрагментов SDK возвращает список
-вызовов (словари вида `{"id", "type", "function": {"name", "arguments"}}`). Проверка подаёт ей
-потоки с перемешанными вызовами, фрагментом статистики и дельтой без `function`.
+вызовов (словари вида
+`{"id": ..., "type": "function", "function": {"name": ..., "arguments": ...}}`). Проверка подаёт ей
+потоки с чередующимися вызовами, фрагментом статистики и дельтой без `function`.
 """,
     ),
     code(
         '''
-from helpers.exercises.n03 import check_assemble, check_history, check_usage
+from helpers.exercises.n03 import broken_history, check_assemble, check_history, check_usage
 
 
 def assemble_tool_calls(chunks):
@@ -809,15 +723,7 @@ def assemble_tool_calls(chunks):
     # your code here
     return tool_calls
 ''',
-        '''
-from helpers.exercises.n03 import check_assemble, check_history, check_usage
-
-
-def assemble_tool_calls(chunks):
-    tool_calls = []
-    # ваш код здесь
-    return tool_calls
-''',
+        ru={"# your code here": "# ваш код здесь"},
     ),
     code(
         '''
@@ -852,18 +758,35 @@ check_assemble(assemble_tool_calls)
         """
 ### Exercise 2. Repair a broken history
 
-`broken` below is what the guide's loop sends in its second request: the question and a tool result,
-with no assistant message between them. Write `repair(messages, content, tool_calls)` that returns a
-new list with the assistant message inserted right before the first `role: "tool"` message. The
-check sends the history through the same validation as the replay server.
+`broken` is what the guide's loop sends in its second request: the question and a tool result, with
+no assistant message between them.
 """,
         """
 ### Упражнение 2. Почините сломанную историю
 
-Ниже `broken` — то, что цикл из руководства отправляет во втором запросе: вопрос и результат
-инструмента без сообщения ассистента между ними. Напишите `repair(messages, content, tool_calls)`,
-которая возвращает новый список, где сообщение ассистента вставлено прямо перед первым сообщением
-`role: "tool"`. Проверка пропускает историю через ту же проверку, что и сервер воспроизведения.
+`broken` — то, что цикл из руководства отправляет во втором запросе: вопрос и результат
+инструмента без сообщения ассистента между ними.
+""",
+    ),
+    code(
+        '''
+broken = broken_history()
+show_messages(broken)
+''',
+    ),
+    md(
+        """
+Write `repair(messages, content, tool_calls)` that returns a **new** list with the assistant message
+`{"role": "assistant", "content": content, "tool_calls": tool_calls}` inserted right before the
+first `role: "tool"` message. The check calls `repair(broken, "", tool_calls)` with the call
+`get_weather:0` that the result answers, then runs the same history checks as the replay server.
+""",
+        """
+Напишите `repair(messages, content, tool_calls)`, которая возвращает **новый** список, где
+сообщение ассистента `{"role": "assistant", "content": content, "tool_calls": tool_calls}`
+вставлено прямо перед первым сообщением `role: "tool"`. Проверка вызывает
+`repair(broken, "", tool_calls)` с вызовом `get_weather:0`, на который отвечает результат, и
+проверяет историю так же, как сервер воспроизведения.
 """,
     ),
     code(
@@ -872,11 +795,7 @@ def repair(messages, content, tool_calls):
     # your code here
     return list(messages)
 ''',
-        '''
-def repair(messages, content, tool_calls):
-    # ваш код здесь
-    return list(messages)
-''',
+        ru={"# your code here": "# ваш код здесь"},
     ),
     code(
         '''
@@ -915,11 +834,7 @@ def total_tokens(chunks):
     # your code here
     return 0
 ''',
-        '''
-def total_tokens(chunks):
-    # ваш код здесь
-    return 0
-''',
+        ru={"# your code here": "# ваш код здесь"},
     ),
     code(
         '''

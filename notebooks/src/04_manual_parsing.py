@@ -15,8 +15,8 @@ turn that text into `tool_calls` yourself.
         """
 # Ручной разбор вызовов инструментов
 
-**Цель:** увидеть промпт и ответ так, как их видит модель, — обычный текст со спецтокенами, — и
-самим превратить этот текст в `tool_calls`.
+**Цель:** увидеть промпт и ответ так, как их видит модель, — обычный текст со спецтокенами
+(special tokens), — и самим превратить этот текст в `tool_calls`.
 """,
     ),
     md(
@@ -30,7 +30,7 @@ turn that text into `tool_calls` yourself.
   section, a missing end marker, a `-` in a name);
 - the guide's manual loop with its missing assistant message fixed, so the template shows the model
   its own calls;
-- a parser playground widget, and what a chat server started without the parser flag returns.
+- a parser playground widget, and what a chat server that does not parse Kimi-K2's format returns.
 
 This lesson follows the guide's section on manual parsing (MoonshotAI/Kimi-K2,
 `docs/tool_call_guidance.md`). It matters whenever the server in front of a model does not parse
@@ -39,20 +39,20 @@ tool calls: a missing flag, an engine without a Kimi-K2 parser, or your own infe
         """
 ## Что вы сделаете
 
-- отрисуете шаблон чата (chat template) через `transformers`: инструменты, реплики и спецтокены
-  (special tokens) с их номерами (id);
-- отправите «сырой» запрос в `{endpoint}/completions` через `requests` и получите сырой вывод
+- отрисуете шаблон чата (chat template) через `transformers` и увидите инструменты, реплики и
+  спецтокены с их номерами (id);
+- отправите сырой запрос в `{endpoint}/completions` через `requests` и получите сырой вывод
   модели (raw output);
 - разберёте этот текст функцией `parse_kimi` и сравните её с парсером (parser) из руководства на
   вариантах, которые встречаются на практике: вторая секция, пропавший конечный маркер, `-` в
   имени;
 - исправите ручной цикл из руководства, где тоже теряется сообщение ассистента (assistant
   message), чтобы шаблон показывал модели её собственные вызовы;
-- поиграете с виджетом (widget) — песочницей для парсеров — и посмотрите, что отвечает чат-сервер, запущенный
-  без флага парсера.
+- поиграете с виджетом (widget) — песочницей для парсеров — и посмотрите, что возвращает
+  чат-сервер, который не разбирает формат Kimi-K2.
 
-Урок идёт по разделу руководства о ручном разборе (parsing) вызовов: MoonshotAI/Kimi-K2,
-`docs/tool_call_guidance.md`. Это пригодится всякий раз, когда сервер перед моделью не разбирает
+Урок идёт по разделу руководства о ручном разборе вызовов (MoonshotAI/Kimi-K2,
+`docs/tool_call_guidance.md`). Он пригодится всякий раз, когда сервер перед моделью не разбирает
 вызовы сам: забыт флаг, у движка (engine) нет парсера для Kimi-K2 или модель запускает ваш
 собственный код.
 """,
@@ -64,20 +64,21 @@ tool calls: a missing flag, an engine without a Kimi-K2 parser, or your own infe
 In replay mode the raw texts and answers below come from cassettes **synthesized** from the
 documented Kimi-K2 format, not captured from a real model, and the tokenizer is an offline one built
 for this course: the chat template and the marker ids are the documented ones, but ordinary words get
-different ids than in the real 160k-token vocabulary. With `LLM_MODE=live` the cells load the real
-tokenizer and talk to your endpoint (raw `/completions` needs a self-hosted engine such as vLLM or
-SGLang; hosted chat APIs may not offer it).
+different ids than in the real vocabulary of about 160k tokens. With `LLM_MODE=live` (see
+[lesson 00](00_start.ipynb)) the cells load the real tokenizer and talk to your endpoint (raw
+`/completions` needs a self-hosted engine such as vLLM or SGLang; hosted chat APIs may not offer it).
 """,
         """
 ## Подготовка
 
-В режиме воспроизведения (replay) сырые тексты и ответы ниже берутся из записей,
+В режиме воспроизведения (replay) сырые тексты и ответы ниже берутся из записей (cassettes),
 **синтезированных** по документированному формату Kimi-K2, а не записанных с настоящей модели.
 Токенизатор (tokenizer) тоже собран для курса и работает без сети: шаблон чата и номера маркеров
-у него настоящие, а вот обычные слова получают другие id, чем в настоящем словаре на 160 тысяч
-токенов. С `LLM_MODE=live` ячейки загружают настоящий токенизатор и обращаются к вашему
-эндпоинту (endpoint): сырой `/completions` есть у движков, которые вы запускаете сами, вроде vLLM
-или SGLang; облачные чат-API могут его не предоставлять.
+у него те, что описаны в документации, а вот обычные слова получают другие id, чем в настоящем
+словаре примерно на 160 тысяч токенов. С `LLM_MODE=live` (см. [урок 00](00_start.ipynb)) ячейки
+загружают настоящий токенизатор и обращаются к вашему эндпоинту (endpoint). Сырой `/completions`
+есть у движков, которые вы запускаете сами, например vLLM или SGLang; облачные чат-API могут его
+не предоставлять.
 """,
     ),
     code(
@@ -95,26 +96,11 @@ from helpers.widgets import ParserPlayground
 conn = connect("kimi")
 endpoint = conn.endpoint
 model_name = conn.model_name
-headers = {"Authorization": f"Bearer {conn.api_key}"}
+headers = {"Authorization": f"Bearer {conn.api_key}"}  # a local vLLM ignores it; a cloud API needs it
 conn
 ''',
-        '''
-import json
-
-import requests
-from openai import OpenAI
-
-from helpers import connect, guide_extract_tool_call_info, load_tokenizer, parse_kimi
-from helpers.display import compare_table, show_messages, show_raw, show_tool_calls
-from helpers.templates import marker_tokens
-from helpers.widgets import ParserPlayground
-
-conn = connect("kimi")
-endpoint = conn.endpoint
-model_name = conn.model_name
-headers = {"Authorization": f"Bearer {conn.api_key}"}  # локальному vLLM ключ не нужен, облаку нужен
-conn
-''',
+        ru={"# a local vLLM ignores it; a cloud API needs it":
+            "# локальному vLLM ключ не нужен, облаку нужен"},
     ),
     md(
         """
@@ -168,9 +154,9 @@ from transformers import AutoTokenizer
 tokenizer = AutoTokenizer.from_pretrained("moonshotai/Kimi-K2-Instruct", trust_remote_code=True)
 ```
 
-That downloads the model's tokenizer files and runs its code. Offline we load the course's tokenizer,
-which has the same template format and markers; in live mode `load_tokenizer(..., source="hub")`
-makes the call above.
+That downloads the model's tokenizer files and runs their code. Offline we load the course's
+tokenizer, which has the same template format and markers; in live mode
+`load_tokenizer(..., source="hub")` makes the call above.
 """,
         """
 ## 2. Промпт — это текст
@@ -193,20 +179,14 @@ tokenizer = AutoTokenizer.from_pretrained("moonshotai/Kimi-K2-Instruct", trust_r
 tokenizer = load_tokenizer("kimi-k2", source="hub" if conn.mode == "live" else "local")
 
 messages = [{"role": "user", "content": "%s"}]
+# tokenize=False: we want the text, not token ids
 prompt = tokenizer.apply_chat_template(
     messages, tools=tools, tokenize=False, add_generation_prompt=True
 )
 print(prompt)
 ''' % PROMPT,
-        '''
-tokenizer = load_tokenizer("kimi-k2", source="hub" if conn.mode == "live" else "local")
-
-messages = [{"role": "user", "content": "%s"}]
-prompt = tokenizer.apply_chat_template(
-    messages, tools=tools, tokenize=False, add_generation_prompt=True
-)  # tokenize=False: нужна строка, а не номера токенов
-print(prompt)
-''' % PROMPT,
+        ru={"# tokenize=False: we want the text, not token ids":
+            "# tokenize=False: нужна строка, а не номера токенов"},
     ),
     md(
         """
@@ -234,8 +214,8 @@ whoever parses the text.
 """,
         """
 Каждый маркер — это **один токен** со своим id. Маркеры реплик — «специальные» (их убирает
-`skip_special_tokens=True`); пять маркеров вызова инструментов — нет, поэтому они переживают
-декодирование и доходят до того, кто разбирает текст.
+`skip_special_tokens=True`), а пять маркеров вызова инструментов — нет, поэтому они сохраняются
+при декодировании и доходят до того, кто разбирает текст.
 """,
     ),
     code(
@@ -244,24 +224,29 @@ rows = [(m.id, m.token, "yes" if m.special else "no") for m in marker_tokens(tok
 compare_table(rows, ("id", "token", "special"))
 ''',
     ),
+    md(
+        """
+Encoding and decoding a short piece of an assistant turn shows both kinds:
+""",
+        """
+Закодируем и раскодируем короткий кусок реплики ассистента, чтобы увидеть маркеры обоих видов:
+""",
+    ),
     code(
         '''
 ids = tokenizer.encode("<|im_assistant|>assistant<|im_middle|><|tool_calls_section_begin|>")
-print(ids)
+print(ids)  # marker ids are the real ones; ids of ordinary words are not
 print(tokenizer.convert_ids_to_tokens(ids))
 print(tokenizer.decode(ids, skip_special_tokens=True))
 ''',
-        '''
-ids = tokenizer.encode("<|im_assistant|>assistant<|im_middle|><|tool_calls_section_begin|>")
-print(ids)  # у маркеров настоящие id; id обычных слов здесь не как у настоящей модели
-print(tokenizer.convert_ids_to_tokens(ids))
-print(tokenizer.decode(ids, skip_special_tokens=True))
-''',
+        ru={"# marker ids are the real ones; ids of ordinary words are not":
+            "# у маркеров настоящие id; id обычных слов здесь не как у настоящей модели"},
     ),
     md(
         """
 The markers keep their real ids (163588, 163601, 163595); the ids of the word `assistant` in
-between come from the course tokenizer's small vocabulary and differ from the real model's.
+between come from the course tokenizer's small vocabulary and differ from the real model's. Decoding
+with `skip_special_tokens=True` drops the turn markers and keeps `<|tool_calls_section_begin|>`.
 
 ## 3. Asking for raw text
 
@@ -270,8 +255,9 @@ model generated, markers included. Nobody parses anything for us. The body is th
 `model`, `prompt`, `max_tokens`.
 """,
         """
-Маркеры сохраняют настоящие id (163588, 163601, 163595); а id слова `assistant` между ними взяты
-из маленького словаря учебного токенизатора и отличаются от настоящих.
+Маркеры сохраняют настоящие id (163588, 163601, 163595), а id слова `assistant` между ними взяты
+из маленького словаря учебного токенизатора и отличаются от настоящих. Декодирование с
+`skip_special_tokens=True` убирает маркеры реплик и оставляет `<|tool_calls_section_begin|>`.
 
 ## 3. Запрашиваем сырой текст
 
@@ -286,25 +272,15 @@ def complete(prompt):
     """POST a prompt to {endpoint}/completions and return the raw generated text."""
     payload = {"model": model_name, "prompt": prompt, "max_tokens": 512}
     response = requests.post(f"{endpoint}/completions", headers=headers, json=payload, timeout=120)
-    response.raise_for_status()
+    response.raise_for_status()  # an HTTP error raises instead of passing silently
     return response.json()["choices"][0]["text"]
 
 
 raw_output = complete(prompt)
 show_raw(raw_output)
 ''',
-        '''
-def complete(prompt):
-    """POST a prompt to {endpoint}/completions and return the raw generated text."""
-    payload = {"model": model_name, "prompt": prompt, "max_tokens": 512}
-    response = requests.post(f"{endpoint}/completions", headers=headers, json=payload, timeout=120)
-    response.raise_for_status()  # ошибка HTTP — исключение, а не тихий пустой ответ
-    return response.json()["choices"][0]["text"]
-
-
-raw_output = complete(prompt)
-show_raw(raw_output)
-''',
+        ru={"# an HTTP error raises instead of passing silently":
+            "# ошибка HTTP — исключение, а не тихий пустой ответ"},
     ),
     md(
         """
@@ -323,7 +299,8 @@ of `errors` describing anything odd instead of raising.
 ## 4. Разбор: `parse_kimi`
 
 `parse_kimi` возвращает `ParseResult`: видимый текст `content`, вызовы `tool_calls` в формате
-OpenAI и список `errors`, где описано всё подозрительное, — вместо исключений.
+OpenAI и список `errors`. Вместо того чтобы бросать исключения, парсер описывает в `errors` всё
+подозрительное.
 """,
     ),
     code(
@@ -357,8 +334,8 @@ read:
         """
 ## 5. Парсер из руководства на реальном выводе
 
-Модели и движки выдают не только учебный случай. Два маленьких конструктора помогут собрать
-варианты так, чтобы их было легко читать:
+Модели и движки выдают не только учебный случай. Две маленькие функции-конструктора помогут
+собрать варианты так, чтобы их было легко читать:
 """,
     ),
     code(
@@ -380,24 +357,13 @@ variants = {
     "textbook": section(beijing),
     "second section": section(beijing) + "Now Shanghai."
     + section(call("functions.get_weather:1", '{"city": "Shanghai"}')),
-    "cut off by max_tokens": "<|tool_calls_section_begin|>" + beijing[:-20],
+    "cut off by max_tokens": "<|tool_calls_section_begin|>" + beijing[:-20],  # the end is cut off
     "'-' in the name": section(call("functions.get-weather:0", '{"city": "Beijing"}')),
     "id without 'functions.'": section(call("get_weather:0", '{"city": "Beijing"}')),
 }
 show_raw(variants["cut off by max_tokens"])
 ''',
-        '''
-beijing = call("functions.get_weather:0", '{"city": "Beijing"}')
-variants = {
-    "textbook": section(beijing),
-    "second section": section(beijing) + "Now Shanghai."
-    + section(call("functions.get_weather:1", '{"city": "Shanghai"}')),
-    "cut off by max_tokens": "<|tool_calls_section_begin|>" + beijing[:-20],  # обрезан конец
-    "'-' in the name": section(call("functions.get-weather:0", '{"city": "Beijing"}')),
-    "id without 'functions.'": section(call("get_weather:0", '{"city": "Beijing"}')),
-}
-show_raw(variants["cut off by max_tokens"])
-''',
+        ru={"# the end is cut off": "# обрезан конец"},
     ),
     md(
         """
@@ -463,20 +429,20 @@ Read the guide's column row by row:
 - **`-` in the name**: its id pattern `[\\w\\.]+:\\d+` has no `-`, so the call is skipped without a
   word: the worst kind of failure;
 - **no `functions.` prefix** (the Moonshot API writes ids like `get_weather:0`): the name is taken
-  with `id.split(".")[1]`, which fails.
+  with `id.split(".")[1]`, which raises `IndexError`.
 
 `parse_kimi` returns every call it can see and says what was wrong. For the cut-off reply the call is
 returned with its damage described, so a loop can refuse to run it or ask again:
 """,
         """
-Пройдём по столбцу руководства:
+Пройдём по столбцу руководства сверху вниз:
 
-- **вторая секция**: смотрится только первая секция, вызов для Шанхая молча теряется;
+- **вторая секция**: парсер смотрит только в первую секцию, и вызов для Шанхая молча теряется;
 - **обрезанный ответ**: `IndexError`, как выше;
-- **`-` в имени**: шаблон id `[\\w\\.]+:\\d+` не допускает `-`, поэтому вызов пропускается
-  без единого слова — худший вид ошибки;
+- **`-` в имени**: регулярное выражение для id `[\\w\\.]+:\\d+` не допускает `-`, поэтому вызов
+  пропускается без единого сообщения — худший вид ошибки;
 - **нет префикса `functions.`** (API Moonshot пишет id вида `get_weather:0`): имя берётся через
-  `id.split(".")[1]`, и это падает.
+  `id.split(".")[1]`, и это выбрасывает `IndexError`.
 
 `parse_kimi` возвращает все вызовы, которые видит, и сообщает, что было не так. Для обрезанного
 ответа вызов возвращается вместе с описанием повреждений, и цикл может отказаться его выполнять
@@ -496,15 +462,16 @@ print("\\n".join(cut.errors))
 
 The guide's manual loop has the same gap as its streaming loop: after parsing the calls it appends
 only the `role: "tool"` results. Here no server checks the history, because we send text; the
-template simply renders what it is given. This is the prompt the guide's loop sends in round 2:
+template simply renders what it is given. First the helper from [lesson 03](03_streaming.ipynb)
+that runs the calls:
 """,
         """
-## 6. Ручной цикл, исправленный
+## 6. Исправляем ручной цикл
 
 В ручном цикле руководства та же дыра, что и в потоковом: разобрав вызовы, он добавляет в историю
-только результаты `role: "tool"`. Проверять историю диалога (conversation history) здесь некому — мы отправляем текст, и шаблон
-просто отрисовывает то, что ему дали. Вот промпт, который цикл из руководства отправит во втором
-раунде:
+только результаты `role: "tool"`. Проверять историю диалога (conversation history) здесь некому:
+мы отправляем текст, и шаблон просто отрисовывает то, что ему дали. Сначала вспомогательная
+функция из [урока 03](03_streaming.ipynb), которая выполняет вызовы:
 """,
     ),
     code(
@@ -515,49 +482,42 @@ def run_tool_calls(tool_calls):
     for tool_call in tool_calls:
         name = tool_call["function"]["name"]
         arguments = json.loads(tool_call["function"]["arguments"])
-        result = tool_map[name](**arguments)
+        result = tool_map[name](**arguments)  # unpacked, as in lesson 01
         results.append({"role": "tool", "tool_call_id": tool_call["id"], "name": name,
                         "content": json.dumps(result)})
     return results
-
-
-guide_history = messages + run_tool_calls(parsed.tool_calls)
-guide_prompt = tokenizer.apply_chat_template(
-    guide_history, tools=tools, tokenize=False, add_generation_prompt=True
-)
-show_raw(guide_prompt[guide_prompt.index("<|im_user|>"):])
 ''',
+        ru={"# unpacked, as in lesson 01": "# распаковка аргументов, как в уроке 01"},
+    ),
+    md(
+        """
+This is the end of the prompt the guide's loop sends in round 2:
+""",
+        """
+Вот конец промпта, который цикл из руководства отправит во втором раунде:
+""",
+    ),
+    code(
         '''
-def run_tool_calls(tool_calls):
-    """Run each call with unpacked arguments; return the role "tool" messages answering them."""
-    results = []
-    for tool_call in tool_calls:
-        name = tool_call["function"]["name"]
-        arguments = json.loads(tool_call["function"]["arguments"])
-        result = tool_map[name](**arguments)  # распаковка аргументов, как в уроке 01
-        results.append({"role": "tool", "tool_call_id": tool_call["id"], "name": name,
-                        "content": json.dumps(result)})
-    return results
-
-
-guide_history = messages + run_tool_calls(parsed.tool_calls)  # как в руководстве: без вызова
+guide_history = messages + run_tool_calls(parsed.tool_calls)  # as in the guide: no call
 guide_prompt = tokenizer.apply_chat_template(
     guide_history, tools=tools, tokenize=False, add_generation_prompt=True
 )
 show_raw(guide_prompt[guide_prompt.index("<|im_user|>"):])
 ''',
+        ru={"# as in the guide: no call": "# как в руководстве: без вызова"},
     ),
     md(
         """
 The user asks, and the next thing the model reads is "Return of functions.get_weather:0": a result of
-a call it never sees itself make. The fix is the same as in lesson 03: append the assistant message
-with the parsed calls first, `{"role": "assistant", "content": parsed.content, "tool_calls":
-parsed.tool_calls}`. The template then writes the calls back into the prompt in the model's own
-format.
+a call that, as far as the prompt shows, it never made. The fix is the same as in lesson 03: append
+the assistant message with the parsed calls first, `{"role": "assistant", "content": parsed.content,
+"tool_calls": parsed.tool_calls}`. The template then writes the calls back into the prompt in the
+model's own format.
 """,
         """
 Пользователь спрашивает, а следующее, что читает модель, — «Return of functions.get_weather:0»:
-результат вызова, который она сама, по истории, не делала. Исправление то же, что в уроке 03:
+результат вызова, которого она, судя по промпту, не делала. Исправление то же, что в уроке 03:
 сначала добавить сообщение ассистента с разобранными вызовами, `{"role": "assistant", "content":
 parsed.content, "tool_calls": parsed.tool_calls}`. Тогда шаблон впишет вызовы обратно в промпт в
 собственном формате модели.
@@ -572,31 +532,20 @@ def manual_loop(messages, max_rounds=8):
             messages, tools=tools, tokenize=False, add_generation_prompt=True
         )
         parsed = parse_kimi(complete(prompt))
-        if not parsed.tool_calls:
+        if not parsed.tool_calls:  # no calls: this is the final answer
             return parsed.content
+        # the fix: the assistant message with the calls goes before the results
         messages.append(
             {"role": "assistant", "content": parsed.content, "tool_calls": parsed.tool_calls}
         )
         messages.extend(run_tool_calls(parsed.tool_calls))
     raise RuntimeError(f"Still calling tools after {max_rounds} rounds.")
 ''',
-        '''
-def manual_loop(messages, max_rounds=8):
-    """The guide's manual loop, fixed: render, complete, parse, append the calls, run the tools."""
-    for _ in range(max_rounds):
-        prompt = tokenizer.apply_chat_template(
-            messages, tools=tools, tokenize=False, add_generation_prompt=True
-        )
-        parsed = parse_kimi(complete(prompt))
-        if not parsed.tool_calls:  # нет вызовов: это окончательный ответ
-            return parsed.content
-        # исправление: сообщение ассистента с вызовами — перед результатами
-        messages.append(
-            {"role": "assistant", "content": parsed.content, "tool_calls": parsed.tool_calls}
-        )
-        messages.extend(run_tool_calls(parsed.tool_calls))
-    raise RuntimeError(f"Still calling tools after {max_rounds} rounds.")
-''',
+        ru={
+            "# no calls: this is the final answer": "# нет вызовов: это окончательный ответ",
+            "# the fix: the assistant message with the calls goes before the results":
+                "# исправление: сообщение ассистента с вызовами — перед результатами",
+        },
     ),
     code(
         '''
@@ -629,14 +578,14 @@ show_raw(round_2[round_2.index("<|im_assistant|>"):])
 
 Edit the raw text (or pick an example) and watch `parse_kimi` and the guide's extractor read it side
 by side. Try deleting `<|tool_calls_section_end|>`, adding a second section, or putting a `-` in the
-name. (Run the cell to get the widget.)
+name. (A widget needs a running kernel: run the cell to see it.)
 """,
         """
 ## 7. Песочница для парсеров
 
 Меняйте сырой текст (или выберите пример) и смотрите, как его читают `parse_kimi` и парсер из
 руководства. Попробуйте удалить `<|tool_calls_section_end|>`, добавить вторую секцию или
-поставить `-` в имя. (Выполните ячейку, чтобы появился виджет.)
+поставить `-` в имя. (Виджету нужно работающее ядро: выполните ячейку, чтобы его увидеть.)
 """,
     ),
     code(
@@ -647,25 +596,31 @@ ParserPlayground(raw_output, fmt="kimi")
     ),
     md(
         """
-## 8. A chat server without the parser flag
+## 8. A chat server that does not parse the calls
 
-The chat endpoint parses calls only when the engine is told how: vLLM needs
-`--enable-auto-tool-choice --tool-call-parser kimi_k2`, SGLang `--tool-call-parser kimi_k2`. Forget
-the flag and the request still succeeds, but the markers land in `content`. The replay server has an
-engine profile that behaves like that:
+The chat endpoint turns the model's text into `tool_calls` only when the engine runs a parser for
+that model's format. For Kimi-K2, vLLM needs `--enable-auto-tool-choice --tool-call-parser kimi_k2`
+and SGLang `--tool-call-parser kimi_k2`. A vLLM started with neither flag is the easy case: it
+refuses `tool_choice="auto"` with a 400 that names the flags. The quiet case is a server that
+accepts the tools but does not parse Kimi-K2's output (an engine with no Kimi-K2 parser, or a parser
+for another model's format): the request succeeds and the markers land in `content`. The replay
+server's engine profile `no_parser` behaves like that:
 """,
         """
-## 8. Чат-сервер без флага парсера
+## 8. Чат-сервер, который не разбирает вызовы
 
-Чат-эндпоинт разбирает вызовы, только если движку сказали как: vLLM нужны
-`--enable-auto-tool-choice --tool-call-parser kimi_k2`, SGLang — `--tool-call-parser kimi_k2`.
-Забудете флаг — запрос всё равно пройдёт, но маркеры окажутся в `content`. У сервера
-воспроизведения есть профиль движка, который ведёт себя именно так:
+Чат-эндпоинт превращает текст модели в `tool_calls`, только если движок запущен с парсером для
+формата этой модели. Для Kimi-K2 vLLM нужны `--enable-auto-tool-choice --tool-call-parser kimi_k2`,
+SGLang — `--tool-call-parser kimi_k2`. Если запустить vLLM совсем без этих флагов, ошибку легко
+заметить: запрос с `tool_choice="auto"` получит ответ 400, где флаги названы. Хуже, когда сервер
+принимает инструменты, но не разбирает вывод Kimi-K2 (у движка нет парсера для Kimi-K2 или указан
+парсер для формата другой модели): запрос проходит успешно, а маркеры оказываются в `content`.
+Профиль движка `no_parser` на сервере воспроизведения ведёт себя именно так:
 """,
     ),
     code(
         '''
-raw_conn = connect("kimi", engine="no_parser")
+raw_conn = connect("kimi", engine="no_parser")  # a server that does not parse Kimi-K2 calls
 client = OpenAI(base_url=raw_conn.endpoint, api_key=raw_conn.api_key)
 
 messages = [{"role": "user", "content": "%s"}]
@@ -677,30 +632,19 @@ print("finish_reason:", choice.finish_reason)
 print("tool_calls:", choice.message.tool_calls)
 show_raw(choice.message.content)
 ''' % PROMPT,
-        '''
-raw_conn = connect("kimi", engine="no_parser")  # сервер, запущенный без --tool-call-parser
-client = OpenAI(base_url=raw_conn.endpoint, api_key=raw_conn.api_key)
-
-messages = [{"role": "user", "content": "%s"}]
-completion = client.chat.completions.create(
-    model=model_name, messages=messages, temperature=0.3, tools=tools, tool_choice="auto"
-)
-choice = completion.choices[0]
-print("finish_reason:", choice.finish_reason)
-print("tool_calls:", choice.message.tool_calls)
-show_raw(choice.message.content)
-''' % PROMPT,
+        ru={"# a server that does not parse Kimi-K2 calls":
+            "# сервер, который не разбирает вызовы Kimi-K2"},
     ),
     md(
         """
 `finish_reason` is `stop` and `tool_calls` is empty, so the guide's loop (and any loop that trusts
-`tool_calls`) would print the markers to the user as the answer. The call is all there, as text, and
+`tool_calls`) would show the markers to the user as the answer. The call is all there, as text, and
 `parse_kimi` recovers it:
 """,
         """
 `finish_reason` равен `stop`, а `tool_calls` пуст, поэтому цикл из руководства (да и любой цикл,
-который доверяет `tool_calls`) выдаст пользователю маркеры в качестве ответа. При этом вызов
-целиком на месте, просто текстом, и `parse_kimi` его восстанавливает:
+который доверяет `tool_calls`) покажет пользователю маркеры в качестве ответа. При этом вызов
+целиком на месте, просто в виде текста, и `parse_kimi` его восстанавливает:
 """,
     ),
     code(
@@ -723,12 +667,16 @@ If you see markers like `<|tool_call_begin|>` in `content`, fix the server flags
 - `/completions` returns what the model generated; turning it into `tool_calls` is the parser's job,
   normally the server's (`--tool-call-parser kimi_k2`), here ours (`parse_kimi`).
 - **The guide's extractor** reads only the first section, raises `IndexError` when the end
-  marker is missing, fails on ids without `functions.`, and silently skips ids with `-`. Parse every
+  marker is missing or the id has no `functions.` prefix, and silently skips ids with `-`. Parse every
   section, tolerate a cut-off, and report problems instead of dropping calls.
 - The manual loop needs the assistant message too, so the template can show the model its own calls.
-- Without the parser flag the calls arrive as text in `content` with `finish_reason` `stop`.
+- A server that does not parse Kimi-K2's format returns the calls as text in `content`, with
+  `finish_reason` `stop`.
 """,
         """
+Если видите в `content` маркеры вроде `<|tool_call_begin|>`, сначала исправьте флаги сервера;
+разбирать `content` самим — запасной вариант на случай, когда это невозможно.
+
 ## Итоги
 
 - Промпт — это текст: шаблон чата записывает инструменты, реплики и прежние вызовы с помощью
@@ -736,34 +684,44 @@ If you see markers like `<|tool_call_begin|>` in `content`, fix the server flags
   заданы словарём (`<|tool_calls_section_begin|>` — 163595); маркеры вызовов не «специальные».
 - `/completions` возвращает то, что сгенерировала модель; превращать это в `tool_calls` — работа
   парсера, обычно серверного (`--tool-call-parser kimi_k2`), а здесь нашего (`parse_kimi`).
-- **Парсер из руководства** читает только первую секцию, падает с `IndexError` без
-  конечного маркера, ломается на id без `functions.` и молча пропускает id с `-`. Разбирайте все
-  секции, переживайте обрезанный ответ и сообщайте о проблемах, а не теряйте вызовы.
+- **Парсер из руководства** читает только первую секцию, падает с `IndexError`, если нет
+  конечного маркера или у id нет префикса `functions.`, и молча пропускает id с `-`. Разбирайте
+  все секции, не падайте на обрезанном ответе и сообщайте о проблемах, а не теряйте вызовы.
 - Ручному циклу тоже нужно сообщение ассистента, чтобы шаблон показал модели её собственные
   вызовы.
-- Без флага парсера вызовы приходят текстом в `content`, а `finish_reason` равен `stop`.
+- Сервер, который не разбирает формат Kimi-K2, возвращает вызовы текстом в `content`, а
+  `finish_reason` равен `stop`.
 """,
     ),
     md(
         """
 ## Exercises
 
+Each exercise has a cell for you to edit and a self-check cell. As committed, the self-check says
+"Not yet"; make it say "Correct!". A reference solution follows in a hidden cell.
+
 ### Exercise 1. The function name inside an id
 
 Write `name_from_id(call_id)` that returns the function name inside a Kimi-K2 call id:
-`functions.get_weather:0` -> `get_weather`. It must also handle ids without the `functions.` prefix
+`functions.get_weather:0` → `get_weather`. It must also handle ids without the `functions.` prefix
 (`get_weather:0`, as Moonshot writes them), names with `-`, and names with `.`
-(`functions.weather.today:3` -> `weather.today`).
+(`functions.weather.today:3` → `weather.today`, as SGLang reads it). The starter is the guide's
+expression.
 """,
         """
 ## Упражнения
 
+В каждом упражнении есть ячейка, которую вы правите, и ячейка самопроверки (self-check). В
+исходном виде самопроверка говорит «Пока нет»; добейтесь «Верно!». Эталонное решение — в скрытой
+ячейке следом.
+
 ### Упражнение 1. Имя функции внутри id
 
 Напишите `name_from_id(call_id)`, которая возвращает имя функции из идентификатора вызова
-Kimi-K2: `functions.get_weather:0` -> `get_weather`. Она должна справляться и с id без префикса
+Kimi-K2: `functions.get_weather:0` → `get_weather`. Она должна справляться и с id без префикса
 `functions.` (`get_weather:0`, как пишет Moonshot), и с именами, где есть `-` или `.`
-(`functions.weather.today:3` -> `weather.today`).
+(`functions.weather.today:3` → `weather.today`, как читает SGLang). В заготовке стоит выражение из
+руководства.
 """,
     ),
     code(
@@ -775,14 +733,7 @@ def name_from_id(call_id):
     # your code here
     return call_id.split(".")[1].split(":")[0]
 ''',
-        '''
-from helpers.exercises.n04 import check_extract, check_name_from_id
-
-
-def name_from_id(call_id):
-    # ваш код здесь
-    return call_id.split(".")[1].split(":")[0]
-''',
+        ru={"# your code here": "# ваш код здесь"},
     ),
     code(
         '''
@@ -804,18 +755,22 @@ check_name_from_id(name_from_id)
         """
 ### Exercise 2. A better extractor
 
-Write `extract_tool_calls(text)` returning OpenAI-shaped calls (`id`, `type`, `function.name`,
-`function.arguments`) from **every** section, including ids with `-` and a last call whose end
-markers were cut off. Regular expressions are fine; the check compares your calls with `parse_kimi`'s
-on the variants above and a few more.
+Write `extract_tool_calls(text)` returning OpenAI-shaped calls
+(`{"id": ..., "type": "function", "function": {"name": ..., "arguments": ...}}`) from **every**
+section. It must accept ids with `-` or without `functions.`, spaces and newlines around the
+markers (strip them from the id and the arguments), and a last call whose end markers were cut off
+(return its arguments as they are). Regular expressions are fine, and your `name_from_id` helps; the
+check compares your calls with `parse_kimi`'s on the variants above and a few more.
 """,
         """
 ### Упражнение 2. Парсер получше
 
-Напишите `extract_tool_calls(text)`, которая возвращает вызовы в формате OpenAI (`id`, `type`,
-`function.name`, `function.arguments`) из **всех** секций, включая id с `-` и последний вызов,
-у которого обрезаны конечные маркеры. Регулярные выражения подойдут; проверка сравнивает ваши
-вызовы с результатом `parse_kimi` на вариантах выше и ещё нескольких.
+Напишите `extract_tool_calls(text)`, которая возвращает вызовы в формате OpenAI
+(`{"id": ..., "type": "function", "function": {"name": ..., "arguments": ...}}`) из **всех**
+секций. Она должна принимать id с `-` или без `functions.`, пробелы и переводы строк вокруг
+маркеров (уберите их из id и аргументов) и последний вызов, у которого обрезаны конечные маркеры
+(его аргументы верните как есть). Регулярные выражения подойдут, пригодится и ваша `name_from_id`;
+проверка сравнивает ваши вызовы с результатом `parse_kimi` на вариантах выше и ещё нескольких.
 """,
     ),
     code(
@@ -824,11 +779,7 @@ def extract_tool_calls(text):
     # your code here
     return guide_extract_tool_call_info(text)
 ''',
-        '''
-def extract_tool_calls(text):
-    # ваш код здесь
-    return guide_extract_tool_call_info(text)
-''',
+        ru={"# your code here": "# ваш код здесь"},
     ),
     code(
         '''

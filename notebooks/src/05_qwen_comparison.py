@@ -28,7 +28,8 @@ call is text in a format the model was trained on, and a parser turns it into `t
 - the same `run_tool_loop` against a Qwen server (vLLM with `--tool-call-parser hermes`), and the Qwen
   documentation's example with two tools and two parallel calls;
 - the manual loop over `/completions` with `parse_hermes`, and the trap of arguments encoded twice;
-- the two raw formats and parsers side by side, and what a Qwen server without the parser flag sends;
+- the two raw formats and parsers side by side, and what a server that does not parse Qwen's calls
+  sends;
 - a summary of the whole series: the guide's four defects and their fixes.
 """,
         """
@@ -36,13 +37,13 @@ call is text in a format the model was trained on, and a parser turns it into `t
 
 - отрисуете разговор из урока 04 шаблоном чата (chat template) Qwen2.5 (в стиле Hermes) рядом с
   шаблоном Kimi-K2;
-- запустите тот же цикл `run_tool_loop` против сервера Qwen (vLLM с `--tool-call-parser hermes`) и
-  пример из документации Qwen с двумя инструментами и двумя параллельными вызовами (parallel tool
-  calls);
+- запустите тот же цикл `run_tool_loop` с сервером Qwen (vLLM с `--tool-call-parser hermes`), а
+  затем пример из документации Qwen с двумя инструментами и двумя параллельными вызовами
+  (parallel tool calls);
 - напишете ручной цикл через `/completions` с парсером (parser) `parse_hermes` и разберётесь с
   ловушкой двойного кодирования аргументов;
-- сравните два формата сырого вывода модели (raw output) и два парсера и посмотрите, что присылает сервер Qwen без флага
-  парсера;
+- сравните два формата сырого вывода модели (raw output) и два парсера и посмотрите, что присылает
+  сервер, который не разбирает вызовы Qwen;
 - подведёте итоги всей серии: четыре ошибки руководства и их исправления.
 """,
     ),
@@ -52,18 +53,20 @@ call is text in a format the model was trained on, and a parser turns it into `t
 
 The model is `Qwen/Qwen2.5-7B-Instruct`, small enough for one GPU. In replay mode its answers come
 from cassettes **synthesized** from the documented Qwen2.5 format and vLLM's `hermes` parser, not
-captured from a real server; the offline tokenizer has the real chat template and marker ids, but
-ordinary words get different ids than in the real vocabulary. With `LLM_MODE=live` and the `QWEN_*`
-variables (lesson 00) the same cells talk to your Qwen server.
+captured from a real server. The offline tokenizer has the documented chat template and the marker
+ids from mirrored configuration files, but ordinary words get different ids than in the real
+vocabulary. With `LLM_MODE=live` and the `QWEN_*` variables ([lesson 00](00_start.ipynb)) the same
+cells talk to your Qwen server.
 """,
         """
 ## Подготовка
 
-Модель — `Qwen/Qwen2.5-7B-Instruct`, ей хватает одной видеокарты. В режиме воспроизведения (replay)
-её ответы берутся из записей (cassettes), **синтезированных** по документированному формату Qwen2.5 и парсеру
-`hermes` из vLLM, а не записанных с настоящего сервера. У офлайн-токенизатора (tokenizer) настоящий шаблон
-чата и настоящие номера маркеров, но обычные слова получают другие id, чем в настоящем словаре. С
-`LLM_MODE=live` и переменными `QWEN_*` (урок 00) те же ячейки обращаются к вашему серверу Qwen.
+Модель — `Qwen/Qwen2.5-7B-Instruct`, ей хватает одной видеокарты. В режиме воспроизведения
+(replay) её ответы берутся из записей (cassettes), **синтезированных** по документированному формату
+Qwen2.5 и парсеру `hermes` из vLLM, а не записанных с настоящего сервера. У офлайн-токенизатора
+(tokenizer) шаблон чата взят из документации, а номера маркеров — из копий конфигурационных файлов;
+обычные слова получают другие id, чем в настоящем словаре. С `LLM_MODE=live` и переменными
+`QWEN_*` ([урок 00](00_start.ipynb)) те же ячейки обращаются к вашему серверу Qwen.
 """,
     ),
     code(
@@ -157,22 +160,15 @@ conversation = [
     code(
         '''
 qwen_tokenizer = load_tokenizer("qwen2.5", source="hub" if conn.mode == "live" else "local")
-kimi_tokenizer = load_tokenizer("kimi-k2")
+kimi_tokenizer = load_tokenizer("kimi-k2")  # for comparison only: the course's offline tokenizer
 
 qwen_prompt = qwen_tokenizer.apply_chat_template(
     conversation, tools=tools, tokenize=False, add_generation_prompt=True
 )
 print(qwen_prompt)
 ''',
-        '''
-qwen_tokenizer = load_tokenizer("qwen2.5", source="hub" if conn.mode == "live" else "local")
-kimi_tokenizer = load_tokenizer("kimi-k2")  # только для сравнения: офлайн-токенизатор курса
-
-qwen_prompt = qwen_tokenizer.apply_chat_template(
-    conversation, tools=tools, tokenize=False, add_generation_prompt=True
-)
-print(qwen_prompt)
-''',
+        ru={"# for comparison only: the course's offline tokenizer":
+            "# только для сравнения: офлайн-токенизатор курса"},
     ),
     md(
         """
@@ -210,14 +206,17 @@ show_raw(kimi_prompt[kimi_prompt.index("<|im_assistant|>"):])
     ),
     md(
         """
-The markers of both formats and their ids. Kimi-K2's tool markers are dedicated tokens; Qwen's
-`<tool_call>` tags are tokens too, but not "special" ones. The ids of Qwen's two tag tokens come from
-mirrored configuration files and are *unconfirmed*.
+The markers of both formats and their ids. In both models a tool-call marker is a single token that
+is not "special", so it survives `skip_special_tokens=True`; only the turn markers are special. Kimi-K2
+has five such markers with a fixed structure, Qwen two tags around JSON. The ids of Qwen's two tag
+tokens come from mirrored configuration files and are *unconfirmed*.
 """,
         """
-Маркеры обоих форматов и их номера. Маркеры вызовов у Kimi-K2 — отдельные токены; теги
-`<tool_call>` у Qwen — тоже токены, но не спецтокены (special tokens). Номера двух тегов Qwen взяты из копий
-конфигурационных файлов и *не подтверждены*.
+Маркеры обоих форматов и их номера. У обеих моделей маркер вызова — это один токен, который не
+считается спецтокеном (special token), поэтому `skip_special_tokens=True` его не убирает;
+специальные только маркеры реплик. У Kimi-K2 таких маркеров пять и строгая структура, у Qwen — два
+тега вокруг JSON. Номера двух тегов Qwen взяты из копий конфигурационных файлов и *не
+подтверждены*.
 """,
     ),
     code(
@@ -231,9 +230,10 @@ compare_table(rows, ("model", "id", "token", "special"))
     ),
     md(
         """
-## 3. The same loop against Qwen
+## 3. The same loop with a Qwen server
 
-Serving Qwen2.5 with vLLM takes one flag pair, the analogue of `kimi_k2` for Kimi-K2:
+Serving Qwen2.5 with vLLM takes the same pair of flags, with the parser `hermes` instead of
+`kimi_k2`:
 
 ```bash
 vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice --tool-call-parser hermes
@@ -242,9 +242,10 @@ vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice --tool-call-parser
 The client code does not change at all: the same `run_tool_loop`, the same tools.
 """,
         """
-## 3. Тот же цикл против Qwen
+## 3. Тот же цикл с сервером Qwen
 
-Для развёртывания (deployment) Qwen2.5 в vLLM нужна одна пара флагов — аналог `kimi_k2` для Kimi-K2:
+Для развёртывания (deployment) Qwen2.5 в vLLM нужна та же пара флагов, только парсер называется
+`hermes`, а не `kimi_k2`:
 
 ```bash
 vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice --tool-call-parser hermes
@@ -265,12 +266,13 @@ print(answer["content"])
     md(
         """
 One visible difference is the call id. Qwen writes no id, so vLLM invents one (`chatcmpl-tool-`
-and 32 hex digits, random on a real server); Kimi-K2 writes its own `functions.get_weather:0`.
+and 32 hex digits, random on a real server); Kimi-K2 writes the id in its output
+(`functions.get_weather:0`).
 """,
         """
 Одно заметное отличие — идентификатор вызова. Qwen id не пишет, поэтому vLLM придумывает его сам
-(`chatcmpl-tool-` и 32 шестнадцатеричные цифры, на настоящем сервере случайные); Kimi-K2 пишет
-свой `functions.get_weather:0`.
+(`chatcmpl-tool-` и 32 шестнадцатеричные цифры, на настоящем сервере случайные); Kimi-K2 пишет id
+прямо в своём выводе (`functions.get_weather:0`).
 """,
     ),
     code(
@@ -285,15 +287,15 @@ assert messages[2]["tool_call_id"] == call["id"]
         """
 ## 4. The Qwen documentation's example: two tools, two calls
 
-The Qwen docs walk one example through every framework: two temperature tools written as typed Python
+The Qwen docs walk one example through every framework they cover: two temperature tools written as typed Python
 functions with Google-style docstrings, and a question that needs both. `ToolRegistry.register(fn)`
 builds each schema from the function, as `transformers` does for Qwen's template.
 """,
         """
 ## 4. Пример из документации Qwen: два инструмента, два вызова
 
-В документации Qwen один пример проходит через все фреймворки: два инструмента температуры в виде
-типизированных функций Python с docstring в стиле Google и вопрос, которому нужны оба.
+В документации Qwen один пример проходит через все описанные там фреймворки: два инструмента,
+которые сообщают температуру, в виде типизированных функций Python с docstring в стиле Google и вопрос, которому нужны оба.
 `ToolRegistry.register(fn)` строит описание каждого инструмента по самой функции, как это делает
 `transformers` для шаблона Qwen.
 """,
@@ -310,17 +312,7 @@ def get_current_temperature(location: str, unit: str = "celsius") -> dict:
     value = 26.1 if unit == "celsius" else 79.0  # a fixed stub value
     return {"temperature": value, "location": location, "unit": unit}
 ''',
-        '''
-def get_current_temperature(location: str, unit: str = "celsius") -> dict:
-    """Get the current temperature at a location.
-
-    Args:
-        location: The location, in the format "City, State, Country".
-        unit: The unit of the temperature, "celsius" by default. (choices: ["celsius", "fahrenheit"])
-    """
-    value = 26.1 if unit == "celsius" else 79.0  # заглушка: постоянное значение
-    return {"temperature": value, "location": location, "unit": unit}
-''',
+        ru={'# a fixed stub value': '# заглушка: постоянное значение'},
     ),
     code(
         '''
@@ -335,18 +327,7 @@ def get_temperature_date(location: str, date: str, unit: str = "celsius") -> dic
     value = 25.9 if unit == "celsius" else 78.6  # a fixed stub value
     return {"temperature": value, "location": location, "date": date, "unit": unit}
 ''',
-        '''
-def get_temperature_date(location: str, date: str, unit: str = "celsius") -> dict:
-    """Get the temperature at a location on a given date.
-
-    Args:
-        location: The location, in the format "City, State, Country".
-        date: The date, in the format "Year-Month-Day".
-        unit: The unit of the temperature, "celsius" by default. (choices: ["celsius", "fahrenheit"])
-    """
-    value = 25.9 if unit == "celsius" else 78.6  # заглушка: постоянное значение
-    return {"temperature": value, "location": location, "date": date, "unit": unit}
-''',
+        ru={'# a fixed stub value': '# заглушка: постоянное значение'},
     ),
     code(
         '''
@@ -375,23 +356,11 @@ messages = [
 answer = run_tool_loop(
     client, messages, temperature_tools, model=model_name, temperature=0.3, tool_choice="auto"
 )
-for call in messages[2]["tool_calls"]:
+for call in messages[2]["tool_calls"]:  # two parallel calls in one message
     print(call["function"]["name"], call["function"]["arguments"])
 print(answer["content"])
 ''',
-        '''
-messages = [
-    {"role": "system", "content": "You are Qwen, created by Alibaba Cloud. "
-     "You are a helpful assistant.\\n\\nCurrent Date: 2024-09-30"},
-    {"role": "user", "content": "What's the temperature in San Francisco now? How about tomorrow?"},
-]
-answer = run_tool_loop(
-    client, messages, temperature_tools, model=model_name, temperature=0.3, tool_choice="auto"
-)
-for call in messages[2]["tool_calls"]:  # два параллельных вызова в одном сообщении
-    print(call["function"]["name"], call["function"]["arguments"])
-print(answer["content"])
-''',
+        ru={'# two parallel calls in one message': '# два параллельных вызова в одном сообщении'},
     ),
     md(
         """
@@ -446,7 +415,7 @@ template writes arguments with `tojson`, so a string gets encoded a second time:
 """,
         """
 `parse_hermes` придумывает id (`call_0`, `call_1`, ...), потому что в тексте их нет. Прежде чем
-вернуть вызов в историю, обойдём ловушку. В формате OpenAI `arguments` — это JSON-**строка**, а
+вернуть вызов в историю, нужно обойти ловушку. В формате OpenAI `arguments` — это JSON-**строка**, а
 шаблон Qwen2.5 записывает аргументы через `tojson`, так что строка кодируется второй раз:
 """,
     ),
@@ -456,23 +425,15 @@ history = messages + [
     {"role": "assistant", "content": parsed.content, "tool_calls": parsed.tool_calls}
 ]
 as_string = qwen_tokenizer.apply_chat_template(history, tools=tools, tokenize=False)
+# the same history with the arguments decoded from a JSON string into a dict
 decoded = qwen_tokenizer.apply_chat_template(
     decode_tool_arguments(history), tools=tools, tokenize=False
 )
 print(as_string[as_string.rindex("<tool_call>"):])
 print(decoded[decoded.rindex("<tool_call>"):])
 ''',
-        '''
-history = messages + [
-    {"role": "assistant", "content": parsed.content, "tool_calls": parsed.tool_calls}
-]
-as_string = qwen_tokenizer.apply_chat_template(history, tools=tools, tokenize=False)
-decoded = qwen_tokenizer.apply_chat_template(
-    decode_tool_arguments(history), tools=tools, tokenize=False
-)  # аргументы разобраны из JSON-текста в словарь
-print(as_string[as_string.rindex("<tool_call>"):])
-print(decoded[decoded.rindex("<tool_call>"):])
-''',
+        ru={"# the same history with the arguments decoded from a JSON string into a dict":
+            "# та же история, но аргументы разобраны из JSON-строки в словарь"},
     ),
     md(
         """
@@ -483,7 +444,7 @@ manual loop for Qwen (the assistant message goes in before the results, as alway
         """
 В первой отрисовке модель увидела бы экранированные кавычки, которых сама никогда не пишет. vLLM
 перед применением шаблона разбирает аргументы из JSON; `decode_tool_arguments` делает то же с
-копиями сообщений. С этим ручной цикл для Qwen выглядит так (сообщение ассистента, как всегда, —
+копиями сообщений. С учётом этого ручной цикл для Qwen выглядит так (сообщение ассистента, как всегда, —
 перед результатами):
 """,
     ),
@@ -496,7 +457,7 @@ def manual_loop(messages, max_rounds=8):
             decode_tool_arguments(messages), tools=tools, tokenize=False, add_generation_prompt=True
         )
         parsed = parse_hermes(complete(prompt))
-        if not parsed.tool_calls:
+        if not parsed.tool_calls:  # no calls: this is the final answer
             return parsed.content
         messages.append(
             {"role": "assistant", "content": parsed.content, "tool_calls": parsed.tool_calls}
@@ -504,22 +465,7 @@ def manual_loop(messages, max_rounds=8):
         messages.extend(registry.call(tool_call) for tool_call in parsed.tool_calls)
     raise RuntimeError(f"Still calling tools after {max_rounds} rounds.")
 ''',
-        '''
-def manual_loop(messages, max_rounds=8):
-    """Render with Qwen's template, complete, parse Hermes calls, run them through the registry."""
-    for _ in range(max_rounds):
-        prompt = qwen_tokenizer.apply_chat_template(
-            decode_tool_arguments(messages), tools=tools, tokenize=False, add_generation_prompt=True
-        )
-        parsed = parse_hermes(complete(prompt))
-        if not parsed.tool_calls:  # нет вызовов: это окончательный ответ
-            return parsed.content
-        messages.append(
-            {"role": "assistant", "content": parsed.content, "tool_calls": parsed.tool_calls}
-        )
-        messages.extend(registry.call(tool_call) for tool_call in parsed.tool_calls)
-    raise RuntimeError(f"Still calling tools after {max_rounds} rounds.")
-''',
+        ru={'# no calls: this is the final answer': '# нет вызовов: это окончательный ответ'},
     ),
     code(
         f'''
@@ -555,17 +501,11 @@ for name, text in raw.items():
         '''
 rows = []
 for name, text in raw.items():
-    kimi, hermes = parse_kimi(text), parse_hermes(text)
+    kimi, hermes = parse_kimi(text), parse_hermes(text)  # every text through both parsers
     rows.append((name, f"{len(kimi.tool_calls)} call(s)", f"{len(hermes.tool_calls)} call(s)"))
 compare_table(rows, ("raw text written by", "parse_kimi", "parse_hermes"))
 ''',
-        '''
-rows = []
-for name, text in raw.items():
-    kimi, hermes = parse_kimi(text), parse_hermes(text)  # каждый текст — обоими парсерами
-    rows.append((name, f"{len(kimi.tool_calls)} call(s)", f"{len(hermes.tool_calls)} call(s)"))
-compare_table(rows, ("raw text written by", "parse_kimi", "parse_hermes"))
-''',
+        ru={'# every text through both parsers': '# каждый текст — обоими парсерами'},
     ),
     md(
         """
@@ -594,21 +534,26 @@ compare_table(
     ),
     md(
         """
-## 7. A Qwen server without the parser flag
+## 7. A server that does not parse Qwen's calls
 
-Start vLLM without `--enable-auto-tool-choice --tool-call-parser hermes` and the model still writes
-its call, but nobody parses it:
+As with Kimi-K2 in lesson 04: a vLLM started with neither flag refuses `tool_choice="auto"` with a
+400, which is easy to notice. The quiet case is a server that accepts the tools but has no parser for
+Qwen's format (or one for another model's format): the model still writes its call, and nobody parses
+it. The replay server's `no_parser` profile behaves like that:
 """,
         """
-## 7. Сервер Qwen без флага парсера
+## 7. Сервер, который не разбирает вызовы Qwen
 
-Запустите vLLM без `--enable-auto-tool-choice --tool-call-parser hermes` — и модель по-прежнему
-напишет вызов, только разбирать его будет некому:
+Всё как с Kimi-K2 в уроке 04: vLLM, запущенный совсем без флагов, отвечает на
+`tool_choice="auto"` ошибкой 400, и это легко заметить. Хуже, когда сервер принимает инструменты,
+но парсера для формата Qwen у него нет (или указан парсер для другой модели): модель по-прежнему
+пишет вызов, только разбирать его некому. Профиль `no_parser` на сервере воспроизведения ведёт
+себя именно так:
 """,
     ),
     code(
         f'''
-raw_conn = connect("qwen", engine="no_parser")
+raw_conn = connect("qwen", engine="no_parser")  # a server that does not parse the calls
 raw_client = OpenAI(base_url=raw_conn.endpoint, api_key=raw_conn.api_key)
 
 messages = [{{"role": "user", "content": "{PROMPT}"}}]
@@ -619,18 +564,7 @@ choice = completion.choices[0]
 print("finish_reason:", choice.finish_reason, "| tool_calls:", choice.message.tool_calls)
 show_raw(choice.message.content)
 ''',
-        f'''
-raw_conn = connect("qwen", engine="no_parser")  # сервер, запущенный без --tool-call-parser
-raw_client = OpenAI(base_url=raw_conn.endpoint, api_key=raw_conn.api_key)
-
-messages = [{{"role": "user", "content": "{PROMPT}"}}]
-completion = raw_client.chat.completions.create(
-    model=model_name, messages=messages, temperature=0.3, tools=tools, tool_choice="auto"
-)
-choice = completion.choices[0]
-print("finish_reason:", choice.finish_reason, "| tool_calls:", choice.message.tool_calls)
-show_raw(choice.message.content)
-''',
+        ru={'# a server that does not parse the calls': '# сервер, который не разбирает вызовы'},
     ),
     code(
         '''
@@ -639,14 +573,14 @@ show_tool_calls(parse_hermes(choice.message.content).tool_calls)
     ),
     md(
         """
-This is the lesson of the whole series in one picture. The model only ever produces text. A tool
+This is the main lesson of the whole series. The model only ever produces text. A tool
 call is text in a format the model was trained on: dedicated marker tokens for Kimi-K2, JSON in
 `<tool_call>` tags for Qwen. The server's parser (`kimi_k2`, `hermes`) turns that text into the
 `tool_calls` field; without it, or with the wrong one, you get the text. Knowing the format lets you
 check what the server did and parse it yourself when you must.
 """,
         """
-Вот урок всей серии одной картинкой. Модель всегда выдаёт только текст. Вызов инструмента — это
+В этом главный вывод всей серии. Модель всегда выдаёт только текст. Вызов инструмента — это
 текст в формате, которому модель обучена: отдельные маркеры-токены у Kimi-K2, JSON в тегах
 `<tool_call>` у Qwen. Парсер сервера (`kimi_k2`, `hermes`) превращает этот текст в поле
 `tool_calls`; без парсера или с чужим парсером вы получите сам текст. Зная формат, вы можете
@@ -669,7 +603,7 @@ check what the server did and parse it yourself when you must.
 | # | where in the guide | what goes wrong | fix | lesson |
 |---|---|---|---|---|
 | 1 | `tool_function(tool_call_arguments)` | the whole dict arrives as one positional argument | `tool_function(**arguments)`, arguments checked first | 01 |
-| 2 | `while finish_reason == "tool_calls"` | engines report `stop` with calls, or `tool_calls` with none | loop while the message has `tool_calls`; bound the rounds | 02 |
+| 2 | `while finish_reason == "tool_calls"` | some engines report `stop` although the message has calls | loop while the message has `tool_calls`; bound the rounds | 02 |
 | 3 | streaming and manual loops | the assistant message with the calls is never appended: 400, or a confused model | append it before the `role: "tool"` results | 03, 04 |
 | 4 | `extract_tool_call_info` | first section only, `IndexError` without the end marker, ids with `-` skipped | parse every section, tolerate cut-offs, report errors | 04 |
 
@@ -692,7 +626,7 @@ And one latent bug: `chunk.choices[0]` fails on the usage chunk (`choices: []`);
 - Qwen2.5 использует формат Hermes: по одному JSON-объекту на вызов в тегах `<tool_call>`,
   инструменты в системном промпте, результаты в `<tool_response>` внутри реплики пользователя,
   сопоставление по порядку; id в тексте нет.
-- Клиентский код для обеих моделей одинаков: `run_tool_loop` всё равно, кто разбирает вызовы.
+- Клиентский код для обеих моделей одинаков: `run_tool_loop` неважно, кто разбирает вызовы.
 - Развёртывание: vLLM `--enable-auto-tool-choice --tool-call-parser hermes` для Qwen, `kimi_k2` для
   Kimi-K2.
 - В ручном цикле разбирайте аргументы из JSON-строки перед шаблоном Qwen2.5
@@ -703,9 +637,9 @@ And one latent bug: `chunk.choices[0]` fails on the usage chunk (`choices: []`);
 | № | где в руководстве | что идёт не так | исправление | урок |
 |---|---|---|---|---|
 | 1 | `tool_function(tool_call_arguments)` | весь словарь приходит одним позиционным аргументом | `tool_function(**arguments)`, аргументы сначала проверяются | 01 |
-| 2 | `while finish_reason == "tool_calls"` | движки присылают `stop` вместе с вызовами или `tool_calls` без них | продолжать, пока в сообщении есть `tool_calls`; ограничить число раундов | 02 |
+| 2 | `while finish_reason == "tool_calls"` | некоторые движки присылают `stop`, хотя в сообщении есть вызовы | продолжать, пока в сообщении есть `tool_calls`; ограничить число раундов | 02 |
 | 3 | потоковый и ручной циклы | сообщение ассистента с вызовами не добавляется: 400 или сбитая с толку модель | добавлять его перед результатами `role: "tool"` | 03, 04 |
-| 4 | `extract_tool_call_info` | только первая секция, `IndexError` без конечного маркера, id с `-` пропускаются | разбирать все секции, переживать обрезку, сообщать об ошибках | 04 |
+| 4 | `extract_tool_call_info` | только первая секция, `IndexError` без конечного маркера, id с `-` пропускаются | разбирать все секции, не падать на обрезанном ответе, сообщать об ошибках | 04 |
 
 И одна скрытая ошибка: `chunk.choices[0]` падает на фрагменте со статистикой (`choices: []`);
 проверяйте `if chunk.choices` (урок 03).
@@ -725,20 +659,27 @@ And one latent bug: `chunk.choices[0]` fails on the usage chunk (`choices: []`);
         """
 ## Exercises
 
+Each exercise has a cell for you to edit and a self-check cell. As committed, the self-check says
+"Not yet"; make it say "Correct!". A reference solution follows in a hidden cell.
+
 ### Exercise 1. Parse Hermes calls by hand
 
 Write `hermes_calls(text)` returning a list of `(name, arguments)` pairs, `arguments` as a dict, for
-every `<tool_call>...</tool_call>` block in `text`. The check uses text before the calls, two calls,
-and no calls at all. (`re.findall` and `json.loads` are enough.)
+every `<tool_call>...</tool_call>` block in `text`. The check uses one call, a sentence followed by
+two calls, and text with no calls at all. (`re.findall` and `json.loads` are enough.)
 """,
         """
 ## Упражнения
 
+В каждом упражнении есть ячейка, которую вы правите, и ячейка самопроверки (self-check). В
+исходном виде самопроверка говорит «Пока нет»; добейтесь «Верно!». Эталонное решение — в скрытой
+ячейке следом.
+
 ### Упражнение 1. Разберите вызовы Hermes вручную
 
 Напишите `hermes_calls(text)`, которая возвращает список пар `(name, arguments)`, где `arguments` —
-словарь, для каждого блока `<tool_call>...</tool_call>` в `text`. Проверка подаёт текст перед
-вызовами, два вызова и текст совсем без вызовов. (Хватит `re.findall` и `json.loads`.)
+словарь, для каждого блока `<tool_call>...</tool_call>` в `text`. Проверка подаёт один вызов,
+фразу и два вызова после неё и текст совсем без вызовов. (Хватит `re.findall` и `json.loads`.)
 """,
     ),
     code(
@@ -750,14 +691,7 @@ def hermes_calls(text):
     # your code here
     return []
 ''',
-        '''
-from helpers.exercises.n05 import check_hermes_calls, check_unparsed
-
-
-def hermes_calls(text):
-    # ваш код здесь
-    return []
-''',
+        ru={'# your code here': '# ваш код здесь'},
     ),
     code(
         '''
@@ -770,8 +704,11 @@ import re
 
 
 def hermes_calls(text):
-    blocks = re.findall(r"<tool_call>(.*?)</tool_call>", text, re.DOTALL)
-    return [(json.loads(b)["name"], json.loads(b)["arguments"]) for b in blocks]
+    calls = []
+    for block in re.findall(r"<tool_call>(.*?)</tool_call>", text, re.DOTALL):
+        call = json.loads(block)
+        calls.append((call["name"], call["arguments"]))
+    return calls
 
 
 check_hermes_calls(hermes_calls)
@@ -780,20 +717,22 @@ check_hermes_calls(hermes_calls)
     ),
     md(
         """
-### Exercise 2. Notice a server without the parser flag
+### Exercise 2. Notice calls the server did not parse
 
 Write `has_unparsed_calls(message)` that takes an assistant message dict (`content`, maybe
 `tool_calls`) and returns `True` when `content` holds tool-call markup of either format while
-`tool_calls` is empty: the symptom of a missing `--tool-call-parser`. A loop can raise a clear error
-instead of showing markers to the user.
+`tool_calls` is empty or missing, and `False` otherwise (a real `bool`). That is the symptom of a
+server that does not parse the calls (a missing or wrong `--tool-call-parser`); a loop can then raise
+a clear error instead of showing markers to the user.
 """,
         """
-### Упражнение 2. Распознайте сервер без флага парсера
+### Упражнение 2. Заметьте вызовы, которые сервер не разобрал
 
 Напишите `has_unparsed_calls(message)`: она принимает словарь сообщения ассистента (`content` и,
 возможно, `tool_calls`) и возвращает `True`, если в `content` есть разметка вызова любого из двух
-форматов, а `tool_calls` пуст, — это симптом забытого `--tool-call-parser`. Тогда цикл может
-выдать понятную ошибку, а не показывать пользователю маркеры.
+форматов, а `tool_calls` пуст или отсутствует, и `False` в остальных случаях (именно `bool`). Это
+признак сервера, который не разбирает вызовы (не указан или указан не тот `--tool-call-parser`);
+тогда цикл может выдать понятную ошибку, а не показывать пользователю маркеры.
 """,
     ),
     code(
@@ -802,11 +741,7 @@ def has_unparsed_calls(message):
     # your code here
     return False
 ''',
-        '''
-def has_unparsed_calls(message):
-    # ваш код здесь
-    return False
-''',
+        ru={'# your code here': '# ваш код здесь'},
     ),
     code(
         '''
