@@ -136,6 +136,8 @@ class JsonHandler(BaseHTTPRequestHandler):
 
     protocol_version = "HTTP/1.1"
     server_version = "helpers-replay/1"
+    # Small answers on a kept-alive connection otherwise wait ~40 ms for a delayed ACK (Nagle).
+    disable_nagle_algorithm = True
     timeout = 120  # an idle keep-alive connection is dropped after this many seconds
 
     def log_message(self, format: str, *args: Any) -> None:
