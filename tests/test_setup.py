@@ -1,5 +1,6 @@
 """The set-up promises of the README hold: CI runs its test command, torch stays out."""
 
+import json
 import re
 from importlib.metadata import PackageNotFoundError, version
 
@@ -30,3 +31,13 @@ def test_run_and_test_commands_install_the_same_requirements():
 def test_torch_is_not_installed():
     with pytest.raises(PackageNotFoundError):
         version("torch")
+
+
+def test_readme_lesson_map_links_exist_and_use_the_lessons_titles():
+    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    links = re.findall(r"\[([^\]]+)\]\((notebooks/(?:en|ru)/\d\d_\w+\.ipynb)\)", text)
+    assert len(links) == 12, "the lesson map links every lesson in both languages"
+    for title, path in links:
+        notebook = json.loads((REPO_ROOT / path).read_text(encoding="utf-8"))
+        heading = "".join(notebook["cells"][0]["source"]).splitlines()[0]
+        assert heading == f"# {title}", f"{path}: README says {title!r}, the notebook {heading!r}"
