@@ -109,19 +109,26 @@ class StreamViewer(widgets.VBox):
             widgets.jslink((self.play, "value"), (self.slider, "value"))  # runs in the browser
             controls.insert(0, self.play)
         super().__init__([widgets.HBox(controls), self.view])
+        self._drawn: int | None = None  # the step the view shows
         self.slider.observe(self._on_slide, names="value")
         self.show(0)
 
-    def _on_slide(self, change: Mapping[str, Any]) -> None:
-        """Redraw the view when the slider moves."""
-        state = stream_state(self.chunks, change["new"])
+    def _draw(self, step: int) -> dict[str, Any]:
+        """Show the state after `step` chunks in the view and return it."""
+        state = stream_state(self.chunks, step)
         self.view.value = stream_state_html(state, len(self.chunks))
+        self._drawn = step
+        return state
+
+    def _on_slide(self, change: Mapping[str, Any]) -> None:
+        """Redraw the view when the slider moves (unless `show` has drawn that step already)."""
+        if change["new"] != self._drawn:
+            self._draw(change["new"])
 
     def show(self, step: int) -> dict[str, Any]:
         """Move to `step` (also from code) and return the state shown."""
-        state = stream_state(self.chunks, step)
+        state = self._draw(step)
         self.slider.value = step
-        self.view.value = stream_state_html(state, len(self.chunks))
         return state
 
     def __repr__(self) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from helpers.formats import (
@@ -23,44 +23,25 @@ from helpers.formats import (
     render_kimi_tool_calls,
 )
 from helpers.formats._common import MarkerSplitter
-from helpers.streaming import ToolCallAccumulator
-
-FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+from tests.formats_support import (
+    ARGUMENT_OBJECTS,
+    FAST,
+    NAMES,
+    call,
+    split_at,
+    stream,
+)
 
 SB, SE, CB, AB, CE = SECTION_BEGIN, SECTION_END, CALL_BEGIN, ARGUMENT_BEGIN, CALL_END
 
 GUIDE_EXAMPLE = f'{SB}{CB}functions.get_weather:0{AB}{{"city": "Beijing"}}{CE}{SE}'
 
 
-def call(call_id: str, name: str, arguments: str) -> dict:
-    """An expected OpenAI-shaped tool call."""
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
-
-
-def stream(text_chunks: list[str]) -> tuple[KimiStreamParser, ToolCallAccumulator, list[dict]]:
-    """Feed chunks to a KimiStreamParser, close it, and accumulate every delta."""
-    parser = KimiStreamParser()
-    deltas: list[dict] = []
-    for chunk in text_chunks:
-        deltas += parser.feed(chunk)
-    deltas += parser.close()
-    accumulator = ToolCallAccumulator()
-    for delta in deltas:
-        accumulator.add_delta(delta)
-    return parser, accumulator, deltas
-
-
-def split_at(text: str, cuts: list[int]) -> list[str]:
-    """Cut text at the given positions (any order, duplicates allowed)."""
-    points = [0, *sorted(cuts), len(text)]
-    return [text[a:b] for a, b in zip(points, points[1:], strict=False)]
-
-
 def assert_stream_matches_batch(text: str, chunks: list[str]) -> None:
     """The streaming contract: any split gives the batch result, deltas well formed."""
     assert "".join(chunks) == text
     expected = parse_kimi(text)
-    parser, accumulator, deltas = stream(chunks)
+    parser, accumulator, deltas = stream(KimiStreamParser(), chunks)
     assert accumulator.content == expected.content
     assert accumulator.tool_calls == expected.tool_calls
     assert parser.result == expected
@@ -321,22 +302,6 @@ def test_kimi_name_from_id(call_id: str, name: str) -> None:
 
 # --------------------------------------------------------------------------- property tests
 
-JSON_SCALARS = (
-    st.none()
-    | st.booleans()
-    | st.integers(-(10**12), 10**12)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=12)
-)
-JSON_VALUES = st.recursive(
-    JSON_SCALARS,
-    lambda children: (
-        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
-    ),
-    max_leaves=12,
-)
-ARGUMENT_OBJECTS = st.dictionaries(st.text(max_size=10), JSON_VALUES, max_size=5)
-NAMES = st.from_regex(r"[A-Za-z_][A-Za-z0-9_.\-]{0,15}", fullmatch=True)
 WHITESPACE = st.sampled_from(["", " ", "\n", "\n  ", "\t", " \n\n "])
 
 
@@ -418,7 +383,7 @@ def test_streamed_realistic_output_gives_the_calls(
 ) -> None:
     text = render_kimi_tool_calls(calls, content)
     cuts = data.draw(st.lists(st.integers(0, len(text)), max_size=20))
-    _, accumulator, _ = stream(split_at(text, cuts))
+    _, accumulator, _ = stream(KimiStreamParser(), split_at(text, cuts))
     assert accumulator.content == content.strip()
     assert accumulator.tool_calls == calls
 
@@ -522,7 +487,7 @@ def test_one_megabyte_argument_streams_in_small_deltas() -> None:
     arguments = json.dumps({"text": "ю" * 1_000_000}, ensure_ascii=False)
     text = f"{SB}{CB}functions.save:0{AB}{arguments}{CE}{SE}"
     chunks = [text[i : i + 4096] for i in range(0, len(text), 4096)]
-    parser, accumulator, deltas = stream(chunks)
+    parser, accumulator, deltas = stream(KimiStreamParser(), chunks)
     assert accumulator.tool_calls == [call("functions.save:0", "save", arguments)]
     assert parser.result.errors == []
     assert len(deltas) > 200  # the arguments really came in pieces

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from helpers.formats import (
@@ -14,9 +14,14 @@ from helpers.formats import (
     parse_hermes,
     render_hermes_tool_calls,
 )
-from helpers.streaming import ToolCallAccumulator
-
-FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+from tests.formats_support import (
+    ARGUMENT_OBJECTS,
+    FAST,
+    NAMES,
+    call,
+    split_at,
+    stream,
+)
 
 OPEN, CLOSE = "<tool_call>", "</tool_call>"
 
@@ -28,34 +33,10 @@ QWEN_EXAMPLE = (
 )
 
 
-def call(call_id: str, name: str, arguments: str) -> dict:
-    """An expected OpenAI-shaped tool call."""
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
-
-
-def split_at(text: str, cuts: list[int]) -> list[str]:
-    """Cut text at the given positions (any order, duplicates allowed)."""
-    points = [0, *sorted(cuts), len(text)]
-    return [text[a:b] for a, b in zip(points, points[1:], strict=False)]
-
-
-def stream(chunks: list[str]) -> tuple[HermesStreamParser, ToolCallAccumulator, list[dict]]:
-    """Feed chunks to a HermesStreamParser, close it, and accumulate every delta."""
-    parser = HermesStreamParser()
-    deltas: list[dict] = []
-    for chunk in chunks:
-        deltas += parser.feed(chunk)
-    deltas += parser.close()
-    accumulator = ToolCallAccumulator()
-    for delta in deltas:
-        accumulator.add_delta(delta)
-    return parser, accumulator, deltas
-
-
 def assert_stream_matches_batch(text: str, chunks: list[str]) -> None:
     """The streaming contract: any split gives the batch result."""
     expected = parse_hermes(text)
-    parser, accumulator, deltas = stream(chunks)
+    parser, accumulator, deltas = stream(HermesStreamParser(), chunks)
     assert accumulator.content == expected.content
     assert accumulator.tool_calls == expected.tool_calls
     assert parser.result == expected
@@ -234,23 +215,6 @@ def test_render_rejects_arguments_that_are_not_json() -> None:
 
 # --------------------------------------------------------------------------- property tests
 
-JSON_SCALARS = (
-    st.none()
-    | st.booleans()
-    | st.integers(-(10**12), 10**12)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=12)
-)
-JSON_VALUES = st.recursive(
-    JSON_SCALARS,
-    lambda children: (
-        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
-    ),
-    max_leaves=12,
-)
-ARGUMENT_OBJECTS = st.dictionaries(st.text(max_size=10), JSON_VALUES, max_size=5)
-NAMES = st.from_regex(r"[A-Za-z_][A-Za-z0-9_.\-]{0,15}", fullmatch=True)
-
 
 def contains_tag(text: str) -> bool:
     """True when a Hermes tag occurs in text."""
@@ -302,7 +266,7 @@ def test_streamed_realistic_output_gives_the_calls(
     text = render_hermes_tool_calls(calls, content)
     cuts = data.draw(st.lists(st.integers(0, len(text)), max_size=20))
     assert_stream_matches_batch(text, split_at(text, cuts))
-    _, accumulator, _ = stream(split_at(text, cuts))
+    _, accumulator, _ = stream(HermesStreamParser(), split_at(text, cuts))
     assert (accumulator.content, accumulator.tool_calls) == (content.strip(), calls)
 
 

@@ -21,21 +21,10 @@ from test_replay_fixtures import (
     TOOL_RESULT,
     TOOLS,
     USER,
-    interactions,
-    write_cassette,
 )
 
 from helpers.replay import ReplayServer, canonical_request, first_difference, request_key
 from helpers.replay.matching import MISSING, show_value
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReplayServer]:
-    """A replay server over the standard test cassette."""
-    folder = tmp_path_factory.mktemp("cassettes")
-    write_cassette(folder, "lesson", interactions())
-    with ReplayServer(folder) as running:
-        yield running
 
 
 @pytest.fixture

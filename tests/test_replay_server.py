@@ -31,15 +31,6 @@ from test_replay_fixtures import (
 from helpers.replay import CassetteError, ReplayServer
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReplayServer]:
-    """One replay server over the standard test cassette for the whole module."""
-    folder = tmp_path_factory.mktemp("cassettes")
-    write_cassette(folder, "lesson", interactions())
-    with ReplayServer(folder) as running:
-        yield running
-
-
 @pytest.fixture
 def client(server: ReplayServer) -> Iterator[openai.OpenAI]:
     """An SDK client pointed at the replay server, as a notebook makes it."""

@@ -16,8 +16,6 @@ from test_replay_fixtures import (
     TOOL_RESULT,
     TOOLS,
     USER,
-    interactions,
-    write_cassette,
 )
 
 from helpers.replay import ApiError, ReplayServer
@@ -32,15 +30,6 @@ SECOND_CALL = {
     "type": "function",
     "function": {"name": "get_weather", "arguments": '{"city": "Moscow"}'},
 }
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReplayServer]:
-    """A replay server over the standard test cassette."""
-    folder = tmp_path_factory.mktemp("cassettes")
-    write_cassette(folder, "lesson", interactions())
-    with ReplayServer(folder) as running:
-        yield running
 
 
 @pytest.fixture

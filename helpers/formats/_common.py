@@ -8,6 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+# How both parsers describe a call, block or section still open when the text ends.
+CUT_OFF = "at the end of the text (output cut off, e.g. by max_tokens?)"
+
 
 @dataclass
 class ParseResult:
@@ -170,3 +173,73 @@ class DeltaList(list[dict[str, Any]]):
                 last["function"]["arguments"] += fragment
                 return
         self.append({"tool_calls": [{"index": index, "function": {"arguments": fragment}}]})
+
+
+class StreamParser:
+    """The plumbing of an incremental parser: feed text deltas, get OpenAI-style delta dicts back.
+
+    A `MarkerSplitter` over `markers` cuts the stream into text and markers; a subclass decides
+    what each piece means (`_on_text`, `_on_marker`) and what is still open at the end
+    (`_on_end`). Content goes through a `StrippedStream`, so the content deltas add up to the
+    batch parser's `content.strip()`. After `close()`, `.result` holds the whole `ParseResult`.
+    """
+
+    markers: tuple[str, ...]
+
+    def __init__(self) -> None:
+        """Start with nothing read."""
+        self._splitter = MarkerSplitter(self.markers)
+        self._content = StrippedStream()
+        self._content_sent: list[str] = []
+        self._tool_calls: list[dict[str, Any]] = []
+        self._errors: list[str] = []
+        self._result: ParseResult | None = None
+
+    def feed(self, text_delta: str) -> list[dict[str, Any]]:
+        """Read the next piece of model output; return the deltas it completes (maybe none)."""
+        if self._result is not None:
+            raise RuntimeError("feed() after close()")
+        out = DeltaList()
+        for is_marker, piece in self._splitter.feed(text_delta):
+            if is_marker:
+                self._on_marker(piece, out)
+            else:
+                self._on_text(piece, out)
+        return list(out)
+
+    def close(self) -> list[dict[str, Any]]:
+        """The output ended: flush what was held back, close what is open, build `.result`."""
+        if self._result is not None:
+            return []
+        out = DeltaList()
+        for _, piece in self._splitter.close():  # a held-back tail that never became a marker
+            self._on_text(piece, out)
+        self._on_end(out)
+        self._result = ParseResult("".join(self._content_sent), self._tool_calls, self._errors)
+        return list(out)
+
+    @property
+    def result(self) -> ParseResult:
+        """The whole parse (content, tool calls, errors); available after `close()`."""
+        if self._result is None:
+            raise RuntimeError("the result is known only after close()")
+        return self._result
+
+    def _emit_content(self, piece: str, out: DeltaList) -> None:
+        """Pass visible text on as content (leading and trailing whitespace held back)."""
+        visible = self._content.push(piece)
+        if visible:
+            self._content_sent.append(visible)
+            out.content(visible)
+
+    def _on_text(self, piece: str, out: DeltaList) -> None:
+        """Route one piece of plain text (subclass)."""
+        raise NotImplementedError
+
+    def _on_marker(self, marker: str, out: DeltaList) -> None:
+        """Apply one marker (subclass)."""
+        raise NotImplementedError
+
+    def _on_end(self, out: DeltaList) -> None:
+        """The text ended: finish and report whatever is still open (subclass)."""
+        raise NotImplementedError

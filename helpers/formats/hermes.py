@@ -28,10 +28,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from helpers.formats._common import (
+    CUT_OFF,
     DeltaList,
-    MarkerSplitter,
     ParseResult,
-    StrippedStream,
+    StreamParser,
     arguments_problem,
     snippet,
     tool_call_dict,
@@ -48,7 +48,6 @@ _TAG_RE = re.compile("(" + "|".join(re.escape(tag) for tag in HERMES_TAGS) + ")"
 _NAME_RE = re.compile(r'"name"\s*:\s*("(?:[^"\\]|\\.)*")')
 _ARGUMENTS_RE = re.compile(r'"arguments"\s*:\s*')
 
-_CUT_OFF = "at the end of the text (output cut off, e.g. by max_tokens?)"
 _STRAY_CLOSE = f"{CLOSE_TAG} without an open {OPEN_TAG} ignored"
 
 
@@ -141,11 +140,11 @@ def parse_hermes(text: str) -> ParseResult:
         else:
             content_parts.append(piece)
     if body is not None:
-        finish_block(_CUT_OFF)
+        finish_block(CUT_OFF)
     return ParseResult("".join(content_parts).strip(), tool_calls, errors)
 
 
-class HermesStreamParser:
+class HermesStreamParser(StreamParser):
     """Incremental `parse_hermes`: content is streamed as it comes, a call when its block ends.
 
     Same contract as `KimiStreamParser`: any split of a text gives deltas that add up to
@@ -157,62 +156,35 @@ class HermesStreamParser:
     and its whole arguments.
     """
 
+    markers = HERMES_TAGS
+
     def __init__(self) -> None:
         """Start with nothing read."""
-        self._splitter = MarkerSplitter(HERMES_TAGS)
-        self._content = StrippedStream()
-        self._content_sent: list[str] = []
-        self._body: list[str] | None = None
-        self._tool_calls: list[dict[str, Any]] = []
-        self._errors: list[str] = []
-        self._result: ParseResult | None = None
+        super().__init__()
+        self._body: list[str] | None = None  # the text of the open block, if one is open
 
-    def feed(self, text_delta: str) -> list[dict[str, Any]]:
-        """Read the next piece of model output; return the deltas it completes (maybe none)."""
-        if self._result is not None:
-            raise RuntimeError("feed() after close()")
-        out = DeltaList()
-        for is_tag, piece in self._splitter.feed(text_delta):
-            if not is_tag:
-                self._on_text(piece, out)
-            elif piece == OPEN_TAG:
-                if self._body is not None:
-                    self._finish_block(f"before the next {OPEN_TAG}", out)
-                self._body = []
-            elif self._body is None:  # a </tool_call> with no open block
-                self._errors.append(_STRAY_CLOSE)
-            else:
-                self._finish_block(None, out)
-        return list(out)
+    def _on_marker(self, tag: str, out: DeltaList) -> None:
+        """Open a block (closing a previous one left open) or close the open one."""
+        if tag == OPEN_TAG:
+            if self._body is not None:
+                self._finish_block(f"before the next {OPEN_TAG}", out)
+            self._body = []
+        elif self._body is None:  # a </tool_call> with no open block
+            self._errors.append(_STRAY_CLOSE)
+        else:
+            self._finish_block(None, out)
 
-    def close(self) -> list[dict[str, Any]]:
-        """The output ended: flush the held-back tail, finish an open block, build `.result`."""
-        if self._result is not None:
-            return []
-        out = DeltaList()
-        for _, piece in self._splitter.close():
-            self._on_text(piece, out)
+    def _on_end(self, out: DeltaList) -> None:
+        """Finish a block cut off by the end of the text."""
         if self._body is not None:
-            self._finish_block(_CUT_OFF, out)
-        self._result = ParseResult("".join(self._content_sent), self._tool_calls, self._errors)
-        return list(out)
-
-    @property
-    def result(self) -> ParseResult:
-        """The whole parse (content, tool calls, errors); available after `close()`."""
-        if self._result is None:
-            raise RuntimeError("the result is known only after close()")
-        return self._result
+            self._finish_block(CUT_OFF, out)
 
     def _on_text(self, piece: str, out: DeltaList) -> None:
         """Buffer text inside a block; stream text outside as content."""
         if self._body is not None:
             self._body.append(piece)
-            return
-        visible = self._content.push(piece)
-        if visible:
-            self._content_sent.append(visible)
-            out.content(visible)
+        else:
+            self._emit_content(piece, out)
 
     def _finish_block(self, missing_end: str | None, out: DeltaList) -> None:
         """Parse the buffered block once and emit its call."""

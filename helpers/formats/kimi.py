@@ -28,9 +28,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from helpers.formats._common import (
+    CUT_OFF,
     DeltaList,
-    MarkerSplitter,
     ParseResult,
+    StreamParser,
     StrippedStream,
     arguments_problem,
     snippet,
@@ -50,8 +51,6 @@ _MARKER_RE = re.compile("(" + "|".join(re.escape(marker) for marker in KIMI_MARK
 
 # The ":<digits>" that ends a well-formed id ("functions.get_weather:0").
 _INDEX_SUFFIX_RE = re.compile(r":\d+\Z")
-
-_CUT_OFF = "at the end of the text (output cut off, e.g. by max_tokens?)"
 
 
 def kimi_name_from_id(call_id: str) -> str:
@@ -109,7 +108,7 @@ def _misplaced(marker: str, in_section: bool, call_index: int | None) -> str:
 
 
 _CALL_OUTSIDE_SECTION = f"{CALL_BEGIN} outside a tool-calls section: read as a call anyway"
-_NO_SECTION_END = f"no {SECTION_END} {_CUT_OFF}"
+_NO_SECTION_END = f"no {SECTION_END} {CUT_OFF}"
 
 
 @dataclass
@@ -189,7 +188,7 @@ def parse_kimi(text: str) -> ParseResult:
 
     # The text ended: whatever is still open was cut off.
     if call is not None:
-        finish_call(_CUT_OFF)
+        finish_call(CUT_OFF)
     if in_section:
         errors.append(_NO_SECTION_END)
     return ParseResult("".join(content_parts).strip(), tool_calls, errors)
@@ -206,16 +205,16 @@ class _StreamingCall:
     args_sent: list[str] = field(default_factory=list)  # the fragments already emitted
 
 
-class KimiStreamParser:
+class KimiStreamParser(StreamParser):
     """Incremental `parse_kimi`: feed text deltas, get OpenAI-style delta dicts back.
 
     Contract: for any split of a text into deltas, the deltas returned by all `feed` calls and
     `close` add up (by `ToolCallAccumulator.add_delta`) to `parse_kimi(text)`'s content and tool
     calls, and `.result` after `close` equals `parse_kimi(text)`, errors included.
 
-    How it keeps that promise at linear cost:
+    How it keeps that promise at linear cost (the plumbing is `StreamParser`'s):
     - a `MarkerSplitter` cuts the stream into text and markers; it holds back only a tail that
-      could be the start of a marker (at most 28 characters), never the whole buffer;
+      could be the start of a marker (at most 27 characters), never the whole buffer;
     - content goes through a `StrippedStream`: leading whitespace is dropped, trailing whitespace
       is held back until more visible text proves it interior (so the sum is `content.strip()`);
     - a call's id is buffered until `<|tool_call_argument_begin|>` (the first delta of a call must
@@ -223,51 +222,22 @@ class KimiStreamParser:
       `StrippedStream`; the arguments are joined once, when the call ends, to check the JSON.
     """
 
+    markers = KIMI_MARKERS
+
     def __init__(self) -> None:
         """Start with nothing read."""
-        self._splitter = MarkerSplitter(KIMI_MARKERS)
-        self._content = StrippedStream()
-        self._content_sent: list[str] = []
+        super().__init__()
         self._in_section = False
         self._call: _StreamingCall | None = None
         self._stray: list[str] = []  # text between calls, judged at the next marker
-        self._tool_calls: list[dict[str, Any]] = []
-        self._errors: list[str] = []
-        self._result: ParseResult | None = None
 
-    def feed(self, text_delta: str) -> list[dict[str, Any]]:
-        """Read the next piece of model output; return the deltas it completes (maybe none)."""
-        if self._result is not None:
-            raise RuntimeError("feed() after close()")
-        out = DeltaList()
-        for is_marker, piece in self._splitter.feed(text_delta):
-            if is_marker:
-                self._on_marker(piece, out)
-            else:
-                self._on_text(piece, out)
-        return list(out)
-
-    def close(self) -> list[dict[str, Any]]:
-        """The output ended: flush what was held back, close what is open, build `.result`."""
-        if self._result is not None:
-            return []
-        out = DeltaList()
-        for _, piece in self._splitter.close():  # a held-back tail that never became a marker
-            self._on_text(piece, out)
+    def _on_end(self, out: DeltaList) -> None:
+        """Report stray text, a cut-off call and an unclosed section."""
         self._judge_stray_text()
         if self._call is not None:
-            self._finish_call(_CUT_OFF, out)
+            self._finish_call(CUT_OFF, out)
         if self._in_section:
             self._errors.append(_NO_SECTION_END)
-        self._result = ParseResult("".join(self._content_sent), self._tool_calls, self._errors)
-        return list(out)
-
-    @property
-    def result(self) -> ParseResult:
-        """The whole parse (content, tool calls, errors); available after `close()`."""
-        if self._result is None:
-            raise RuntimeError("the result is known only after close()")
-        return self._result
 
     def _on_text(self, piece: str, out: DeltaList) -> None:
         """Route plain text to content, the open call's id or arguments, or the stray buffer."""
@@ -282,10 +252,7 @@ class KimiStreamParser:
         elif self._in_section:
             self._stray.append(piece)
         else:
-            visible = self._content.push(piece)
-            if visible:
-                self._content_sent.append(visible)
-                out.content(visible)
+            self._emit_content(piece, out)
 
     def _on_marker(self, marker: str, out: DeltaList) -> None:
         """Apply one marker: the same decisions as in `parse_kimi`, in the same order."""

@@ -7,15 +7,28 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from helpers.replay.server import LoopbackService
 
 
-def _wait() -> None:
-    """Block until Ctrl-C."""
+def _run(service: LoopbackService, port: int, banner: str) -> int:
+    """Start a loopback service, print `banner` (`{url}`: where it listens), serve until Ctrl-C."""
+    try:
+        service.start()
+    except OSError as exc:
+        print(f"cannot listen on 127.0.0.1:{port}: {exc.strerror}", file=sys.stderr)
+        return 2
+    print(banner.replace("{url}", service.url), flush=True)
     try:
         while True:
             time.sleep(3600)
     except KeyboardInterrupt:
         print("stopped", flush=True)
+    finally:
+        service.stop()
+    return 0
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -24,22 +37,11 @@ def _serve(args: argparse.Namespace) -> int:
     from helpers.replay.server import ReplayServer
 
     server = ReplayServer(args.cassettes or RECORDINGS_DIR, pace=args.pace, port=args.port)
-    try:
-        server.start()
-    except OSError as exc:
-        print(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror}", file=sys.stderr)
-        return 2
-    print(
+    banner = (
         f"Replaying {len(server.interactions)} interactions from {len(server.files)} cassettes "
-        f"at {server.url}/v1 (engine profiles under {server.url}/engines/<engine>/v1). "
-        "Ctrl-C stops.",
-        flush=True,
+        "at {url}/v1 (engine profiles under {url}/engines/<engine>/v1). Ctrl-C stops."
     )
-    try:
-        _wait()
-    finally:
-        server.stop()
-    return 0
+    return _run(server, args.port, banner)
 
 
 def _record(args: argparse.Namespace) -> int:
@@ -47,29 +49,18 @@ def _record(args: argparse.Namespace) -> int:
     from helpers.replay.record import RecordProxy, upstream_host
 
     proxy = RecordProxy(args.upstream, args.out, port=args.port)
-    try:
-        proxy.start()
-    except OSError as exc:
-        print(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror}", file=sys.stderr)
-        return 2
-    print(
-        f"Recording proxy at {proxy.url}/v1 -> {upstream_host(args.upstream)}; writing "
-        f"{args.out}. Use it as base_url with your real key. Ctrl-C stops.",
-        flush=True,
+    banner = (
+        f"Recording proxy at {{url}}/v1 -> {upstream_host(args.upstream)}; writing {args.out}. "
+        "Use it as base_url with your real key. Ctrl-C stops."
     )
-    try:
-        _wait()
-    finally:
-        proxy.stop()
-    return 0
+    return _run(proxy, args.port, banner)
 
 
 def _synthesize(rest: list[str]) -> int:
     """Delegate to the synthesis script (helpers.replay.synthesize.main)."""
     from helpers.replay.synthesize import main as synthesize_main
 
-    result = synthesize_main(rest)
-    return int(result or 0)
+    return synthesize_main(rest)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -114,9 +114,8 @@ class _SseRecorder:
 
     def feed(self, chunk: bytes) -> None:
         """Take raw bytes; complete events are recorded with the delay since the previous one."""
-        self.buffer += chunk
-        while b"\n" in self.buffer:
-            line, self.buffer = self.buffer.split(b"\n", 1)
+        *lines, self.buffer = (self.buffer + chunk).split(b"\n")
+        for line in lines:  # one split per chunk: a long buffer is not copied once per line
             self._line(line.rstrip(b"\r").decode("utf-8", errors="replace"))
 
     def _line(self, line: str) -> None:
@@ -225,12 +224,7 @@ class _RecordHandler(JsonHandler):
                 payload = upstream.read()
                 response["body"] = _parse_json(payload)
                 self._record(raw, path, response, secrets)
-                self.send_response(upstream.status)
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                self.send_bytes(upstream.status, payload, headers)
         finally:
             conn.close()
 
@@ -276,7 +270,7 @@ class RecordProxy(LoopbackService):
         self.notebook = notebook or self.out.stem
         self.secrets = {s for s in secrets if len(s) >= MIN_SECRET_CHARS}
         self.interactions: list[dict[str, Any]] = []
-        self._keys: list[str] = []
+        self._positions: dict[str, int] = {}  # canonical request key -> index in interactions
         if self.out.exists():  # continue an earlier session: same request -> latest answer wins
             try:
                 earlier = load_cassette(self.out)
@@ -305,13 +299,13 @@ class RecordProxy(LoopbackService):
             "request": {"method": "POST", "path": path, "body": body},
             "response": response,
         }
-        if key in self._keys:
-            at = self._keys.index(key)
+        at = self._positions.get(key)
+        if at is None:
+            self._positions[key] = len(self.interactions)
+            self.interactions.append(item)
+        else:
             item["label"] = self.interactions[at]["label"]
             self.interactions[at] = item
-        else:
-            self._keys.append(key)
-            self.interactions.append(item)
 
     def add(
         self, path: str, body: dict[str, Any], response: dict[str, Any], secrets: Iterable[str]

@@ -16,7 +16,6 @@ from helpers.replay.cassette import CassetteError, Interaction, cassette_files, 
 from helpers.replay.matching import (
     canonical_path,
     canonical_request,
-    is_chat_path,
     mismatch_message,
     request_key,
 )
@@ -175,22 +174,37 @@ class JsonHandler(BaseHTTPRequestHandler):
             raise ApiError(413, "Request body too large.", code="body_too_large")
         return self.rfile.read(length) if length > 0 else b""
 
-    def send_json(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
-        """Send a complete JSON response with Content-Length (keep-alive safe)."""
-        payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
-        self.send_response(status)
+    def _send_headers(self, headers: dict[str, str] | None, defaults: dict[str, str]) -> None:
+        """Send recorded or upstream headers (minus hop-by-hop ones), then absent `defaults`."""
         sent = set()
         for name, value in (headers or {}).items():
             if name.lower() not in HOP_HEADERS:
                 self.send_header(name, value)
                 sent.add(name.lower())
-        if "content-type" not in sent:
-            self.send_header("Content-Type", "application/json")
+        for name, value in defaults.items():
+            if name.lower() not in sent:
+                self.send_header(name, value)
+
+    def send_bytes(
+        self,
+        status: int,
+        payload: bytes,
+        headers: dict[str, str] | None = None,
+        content_type: str | None = None,
+    ) -> None:
+        """Send a complete response with Content-Length (keep-alive safe)."""
+        self.send_response(status)
+        self._send_headers(headers, {"Content-Type": content_type} if content_type else {})
         self.send_header("Content-Length", str(len(payload)))
         if self.close_connection:
             self.send_header("Connection", "close")
         self.end_headers()
         self.wfile.write(payload)
+
+    def send_json(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
+        """Send a JSON response (Content-Type application/json unless `headers` say otherwise)."""
+        payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        self.send_bytes(status, payload, headers, "application/json")
 
     def send_error_json(self, error: ApiError) -> None:
         """Send an OpenAI-shaped error body with its headers (x-should-retry: false)."""
@@ -199,15 +213,8 @@ class JsonHandler(BaseHTTPRequestHandler):
     def start_sse(self, status: int = 200, headers: dict[str, str] | None = None) -> None:
         """Start an event stream; the connection closes at its end, which marks the end."""
         self.send_response(status)
-        sent = set()
-        for name, value in (headers or {}).items():
-            if name.lower() not in HOP_HEADERS:
-                self.send_header(name, value)
-                sent.add(name.lower())
-        if "content-type" not in sent:
-            self.send_header("Content-Type", "text/event-stream; charset=utf-8")
-        if "cache-control" not in sent:
-            self.send_header("Cache-Control", "no-cache")
+        defaults = {"Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache"}
+        self._send_headers(headers, defaults)
         self.send_header("Connection", "close")
         self.close_connection = True
         self.end_headers()
@@ -304,7 +311,7 @@ class _ReplayHandler(JsonHandler):
             ) from exc
         if not isinstance(body, dict):
             raise ApiError(400, "The request body must be a JSON object.", param=None)
-        if is_chat_path(self.path):
+        if route["endpoint"] == "chat/completions":
             check_chat_request(body)
         elif "model" not in body:
             raise ApiError(400, "you must provide a model parameter")

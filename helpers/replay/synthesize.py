@@ -92,15 +92,17 @@ def model_calls(turn: Turn, history: list[dict[str, Any]]) -> list[dict[str, Any
     ]
 
 
-def raw_output(provider: str, turn: Turn, history: list[dict[str, Any]]) -> str:
-    """The text the model generates for a turn (what `/completions` returns)."""
-    content = turn.content or ""
-    calls = model_calls(turn, history)
+def render_output(provider: str, content: str, calls: list[dict[str, Any]]) -> str:
+    """The text the model generates: the content, then the calls in the provider's raw format."""
     if not calls:
         return content
-    if provider == "kimi":
-        return render_kimi_tool_calls(calls, content)
-    return render_hermes_tool_calls(calls, content)
+    render = render_kimi_tool_calls if provider == "kimi" else render_hermes_tool_calls
+    return render(calls, content)
+
+
+def raw_output(provider: str, turn: Turn, history: list[dict[str, Any]]) -> str:
+    """The text the model generates for a turn (what `/completions` returns)."""
+    return render_output(provider, turn.content or "", model_calls(turn, history))
 
 
 def engine_reply(
@@ -110,7 +112,7 @@ def engine_reply(
     calls = model_calls(turn, history)
     if not calls:
         return Reply(turn.content or "", [], turn.finish_reason or "stop")
-    raw = raw_output(provider, turn, history)
+    raw = render_output(provider, turn.content or "", calls)  # before the engine renames ids
     finish = turn.finish_reason or profile.finish_with_calls
     if not profile.parses_calls:
         return Reply(raw, [], finish)
@@ -458,13 +460,12 @@ def profile_notes(scenarios: list[Scenario]) -> list[dict[str, str]]:
     """`meta.profiles`: each engine behaviour the cassette uses, where it is served, in brief."""
     notes: dict[str, dict[str, str]] = {}
     for scenario in scenarios:
+        name = label_middle(scenario)
         if scenario.api == "completions":
-            name = label_middle(scenario)
             path, summary = f"{base_path(scenario)}/completions", COMPLETIONS_SUMMARY
         else:
-            profile = get_profile(scenario.provider, scenario.engine)
-            name, summary = profile.name, profile.summary
-            path = f"{profile.base_path(scenario.provider)}/chat/completions"
+            path = f"{base_path(scenario)}/chat/completions"
+            summary = get_profile(scenario.provider, scenario.engine).summary
         notes.setdefault(f"{name} {path}", {"name": name, "path": path, "summary": summary})
     return list(notes.values())
 

@@ -1,4 +1,4 @@
-"""Tools, prompts and request settings shared by the scenarios (and by the notebooks' cells).
+"""Tools, prompts, turns and request settings shared by the scenarios (and by notebook cells).
 
 Notebooks define the same tool in their own cells; a test compares them with these values so the
 replayed requests match byte for byte.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from helpers.replay.scenarios import Turn
+from helpers.replay.scenarios import Scenario, Turn
 
 # --- the guide's weather tool -------------------------------------------------------------------
 
@@ -52,6 +52,12 @@ def weather_calls(*cities: str, content: str | None = None, interleave: bool = F
     )
 
 
+WEATHER_TURNS: list[Turn] = [weather_calls("Beijing"), Turn(content="It's sunny in Beijing today.")]
+"""The guide's dialog: call get_weather for Beijing, get the result back, answer."""
+
+ONE_CALL_TURNS: list[Turn] = [Turn(tool_calls=[("get_weather", {"city": "Beijing"})])]
+"""One reply with one call for Beijing and nothing after it: the lesson stops at this request."""
+
 GUIDE_EXTRA: dict[str, Any] = {"temperature": 0.3, "tool_choice": "auto"}
 """What the guide's `client.chat.completions.create(...)` sends besides model/messages/tools."""
 
@@ -62,6 +68,17 @@ MANUAL_EXTRA: dict[str, Any] = {"max_tokens": 512}
 def user(text: str) -> list[dict[str, Any]]:
     """A conversation that starts with one user message."""
     return [{"role": "user", "content": text}]
+
+
+def guide_scenario(name: str, turns: list[Turn], **fields: Any) -> Scenario:
+    """The guide's Kimi-K2 weather request (prompt, tool, GUIDE_EXTRA) with `fields` changed."""
+    guide = {
+        "provider": "kimi",
+        "messages": user(WEATHER_PROMPT),
+        "tools": WEATHER_TOOLS,
+        "request_extra": GUIDE_EXTRA,
+    }
+    return Scenario(name=name, turns=turns, **(guide | fields))
 
 
 def lesson_registry() -> Any:

@@ -1,0 +1,55 @@
+"""What the Kimi-K2 and Hermes format tests share: expected calls, stream driving, strategies."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+
+from helpers.formats._common import StreamParser
+from helpers.streaming import ToolCallAccumulator
+
+FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def call(call_id: str, name: str, arguments: str) -> dict:
+    """An expected OpenAI-shaped tool call."""
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def split_at(text: str, cuts: list[int]) -> list[str]:
+    """Cut text at the given positions (any order, duplicates allowed)."""
+    points = [0, *sorted(cuts), len(text)]
+    return [text[a:b] for a, b in zip(points, points[1:], strict=False)]
+
+
+def stream(
+    parser: StreamParser, chunks: list[str]
+) -> tuple[StreamParser, ToolCallAccumulator, list[dict]]:
+    """Feed chunks to a stream parser, close it, and accumulate every delta."""
+    deltas: list[dict] = []
+    for chunk in chunks:
+        deltas += parser.feed(chunk)
+    deltas += parser.close()
+    accumulator = ToolCallAccumulator()
+    for delta in deltas:
+        accumulator.add_delta(delta)
+    return parser, accumulator, deltas
+
+
+# Random JSON for call arguments, and function names with `-` and `.`.
+_JSON_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**12), 10**12)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12)
+)
+_JSON_VALUES = st.recursive(
+    _JSON_SCALARS,
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
+    max_leaves=12,
+)
+ARGUMENT_OBJECTS = st.dictionaries(st.text(max_size=10), _JSON_VALUES, max_size=5)
+NAMES = st.from_regex(r"[A-Za-z_][A-Za-z0-9_.\-]{0,15}", fullmatch=True)
