@@ -2,8 +2,10 @@
 
 The local tokenizers live in `data/tokenizers/<name>/` (built by `scripts/build_tokenizers.py`):
 a small byte-level BPE plus the format markers at their real ids, and a chat template written for
-the course that reproduces the documented renders. `source="hub"` loads the real tokenizer for
-live mode and fails fast, with a clear message, when the hub cannot be reached.
+the course that reproduces the documented renders. `source="hub"` loads the real tokenizer and
+fails fast, with a clear message, when the hub cannot be reached. `source="auto"` follows LLM_MODE:
+the offline tokenizer in replay mode; in live and record mode the real one, or, when it cannot be
+loaded, the offline one with a one-line note saying why.
 """
 
 from __future__ import annotations
@@ -86,6 +88,10 @@ _TRUE = {"1", "true", "yes", "on"}
 class TokenizerUnavailableError(OSError):
     """The real tokenizer could not be loaded (hub offline or unreachable, or a package missing)."""
 
+    def __init__(self, message: str, reason: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason or message  # a short clause for one-line notes
+
 
 def _check_name(name: str) -> None:
     """Reject names other than the two tokenizers the series ships."""
@@ -101,13 +107,43 @@ def local_tokenizer_dir(name: str) -> Path:
 
 
 def load_tokenizer(name: str, source: str = "local") -> PreTrainedTokenizerBase:
-    """Load the offline tokenizer (`"local"`, never the network) or the real one (`"hub"`)."""
+    """The offline tokenizer (`"local"`), the real one (`"hub"`), or the one LLM_MODE calls for
+    (`"auto"`: local in replay mode; in live/record mode the hub, falling back to local)."""
     _check_name(name)
     if source == "local":
         return _load_local(name)
     if source == "hub":
         return _load_hub(name)
-    raise ValueError(f"Unknown source {source!r}; valid sources: 'local', 'hub'.")
+    if source == "auto":
+        return _load_auto(name)
+    raise ValueError(f"Unknown source {source!r}; valid sources: 'local', 'hub', 'auto'.")
+
+
+def _load_auto(name: str) -> PreTrainedTokenizerBase:
+    """Replay: the offline tokenizer. Live/record: the real one if it loads, else the offline one
+    with a one-line note (the notebook goes on: the offline template renders the same prompt)."""
+    from helpers.replay.modes import current_mode
+
+    if current_mode() == "replay":
+        return _load_local(name)
+    try:
+        return _load_hub(name)
+    except TokenizerUnavailableError as exc:
+        reason = exc.reason
+    except Exception as exc:  # remote tokenizer code that breaks on this transformers version
+        reason = f"its code failed with {type(exc).__name__}: {_first_line(exc)}"
+    print(
+        f"Note: the real {name} tokenizer ({HUB_REPOS[name]}) could not be loaded: {reason}. "
+        f"Using the offline one from data/tokenizers/{name}/: its chat template reproduces the "
+        "documented render, so /completions gets the same prompt text."
+    )
+    return _load_local(name)
+
+
+def _first_line(exc: object) -> str:
+    """The first line of a message (or exception), shortened: enough for a one-line note."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return text if len(text) <= 160 else text[:157] + "..."
 
 
 def _load_local(name: str) -> PreTrainedTokenizerBase:
@@ -160,8 +196,9 @@ def _load_hub(name: str) -> PreTrainedTokenizerBase:
         return transformers.AutoTokenizer.from_pretrained(repo, local_files_only=offline, **kwargs)
     except ImportError as exc:
         raise TokenizerUnavailableError(
-            f"The real {name} tokenizer ({repo}) needs a package that is missing: {exc}. "
-            f"Install it, or use the offline tokenizer: load_tokenizer({name!r})."
+            f"The real {name} tokenizer ({repo}) needs a package or name that is missing: {exc}. "
+            f"Install it, or use the offline tokenizer: load_tokenizer({name!r}).",
+            reason=f"its code needs something missing here: {_first_line(exc)}",
         ) from exc
     except (OSError, ValueError) as exc:
         if offline:
@@ -173,7 +210,8 @@ def _load_hub(name: str) -> PreTrainedTokenizerBase:
             f"Offline (replay mode) use load_tokenizer({name!r}), the tokenizer shipped in "
             f"data/tokenizers/{name}/ with the same chat template and markers. For the real one, "
             "go online (unset HF_HUB_OFFLINE, check the network, proxy or HF_ENDPOINT) once to "
-            "fill the cache, then it also loads offline."
+            "fill the cache, then it also loads offline.",
+            reason=_first_line(reason),
         ) from exc
 
 

@@ -697,10 +697,10 @@ def test_hub_probe_counts_any_http_answer_as_reachable() -> None:
 
 
 def test_unknown_names_and_sources_are_rejected() -> None:
-    for source in ("local", "hub"):
+    for source in ("local", "hub", "auto"):
         with pytest.raises(ValueError, match="'kimi-k2', 'qwen2.5'"):
             load_tokenizer("kimi", source=source)
-    with pytest.raises(ValueError, match="'local', 'hub'"):
+    with pytest.raises(ValueError, match="'local', 'hub', 'auto'"):
         load_tokenizer("kimi-k2", source="internet")
 
 
@@ -743,3 +743,135 @@ def test_folders_are_small_and_carry_the_template(name: str, kimi: Any, qwen: An
     for token_id, _ in FACT_IDS[name].items():
         assert str(token_id) in readme
     assert ("unconfirmed" in readme) == (name == "qwen2.5")
+
+
+# ---------------------------------------------------------------------------------------------
+# source="auto": what the lessons call; follows LLM_MODE and never stops a live notebook
+# ---------------------------------------------------------------------------------------------
+
+RENDER_PROBE = """
+import json
+from helpers.templates import load_tokenizer
+messages = [{"role": "user", "content": "hi"}]
+auto = load_tokenizer("kimi-k2", source="auto").apply_chat_template(messages, tokenize=False)
+local = load_tokenizer("kimi-k2").apply_chat_template(messages, tokenize=False)
+print(json.dumps({"same_render": auto == local}))
+"""
+
+# A stand-in for Kimi-K2's remote tokenizer code as the versions we know of write it.
+REMOTE_CODE = """
+import tiktoken
+from transformers.models.gpt2.tokenization_gpt2 import bytes_to_unicode
+from transformers import PreTrainedTokenizer
+
+
+class TikTokenTokenizer(PreTrainedTokenizer):
+    pass
+"""
+
+
+def fake_remote_repo(folder: Path) -> Path:
+    """A local folder shaped like a hub repo whose tokenizer needs trust_remote_code."""
+    folder.mkdir(parents=True)
+    auto_map = {"AutoTokenizer": ["tokenization_kimi.TikTokenTokenizer", None]}
+    (folder / "tokenizer_config.json").write_text(json.dumps({"auto_map": auto_map}))
+    (folder / "tokenization_kimi.py").write_text(REMOTE_CODE)
+    return folder
+
+
+@pytest.fixture
+def no_hub(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make any attempt to load the real tokenizer fail the test."""
+    import helpers.templates as templates
+
+    def refuse(name: str) -> None:
+        raise AssertionError(f"replay mode tried the hub for {name}")
+
+    monkeypatch.setattr(templates, "_load_hub", refuse)
+
+
+@pytest.mark.parametrize("mode", ["", "replay"])
+def test_auto_in_replay_mode_is_the_local_tokenizer_silently(
+    mode: str, no_hub: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("LLM_MODE", mode)
+    tokenizer = load_tokenizer("qwen2.5", source="auto")
+    assert tokenizer.name_or_path == str(TOKENIZERS_DIR / "qwen2.5")
+    assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("mode", ["live", "record"])
+def test_auto_in_live_and_record_mode_uses_the_real_tokenizer_when_it_loads(
+    mode: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import helpers.templates as templates
+
+    real = object()
+    monkeypatch.setenv("LLM_MODE", mode)
+    monkeypatch.setattr(templates, "_load_hub", lambda name: real)
+    assert load_tokenizer("kimi-k2", source="auto") is real
+    assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("mode", ["live", "record"])
+def test_auto_falls_back_to_local_with_a_one_line_note_when_the_hub_is_off(
+    mode: str, tmp_path: Path
+) -> None:
+    code = "import sys; sys.stdout.write('---\\n')\n" + RENDER_PROBE
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "TRANSFORMERS_"))}
+    full_env.update({"HF_HOME": str(tmp_path / "hf-home"), "HF_HUB_OFFLINE": "1", "LLM_MODE": mode})
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, env=full_env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    notes = [line for line in lines if line.startswith("Note:")]
+    assert len(notes) == 1, lines  # one line, once
+    assert "moonshotai/Kimi-K2-Instruct" in notes[0] and "HF_HUB_OFFLINE=1" in notes[0]
+    assert "data/tokenizers/kimi-k2/" in notes[0] and "documented render" in notes[0]
+    assert json.loads(lines[-1]) == {"same_render": True}
+
+
+@pytest.mark.parametrize("with_tiktoken", [False, True])
+def test_auto_falls_back_when_the_remote_tokenizer_code_cannot_import(
+    with_tiktoken: bool, tmp_path: Path
+) -> None:
+    """Kimi-K2's tokenization_kimi.py (versions we know of) imports tiktoken and gpt2's
+    bytes_to_unicode, gone in transformers 5: either failure must end in the fallback note."""
+    repo = fake_remote_repo(tmp_path / "Kimi-K2-Instruct")
+    extra = tmp_path / "site"
+    extra.mkdir()
+    if with_tiktoken:  # then the import that breaks is bytes_to_unicode
+        (extra / "tiktoken.py").write_text("")
+    code = (
+        f"import sys; sys.path.insert(0, {str(extra)!r})\n"
+        "import helpers.templates as templates\n"
+        f"templates.HUB_REPOS['kimi-k2'] = {str(repo)!r}\n" + RENDER_PROBE
+    )
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "TRANSFORMERS_"))}
+    full_env.update({"HF_HOME": str(tmp_path / "hf-home"), "HF_HUB_OFFLINE": "1",
+                     "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1", "LLM_MODE": "live"})
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, env=full_env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    notes = [line for line in lines if line.startswith("Note:")]
+    assert len(notes) == 1, lines
+    assert ("bytes_to_unicode" if with_tiktoken else "tiktoken") in notes[0]
+    assert json.loads(lines[-1]) == {"same_render": True}
+
+
+def test_auto_falls_back_on_any_error_of_the_remote_code(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import helpers.templates as templates
+
+    def broken(name: str) -> None:
+        raise AttributeError("'TikTokenTokenizer' object has no attribute 'special_tokens'\nmore")
+
+    monkeypatch.setenv("LLM_MODE", "live")
+    monkeypatch.setattr(templates, "_load_hub", broken)
+    tokenizer = load_tokenizer("kimi-k2", source="auto")
+    assert tokenizer.name_or_path == str(TOKENIZERS_DIR / "kimi-k2")
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1
+    assert "its code failed with AttributeError: 'TikTokenTokenizer' object" in out

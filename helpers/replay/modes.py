@@ -82,6 +82,14 @@ class Connection:
         """The same line in Jupyter."""
         return f"**{self.mode}** mode: model `{self.model_name}`; {self.answers_from}"
 
+    def replay_only(self, what: str) -> bool:
+        """True in replay mode. Live/record mode: print a one-line note and return False, so a
+        demo that needs a recorded engine profile or a recorded answer is skipped, not broken."""
+        if self.mode == "replay":
+            return True
+        print(f"{self.mode} mode: skipped, {what} (replay mode only: unset LLM_MODE to see it).")
+        return False
+
 
 def _without_credentials(url: str) -> str:
     """A URL with any `user:password@` part removed."""

@@ -231,8 +231,9 @@ A comment in the guide's own code warns that `finish_reason` at the end of tool 
 between engines. The replay server can answer like four serving stacks (engine profiles): the
 Moonshot platform (the default), vLLM and SGLang with the `kimi_k2` parser, and `stop_with_calls`,
 modelled on those vLLM and SGLang versions that parse the calls but report `finish_reason="stop"`.
-`connect(..., engine=...)` picks one. (In live mode `engine` is ignored: all four clients talk to
-your one server.)
+`connect(..., engine=...)` picks one. In live mode `engine` is ignored: all four clients talk to
+your one server, so the comparisons in sections 5 and 6 print a one-line note instead of running
+(`conn.replay_only(...)` is `True` only in replay mode).
 """, """
 ## 5. Один диалог на четырёх движках
 
@@ -241,7 +242,9 @@ your one server.)
 профили движков (engine profiles): платформа Moonshot (по умолчанию), vLLM и SGLang с парсером
 `kimi_k2` и `stop_with_calls`, повторяющий поведение тех версий vLLM и SGLang, которые разбирают
 вызовы, но сообщают `finish_reason="stop"`. Профиль выбирается через `connect(..., engine=...)`.
-(В живом режиме `engine` не учитывается: все четыре клиента ходят на ваш единственный сервер.)
+В живом режиме `engine` не учитывается: все четыре клиента ходят на ваш единственный сервер, поэтому
+сравнения из разделов 5 и 6 вместо запуска печатают короткую пометку (`conn.replay_only(...)`
+возвращает `True` только в режиме воспроизведения).
 """),
     code('''
 clients = {}
@@ -255,16 +258,17 @@ The first request of the dialog, sent to each engine:
 Первый запрос диалога, отправленный каждому движку:
 """),
     code('''
-rows = []
-for engine, engine_client in clients.items():
-    completion = engine_client.chat.completions.create(
-        model=model_name, messages=[user_message], tools=tools,
-        temperature=0.3, tool_choice="auto",
-    )
-    choice = completion.choices[0]
-    rows.append((engine, choice.finish_reason, repr(choice.message.content),
-                 choice.message.tool_calls[0].id))
-compare_table(rows, ["engine", "finish_reason", "content", "tool call id"])
+if conn.replay_only("the four engine profiles are recordings"):
+    rows = []
+    for engine, engine_client in clients.items():
+        completion = engine_client.chat.completions.create(
+            model=model_name, messages=[user_message], tools=tools,
+            temperature=0.3, tool_choice="auto",
+        )
+        choice = completion.choices[0]
+        rows.append((engine, choice.finish_reason, repr(choice.message.content),
+                     choice.message.tool_calls[0].id))
+    compare_table(rows, ["engine", "finish_reason", "content", "tool call id"])
 '''),
     md("""
 Every engine returned the same call, yet the details differ: the Moonshot platform writes ids like
@@ -286,11 +290,12 @@ Run the guide's loop on `stop_with_calls`:
 Запустим цикл из руководства на `stop_with_calls`:
 """),
     code('''
-messages = [user_message]
-answer = guide_loop(clients["stop_with_calls"], messages)
-print(answer.content)
-print(len(messages), "message in the history: the tool never ran")
-show_tool_calls(answer.tool_calls)
+if conn.replay_only("the stop_with_calls engine is a recorded profile"):
+    messages = [user_message]
+    answer = guide_loop(clients["stop_with_calls"], messages)
+    print(answer.content)
+    print(len(messages), "message in the history: the tool never ran")
+    show_tool_calls(answer.tool_calls)
 '''),
     md("""
 The loop saw `"stop"` and quit after the first request: the tool never ran, and the "answer" has
@@ -321,10 +326,10 @@ The same dialog on all four engines now ends with an answer:
 Теперь тот же диалог на всех четырёх движках заканчивается ответом:
 """),
     code('''
-for engine, engine_client in clients.items():
+for engine, engine_client in clients.items():  # live mode: your one server, four times
     answer = tool_loop(engine_client, [user_message])
     print(f"{engine:16} {answer.content}")
-'''),
+''', ru={"# live mode: your one server, four times": "# живой режим: ваш сервер, четыре раза"}),
     md("""
 ## 8. The same logic as a helper: `run_tool_loop`
 
@@ -409,13 +414,15 @@ show_messages(messages)
 ## 11. A limit on rounds
 
 Some tasks take several rounds: here the user asks for three cities one call at a time. With
-`max_rounds=2` the loop gives up and says so; the history so far stays in `messages`.
+`max_rounds=2` the loop gives up and says so; the history so far stays in `messages`. (A live
+model may make all three calls at once; then the loop finishes within the limit and nothing is raised.)
 """, """
 ## 11. Лимит раундов
 
 Некоторым задачам нужно несколько раундов: здесь пользователь просит три города по одному вызову
 за раз. С `max_rounds=2` цикл сдаётся и сообщает об этом; история на этот момент остаётся в
-`messages`.
+`messages`. (Живая модель может сделать все три вызова сразу; тогда цикл уложится в лимит и
+исключения не будет.)
 """),
     code('''
 one_at_a_time = {"role": "user", "content":

@@ -65,7 +65,7 @@ In replay mode the raw texts and answers below come from cassettes **synthesized
 documented Kimi-K2 format, not captured from a real model, and the tokenizer is an offline one built
 for this course: the chat template and the marker ids are the documented ones, but ordinary words get
 different ids than in the real vocabulary of about 160k tokens. With `LLM_MODE=live` (see
-[lesson 00](00_start.ipynb)) the cells load the real tokenizer and talk to your endpoint (raw
+[lesson 00](00_start.ipynb)) the cells try the real tokenizer and talk to your endpoint (raw
 `/completions` needs a self-hosted engine such as vLLM or SGLang; hosted chat APIs may not offer it).
 """,
         """
@@ -76,7 +76,7 @@ different ids than in the real vocabulary of about 160k tokens. With `LLM_MODE=l
 Токенизатор (tokenizer) тоже собран для курса и работает без сети: шаблон чата и номера маркеров
 у него те, что описаны в документации, а вот обычные слова получают другие id, чем в настоящем
 словаре примерно на 160 тысяч токенов. С `LLM_MODE=live` (см. [урок 00](00_start.ipynb)) ячейки
-загружают настоящий токенизатор и обращаются к вашему эндпоинту (endpoint). Сырой `/completions`
+пробуют загрузить настоящий токенизатор и обращаются к вашему эндпоинту (endpoint). Сырой `/completions`
 есть у движков, которые вы запускаете сами, например vLLM или SGLang; облачные чат-API могут его
 не предоставлять.
 """,
@@ -155,8 +155,14 @@ tokenizer = AutoTokenizer.from_pretrained("moonshotai/Kimi-K2-Instruct", trust_r
 ```
 
 That downloads the model's tokenizer files and runs their code. Offline we load the course's
-tokenizer, which has the same template format and markers; in live mode
-`load_tokenizer(..., source="hub")` makes the call above.
+tokenizer, which has the same template format and markers. `load_tokenizer(..., source="auto")`
+follows the mode: the course's tokenizer in replay mode; in live and record mode it makes the call
+above, and if that fails it prints a one-line note saying why and falls back to the course's
+tokenizer, whose template renders the documented prompt, the text `/completions` needs. Besides a
+missing network, the real tokenizer's own code (`tokenization_kimi.py`, run because of
+`trust_remote_code=True`) can fail: the versions we know of import the `tiktoken` package (not in
+this course's requirements) and `bytes_to_unicode` from `transformers.models.gpt2.tokenization_gpt2`,
+which transformers 5 no longer has. Whether the current upstream file still does is unconfirmed.
 """,
         """
 ## 2. Промпт — это текст
@@ -170,13 +176,20 @@ tokenizer = AutoTokenizer.from_pretrained("moonshotai/Kimi-K2-Instruct", trust_r
 ```
 
 Эта строка скачивает файлы токенизатора модели и выполняет их код. Без сети мы загружаем
-токенизатор курса с тем же форматом шаблона и теми же маркерами; в живом режиме (live)
-`load_tokenizer(..., source="hub")` делает ровно тот вызов, что выше.
+токенизатор курса с тем же форматом шаблона и теми же маркерами. `load_tokenizer(..., source="auto")`
+смотрит на режим: в режиме воспроизведения берёт токенизатор курса, а в живом режиме (live) и при
+записи (record) делает ровно тот вызов, что выше. Если вызов не удался, функция одной строкой
+объясняет почему и берёт токенизатор курса: его шаблон даёт тот же документированный промпт, а
+`/completions` нужен именно этот текст. Помешать может не только отсутствие сети, но и собственный
+код токенизатора модели (`tokenization_kimi.py`, он выполняется из-за `trust_remote_code=True`):
+известные нам версии импортируют пакет `tiktoken` (его нет в зависимостях курса) и функцию
+`bytes_to_unicode` из `transformers.models.gpt2.tokenization_gpt2`, которой в transformers 5 больше
+нет. Так ли это в текущей версии файла на хабе, не подтверждено.
 """,
     ),
     code(
         '''
-tokenizer = load_tokenizer("kimi-k2", source="hub" if conn.mode == "live" else "local")
+tokenizer = load_tokenizer("kimi-k2", source="auto")  # replay: offline; live: the real one
 
 messages = [{"role": "user", "content": "%s"}]
 # tokenize=False: we want the text, not token ids
@@ -186,7 +199,8 @@ prompt = tokenizer.apply_chat_template(
 print(prompt)
 ''' % PROMPT,
         ru={"# tokenize=False: we want the text, not token ids":
-            "# tokenize=False: нужна строка, а не номера токенов"},
+            "# tokenize=False: нужна строка, а не номера токенов",
+            "# replay: offline; live: the real one": "# replay: офлайн; live: настоящий"},
     ),
     md(
         """
@@ -604,7 +618,8 @@ and SGLang `--tool-call-parser kimi_k2`. A vLLM started with neither flag is the
 refuses `tool_choice="auto"` with a 400 that names the flags. The quiet case is a server that
 accepts the tools but does not parse Kimi-K2's output (an engine with no Kimi-K2 parser, or a parser
 for another model's format): the request succeeds and the markers land in `content`. The replay
-server's engine profile `no_parser` behaves like that:
+server's engine profile `no_parser` behaves like that (in live mode your server's flags decide, so
+the next two cells print a note instead):
 """,
         """
 ## 8. Чат-сервер, который не разбирает вызовы
@@ -615,22 +630,24 @@ SGLang — `--tool-call-parser kimi_k2`. Если запустить vLLM сов
 заметить: запрос с `tool_choice="auto"` получит ответ 400, где флаги названы. Хуже, когда сервер
 принимает инструменты, но не разбирает вывод Kimi-K2 (у движка нет парсера для Kimi-K2 или указан
 парсер для формата другой модели): запрос проходит успешно, а маркеры оказываются в `content`.
-Профиль движка `no_parser` на сервере воспроизведения ведёт себя именно так:
+Профиль движка `no_parser` на сервере воспроизведения ведёт себя именно так (в живом режиме всё
+решают флаги вашего сервера, поэтому две следующие ячейки вместо этого печатают пометку):
 """,
     ),
     code(
         '''
-raw_conn = connect("kimi", engine="no_parser")  # a server that does not parse Kimi-K2 calls
-client = OpenAI(base_url=raw_conn.endpoint, api_key=raw_conn.api_key)
+if conn.replay_only("no_parser is a recorded engine profile"):
+    raw_conn = connect("kimi", engine="no_parser")  # a server that does not parse Kimi-K2 calls
+    client = OpenAI(base_url=raw_conn.endpoint, api_key=raw_conn.api_key)
 
-messages = [{"role": "user", "content": "%s"}]
-completion = client.chat.completions.create(
-    model=model_name, messages=messages, temperature=0.3, tools=tools, tool_choice="auto"
-)
-choice = completion.choices[0]
-print("finish_reason:", choice.finish_reason)
-print("tool_calls:", choice.message.tool_calls)
-show_raw(choice.message.content)
+    messages = [{"role": "user", "content": "%s"}]
+    completion = client.chat.completions.create(
+        model=model_name, messages=messages, temperature=0.3, tools=tools, tool_choice="auto"
+    )
+    choice = completion.choices[0]
+    print("finish_reason:", choice.finish_reason)
+    print("tool_calls:", choice.message.tool_calls)
+    show_raw(choice.message.content)
 ''' % PROMPT,
         ru={"# a server that does not parse Kimi-K2 calls":
             "# сервер, который не разбирает вызовы Kimi-K2"},
@@ -649,9 +666,10 @@ show_raw(choice.message.content)
     ),
     code(
         '''
-recovered = parse_kimi(choice.message.content)
-show_tool_calls(recovered.tool_calls)
-assert recovered.tool_calls == parsed.tool_calls
+if conn.replay_only("it needs the no_parser answer above"):
+    recovered = parse_kimi(choice.message.content)
+    show_tool_calls(recovered.tool_calls)
+    assert recovered.tool_calls == parsed.tool_calls
 ''',
     ),
     md(

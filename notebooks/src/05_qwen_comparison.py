@@ -56,7 +56,8 @@ from cassettes **synthesized** from the documented Qwen2.5 format and vLLM's `he
 captured from a real server. The offline tokenizer has the documented chat template and the marker
 ids from mirrored configuration files, but ordinary words get different ids than in the real
 vocabulary. With `LLM_MODE=live` and the `QWEN_*` variables ([lesson 00](00_start.ipynb)) the same
-cells talk to your Qwen server.
+cells talk to your Qwen server, and `load_tokenizer(..., source="auto")` loads the real Qwen
+tokenizer, or, when it cannot (no network), says so in one line and uses the offline one.
 """,
         """
 ## Подготовка
@@ -66,7 +67,9 @@ cells talk to your Qwen server.
 Qwen2.5 и парсеру `hermes` из vLLM, а не записанных с настоящего сервера. У офлайн-токенизатора
 (tokenizer) шаблон чата взят из документации, а номера маркеров — из копий конфигурационных файлов;
 обычные слова получают другие id, чем в настоящем словаре. С `LLM_MODE=live` и переменными
-`QWEN_*` ([урок 00](00_start.ipynb)) те же ячейки обращаются к вашему серверу Qwen.
+`QWEN_*` ([урок 00](00_start.ipynb)) те же ячейки обращаются к вашему серверу Qwen, а
+`load_tokenizer(..., source="auto")` загружает настоящий токенизатор Qwen; если это невозможно
+(например, нет сети), функция сообщает об этом одной строкой и берёт офлайн-токенизатор.
 """,
     ),
     code(
@@ -159,7 +162,7 @@ conversation = [
     ),
     code(
         '''
-qwen_tokenizer = load_tokenizer("qwen2.5", source="hub" if conn.mode == "live" else "local")
+qwen_tokenizer = load_tokenizer("qwen2.5", source="auto")  # replay: offline; live: the real one
 kimi_tokenizer = load_tokenizer("kimi-k2")  # for comparison only: the course's offline tokenizer
 
 qwen_prompt = qwen_tokenizer.apply_chat_template(
@@ -168,7 +171,8 @@ qwen_prompt = qwen_tokenizer.apply_chat_template(
 print(qwen_prompt)
 ''',
         ru={"# for comparison only: the course's offline tokenizer":
-            "# только для сравнения: офлайн-токенизатор курса"},
+            "# только для сравнения: офлайн-токенизатор курса",
+            "# replay: offline; live: the real one": "# replay: офлайн; live: настоящий"},
     ),
     md(
         """
@@ -356,7 +360,7 @@ messages = [
 answer = run_tool_loop(
     client, messages, temperature_tools, model=model_name, temperature=0.3, tool_choice="auto"
 )
-for call in messages[2]["tool_calls"]:  # two parallel calls in one message
+for call in messages[2].get("tool_calls", []):  # two parallel calls in one message
     print(call["function"]["name"], call["function"]["arguments"])
 print(answer["content"])
 ''',
@@ -539,7 +543,8 @@ compare_table(
 As with Kimi-K2 in lesson 04: a vLLM started with neither flag refuses `tool_choice="auto"` with a
 400, which is easy to notice. The quiet case is a server that accepts the tools but has no parser for
 Qwen's format (or one for another model's format): the model still writes its call, and nobody parses
-it. The replay server's `no_parser` profile behaves like that:
+it. The replay server's `no_parser` profile behaves like that (in live mode your server's flags
+decide, so the next two cells print a note instead):
 """,
         """
 ## 7. Сервер, который не разбирает вызовы Qwen
@@ -548,27 +553,30 @@ it. The replay server's `no_parser` profile behaves like that:
 `tool_choice="auto"` ошибкой 400, и это легко заметить. Хуже, когда сервер принимает инструменты,
 но парсера для формата Qwen у него нет (или указан парсер для другой модели): модель по-прежнему
 пишет вызов, только разбирать его некому. Профиль `no_parser` на сервере воспроизведения ведёт
-себя именно так:
+себя именно так (в живом режиме всё решают флаги вашего сервера, поэтому две следующие ячейки
+вместо этого печатают пометку):
 """,
     ),
     code(
         f'''
-raw_conn = connect("qwen", engine="no_parser")  # a server that does not parse the calls
-raw_client = OpenAI(base_url=raw_conn.endpoint, api_key=raw_conn.api_key)
+if conn.replay_only("no_parser is a recorded engine profile"):
+    raw_conn = connect("qwen", engine="no_parser")  # a server that does not parse the calls
+    raw_client = OpenAI(base_url=raw_conn.endpoint, api_key=raw_conn.api_key)
 
-messages = [{{"role": "user", "content": "{PROMPT}"}}]
-completion = raw_client.chat.completions.create(
-    model=model_name, messages=messages, temperature=0.3, tools=tools, tool_choice="auto"
-)
-choice = completion.choices[0]
-print("finish_reason:", choice.finish_reason, "| tool_calls:", choice.message.tool_calls)
-show_raw(choice.message.content)
+    messages = [{{"role": "user", "content": "{PROMPT}"}}]
+    completion = raw_client.chat.completions.create(
+        model=model_name, messages=messages, temperature=0.3, tools=tools, tool_choice="auto"
+    )
+    choice = completion.choices[0]
+    print("finish_reason:", choice.finish_reason, "| tool_calls:", choice.message.tool_calls)
+    show_raw(choice.message.content)
 ''',
         ru={'# a server that does not parse the calls': '# сервер, который не разбирает вызовы'},
     ),
     code(
         '''
-show_tool_calls(parse_hermes(choice.message.content).tool_calls)
+if conn.replay_only("it needs the no_parser answer above"):
+    show_tool_calls(parse_hermes(choice.message.content).tool_calls)
 ''',
     ),
     md(

@@ -1,0 +1,211 @@
+"""The promise of live and record mode, checked on a stand-in for a real endpoint.
+
+"A teacher with a key flips LLM_MODE=live (plus KIMI_*/QWEN_*) and the same notebooks talk to a
+real endpoint, or record new cassettes with LLM_MODE=record." There is no network and no key in CI,
+so the stand-in is the replay server started as a separate process on 127.0.0.1; live mode reaches
+it as it would reach vLLM or the Moonshot platform, with a made-up key. Every lesson runs top to
+bottom in both editions: no cell may fail except those tagged `raises-exception`, the key must
+never appear in an output, demos that need a recorded engine profile must say they were skipped,
+and the tokenizer must fall back (HF_HUB_OFFLINE=1 here) with its one-line note. One lesson also
+runs in record mode and must leave a cassette without the key.
+
+What a stand-in cannot show: how a real model answers (its text, ids and chunking differ).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+
+from helpers.paths import NOTEBOOKS_DIR, REPO_ROOT
+
+LESSONS = (
+    "00_start",
+    "01_tools_schema",
+    "02_sync_loop",
+    "03_streaming",
+    "04_manual_parsing",
+    "05_qwen_comparison",
+)
+LANGS = ("en", "ru")
+KEY = "test-key-123456"  # made up; long enough that the record proxy treats it as a secret
+WORKERS = 4  # kernels at once; each notebook takes 2-5 s alone
+SKIP_NOTE = "live mode: skipped, "
+TOKENIZER_NOTE = "Note: the real {} tokenizer"
+
+
+def free_port() -> int:
+    """A port nobody listens on right now (127.0.0.1)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def stand_in(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The replay server as a separate process: the 'real endpoint' live mode talks to."""
+    port = free_port()
+    log = tmp_path_factory.mktemp("stand-in") / "server.log"
+    with log.open("w") as out:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "helpers.replay", "serve", "--port", str(port)],
+            cwd=REPO_ROOT, stdout=out, stderr=subprocess.STDOUT,
+        )
+    base_url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base_url}/models", timeout=2):
+                    break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"the stand-in did not start: {log.read_text()}")
+                time.sleep(0.1)
+        yield base_url
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def live_env(base_url: str, mode: str) -> dict[str, str]:
+    """The variables a teacher sets, pointed at the stand-in."""
+    return {
+        "LLM_MODE": mode,
+        "KIMI_BASE_URL": base_url,
+        "KIMI_API_KEY": KEY,
+        "KIMI_MODEL": "moonshotai/Kimi-K2-Instruct",
+        "QWEN_BASE_URL": base_url,
+        "QWEN_API_KEY": KEY,
+        "QWEN_MODEL": "Qwen/Qwen2.5-7B-Instruct",
+        "HF_HUB_OFFLINE": "1",  # no hub here: the tokenizer must fall back, not hang
+        "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1",
+    }
+
+
+def execute(path: Path) -> nbformat.NotebookNode:
+    """Run a committed notebook top to bottom in its folder (a copy; the file is not touched)."""
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        nb, timeout=120, kernel_name="python3", allow_errors=True,
+        resources={"metadata": {"path": str(path.parent)}},
+    )
+    client.execute()
+    return nb
+
+
+def run_all(paths: list[Path], env: dict[str, str]) -> dict[Path, nbformat.NotebookNode]:
+    """Execute notebooks a few at a time with `env` set (kernels inherit the environment)."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in env.items():
+            patch.setenv(name, value)
+        with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+            return dict(zip(paths, pool.map(execute, paths), strict=True))
+
+
+def problems(nb: nbformat.NotebookNode) -> list[str]:
+    """Untagged failing cells and any output that contains the key."""
+    found = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        errors = [o for o in cell.outputs if o.output_type == "error"]
+        if errors and "raises-exception" not in cell.metadata.get("tags", []):
+            found.append(f"cell {cell.id}: {errors[0].ename}: {errors[0].evalue[:300]}")
+        if KEY in json.dumps(cell.outputs):
+            found.append(f"cell {cell.id}: the key appears in the output")
+    return found
+
+
+def text_of(nb: nbformat.NotebookNode) -> str:
+    """Everything the notebook printed or displayed, as one string."""
+    parts = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            parts.append(out.get("text", ""))
+            parts.append(str(out.get("data", {}).get("text/plain", "")))
+    return "\n".join(parts)
+
+
+@pytest.fixture(scope="module")
+def live_runs(stand_in: str) -> dict[tuple[str, str], nbformat.NotebookNode]:
+    """Every lesson in both editions, executed once in live mode against the stand-in."""
+    keys = [(lang, lesson) for lang in LANGS for lesson in LESSONS]
+    paths = [NOTEBOOKS_DIR / lang / f"{lesson}.ipynb" for lang, lesson in keys]
+    done = run_all(paths, live_env(stand_in, "live"))
+    return {key: done[path] for key, path in zip(keys, paths, strict=True)}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_lesson_runs_in_live_mode_without_errors_or_key(
+    lesson: str, lang: str, live_runs: dict[tuple[str, str], Any]
+) -> None:
+    nb = live_runs[(lang, lesson)]
+    assert problems(nb) == []
+    output = text_of(nb)
+    assert "mode='live'" in output and "mode='replay'" not in output  # the setup cell says so
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_replay_only_demos_say_they_were_skipped(
+    lang: str, live_runs: dict[tuple[str, str], Any]
+) -> None:
+    expected = {"02_sync_loop": 2, "04_manual_parsing": 2, "05_qwen_comparison": 2}
+    for lesson in LESSONS:
+        count = text_of(live_runs[(lang, lesson)]).count(SKIP_NOTE)
+        assert count == expected.get(lesson, 0), lesson
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_tokenizer_falls_back_with_a_note_in_live_mode(
+    lang: str, live_runs: dict[tuple[str, str], Any]
+) -> None:
+    assert TOKENIZER_NOTE.format("kimi-k2") in text_of(live_runs[(lang, "04_manual_parsing")])
+    assert TOKENIZER_NOTE.format("qwen2.5") in text_of(live_runs[(lang, "05_qwen_comparison")])
+
+
+def test_record_mode_writes_a_cassette_without_the_key(stand_in: str, tmp_path: Path) -> None:
+    env = live_env(stand_in, "record") | {"LLM_RECORD_DIR": str(tmp_path)}
+    path = NOTEBOOKS_DIR / "en" / "03_streaming.ipynb"  # streams, a usage chunk and a 400
+    nb = run_all([path], env)[path]
+    assert problems(nb) == []
+    assert "mode='record'" in text_of(nb)
+    written = sorted(p.name for p in tmp_path.iterdir())
+    assert written == ["kimi.json"]
+    text = (tmp_path / "kimi.json").read_text(encoding="utf-8")
+    assert KEY not in text and "Bearer" not in text
+    cassette = json.loads(text)
+    assert len(cassette["interactions"]) >= 5  # identical requests are stored once
+    assert any(i["request"]["body"].get("stream") for i in cassette["interactions"])
+    assert os.path.commonpath([tmp_path, REPO_ROOT]) != str(REPO_ROOT)  # nothing in the repo
+
+
+@pytest.mark.parametrize("mode", ["live", "record"])
+def test_replay_only_notes_and_skips_outside_replay(
+    mode: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from helpers.replay.modes import Connection
+
+    live = Connection("http://127.0.0.1:1/v1", KEY, "m", mode, "kimi", None)
+    assert live.replay_only("no_parser is a recorded engine profile") is False
+    out = capsys.readouterr().out
+    assert out == (f"{mode} mode: skipped, no_parser is a recorded engine profile "
+                   "(replay mode only: unset LLM_MODE to see it).\n")
+    replay = Connection("http://127.0.0.1:1/v1", "k", "m", "replay", "kimi", "moonshot")
+    assert replay.replay_only("anything") is True
+    assert capsys.readouterr().out == ""
