@@ -26,6 +26,7 @@ SRC = ROOT / "notebooks" / "src"
 LANGS = ("en", "ru")
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 # Installed packages in a traceback: shown from `site-packages/` on, whatever the machine.
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
 SITE_PACKAGES = re.compile(r"(?:[A-Za-z]:)?[^\s'\"\x1b]*[/\\]site-packages[/\\]")
 
 
@@ -109,6 +110,28 @@ def _relative_paths(line: str) -> str:
     return SITE_PACKAGES.sub("site-packages/", line)
 
 
+def _short_traceback(lines: list[str]) -> list[str]:
+    """Keep the header, the notebook's own frames and the error line; fold library frames.
+
+    A saved error should show the learner where in *their* cell it happened and what it says, not
+    forty lines of SDK internals (running the cell shows the full traceback)."""
+    if len(lines) < 3:
+        return [_relative_paths(line) for line in lines]
+    kept, hidden = list(lines[:2]), 0
+    for frame in lines[2:-1]:
+        if ANSI.sub("", frame).startswith("Cell "):
+            if hidden:
+                kept.append(f"... {hidden} library frame(s) hidden in the saved notebook ...")
+                hidden = 0
+            kept.append(frame)
+        else:
+            hidden += 1
+    if hidden:
+        kept.append(f"... {hidden} library frame(s) hidden in the saved notebook ...")
+    kept.append(lines[-1])
+    return [_relative_paths(line) for line in kept]
+
+
 def clean(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """Make outputs deterministic: counts 1..n, no timings, no widget views (random model ids)."""
     nb.metadata.pop("widgets", None)
@@ -138,7 +161,7 @@ def clean(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
             if "execution_count" in out:
                 out["execution_count"] = count
             if out.get("output_type") == "error":  # an expected error must not show machine paths
-                out["traceback"] = [_relative_paths(line) for line in out.get("traceback", [])]
+                out["traceback"] = _short_traceback(out.get("traceback", []))
     return nb
 
 

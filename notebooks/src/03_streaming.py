@@ -317,7 +317,8 @@ Now the guide's streaming loop with our `assemble`. Look at what happens when `f
 
 and appends only the tool results. The assistant message that *made* the calls is never appended.
 The replay server checks the history like a real OpenAI-compatible server, so the second request
-fails:
+fails. (One line is ours, not the guide's: at most 3 rounds, so that against a live server that does
+not check the history the loop cannot keep sending paid requests.)
 """,
         """
 Теперь потоковый цикл из руководства с нашей функцией `assemble`. Посмотрите, что происходит,
@@ -327,14 +328,17 @@ fails:
 
 и добавляет в историю только результаты инструментов. Сообщение ассистента, в котором эти вызовы
 *сделаны*, не добавляется вовсе. Сервер воспроизведения проверяет историю так же, как настоящий
-OpenAI-совместимый сервер, поэтому второй запрос завершается ошибкой:
+OpenAI-совместимый сервер, поэтому второй запрос завершается ошибкой. (Одна строка здесь наша, а не
+из руководства: не больше 3 раундов, чтобы с живым сервером, который историю не проверяет, цикл не
+отправлял платные запросы бесконечно.)
 """,
     ),
     code(
         f'''
 messages = [{{"role": "user", "content": "{PROMPT}"}}]
-finish_reason = None
-while finish_reason is None or finish_reason == "tool_calls":
+finish_reason, rounds = None, 0
+while (finish_reason is None or finish_reason == "tool_calls") and rounds < 3:  # the bound is ours
+    rounds += 1
     stream = client.chat.completions.create(
         model=model_name, messages=messages, temperature=0.3,
         tools=tools, tool_choice="auto", stream=True,
@@ -344,7 +348,10 @@ while finish_reason is None or finish_reason == "tool_calls":
         messages.extend(run_tool_calls(tool_calls))  # as in the guide: results only
 print(content)
 ''',
-        ru={"# as in the guide: results only": "# как в руководстве: только результаты"},
+        ru={
+            "# as in the guide: results only": "# как в руководстве: только результаты",
+            "# the bound is ours": "# ограничение — наше",
+        },
         tags=("raises-exception",),
     ),
     md(
