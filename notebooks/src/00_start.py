@@ -216,8 +216,10 @@ jupyter lab
     md("""
 ### Serving Kimi-K2 yourself
 
-The server must be started with a **tool-call parser**, otherwise the calls come back as plain text
-inside `content` (lesson 04 shows what that looks like):
+The server must be started with a **tool-call parser** that matches the model. Without
+`--enable-auto-tool-choice`, vLLM refuses `tool_choice="auto"` with a 400 that names the missing
+flags; with a parser for another format, the calls come back as plain text inside `content`
+(lesson 04 shows what that looks like):
 
 ```bash
 # vLLM (0.10 or newer)
@@ -236,8 +238,10 @@ non-empty `KIMI_API_KEY` unless the server was started with one, and
 """, """
 ### Свой сервер с Kimi-K2
 
-Сервер нужно запускать с **парсером вызовов** (tool-call parser), иначе вызовы придут обычным
-текстом внутри `content` (как это выглядит, покажет урок 04):
+Сервер нужно запускать с **парсером вызовов** (tool-call parser), подходящим к модели. Без
+`--enable-auto-tool-choice` vLLM отвечает на `tool_choice="auto"` ошибкой 400 и называет
+недостающие флаги; с парсером для чужого формата вызовы придут обычным текстом внутри `content`
+(как это выглядит, покажет урок 04):
 
 ```bash
 # vLLM (0.10 или новее)
