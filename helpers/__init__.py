@@ -39,6 +39,8 @@ _EXPORTS = {
     "ParserPlayground": "helpers.widgets",
     "connect": "helpers.replay",
     "Connection": "helpers.replay",
+    "LiveSettingsError": "helpers.replay",
+    "current_mode": "helpers.replay",
 }
 
 __all__ = sorted(_EXPORTS)
