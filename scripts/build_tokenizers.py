@@ -155,9 +155,9 @@ The chat template (`chat_template.jinja`) is a copy of `{template}`, written for
 course to reproduce the documented render (see the comment at its top).
 
 The real tokenizer is `load_tokenizer({name!r}, source="hub")`
-(`{HUB_REPOS[name]}`{", `trust_remote_code=True`" if name == "kimi-k2" else ""}). The lessons ask for
-`source="auto"`: this folder in replay mode; in live and record mode the real one, falling back to
-this folder (with a printed note) when the real one cannot be loaded.
+(`{HUB_REPOS[name]}`{", `trust_remote_code=True`" if name == "kimi-k2" else ""}).
+The lessons ask for `source="auto"`: this folder in replay mode; in live and record mode the real
+one, falling back to this folder (with a printed note) when the real one cannot be loaded.
 """
 
 
