@@ -30,6 +30,7 @@ ENV = [
     "LLM_MODE",
     "LLM_RECORD_DIR",
     "LLM_REPLAY_DIR",
+    "LLM_REPLAY_PACE",
     "HF_HUB_OFFLINE",
     *(f"{p}_{v}" for p in ("KIMI", "QWEN") for v in ("BASE_URL", "API_KEY", "MODEL")),
 ]
@@ -64,6 +65,14 @@ def test_replay_is_the_default_and_starts_once() -> None:
     assert first.api_key == "replay-needs-no-key"
     assert first.model_name == MODEL and first.engine == "moonshot" and first.provider == "kimi"
     assert len(_threads("replay-server-")) == 1
+
+
+@pytest.mark.parametrize("value, paced", [("1", True), ("yes", True), ("", False), ("0", False)])
+def test_llm_replay_pace_turns_on_recorded_delays(monkeypatch, value: str, paced: bool) -> None:
+    """A classroom can watch streams arrive at the recorded speed; tests and CI stay instant."""
+    monkeypatch.setenv("LLM_REPLAY_PACE", value)
+    connect("kimi")
+    assert modes.replay_server().pace is paced
 
 
 def test_replay_start_is_thread_safe() -> None:

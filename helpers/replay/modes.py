@@ -117,11 +117,14 @@ def replay_cassettes() -> Path:
 
 
 def replay_server() -> ReplayServer:
-    """The process's replay server, started on first use (thread-safe, once per kernel)."""
+    """The process's replay server, started on first use (thread-safe, once per kernel).
+
+    `LLM_REPLAY_PACE=1` replays streams with their recorded delays, for classroom demos."""
     global _replay_server
     with _lock:
         if _replay_server is None:
-            _replay_server = ReplayServer(replay_cassettes()).start()
+            pace = os.environ.get("LLM_REPLAY_PACE", "").strip().lower() in ("1", "true", "yes")
+            _replay_server = ReplayServer(replay_cassettes(), pace=pace).start()
         return _replay_server
 
 
