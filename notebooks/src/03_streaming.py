@@ -63,7 +63,8 @@ This lesson follows the section "Tool calling in streaming mode" of the Kimi-K2 
 One cell connects to the model. In replay mode (the default) the answers come from cassettes that
 were **synthesized** from the documented wire formats of Moonshot's API, not captured from a real
 service; set `LLM_MODE=live` (see [lesson 00](00_start.ipynb)) to stream from a real Kimi-K2
-endpoint instead.
+endpoint instead. In replay a stream arrives all at once; to watch the chunks come at the recorded pace
+(15-40 ms each, as a model types), start Jupyter with `LLM_REPLAY_PACE=1`.
 """,
         """
 ## Подготовка
@@ -71,7 +72,9 @@ endpoint instead.
 Одна ячейка подключается к модели. В режиме воспроизведения (replay), который включён по
 умолчанию, ответы берутся из записей (cassettes), **синтезированных** по документированным
 форматам API Moonshot, а не записанных с настоящего сервиса. Чтобы получать поток от настоящей
-Kimi-K2, задайте `LLM_MODE=live` (см. [урок 00](00_start.ipynb)).
+Kimi-K2, задайте `LLM_MODE=live` (см. [урок 00](00_start.ipynb)). Воспроизведение отдаёт поток
+сразу целиком; чтобы фрагменты приходили с записанными паузами (15–40 мс каждый, как будто модель
+печатает), запустите Jupyter с `LLM_REPLAY_PACE=1`.
 """,
     ),
     code(
