@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import copy
 import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +29,23 @@ TOOLS: list[dict[str, Any]] = [
         },
     }
 ]
+
+
+@contextmanager
+def fake_upstream(handler: type[BaseHTTPRequestHandler], path: str = "/v1") -> Iterator[str]:
+    """A stand-in live endpoint on 127.0.0.1 in a thread; yields its base URL (host + path)."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}{path}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=5)
+
+
 SYSTEM = {"role": "system", "content": "You are Kimi, an AI assistant created by Moonshot AI."}
 USER = {"role": "user", "content": "What's the weather like in Beijing today?"}
 CALL = {

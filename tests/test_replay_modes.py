@@ -7,7 +7,7 @@ import os
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from test_replay_fixtures import (
     ROUND_1,
     TOOLS,
     chat_body,
+    fake_upstream,
     interactions,
     write_cassette,
 )
@@ -220,14 +221,8 @@ class _Upstream(BaseHTTPRequestHandler):
 @pytest.fixture
 def upstream() -> Iterator[str]:
     """The fake live endpoint's /v1 URL."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Upstream)
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join(timeout=5)
+    with fake_upstream(_Upstream) as url:
+        yield url
 
 
 def test_record_starts_a_proxy_and_writes_the_lesson_file(

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import openai
 import pytest
-from test_replay_fixtures import MODEL, ROUND_1, TOOLS, chat_body, stream_events
+from test_replay_fixtures import MODEL, ROUND_1, TOOLS, chat_body, fake_upstream, stream_events
 
 from helpers.replay import RecordProxy, ReplayServer, load_cassette
 from helpers.replay.record import scrub, secrets_from_headers
@@ -82,14 +81,8 @@ class _Upstream(BaseHTTPRequestHandler):
 def upstream() -> Iterator[str]:
     """The fake upstream's base URL (it lives under /openai/v1, to check path mapping)."""
     _Upstream.seen = []
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Upstream)
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/openai/v1"
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join(timeout=5)
+    with fake_upstream(_Upstream, "/openai/v1") as url:
+        yield url
 
 
 def _client(proxy: RecordProxy, key: str = KEY) -> openai.OpenAI:
