@@ -64,7 +64,7 @@ One cell connects to the model. In replay mode (the default) the answers come fr
 were **synthesized** from the documented wire formats of Moonshot's API, not captured from a real
 service; set `LLM_MODE=live` (see [lesson 00](00_start.ipynb)) to stream from a real Kimi-K2
 endpoint instead. In replay a stream arrives all at once; to watch the chunks come at the recorded pace
-(15-40 ms each, as a model types), start Jupyter with `LLM_REPLAY_PACE=1`.
+(after a first wait, 15-40 ms each, as a model types), start Jupyter with `LLM_REPLAY_PACE=1`.
 """,
         """
 ## Подготовка
@@ -73,8 +73,8 @@ endpoint instead. In replay a stream arrives all at once; to watch the chunks co
 умолчанию, ответы берутся из записей (cassettes), **синтезированных** по документированным
 форматам API Moonshot, а не записанных с настоящего сервиса. Чтобы получать поток от настоящей
 Kimi-K2, задайте `LLM_MODE=live` (см. [урок 00](00_start.ipynb)). Воспроизведение отдаёт поток
-сразу целиком; чтобы фрагменты приходили с записанными паузами (15–40 мс каждый, как будто модель
-печатает), запустите Jupyter с `LLM_REPLAY_PACE=1`.
+сразу целиком; чтобы фрагменты приходили с записанными паузами (после первой паузы — по 15–40 мс, как
+будто модель печатает), запустите Jupyter с `LLM_REPLAY_PACE=1`.
 """,
     ),
     code(
