@@ -41,6 +41,9 @@ _EXPORTS = {
     "Connection": "helpers.replay",
     "LiveSettingsError": "helpers.replay",
     "current_mode": "helpers.replay",
+    "set_language": "helpers.i18n",
+    "language": "helpers.i18n",
+    "tr": "helpers.i18n",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -28,6 +28,11 @@ WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 # Installed packages in a traceback: shown from `site-packages/` on, whatever the machine.
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 SITE_PACKAGES = re.compile(r"(?:[A-Za-z]:)?[^\s'\"\x1b]*[/\\]site-packages[/\\]")
+# The setup cell chooses the language of the helpers' messages; each edition gets its own.
+LANGUAGE_LINE = {
+    "en": 'set_language("en")  # the language of the helpers\' messages',
+    "ru": 'set_language("ru")  # язык сообщений помощников',
+}
 
 
 @dataclass
@@ -62,7 +67,10 @@ def code(
                 raise ValueError(f"comment to translate not found in the code: {english!r}")
             russian = russian.replace(english, translated)
         ru = russian
-    return Cell("code", src.strip("\n"), (ru if ru is not None else src).strip("\n"), tags, hidden)
+    if ru is None:
+        ru = src
+    ru = ru.replace(LANGUAGE_LINE["en"], LANGUAGE_LINE["ru"])
+    return Cell("code", src.strip("\n"), ru.strip("\n"), tags, hidden)
 
 
 @dataclass

@@ -11,13 +11,13 @@ import pytest
 
 from helpers import guide_extract_tool_call_info
 from helpers.exercises import n03, n04, n05
-from helpers.exercises._verdict import CORRECT, NOT_YET
+from verdicts import CORRECT, NOT_YET
+from verdicts import verdict_of as _verdict_of
 
 
-def verdict_of(check: Callable[[Any], None], answer: Any, capsys: pytest.CaptureFixture) -> str:
-    """Run a self-check on `answer`, return what it printed (and make sure it returns None)."""
-    assert check(answer) is None  # a check cell must show the verdict only, no `True`/`False`
-    return capsys.readouterr().out
+def verdict_of(check: Callable[[Any], Any], answer: Any, capsys: pytest.CaptureFixture) -> str:
+    """What a self-check on `answer` prints in English, then in Russian."""
+    return _verdict_of(capsys, check, answer)
 
 
 def assert_not_yet(out: str) -> None:

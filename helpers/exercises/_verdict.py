@@ -1,12 +1,20 @@
-"""Bilingual verdicts for the self-check cells (code cells are identical in both editions)."""
+"""Verdicts for the self-check cells, in the notebook's language (`helpers.i18n`).
+
+A self-check prints one verdict line and returns a `Verdict`, so a grader or a test can read the
+result without parsing text. The returned object shows nothing in a notebook (the printed line is
+the display), so a check cell's output is the verdict alone.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-CORRECT = "Correct! / Верно!"
-NOT_YET = "Not yet / Пока нет:"
+from helpers.i18n import Text, tr
+
+CORRECT = Text("Correct!", "Верно!")
+NOT_YET = Text("Not yet:", "Пока нет:")
 
 
 class NotYet(Exception):
@@ -17,19 +25,39 @@ class NotYet(Exception):
         self.en = en
         self.ru = ru
 
+    @property
+    def hint(self) -> str:
+        """The hint in the language in force."""
+        return tr(self.en, self.ru)
 
-def verdict(check: Callable[[], None]) -> None:
-    """Run `check`; print "Correct!" or "Not yet" with the hint in both languages.
 
-    Returns None on purpose: a self-check cell should show the printed verdict only.
-    """
+@dataclass(frozen=True)
+class Verdict:
+    """What a self-check found: `passed`, and the hint (empty when passed)."""
+
+    passed: bool
+    hint: str = ""
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    def __str__(self) -> str:
+        return str(CORRECT) if self.passed else f"{NOT_YET} {self.hint}"
+
+    def _ipython_display_(self) -> None:
+        """Show nothing: the verdict line was already printed by `verdict`."""
+
+
+def verdict(check: Callable[[], None]) -> Verdict:
+    """Run `check`; print "Correct!" or "Not yet: <hint>" in the notebook's language; return it."""
     try:
         check()
-    except NotYet as hint:
-        print(f"{NOT_YET} {hint.en}")
-        print(f"{' ' * len(NOT_YET)} {hint.ru}")
-        return
-    print(CORRECT)
+    except NotYet as failed:
+        result = Verdict(False, failed.hint)
+    else:
+        result = Verdict(True)
+    print(result)
+    return result
 
 
 def call_student(fn: Callable[..., Any], *args: Any) -> Any:

@@ -6,7 +6,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from helpers.exercises._verdict import NotYet, verdict
+from helpers.exercises._verdict import NotYet, Verdict, verdict
 
 MOONSHOT_URLS = ("https://api.moonshot.ai/v1", "https://api.moonshot.cn/v1")
 
@@ -34,9 +34,9 @@ def _live_env(env: Mapping[str, str]) -> None:
                      "в KIMI_MODEL нужен id модели с платформы, например kimi-k2-0905-preview.")
 
 
-def check_live_env(env: Mapping[str, str]) -> None:
+def check_live_env(env: Mapping[str, str]) -> Verdict:
     """Exercise 1: the variables that switch the series to Kimi-K2 on the Moonshot platform."""
-    verdict(lambda: _live_env(env))
+    return verdict(lambda: _live_env(env))
 
 
 def _qwen_command(command: str) -> None:
@@ -73,9 +73,9 @@ def _option(words: list[str], name: str) -> str | None:
     return None
 
 
-def check_qwen_command(command: str) -> None:
+def check_qwen_command(command: str) -> Verdict:
     """Exercise 2: a vLLM command serving Qwen2.5-7B-Instruct with parsed tool calls."""
-    verdict(lambda: _qwen_command(command))
+    return verdict(lambda: _qwen_command(command))
 
 
 def _reading(reply: Any, text: Any, finish_reason: Any, total_tokens: Any) -> None:
@@ -92,6 +92,6 @@ def _reading(reply: Any, text: Any, finish_reason: Any, total_tokens: Any) -> No
                      "счётчики токенов лежат в reply.usage.")
 
 
-def check_reading(reply: Any, text: Any, finish_reason: Any, total_tokens: Any) -> None:
+def check_reading(reply: Any, text: Any, finish_reason: Any, total_tokens: Any) -> Verdict:
     """Exercise 3: the text, finish reason and total tokens of a chat completion."""
-    verdict(lambda: _reading(reply, text, finish_reason, total_tokens))
+    return verdict(lambda: _reading(reply, text, finish_reason, total_tokens))

@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from helpers.exercises._verdict import NotYet, verdict
+from helpers.exercises._verdict import NotYet, Verdict, verdict
 
 UNITS = ["celsius", "fahrenheit"]
 
@@ -52,9 +52,9 @@ def _schema(schema: Any, source: str = "the schema") -> None:
                      'оба аргумента обязательны: "required": ["value", "to_unit"].')
 
 
-def check_schema(schema: Any) -> None:
+def check_schema(schema: Any) -> Verdict:
     """Exercise 1: the JSON schema of convert_temperature, written by hand."""
-    verdict(lambda: _schema(schema))
+    return verdict(lambda: _schema(schema))
 
 
 def _greet(name: str, punctuation: str = "!") -> str:
@@ -85,9 +85,9 @@ def _call_tool(call_tool: Callable[..., Any]) -> None:
                          "(**arguments).")
 
 
-def check_call_tool(call_tool: Callable[..., Any]) -> None:
+def check_call_tool(call_tool: Callable[..., Any]) -> Verdict:
     """Exercise 2: run one OpenAI-shaped tool call through a tool_map with **arguments."""
-    verdict(lambda: _call_tool(call_tool))
+    return verdict(lambda: _call_tool(call_tool))
 
 
 def _typed_function(fn: Callable[..., Any]) -> None:
@@ -118,6 +118,6 @@ def _typed_function(fn: Callable[..., Any]) -> None:
     _schema(schema, "the generated schema")
 
 
-def check_typed_function(fn: Callable[..., Any]) -> None:
+def check_typed_function(fn: Callable[..., Any]) -> Verdict:
     """Exercise 3: a typed function with a Google docstring whose schema matches exercise 1."""
-    verdict(lambda: _typed_function(fn))
+    return verdict(lambda: _typed_function(fn))

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from helpers.exercises._verdict import NotYet, call_student, verdict
+from helpers.exercises._verdict import NotYet, Verdict, call_student, verdict
 
 WEATHER = {"Beijing": "Sunny", "Shanghai": "Light rain", "Moscow": "Snow"}
 
@@ -49,9 +49,9 @@ def _needs_tools(needs_tools: Callable[[dict[str, Any], str | None], Any]) -> No
                          "message['tool_calls'], а не на finish_reason.")
 
 
-def check_needs_tools(needs_tools: Callable[[dict[str, Any], str | None], Any]) -> None:
+def check_needs_tools(needs_tools: Callable[[dict[str, Any], str | None], Any]) -> Verdict:
     """Exercise 1: a stop rule that works whatever finish_reason the engine reports."""
-    verdict(lambda: _needs_tools(needs_tools))
+    return verdict(lambda: _needs_tools(needs_tools))
 
 
 def _answer_calls(answer_calls: Callable[[dict[str, Any], dict[str, Any]], Any]) -> None:
@@ -85,9 +85,9 @@ def _answer_calls(answer_calls: Callable[[dict[str, Any], dict[str, Any]], Any])
                          f"для {city} content должен быть {json.dumps(_get_weather(city))}.")
 
 
-def check_answer_calls(answer_calls: Callable[[dict[str, Any], dict[str, Any]], Any]) -> None:
+def check_answer_calls(answer_calls: Callable[[dict[str, Any], dict[str, Any]], Any]) -> Verdict:
     """Exercise 2: one role "tool" message per call, in order, with JSON content."""
-    verdict(lambda: _answer_calls(answer_calls))
+    return verdict(lambda: _answer_calls(answer_calls))
 
 
 def _broken_tool(city: str) -> dict[str, str]:
@@ -130,6 +130,6 @@ def _tool_content(tool_content: Callable[[Callable[..., Any], str], Any]) -> Non
         _error_text(content, en, ru)
 
 
-def check_tool_content(tool_content: Callable[[Callable[..., Any], str], Any]) -> None:
+def check_tool_content(tool_content: Callable[[Callable[..., Any], str], Any]) -> Verdict:
     """Exercise 3: a tool result or an error message, never an exception."""
-    verdict(lambda: _tool_content(tool_content))
+    return verdict(lambda: _tool_content(tool_content))

@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from helpers.exercises._verdict import NotYet, call_student, verdict
+from helpers.exercises._verdict import NotYet, Verdict, call_student, verdict
 from helpers.streaming import ToolCallAccumulator
 
 _HEAD = {"id": "chatcmpl-exercise", "object": "chat.completion.chunk", "created": 0, "model": "m"}
@@ -73,7 +73,7 @@ def _expected(chunks: list[Any]) -> list[dict[str, Any]]:
     return accumulator.tool_calls
 
 
-def check_assemble(assemble_tool_calls: Callable[[list[Any]], Any]) -> None:
+def check_assemble(assemble_tool_calls: Callable[[list[Any]], Any]) -> Verdict:
     """Exercise 1: the learner's assembler must match `ToolCallAccumulator` on every stream."""
 
     def check() -> None:
@@ -94,7 +94,7 @@ def check_assemble(assemble_tool_calls: Callable[[list[Any]], Any]) -> None:
                 f"для потока '{name}' ожидалось {json.dumps(expected)}, получено {got!r}.",
             )
 
-    verdict(check)
+    return verdict(check)
 
 
 QUESTION = "What's the weather like in Beijing today? Let's check using the tool."
@@ -118,7 +118,7 @@ def broken_history() -> list[dict[str, Any]]:
     return [{"role": "user", "content": QUESTION}, copy.deepcopy(RESULT)]
 
 
-def check_history(repair: Callable[..., Any]) -> None:
+def check_history(repair: Callable[..., Any]) -> Verdict:
     """Exercise 2: the repaired history must pass the server's checks, in the right order."""
     from helpers.replay.validation import ApiError, check_messages
 
@@ -150,10 +150,10 @@ def check_history(repair: Callable[..., Any]) -> None:
                 "сообщение ассистента должно содержать свои tool_calls.",
             )
 
-    verdict(check)
+    return verdict(check)
 
 
-def check_usage(total_tokens: Callable[[list[Any]], Any]) -> None:
+def check_usage(total_tokens: Callable[[list[Any]], Any]) -> Verdict:
     """Exercise 3: total tokens from the usage chunk, None without one, no IndexError."""
 
     def check() -> None:
@@ -172,4 +172,4 @@ def check_usage(total_tokens: Callable[[list[Any]], Any]) -> None:
                 f"для потока без статистики нужно вернуть None; вы вернули {got!r}.",
             )
 
-    verdict(check)
+    return verdict(check)

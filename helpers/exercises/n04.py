@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from helpers.exercises._verdict import NotYet, call_student, verdict
+from helpers.exercises._verdict import NotYet, Verdict, call_student, verdict
 from helpers.formats import kimi_name_from_id, parse_kimi
 
 NAME_CASES: tuple[str, ...] = (
@@ -17,7 +17,7 @@ NAME_CASES: tuple[str, ...] = (
 )
 
 
-def check_name_from_id(name_from_id: Callable[[str], Any]) -> None:
+def check_name_from_id(name_from_id: Callable[[str], Any]) -> Verdict:
     """Exercise 1: the learner's function must agree with `kimi_name_from_id` on every id."""
 
     def check() -> None:
@@ -30,7 +30,7 @@ def check_name_from_id(name_from_id: Callable[[str], Any]) -> None:
                     f"name_from_id({call_id!r}) должно быть {expected!r}, получено {got!r}.",
                 )
 
-    verdict(check)
+    return verdict(check)
 
 
 def _call(call_id: str, arguments: str) -> str:
@@ -74,7 +74,7 @@ def _brief(calls: Any) -> tuple[str, str]:
     return f"{len(calls)} call(s) {items}", f"вызовов: {len(calls)} {items}"
 
 
-def check_extract(extract_tool_calls: Callable[[str], Any]) -> None:
+def check_extract(extract_tool_calls: Callable[[str], Any]) -> Verdict:
     """Exercise 2: the learner's extractor must find the same calls as `parse_kimi`."""
 
     def check() -> None:
@@ -88,4 +88,4 @@ def check_extract(extract_tool_calls: Callable[[str], Any]) -> None:
                     f"вариант '{name}': ожидалось {want_ru}, получено {have_ru}.",
                 )
 
-    verdict(check)
+    return verdict(check)

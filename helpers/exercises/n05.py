@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from helpers.exercises._verdict import NotYet, call_student, verdict
+from helpers.exercises._verdict import NotYet, Verdict, call_student, verdict
 from helpers.formats import parse_hermes, render_hermes_tool_calls, render_kimi_tool_calls
 
 
@@ -41,7 +41,7 @@ def hermes_cases() -> dict[str, str]:
     }
 
 
-def check_hermes_calls(hermes_calls: Callable[[str], Any]) -> None:
+def check_hermes_calls(hermes_calls: Callable[[str], Any]) -> Verdict:
     """Exercise 1: (name, arguments dict) pairs equal to what `parse_hermes` finds."""
 
     def check() -> None:
@@ -59,7 +59,7 @@ def check_hermes_calls(hermes_calls: Callable[[str], Any]) -> None:
                     f"для варианта '{name}' ожидалось {expected}, получено {got!r}.",
                 )
 
-    verdict(check)
+    return verdict(check)
 
 
 def unparsed_cases() -> list[tuple[str, str, dict[str, Any], bool]]:
@@ -96,7 +96,7 @@ def unparsed_cases() -> list[tuple[str, str, dict[str, Any], bool]]:
     ]
 
 
-def check_unparsed(has_unparsed_calls: Callable[[dict[str, Any]], Any]) -> None:
+def check_unparsed(has_unparsed_calls: Callable[[dict[str, Any]], Any]) -> Verdict:
     """Exercise 2: True exactly when call markup sits in `content` and `tool_calls` is empty."""
 
     def check() -> None:
@@ -108,4 +108,4 @@ def check_unparsed(has_unparsed_calls: Callable[[dict[str, Any]], Any]) -> None:
                     f"{description_ru}: ожидалось {expected}, получено {got!r}.",
                 )
 
-    verdict(check)
+    return verdict(check)

@@ -40,8 +40,9 @@ model.
 import json
 
 from openai import OpenAI
-from helpers import connect
+from helpers import connect, set_language
 
+set_language("en")  # the language of the helpers' messages
 conn = connect("kimi")
 client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
 model_name = conn.model_name

@@ -85,9 +85,10 @@ and of each engine (not captures of a real service); `LLM_MODE=live` talks to a 
 import json
 
 from openai import OpenAI
-from helpers import connect
+from helpers import connect, set_language
 from helpers.display import compare_table, show_messages, show_tool_calls
 
+set_language("en")  # the language of the helpers' messages
 conn = connect("kimi")
 client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
 model_name = conn.model_name

@@ -83,10 +83,11 @@ import json
 
 from openai import OpenAI
 
-from helpers import ToolCallAccumulator, ToolRegistry, connect, run_tool_loop
+from helpers import ToolCallAccumulator, ToolRegistry, connect, run_tool_loop, set_language
 from helpers.display import show_chunks, show_messages, show_tool_calls
 from helpers.widgets import StreamViewer
 
+set_language("en")  # the language of the helpers' messages
 conn = connect("kimi")
 client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
 model_name = conn.model_name

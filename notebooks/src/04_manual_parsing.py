@@ -88,11 +88,12 @@ import json
 import requests
 from openai import OpenAI
 
-from helpers import connect, guide_extract_tool_call_info, load_tokenizer, parse_kimi
+from helpers import connect, guide_extract_tool_call_info, load_tokenizer, parse_kimi, set_language
 from helpers.display import compare_table, show_messages, show_raw, show_tool_calls
 from helpers.templates import marker_tokens
 from helpers.widgets import ParserPlayground
 
+set_language("en")  # the language of the helpers' messages
 conn = connect("kimi")
 endpoint = conn.endpoint
 model_name = conn.model_name

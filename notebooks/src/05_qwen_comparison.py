@@ -79,11 +79,14 @@ import json
 import requests
 from openai import OpenAI
 
-from helpers import ToolRegistry, connect, load_tokenizer, parse_hermes, parse_kimi, run_tool_loop
+from helpers import (
+    ToolRegistry, connect, load_tokenizer, parse_hermes, parse_kimi, run_tool_loop, set_language,
+)
 from helpers.display import compare_table, show_messages, show_raw, show_tool_calls
 from helpers.formats import render_hermes_tool_calls, render_kimi_tool_calls
 from helpers.templates import decode_tool_arguments, marker_tokens
 
+set_language("en")  # the language of the helpers' messages
 conn = connect("qwen")
 client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
 endpoint = conn.endpoint

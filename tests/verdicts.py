@@ -1,0 +1,33 @@
+"""Run a self-check in both languages, for the exercise tests."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from helpers.exercises._verdict import Verdict
+from helpers.i18n import reset_language, set_language
+
+# What `verdict_of` returns for a passed check: the English line, then the Russian one.
+CORRECT = "Correct!\nВерно!"
+NOT_YET = "Not yet:"
+
+
+def verdict_of(capsys: Any, check: Callable[..., Any], *args: Any) -> str:
+    """Run `check(*args)` in English, then in Russian; return both printed verdicts.
+
+    Both runs must return the same `Verdict`, and each must print exactly that verdict."""
+    printed, results = [], []
+    try:
+        for lang in ("en", "ru"):
+            set_language(lang)
+            result = check(*args)
+            out = capsys.readouterr().out
+            assert isinstance(result, Verdict), f"a self-check returns a Verdict, not {result!r}"
+            assert out == f"{result}\n", (out, str(result))
+            printed.append(out)
+            results.append(result.passed)
+    finally:
+        reset_language()
+    assert results[0] == results[1], "the verdict differs between the languages"
+    return "".join(printed)
