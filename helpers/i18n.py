@@ -73,7 +73,7 @@ class Text:
 
 
 def _checked(lang: str, where: str) -> str:
-    """`lang` lower-cased, or a ValueError (in both languages: none is chosen yet) naming the choices."""
+    """`lang` lower-cased, or a ValueError naming the choices (in both languages)."""
     value = str(lang).strip().lower()
     if value not in LANGUAGES:
         raise ValueError(

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from verdicts import CORRECT, NOT_YET
+from verdicts import verdict_of as _verdict_of
 
 from helpers.exercises import n00, n01, n02
-
-from verdicts import CORRECT, NOT_YET, verdict_of as _verdict_of
 
 
 def verdict_of(capsys, check, *args) -> str:

@@ -8,11 +8,11 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from verdicts import CORRECT, NOT_YET
+from verdicts import verdict_of as _verdict_of
 
 from helpers import guide_extract_tool_call_info
 from helpers.exercises import n03, n04, n05
-from verdicts import CORRECT, NOT_YET
-from verdicts import verdict_of as _verdict_of
 
 
 def verdict_of(check: Callable[[Any], Any], answer: Any, capsys: pytest.CaptureFixture) -> str:
