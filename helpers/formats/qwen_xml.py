@@ -219,7 +219,7 @@ class QwenXmlStreamParser(StreamParser):
                 if piece.strip() and not self._stray_text:
                     self._stray_text = True
                     where = "a function" if self._function is not None else "a <tool_call> block"
-                    self._errors.append(f"text inside {where} outside any tag ignored: {snippet(piece)!r}")
+                    self._errors.append(f"text inside {where} but outside its tags ignored")
                 return
             else:
                 self._emit_content(piece, out)
