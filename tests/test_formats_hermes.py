@@ -33,10 +33,13 @@ QWEN_EXAMPLE = (
 )
 
 
-def assert_stream_matches_batch(text: str, chunks: list[str]) -> None:
-    """The streaming contract: any split gives the batch result."""
-    expected = parse_hermes(text)
-    parser, accumulator, deltas = stream(HermesStreamParser(), chunks)
+def assert_stream_matches_batch(
+    text: str, chunks: list[str], reasoning_open: bool | None = None
+) -> None:
+    """The streaming contract: any split gives the batch result, reasoning included."""
+    expected = parse_hermes(text, reasoning_open)
+    parser, accumulator, deltas = stream(HermesStreamParser(reasoning_open), chunks)
+    assert "".join(d.get("reasoning_content", "") for d in deltas) == expected.reasoning
     assert accumulator.content == expected.content
     assert accumulator.tool_calls == expected.tool_calls
     assert parser.result == expected
@@ -217,8 +220,8 @@ def test_render_rejects_arguments_that_are_not_json() -> None:
 
 
 def contains_tag(text: str) -> bool:
-    """True when a Hermes tag occurs in text."""
-    return OPEN in text or CLOSE in text
+    """True when a Hermes tag (or a Qwen3 think tag) occurs in text."""
+    return any(tag in text for tag in (OPEN, CLOSE, "<think>", "</think>"))
 
 
 @st.composite
@@ -243,7 +246,7 @@ def test_render_then_parse_round_trips(calls: list[dict], content: str) -> None:
 
 
 SOUP_PIECES = st.one_of(
-    st.sampled_from([OPEN, CLOSE, "<tool_c", "</tool", "<", "</", ">"]),
+    st.sampled_from([OPEN, CLOSE, "<tool_c", "</tool", "<", "</", ">", "<think>", "</think>"]),
     st.sampled_from(['{"name": "f", "arguments": {"a": 1}}', '{"name": "g"', "{", "}", '"x"']),
     st.sampled_from([" ", "\n", "\u3000", "x"]),
     st.text(max_size=6),
@@ -255,7 +258,7 @@ SOUP = st.lists(SOUP_PIECES, max_size=30).map("".join)
 @given(text=SOUP, data=st.data())
 def test_any_split_gives_the_batch_result(text: str, data: st.DataObject) -> None:
     cuts = data.draw(st.lists(st.integers(0, len(text)), max_size=12))
-    assert_stream_matches_batch(text, split_at(text, cuts))
+    assert_stream_matches_batch(text, split_at(text, cuts), data.draw(st.sampled_from([None, True, False])))
 
 
 @FAST
@@ -285,7 +288,7 @@ def test_garbage_never_raises(text: str) -> None:
 
 
 def test_content_streams_before_the_call_and_a_partial_tag_is_held() -> None:
-    parser = HermesStreamParser()
+    parser = HermesStreamParser(reasoning_open=False)  # the prompt did not open a <think>
     assert parser.feed("Let me check") == [{"content": "Let me check"}]
     assert parser.feed(".\n<tool_c") == [{"content": "."}]
     assert parser.feed('all>\n{"name": "f", ') == []
@@ -325,3 +328,44 @@ def test_hermes_result_needs_close() -> None:
     parser.close()
     with pytest.raises(RuntimeError):
         parser.feed("x")
+
+
+# --------------------------------------------------------------------------- Qwen3 thinking
+
+QWEN3_OUTPUT = (  # the Qwen3 template's format (facts: the illustrative thinking output)
+    "<think>\nThe user wants the temperature now.\n</think>\n\n" + QWEN_EXAMPLE
+)
+
+
+def test_qwen3_think_block_goes_to_reasoning() -> None:
+    result = parse_hermes(QWEN3_OUTPUT)
+    assert result.reasoning == "The user wants the temperature now."
+    assert result.content == ""
+    assert [c["function"]["name"] for c in result.tool_calls] == ["get_current_weather"]
+    assert result.errors == []
+
+
+def test_qwen3_close_without_open_means_the_prompt_opened_it() -> None:
+    result = parse_hermes("Thinking-2507 starts inside.\n</think>\n\nIt is 22 degrees.")
+    assert (result.reasoning, result.content) == ("Thinking-2507 starts inside.", "It is 22 degrees.")
+
+
+def test_qwen3_unclosed_think_ends_at_the_tool_call() -> None:
+    result = parse_hermes("<think>\nI need the tool.\n" + QWEN_EXAMPLE)
+    assert result.reasoning == "I need the tool."
+    assert len(result.tool_calls) == 1 and result.errors == []
+
+
+def test_qwen3_empty_think_block_of_enable_thinking_false() -> None:
+    result = parse_hermes("<think>\n\n</think>\n\nHello.")
+    assert (result.reasoning, result.content, result.errors) == ("", "Hello.", [])
+
+
+def test_qwen3_stream_sends_reasoning_content_deltas_first() -> None:
+    parser = HermesStreamParser()
+    chunks = [QWEN3_OUTPUT[i : i + 7] for i in range(0, len(QWEN3_OUTPUT), 7)]
+    deltas = [d for chunk in chunks for d in parser.feed(chunk)] + parser.close()
+    assert "reasoning_content" in deltas[0]
+    reasoning = "".join(d.get("reasoning_content", "") for d in deltas)
+    assert reasoning == "The user wants the temperature now."
+    assert parser.result.tool_calls[0]["function"]["name"] == "get_current_weather"

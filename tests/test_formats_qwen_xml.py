@@ -308,10 +308,14 @@ def test_render_rejects_arguments_that_are_not_an_object() -> None:
 # --------------------------------------------------------------------------- properties
 
 
-def assert_stream_matches_batch(text: str, chunks: list[str], tools: list | None = None) -> None:
+def assert_stream_matches_batch(
+    text: str, chunks: list[str], tools: list | None = None, reasoning_open: bool | None = None
+) -> None:
     """The streaming contract: any split gives the batch result, deltas and `.result` alike."""
-    expected = parse_qwen_xml(text, tools)
-    parser, accumulator, deltas = stream(QwenXmlStreamParser(tools), chunks)
+    expected = parse_qwen_xml(text, tools, reasoning_open)
+    parser, accumulator, deltas = stream(QwenXmlStreamParser(tools, reasoning_open), chunks)
+    reasoning = "".join(d.get("reasoning_content", "") for d in deltas)
+    assert reasoning == expected.reasoning
     assert accumulator.content == expected.content
     assert accumulator.tool_calls == expected.tool_calls
     assert parser.result == expected
@@ -320,8 +324,8 @@ def assert_stream_matches_batch(text: str, chunks: list[str], tools: list | None
 
 
 def contains_tag(text: str) -> bool:
-    """True when an XML tag of the format occurs in text."""
-    return any(tag in text for tag in QWEN_XML_TAGS)
+    """True when an XML tag of the format (or a think tag) occurs in text."""
+    return any(tag in text for tag in (*QWEN_XML_TAGS, "<think>", "</think>"))
 
 
 KEYS = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,10}", fullmatch=True)
@@ -393,7 +397,7 @@ def test_string_values_round_trip_without_tools(content: str, data: st.DataObjec
 
 
 SOUP_PIECES = st.one_of(
-    st.sampled_from(QWEN_XML_TAGS),
+    st.sampled_from((*QWEN_XML_TAGS, "<think>", "</think>")),
     st.sampled_from(["<tool_c", "<function", "</param", "<", "</", ">", "=", "f>", "x>"]),
     st.sampled_from(["3", "true", "null", "[1, 2]", "{'a': 1}", "Paris"]),
     st.sampled_from([" ", "\n", "\u3000", "x"]),
@@ -406,8 +410,9 @@ SOUP = st.lists(SOUP_PIECES, max_size=30).map("".join)
 @given(text=SOUP, data=st.data())
 def test_any_split_gives_the_batch_result(text: str, data: st.DataObject) -> None:
     cuts = data.draw(st.lists(st.integers(0, len(text)), max_size=12))
-    assert_stream_matches_batch(text, split_at(text, cuts), TOOLS)
-    assert_stream_matches_batch(text, split_at(text, cuts), None)
+    reasoning_open = data.draw(st.sampled_from([None, True, False]))
+    assert_stream_matches_batch(text, split_at(text, cuts), TOOLS, reasoning_open)
+    assert_stream_matches_batch(text, split_at(text, cuts), None, reasoning_open)
 
 
 @FAST
@@ -457,3 +462,51 @@ def test_header_is_sent_at_the_name_and_each_parameter_when_it_ends() -> None:
     assert parser.feed("\n</tool_call>") == []
     assert parser.close() == []
     assert parser.result.errors == []
+
+
+# --------------------------------------------------------------------------- thinking (Qwen3.5)
+
+QWEN35_OUTPUT = (  # the generation prompt ended with "<think>\n": the output starts inside it
+    "The user wants Paris.\n</think>\n\n" + FACTS_EXAMPLE
+)
+
+
+def test_qwen35_output_starts_inside_the_reasoning() -> None:
+    result = parse_qwen_xml(QWEN35_OUTPUT, TOOLS)
+    assert result.reasoning == "The user wants Paris."
+    assert result.content == ""
+    assert result.tool_calls == [call("call_0", "get_weather", '{"city": "Paris", "days": 3}')]
+    assert result.errors == []
+    assert parse_qwen_xml(QWEN35_OUTPUT, TOOLS, reasoning_open=True) == result
+
+
+def test_an_unclosed_think_ends_at_the_tool_call() -> None:
+    result = parse_qwen_xml("<think>\nI should call it.\n" + FACTS_EXAMPLE, TOOLS)
+    assert result.reasoning == "I should call it."
+    assert len(result.tool_calls) == 1 and result.errors == []
+
+
+def test_without_think_tags_nothing_is_reasoning() -> None:
+    assert parse_qwen_xml(FACTS_EXAMPLE).reasoning == ""
+    assert parse_qwen_xml("plain answer", reasoning_open=True).reasoning == "plain answer"
+
+
+def test_reasoning_streams_as_reasoning_content_deltas_first() -> None:
+    parser = QwenXmlStreamParser(TOOLS, reasoning_open=True)
+    deltas = parser.feed("The user wants ") + parser.feed("Paris.\n</think>\n\n")
+    deltas += parser.feed(FACTS_EXAMPLE) + parser.close()
+    assert deltas[0] == {"reasoning_content": "The user wants"}
+    assert "".join(d.get("reasoning_content", "") for d in deltas) == "The user wants Paris."
+    assert [d for d in deltas if "tool_calls" in d][0]["tool_calls"][0]["id"] == "call_0"
+
+
+@FAST
+@given(calls=xml_calls(), content=CONTENT, thought=CONTENT, data=st.data())
+def test_streamed_thinking_output_gives_the_reasoning_and_the_calls(
+    calls: list[dict], content: str, thought: str, data: st.DataObject
+) -> None:
+    text = thought + "\n</think>\n\n" + render_qwen_xml_tool_calls(calls, content)
+    cuts = data.draw(st.lists(st.integers(0, len(text)), max_size=20))
+    assert_stream_matches_batch(text, split_at(text, cuts), typed_tools(calls))
+    result = parse_qwen_xml(text, typed_tools(calls))
+    assert (result.reasoning, result.content) == (thought.strip(), content.strip())

@@ -17,7 +17,11 @@ Rules this module follows (the same in `parse_hermes` and `HermesStreamParser`):
 - `arguments` becomes JSON text: an object is dumped with `ensure_ascii=False`, a string is
   kept as the model wrote it;
 - a block cut off at the end of the text (no `</tool_call>`) is still parsed and reported;
-- a `</tool_call>` outside a block is dropped and reported.
+- a `</tool_call>` outside a block is dropped and reported;
+- Qwen3's reasoning is split off first (`helpers.formats.think`): `<think>...</think>` goes to
+  `ParseResult.reasoning` (stream: `{"reasoning_content": ...}` deltas); a `</think>` with no
+  opening tag means the prompt opened the block; an unclosed `<think>` ends at `<tool_call>`.
+  `reasoning_open` (None: decide from the text) is as in `split_reasoning`.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from helpers.formats._common import (
     snippet,
     tool_call_dict,
 )
+from helpers.formats.think import parse_with_reasoning
 
 OPEN_TAG = "<tool_call>"
 CLOSE_TAG = "</tool_call>"
@@ -109,8 +114,13 @@ def _build_call(index: int, body: str, missing_end: str | None) -> tuple[dict[st
     return tool_call_dict(call_id, name, arguments), problems
 
 
-def parse_hermes(text: str) -> ParseResult:
-    """Read Qwen/Hermes raw output into content, tool calls and errors."""
+def parse_hermes(text: str, reasoning_open: bool | None = None) -> ParseResult:
+    """Read Qwen/Hermes raw output into reasoning, content, tool calls and errors."""
+    return parse_with_reasoning(text, (OPEN_TAG,), reasoning_open, _parse_visible)
+
+
+def _parse_visible(text: str) -> ParseResult:
+    """Read the visible part (reasoning already split off) into content, calls and errors."""
     content_parts: list[str] = []
     tool_calls: list[dict[str, Any]] = []
     errors: list[str] = []
@@ -157,10 +167,11 @@ class HermesStreamParser(StreamParser):
     """
 
     markers = HERMES_TAGS
+    reasoning_ends = (OPEN_TAG,)
 
-    def __init__(self) -> None:
-        """Start with nothing read."""
-        super().__init__()
+    def __init__(self, reasoning_open: bool | None = None) -> None:
+        """Start with nothing read; `reasoning_open` as in `parse_hermes`."""
+        super().__init__(reasoning_open)
         self._body: list[str] | None = None  # the text of the open block, if one is open
 
     def _on_marker(self, tag: str, out: DeltaList) -> None:

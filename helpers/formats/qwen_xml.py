@@ -31,11 +31,16 @@ Rules this module follows (the same in `parse_qwen_xml` and `QwenXmlStreamParser
   text before the first call; we also keep text after the calls);
 - a call, function or parameter cut off at the end of the text (no closing tag) is still parsed
   and reported; a closing tag that closes nothing is dropped and reported; problems go to
-  `ParseResult.errors`, never exceptions.
+  `ParseResult.errors`, never exceptions;
+- reasoning is split off first (`helpers.formats.think`), as for Qwen3's Hermes format:
+  `<think>...</think>` goes to `ParseResult.reasoning` (stream: `{"reasoning_content": ...}`
+  deltas); Qwen3.5's generation prompt opens `<think>` itself, so its output shows only
+  `</think>`, which is read as "the prompt opened it"; an unclosed `<think>` ends at `<tool_call>`.
 
-`parse_qwen_xml` is the stream parser fed the whole text at once: one state machine, so there is
-one set of rules. The tests compare it with an independent re-implementation of vLLM's regular
-expressions, and the stream with the batch result under random chunkings.
+`parse_qwen_xml` splits the reasoning off with `split_reasoning`, then runs the stream parser's
+state machine over the visible text at once: one set of rules for the tags. The tests compare it
+with an independent re-implementation of vLLM's regular expressions, and the stream with the
+batch result under random chunkings.
 """
 
 from __future__ import annotations
@@ -54,6 +59,7 @@ from helpers.formats._common import (
     snippet,
     tool_call_dict,
 )
+from helpers.formats.think import parse_with_reasoning
 
 TOOL_CALL_OPEN = "<tool_call>"
 TOOL_CALL_CLOSE = "</tool_call>"
@@ -190,10 +196,14 @@ class QwenXmlStreamParser(StreamParser):
     """
 
     markers = QWEN_XML_TAGS
+    reasoning_ends = (TOOL_CALL_OPEN,)
 
-    def __init__(self, tools: Sequence[Mapping[str, Any]] | None = None) -> None:
-        """Start with nothing read; `tools` (the request's tool list) types the values."""
-        super().__init__()
+    def __init__(
+        self, tools: Sequence[Mapping[str, Any]] | None = None, reasoning_open: bool | None = None
+    ) -> None:
+        """Start with nothing read; `tools` (the request's tool list) types the values;
+        `reasoning_open` as in `parse_qwen_xml`."""
+        super().__init__(reasoning_open)
         self._tools = tools
         self._in_block = False  # inside <tool_call> ... </tool_call>
         self._stray_text = False  # non-blank text inside a block, outside a function, reported
@@ -369,18 +379,33 @@ class QwenXmlStreamParser(StreamParser):
         out.arguments(index, fragment)
 
 
+class _VisibleXmlParser(QwenXmlStreamParser):
+    """The XML state machine alone, for text whose reasoning was already split off."""
+
+    reasoning_ends = ()
+
+
 def parse_qwen_xml(
-    text: str, tools: Sequence[Mapping[str, Any]] | None = None
+    text: str,
+    tools: Sequence[Mapping[str, Any]] | None = None,
+    reasoning_open: bool | None = None,
 ) -> ParseResult:
-    """Read Qwen3-Coder / Qwen3.5 raw output into content, tool calls and errors.
+    """Read Qwen3-Coder / Qwen3.5 raw output into reasoning, content, tool calls and errors.
 
     `tools` is the request's tool list (OpenAI shape): with it, parameter values are typed by the
-    schema as vLLM does; without it they stay strings.
+    schema as vLLM does; without it they stay strings. `reasoning_open`: True when the prompt
+    opened `<think>` (Qwen3.5's default generation prompt), False when it did not, None to decide
+    from the text (a `</think>` before any `<think>` means the prompt opened it).
     """
-    parser = QwenXmlStreamParser(tools)
-    parser.feed(text)
-    parser.close()
-    return parser.result
+
+    def parse_visible(visible: str) -> ParseResult:
+        """The tags of the visible text, read by the same state machine as the stream."""
+        parser = _VisibleXmlParser(tools)
+        parser.feed(visible)
+        parser.close()
+        return parser.result
+
+    return parse_with_reasoning(text, (TOOL_CALL_OPEN,), reasoning_open, parse_visible)
 
 
 def _parameter_text(value: Any) -> str:
