@@ -68,6 +68,17 @@ QWEN2_5_MARKERS: tuple[Marker, ...] = (
 )
 
 MARKERS: dict[str, tuple[Marker, ...]] = {"kimi-k2": KIMI_K2_MARKERS, "qwen2.5": QWEN2_5_MARKERS}
+
+# Qwen3 (Hermes JSON + <think>) and Qwen3.5 (XML calls + <think>), lesson 07. <think>/</think> at
+# the ids of a mirrored Qwen3 tokenizer_config (not special, like the tool tags): UNCONFIRMED. For
+# Qwen3.5 every id is Qwen3's, unconfirmed for that model's own vocabulary.
+QWEN3_MARKERS: tuple[Marker, ...] = (
+    *QWEN2_5_MARKERS,
+    Marker("<think>", 151667, False, False),
+    Marker("</think>", 151668, False, False),
+)
+QWEN3_5_MARKERS: tuple[Marker, ...] = tuple(m._replace(confirmed=False) for m in QWEN3_MARKERS)
+MARKERS.update({"qwen3": QWEN3_MARKERS, "qwen3.5": QWEN3_5_MARKERS})
 MARKER_IDS: dict[str, dict[str, int]] = {
     name: {marker.token: marker.id for marker in markers} for name, markers in MARKERS.items()
 }
@@ -81,6 +92,10 @@ TEMPLATE_FILES: dict[str, Path] = {
     "kimi-k2": TEMPLATES_DIR / "kimi_k2.jinja",
     "qwen2.5": TEMPLATES_DIR / "qwen2_5.jinja",
 }
+HUB_REPOS.update({"qwen3": "Qwen/Qwen3-0.6B", "qwen3.5": "Qwen/Qwen3.5-4B"})
+TEMPLATE_FILES.update(
+    {"qwen3": TEMPLATES_DIR / "qwen3.jinja", "qwen3.5": TEMPLATES_DIR / "qwen3_5.jinja"}
+)
 HUB_PROBE_TIMEOUT_S = 3.0
 _TRUE = {"1", "true", "yes", "on"}
 

@@ -27,6 +27,7 @@ from helpers.templates import HUB_REPOS, MARKERS, TEMPLATE_FILES, Marker
 BASE_VOCAB_SIZE = 1024
 MIN_FREQUENCY = 2
 TITLES = {"kimi-k2": "Kimi-K2", "qwen2.5": "Qwen2.5"}
+TITLES.update({"qwen3": "Qwen3", "qwen3.5": "Qwen3.5"})
 
 # Training text for the base merges: the words the lessons show (EN, RU, ZH, JSON, code).
 CORPUS: tuple[str, ...] = (
