@@ -135,7 +135,7 @@ decide whether to call the tool and what to put in the arguments.
 | `function.description` | когда и зачем нужен инструмент: модель решает по этому тексту, поэтому пишите его для модели |
 | `function.parameters` | JSON-схема (JSON Schema) объекта с аргументами |
 | `parameters.type` | `"object"`: аргументы всегда приходят одним JSON-объектом |
-| `parameters.properties` | по записи на каждый аргумент: его JSON-тип (`string`, `number`, `integer`, `boolean`, `array`, `object`), описание и, если нужно, `enum` допустимых значений |
+| `parameters.properties` | по одному ключу на каждый аргумент: его JSON-тип (`string`, `number`, `integer`, `boolean`, `array`, `object`), описание и, если нужно, `enum` допустимых значений |
 | `parameters.required` | аргументы, которые модель обязана заполнить |
 
 Описание инструмента и описания аргументов — часть промпта: модель читает их, чтобы решить,

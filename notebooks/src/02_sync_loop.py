@@ -355,7 +355,7 @@ Extra keyword arguments go to `client.chat.completions.create`.
 неверные аргументы или упавший инструмент превращаются в сообщение об ошибке для модели, а не в
 исключение; добавляет в историю обычные словари; бросает `ToolLoopLimitError` после `max_rounds`
 раундов и отказывается выполнять вызов, обрезанный по `max_tokens`. Остальные именованные
-аргументы уходят в `client.chat.completions.create`.
+аргументы она передаёт в `client.chat.completions.create`.
 """),
     code('''
 from helpers import ToolRegistry, run_tool_loop
@@ -565,7 +565,7 @@ n02.check_answer_calls(answer_calls)
 if the arguments are not valid JSON, or the function raises, return JSON text
 `{"error": "<what went wrong>"}` instead, so the model can read it and retry.
 """, """
-### Упражнение 3. Ошибка — это новость для модели
+### Упражнение 3. Ошибка — тоже информация для модели
 
 `tool_content(function, arguments_text)` возвращает `content` для одного вызова. Сделайте так,
 чтобы она никогда не бросала исключений: если аргументы — некорректный JSON или функция падает,
