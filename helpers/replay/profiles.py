@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 Provider = Literal["kimi", "qwen"]
-IdStyle = Literal["moonshot", "model", "history", "hermes"]
+IdStyle = Literal["moonshot", "model", "history", "hermes", "vllm16", "ollama", "llamacpp"]
 
 MODEL_NAMES: dict[str, str] = {
     "kimi": "moonshotai/Kimi-K2-Instruct",
@@ -35,6 +35,12 @@ class EngineProfile:
     empty_content: str | None = None  # `content` reported when the model wrote only calls
     lists_empty_tool_calls: bool = True  # `"tool_calls": []` in a message without calls (vLLM)
     response_id_hex: int = 32  # length of the hex part of `chatcmpl-...` ids
+    reasoning_field: str | None = None  # where a thinking model's reasoning goes in the reply
+    model_name: str | None = None  # the served model; None: the provider's `MODEL_NAMES` entry
+    whole_calls: bool = False  # streaming: each call in ONE delta, arguments complete (Ollama)
+    parallel_by_default: bool = True  # False: one call per reply unless the request sends
+    # `parallel_tool_calls: true` (llama.cpp's server)
+    system_fingerprint: str | None = None  # sent on every response and chunk when set
 
     def base_path(self, provider: str) -> str:
         """URL prefix the replay server serves this profile under, e.g. `/v1`."""
@@ -50,8 +56,54 @@ class EngineProfile:
             return model_id
         if self.id_style == "history":
             return f"functions.{name}:{history_count + index}"
+        if self.id_style in ("vllm16", "ollama", "llamacpp"):
+            return local_call_id(self.id_style, f"{seed}|call|{index}")
         return "chatcmpl-tool-" + stable_hex(f"{seed}|call|{index}", 32)
 
+
+# Qwen today (lesson 07): Qwen3.5 behind vLLM's XML parser, and the two laptop servers.
+QWEN_TODAY_PROFILES: tuple[EngineProfile, ...] = (
+    EngineProfile(
+        name="vllm_qwen3_coder",
+        providers=("qwen",),
+        summary="vLLM >= 0.17 with `--tool-call-parser qwen3_coder --reasoning-parser qwen3` "
+        "serving Qwen3.5 (XML calls): reasoning in the field `reasoning`, ids "
+        "`chatcmpl-tool-<16 hex>` invented by the server, content null when only calls are made.",
+        id_style="vllm16",
+        response_id_hex=16,
+        reasoning_field="reasoning",
+        model_name="Qwen/Qwen3.5-4B",
+    ),
+    EngineProfile(
+        name="ollama",
+        providers=("qwen",),
+        summary="Ollama's OpenAI-compatible endpoint (`/v1`) serving qwen3:0.6b: ids `call_` + 8 "
+        'characters [a-z0-9], each streamed call whole in one chunk, content `""` with calls, '
+        "reasoning in the field `reasoning`, an empty `delta: {}` finish chunk with "
+        "finish_reason `tool_calls`, `system_fingerprint` `fp_ollama`; `tool_choice` is not "
+        "supported.",
+        id_style="ollama",
+        empty_content="",
+        lists_empty_tool_calls=False,
+        reasoning_field="reasoning",
+        model_name="qwen3:0.6b",
+        whole_calls=True,
+        system_fingerprint="fp_ollama",
+    ),
+    EngineProfile(
+        name="llamacpp",
+        providers=("qwen",),
+        summary="llama.cpp's `llama-server --jinja` serving a Qwen3 GGUF: reasoning in "
+        "`reasoning_content`, parallel tool calls off by default (one call per reply unless the "
+        "request sends `parallel_tool_calls: true`), ids of 32 random letters and digits "
+        "(unconfirmed), argument fragments streamed as with vLLM.",
+        id_style="llamacpp",
+        lists_empty_tool_calls=False,
+        reasoning_field="reasoning_content",
+        model_name="Qwen3-0.6B-Q8_0.gguf",
+        parallel_by_default=False,
+    ),
+)
 
 PROFILES: dict[str, EngineProfile] = {
     p.name: p
@@ -106,8 +158,22 @@ PROFILES: dict[str, EngineProfile] = {
             "finish_reason `tool_calls`.",
             id_style="hermes",
         ),
+        *QWEN_TODAY_PROFILES,
     ]
 }
+
+
+_ALNUM = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def local_call_id(style: str, seed: str) -> str:
+    """A deterministic stand-in for a server's random call id in its documented shape."""
+    if style == "vllm16":
+        return "chatcmpl-tool-" + stable_hex(seed, 16)
+    digits = bytes.fromhex(stable_hex(seed, 64))
+    if style == "ollama":  # `call_` + 8 characters from [a-z0-9]
+        return "call_" + "".join(_ALNUM[b % 36] for b in digits[:8])
+    return "".join(_ALNUM[b % 62] for b in digits[:32])  # llama.cpp: 32 letters and digits
 
 
 def stable_hex(text: str, length: int) -> str:
@@ -128,3 +194,9 @@ def get_profile(provider: str, engine: str | None) -> EngineProfile:
     if provider not in profile.providers:
         raise ValueError(f"engine profile {name!r} does not serve provider {provider!r}")
     return profile
+
+
+def replay_model(provider: str, engine: str | None = None) -> str:
+    """The model name replay serves for `provider` at `engine` (thinking profiles name theirs)."""
+    profile = PROFILES.get(engine or DEFAULT_ENGINES.get(provider, ""))
+    return (profile.model_name if profile else None) or MODEL_NAMES[provider]

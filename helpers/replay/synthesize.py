@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import dataclasses
 import hashlib
 import json
 import re
@@ -31,7 +32,7 @@ from helpers.formats import (
 from helpers.paths import RECORDINGS_DIR
 from helpers.replay.cassette import FORMAT_VERSION, dump_cassette, save_cassette
 from helpers.replay.matching import canonical_request, request_key
-from helpers.replay.profiles import MODEL_NAMES, EngineProfile, get_profile, stable_hex
+from helpers.replay.profiles import EngineProfile, get_profile, replay_model, stable_hex
 from helpers.replay.scenarios import RUN_TOOL, SCENARIO_MODULES, Scenario, Turn, all_scenarios
 from helpers.replay.scenarios.common import lesson_registry
 from helpers.tools import tool_result_content
@@ -64,6 +65,7 @@ class Reply:
     content: str | None
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     finish_reason: str = "stop"
+    reasoning: str | None = None  # thinking profiles: sent under `profile.reasoning_field`
 
 
 # --- the model's side ---------------------------------------------------------------------------
@@ -109,19 +111,20 @@ def engine_reply(
     profile: EngineProfile, provider: str, turn: Turn, history: list[dict[str, Any]], seed: str
 ) -> Reply:
     """What `profile` makes of the model's output for a chat request."""
+    reasoning = turn.reasoning if profile.reasoning_field else None
     calls = model_calls(turn, history)
     if not calls:
-        return Reply(turn.content or "", [], turn.finish_reason or "stop")
+        return Reply(turn.content or "", [], turn.finish_reason or "stop", reasoning)
     raw = render_output(provider, turn.content or "", calls)  # before the engine renames ids
     finish = turn.finish_reason or profile.finish_with_calls
     if not profile.parses_calls:
-        return Reply(raw, [], finish)
+        return Reply(raw, [], finish, reasoning)
     before = raw[: raw.index(CALL_START[provider])]
     history_count = count_calls(history)
     for index, call in enumerate(calls):
         name = call["function"]["name"]
         call["id"] = profile.call_id(call["id"], name, history_count, index, seed)
-    return Reply(before or profile.empty_content, calls, finish)
+    return Reply(before or profile.empty_content, calls, finish, reasoning)
 
 
 def parse_output(provider: str, text: str) -> ParseResult:
@@ -155,16 +158,18 @@ def usage(prompt_chars: int, completion_chars: int) -> dict[str, int]:
 
 
 def reply_chars(reply: Reply) -> int:
-    """Length of what the model generated for a reply (content plus call names and arguments)."""
+    """Length of what the model generated (reasoning, content, call names and arguments)."""
     calls = sum(
         len(c["function"]["name"]) + len(c["function"]["arguments"]) for c in reply.tool_calls
     )
-    return len(reply.content or "") + calls
+    return len(reply.reasoning or "") + len(reply.content or "") + calls
 
 
 def chat_message(reply: Reply, profile: EngineProfile) -> dict[str, Any]:
     """The `choices[0].message` of a non-streamed chat completion."""
     message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+    if reply.reasoning and profile.reasoning_field:
+        message[profile.reasoning_field] = reply.reasoning
     if reply.tool_calls or profile.lists_empty_tool_calls:
         message["tool_calls"] = copy.deepcopy(reply.tool_calls)
     return message
@@ -208,8 +213,13 @@ def fragments(text: str, seed: str) -> list[str]:
     return pieces
 
 
-def tool_call_deltas(calls: list[dict[str, Any]], interleave: bool, seed: str) -> list[dict]:
-    """Streamed `tool_calls` delta items: per call a header, then argument fragments."""
+def tool_call_deltas(
+    calls: list[dict[str, Any]], interleave: bool, seed: str, whole: bool = False
+) -> list[dict]:
+    """Streamed `tool_calls` delta items: per call a header, then argument fragments (or, with
+    `whole`, each call complete in one item, as Ollama sends them)."""
+    if whole:
+        return [{"index": index, **copy.deepcopy(call)} for index, call in enumerate(calls)]
     per_call: list[list[dict[str, Any]]] = []
     for index, call in enumerate(calls):
         function = call["function"]
@@ -252,12 +262,21 @@ def with_usage(chunks: list[dict], head: dict[str, Any], use: dict, on: bool) ->
 
 
 def chat_sse(
-    reply: Reply, head: dict, use: dict, include_usage: bool, interleave: bool, seed: str
+    reply: Reply,
+    head: dict,
+    use: dict,
+    include_usage: bool,
+    interleave: bool,
+    seed: str,
+    reasoning_field: str | None = None,
+    whole_calls: bool = False,
 ) -> list[dict[str, Any]]:
-    """The SSE events of a streamed chat completion (role, content, calls, finish, usage)."""
+    """The SSE events of a streamed chat completion (role, reasoning, content, calls, finish)."""
     deltas: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
+    if reply.reasoning and reasoning_field:  # thinking models: all reasoning before the content
+        deltas += [{reasoning_field: piece} for piece in text_pieces(reply.reasoning)]
     deltas += [{"content": piece} for piece in text_pieces(reply.content or "")]
-    calls = tool_call_deltas(reply.tool_calls, interleave, seed)
+    calls = tool_call_deltas(reply.tool_calls, interleave, seed, whole_calls)
     deltas += [{"tool_calls": [item]} for item in calls]
     choices = [{"index": 0, "delta": delta, "finish_reason": None} for delta in deltas]
     choices.append({"index": 0, "delta": {}, "finish_reason": reply.finish_reason})
@@ -316,7 +335,7 @@ def render_prompt(scenario: Scenario, messages: list[dict[str, Any]]) -> str:
 
 def request_body(scenario: Scenario, messages: list[dict[str, Any]]) -> dict[str, Any]:
     """The JSON body the notebook's client sends for the current history."""
-    body: dict[str, Any] = {"model": MODEL_NAMES[scenario.provider]}
+    body: dict[str, Any] = {"model": replay_model(scenario.provider, scenario.engine)}
     if scenario.api == "completions":
         body["prompt"] = render_prompt(scenario, messages)
     else:
@@ -407,12 +426,23 @@ def chat_exchange(scenario: Scenario, turn: Turn, messages: list[dict[str, Any]]
     prompt_chars = len(json.dumps(body["messages"])) + len(json.dumps(scenario.tools or []))
     use = usage(prompt_chars, reply_chars(reply))
     hex_digits, model = profile.response_id_hex, body["model"]
+    fingerprint = {"system_fingerprint": profile.system_fingerprint}
+    extra = fingerprint if profile.system_fingerprint else {}
     if scenario.stream:
-        head = envelope(seed, "chatcmpl", hex_digits, "chat.completion.chunk", model)
-        sse = chat_sse(reply, head, use, include_usage(scenario), turn.interleave, seed)
+        head = envelope(seed, "chatcmpl", hex_digits, "chat.completion.chunk", model) | extra
+        sse = chat_sse(
+            reply,
+            head,
+            use,
+            include_usage(scenario),
+            turn.interleave,
+            seed,
+            profile.reasoning_field,
+            profile.whole_calls,
+        )
         response: dict[str, Any] = {"status": 200, "sse": sse}
     else:
-        head = envelope(seed, "chatcmpl", hex_digits, "chat.completion", model)
+        head = envelope(seed, "chatcmpl", hex_digits, "chat.completion", model) | extra
         response = {"status": 200, "body": chat_body(reply, profile, head, use)}
     if profile.parses_calls:
         seen = ParseResult(reply.content or "", reply.tool_calls)
@@ -426,13 +456,26 @@ def include_usage(scenario: Scenario) -> bool:
     return bool((scenario.request_extra.get("stream_options") or {}).get("include_usage"))
 
 
+def allowed_turns(scenario: Scenario) -> list[Turn]:
+    """The turns as the engine lets the model write them: a server with parallel calls off by
+    default (llama.cpp) lets it write one call per reply unless the request allows more."""
+    if scenario.api != "chat" or get_profile(scenario.provider, scenario.engine).parallel_by_default:
+        return list(scenario.turns)
+    if scenario.request_extra.get("parallel_tool_calls") is True:
+        return list(scenario.turns)
+    return [
+        dataclasses.replace(turn, tool_calls=turn.tool_calls[:1], results=turn.results[:1])
+        for turn in scenario.turns
+    ]
+
+
 def play(notebook: str, scenario: Scenario) -> list[dict[str, Any]]:
     """Run one scenario as the client would and return its recorded interactions."""
     check_scenario(scenario)
     exchange_for = completions_exchange if scenario.api == "completions" else chat_exchange
     messages = copy.deepcopy(scenario.messages)
     interactions = []
-    for number, turn in enumerate(scenario.turns, 1):
+    for number, turn in enumerate(allowed_turns(scenario), 1):
         label = f"{scenario.name}/{label_middle(scenario)}/round-{number}"
         where = f"{notebook}: {label}"
         exchange = exchange_for(scenario, turn, messages)
