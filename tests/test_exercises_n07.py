@@ -1,0 +1,97 @@
+"""The self-checks of lesson 07: a committed starter says "Not yet", a right answer "Correct!"."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from verdicts import CORRECT, NOT_YET
+from verdicts import verdict_of as _verdict_of
+
+from helpers.exercises import n07
+
+
+def verdict_of(check: Callable[[Any], Any], answer: Any, capsys: pytest.CaptureFixture) -> str:
+    """What a self-check on `answer` prints in English, then in Russian."""
+    return _verdict_of(capsys, check, answer)
+
+
+def assert_not_yet(out: str) -> None:
+    """A "Not yet" verdict with a hint in both languages."""
+    lines = out.splitlines()
+    assert lines[0].startswith(NOT_YET) and len(lines[0]) > len(NOT_YET) + 5, out
+    assert re.search(r"[А-Яа-яЁё]", lines[1]), out
+    assert CORRECT not in out
+
+
+# The reference solutions of the lesson (the hidden cells), repeated as the oracle.
+
+
+def xml_reference(text):
+    calls = []
+    for name, body in re.findall(r"<function=(.*?)>(.*?)</function>", text, re.DOTALL):
+        parameters = re.findall(r"<parameter=(.*?)>\n(.*?)\n</parameter>", body, re.DOTALL)
+        calls.append((name, dict(parameters)))
+    return calls
+
+
+def typed_reference(value, kind):
+    if value.lower() == "null":
+        return None
+    try:
+        if kind == "integer":
+            return int(value)
+        if kind == "number":
+            number = float(value)
+            return int(number) if number.is_integer() else number
+    except ValueError:
+        return value
+    if kind == "boolean":
+        return value.lower() == "true"
+    return value
+
+
+def split_think_reference(text):
+    if "</think>" not in text:
+        return "", text.strip()
+    reasoning, answer = text.split("</think>", 1)
+    return reasoning.replace("<think>", "").strip(), answer.strip()
+
+
+def test_xml_calls(capsys) -> None:
+    assert_not_yet(verdict_of(n07.check_xml_calls, lambda text: [], capsys))
+    first_only = lambda text: xml_reference(text)[:1]  # noqa: E731
+    assert_not_yet(verdict_of(n07.check_xml_calls, first_only, capsys))
+    no_strip = lambda text: [  # noqa: E731
+        (name, dict(re.findall(r"<parameter=(.*?)>(.*?)</parameter>", body, re.DOTALL)))
+        for name, body in re.findall(r"<function=(.*?)>(.*?)</function>", text, re.DOTALL)
+    ]
+    assert_not_yet(verdict_of(n07.check_xml_calls, no_strip, capsys))  # newlines kept
+    assert verdict_of(n07.check_xml_calls, xml_reference, capsys) == CORRECT + "\n"
+
+
+def test_typed(capsys) -> None:
+    check = lambda fn: verdict_of(lambda f: n07.check_typed(f), fn, capsys)  # noqa: E731
+    assert_not_yet(check(lambda value, kind: value))
+    # 2.0 stays a float; "null" stays text; "True" read case-sensitively
+    assert_not_yet(check(lambda v, k: float(v) if k == "number" else typed_reference(v, k)))
+    assert_not_yet(check(lambda v, k: v if v == "null" else typed_reference(v, k)))
+    assert_not_yet(check(lambda v, k: v == "true" if k == "boolean" else typed_reference(v, k)))
+    assert check(typed_reference) == CORRECT + "\n"
+
+
+def test_typed_rejects_a_crash_with_a_hint(capsys) -> None:
+    out = verdict_of(n07.check_typed, lambda value, kind: int(value), capsys)
+    assert_not_yet(out)
+    assert "ValueError" in out
+
+
+def test_split_think(capsys) -> None:
+    assert_not_yet(verdict_of(n07.check_split_think, lambda text: ("", text), capsys))
+    opened_only = lambda text: (  # noqa: E731
+        split_think_reference(text) if "<think>" in text else ("", text.strip())
+    )
+    assert_not_yet(verdict_of(n07.check_split_think, opened_only, capsys))
+    assert verdict_of(n07.check_split_think, split_think_reference, capsys) == CORRECT + "\n"
