@@ -159,7 +159,8 @@ def test_lesson_runs_in_live_mode_without_errors_or_key(
 def test_replay_only_demos_say_they_were_skipped(
     lang: str, live_runs: dict[tuple[str, str], Any]
 ) -> None:
-    expected = {"02_sync_loop": 2, "04_manual_parsing": 2, "05_qwen_comparison": 2}
+    expected = {"02_sync_loop": 2, "04_manual_parsing": 2, "05_qwen_comparison": 2,
+                "07_qwen_today": 2}
     for lesson in LESSONS:
         count = text_of(live_runs[(lang, lesson)]).count(SKIP_NOTE)
         assert count == expected.get(lesson, 0), lesson

@@ -82,6 +82,15 @@ def laptop_scenario(engine: str, **fields: Any) -> Scenario:
 
 
 SCENARIOS: list[Scenario] = [
+    # The same loop on Qwen2.5 behind vLLM's hermes parser (the provider's default engine; in
+    # live mode both loops of the lesson send exactly these requests). No reasoning field here.
+    Scenario(
+        name="forecast",
+        provider="qwen",
+        messages=user(FORECAST_PROMPT),
+        tools=FORECAST_TOOLS,
+        turns=FORECAST_TURNS,
+    ),
     # Qwen3.5 behind vLLM (qwen3_coder + qwen3 parsers): the loop, reasoning in `reasoning`.
     Scenario(
         name="forecast",

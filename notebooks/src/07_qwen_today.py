@@ -1,0 +1,815 @@
+"""Lesson 07: Qwen then and now: Hermes JSON vs XML calls, typed values, thinking, laptop servers."""
+
+from nbbuild import Lesson, code, md
+
+PROMPT = "What's the 3-day forecast for Paris, hour by hour?"
+
+LESSON = Lesson("07_qwen_today", [
+    md(
+        """
+# Qwen then and now
+
+**Goal:** see how tool calls changed between Qwen2.5 and today's Qwen3.5, handle both formats and
+the reasoning of thinking models, and know what a small Qwen on your own laptop sends back.
+""",
+        """
+# Qwen тогда и сейчас
+
+**Цель:** увидеть, как изменились вызовы инструментов от Qwen2.5 до нынешнего Qwen3.5, научиться
+разбирать оба формата и рассуждения думающих моделей и понять, что присылает маленькая Qwen,
+запущенная на вашем ноутбуке.
+""",
+    ),
+    md(
+        """
+## What you will build
+
+- one call written by three Qwen chat templates: Qwen3 keeps Hermes JSON, Qwen3.5 writes **XML**;
+- both raw formats read by their parsers, and the XML values typed by the tool's JSON schema, as
+  vLLM's `qwen3_coder` parser does;
+- the arguments trap of lesson 05 next to its new form: Qwen3.5 refuses arguments given as text;
+- the `<think>` block in raw text, the `reasoning` field over the API, and `enable_thinking`;
+- the same loop against two servers, and the streams of Ollama and llama.cpp side by side;
+- the Kimi-K2 vs Qwen table of lesson 05 with the new columns.
+""",
+        """
+## Что вы сделаете
+
+- увидите один и тот же вызов в записи трёх шаблонов чата (chat template) Qwen: Qwen3 сохраняет
+  JSON в стиле Hermes, а Qwen3.5 пишет **XML**;
+- разберёте оба формата сырого вывода модели (raw output) их парсерами и приведёте значения из XML
+  к типам из JSON-схемы инструмента — так, как это делает парсер `qwen3_coder` в vLLM;
+- сравните ловушку с аргументами из урока 05 с её новой формой: Qwen3.5 не принимает аргументы в
+  виде текста;
+- найдёте блок `<think>` в сыром тексте, поле `reasoning` в ответе API и переключатель
+  `enable_thinking`;
+- запустите один и тот же цикл на двух серверах и сравните потоки Ollama и llama.cpp;
+- дополните таблицу «Kimi-K2 и Qwen» из урока 05 новыми столбцами.
+""",
+    ),
+    md(
+        """
+## Setup
+
+The main model of this lesson is `Qwen/Qwen3.5-4B` behind vLLM with
+`--tool-call-parser qwen3_coder --reasoning-parser qwen3`. In replay mode every answer comes from
+cassettes **synthesized** from the documented formats of vLLM, Ollama and llama.cpp, not captured
+from real servers. The offline tokenizers `qwen3` and `qwen3.5` carry chat templates written for
+the course from the documented renders; the Qwen3.5 one follows a mirrored copy of the official
+template, so its details are *unconfirmed*. With `LLM_MODE=live` and the `QWEN_*` variables (for
+example a local Ollama, see section 8) the cells that talk to a model use your server.
+""",
+        """
+## Подготовка
+
+Главная модель урока — `Qwen/Qwen3.5-4B` за vLLM с флагами
+`--tool-call-parser qwen3_coder --reasoning-parser qwen3`. В режиме воспроизведения (replay) все
+ответы берутся из записей (кассет), **синтезированных** по документированным форматам vLLM, Ollama
+и llama.cpp, а не записанных с настоящих серверов. Офлайн-токенизаторы (tokenizer) `qwen3` и
+`qwen3.5` несут шаблоны чата, написанные для курса по документированным примерам; шаблон Qwen3.5
+сделан по копии официального файла из стороннего репозитория, поэтому его детали *не
+подтверждены*. С `LLM_MODE=live` и переменными `QWEN_*` (например, для локального Ollama, см.
+раздел 8) ячейки, которые обращаются к модели, работают с вашим сервером.
+""",
+    ),
+    code(
+        '''
+import json
+
+from openai import OpenAI
+
+from helpers import (
+    ToolCallAccumulator, ToolRegistry, connect, load_tokenizer, parse_hermes, parse_qwen_xml,
+    run_tool_loop, set_language,
+)
+from helpers.display import compare_table, show_chunks, show_tool_calls
+from helpers.formats import convert_parameter, render_hermes_tool_calls, render_qwen_xml_tool_calls
+from helpers.templates import decode_tool_arguments
+
+set_language("en")  # the language of the helpers' messages
+conn = connect("qwen", engine="vllm_qwen3_coder")  # Qwen3.5 behind vLLM's qwen3_coder parser
+qwen25_conn = connect("qwen")  # Qwen2.5 behind vLLM's hermes parser, for comparison
+client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
+model_name = conn.model_name
+conn
+''',
+        ru={"# Qwen3.5 behind vLLM's qwen3_coder parser": "# Qwen3.5 за парсером qwen3_coder в vLLM",
+            "# Qwen2.5 behind vLLM's hermes parser, for comparison":
+            "# Qwen2.5 за парсером hermes в vLLM, для сравнения"},
+    ),
+    md(
+        """
+## 1. A tool with typed parameters
+
+A forecast tool with an integer and a boolean parameter: the XML format will make their types
+matter.
+""",
+        """
+## 1. Инструмент с типизированными параметрами
+
+Инструмент прогноза погоды с целым и логическим параметрами: в формате XML их типы станут важны.
+""",
+    ),
+    code(
+        '''
+FORECAST = {"Paris": ["Sunny", "Cloudy", "Light rain"], "Oslo": ["Snow", "Snow", "Cloudy"]}
+
+
+def get_forecast(city: str, days: int = 1, hourly: bool = False) -> dict:
+    """Look the forecast up in a fixed table (a stub for a real weather API)."""
+    outlook = FORECAST.get(city, ["unknown"] * 3)[: max(1, min(days, 3))]
+    return {"city": city, "days": outlook, "hourly": hourly}
+''',
+    ),
+    code(
+        '''
+tools = [{
+    "type": "function",
+    "function": {
+        "name": "get_forecast",
+        "description": "Get the weather forecast for a city.",
+        "parameters": {
+            "type": "object",
+            "required": ["city"],
+            "properties": {
+                "city": {"type": "string", "description": "City name"},
+                "days": {"type": "integer", "description": "Number of days, 1 to 3"},
+                "hourly": {"type": "boolean", "description": "Hour-by-hour detail"},
+            },
+        },
+    },
+}]
+registry = ToolRegistry()
+_ = registry.register(get_forecast, schema=tools[0])
+''',
+    ),
+    md(
+        """
+## 2. One call, two templates
+
+A short conversation: the question, the assistant's call (arguments as a dict), the tool's result.
+Qwen3 (April and July 2025) keeps Qwen2.5's Hermes format; Qwen3.5, 3.6 and 3.8 write calls the
+way Qwen3-Coder does.
+""",
+        """
+## 2. Один вызов, два шаблона
+
+Короткий диалог: вопрос, вызов от ассистента (аргументы — словарь), результат инструмента. Qwen3
+(апрель и июль 2025 года) сохраняет формат Hermes из Qwen2.5, а Qwen3.5, 3.6 и 3.8 записывают
+вызовы так же, как Qwen3-Coder.
+""",
+    ),
+    code(
+        f'''
+conversation = [
+    {{"role": "user", "content": "{PROMPT}"}},
+    {{"role": "assistant", "content": "", "tool_calls": [{{
+        "id": "call_0", "type": "function",
+        "function": {{"name": "get_forecast", "arguments": {{"city": "Paris", "days": 3, "hourly": True}}}},
+    }}]}},
+    {{"role": "tool", "tool_call_id": "call_0", "content": json.dumps(get_forecast("Paris", 3, True))}},
+]
+qwen3 = load_tokenizer("qwen3")  # the course's offline tokenizers
+qwen35 = load_tokenizer("qwen3.5")
+
+
+def from_assistant(tokenizer, messages):
+    """The render of `messages` from the last assistant turn on."""
+    text = tokenizer.apply_chat_template(messages, tools=tools, tokenize=False)
+    return text[text.rindex("<|im_start|>assistant"):]
+
+
+print(from_assistant(qwen3, conversation))
+''',
+        ru={"# the course's offline tokenizers": "# офлайн-токенизаторы курса"},
+    ),
+    code(
+        '''
+print(from_assistant(qwen35, conversation))
+''',
+    ),
+    md(
+        """
+The result goes back the same way in both, as `<tool_response>` inside a user turn. The call does
+not: Qwen3 writes one JSON object, Qwen3.5 writes a `<function=...>` element with one
+`<parameter=...>` element per argument, each value on its own lines **as plain text**. The prompt
+changed too: Qwen3.5 puts the tools block first and your system message after it, Qwen3 the other
+way round.
+""",
+        """
+Результат в обоих случаях возвращается одинаково — как `<tool_response>` внутри реплики
+пользователя. А вот вызов записан по-разному: Qwen3 пишет один JSON-объект, а Qwen3.5 — элемент
+`<function=...>`, в котором на каждый аргумент свой элемент `<parameter=...>`, и каждое значение
+стоит на отдельных строках **обычным текстом**. Изменился и промпт: Qwen3.5 ставит блок с
+инструментами первым, а ваше системное сообщение — после него; у Qwen3 наоборот.
+""",
+    ),
+    code(
+        '''
+with_system = [{"role": "system", "content": "Answer in one sentence."}, *conversation]
+for name, tokenizer in [("Qwen3", qwen3), ("Qwen3.5", qwen35)]:
+    text = tokenizer.apply_chat_template(with_system, tools=tools, tokenize=False)
+    first = "system message" if text.index("Answer in one") < text.index("# Tools") else "tools"
+    print(f"{name}: {first} first")
+''',
+    ),
+    md(
+        """
+## 3. Raw text and two parsers
+
+What each model generates for the same call (the lesson's renderers write the templates' format),
+and what our parsers make of it. Neither format carries a call id, so both parsers invent
+`call_0`, `call_1`, ...; a server invents its own.
+""",
+        """
+## 3. Сырой текст и два парсера
+
+Что каждая модель генерирует для одного и того же вызова (функции `render_*` пишут в формате
+шаблонов) и что из этого делают наши парсеры (parser). Ни в одном формате нет идентификатора
+вызова, поэтому оба парсера придумывают `call_0`, `call_1`, ...; сервер придумывает свои.
+""",
+    ),
+    code(
+        '''
+tool_calls = [{"id": "call_0", "type": "function", "function": {
+    "name": "get_forecast", "arguments": '{"city": "Paris", "days": 3, "hourly": true}'}}]
+raw = {
+    "Qwen3": render_hermes_tool_calls(tool_calls),
+    "Qwen3.5": render_qwen_xml_tool_calls(tool_calls),
+}
+for name, text in raw.items():
+    print(f"--- {name}\\n{text}")
+''',
+    ),
+    code(
+        '''
+show_tool_calls(parse_hermes(raw["Qwen3"]).tool_calls)
+show_tool_calls(parse_qwen_xml(raw["Qwen3.5"]).tool_calls)
+''',
+    ),
+    md(
+        """
+Look at the second table: `"3"` and `"true"` are **strings**. The XML text has no types, and
+without the tool list the parser cannot know that `days` is an integer. `get_forecast` would get
+`days="3"`, and `days + 1` would fail.
+
+## 4. Typed parameters
+
+vLLM's `qwen3_coder` parser converts each value by the type of that parameter in the request's
+tool schema. `parse_qwen_xml(text, tools)` follows the same rules:
+""",
+        """
+Посмотрите на вторую таблицу: `"3"` и `"true"` — это **строки**. В тексте XML нет типов, и без
+списка инструментов парсер не может знать, что `days` — целое число. Функция `get_forecast`
+получила бы `days="3"`, и `days + 1` упало бы с ошибкой.
+
+## 4. Типизированные параметры
+
+Парсер `qwen3_coder` в vLLM приводит каждое значение к типу этого параметра из схемы инструмента в
+запросе. `parse_qwen_xml(text, tools)` следует тем же правилам:
+""",
+    ),
+    code(
+        '''
+typed = parse_qwen_xml(raw["Qwen3.5"], tools)
+show_tool_calls(typed.tool_calls)
+assert json.loads(typed.tool_calls[0]["function"]["arguments"]) == {
+    "city": "Paris", "days": 3, "hourly": True}
+''',
+    ),
+    md(
+        """
+The rules, one value at a time (`convert_parameter` is the function both parsers use). Some are
+surprising: a whole `number` becomes an integer, any boolean other than `true` becomes `false`, and
+objects written as Python literals (single quotes, `None`) are read with `ast.literal_eval`, which
+accepts literals only and never runs code. A value that does not convert stays a string.
+""",
+        """
+Правила по одному значению (`convert_parameter` — функция, которой пользуются оба парсера).
+Некоторые из них неожиданны: целое значение типа `number` становится целым числом, любое логическое
+значение, кроме `true`, становится `false`, а объекты в записи Python (одинарные кавычки, `None`)
+читаются через `ast.literal_eval`, который принимает только литералы и никогда не выполняет код.
+Значение, которое не удалось преобразовать, остаётся строкой.
+""",
+    ),
+    code(
+        '''
+samples = [("3", "integer"), ("three", "integer"), ("2.0", "number"), ("2.5", "number"),
+           ("True", "boolean"), ("yes", "boolean"), ("null", "string"), ("[6, 12]", "array"),
+           ("{'wind': None}", "object")]
+rows = []
+for text, kind in samples:
+    value, _ = convert_parameter(text, "x", {"x": {"type": kind}})
+    rows.append((repr(text), kind, json.dumps(value)))
+compare_table(rows, ("text in the XML", "schema type", "JSON value"))
+''',
+    ),
+    md(
+        """
+## 5. Arguments as text: encoded twice, or refused
+
+Lesson 05 showed the Qwen2.5 trap: OpenAI-style `arguments` are a JSON **string**, and Qwen2.5's
+template encodes it a second time. Qwen3 inserts a string as it is. Qwen3.5 iterates over the
+arguments, so it needs a **mapping** (a dict), and a string stops the render:
+""",
+        """
+Урок 05 показал ловушку Qwen2.5: в формате OpenAI `arguments` — это JSON-**строка**, а шаблон
+Qwen2.5 кодирует её второй раз. Qwen3 вставляет строку как есть. Qwen3.5 перебирает аргументы по
+одному, поэтому ему нужен **словарь** (mapping), а строка останавливает применение шаблона:
+""",
+    ),
+    code(
+        '''
+history = [conversation[0], {"role": "assistant", "content": "", "tool_calls": tool_calls}]
+qwen25 = load_tokenizer("qwen2.5")
+for name, tokenizer in [("Qwen2.5", qwen25), ("Qwen3", qwen3)]:
+    text = tokenizer.apply_chat_template(history, tools=tools, tokenize=False)
+    print(name, text[text.rindex("<tool_call>"):text.rindex("</tool_call>")])
+''',
+    ),
+    code(
+        '''
+qwen35.apply_chat_template(history, tools=tools, tokenize=False)
+''',
+        tags=("raises-exception",),
+    ),
+    md(
+        """
+The course's template names the fix in its error (the real template fails less clearly):
+decode the arguments first, as vLLM does before it applies a template.
+""",
+        """
+Шаблон курса называет исправление прямо в сообщении об ошибке (настоящий шаблон падает менее
+понятно): сначала разберите аргументы из JSON, как vLLM делает перед применением шаблона.
+""",
+    ),
+    code(
+        '''
+text = qwen35.apply_chat_template(decode_tool_arguments(history), tools=tools, tokenize=False)
+print(text[text.rindex("<tool_call>"):])
+''',
+    ),
+    md(
+        """
+## 6. Thinking: `<think>` in the text, `reasoning` in the API
+
+Qwen3 and Qwen3.5 are thinking models: before answering they write their reasoning between
+`<think>` and `</think>`. Qwen3 writes the whole block; our parsers split it off into
+`ParseResult.reasoning`:
+""",
+        """
+## 6. Рассуждение: `<think>` в тексте, `reasoning` в API
+
+Qwen3 и Qwen3.5 — думающие модели: прежде чем ответить, они записывают своё рассуждение
+(reasoning) между `<think>` и `</think>`. Qwen3 пишет блок целиком; наши парсеры отделяют его в
+`ParseResult.reasoning`:
+""",
+    ),
+    code(
+        '''
+qwen3_output = "<think>\\nThree days for Paris, hour by hour.\\n</think>\\n\\n" + raw["Qwen3"]
+parsed = parse_hermes(qwen3_output)
+print("reasoning:", repr(parsed.reasoning))
+print("content:  ", repr(parsed.content))
+show_tool_calls(parsed.tool_calls)
+''',
+    ),
+    md(
+        """
+Qwen3.5's template opens the block itself: the generation prompt ends with `<think>\\n`, so the
+model's output starts inside the reasoning and shows only `</think>`. With `enable_thinking=False`
+the template writes an empty block instead, and the model answers at once (Qwen3's template does the
+same for `enable_thinking=False`).
+""",
+        """
+Шаблон Qwen3.5 открывает блок сам: промпт для генерации заканчивается на `<think>\\n`, поэтому
+вывод модели начинается прямо внутри рассуждения, и в нём виден только `</think>`. С
+`enable_thinking=False` шаблон вместо этого вставляет пустой блок, и модель отвечает сразу
+(шаблон Qwen3 при `enable_thinking=False` делает то же самое).
+""",
+    ),
+    code(
+        '''
+question = conversation[:1]
+for thinking in (True, False):
+    prompt = qwen35.apply_chat_template(
+        question, tools=tools, tokenize=False, add_generation_prompt=True, enable_thinking=thinking
+    )
+    print(f"enable_thinking={thinking}: the prompt ends with {prompt[prompt.rindex('assistant'):]!r}")
+''',
+    ),
+    code(
+        '''
+qwen35_output = "Three days for Paris, hour by hour.\\n</think>\\n\\n" + raw["Qwen3.5"]
+parsed = parse_qwen_xml(qwen35_output, tools)  # a lone </think>: the prompt opened the block
+print("reasoning:", repr(parsed.reasoning))
+show_tool_calls(parsed.tool_calls)
+''',
+        ru={"# a lone </think>: the prompt opened the block":
+            "# одинокий </think>: блок открыл промпт"},
+    ),
+    md(
+        """
+A server does the same with its reasoning parser (`--reasoning-parser qwen3`) and returns the
+reasoning in a separate field. Its name depends on the server: vLLM 0.17 and later say `reasoning`
+(older versions `reasoning_content`), llama.cpp says `reasoning_content`, Ollama `reasoning`. The
+OpenAI SDK does not declare these fields, so read them with `getattr`:
+""",
+        """
+Сервер делает то же самое своим парсером рассуждений (`--reasoning-parser qwen3`) и возвращает
+рассуждение в отдельном поле. Его название зависит от сервера: vLLM 0.17 и новее пишет `reasoning`
+(старые версии — `reasoning_content`), llama.cpp — `reasoning_content`, Ollama — `reasoning`.
+В типах OpenAI SDK этих полей нет, поэтому читайте их через `getattr`:
+""",
+    ),
+    code(
+        f'''
+messages = [{{"role": "user", "content": "{PROMPT}"}}]
+completion = client.chat.completions.create(model=model_name, messages=messages, tools=tools)
+message = completion.choices[0].message
+print("reasoning:", getattr(message, "reasoning", None))
+print("content:", message.content)
+show_tool_calls(message.tool_calls)
+''',
+    ),
+    md(
+        """
+## 7. The same loop on two servers
+
+Qwen2.5 behind the `hermes` parser and Qwen3.5 behind `qwen3_coder`: the model writes different
+text, the server parses it, and the client code does not change at all.
+""",
+        """
+## 7. Один цикл на двух серверах
+
+Qwen2.5 за парсером `hermes` и Qwen3.5 за `qwen3_coder`: модели пишут разный текст, сервер его
+разбирает, а клиентский код не меняется совсем.
+""",
+    ),
+    code(
+        f'''
+servers = {{"Qwen2.5 (hermes)": qwen25_conn, "Qwen3.5 (qwen3_coder)": conn}}
+for name, server in servers.items():
+    server_client = OpenAI(base_url=server.endpoint, api_key=server.api_key)
+    messages = [{{"role": "user", "content": "{PROMPT}"}}]
+    answer = run_tool_loop(server_client, messages, registry, model=server.model_name)
+    arguments = messages[1]["tool_calls"][0]["function"]["arguments"]
+    print(f"{{name}}: get_forecast({{arguments}})\\n  -> {{answer['content']}}")
+''',
+    ),
+    md(
+        """
+The same call with the same typed arguments, because each server parsed its model's format.
+
+## 8. What a laptop endpoint sends
+
+The cheapest real Qwen is a small one on your own computer, no GPU needed. Two popular servers
+give it an OpenAI-compatible API:
+
+```bash
+# Ollama: downloads the model (about 0.5 GB) and serves it
+ollama run qwen3:0.6b
+export LLM_MODE=live QWEN_BASE_URL=http://localhost:11434/v1 QWEN_API_KEY=ollama QWEN_MODEL=qwen3:0.6b
+
+# llama.cpp: --jinja turns on the model's chat template and tool calling
+llama-server -hf Qwen/Qwen3-1.7B-GGUF:Q8_0 --jinja --reasoning-format deepseek -c 16384
+export LLM_MODE=live QWEN_BASE_URL=http://localhost:8080/v1 QWEN_API_KEY=none QWEN_MODEL=<id from /v1/models>
+```
+
+Two caveats. Ollama's context is 4096 tokens by default on machines without a big GPU; a long tool
+list or history is cut silently and the tools seem ignored: start it with
+`OLLAMA_CONTEXT_LENGTH=16384 ollama serve`. llama.cpp makes **one call per reply** unless the request
+sends `parallel_tool_calls: true`. (The GGUF repository name above follows Qwen's naming pattern
+and is *unconfirmed*.)
+
+The same two-city question, streamed from each (replay profiles built from the servers' documented
+behaviour):
+""",
+        """
+Один и тот же вызов с одинаковыми типизированными аргументами: каждый сервер разобрал формат своей
+модели.
+
+## 8. Что присылает сервер на ноутбуке
+
+Самая дешёвая настоящая Qwen — маленькая модель на вашем компьютере, видеокарта не нужна. Два
+популярных сервера дают ей OpenAI-совместимый API:
+
+```bash
+# Ollama: скачивает модель (около 0,5 ГБ) и запускает её
+ollama run qwen3:0.6b
+export LLM_MODE=live QWEN_BASE_URL=http://localhost:11434/v1 QWEN_API_KEY=ollama QWEN_MODEL=qwen3:0.6b
+
+# llama.cpp: --jinja включает шаблон чата модели и вызов инструментов
+llama-server -hf Qwen/Qwen3-1.7B-GGUF:Q8_0 --jinja --reasoning-format deepseek -c 16384
+export LLM_MODE=live QWEN_BASE_URL=http://localhost:8080/v1 QWEN_API_KEY=none QWEN_MODEL=<id from /v1/models>
+```
+
+Две оговорки. У Ollama на машинах без мощной видеокарты контекст по умолчанию — 4096 токенов;
+длинный список инструментов или история обрезаются без предупреждения, и кажется, что модель
+игнорирует инструменты: запускайте `OLLAMA_CONTEXT_LENGTH=16384 ollama serve`. llama.cpp делает
+**один вызов за ответ**, если в запросе нет `parallel_tool_calls: true`. (Имя GGUF-репозитория выше
+построено по схеме имён Qwen и *не подтверждено*.)
+
+Тот же вопрос про два города в потоковой выдаче (streaming) от каждого сервера (профили
+воспроизведения построены по документированному поведению серверов):
+""",
+    ),
+    code(
+        '''
+if conn.replay_only("ollama and llamacpp are recorded engine profiles"):
+    question = [{"role": "user", "content": "Compare tomorrow's forecast for Paris and Oslo."}]
+    for engine in ("ollama", "llamacpp"):
+        laptop = connect("qwen", engine=engine)
+        laptop_client = OpenAI(base_url=laptop.endpoint, api_key=laptop.api_key)
+        stream = laptop_client.chat.completions.create(
+            model=laptop.model_name, messages=question, tools=tools, stream=True
+        )
+        print(f"--- {engine} ({laptop.model_name})")
+        show_chunks(list(stream))
+''',
+    ),
+    md(
+        """
+Read the two streams line by line:
+
+- **ids**: Ollama `call_` + 8 characters, llama.cpp 32 letters and digits (that shape is
+  *unconfirmed*), vLLM `chatcmpl-tool-` + 16 hex digits: never rely on an id's shape;
+- **reasoning** arrives first, under `reasoning` (Ollama) or `reasoning_content` (llama.cpp);
+- Ollama sends **each call whole in one chunk**, arguments complete; llama.cpp sends a header and
+  then fragments, as vLLM does. Accumulating by `index` (lesson 03) handles both;
+- the last chunk has an empty `delta` and `finish_reason: "tool_calls"`;
+- llama.cpp made **one** call for a two-city question. Allow parallel calls and both come:
+""",
+        """
+Прочитайте оба потока строка за строкой:
+
+- **id**: у Ollama — `call_` и 8 символов, у llama.cpp — 32 буквы и цифры (этот вид *не
+  подтверждён*), у vLLM — `chatcmpl-tool-` и 16 шестнадцатеричных цифр: никогда не полагайтесь на
+  вид id;
+- **рассуждение** приходит первым, в поле `reasoning` (Ollama) или `reasoning_content` (llama.cpp);
+- Ollama присылает **каждый вызов целиком в одном фрагменте** (chunk), с полными аргументами;
+  llama.cpp — заголовок, а затем кусочки аргументов, как vLLM. Сборка по `index` (урок 03)
+  справляется с обоими вариантами;
+- у последнего фрагмента пустая `delta` и `finish_reason: "tool_calls"`;
+- llama.cpp сделал **один** вызов на вопрос про два города. Разрешите параллельные вызовы — и
+  придут оба:
+""",
+    ),
+    code(
+        '''
+if conn.replay_only("llamacpp is a recorded engine profile"):
+    laptop = connect("qwen", engine="llamacpp")
+    laptop_client = OpenAI(base_url=laptop.endpoint, api_key=laptop.api_key)
+    stream = laptop_client.chat.completions.create(
+        model=laptop.model_name, messages=question, tools=tools, stream=True,
+        parallel_tool_calls=True,
+    )
+    accumulator = ToolCallAccumulator()
+    for chunk in stream:
+        accumulator.add(chunk)
+    show_tool_calls(accumulator.tool_calls)
+''',
+    ),
+    md(
+        """
+Ollama's OpenAI-compatible endpoint does not support `tool_choice`, so the requests above leave it
+out.
+
+## 9. Kimi-K2 and Qwen, then and now
+
+Lesson 05's table with the new columns. The reasoning rows describe vLLM; the other servers'
+field names are in section 6.
+""",
+        """
+OpenAI-совместимый адрес API (endpoint) Ollama не поддерживает `tool_choice`, поэтому запросы
+выше его не передают.
+
+## 9. Kimi-K2 и Qwen: тогда и сейчас
+
+Таблица из урока 05 с новыми столбцами. Строки о рассуждении описывают vLLM; как называются поля
+у других серверов, сказано в разделе 6.
+""",
+    ),
+    code(
+        '''
+compare_table(
+    [
+        ("call format", "marker tokens + JSON", "<tool_call> JSON", "<tool_call> JSON",
+         "<tool_call> XML"),
+        ("call id", "written by the model", "by the server", "by the server", "by the server"),
+        ("vLLM tool parser", "kimi_k2", "hermes", "hermes", "qwen3_coder"),
+        ("vLLM reasoning parser", "-", "-", "qwen3", "qwen3"),
+        ("reasoning field", "-", "-", "reasoning", "reasoning"),
+        ("thinking switch", "-", "-", "enable_thinking", "enable_thinking"),
+        ("template prompt ends", "assistant turn", "assistant\\\\n", "assistant\\\\n",
+         "assistant\\\\n<think>\\\\n"),
+        ("string arguments", "-", "encoded twice", "kept as is", "refused"),
+        ("our parser", "parse_kimi", "parse_hermes", "parse_hermes", "parse_qwen_xml"),
+    ],
+    ("", "Kimi-K2-Instruct", "Qwen2.5", "Qwen3", "Qwen3.5"),
+)
+''',
+    ),
+    md(
+        """
+Kimi's own thinking models (K2-Thinking and later) have a reasoning field and a switch of their own;
+this series follows K2-Instruct, which has neither.
+
+## Summary
+
+- Qwen3 keeps the Hermes JSON format; Qwen3.5 and later write XML calls, served by vLLM with
+  `--tool-call-parser qwen3_coder --reasoning-parser qwen3`.
+- XML values are text: type them by the tool's schema (`parse_qwen_xml(text, tools)`), or `days`
+  arrives as `"3"`.
+- String arguments in the history: Qwen2.5 encodes them twice, Qwen3 keeps them, Qwen3.5 refuses
+  them; `decode_tool_arguments` suits all three.
+- Reasoning is a `<think>` block in raw text (Qwen3.5's prompt opens it) and a separate field over
+  the API, named differently by each server.
+- Laptop servers differ in ids, chunking and defaults (`parallel_tool_calls` on llama.cpp, the 4k
+  context of Ollama); the loop of lessons 02 and 03 works on all of them.
+""",
+        """
+У собственных думающих моделей Kimi (K2-Thinking и новее) есть и поле для рассуждения, и свой
+переключатель; эта серия разбирает K2-Instruct, у которого нет ни того, ни другого.
+
+## Итоги
+
+- Qwen3 сохраняет формат JSON в стиле Hermes; Qwen3.5 и новее пишут вызовы в XML, и vLLM
+  запускают с `--tool-call-parser qwen3_coder --reasoning-parser qwen3`.
+- Значения в XML — это текст: приводите их к типам по схеме инструмента
+  (`parse_qwen_xml(text, tools)`), иначе `days` придёт как `"3"`.
+- Аргументы-строки в истории диалога: Qwen2.5 кодирует их дважды, Qwen3 оставляет как есть, Qwen3.5
+  не принимает; `decode_tool_arguments` подходит для всех трёх.
+- Рассуждение — это блок `<think>` в сыром тексте (у Qwen3.5 его открывает промпт) и отдельное
+  поле в ответе API, которое каждый сервер называет по-своему.
+- Серверы на ноутбуке различаются id, нарезкой на фрагменты и настройками по умолчанию
+  (`parallel_tool_calls` у llama.cpp, контекст 4k у Ollama); цикл из уроков 02 и 03 работает со
+  всеми.
+""",
+    ),
+    md(
+        """
+## Exercises
+
+Each exercise has a cell for you to edit and a self-check cell. As committed, the self-check says
+"Not yet"; make it say "Correct!". A reference solution follows in a hidden cell.
+
+### Exercise 1. Read XML calls by hand
+
+Write `xml_calls(text)` returning a list of `(name, parameters)` pairs, `parameters` a dict of
+strings, for every `<function=NAME>...</function>` block in `text`. Each value sits between the
+newline after `<parameter=KEY>` and the newline before `</parameter>`; keep the newlines inside it.
+(`re.findall` with `re.DOTALL` is enough.)
+""",
+        """
+## Упражнения
+
+В каждом упражнении есть ячейка, которую вы правите, и ячейка самопроверки (self-check). В
+исходном виде самопроверка говорит «Пока нет»; добейтесь «Верно!». Эталонное решение — в скрытой
+ячейке следом.
+
+### Упражнение 1. Разберите вызовы в XML вручную
+
+Напишите `xml_calls(text)`, которая возвращает список пар `(name, parameters)`, где `parameters` —
+словарь строк, для каждого блока `<function=NAME>...</function>` в `text`. Значение стоит между
+переводом строки после `<parameter=KEY>` и переводом строки перед `</parameter>`; переводы строк
+внутри значения сохраняйте. (Хватит `re.findall` с `re.DOTALL`.)
+""",
+    ),
+    code(
+        '''
+from helpers.exercises.n07 import check_split_think, check_typed, check_xml_calls
+
+
+def xml_calls(text):
+    # your code here
+    return []
+''',
+        ru={"# your code here": "# ваш код здесь"},
+    ),
+    code(
+        '''
+check_xml_calls(xml_calls)
+''',
+    ),
+    code(
+        '''
+import re
+
+
+def xml_calls(text):
+    calls = []
+    for name, body in re.findall(r"<function=(.*?)>(.*?)</function>", text, re.DOTALL):
+        parameters = re.findall(r"<parameter=(.*?)>\\n(.*?)\\n</parameter>", body, re.DOTALL)
+        calls.append((name, dict(parameters)))
+    return calls
+
+
+check_xml_calls(xml_calls)
+''',
+        hidden=True,
+    ),
+    md(
+        """
+### Exercise 2. Type a value as vLLM does
+
+Write `typed(value, kind)` for the simple schema types: `"null"` (any case) is `None` whatever the
+type; `"integer"` goes through `int`; `"number"` through `float`, and a whole number becomes an
+`int`; `"boolean"` is `True` only for `"true"` in any case; anything else, and any value that does
+not convert, stays the string.
+""",
+        """
+### Упражнение 2. Приведите значение к типу, как vLLM
+
+Напишите `typed(value, kind)` для простых типов схемы: `"null"` (в любом регистре) — это `None`
+при любом типе; `"integer"` проходит через `int`; `"number"` — через `float`, а целое число
+становится `int`; `"boolean"` равно `True` только для `"true"` в любом регистре; всё остальное, а
+также значение, которое не удалось преобразовать, остаётся строкой.
+""",
+    ),
+    code(
+        '''
+def typed(value, kind):
+    # your code here
+    return value
+''',
+        ru={"# your code here": "# ваш код здесь"},
+    ),
+    code(
+        '''
+check_typed(typed)
+''',
+    ),
+    code(
+        '''
+def typed(value, kind):
+    if value.lower() == "null":
+        return None
+    try:
+        if kind == "integer":
+            return int(value)
+        if kind == "number":
+            number = float(value)
+            return int(number) if number.is_integer() else number
+    except ValueError:
+        return value
+    if kind == "boolean":
+        return value.lower() == "true"
+    return value
+
+
+check_typed(typed)
+''',
+        hidden=True,
+    ),
+    md(
+        """
+### Exercise 3. Split the reasoning off
+
+Write `split_think(text)` returning `(reasoning, answer)`, both stripped of surrounding whitespace.
+The reasoning is everything before `</think>`, without a leading `<think>`; when the text has no
+`</think>` there is no reasoning. Remember Qwen3.5: its output may start inside the block.
+""",
+        """
+### Упражнение 3. Отделите рассуждение
+
+Напишите `split_think(text)`, которая возвращает `(reasoning, answer)` без пробелов и переводов
+строк по краям. Рассуждение — всё до `</think>`, без открывающего `<think>`; если `</think>` в
+тексте нет, то и рассуждения нет. Помните про Qwen3.5: его вывод может начинаться внутри блока.
+""",
+    ),
+    code(
+        '''
+def split_think(text):
+    # your code here
+    return "", text
+''',
+        ru={"# your code here": "# ваш код здесь"},
+    ),
+    code(
+        '''
+check_split_think(split_think)
+''',
+    ),
+    code(
+        '''
+def split_think(text):
+    if "</think>" not in text:
+        return "", text.strip()
+    reasoning, answer = text.split("</think>", 1)
+    return reasoning.replace("<think>", "").strip(), answer.strip()
+
+
+check_split_think(split_think)
+''',
+        hidden=True,
+    ),
+    md(
+        """
+That is the end of the series. Back to the start: [00 Start here](00_start.ipynb)
+""",
+        """
+Это конец серии. Вернуться к началу: [00 С чего начать](00_start.ipynb)
+""",
+    ),
+])
