@@ -1,8 +1,9 @@
 """Cost of parsing streamed tool calls: our incremental parsers vs re-parsing on every delta.
 
 Run: python bench/parsers.py   (about a minute and a half on 2 slow cores)
+     python bench/parsers.py xml   (one format only: kimi, hermes or xml)
 
-For Kimi-K2 (and Qwen/Hermes) outputs with 10, 100 and 1000 calls (arguments ~40 characters)
+For Kimi-K2 (and Qwen/Hermes, and Qwen3.5 XML) outputs with 10, 100 and 1000 calls (arguments ~40 characters)
 and one call with a 1 MB argument, fed as 1-character deltas and as token-sized deltas (each
 marker one delta, as real tokenizers emit them; other text in 4-character pieces), it times:
   (a) stream  - our stream parser: feed every delta, then close;
@@ -37,6 +38,12 @@ from helpers.formats import (
 )
 from helpers.formats.hermes import HERMES_TAGS
 from helpers.formats.kimi import KIMI_MARKERS
+from helpers.formats.qwen_xml import (
+    QWEN_XML_TAGS,
+    QwenXmlStreamParser,
+    parse_qwen_xml,
+    render_qwen_xml_tool_calls,
+)
 
 # CPU time of this process: other jobs on a shared machine disturb it far less than wall time.
 clock = time.process_time
@@ -227,24 +234,41 @@ def bench_format(
     return results
 
 
-def main() -> None:
-    """Run the Kimi-K2 and Hermes benchmarks and print markdown tables."""
-    started = time.perf_counter()
-    print(f"Python {sys.version.split()[0]}; CPU times of this process, best of up to 5 runs.")
-    bench_format(
+FORMATS: dict[str, tuple[str, Callable[[str], ParseResult], type, Callable[..., str], tuple]] = {
+    "kimi": (
         "Kimi-K2 (parse_kimi / KimiStreamParser)",
         parse_kimi,
         KimiStreamParser,
         render_kimi_tool_calls,
         KIMI_MARKERS,
-    )
-    bench_format(
+    ),
+    "hermes": (
         "Qwen / Hermes (parse_hermes / HermesStreamParser)",
         parse_hermes,
         HermesStreamParser,
         render_hermes_tool_calls,
         HERMES_TAGS,
-    )
+    ),
+    "xml": (
+        "Qwen3.5 XML (parse_qwen_xml / QwenXmlStreamParser)",
+        parse_qwen_xml,
+        QwenXmlStreamParser,
+        render_qwen_xml_tool_calls,
+        QWEN_XML_TAGS,
+    ),
+}
+
+
+def main() -> None:
+    """Run the benchmarks of the formats named on the command line (all by default)."""
+    started = time.perf_counter()
+    chosen = sys.argv[1:] or list(FORMATS)
+    unknown = sorted(set(chosen) - set(FORMATS))
+    if unknown:
+        sys.exit(f"unknown format(s) {unknown}; choose from {sorted(FORMATS)}")
+    print(f"Python {sys.version.split()[0]}; CPU times of this process, best of up to 5 runs.")
+    for name in chosen:
+        bench_format(*FORMATS[name])
     print(f"\nwhole benchmark: {time.perf_counter() - started:.0f} s wall time")
 
 
