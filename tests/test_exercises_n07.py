@@ -95,3 +95,43 @@ def test_split_think(capsys) -> None:
     )
     assert_not_yet(verdict_of(n07.check_split_think, opened_only, capsys))
     assert verdict_of(n07.check_split_think, split_think_reference, capsys) == CORRECT + "\n"
+
+
+# --- the lesson's own tool cells agree with the scenarios behind the cassette ---------------------
+
+
+def _lesson_code() -> list[str]:
+    """The (English) code cells of lesson 07's source."""
+    import importlib.util
+    import sys
+
+    from helpers.paths import REPO_ROOT
+
+    if "nbbuild" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("nbbuild", REPO_ROOT / "scripts" / "nbbuild.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["nbbuild"] = module
+        spec.loader.exec_module(module)
+    lesson = sys.modules["nbbuild"].load_lesson(REPO_ROOT / "notebooks" / "src" / "07_qwen_today.py")
+    return [cell.en for cell in lesson.cells if cell.kind == "code"]
+
+
+def test_lesson_tool_and_prompts_match_the_scenarios() -> None:
+    import json
+
+    from helpers.replay.scenarios import n07_qwen_today as scenario
+
+    from helpers import ToolRegistry
+
+    cells = _lesson_code()
+    namespace: dict = {"ToolRegistry": ToolRegistry}
+    for prefix in ("FORECAST = ", "tools = ["):
+        source = next(cell for cell in cells if cell.startswith(prefix))
+        exec(compile(source, "<07_qwen_today>", "exec"), namespace)  # the lesson's own cells
+    assert namespace["FORECAST"] == scenario.FORECAST
+    assert namespace["tools"] == scenario.FORECAST_TOOLS
+    for arguments in [{"city": "Paris", "days": 3, "hourly": True}, {"city": "Lima"}]:
+        assert namespace["get_forecast"](**arguments) == scenario.get_forecast(**arguments)
+    code = "\n".join(cells)
+    for prompt in (scenario.FORECAST_PROMPT, scenario.COMPARE_PROMPT):
+        assert json.dumps(prompt) in code, prompt
