@@ -312,7 +312,12 @@ def test_name_from_id_crash_names_the_id(capsys) -> None:
 
 
 def test_extract_crash_names_the_variant_in_both_languages(capsys) -> None:
-    out = verdict_of(n04.check_extract, guide_extract_tool_call_info, capsys)
+    def crashes_when_cut(text):
+        if "<|tool_calls_section_begin|>" in text and "<|tool_calls_section_end|>" not in text:
+            return guide_extract_tool_call_info(text)  # IndexError
+        return extract_reference(text)
+
+    out = verdict_of(n04.check_extract, crashes_when_cut, capsys)
     en, ru = out.splitlines()
     assert "IndexError" in en and "cut off by max_tokens" in en
     assert "обрез" in ru

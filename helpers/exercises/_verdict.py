@@ -133,5 +133,10 @@ def student_error(exc: BaseException, explain: Sequence[Explain] = (),
     for recogniser in (*explain, *COMMON_MISTAKES):
         reason = recogniser.reason(exc)
         if reason is not None:
-            return NotYet(f"{en} {reason[0]}", f"{ru} {reason[1]}")
+            return NotYet(f"{en} {_capital(reason[0])}", f"{ru} {_capital(reason[1])}")
     return NotYet(en, ru)
+
+
+def _capital(text: str) -> str:
+    """The sentence with its first letter in upper case."""
+    return text[:1].upper() + text[1:]

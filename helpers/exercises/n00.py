@@ -38,12 +38,13 @@ def _live_env(env: Mapping[str, str]) -> None:
         raise NotYet(f"KIMI_MODEL needs a model id of the platform, e.g. {PLATFORM_EXAMPLES}.",
                      f"в KIMI_MODEL нужен id модели на платформе, например {PLATFORM_EXAMPLES}.")
     if "/" in model:
-        raise NotYet(f"{model} is a Hugging Face repository id (owner/name); the platform names its "
-                     f"models without a slash, e.g. {PLATFORM_EXAMPLES}.",
+        raise NotYet(f"{model} is a Hugging Face repository id (owner/name); the platform "
+                     f"names its models without a slash, e.g. {PLATFORM_EXAMPLES}.",
                      f"{model} — это id репозитория на Hugging Face (владелец/имя); на платформе "
                      f"модели называются без косой черты, например {PLATFORM_EXAMPLES}.")
     if not PLATFORM_ID.match(model):
-        raise NotYet(f"{model!r} does not look like a platform model id such as {PLATFORM_EXAMPLES}.",
+        raise NotYet(f"{model!r} does not look like a platform model id such as "
+                     f"{PLATFORM_EXAMPLES}.",
                      f"{model!r} не похож на id модели платформы, например {PLATFORM_EXAMPLES}.")
 
 
@@ -64,8 +65,8 @@ def _qwen_command(command: str) -> None:
                      "начните с: vllm serve Qwen/Qwen2.5-7B-Instruct")
     if "--enable-auto-tool-choice" not in words:
         raise NotYet('add --enable-auto-tool-choice: without it vLLM answers a request with '
-                     'tool_choice="auto" (what clients send by default with tools) with a 400; only '
-                     'a named tool or "required" works without the flag.',
+                     'tool_choice="auto" (what clients send by default with tools) with a 400; '
+                     'only a named tool or "required" works without the flag.',
                      'добавьте --enable-auto-tool-choice: без него vLLM отвечает 400 на запрос с '
                      'tool_choice="auto" (его клиенты отправляют по умолчанию вместе с tools); без '
                      'флага работают только конкретный инструмент или "required".')
