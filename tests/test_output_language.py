@@ -43,6 +43,8 @@ def output_texts(nb) -> list[tuple[str, str]]:
                     text = value if isinstance(value, str) else "".join(value)
                     if mime == "text/html":
                         text = _html_text(text)
+                    if mime == "text/markdown":  # a fenced code block shows code on purpose
+                        text = re.sub(r"```.*?```", "", text, flags=re.S)
                     found.append((cell.get("id"), text))
     return found
 
@@ -107,6 +109,7 @@ CLEAN_RU = [
                    "messages with role 'tool' must be a response to a preceeding message", traceback=[]),
     TAG.new_output("error", ename="IndexError", evalue="list index out of range", traceback=[]),
     TAG.new_output("display_data", {"text/markdown": "режим **replay**: модель `moonshotai/Kimi-K2-Instruct`"}),
+    TAG.new_output("display_data", {"text/markdown": "```python\nif x is not in the list:\n    pass\n```"}),
 ]
 CLEAN_EN = [
     _stdout("Not yet: message is a dict here: use message[\"tool_calls\"].\n"),
