@@ -176,7 +176,7 @@ def check_history(repair: Callable[..., Any]) -> Verdict:
             check_messages(repaired)
         except ApiError as error:
             raise NotYet(
-                f"a server would answer 400: «{error.message}»",
+                f'a server would answer 400: "{error.message}"',
                 f"сервер ответил бы 400: «{error.message}»",
             ) from None
         roles = [m.get("role") for m in repaired]
