@@ -274,7 +274,9 @@ if conn.replay_only("the four engine profiles are recordings"):
         rows.append((engine, choice.finish_reason, repr(choice.message.content),
                      choice.message.tool_calls[0].id))
     compare_table(rows, ["engine", "finish_reason", "content", "tool call id"])
-'''),
+''', ru={'"the four engine profiles are recordings"': '"четыре профиля движков есть только в кассетах"',
+         '"engine", "finish_reason", "content", "tool call id"':
+         '"движок", "finish_reason", "content", "id вызова"'}),
     md("""
 Every engine returned the same call, yet the details differ: the Moonshot platform writes ids like
 `get_weather:0`, vLLM and SGLang use the model's own format `functions.get_weather:0`; `content`
@@ -303,9 +305,12 @@ if conn.replay_only("the stop_with_calls engine is a recorded profile"):
     messages = [user_message]
     answer = guide_loop(clients["stop_with_calls"], messages)
     print(answer.content)
-    print(len(messages), "message in the history: the tool never ran")
+    print("messages in the history:", len(messages), "(the tool never ran)")
     show_tool_calls(answer.tool_calls)
-'''),
+''', ru={'"the stop_with_calls engine is a recorded profile"':
+         '"профиль stop_with_calls есть только в кассетах"',
+         '"messages in the history:"': '"сообщений в истории:"',
+         '"(the tool never ran)"': '"(инструмент так и не запустился)"'}),
     md("""
 The loop saw `"stop"` and quit after the first request: the tool never ran, and the "answer" has
 no text, so the guide's final `print(choice.message.content)` would print just `None`. The call was
@@ -328,7 +333,9 @@ tools cannot loop forever.
 он не длился вечно, если модель без конца вызывает инструменты.
 """),
     code(LOOP, ru={"# no calls: this is the answer, whatever finish_reason says":
-                   "# вызовов нет: это ответ, что бы ни говорил finish_reason"}),
+                   "# вызовов нет: это ответ, что бы ни говорил finish_reason",
+                   '"Still calling tools after {max_rounds} rounds."':
+                   '"Модель всё ещё вызывает инструменты после {max_rounds} раундов."'}),
     md("""
 The same dialog on all four engines now ends with an answer:
 """, """
@@ -450,8 +457,8 @@ messages = [one_at_a_time]
 answer = run_tool_loop(client, messages, registry, model=model_name,
                        temperature=0.3, tool_choice="auto")
 print(answer["content"])
-print(len(messages), "messages")
-'''),
+print("messages in the history:", len(messages))
+''', ru={'"messages in the history:"': '"сообщений в истории:"'}),
     md("""
 ## Summary
 

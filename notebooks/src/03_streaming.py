@@ -416,6 +416,8 @@ def streaming_loop(messages, max_rounds=8, **options):
     raise RuntimeError(f"Still calling tools after {max_rounds} rounds.")
 ''',
         ru={
+            '"Still calling tools after {max_rounds} rounds."':
+                '"Модель всё ещё вызывает инструменты после {max_rounds} раундов."',
             "# no calls: this is the final answer": "# нет вызовов: это окончательный ответ",
             "# the fix: first the assistant message with the calls, then the results":
                 "# исправление: сначала сообщение ассистента с вызовами, потом результаты",

@@ -4,6 +4,15 @@ from nbbuild import Lesson, code, md
 
 PROMPT = "What's the weather like in Beijing today? Let's check using the tool."
 
+VARIANT_RU = {
+    '"textbook"': '"как в учебнике"',
+    '"second section"': '"вторая секция"',
+    '"cut off by max_tokens"': '"обрезано по max_tokens"',
+    '"\'-\' in the name"': '"\'-\' в имени"',
+    '"id without \'functions.\'"': '"id без \'functions.\'"',
+}
+CUT_RU = {'"cut off by max_tokens"': '"обрезано по max_tokens"'}
+
 LESSON = Lesson("04_manual_parsing", [
     md(
         """
@@ -228,6 +237,7 @@ whoever parses the text.
 rows = [(m.id, m.token, "yes" if m.special else "no") for m in marker_tokens(tokenizer)]
 compare_table(rows, ("id", "token", "special"))
 ''',
+        ru={'"yes"': '"да"', '"no"': '"нет"', '"token", "special"': '"токен", "специальный"'},
     ),
     md(
         """
@@ -370,7 +380,7 @@ variants = {
 }
 show_raw(variants["cut off by max_tokens"])
 ''',
-        ru={"# the end is cut off": "# обрезан конец"},
+        ru={"# the end is cut off": "# обрезан конец", **VARIANT_RU},
     ),
     md(
         """
@@ -394,6 +404,7 @@ and there is none:
         '''
 guide_extract_tool_call_info(variants["cut off by max_tokens"])
 ''',
+        ru=CUT_RU,
         tags=("raises-exception",),
     ),
     md(
@@ -420,12 +431,14 @@ def our_result(text):
     """What parse_kimi makes of `text`: call names and the number of errors reported."""
     parsed = parse_kimi(text)
     names = ", ".join(c["function"]["name"] for c in parsed.tool_calls) or "-"
-    return f"{names} ({len(parsed.errors)} error(s))"
+    return f"{names} ({len(parsed.errors)} errors)"
 
 
 rows = [(name, guide_result(text), our_result(text)) for name, text in variants.items()]
 compare_table(rows, ("variant", "guide_extract_tool_call_info", "parse_kimi"))
 ''',
+        ru={'f"{names} ({len(parsed.errors)} errors)"': 'f"{names} (ошибок: {len(parsed.errors)})"',
+            '"variant"': '"вариант"'},
     ),
     md(
         """
@@ -462,6 +475,7 @@ cut = parse_kimi(variants["cut off by max_tokens"])
 show_tool_calls(cut.tool_calls)
 print("\\n".join(cut.errors))
 ''',
+        ru=CUT_RU,
     ),
     md(
         """
@@ -549,6 +563,8 @@ def manual_loop(messages, max_rounds=8):
     raise RuntimeError(f"Still calling tools after {max_rounds} rounds.")
 ''',
         ru={
+            '"Still calling tools after {max_rounds} rounds."':
+                '"Модель всё ещё вызывает инструменты после {max_rounds} раундов."',
             "# no calls: this is the final answer": "# нет вызовов: это окончательный ответ",
             "# the fix: the assistant message with the calls goes before the results":
                 "# исправление: сообщение ассистента с вызовами — перед результатами",
@@ -643,7 +659,8 @@ if conn.replay_only("no_parser is a recorded engine profile"):
     show_raw(choice.message.content)
 ''' % PROMPT,
         ru={"# a server that does not parse Kimi-K2 calls":
-            "# сервер, который не разбирает вызовы Kimi-K2"},
+            "# сервер, который не разбирает вызовы Kimi-K2",
+            '"no_parser is a recorded engine profile"': '"профиль no_parser есть только в кассетах"'},
     ),
     md(
         """
@@ -664,6 +681,7 @@ if conn.replay_only("it needs the no_parser answer above"):
     show_tool_calls(recovered.tool_calls)
     assert recovered.tool_calls == parsed.tool_calls
 ''',
+        ru={'"it needs the no_parser answer above"': '"ей нужен ответ no_parser из ячейки выше"'},
     ),
     md(
         """
@@ -784,6 +802,62 @@ check compares your calls with `parse_kimi`'s on the variants above and a few mo
 маркеров (уберите их из id и аргументов) и последний вызов, у которого обрезаны конечные маркеры
 (его аргументы верните как есть). Регулярные выражения подойдут, пригодится и ваша `name_from_id`;
 проверка сравнивает ваши вызовы с результатом `parse_kimi` на вариантах выше и ещё нескольких.
+""",
+    ),
+    md(
+        """
+The starter is the guide's parser. Here is all of it, both patterns included; the comments say
+where it goes wrong:
+""",
+        """
+В заготовке стоит парсер из руководства. Вот он целиком, вместе с обоими шаблонами; комментарии
+показывают, где он ошибается:
+""",
+    ),
+    code(
+        '''
+import inspect
+
+from IPython.display import Markdown
+
+from helpers.formats import guide
+
+Markdown(f"```python\\n{inspect.getsource(guide)}```")
+''',
+    ),
+    md(
+        """
+**Step 1.** Find every call, not every section: one pattern over the whole text sees the calls of
+all sections. The markers contain `|`, which means "or" in a regular expression, so escape it:
+`\\|` by hand, or let `re.escape` do it.
+""",
+        """
+**Шаг 1.** Ищите каждый вызов, а не каждую секцию: один шаблон по всему тексту видит вызовы во
+всех секциях. В маркерах есть `|`, а в регулярном выражении это «или», поэтому его надо
+экранировать: вручную (`\\|`) или через `re.escape`.
+""",
+    ),
+    code(
+        '''
+import re
+
+BEGIN = re.escape("<|tool_call_begin|>")
+ARGUMENT_BEGIN = re.escape("<|tool_call_argument_begin|>")
+print(BEGIN)
+re.findall(BEGIN + r"\\s*(.+?)\\s*" + ARGUMENT_BEGIN, variants["second section"])
+''',
+        ru={'"second section"': VARIANT_RU['"second section"']},
+    ),
+    md(
+        """
+**Step 2.** The arguments run up to `<|tool_call_end|>`, or to the section end, or to the end of the
+text when the output was cut off: put the three in one group with `|` between them (the last one is
+`$`). Then build each call with your `name_from_id`.
+""",
+        """
+**Шаг 2.** Аргументы идут до `<|tool_call_end|>`, или до конца секции, или до конца текста, если
+вывод обрезан: соберите эти три варианта в одну группу через `|` (последний — `$`). Затем
+соберите каждый вызов с помощью вашей `name_from_id`.
 """,
     ),
     code(

@@ -233,6 +233,8 @@ rows += [("Kimi-K2", m.id, m.token, "yes" if m.special else "no")
          for m in marker_tokens(kimi_tokenizer)]
 compare_table(rows, ("model", "id", "token", "special"))
 ''',
+        ru={'"yes"': '"да"', '"no"': '"нет"',
+            '"model", "id", "token", "special"': '"модель", "id", "токен", "специальный"'},
     ),
     md(
         """
@@ -473,7 +475,9 @@ def manual_loop(messages, max_rounds=8):
         messages.extend(registry.call(tool_call) for tool_call in parsed.tool_calls)
     raise RuntimeError(f"Still calling tools after {max_rounds} rounds.")
 ''',
-        ru={'# no calls: this is the final answer': '# нет вызовов: это окончательный ответ'},
+        ru={'# no calls: this is the final answer': '# нет вызовов: это окончательный ответ',
+            '"Still calling tools after {max_rounds} rounds."':
+                '"Модель всё ещё вызывает инструменты после {max_rounds} раундов."',},
     ),
     code(
         f'''
@@ -510,10 +514,11 @@ for name, text in raw.items():
 rows = []
 for name, text in raw.items():
     kimi, hermes = parse_kimi(text), parse_hermes(text)  # every text through both parsers
-    rows.append((name, f"{len(kimi.tool_calls)} call(s)", f"{len(hermes.tool_calls)} call(s)"))
+    rows.append((name, f"calls: {len(kimi.tool_calls)}", f"calls: {len(hermes.tool_calls)}"))
 compare_table(rows, ("raw text written by", "parse_kimi", "parse_hermes"))
 ''',
-        ru={'# every text through both parsers': '# каждый текст — обоими парсерами'},
+        ru={'# every text through both parsers': '# каждый текст — обоими парсерами',
+            '"calls: {': '"вызовов: {', '"raw text written by"': '"чей сырой текст"'},
     ),
     md(
         """
@@ -539,6 +544,23 @@ compare_table(
     ("", "Kimi-K2", "Qwen2.5"),
 )
 ''',
+        ru={
+            '"call wrapper"': '"обёртка вызова"',
+            '"call payload"': '"содержимое вызова"',
+            '"call id"': '"id вызова"',
+            '"written by the model"': '"пишет модель"',
+            '"invented by the server"': '"придумывает сервер"',
+            '"tools in the prompt"': '"инструменты в промпте"',
+            '"tool_declare system turn"': '"системная реплика tool_declare"',
+            '"system prompt, <tools>"': '"системный промпт, <tools>"',
+            '"tool result"': '"результат инструмента"',
+            '"system turn, \'## Return of <id>\'"': '"системная реплика, \'## Return of <id>\'"',
+            '"user turn, <tool_response>"': '"реплика user, <tool_response>"',
+            '"results matched by"': '"результат находят по"',
+            '"order"': '"порядку"',
+            '"vLLM flag"': '"флаг vLLM"',
+            '"our parser"': '"наш парсер"',
+        },
     ),
     md(
         """
@@ -575,13 +597,15 @@ if conn.replay_only("no_parser is a recorded engine profile"):
     print("finish_reason:", choice.finish_reason, "| tool_calls:", choice.message.tool_calls)
     show_raw(choice.message.content)
 ''',
-        ru={'# a server that does not parse the calls': '# сервер, который не разбирает вызовы'},
+        ru={'# a server that does not parse the calls': '# сервер, который не разбирает вызовы',
+            '"no_parser is a recorded engine profile"': '"профиль no_parser есть только в кассетах"'},
     ),
     code(
         '''
 if conn.replay_only("it needs the no_parser answer above"):
     show_tool_calls(parse_hermes(choice.message.content).tool_calls)
 ''',
+        ru={'"it needs the no_parser answer above"': '"ей нужен ответ no_parser из ячейки выше"'},
     ),
     md(
         """
