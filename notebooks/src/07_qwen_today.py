@@ -212,6 +212,8 @@ for name, tokenizer in [("Qwen3", qwen3), ("Qwen3.5", qwen35)]:
     first = "system message" if text.index("Answer in one") < text.index("# Tools") else "tools"
     print(f"{name}: {first} first")
 ''',
+        ru={'"system message"': '"системное сообщение"', '"tools"': '"инструменты"',
+            'f"{name}: {first} first"': 'f"{name}: сначала {first}"'},
     ),
     md(
         """
@@ -303,6 +305,8 @@ for text, kind in samples:
     rows.append((repr(text), kind, json.dumps(value)))
 compare_table(rows, ("text in the XML", "schema type", "JSON value"))
 ''',
+        ru={'"text in the XML", "schema type", "JSON value"':
+            '"текст в XML", "тип в схеме", "значение JSON"'},
     ),
     md(
         """
@@ -397,6 +401,7 @@ for thinking in (True, False):
     )
     print(f"enable_thinking={thinking}: the prompt ends with {prompt[prompt.rindex('assistant'):]!r}")
 ''',
+        ru={"the prompt ends with": "промпт заканчивается на"},
     ),
     code(
         '''
@@ -609,6 +614,25 @@ compare_table(
     ("", "Kimi-K2-Instruct", "Qwen2.5", "Qwen3", "Qwen3.5"),
 )
 ''',
+        ru={
+            '"call format"': '"формат вызова"',
+            '"marker tokens + JSON"': '"токены-маркеры + JSON"',
+            '"call id"': '"id вызова"',
+            '"written by the model"': '"пишет модель"',
+            '"by the server", "by the server", "by the server"':
+            '"придумывает сервер", "придумывает сервер", "придумывает сервер"',
+            '"vLLM tool parser"': '"парсер вызовов vLLM"',
+            '"vLLM reasoning parser"': '"парсер рассуждений vLLM"',
+            '"reasoning field"': '"поле рассуждения"',
+            '"thinking switch"': '"переключатель рассуждения"',
+            '"template prompt ends"': '"конец промпта шаблона"',
+            '"assistant turn"': '"реплика ассистента"',
+            '"string arguments"': '"аргументы-строки"',
+            '"encoded twice"': '"кодирует дважды"',
+            '"kept as is"': '"оставляет как есть"',
+            '"refused"': '"отвергает"',
+            '"our parser"': '"наш парсер"',
+        },
     ),
     md(
         """
