@@ -24,7 +24,8 @@ the reasoning of thinking models, and know what a small Qwen on your own laptop 
         """
 ## What you will build
 
-- one call written by three Qwen chat templates: Qwen3 keeps Hermes JSON, Qwen3.5 writes **XML**;
+- one call written by the chat templates of Qwen3, which keeps Hermes JSON, and Qwen3.5, which
+  writes **XML**;
 - both raw formats read by their parsers, and the XML values typed by the tool's JSON schema, as
   vLLM's `qwen3_coder` parser does;
 - the arguments trap of lesson 05 next to its new form: Qwen3.5 refuses arguments given as text;
@@ -35,8 +36,8 @@ the reasoning of thinking models, and know what a small Qwen on your own laptop 
         """
 ## Что вы сделаете
 
-- увидите один и тот же вызов в записи трёх шаблонов чата (chat template) Qwen: Qwen3 сохраняет
-  JSON в стиле Hermes, а Qwen3.5 пишет **XML**;
+- увидите один и тот же вызов в записи шаблонов чата (chat template) Qwen3, который сохраняет
+  JSON в стиле Hermes, и Qwen3.5, который пишет **XML**;
 - разберёте оба формата сырого вывода модели (raw output) их парсерами и приведёте значения из XML
   к типам из JSON-схемы инструмента — так, как это делает парсер `qwen3_coder` в vLLM;
 - сравните ловушку с аргументами из урока 05 с её новой формой: Qwen3.5 не принимает аргументы в
@@ -66,7 +67,7 @@ example a local Ollama, see section 8) the cells that talk to a model use your s
 `--tool-call-parser qwen3_coder --reasoning-parser qwen3`. В режиме воспроизведения (replay) все
 ответы берутся из записей (кассет), **синтезированных** по документированным форматам vLLM, Ollama
 и llama.cpp, а не записанных с настоящих серверов. Офлайн-токенизаторы (tokenizer) `qwen3` и
-`qwen3.5` несут шаблоны чата, написанные для курса по документированным примерам; шаблон Qwen3.5
+`qwen3.5` содержат шаблоны чата, написанные для курса по документированным примерам; шаблон Qwen3.5
 сделан по копии официального файла из стороннего репозитория, поэтому его детали *не
 подтверждены*. С `LLM_MODE=live` и переменными `QWEN_*` (например, для локального Ollama, см.
 раздел 8) ячейки, которые обращаются к модели, работают с вашим сервером.
@@ -472,7 +473,7 @@ The cheapest real Qwen is a small one on your own computer, no GPU needed. Two p
 give it an OpenAI-compatible API:
 
 ```bash
-# Ollama: downloads the model (about 0.5 GB) and serves it
+# Ollama: downloads the model and serves it
 ollama run qwen3:0.6b
 export LLM_MODE=live QWEN_BASE_URL=http://localhost:11434/v1 QWEN_API_KEY=ollama QWEN_MODEL=qwen3:0.6b
 
@@ -500,7 +501,7 @@ behaviour):
 популярных сервера дают ей OpenAI-совместимый API:
 
 ```bash
-# Ollama: скачивает модель (около 0,5 ГБ) и запускает её
+# Ollama: скачивает модель и запускает её
 ollama run qwen3:0.6b
 export LLM_MODE=live QWEN_BASE_URL=http://localhost:11434/v1 QWEN_API_KEY=ollama QWEN_MODEL=qwen3:0.6b
 
@@ -540,8 +541,9 @@ Read the two streams line by line:
 - **ids**: Ollama `call_` + 8 characters, llama.cpp 32 letters and digits (that shape is
   *unconfirmed*), vLLM `chatcmpl-tool-` + 16 hex digits: never rely on an id's shape;
 - **reasoning** arrives first, under `reasoning` (Ollama) or `reasoning_content` (llama.cpp);
-- Ollama sends **each call whole in one chunk**, arguments complete; llama.cpp sends a header and
-  then fragments, as vLLM does. Accumulating by `index` (lesson 03) handles both;
+- Ollama sends **each call whole in one chunk**, arguments complete (read from its parser code,
+  *unconfirmed* on the wire); llama.cpp sends a header and then fragments, as vLLM does.
+  Accumulating by `index` (lesson 03) handles both;
 - the last chunk has an empty `delta` and `finish_reason: "tool_calls"`;
 - llama.cpp made **one** call for a two-city question. Allow parallel calls and both come:
 """,
@@ -552,9 +554,9 @@ Read the two streams line by line:
   подтверждён*), у vLLM — `chatcmpl-tool-` и 16 шестнадцатеричных цифр: никогда не полагайтесь на
   вид id;
 - **рассуждение** приходит первым, в поле `reasoning` (Ollama) или `reasoning_content` (llama.cpp);
-- Ollama присылает **каждый вызов целиком в одном фрагменте** (chunk), с полными аргументами;
-  llama.cpp — заголовок, а затем кусочки аргументов, как vLLM. Сборка по `index` (урок 03)
-  справляется с обоими вариантами;
+- Ollama присылает **каждый вызов целиком в одном фрагменте** (chunk), с полными аргументами (так
+  следует из кода его парсера; на реальном потоке *не подтверждено*); llama.cpp — заголовок, а
+  затем части аргументов, как vLLM. Сборка по `index` (урок 03) справляется с обоими вариантами;
 - у последнего фрагмента пустая `delta` и `finish_reason: "tool_calls"`;
 - llama.cpp сделал **один** вызов на вопрос про два города. Разрешите параллельные вызовы — и
   придут оба:
