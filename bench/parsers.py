@@ -3,9 +3,10 @@
 Run: python bench/parsers.py   (about a minute and a half on 2 slow cores)
      python bench/parsers.py xml   (one format only: kimi, hermes or xml)
 
-For Kimi-K2 (and Qwen/Hermes, and Qwen3.5 XML) outputs with 10, 100 and 1000 calls (arguments ~40 characters)
-and one call with a 1 MB argument, fed as 1-character deltas and as token-sized deltas (each
-marker one delta, as real tokenizers emit them; other text in 4-character pieces), it times:
+For Kimi-K2, Qwen/Hermes and Qwen3.5 XML outputs with 10, 100 and 1000 calls (arguments ~40
+characters) and one call with a 1 MB argument, fed as 1-character deltas and as token-sized
+deltas (each marker one delta, as real tokenizers emit them; other text in 4-character pieces),
+it times:
   (a) stream  - our stream parser: feed every delta, then close;
   (b) reparse - append the delta to a buffer and batch-parse the whole buffer again on every
                 delta (what common servers do while streaming);

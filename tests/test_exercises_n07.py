@@ -119,9 +119,8 @@ def _lesson_code() -> list[str]:
 def test_lesson_tool_and_prompts_match_the_scenarios() -> None:
     import json
 
-    from helpers.replay.scenarios import n07_qwen_today as scenario
-
     from helpers import ToolRegistry
+    from helpers.replay.scenarios import n07_qwen_today as scenario
 
     cells = _lesson_code()
     namespace: dict = {"ToolRegistry": ToolRegistry}

@@ -84,7 +84,10 @@ THINK_CASES: dict[str, tuple[str, str]] = {
         "<think>\nThe user wants Paris.\n</think>\n\nParis is sunny.",
         "блок целиком",
     ),
-    "the prompt opened it": ("The user wants Paris.\n</think>\n\nParis is sunny.", "блок открыл промпт"),
+    "the prompt opened it": (
+        "The user wants Paris.\n</think>\n\nParis is sunny.",
+        "блок открыл промпт",
+    ),
     "no thinking": ("Paris is sunny.", "без рассуждения"),
     "empty block": ("<think>\n\n</think>\n\nParis is sunny.", "пустой блок"),
 }

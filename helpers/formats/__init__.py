@@ -1,7 +1,7 @@
 """Raw tool-call formats: parse and render what Kimi-K2 and Qwen (Hermes style) generate.
 
 - `parse_kimi`, `KimiStreamParser`, `render_kimi_tool_calls`, `kimi_name_from_id`: Kimi-K2 markers;
-- `parse_hermes`, `HermesStreamParser`, `render_hermes_tool_calls`: Qwen2.5 / Qwen3 `<tool_call>` JSON;
+- `parse_hermes`, `HermesStreamParser`, `render_hermes_tool_calls`: Qwen2.5 / Qwen3 JSON calls;
 - `parse_qwen_xml`, `QwenXmlStreamParser`, `render_qwen_xml_tool_calls`: Qwen3-Coder / Qwen3.5+ XML;
 - `guide_extract_tool_call_info`: the Kimi-K2 guide's parser, kept to show its defects.
 """
@@ -12,12 +12,6 @@ from helpers.formats.hermes import (
     HermesStreamParser,
     parse_hermes,
     render_hermes_tool_calls,
-)
-from helpers.formats.qwen_xml import (
-    QwenXmlStreamParser,
-    convert_parameter,
-    parse_qwen_xml,
-    render_qwen_xml_tool_calls,
 )
 from helpers.formats.kimi import (
     ARGUMENT_BEGIN,
@@ -30,6 +24,12 @@ from helpers.formats.kimi import (
     kimi_name_from_id,
     parse_kimi,
     render_kimi_tool_calls,
+)
+from helpers.formats.qwen_xml import (
+    QwenXmlStreamParser,
+    convert_parameter,
+    parse_qwen_xml,
+    render_qwen_xml_tool_calls,
 )
 
 __all__ = [

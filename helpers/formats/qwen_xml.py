@@ -292,7 +292,10 @@ class QwenXmlStreamParser(StreamParser):
             self._stray_text = False
         elif tag == TOOL_CALL_OPEN:
             if self._in_block:
-                self._errors.append(f"{TOOL_CALL_OPEN} block without {TOOL_CALL_CLOSE} before the next {TOOL_CALL_OPEN}")
+                self._errors.append(
+                    f"{TOOL_CALL_OPEN} block without {TOOL_CALL_CLOSE} before the next "
+                    f"{TOOL_CALL_OPEN}"
+                )
             self._in_block, self._stray_text = True, False
         elif self._in_block:  # </tool_call>
             self._in_block = False

@@ -459,7 +459,8 @@ def include_usage(scenario: Scenario) -> bool:
 def allowed_turns(scenario: Scenario) -> list[Turn]:
     """The turns as the engine lets the model write them: a server with parallel calls off by
     default (llama.cpp) lets it write one call per reply unless the request allows more."""
-    if scenario.api != "chat" or get_profile(scenario.provider, scenario.engine).parallel_by_default:
+    profile = get_profile(scenario.provider, scenario.engine)
+    if scenario.api != "chat" or profile.parallel_by_default:
         return list(scenario.turns)
     if scenario.request_extra.get("parallel_tool_calls") is True:
         return list(scenario.turns)
