@@ -63,7 +63,7 @@ example a local Ollama, see section 8) the cells that talk to a model use your s
         """
 ## Подготовка
 
-Главная модель урока — `Qwen/Qwen3.5-4B` за vLLM с флагами
+Главная модель урока — `Qwen/Qwen3.5-4B`, запущенная в vLLM с флагами
 `--tool-call-parser qwen3_coder --reasoning-parser qwen3`. В режиме воспроизведения (replay) все
 ответы берутся из записей (кассет), **синтезированных** по документированным форматам vLLM, Ollama
 и llama.cpp, а не записанных с настоящих серверов. Офлайн-токенизаторы (tokenizer) `qwen3` и
@@ -94,9 +94,9 @@ client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
 model_name = conn.model_name
 conn
 ''',
-        ru={"# Qwen3.5 behind vLLM's qwen3_coder parser": "# Qwen3.5 за парсером qwen3_coder в vLLM",
+        ru={"# Qwen3.5 behind vLLM's qwen3_coder parser": "# Qwen3.5 в vLLM с парсером qwen3_coder",
             "# Qwen2.5 behind vLLM's hermes parser, for comparison":
-            "# Qwen2.5 за парсером hermes в vLLM, для сравнения"},
+            "# Qwen2.5 в vLLM с парсером hermes, для сравнения"},
     ),
     md(
         """
@@ -156,7 +156,7 @@ way Qwen3-Coder does.
 ## 2. Один вызов, два шаблона
 
 Короткий диалог: вопрос, вызов от ассистента (аргументы — словарь), результат инструмента. Qwen3
-(апрель и июль 2025 года) сохраняет формат Hermes из Qwen2.5, а Qwen3.5, 3.6 и 3.8 записывают
+(выпуски апреля и июля 2025 года) сохраняет формат Hermes из Qwen2.5, а Qwen3.5, 3.6 и 3.8 записывают
 вызовы так же, как Qwen3-Coder.
 """,
     ),
@@ -318,6 +318,8 @@ template encodes it a second time. Qwen3 inserts a string as it is. Qwen3.5 iter
 arguments, so it needs a **mapping** (a dict), and a string stops the render:
 """,
         """
+## 5. Аргументы-текст: закодированы дважды или отвергнуты
+
 Урок 05 показал ловушку Qwen2.5: в формате OpenAI `arguments` — это JSON-**строка**, а шаблон
 Qwen2.5 кодирует её второй раз. Qwen3 вставляет строку как есть. Qwen3.5 перебирает аргументы по
 одному, поэтому ему нужен **словарь** (mapping), а строка останавливает применение шаблона:
@@ -448,7 +450,7 @@ text, the server parses it, and the client code does not change at all.
         """
 ## 7. Один цикл на двух серверах
 
-Qwen2.5 за парсером `hermes` и Qwen3.5 за `qwen3_coder`: модели пишут разный текст, сервер его
+Qwen2.5 с парсером `hermes` и Qwen3.5 с `qwen3_coder`: модели пишут разный текст, сервер его
 разбирает, а клиентский код не меняется совсем.
 """,
     ),
@@ -498,7 +500,7 @@ behaviour):
 ## 8. Что присылает сервер на ноутбуке
 
 Самая дешёвая настоящая Qwen — маленькая модель на вашем компьютере, видеокарта не нужна. Два
-популярных сервера дают ей OpenAI-совместимый API:
+популярных сервера предоставляют для неё OpenAI-совместимый API:
 
 ```bash
 # Ollama: скачивает модель и запускает её
