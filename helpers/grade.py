@@ -46,7 +46,7 @@ class Result:
 
 
 def exercises_of(lesson: str) -> list[str]:
-    """The exercises of a lesson, `NN:check_name`, in the order its self-check module defines them."""
+    """The exercises of a lesson, `NN:check_name`, in the order its check module defines them."""
     try:
         module = importlib.import_module(f"helpers.exercises.n{lesson}")
     except ModuleNotFoundError:
@@ -86,7 +86,7 @@ def kernel_env(log_path: Path) -> dict[str, str]:
 
 
 def run_notebook(nb: Any, folder: Path, log_path: Path, timeout: float) -> str:
-    """Execute `nb` in place, in `folder`; return how the run went (never raises for the notebook)."""
+    """Execute `nb` in place, in `folder`; say how the run went (a broken notebook never raises)."""
     from nbclient import NotebookClient
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
@@ -187,7 +187,8 @@ def write_table(results: list[Result], out: Path) -> None:
 def main(argv: list[str] | None = None) -> None:
     """Command line: grade a folder."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("folder", type=Path, help="folder of submitted .ipynb files (searched recursively)")
+    parser.add_argument("folder", type=Path,
+                        help="folder of submitted .ipynb files (searched recursively)")
     parser.add_argument("--out", type=Path, default=Path("grades.csv"), help="the CSV to write")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                         help=f"seconds per notebook (default {DEFAULT_TIMEOUT})")

@@ -338,7 +338,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("names", nargs="*", help="lesson names, e.g. 02_sync_loop")
     parser.add_argument("--no-execute", action="store_true", help="do not run the notebooks")
     parser.add_argument("--student", action="store_true",
-                        help="write the student edition (no solutions) from the committed notebooks")
+                        help="write the student edition (no solutions) from the committed key")
     parser.add_argument("--out", type=Path, default=STUDENT_DIR,
                         help="folder of the student edition (default build/student)")
     args = parser.parse_args(argv)
