@@ -235,7 +235,7 @@ def test_kimi_reference_render_with_dict_arguments_and_sdk_object(kimi: Any) -> 
     assert render(kimi, sdk, KIMI_TOOLS) == KIMI_REFERENCE
 
 
-def test_kimi_two_rounds_of_calls_last_message_open(kimi: Any) -> None:
+def test_kimi_two_rounds_of_calls(kimi: Any) -> None:
     messages = [
         {"role": "system", "content": "You are a weather bot."},
         {"role": "user", "content": "Beijing, then Moscow?"},
@@ -264,11 +264,11 @@ def test_kimi_two_rounds_of_calls_last_message_open(kimi: Any) -> None:
         + "<|tool_calls_section_end|><|im_end|>"
         + "<|im_system|>get_weather<|im_middle|>## Return of functions.get_weather:1\n"
         + '    {"weather": "Snow"}<|im_end|>'
-        + "<|im_assistant|>assistant<|im_middle|>Beijing: sunny; Moscow: snow."
+        + "<|im_assistant|>assistant<|im_middle|>Beijing: sunny; Moscow: snow.<|im_end|>"
     )
     assert render(kimi, messages, KIMI_TOOLS, gen=False) == expected
-    closed = render(kimi, messages, KIMI_TOOLS, gen=True)
-    assert closed == expected + "<|im_end|><|im_assistant|>assistant<|im_middle|>"
+    opened = render(kimi, messages, KIMI_TOOLS, gen=True)
+    assert opened == expected + "<|im_assistant|>assistant<|im_middle|>"
 
 
 def test_kimi_parallel_calls_content_and_non_ascii(kimi: Any) -> None:
@@ -320,7 +320,7 @@ def test_kimi_arguments_verbatim_strings_and_json_dicts(kimi: Any) -> None:
     assert f"<|tool_call_argument_begin|>{odd}<|tool_call_end|>" in out
     assert f"<|tool_call_argument_begin|>{broken}<|tool_call_end|>" in out
     assert '<|tool_call_argument_begin|>{"q": "Пекин", "n": [1, 2]}<|tool_call_end|>' in out
-    assert out.endswith("<|tool_calls_section_end|>")
+    assert out.endswith("<|tool_calls_section_end|><|im_end|>")
 
 
 def test_kimi_missing_ids_count_every_call_in_the_dialog(kimi: Any) -> None:
@@ -336,17 +336,55 @@ def test_kimi_missing_ids_count_every_call_in_the_dialog(kimi: Any) -> None:
     assert ids == ["functions.a:0", "functions.b:1", "functions.a:2"]
 
 
-def test_kimi_generation_prompt_false_leaves_last_message_open(kimi: Any) -> None:
+def test_kimi_generation_prompt_false_closes_the_last_turn(kimi: Any) -> None:
+    """Every confirmed upstream version closes the last turn; continue_final_message leaves it open."""
     partial = [{"role": "user", "content": "Погода?"}, {"role": "assistant", "content": "Погода в Пекине"}]
+    head = KIMI_DEFAULT_SYSTEM + "<|im_user|>user<|im_middle|>Погода?<|im_end|>"
     assert render(kimi, partial, gen=False) == (
-        KIMI_DEFAULT_SYSTEM
-        + "<|im_user|>user<|im_middle|>Погода?<|im_end|>"
-        + "<|im_assistant|>assistant<|im_middle|>Погода в Пекине"
+        head + "<|im_assistant|>assistant<|im_middle|>Погода в Пекине<|im_end|>"
     )
     last_tool = render(kimi, KIMI_REFERENCE_MESSAGES, KIMI_TOOLS, gen=False)
-    assert last_tool == KIMI_REFERENCE.removesuffix(
-        "<|im_end|><|im_assistant|>assistant<|im_middle|>"
-    )
+    assert last_tool == KIMI_REFERENCE.removesuffix("<|im_assistant|>assistant<|im_middle|>")
+    continued = kimi.apply_chat_template(partial, tokenize=False, continue_final_message=True)
+    assert continued == head + "<|im_assistant|>assistant<|im_middle|>Погода в Пекине"
+
+
+def test_kimi_calls_without_ids_and_their_results_share_the_invented_ids(kimi: Any) -> None:
+    messages = [
+        {"role": "user", "content": "x"},
+        {"role": "assistant", "tool_calls": [call(None, "a", "{}"), call(None, "b", "{}")]},
+        {"role": "tool", "name": "a", "content": "1"},
+        {"role": "tool", "name": "b", "content": "2", "tool_call_id": ""},
+        {"role": "assistant", "tool_calls": [call(None, "a", "{}")]},
+        {"role": "tool", "content": "3"},
+    ]
+    out = render(kimi, messages)
+    assert "<|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>" in out
+    assert "<|tool_call_begin|>functions.b:1<|tool_call_argument_begin|>" in out
+    assert "<|tool_call_begin|>functions.a:2<|tool_call_argument_begin|>" in out
+    returns = [part.split("\n")[0] for part in out.split("## Return of ")[1:]]
+    assert returns == ["functions.a:0", "functions.b:1", "functions.a:2"]
+    # an id the caller gave is kept as given on both sides
+    given = [messages[0], {"role": "assistant", "tool_calls": [call("c1", "a", "{}")]}, tool("c1", "4")]
+    assert "<|tool_call_begin|>c1<|tool_call_argument_begin|>" in render(kimi, given)
+    assert "## Return of c1\n    4<|im_end|>" in render(kimi, given)
+
+
+@pytest.mark.parametrize("name", ["kimi-k2", "qwen2.5"])
+def test_dict_tool_result_prints_its_python_repr_like_upstream(name: str, kimi: Any, qwen: Any) -> None:
+    """A student who forgets json.dumps sees the repr in the prompt, as upstream renders it."""
+    tokenizer = {"kimi-k2": kimi, "qwen2.5": qwen}[name]
+    messages = [
+        {"role": "user", "content": "x"},
+        {"role": "assistant", "tool_calls": [call("functions.get_weather:0", "get_weather", "{}")]},
+        {"role": "tool", "tool_call_id": "functions.get_weather:0", "content": {"weather": "Sunny"}},
+    ]
+    out = render(tokenizer, messages)
+    assert "{'weather': 'Sunny'}" in out
+    if name == "kimi-k2":
+        assert "## Return of functions.get_weather:0\n    {'weather': 'Sunny'}<|im_end|>" in out
+    else:
+        assert "<tool_response>\n{'weather': 'Sunny'}\n</tool_response>" in out
 
 
 def test_kimi_no_tools_omits_declaration(kimi: Any) -> None:
