@@ -194,7 +194,6 @@ def connect(
         engine = engine or DEFAULT_ENGINE[provider]
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
-        os.environ["HF_HUB_OFFLINE"] = "1"  # replay never touches the Hugging Face hub
         server = replay_server()
         prefix = "" if engine == DEFAULT_ENGINE[provider] else f"/engines/{engine}"
         return Connection(
