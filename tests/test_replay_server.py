@@ -227,19 +227,41 @@ def test_no_recordings_loaded(tmp_path: Path) -> None:
     assert "No recordings are loaded at all." in response.json()["error"]["message"]
 
 
-def test_duplicate_canonical_requests_fail_to_load(tmp_path: Path) -> None:
-    """Two different answers to the same canonical request: loading names both."""
+def _twin() -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """A recorded exchange and another answer to the same canonical request."""
     items = interactions()[:1]
     twin = json.loads(json.dumps(items[0]))
     twin["label"] = "weather/twin"
     twin["request"]["body"]["temperature"] = 0.9  # ignored: same canonical request
     twin["response"]["body"] = chat_body({"role": "assistant", "content": "other"}, "stop")
-    write_cassette(tmp_path, "a", items)
-    write_cassette(tmp_path, "b", [twin])
+    return items, twin
+
+
+def test_duplicate_canonical_requests_in_one_cassette_fail_to_load(tmp_path: Path) -> None:
+    """Two different answers to the same canonical request in ONE cassette: loading names both."""
+    items, twin = _twin()
+    write_cassette(tmp_path, "a", [*items, twin])
     with pytest.raises(CassetteError) as caught:
         ReplayServer(tmp_path)
     assert "'weather/round-1' in a.json" in str(caught.value)
-    assert "'weather/twin' in b.json" in str(caught.value)
+    assert "'weather/twin' in a.json" in str(caught.value)
+
+
+def test_two_lessons_answering_the_same_request_differently_both_replay(tmp_path: Path) -> None:
+    """Real captures: lessons 01 and 02 send the same first request. The asking lesson's cassette
+    answers (`/lessons/<name>/v1`); without a lesson the last loaded one does."""
+    items, twin = _twin()
+    write_cassette(tmp_path, "01_first_call", items)
+    write_cassette(tmp_path, "02_sync_loop", [twin])
+    body = items[0]["request"]["body"]
+    with ReplayServer(tmp_path) as server:
+        assert server.shadowed == 1
+        answers = {}
+        for prefix in ("/lessons/01_first_call", "/lessons/02_sync_loop", "", "/lessons/03_x"):
+            client = openai.OpenAI(base_url=f"{server.url}{prefix}/v1", api_key="k", max_retries=0)
+            answers[prefix] = client.chat.completions.create(**body).choices[0].message.content
+    assert answers["/lessons/02_sync_loop"] == answers[""] == answers["/lessons/03_x"] == "other"
+    assert answers["/lessons/01_first_call"] != "other"
 
 
 def test_same_exchange_in_two_files_is_allowed(tmp_path: Path) -> None:

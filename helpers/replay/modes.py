@@ -13,6 +13,8 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from helpers.i18n import tr
+from helpers.replay.cassette import CassetteError
 from helpers.replay.record import MIN_SECRET_CHARS, RecordProxy, upstream_host
 from helpers.replay.server import ReplayServer
 
@@ -38,6 +40,10 @@ LIVE_EXAMPLES = {
         "QWEN_MODEL=qwen2.5:7b"
     ),
 }
+
+LOOPBACK_NAMES = ("127.0.0.1", "localhost")
+# A lesson name as the notebooks are named: 02_sync_loop.ipynb -> 02_sync_loop.
+LESSON_NAME = re.compile(r"\d\d_[A-Za-z0-9_]+")
 
 _lock = threading.Lock()
 _replay_server: ReplayServer | None = None
@@ -65,6 +71,7 @@ class Connection:
         endpoint = self.endpoint
         if self.mode in ("replay", "record"):
             endpoint = re.sub(r"^(http://127\.0\.0\.1):\d+", r"\1:<port>", endpoint)
+            endpoint = re.sub(r"/lessons/[^/]+", "", endpoint)  # the notebook's own name
         else:
             endpoint = _without_credentials(endpoint)
         return (
@@ -108,12 +115,33 @@ def current_mode() -> str:
     return mode
 
 
+def from_repo_root(value: str) -> Path:
+    """A path from an environment variable; a relative one is taken from the repository root,
+    not from the kernel's working directory (notebooks run in notebooks/en/ or notebooks/ru/)."""
+    from helpers.paths import REPO_ROOT
+
+    path = Path(value).expanduser()
+    return path if path.is_absolute() else REPO_ROOT / path
+
+
 def replay_cassettes() -> Path:
     """The cassettes replay serves: LLM_REPLAY_DIR (a file or folder) or data/recordings."""
     from helpers.paths import RECORDINGS_DIR
 
     chosen = os.environ.get("LLM_REPLAY_DIR", "").strip()
-    return Path(chosen) if chosen else RECORDINGS_DIR
+    if not chosen:
+        return RECORDINGS_DIR
+    path = from_repo_root(chosen)
+    if not path.exists():
+        raise CassetteError(
+            tr(
+                f"LLM_REPLAY_DIR={chosen!r}: no cassette file or folder at {path} (a relative "
+                "path is taken from the repository root, not from the notebook's folder).",
+                f"LLM_REPLAY_DIR={chosen!r}: по пути {path} нет ни файла, ни папки с записями "
+                "(относительный путь отсчитывается от корня репозитория, а не от папки ноутбука).",
+            )
+        )
+    return path
 
 
 def replay_server() -> ReplayServer:
@@ -157,15 +185,38 @@ def live_settings(provider: str) -> tuple[str, str, str]:
     return base_url.rstrip("/"), api_key, model
 
 
+def _check_lesson(name: str) -> None:
+    """A lesson name is a plain file name (it becomes a file name and a URL segment)."""
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", name) or name.startswith("."):
+        raise ValueError(f"lesson must be a plain file name such as '02_sync_loop', not {name!r}")
+
+
 def record_path(provider: str, lesson: str | None) -> Path:
     """Where record mode writes: $LLM_RECORD_DIR/<lesson or provider>.json (recordings-new/)."""
     from helpers.paths import REPO_ROOT
 
     name = lesson or provider
-    if not re.fullmatch(r"[A-Za-z0-9_.-]+", name) or name.startswith("."):
-        raise ValueError(f"lesson must be a plain file name such as '02_sync_loop', not {name!r}")
+    _check_lesson(name)
     folder = os.environ.get("LLM_RECORD_DIR", "").strip()
-    return (Path(folder) if folder else REPO_ROOT / "recordings-new") / f"{name}.json"
+    return (from_repo_root(folder) if folder else REPO_ROOT / "recordings-new") / f"{name}.json"
+
+
+def keep_loopback_off_proxies() -> None:
+    """Add 127.0.0.1 and localhost to NO_PROXY and no_proxy (appended, never replacing what is
+    there), so a lab's HTTP_PROXY/HTTPS_PROXY does not carry requests to the local server."""
+    current = {name: os.environ.get(name) for name in ("NO_PROXY", "no_proxy")}
+    for name, other in (("NO_PROXY", "no_proxy"), ("no_proxy", "NO_PROXY")):
+        value = current[name] if current[name] is not None else (current[other] or "")
+        entries = {item.strip() for item in value.split(",")}
+        missing = [host for host in LOOPBACK_NAMES if host not in entries and "*" not in entries]
+        os.environ[name] = ",".join(filter(None, [value.rstrip(", "), *missing]))
+
+
+def notebook_lesson() -> str | None:
+    """The lesson of the running notebook (JupyterLab names it in JPY_SESSION_NAME), if known."""
+    session = os.environ.get("JPY_SESSION_NAME", "").strip()
+    stem = Path(session).stem if session else ""
+    return stem if LESSON_NAME.fullmatch(stem) else None
 
 
 def _record_proxy(upstream: str, out: Path, api_key: str) -> RecordProxy:
@@ -194,8 +245,13 @@ def connect(
         engine = engine or DEFAULT_ENGINE[provider]
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
+        keep_loopback_off_proxies()
         server = replay_server()
         prefix = "" if engine == DEFAULT_ENGINE[provider] else f"/engines/{engine}"
+        scope = lesson or notebook_lesson()
+        if scope:
+            _check_lesson(scope)
+            prefix = f"/lessons/{scope}{prefix}"
         return Connection(
             endpoint=f"{server.url}{prefix}/v1",
             api_key=REPLAY_API_KEY,
@@ -219,6 +275,7 @@ def connect(
             engine=None,
             answers_from=f"answers from the live endpoint at {upstream_host(base_url)}",
         )
+    keep_loopback_off_proxies()
     out = record_path(provider, lesson)
     proxy = _record_proxy(base_url, out, api_key)
     return Connection(

@@ -28,6 +28,16 @@ ROUTE = re.compile(
     r"^(?P<prefix>/engines/(?P<engine>[A-Za-z0-9_.-]+))?/v1/"
     r"(?P<endpoint>chat/completions|completions|models)$"
 )
+# `/lessons/<name>` in front of a path says which lesson asks: its cassette answers first.
+LESSON_PREFIX = re.compile(r"^/lessons/(?P<lesson>[A-Za-z0-9_.-]+)(?=/)")
+
+
+def split_lesson(path: str) -> tuple[str | None, str]:
+    """The lesson named by a `/lessons/<name>` prefix (or None) and the path without it."""
+    found = LESSON_PREFIX.match(path)
+    if found is None:
+        return None, path
+    return found["lesson"], path[found.end() :]
 MAX_BODY = 64 * 1024 * 1024
 # Headers the server computes itself: a recorded value would be wrong or harmful on replay.
 HOP_HEADERS = frozenset(
@@ -282,7 +292,7 @@ class _ReplayHandler(JsonHandler):
 
     def _get(self) -> None:
         """List models, or reject the path."""
-        route = ROUTE.match(canonical_path(self.path))
+        route = ROUTE.match(canonical_path(split_lesson(self.path)[1]))
         self.server.owner._note("GET", self.path)
         if not route or route["endpoint"] != "models":
             raise self.invalid_url()
@@ -297,7 +307,8 @@ class _ReplayHandler(JsonHandler):
         replay = self.server.owner
         replay._note("POST", self.path)
         raw = self.read_body()
-        route = ROUTE.match(canonical_path(self.path))
+        lesson, path = split_lesson(self.path)
+        route = ROUTE.match(canonical_path(path))
         if not route or route["endpoint"] == "models":
             raise self.invalid_url()
         try:
@@ -315,7 +326,7 @@ class _ReplayHandler(JsonHandler):
             check_chat_request(body)
         elif "model" not in body:
             raise ApiError(400, "you must provide a model parameter")
-        interaction = replay.find(self.path, body)
+        interaction = replay.find(path, body, lesson=lesson)
         response = interaction.response
         headers = response.get("headers", {})
         if "sse" in response:
@@ -352,7 +363,9 @@ class ReplayServer(LoopbackService):
         self.pace = pace
         self.files = cassette_files(cassettes)
         self.interactions: list[Interaction] = []
-        self._index: dict[str, Interaction] = {}
+        # canonical request -> {cassette stem: its answer}; several lessons may ask the same
+        self._index: dict[str, dict[str, Interaction]] = {}
+        self.shadowed = 0  # requests that several cassettes answer differently
         self._canonical: list[tuple[dict[str, Any], Interaction]] = []
         for path in self.files:
             for interaction in load_cassette(path).interactions:
@@ -368,10 +381,13 @@ class ReplayServer(LoopbackService):
         self._lock = threading.Lock()
 
     def _add(self, interaction: Interaction) -> None:
-        """Index one interaction; the same request may appear twice only with the same answer."""
+        """Index one interaction. One cassette answers a request once (or the same way twice);
+        different cassettes (lessons) may answer it differently: the asking lesson's wins."""
         canonical = canonical_request(interaction.request["path"], interaction.request["body"])
         key = request_key(canonical)
-        earlier = self._index.get(key)
+        lesson = Path(interaction.cassette).stem
+        answers = self._index.setdefault(key, {})
+        earlier = answers.get(lesson)
         if earlier is not None:
             if earlier.response == interaction.response:
                 return
@@ -379,8 +395,19 @@ class ReplayServer(LoopbackService):
                 f"two recordings answer the same request differently: {earlier.name} and "
                 f"{interaction.name}; replay must be deterministic, so remove or change one"
             )
-        self._index[key] = interaction
-        self._canonical.append((canonical, interaction))
+        if any(other.response == interaction.response for other in answers.values()):
+            answers[lesson] = interaction  # the same exchange in two lessons: stored once
+            return
+        if answers:
+            self.shadowed += 1
+            log.warning(
+                "%s answers a request that another cassette answers differently: a lesson "
+                "gets its own cassette's answer, a request without a lesson the last loaded one",
+                interaction.name,
+            )
+        if not answers:
+            self._canonical.append((canonical, interaction))
+        answers[lesson] = interaction
         self.interactions.append(interaction)
 
     def _note(self, method: str, path: str) -> None:
@@ -388,12 +415,15 @@ class ReplayServer(LoopbackService):
         with self._lock:
             self.requests.append((method, path))
 
-    def find(self, path: str, body: dict[str, Any]) -> Interaction:
-        """The recording for a request, or an ApiError 404 explaining the closest miss."""
+    def find(self, path: str, body: dict[str, Any], lesson: str | None = None) -> Interaction:
+        """The recording for a request (the lesson's own cassette first, else the last loaded
+        answer), or an ApiError 404 explaining the closest miss."""
         canonical = canonical_request(path, body)
-        found = self._index.get(request_key(canonical))
-        if found is not None:
-            return found
+        answers = self._index.get(request_key(canonical))
+        if answers:
+            if lesson is not None and lesson in answers:
+                return answers[lesson]
+            return list(answers.values())[-1]
         message, field = mismatch_message(canonical, self._canonical)
         raise ApiError(404, message, param=field, code="no_recording")
 
