@@ -344,3 +344,34 @@ def test_replay_lesson_comes_from_the_notebook_name(
     assert "/lessons/02_sync_loop/v1" in connect("kimi").endpoint
     monkeypatch.setenv("JPY_SESSION_NAME", "Untitled.ipynb")
     assert "/lessons/" not in connect("kimi").endpoint
+
+
+@pytest.fixture
+def russian() -> Iterator[None]:
+    """The Russian edition's language for the duration of a test."""
+    from helpers.i18n import reset_language, set_language
+
+    set_language("ru")
+    yield
+    reset_language()
+
+
+def test_student_texts_follow_the_notebook_language(
+    russian: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    conn = connect()
+    assert conn.describe().startswith("режим replay: модель ")
+    assert "без сети и без ключа" in conn.describe()
+    client = openai.OpenAI(base_url=conn.endpoint, api_key=conn.api_key, max_retries=0)
+    with pytest.raises(openai.NotFoundError) as caught:
+        client.chat.completions.create(model=MODEL, messages=[{"role": "user", "content": "?"}])
+    message = caught.value.body["message"]
+    assert message.startswith("Для этого запроса нет записанного ответа")
+    assert "Ближайшая запись:" in message and "Первое различие в поле" in message
+    assert "LLM_MODE=live" in message
+    live = Connection("http://127.0.0.1:1/v1", KEY, "m", "live", "kimi", None)
+    assert live.replay_only("a recorded profile") is False
+    assert capsys.readouterr().out.startswith("режим live: пропущено, a recorded profile")
+    monkeypatch.setenv("LLM_MODE", "live")
+    with pytest.raises(LiveSettingsError, match="не заданы: KIMI_BASE_URL"):
+        connect()

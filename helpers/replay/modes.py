@@ -83,18 +83,30 @@ class Connection:
 
     def describe(self) -> str:
         """One line for a notebook's setup cell: mode, model, and where the answers come from."""
-        return f"{self.mode} mode: model {self.model_name}; {self.answers_from}"
+        return tr(
+            f"{self.mode} mode: model {self.model_name}; {self.answers_from}",
+            f"режим {self.mode}: модель {self.model_name}; {self.answers_from}",
+        )
 
     def _repr_markdown_(self) -> str:
         """The same line in Jupyter."""
-        return f"**{self.mode}** mode: model `{self.model_name}`; {self.answers_from}"
+        return tr(
+            f"**{self.mode}** mode: model `{self.model_name}`; {self.answers_from}",
+            f"режим **{self.mode}**: модель `{self.model_name}`; {self.answers_from}",
+        )
 
     def replay_only(self, what: str) -> bool:
         """True in replay mode. Live/record mode: print a one-line note and return False, so a
         demo that needs a recorded engine profile or a recorded answer is skipped, not broken."""
         if self.mode == "replay":
             return True
-        print(f"{self.mode} mode: skipped, {what} (replay mode only: unset LLM_MODE to see it).")
+        print(
+            tr(
+                f"{self.mode} mode: skipped, {what} (replay mode only: unset LLM_MODE to see it).",
+                f"режим {self.mode}: пропущено, {what} (только в режиме воспроизведения: уберите "
+                "LLM_MODE, чтобы увидеть).",
+            )
+        )
         return False
 
 
@@ -177,9 +189,15 @@ def live_settings(provider: str) -> tuple[str, str, str]:
     missing = [name for name, value in zip(names, values, strict=True) if not value]
     if missing:
         raise LiveSettingsError(
-            f"LLM_MODE={current_mode()} needs {', '.join(names[:2])} and {names[2]}; "
-            f"not set: {', '.join(missing)}.\nExamples:\n{LIVE_EXAMPLES[provider]}\n"
-            "Or unset LLM_MODE to replay the recorded answers (see README.md, section Modes)."
+            tr(
+                f"LLM_MODE={current_mode()} needs {', '.join(names[:2])} and {names[2]}; "
+                f"not set: {', '.join(missing)}.\nExamples:\n{LIVE_EXAMPLES[provider]}\n"
+                "Or unset LLM_MODE to replay the recorded answers (see README.md, section Modes).",
+                f"Для LLM_MODE={current_mode()} нужны {', '.join(names[:2])} и {names[2]}; "
+                f"не заданы: {', '.join(missing)}.\nПримеры:\n{LIVE_EXAMPLES[provider]}\n"
+                "Или уберите LLM_MODE, чтобы воспроизводить записанные ответы (README.md, "
+                "раздел Modes).",
+            )
         )
     base_url, api_key, model = values
     return base_url.rstrip("/"), api_key, model
@@ -259,9 +277,11 @@ def connect(
             mode=mode,
             provider=provider,
             engine=engine,
-            answers_from=(
+            answers_from=tr(
                 f"answers replayed from recordings (engine profile {engine}) by a local server; "
-                "no network, no key"
+                "no network, no key",
+                f"ответы воспроизводятся из записей (профиль движка {engine}) локальным сервером; "
+                "без сети и без ключа",
             ),
         )
     base_url, api_key, model = live_settings(provider)
@@ -273,7 +293,10 @@ def connect(
             mode=mode,
             provider=provider,
             engine=None,
-            answers_from=f"answers from the live endpoint at {upstream_host(base_url)}",
+            answers_from=tr(
+                f"answers from the live endpoint at {upstream_host(base_url)}",
+                f"ответы от настоящего сервера {upstream_host(base_url)}",
+            ),
         )
     keep_loopback_off_proxies()
     out = record_path(provider, lesson)
@@ -285,7 +308,8 @@ def connect(
         mode=mode,
         provider=provider,
         engine=None,
-        answers_from=(
-            f"answers from the live endpoint at {upstream_host(base_url)}, recorded to {out.name}"
+        answers_from=tr(
+            f"answers from the live endpoint at {upstream_host(base_url)}, recorded to {out.name}",
+            f"ответы от настоящего сервера {upstream_host(base_url)}, запись в {out.name}",
         ),
     )
