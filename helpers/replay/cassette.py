@@ -220,13 +220,13 @@ def save_cassette(path: str | Path, data: dict[str, Any]) -> Path:
 
 @contextlib.contextmanager
 def locked(path: str | Path) -> Iterator[None]:
-    """Hold an exclusive lock on `<path>.lock` (between processes and threads) for a
+    """Hold an exclusive lock on `.<name>.lock` beside `path` (between processes and threads) for a
     read-merge-write of `path`. POSIX: fcntl.flock; Windows: msvcrt.locking; elsewhere no lock
     (then two writers at once may lose exchanges, as documented in data/recordings/README.md)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(path.with_name(path.name + ".lock"), flags, 0o600)
+    fd = os.open(path.with_name(f".{path.name}.lock"), flags, 0o600)  # kept: unlinking races
     try:
         try:
             import fcntl
