@@ -13,7 +13,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from helpers.i18n import tr
+from helpers.i18n import Text, tr
 from helpers.replay.cassette import CassetteError
 from helpers.replay.record import MIN_SECRET_CHARS, RecordProxy, upstream_host
 from helpers.replay.server import ReplayServer
@@ -25,22 +25,31 @@ DEFAULT_ENGINE = {"kimi": "moonshot", "qwen": "vllm_hermes"}
 REPLAY_MODELS = {"kimi": "moonshotai/Kimi-K2-Instruct", "qwen": "Qwen/Qwen2.5-7B-Instruct"}
 REPLAY_API_KEY = "replay-needs-no-key"
 LIVE_EXAMPLES = {
-    "kimi": (
+    "kimi": Text(
         "  Moonshot platform:  KIMI_BASE_URL=https://api.moonshot.ai/v1  KIMI_API_KEY=<your key>  "
         "KIMI_MODEL=<a model id from the platform, e.g. kimi-k2-0905-preview>\n"
         "  local vLLM/SGLang:  KIMI_BASE_URL=http://localhost:8000/v1  KIMI_API_KEY=EMPTY "
         "(any key works)  KIMI_MODEL=moonshotai/Kimi-K2-Instruct\n"
         "  Ollama:             KIMI_BASE_URL=http://localhost:11434/v1  KIMI_API_KEY=ollama  "
-        "KIMI_MODEL=<a name from `ollama list`>"
+        "KIMI_MODEL=<a name from `ollama list`>",
+        "  платформа Moonshot: KIMI_BASE_URL=https://api.moonshot.ai/v1  KIMI_API_KEY=<ваш ключ>  "
+        "KIMI_MODEL=<id модели с платформы, например kimi-k2-0905-preview>\n"
+        "  свой vLLM/SGLang:   KIMI_BASE_URL=http://localhost:8000/v1  KIMI_API_KEY=EMPTY "
+        "(подойдёт любой ключ)  KIMI_MODEL=moonshotai/Kimi-K2-Instruct\n"
+        "  Ollama:             KIMI_BASE_URL=http://localhost:11434/v1  KIMI_API_KEY=ollama  "
+        "KIMI_MODEL=<имя из `ollama list`>",
     ),
-    "qwen": (
+    "qwen": Text(
         "  local vLLM/SGLang:  QWEN_BASE_URL=http://localhost:8000/v1  QWEN_API_KEY=EMPTY "
         "(any key works)  QWEN_MODEL=Qwen/Qwen2.5-7B-Instruct\n"
         "  Ollama:             QWEN_BASE_URL=http://localhost:11434/v1  QWEN_API_KEY=ollama  "
-        "QWEN_MODEL=qwen2.5:7b"
+        "QWEN_MODEL=qwen2.5:7b",
+        "  свой vLLM/SGLang:   QWEN_BASE_URL=http://localhost:8000/v1  QWEN_API_KEY=EMPTY "
+        "(подойдёт любой ключ)  QWEN_MODEL=Qwen/Qwen2.5-7B-Instruct\n"
+        "  Ollama:             QWEN_BASE_URL=http://localhost:11434/v1  QWEN_API_KEY=ollama  "
+        "QWEN_MODEL=qwen2.5:7b",
     ),
 }
-
 LOOPBACK_NAMES = ("127.0.0.1", "localhost")
 # A lesson name as the notebooks are named: 02_sync_loop.ipynb -> 02_sync_loop.
 LESSON_NAME = re.compile(r"\d\d_[A-Za-z0-9_]+")
