@@ -342,6 +342,11 @@ def test_replay_lesson_comes_from_the_notebook_name(
     """JupyterLab names the notebook in JPY_SESSION_NAME: `connect("kimi")` stays unchanged."""
     monkeypatch.setenv("JPY_SESSION_NAME", str(tmp_path / "notebooks" / "ru" / "02_sync_loop.ipynb"))
     assert "/lessons/02_sync_loop/v1" in connect("kimi").endpoint
+    vllm = connect("kimi", engine="vllm")
+    assert vllm.endpoint.endswith("/lessons/02_sync_loop/engines/vllm/v1")
+    client = openai.OpenAI(base_url=vllm.endpoint, api_key=vllm.api_key, max_retries=0)
+    response = client.chat.completions.create(model=MODEL, messages=ROUND_1, tools=TOOLS)
+    assert response.choices[0].message.tool_calls[0].id == "functions.get_weather:0"
     monkeypatch.setenv("JPY_SESSION_NAME", "Untitled.ipynb")
     assert "/lessons/" not in connect("kimi").endpoint
 
