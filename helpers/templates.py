@@ -153,7 +153,8 @@ def _load_auto(name: str) -> PreTrainedTokenizerBase:
         return _load_hub(name)
     except TokenizerUnavailableError as exc:
         reason = exc.reason
-    repo = HUB_TEMPLATES[name].repo
+    spec = HUB_TEMPLATES.get(name)
+    repo = spec.repo if spec else tr("no hub repo known", "репозиторий на хабе неизвестен")
     print(
         tr(
             f"Note: the real {name} chat template ({repo}) could not be fetched: {reason}. "
@@ -210,7 +211,7 @@ def _hub_reachable(endpoint: str, timeout: float = HUB_PROBE_TIMEOUT_S) -> bool:
 
 def _unavailable(name: str, reason: str) -> TokenizerUnavailableError:
     """The error for a template that cannot be fetched: why, and what to do instead."""
-    spec = HUB_TEMPLATES[name]
+    spec = HUB_TEMPLATES.get(name) or HubTemplate("?", "?", None)
     return TokenizerUnavailableError(
         tr(
             f"Cannot fetch the real {name} chat template ({spec.repo}, {spec.filename}): "
@@ -226,7 +227,12 @@ def _unavailable(name: str, reason: str) -> TokenizerUnavailableError:
 
 def fetch_hub_template(name: str) -> str:
     """The real chat template text: one file from the hub at the pinned commit (cache first)."""
-    spec = HUB_TEMPLATES[name]
+    _check_name(name)
+    spec = HUB_TEMPLATES.get(name)
+    if spec is None:
+        raise _unavailable(
+            name, tr("no hub template is listed for it", "шаблон на хабе для него не указан")
+        )
     if not spec.revision:
         raise _unavailable(
             name,

@@ -926,3 +926,17 @@ def test_local_load_sets_hf_hub_offline_only_while_it_loads(monkeypatch: pytest.
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")
     load_tokenizer("qwen2.5")
     assert seen[-1] == "1" and os.environ["HF_HUB_OFFLINE"] == "0"
+
+
+def test_a_model_without_a_hub_entry_falls_back_with_its_note(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import helpers.templates as templates
+
+    monkeypatch.delitem(templates.HUB_TEMPLATES, "qwen2.5")
+    monkeypatch.setenv("LLM_MODE", "record")
+    with pytest.raises(TokenizerUnavailableError, match="no hub template is listed"):
+        load_tokenizer("qwen2.5", source="hub")
+    tokenizer = load_tokenizer("qwen2.5", source="auto")
+    assert tokenizer.chat_template == TEMPLATE_FILES["qwen2.5"].read_text(encoding="utf-8")
+    assert capsys.readouterr().out.count("\n") == 1
