@@ -12,7 +12,6 @@ refuses a later request whose assistant message with tool calls lost its reasoni
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -71,19 +70,31 @@ class ToolCallAccumulator:
                 return
 
     def _add_call_piece(self, piece: Mapping[str, Any]) -> None:
-        """Glue one tool-call fragment onto the call with the same index."""
+        """Glue one tool-call fragment onto the call with the same index.
+
+        Some providers (Fireworks, LiteLLM, DeepSeek, Qwen's API) repeat the id, the type and the
+        whole name on every fragment: the id and type are set once, and a name fragment is added
+        only if it differs from the name so far (so "get_" + "weather" still assembles).
+        """
         index = piece.get("index")
         if index is None:  # some engines omit it: a new id starts a call, otherwise continue
-            index = len(self._calls) if piece.get("id") or not self._calls else max(self._calls)
+            last = self._calls.get(max(self._calls)) if self._calls else None
+            new_id = piece.get("id")
+            starts = last is None or (new_id and new_id != last["id"])
+            index = len(self._calls) if starts else max(self._calls)
         call = self._calls.setdefault(
-            index, {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
+            index, {"id": "", "type": "function", "name": "", "arguments": []}
         )
-        call["id"] += piece.get("id") or ""
+        if piece.get("id") and not call["id"]:
+            call["id"] = piece["id"]
         if piece.get("type"):
             call["type"] = piece["type"]
         function = piece.get("function") or {}  # some engines send a delta without `function`
-        call["function"]["name"] += function.get("name") or ""
-        call["function"]["arguments"] += function.get("arguments") or ""
+        name = function.get("name")
+        if name and name != call["name"]:
+            call["name"] += name
+        if function.get("arguments"):
+            call["arguments"].append(function["arguments"])  # joined on read: linear, not +=
 
     @property
     def content(self) -> str:
@@ -98,7 +109,14 @@ class ToolCallAccumulator:
     @property
     def tool_calls(self) -> list[dict[str, Any]]:
         """The calls so far, OpenAI-shaped, in index order."""
-        return [copy.deepcopy(self._calls[i]) for i in sorted(self._calls)]
+        return [
+            {
+                "id": call["id"],
+                "type": call["type"],
+                "function": {"name": call["name"], "arguments": "".join(call["arguments"])},
+            }
+            for call in (self._calls[i] for i in sorted(self._calls))
+        ]
 
     def assistant_message(self) -> dict[str, Any]:
         """The assistant message to append to the history before any tool results."""

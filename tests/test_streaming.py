@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from openai.types.chat import ChatCompletionChunk
 
@@ -45,13 +45,46 @@ def test_role_only_first_chunk_and_no_calls_gives_plain_message():
     assert empty.assistant_message() == {"role": "assistant", "content": None}
 
 
-def test_id_and_name_split_across_chunks_and_delta_without_function():
+def test_name_split_across_chunks_and_delta_without_function():
     acc = ToolCallAccumulator()
-    acc.add(chunk({"tool_calls": [{"index": 0, "id": "functions.get_", "function": {"name": "get_"}}]}))
-    acc.add(chunk({"tool_calls": [{"index": 0, "id": "weather:0", "type": "function"}]}))
+    acc.add(chunk({"tool_calls": [{"index": 0, "id": "functions.get_weather:0", "function": {"name": "get_"}}]}))
+    acc.add(chunk({"tool_calls": [{"index": 0, "type": "function"}]}))
     acc.add(chunk({"tool_calls": [{"index": 0, "function": {"name": "weather", "arguments": "{}"}}]}))
     assert acc.tool_calls == [{"id": "functions.get_weather:0", "type": "function",
                                "function": {"name": "get_weather", "arguments": "{}"}}]
+
+
+def repeating_provider_stream(with_index=True):
+    """Fireworks, LiteLLM, DeepSeek, Qwen's API: id, type and whole name repeated on every delta."""
+    pieces = ['{"city"', ': "Bei', 'jing"}']
+    deltas = [{"tool_calls": [{"id": "call_1", "type": "function",
+                               "function": {"name": "get_weather", "arguments": p}}]} for p in pieces]
+    deltas += [{"tool_calls": [{"id": "call_2", "type": "function",
+                                "function": {"name": "get_time", "arguments": p}}]} for p in ["{", "}"]]
+    if with_index:
+        for delta in deltas:
+            delta["tool_calls"][0]["index"] = 0 if delta["tool_calls"][0]["id"] == "call_1" else 1
+    return deltas
+
+
+@pytest.mark.parametrize("with_index", [True, False])
+def test_id_type_and_name_repeated_on_every_delta_are_kept_once(with_index):
+    acc = ToolCallAccumulator()
+    for delta in repeating_provider_stream(with_index):
+        acc.add(chunk(delta))
+    assert acc.tool_calls == [
+        {"id": "call_1", "type": "function",
+         "function": {"name": "get_weather", "arguments": '{"city": "Beijing"}'}},
+        {"id": "call_2", "type": "function", "function": {"name": "get_time", "arguments": "{}"}},
+    ]
+
+
+def test_a_split_name_then_repeated_whole_does_not_double():
+    acc = ToolCallAccumulator()
+    acc.add_delta({"tool_calls": [{"index": 0, "id": "a", "function": {"name": "get_"}}]})
+    acc.add_delta({"tool_calls": [{"index": 0, "id": "a", "function": {"name": "weather"}}]})
+    acc.add_delta({"tool_calls": [{"index": 0, "id": "a", "function": {"name": "get_weather", "arguments": "{}"}}]})
+    assert acc.tool_calls[0]["function"] == {"name": "get_weather", "arguments": "{}"}
 
 
 def test_interleaved_parallel_calls_are_glued_by_index():
@@ -106,9 +139,18 @@ def chunked_response(draw):
     streams = []
     for index, call in enumerate(expected):
         f = call["function"]
-        pieces = [{"index": index, "id": p} for p in cut(call["id"])]
-        pieces += [{"index": index, "function": {"name": p}} for p in cut(f["name"])]
+        name_pieces = cut(f["name"])
+        # "a" + "a" cannot be told from "a" repeated; servers repeat whole names, never split so
+        assume(all(p != "".join(name_pieces[:i]) for i, p in enumerate(name_pieces)))
+        pieces = [{"index": index, "id": call["id"]}]
+        pieces += [{"index": index, "function": {"name": p}} for p in name_pieces]
         pieces += [{"index": index, "function": {"arguments": p}} for p in cut(f["arguments"])]
+        for piece in pieces[1:]:  # some providers repeat id, type and the whole name on every delta
+            repeat = draw(st.sets(st.sampled_from(["id", "type", "name"])))
+            piece.update({"id": call["id"]} if "id" in repeat else {})
+            piece.update({"type": "function"} if "type" in repeat else {})
+            if "name" in repeat and "arguments" in piece.get("function", {}):
+                piece["function"]["name"] = f["name"]
         streams.append(pieces)
     merged = []
     while any(streams):  # interleave: keep each call's own order

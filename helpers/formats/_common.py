@@ -137,14 +137,23 @@ class StrippedStream:
 
 
 class DeltaList(list[dict[str, Any]]):
-    """The deltas produced by one `feed`, with neighbouring fragments of one kind merged."""
+    """The deltas produced by one `feed`, with neighbouring fragments of one kind merged.
+
+    Merged fragments are kept in a list and joined once, by `done()`: a `+=` on a dict value
+    copies the whole text gathered so far every time (quadratic in its length).
+    """
+
+    def __init__(self) -> None:
+        """Start empty, merging nothing."""
+        super().__init__()
+        self._merging: tuple[dict[str, Any], str, list[str]] | None = None
 
     def content(self, text: str) -> None:
         """Add content text, merging it into the previous content delta if there is one."""
         if not text:
             return
         if self and "content" in self[-1]:
-            self[-1]["content"] += text
+            self._merge(self[-1], "content", text)
         else:
             self.append({"content": text})
 
@@ -170,9 +179,29 @@ class DeltaList(list[dict[str, Any]]):
         if self and "tool_calls" in self[-1]:
             last = self[-1]["tool_calls"][0]
             if last["index"] == index and "id" not in last:
-                last["function"]["arguments"] += fragment
+                self._merge(last["function"], "arguments", fragment)
                 return
         self.append({"tool_calls": [{"index": index, "function": {"arguments": fragment}}]})
+
+    def append(self, delta: dict[str, Any]) -> None:
+        """Add a new delta (the previous one is complete: join what was merged into it)."""
+        self.done()
+        super().append(delta)
+
+    def _merge(self, holder: dict[str, Any], key: str, text: str) -> None:
+        """Note `text` as a continuation of `holder[key]`, to be joined by `done()`."""
+        if self._merging is None or self._merging[0] is not holder:
+            self.done()
+            self._merging = (holder, key, [holder[key]])
+        self._merging[2].append(text)
+
+    def done(self) -> list[dict[str, Any]]:
+        """Join the merged fragments into their delta; return the deltas as a plain list."""
+        if self._merging is not None:
+            holder, key, parts = self._merging
+            holder[key] = "".join(parts)
+            self._merging = None
+        return list(self)
 
 
 class StreamParser:
@@ -205,7 +234,7 @@ class StreamParser:
                 self._on_marker(piece, out)
             else:
                 self._on_text(piece, out)
-        return list(out)
+        return out.done()
 
     def close(self) -> list[dict[str, Any]]:
         """The output ended: flush what was held back, close what is open, build `.result`."""
@@ -216,7 +245,7 @@ class StreamParser:
             self._on_text(piece, out)
         self._on_end(out)
         self._result = ParseResult("".join(self._content_sent), self._tool_calls, self._errors)
-        return list(out)
+        return out.done()
 
     @property
     def result(self) -> ParseResult:
