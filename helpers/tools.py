@@ -9,20 +9,18 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from helpers._hf import import_transformers
+import jsonschema
 
-JSON_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "integer": (int,),
-    "number": (int, float),
-    "boolean": (bool,),
-    "array": (list,),
-    "object": (dict,),
-    "null": (type(None),),
-}
+from helpers._hf import import_transformers
+from helpers.i18n import tr
+
+# Python types `json.dumps` writes as they are (containers are checked item by item).
+_JSON_SCALARS = (str, int, float, bool, type(None))
+_RESULT_HINT = "return a dict, list, str, number or bool"
 
 
 def tool_result_content(value: Any) -> str:
@@ -37,11 +35,103 @@ def tool_error_content(message: str) -> str:
     return json.dumps({"error": message}, ensure_ascii=False)
 
 
+def _a(kind: type) -> str:
+    """`a set`, `an object`: the type's name with its article, for messages to the model."""
+    name = kind.__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+
+
+def _first_non_json(value: Any) -> str | None:
+    """Describe the first part of `value` JSON cannot hold ("a set", "a dict with a tuple key")."""
+    stack, seen = [value], set()
+    while stack:  # iterative: a deeply nested result must not overflow the stack here
+        item = stack.pop()
+        if isinstance(item, _JSON_SCALARS):
+            continue
+        if isinstance(item, (list, tuple, dict)):
+            if id(item) in seen:
+                continue
+            seen.add(id(item))
+            if isinstance(item, dict):
+                bad_key = next((k for k in item if not isinstance(k, _JSON_SCALARS)), None)
+                if bad_key is not None:
+                    return f"{_a(type(item))} with {_a(type(bad_key))} key"
+                stack.extend(reversed(list(item.values())))
+            else:
+                stack.extend(reversed(item))
+            continue
+        return _a(type(item))
+    return None
+
+
+def _result_problem(name: str, value: Any, exc: BaseException) -> str:
+    """The error sentence for a tool result `json.dumps` refused, naming what was wrong."""
+    inner = _first_non_json(value)
+    if inner is None:  # every part has a JSON type: the value as a whole is the trouble
+        if isinstance(exc, RecursionError):
+            reason = " (nested too deeply)"
+        elif "ircular" in str(exc):
+            reason = " (it contains itself)"
+        else:
+            reason = f" ({_safe_text(exc)[:80]})"
+        what = f"{_a(type(value))}, which is not JSON-serializable{reason}"
+    elif inner == _a(type(value)) or inner.startswith(f"{_a(type(value))} with "):
+        what = f"{inner}, which is not JSON-serializable"
+    else:
+        what = f"{_a(type(value))} containing {inner}, which is not JSON-serializable"
+    return f"{name} returned {what}; {_RESULT_HINT}"
+
+
+def _safe_text(exc: BaseException) -> str:
+    """`str(exc)`, or a note when even that fails (an exception whose `__str__` raises)."""
+    try:
+        return str(exc)
+    except Exception:  # the tool's exception is broken too; say so instead of crashing
+        return "(its message could not be shown)"
+
+
+def _exception_text(exc: BaseException) -> str:
+    """`TypeName: message` for an exception a tool raised, safe whatever `__str__` does."""
+    try:
+        text = str(exc)
+    except Exception:  # any failure of __str__ is reported, not raised
+        return f"{type(exc).__name__} (its message could not be shown)"
+    return f"{type(exc).__name__}: {text}"
+
+
+def _nullable_to_null_type(schema: Any) -> Any:
+    """Rewrite OpenAPI's `"nullable": true` as JSON Schema's null type, everywhere in a schema.
+
+    `{"type": "integer", "nullable": true}` becomes `{"type": ["integer", "null"]}` (an `enum`
+    gains `None`); without a `type`, the schema becomes `anyOf` it or null.
+    """
+    if isinstance(schema, list):
+        return [_nullable_to_null_type(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    schema = {key: _nullable_to_null_type(value) for key, value in schema.items()}
+    if schema.pop("nullable", False) is not True:
+        return schema
+    kind = schema.get("type")
+    if kind is None:
+        return {"anyOf": [schema, {"type": "null"}]}
+    kinds = kind if isinstance(kind, list) else [kind]
+    if "null" not in kinds:
+        schema["type"] = [*kinds, "null"]
+    if isinstance(schema.get("enum"), list) and None not in schema["enum"]:
+        schema["enum"] = [*schema["enum"], None]
+    return schema
+
+
 def schema_from_function(fn: Callable[..., Any]) -> dict[str, Any]:
-    """Build an OpenAI tool schema from type hints and a Google-style docstring."""
+    """Build an OpenAI tool schema from type hints and a Google-style docstring.
+
+    `Optional[X]` comes out of transformers as `"nullable": true`, which JSON Schema (and so the
+    argument check) does not know: it is rewritten as a type list with `"null"`.
+    """
     schema = import_transformers().utils.get_json_schema(fn)
     schema["function"].pop("return", None)  # not part of the OpenAI tool format
-    return schema
+    return _nullable_to_null_type(schema)
 
 
 def normalize_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
@@ -51,43 +141,154 @@ def normalize_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
         schema = {"type": "function", "function": schema}
     function = schema["function"]
     if schema.get("type") != "function" or not isinstance(function, dict):
-        raise ValueError('A tool schema looks like {"type": "function", "function": {...}}.')
+        raise ValueError(tr(
+            'A tool schema looks like {"type": "function", "function": {...}}.',
+            'Схема инструмента выглядит так: {"type": "function", "function": {...}}.',
+        ))
     if not isinstance(function.get("name"), str) or not function["name"]:
-        raise ValueError("A tool schema needs a non-empty function.name.")
+        raise ValueError(tr(
+            "A tool schema needs a non-empty function.name.",
+            "В схеме инструмента нужно непустое function.name.",
+        ))
     parameters = function.setdefault("parameters", {"type": "object", "properties": {}})
-    if parameters.get("type") != "object":
-        name = function["name"]
-        raise ValueError(f"Tool {name!r}: parameters must be a JSON schema of type object.")
+    name = function["name"]
+    if not isinstance(parameters, dict) or parameters.get("type") != "object":
+        raise ValueError(tr(
+            f"Tool {name!r}: parameters must be a JSON schema of type object.",
+            f"Инструмент {name!r}: parameters должна быть JSON-схемой с типом object.",
+        ))
+    try:
+        _validator_class(parameters).check_schema(parameters)
+    except jsonschema.SchemaError as exc:
+        raise ValueError(tr(
+            f"Tool {name!r}: parameters is not a valid JSON schema: {exc.message}",
+            f"Инструмент {name!r}: parameters — некорректная JSON-схема: {exc.message}",
+        )) from None
     return schema
 
 
+def _validator_class(schema: Mapping[str, Any]) -> Any:
+    """The jsonschema validator for the schema's `$schema` (draft 2020-12 when it names none)."""
+    return jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+
+
+def _strict_top_level(parameters: Mapping[str, Any]) -> dict[str, Any]:
+    """The parameters schema for checking, with unknown top-level argument names refused.
+
+    JSON Schema allows any extra key unless `additionalProperties` says otherwise; for a tool,
+    an argument the function does not take is a model mistake worth reporting, so the top level
+    is strict unless the schema chose itself (`**kwargs` tools say `"additionalProperties": true`).
+    Nested objects keep JSON Schema's rule.
+    """
+    checked = _nullable_to_null_type(dict(parameters))
+    checked.setdefault("additionalProperties", False)
+    return checked
+
+
+# Which problem comes first when one place has several (the order the old checker used).
+_RANK = {"type": 0, "required": 1, "additionalProperties": 2}
+
+
+def _where(path: str, error: jsonschema.ValidationError) -> str:
+    """`arguments.items[1].id`: where in the arguments an error is."""
+    parts = [f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path]
+    return path + "".join(parts)
+
+
+def _show(value: Any) -> str:
+    """A short JSON rendering of a value for an error message."""
+    try:
+        return json.dumps(value, ensure_ascii=False)[:40]
+    except (TypeError, ValueError, RecursionError):
+        return _a(type(value))
+
+
+def _got(value: Any) -> str:
+    """`int 42`, `str "2"`, `null`: the type and value the model sent."""
+    return "null" if value is None else f"{type(value).__name__} {_show(value)}"
+
+
+def _type_words(schema: Any) -> str | None:
+    """`integer or null` for a schema (or list of them) that only say their types, else None."""
+    schemas = schema if isinstance(schema, list) else [schema]
+    words: list[str] = []
+    for item in schemas:
+        kind = item.get("type") if isinstance(item, dict) else None
+        if kind is None:
+            return None
+        words += kind if isinstance(kind, list) else [kind]
+    return " or ".join(words)
+
+
+def _sentences(error: jsonschema.ValidationError, path: str) -> list[str]:
+    """Short English sentences for one jsonschema error: the argument and what was expected."""
+    where, value, rule = _where(path, error), error.instance, error.validator_value
+    kind = error.validator
+    if kind == "type":
+        return [f"{where} must be {_type_words({'type': rule})}, got {_got(value)}"]
+    if kind == "required":
+        return [f"{where} is missing the required {name!r}" for name in rule if name not in value]
+    if kind == "additionalProperties":
+        known_names = list(error.schema.get("properties", {}))
+        patterns = list(error.schema.get("patternProperties", {}))
+        extra = [
+            name for name in value
+            if name not in known_names and not any(re.search(p, name) for p in patterns)
+        ]
+        known = ", ".join(known_names) or "none"
+        return [f"{where} has an unexpected {name!r} (known: {known})" for name in extra]
+    if kind == "enum":
+        return [f"{where} must be one of {rule}, got {_show(value)}"]
+    if kind == "const":
+        return [f"{where} must be {_show(rule)}, got {_show(value)}"]
+    bounds = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}
+    if kind in bounds:
+        return [f"{where} must be {bounds[kind]} {rule}, got {_show(value)}"]
+    sizes = {
+        "minLength": ("at least", "character"), "maxLength": ("at most", "character"),
+        "minItems": ("at least", "item"), "maxItems": ("at most", "item"),
+        "minProperties": ("at least", "key"), "maxProperties": ("at most", "key"),
+    }
+    if kind in sizes:
+        bound, unit = sizes[kind]
+        plural = "" if rule == 1 else "s"
+        return [f"{where} must have {bound} {rule} {unit}{plural}, got {_show(value)}"]
+    if kind in ("anyOf", "oneOf"):
+        words = _type_words(rule)
+        if words and not any(len(item) > 1 for item in rule):
+            return [f"{where} must be {words}, got {_got(value)}"]
+        return [f"{where} does not match any allowed form, got {_show(value)}"]
+    if kind == "pattern":
+        return [f"{where} must match the pattern {rule!r}, got {_show(value)}"]
+    return [f"{where}: {error.message[:100]}"]
+
+
+def _order(error: jsonschema.ValidationError) -> tuple[Any, ...]:
+    """Sort key: by place in the arguments (indexes numerically), then by kind of problem."""
+    place = tuple((0, p, "") if isinstance(p, int) else (1, 0, str(p)) for p in error.absolute_path)
+    return place, _RANK.get(str(error.validator), len(_RANK))
+
+
 def validate_arguments(value: Any, schema: Mapping[str, Any], path: str = "arguments") -> list[str]:
-    """Check a value against the subset of JSON Schema that tool schemas use; list the problems."""
+    """Check arguments against a tool's `parameters` JSON schema; list the problems ([] if fine).
+
+    Full JSON Schema through `jsonschema` (`anyOf`, `$ref`, `minimum`, ...), `nullable` read as
+    a null type, and no unexpected top-level argument unless the schema allows extra ones.
+    """
+    checked = _strict_top_level(schema)
+    validator = _validator_class(checked)(checked)
+    try:
+        errors = sorted(validator.iter_errors(value), key=_order)
+    except RecursionError:
+        return [f"{path} are nested too deeply to check"]
+    wrong_type = {tuple(e.absolute_path) for e in errors if e.validator == "type"}
     problems: list[str] = []
-    expected = schema.get("type")
-    if expected is not None:
-        types = expected if isinstance(expected, list) else [expected]
-        allowed = tuple(t for name in types for t in JSON_TYPES.get(name, (object,)))
-        is_bool = isinstance(value, bool)
-        if not isinstance(value, allowed) or (is_bool and "boolean" not in types):
-            got = type(value).__name__ if value is not None else "null"
-            return [f"{path} must be {' or '.join(types)}, got {got} {json.dumps(value)[:40]}"]
-    if "enum" in schema and value not in schema["enum"]:
-        problems.append(f"{path} must be one of {schema['enum']}, got {json.dumps(value)[:40]}")
-    if isinstance(value, dict):
-        properties = schema.get("properties", {})
-        for name in schema.get("required", []):
-            if name not in value:
-                problems.append(f"{path} is missing the required {name!r}")
-        for name, item in value.items():
-            if name in properties:
-                problems += validate_arguments(item, properties[name], f"{path}.{name}")
-            elif schema.get("additionalProperties") is not True:
-                known = ", ".join(properties) or "none"
-                problems.append(f"{path} has an unexpected {name!r} (known: {known})")
-    if isinstance(value, list) and isinstance(schema.get("items"), dict):
-        for i, item in enumerate(value):
-            problems += validate_arguments(item, schema["items"], f"{path}[{i}]")
+    for error in errors:
+        if error.validator != "type" and tuple(error.absolute_path) in wrong_type:
+            continue  # the wrong type says it all ("must be string"), not also "not one of"
+        for sentence in _sentences(error, path):
+            if sentence not in problems:
+                problems.append(sentence)
     return problems
 
 
@@ -134,14 +335,23 @@ class ToolRegistry:
         return len(self._functions)
 
     def call(self, tool_call: Any) -> dict[str, Any]:
-        """Run one tool call from the model and return the `role: "tool"` message answering it."""
+        """Run one tool call from the model and return the `role: "tool"` message answering it.
+
+        Never raises for a model's mistake or a broken server's answer: an unknown or non-string
+        name, arguments that are not a JSON object (or too long, or nested too deeply), arguments
+        the schema refuses, a tool that raises, a result JSON cannot hold. Each becomes an error
+        the model can read, in `content`.
+        """
         function = _field(tool_call, "function") or {}
-        name = _field(function, "name") or ""
-        message = {"role": "tool", "tool_call_id": _field(tool_call, "id") or "", "name": name}
+        name = _field(function, "name")
+        name = name if isinstance(name, str) else ""
+        call_id = _field(tool_call, "id")
+        call_id = call_id if isinstance(call_id, str) else "" if call_id is None else _show(call_id)
+        message = {"role": "tool", "tool_call_id": call_id, "name": name}
         return message | {"content": self._run(name, _field(function, "arguments"))}
 
     def _run(self, name: str, arguments_text: Any) -> str:
-        """Parse, check and run; every failure comes back as an error content string."""
+        """Parse, check, run and serialise; every failure comes back as an error content string."""
         if name not in self._functions:
             known = ", ".join(self._functions) or "none"
             return tool_error_content(f"Unknown tool {name!r}. Available tools: {known}.")
@@ -154,22 +364,33 @@ class ToolRegistry:
         try:
             result = self._functions[name](**arguments)
         except Exception as exc:  # a tool's failure is news for the model, not a crash of the loop
-            return tool_error_content(f"Tool {name} failed: {type(exc).__name__}: {exc}")
-        return tool_result_content(result)
+            return tool_error_content(f"Tool {name} failed: {_exception_text(exc)}")
+        try:
+            return tool_result_content(result)
+        except (TypeError, ValueError, RecursionError) as exc:  # a set, a datetime, bytes, ...
+            return tool_error_content(_result_problem(name, result, exc))
 
 
 def parse_arguments(arguments_text: Any) -> tuple[dict[str, Any], str | None]:
     """Decode the model's argument JSON; return (arguments, problem sentence or None)."""
     if isinstance(arguments_text, dict):  # some servers (Ollama) send an object already
         return arguments_text, None
-    if arguments_text is None or not str(arguments_text).strip():
+    if arguments_text is None:
+        return {}, None
+    if not isinstance(arguments_text, str):  # a broken server: a number, a list, ...
+        kind = type(arguments_text).__name__
+        return {}, f"must be a JSON object (text), got {kind}: {_show(arguments_text)!r}."
+    if not arguments_text.strip():
         return {}, None
     try:
         arguments = json.loads(arguments_text)
     except json.JSONDecodeError as exc:
-        snippet = str(arguments_text)[:60]
-        return {}, f"are not valid JSON ({exc}): {snippet!r}."
+        return {}, f"are not valid JSON ({exc}): {arguments_text[:60]!r}."
+    except RecursionError:
+        return {}, f"are nested too deeply to read: {arguments_text[:60]!r}."
+    except ValueError:  # Python refuses to read integers of more than 4300 digits
+        return {}, f"contain a number too long to read: {arguments_text[:60]!r}."
     if not isinstance(arguments, dict):
         kind = type(arguments).__name__
-        return {}, f"must be a JSON object, got {kind}: {str(arguments_text)[:60]!r}."
+        return {}, f"must be a JSON object, got {kind}: {arguments_text[:60]!r}."
     return arguments, None
