@@ -343,11 +343,18 @@ class ToolRegistry:
         the model can read, in `content`.
         """
         function = _field(tool_call, "function") or {}
-        name = _field(function, "name")
-        name = name if isinstance(name, str) else ""
+        raw_name = _field(function, "name")
+        name = raw_name if isinstance(raw_name, str) else ""
         call_id = _field(tool_call, "id")
         call_id = call_id if isinstance(call_id, str) else "" if call_id is None else _show(call_id)
         message = {"role": "tool", "tool_call_id": call_id, "name": name}
+        if raw_name is not None and not isinstance(raw_name, str):  # a broken server's answer
+            known = ", ".join(self._functions) or "none"
+            shown = _show(raw_name)
+            content = tool_error_content(
+                f"Unknown tool {shown} (a tool name is a string). Available tools: {known}."
+            )
+            return message | {"content": content}
         return message | {"content": self._run(name, _field(function, "arguments"))}
 
     def _run(self, name: str, arguments_text: Any) -> str:

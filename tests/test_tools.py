@@ -310,6 +310,9 @@ def test_deep_but_decodable_arguments_do_not_crash_the_validation():
 def test_a_broken_server_name_becomes_unknown_tool(registry, name):
     message = registry.call({"id": "functions.x:0", "function": {"name": name, "arguments": "{}"}})
     assert error_of(message).startswith("Unknown tool ")
+    assert error_of(message).endswith("Available tools: get_weather, convert.")
+    if name is not None:
+        assert f"Unknown tool {json.dumps(name)} (a tool name is a string)" in error_of(message)
     assert message["name"] == "" and message["tool_call_id"] == "functions.x:0"
 
 
