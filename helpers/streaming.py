@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from helpers.i18n import tr
+
 # The names servers give the reasoning text, in the order we prefer when a delta carries both.
 REASONING_KEYS = ("reasoning_content", "reasoning")
 
@@ -22,8 +24,23 @@ REASONING_KEYS = ("reasoning_content", "reasoning")
 def as_dict(obj: Any) -> Any:
     """Turn an SDK (pydantic) object into plain dicts; leave dicts and scalars alone."""
     if hasattr(obj, "model_dump"):
-        return obj.model_dump(exclude_none=True)
+        return obj.model_dump(exclude_none=True, warnings=False)  # a broken answer: no noise
     return obj
+
+
+class MalformedChunkError(ValueError):
+    """A streamed chunk the accumulator cannot use (a server bug); the text is for a student."""
+
+    def __init__(self, en: str, ru: str) -> None:
+        """Keep the problem in the notebook's language, with what to make of it."""
+        super().__init__(
+            tr(
+                f"The server's stream is malformed: {en}. This is a bug of the server (or its "
+                "tool-call parser), not of your code.",
+                f"Поток от сервера испорчен: {ru}. Это ошибка сервера (или его парсера "
+                "вызовов), а не вашего кода.",
+            )
+        )
 
 
 class ToolCallAccumulator:
@@ -56,7 +73,14 @@ class ToolCallAccumulator:
         self._add_reasoning(delta)
         if delta.get("content"):
             self._content.append(delta["content"])
-        for piece in delta.get("tool_calls") or []:
+        pieces = delta.get("tool_calls") or []
+        if not isinstance(pieces, list):
+            kind = type(pieces).__name__
+            raise MalformedChunkError(
+                f"`tool_calls` as a {kind} ({str(pieces)[:60]!r}), not a list of fragments",
+                f"`tool_calls` типа {kind} ({str(pieces)[:60]!r}), а не список фрагментов",
+            )
+        for piece in pieces:
             self._add_call_piece(as_dict(piece))
 
     def _add_reasoning(self, delta: Mapping[str, Any]) -> None:
@@ -76,6 +100,20 @@ class ToolCallAccumulator:
         whole name on every fragment: the id and type are set once, and a name fragment is added
         only if it differs from the name so far (so "get_" + "weather" still assembles).
         """
+        if not isinstance(piece, Mapping):
+            kind = type(piece).__name__
+            raise MalformedChunkError(
+                f"a tool-call fragment is a {kind} ({str(piece)[:60]!r}), not an object",
+                f"фрагмент вызова — {kind} ({str(piece)[:60]!r}), а не объект",
+            )
+        function = piece.get("function") or {}  # some engines send a delta without `function`
+        if not isinstance(function, Mapping):
+            kind = type(function).__name__
+            raise MalformedChunkError(
+                f"a tool-call fragment's `function` is a {kind} ({str(function)[:60]!r}), "
+                "not an object",
+                f"`function` во фрагменте вызова — {kind} ({str(function)[:60]!r}), а не объект",
+            )
         index = piece.get("index")
         if index is None:  # some engines omit it: a new id starts a call, otherwise continue
             last = self._calls.get(max(self._calls)) if self._calls else None
@@ -89,7 +127,6 @@ class ToolCallAccumulator:
             call["id"] = piece["id"]
         if piece.get("type"):
             call["type"] = piece["type"]
-        function = piece.get("function") or {}  # some engines send a delta without `function`
         name = function.get("name")
         if name and name != call["name"]:
             call["name"] += name

@@ -281,6 +281,8 @@ def validate_arguments(value: Any, schema: Mapping[str, Any], path: str = "argum
         errors = sorted(validator.iter_errors(value), key=_order)
     except RecursionError:
         return [f"{path} are nested too deeply to check"]
+    except Exception as exc:  # e.g. an unresolvable `$ref`: report it, never crash the loop
+        return [f"{path} could not be checked against the tool's schema ({_exception_text(exc)})"]
     wrong_type = {tuple(e.absolute_path) for e in errors if e.validator == "type"}
     problems: list[str] = []
     for error in errors:

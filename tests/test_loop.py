@@ -1,11 +1,19 @@
 """run_tool_loop: stop rule, message order, limits, truncation, sync and streaming."""
 
 import json
+import re
 
 import pytest
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
-from helpers import ToolLoopLimitError, ToolRegistry, TruncatedToolCallError, run_tool_loop
+from helpers import (
+    ToolLoopError,
+    ToolLoopLimitError,
+    ToolRegistry,
+    TruncatedToolCallError,
+    run_tool_loop,
+)
+from helpers.i18n import reset_language, set_language
 from helpers.loop import assistant_message_from
 from tests.fakes import FakeClient, chunks_for, completion
 
@@ -203,3 +211,91 @@ def test_assistant_message_from_keeps_non_null_reasoning_only():
     body["choices"][0]["message"] |= {"reasoning_content": "r", "reasoning": None}
     assert assistant_message_from(body["choices"][0]["message"]) == {
         "role": "assistant", "content": "ok", "reasoning_content": "r"}
+
+
+# --- malformed server answers: a clear ToolLoopError in the notebook's language -----------------
+
+
+@pytest.fixture
+def russian():
+    set_language("ru")
+    yield
+    reset_language()
+
+
+MALFORMED = [
+    pytest.param(None, "`message: null`", "`message: null`", id="message-null"),
+    pytest.param({"role": "assistant", "content": None, "tool_calls": "get_weather"},
+                 "`tool_calls` as a str", "`tool_calls` строкой", id="tool_calls-string"),
+    pytest.param({"role": "assistant", "content": None, "tool_calls": [{"id": "a", "type": "function"}]},
+                 "tool call 0 (id 'a') has no `function`", "у вызова 0 (id 'a') нет `function`",
+                 id="no-function"),
+    pytest.param({"role": "assistant", "content": None,
+                  "tool_calls": [{"id": "a", "type": "function", "function": None}]},
+                 "tool call 0 (id 'a') has no `function`", "у вызова 0 (id 'a') нет `function`",
+                 id="function-null"),
+    pytest.param({"role": "assistant", "content": None,
+                  "tool_calls": [{"id": "a", "type": "function", "function": "get_weather"}]},
+                 "tool call 0 (id 'a') has no `function`", "у вызова 0 (id 'a') нет `function`",
+                 id="function-string"),
+    pytest.param({"role": "assistant", "content": None, "tool_calls": ["get_weather"]},
+                 "tool call 0 is a str", "вызов 0 — str", id="call-string"),
+]
+
+
+def constructed(message):
+    """A ChatCompletion built the lenient way the SDK builds responses (no validation)."""
+    body = completion("x", finish_reason="tool_calls")
+    body["choices"][0]["message"] = message
+    return ChatCompletion.construct(**body)
+
+
+class ConstructingClient(FakeClient):
+    def create(self, **kwargs):
+        self.requests.append(kwargs)
+        return constructed(self.script.pop(0))
+
+
+@pytest.mark.parametrize("message, english, russian_text", MALFORMED)
+def test_malformed_answers_raise_a_clear_tool_loop_error(registry, message, english, russian_text):
+    with pytest.raises(ToolLoopError, match=re.escape(english)):
+        assistant_message_from(message)
+    sdk_message = constructed(message).choices[0].message
+    with pytest.raises(ToolLoopError, match=re.escape(english)):
+        assistant_message_from(sdk_message)
+    messages = [USER]
+    with pytest.raises(ToolLoopError, match=re.escape(english)):
+        run_tool_loop(ConstructingClient([message]), messages, registry, model="m")
+    assert messages == [USER]  # nothing appended, nothing run
+
+
+@pytest.mark.parametrize("message, english, russian_text", MALFORMED)
+def test_malformed_answer_errors_speak_russian_in_the_russian_edition(russian, message, english, russian_text):
+    with pytest.raises(ToolLoopError, match=re.escape(russian_text)):
+        assistant_message_from(message)
+
+
+def test_odd_but_usable_calls_are_cleaned_not_refused():
+    message = {"role": "assistant", "content": None, "tool_calls": [
+        {"id": None, "function": {"name": "get_weather", "arguments": None}},
+        {"id": "b", "function": {"name": None, "arguments": {"city": "Oslo"}}},
+    ]}
+    assert assistant_message_from(message)["tool_calls"] == [
+        {"id": "", "type": "function", "function": {"name": "get_weather", "arguments": ""}},
+        {"id": "b", "type": "function", "function": {"name": "", "arguments": '{"city": "Oslo"}'}},
+    ]
+
+
+def test_loop_errors_speak_russian_in_the_russian_edition(russian, registry):
+    script = [completion(None, [weather_call("Beijing", f"c{i}")], "tool_calls") for i in range(2)]
+    with pytest.raises(ToolLoopLimitError, match="max_rounds=1"):
+        run_tool_loop(FakeClient(script), [USER], registry, model="m", max_rounds=1)
+    with pytest.raises(ToolLoopLimitError, match="всё ещё вызывала инструменты"):
+        run_tool_loop(FakeClient(script), [USER], registry, model="m", max_rounds=1)
+    cut = [completion(None, [("a", "get_weather", '{"city": "Bei')], "length")]
+    with pytest.raises(TruncatedToolCallError, match="max_tokens"):
+        run_tool_loop(FakeClient(cut), [USER], registry, model="m")
+    with pytest.raises(TruncatedToolCallError, match="Ничего не запущено"):
+        run_tool_loop(FakeClient(list(cut)), [USER], registry, model="m")
+    with pytest.raises(ValueError, match="не меньше 1"):
+        run_tool_loop(FakeClient([]), [USER], registry, model="m", max_rounds=0)

@@ -1,13 +1,14 @@
 """ToolCallAccumulator: any chunking of a response assembles to the same message."""
 
 import json
+import re
 
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from openai.types.chat import ChatCompletionChunk
 
-from helpers import ToolCallAccumulator
+from helpers import ToolCallAccumulator, ToolLoopError, ask_model
 from tests.fakes import chunks_for, completion
 
 BASE = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m"}
@@ -256,3 +257,29 @@ def test_any_chunking_of_reasoning_assembles_it(key, reasoning_pieces, content_p
     expected_key = key if reasoning_pieces else None
     assert acc.reasoning_key == expected_key
     assert (key in acc.assistant_message()) == bool(reasoning_pieces)
+
+
+@pytest.mark.parametrize(
+    "delta, fragment",
+    [
+        ({"tool_calls": "get_weather"}, "`tool_calls` as a str"),
+        ({"tool_calls": ["get_weather"]}, "tool-call fragment is a str"),
+        ({"tool_calls": [{"index": 0, "function": "get_weather"}]}, "`function` is a str"),
+    ],
+)
+def test_malformed_stream_fragments_raise_a_clear_error(delta, fragment):
+    acc = ToolCallAccumulator()
+    with pytest.raises(ValueError, match=re.escape(fragment)):
+        acc.add(chunk(delta))
+
+
+def test_malformed_stream_in_the_loop_is_a_tool_loop_error():
+    class Client:
+        def __init__(self):
+            self.chat = self.completions = self
+
+        def create(self, **kwargs):
+            return iter([chunk({"tool_calls": "get_weather"})])
+
+    with pytest.raises(ToolLoopError, match="malformed"):
+        ask_model(Client(), [], model="m", stream=True)

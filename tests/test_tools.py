@@ -451,3 +451,10 @@ def test_the_documented_timeout_wrapper_turns_a_hanging_tool_into_an_error():
     patient = ToolRegistry()
     patient.register(namespace["with_timeout"](get_weather, 60))
     assert json.loads(patient.call(call("get_weather", '{"city": "Oslo"}'))["content"]) == {"city": "Oslo"}
+
+
+def test_a_schema_that_cannot_be_applied_is_reported_not_raised():
+    r = ToolRegistry()
+    r.register(lambda **kw: "ok", {"name": "get_weather", "parameters": {
+        "type": "object", "properties": {"city": {"$ref": "#/$defs/missing"}}}})
+    assert "could not be checked against the tool's schema" in error_of(r.call(call("get_weather", '{"city": "x"}')))
