@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -17,6 +16,23 @@ import jsonschema
 
 from helpers._hf import import_transformers
 from helpers.i18n import tr
+from helpers.validation import (
+    a_type,
+    nullable_to_null_type,
+    show_value,
+    validate_arguments,
+    validator_class,
+)
+
+__all__ = [
+    "ToolRegistry",
+    "normalize_schema",
+    "parse_arguments",
+    "schema_from_function",
+    "tool_error_content",
+    "tool_result_content",
+    "validate_arguments",
+]
 
 # Python types `json.dumps` writes as they are (containers are checked item by item).
 _JSON_SCALARS = (str, int, float, bool, type(None))
@@ -35,12 +51,6 @@ def tool_error_content(message: str) -> str:
     return json.dumps({"error": message}, ensure_ascii=False)
 
 
-def _a(kind: type) -> str:
-    """`a set`, `an object`: the type's name with its article, for messages to the model."""
-    name = kind.__name__
-    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
-
-
 def _first_non_json(value: Any) -> str | None:
     """Describe the first part of `value` JSON cannot hold ("a set", "a dict with a tuple key")."""
     stack, seen = [value], set()
@@ -55,12 +65,12 @@ def _first_non_json(value: Any) -> str | None:
             if isinstance(item, dict):
                 bad_key = next((k for k in item if not isinstance(k, _JSON_SCALARS)), None)
                 if bad_key is not None:
-                    return f"{_a(type(item))} with {_a(type(bad_key))} key"
+                    return f"{a_type(type(item))} with {a_type(type(bad_key))} key"
                 stack.extend(reversed(list(item.values())))
             else:
                 stack.extend(reversed(item))
             continue
-        return _a(type(item))
+        return a_type(type(item))
     return None
 
 
@@ -73,21 +83,13 @@ def _result_problem(name: str, value: Any, exc: BaseException) -> str:
         elif "ircular" in str(exc):
             reason = " (it contains itself)"
         else:
-            reason = f" ({_safe_text(exc)[:80]})"
-        what = f"{_a(type(value))}, which is not JSON-serializable{reason}"
-    elif inner == _a(type(value)) or inner.startswith(f"{_a(type(value))} with "):
+            reason = f" ({_exception_text(exc)[:80]})"
+        what = f"{a_type(type(value))}, which is not JSON-serializable{reason}"
+    elif inner == a_type(type(value)) or inner.startswith(f"{a_type(type(value))} with "):
         what = f"{inner}, which is not JSON-serializable"
     else:
-        what = f"{_a(type(value))} containing {inner}, which is not JSON-serializable"
+        what = f"{a_type(type(value))} containing {inner}, which is not JSON-serializable"
     return f"{name} returned {what}; {_RESULT_HINT}"
-
-
-def _safe_text(exc: BaseException) -> str:
-    """`str(exc)`, or a note when even that fails (an exception whose `__str__` raises)."""
-    try:
-        return str(exc)
-    except Exception:  # the tool's exception is broken too; say so instead of crashing
-        return "(its message could not be shown)"
 
 
 def _exception_text(exc: BaseException) -> str:
@@ -99,30 +101,6 @@ def _exception_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}"
 
 
-def _nullable_to_null_type(schema: Any) -> Any:
-    """Rewrite OpenAPI's `"nullable": true` as JSON Schema's null type, everywhere in a schema.
-
-    `{"type": "integer", "nullable": true}` becomes `{"type": ["integer", "null"]}` (an `enum`
-    gains `None`); without a `type`, the schema becomes `anyOf` it or null.
-    """
-    if isinstance(schema, list):
-        return [_nullable_to_null_type(item) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    schema = {key: _nullable_to_null_type(value) for key, value in schema.items()}
-    if schema.pop("nullable", False) is not True:
-        return schema
-    kind = schema.get("type")
-    if kind is None:
-        return {"anyOf": [schema, {"type": "null"}]}
-    kinds = kind if isinstance(kind, list) else [kind]
-    if "null" not in kinds:
-        schema["type"] = [*kinds, "null"]
-    if isinstance(schema.get("enum"), list) and None not in schema["enum"]:
-        schema["enum"] = [*schema["enum"], None]
-    return schema
-
-
 def schema_from_function(fn: Callable[..., Any]) -> dict[str, Any]:
     """Build an OpenAI tool schema from type hints and a Google-style docstring.
 
@@ -131,7 +109,10 @@ def schema_from_function(fn: Callable[..., Any]) -> dict[str, Any]:
     """
     schema = import_transformers().utils.get_json_schema(fn)
     schema["function"].pop("return", None)  # not part of the OpenAI tool format
-    return _nullable_to_null_type(schema)
+    function = schema["function"]
+    if "parameters" in function:
+        function["parameters"] = nullable_to_null_type(function["parameters"])
+    return schema
 
 
 def normalize_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
@@ -158,140 +139,13 @@ def normalize_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
             f"Инструмент {name!r}: parameters должна быть JSON-схемой с типом object.",
         ))
     try:
-        _validator_class(parameters).check_schema(parameters)
+        validator_class(parameters).check_schema(parameters)
     except jsonschema.SchemaError as exc:
         raise ValueError(tr(
             f"Tool {name!r}: parameters is not a valid JSON schema: {exc.message}",
             f"Инструмент {name!r}: parameters — некорректная JSON-схема: {exc.message}",
         )) from None
     return schema
-
-
-def _validator_class(schema: Mapping[str, Any]) -> Any:
-    """The jsonschema validator for the schema's `$schema` (draft 2020-12 when it names none)."""
-    return jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-
-
-def _strict_top_level(parameters: Mapping[str, Any]) -> dict[str, Any]:
-    """The parameters schema for checking, with unknown top-level argument names refused.
-
-    JSON Schema allows any extra key unless `additionalProperties` says otherwise; for a tool,
-    an argument the function does not take is a model mistake worth reporting, so the top level
-    is strict unless the schema chose itself (`**kwargs` tools say `"additionalProperties": true`).
-    Nested objects keep JSON Schema's rule.
-    """
-    checked = _nullable_to_null_type(dict(parameters))
-    checked.setdefault("additionalProperties", False)
-    return checked
-
-
-# Which problem comes first when one place has several (the order the old checker used).
-_RANK = {"type": 0, "required": 1, "additionalProperties": 2}
-
-
-def _where(path: str, error: jsonschema.ValidationError) -> str:
-    """`arguments.items[1].id`: where in the arguments an error is."""
-    parts = [f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path]
-    return path + "".join(parts)
-
-
-def _show(value: Any) -> str:
-    """A short JSON rendering of a value for an error message."""
-    try:
-        return json.dumps(value, ensure_ascii=False)[:40]
-    except (TypeError, ValueError, RecursionError):
-        return _a(type(value))
-
-
-def _got(value: Any) -> str:
-    """`int 42`, `str "2"`, `null`: the type and value the model sent."""
-    return "null" if value is None else f"{type(value).__name__} {_show(value)}"
-
-
-def _type_words(schema: Any) -> str | None:
-    """`integer or null` for a schema (or list of them) that only say their types, else None."""
-    schemas = schema if isinstance(schema, list) else [schema]
-    words: list[str] = []
-    for item in schemas:
-        kind = item.get("type") if isinstance(item, dict) else None
-        if kind is None:
-            return None
-        words += kind if isinstance(kind, list) else [kind]
-    return " or ".join(words)
-
-
-def _sentences(error: jsonschema.ValidationError, path: str) -> list[str]:
-    """Short English sentences for one jsonschema error: the argument and what was expected."""
-    where, value, rule = _where(path, error), error.instance, error.validator_value
-    kind = error.validator
-    if kind == "type":
-        return [f"{where} must be {_type_words({'type': rule})}, got {_got(value)}"]
-    if kind == "required":
-        return [f"{where} is missing the required {name!r}" for name in rule if name not in value]
-    if kind == "additionalProperties":
-        known_names = list(error.schema.get("properties", {}))
-        patterns = list(error.schema.get("patternProperties", {}))
-        extra = [
-            name for name in value
-            if name not in known_names and not any(re.search(p, name) for p in patterns)
-        ]
-        known = ", ".join(known_names) or "none"
-        return [f"{where} has an unexpected {name!r} (known: {known})" for name in extra]
-    if kind == "enum":
-        return [f"{where} must be one of {rule}, got {_show(value)}"]
-    if kind == "const":
-        return [f"{where} must be {_show(rule)}, got {_show(value)}"]
-    bounds = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}
-    if kind in bounds:
-        return [f"{where} must be {bounds[kind]} {rule}, got {_show(value)}"]
-    sizes = {
-        "minLength": ("at least", "character"), "maxLength": ("at most", "character"),
-        "minItems": ("at least", "item"), "maxItems": ("at most", "item"),
-        "minProperties": ("at least", "key"), "maxProperties": ("at most", "key"),
-    }
-    if kind in sizes:
-        bound, unit = sizes[kind]
-        plural = "" if rule == 1 else "s"
-        return [f"{where} must have {bound} {rule} {unit}{plural}, got {_show(value)}"]
-    if kind in ("anyOf", "oneOf"):
-        words = _type_words(rule)
-        if words and not any(len(item) > 1 for item in rule):
-            return [f"{where} must be {words}, got {_got(value)}"]
-        return [f"{where} does not match any allowed form, got {_show(value)}"]
-    if kind == "pattern":
-        return [f"{where} must match the pattern {rule!r}, got {_show(value)}"]
-    return [f"{where}: {error.message[:100]}"]
-
-
-def _order(error: jsonschema.ValidationError) -> tuple[Any, ...]:
-    """Sort key: by place in the arguments (indexes numerically), then by kind of problem."""
-    place = tuple((0, p, "") if isinstance(p, int) else (1, 0, str(p)) for p in error.absolute_path)
-    return place, _RANK.get(str(error.validator), len(_RANK))
-
-
-def validate_arguments(value: Any, schema: Mapping[str, Any], path: str = "arguments") -> list[str]:
-    """Check arguments against a tool's `parameters` JSON schema; list the problems ([] if fine).
-
-    Full JSON Schema through `jsonschema` (`anyOf`, `$ref`, `minimum`, ...), `nullable` read as
-    a null type, and no unexpected top-level argument unless the schema allows extra ones.
-    """
-    checked = _strict_top_level(schema)
-    validator = _validator_class(checked)(checked)
-    try:
-        errors = sorted(validator.iter_errors(value), key=_order)
-    except RecursionError:
-        return [f"{path} are nested too deeply to check"]
-    except Exception as exc:  # e.g. an unresolvable `$ref`: report it, never crash the loop
-        return [f"{path} could not be checked against the tool's schema ({_exception_text(exc)})"]
-    wrong_type = {tuple(e.absolute_path) for e in errors if e.validator == "type"}
-    problems: list[str] = []
-    for error in errors:
-        if error.validator != "type" and tuple(error.absolute_path) in wrong_type:
-            continue  # the wrong type says it all ("must be string"), not also "not one of"
-        for sentence in _sentences(error, path):
-            if sentence not in problems:
-                problems.append(sentence)
-    return problems
 
 
 def _field(obj: Any, name: str) -> Any:
@@ -315,7 +169,12 @@ class ToolRegistry:
         full = normalize_schema(schema) if schema is not None else schema_from_function(fn)
         name = full["function"]["name"]
         if name in self._schemas:
-            raise ValueError(f"A tool named {name!r} is already registered.")
+            raise ValueError(
+                tr(
+                    f"A tool named {name!r} is already registered.",
+                    f"Инструмент с именем {name!r} уже зарегистрирован.",
+                )
+            )
         self._schemas[name] = full
         self._functions[name] = fn
         return fn
@@ -348,11 +207,12 @@ class ToolRegistry:
         raw_name = _field(function, "name")
         name = raw_name if isinstance(raw_name, str) else ""
         call_id = _field(tool_call, "id")
-        call_id = call_id if isinstance(call_id, str) else "" if call_id is None else _show(call_id)
+        if not isinstance(call_id, str):  # a broken server: keep what it sent, as text
+            call_id = "" if call_id is None else show_value(call_id)
         message = {"role": "tool", "tool_call_id": call_id, "name": name}
         if raw_name is not None and not isinstance(raw_name, str):  # a broken server's answer
             known = ", ".join(self._functions) or "none"
-            shown = _show(raw_name)
+            shown = show_value(raw_name)
             content = tool_error_content(
                 f"Unknown tool {shown} (a tool name is a string). Available tools: {known}."
             )
@@ -388,7 +248,7 @@ def parse_arguments(arguments_text: Any) -> tuple[dict[str, Any], str | None]:
         return {}, None
     if not isinstance(arguments_text, str):  # a broken server: a number, a list, ...
         kind = type(arguments_text).__name__
-        return {}, f"must be a JSON object (text), got {kind}: {_show(arguments_text)!r}."
+        return {}, f"must be a JSON object (text), got {kind}: {show_value(arguments_text)!r}."
     if not arguments_text.strip():
         return {}, None
     try:

@@ -458,3 +458,15 @@ def test_a_schema_that_cannot_be_applied_is_reported_not_raised():
     r.register(lambda **kw: "ok", {"name": "get_weather", "parameters": {
         "type": "object", "properties": {"city": {"$ref": "#/$defs/missing"}}}})
     assert "could not be checked against the tool's schema" in error_of(r.call(call("get_weather", '{"city": "x"}')))
+
+
+def test_nullable_is_read_only_where_it_is_a_keyword():
+    schema = {"type": "object", "properties": {
+        "nullable": {"type": "boolean"},  # an argument that happens to be called so
+        "n": {"anyOf": [{"type": "integer", "nullable": True}]},
+        "e": {"enum": [{"nullable": True}]},
+    }}
+    assert validate_arguments({"nullable": True, "n": None, "e": {"nullable": True}}, schema) == []
+    assert validate_arguments({"nullable": None}, schema) == [
+        "arguments.nullable must be boolean, got null"]
+    assert schema["properties"]["n"]["anyOf"][0]["nullable"] is True  # the caller's schema is untouched
