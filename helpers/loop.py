@@ -84,6 +84,11 @@ def _clean_call(call: Any, index: int) -> dict[str, Any]:
             f"есть только {_short(dict(call))}",
         )
     name = function.get("name")
+    if name is not None and not isinstance(name, str):
+        raise _malformed(
+            f"tool call {index} (id {call_id!r}) has the name {_short(name)}, not text",
+            f"у вызова {index} (id {call_id!r}) имя {_short(name)}, а не строка",
+        )
     arguments = function.get("arguments")
     if arguments is None:
         arguments = ""

@@ -12,6 +12,7 @@ refuses a later request whose assistant message with tool calls lost its reasoni
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -43,6 +44,48 @@ class MalformedChunkError(ValueError):
         )
 
 
+def _checked_piece(piece: Any) -> tuple[int | None, str, str, str]:
+    """Index, id, name and arguments fragment of one tool-call fragment, or MalformedChunkError.
+
+    Null fields count as absent; an id given as a number becomes text, arguments given as an
+    object (Ollama) their JSON text. What cannot be a call (a string instead of an object, a
+    `function` that is not an object, a name that is not text) is a server bug worth saying.
+    """
+    if not isinstance(piece, Mapping):
+        kind = type(piece).__name__
+        raise MalformedChunkError(
+            f"a tool-call fragment is a {kind} ({str(piece)[:60]!r}), not an object",
+            f"фрагмент вызова — {kind} ({str(piece)[:60]!r}), а не объект",
+        )
+    function = piece.get("function") or {}  # some engines send a delta without `function`
+    if not isinstance(function, Mapping):
+        kind = type(function).__name__
+        raise MalformedChunkError(
+            f"a tool-call fragment's `function` is a {kind} ({str(function)[:60]!r}), "
+            "not an object",
+            f"`function` во фрагменте вызова — {kind} ({str(function)[:60]!r}), а не объект",
+        )
+    index = piece.get("index")
+    if isinstance(index, str) and index.isdigit():
+        index = int(index)
+    name = function.get("name")
+    if (index is not None and not isinstance(index, int)) or (
+        name is not None and not isinstance(name, str)
+    ):
+        raise MalformedChunkError(
+            f"a tool-call fragment has index {index!r} and name {name!r}; an index is a "
+            "number and a name is text",
+            f"у фрагмента вызова index {index!r} и name {name!r}; index должен быть числом, "
+            "а name — строкой",
+        )
+    call_id = piece.get("id")
+    call_id = "" if call_id is None else call_id if isinstance(call_id, str) else str(call_id)
+    arguments = function.get("arguments")
+    if arguments is not None and not isinstance(arguments, str):
+        arguments = json.dumps(arguments, ensure_ascii=False, default=repr)
+    return index, call_id, name or "", arguments or ""
+
+
 class ToolCallAccumulator:
     """Collects the content, tool calls, finish_reason and usage of one streamed response."""
 
@@ -71,8 +114,14 @@ class ToolCallAccumulator:
         """Take one bare delta: content, reasoning and/or `{"tool_calls": [...]}` fragments."""
         delta = as_dict(delta)
         self._add_reasoning(delta)
-        if delta.get("content"):
-            self._content.append(delta["content"])
+        content = delta.get("content")
+        if content is not None and not isinstance(content, str):
+            raise MalformedChunkError(
+                f"`content` is a {type(content).__name__} ({str(content)[:60]!r}), not text",
+                f"`content` — {type(content).__name__} ({str(content)[:60]!r}), а не строка",
+            )
+        if content:
+            self._content.append(content)
         pieces = delta.get("tool_calls") or []
         if not isinstance(pieces, list):
             kind = type(pieces).__name__
@@ -93,45 +142,29 @@ class ToolCallAccumulator:
                 self._reasoning.append(fragment)
                 return
 
-    def _add_call_piece(self, piece: Mapping[str, Any]) -> None:
+    def _add_call_piece(self, piece: Any) -> None:
         """Glue one tool-call fragment onto the call with the same index.
 
         Some providers (Fireworks, LiteLLM, DeepSeek, Qwen's API) repeat the id, the type and the
         whole name on every fragment: the id and type are set once, and a name fragment is added
         only if it differs from the name so far (so "get_" + "weather" still assembles).
         """
-        if not isinstance(piece, Mapping):
-            kind = type(piece).__name__
-            raise MalformedChunkError(
-                f"a tool-call fragment is a {kind} ({str(piece)[:60]!r}), not an object",
-                f"фрагмент вызова — {kind} ({str(piece)[:60]!r}), а не объект",
-            )
-        function = piece.get("function") or {}  # some engines send a delta without `function`
-        if not isinstance(function, Mapping):
-            kind = type(function).__name__
-            raise MalformedChunkError(
-                f"a tool-call fragment's `function` is a {kind} ({str(function)[:60]!r}), "
-                "not an object",
-                f"`function` во фрагменте вызова — {kind} ({str(function)[:60]!r}), а не объект",
-            )
-        index = piece.get("index")
+        index, call_id, name, arguments = _checked_piece(piece)
         if index is None:  # some engines omit it: a new id starts a call, otherwise continue
             last = self._calls.get(max(self._calls)) if self._calls else None
-            new_id = piece.get("id")
-            starts = last is None or (new_id and new_id != last["id"])
+            starts = last is None or (call_id and call_id != last["id"])
             index = len(self._calls) if starts else max(self._calls)
         call = self._calls.setdefault(
             index, {"id": "", "type": "function", "name": "", "arguments": []}
         )
-        if piece.get("id") and not call["id"]:
-            call["id"] = piece["id"]
-        if piece.get("type"):
+        if call_id and not call["id"]:
+            call["id"] = call_id
+        if isinstance(piece.get("type"), str) and piece["type"]:
             call["type"] = piece["type"]
-        name = function.get("name")
         if name and name != call["name"]:
             call["name"] += name
-        if function.get("arguments"):
-            call["arguments"].append(function["arguments"])  # joined on read: linear, not +=
+        if arguments:
+            call["arguments"].append(arguments)  # joined on read: linear, unlike +=
 
     @property
     def content(self) -> str:

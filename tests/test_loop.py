@@ -4,6 +4,8 @@ import json
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from helpers import (
@@ -240,6 +242,10 @@ MALFORMED = [
                  id="function-string"),
     pytest.param({"role": "assistant", "content": None, "tool_calls": ["get_weather"]},
                  "tool call 0 is a str", "вызов 0 — str", id="call-string"),
+    pytest.param({"role": "assistant", "content": None,
+                  "tool_calls": [{"id": "a", "function": {"name": ["get_weather"], "arguments": "{}"}}]},
+                 "tool call 0 (id 'a') has the name ['get_weather'], not text",
+                 "у вызова 0 (id 'a') имя ['get_weather'], а не строка", id="name-list"),
 ]
 
 
@@ -299,3 +305,24 @@ def test_loop_errors_speak_russian_in_the_russian_edition(russian, registry):
         run_tool_loop(FakeClient(list(cut)), [USER], registry, model="m")
     with pytest.raises(ValueError, match="не меньше 1"):
         run_tool_loop(FakeClient([]), [USER], registry, model="m", max_rounds=0)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(
+        ["id", "type", "function", "name", "arguments", "content", "tool_calls", "reasoning"]), inner, max_size=4),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_values)
+def test_assistant_message_from_gives_a_message_or_a_tool_loop_error(message):
+    try:
+        clean = assistant_message_from(message)
+    except ToolLoopError:
+        return
+    assert clean["role"] == "assistant"
+    for call in clean.get("tool_calls", []):
+        assert isinstance(call["id"], str) and isinstance(call["function"]["arguments"], str)
+        assert isinstance(call["function"]["name"], str)

@@ -265,6 +265,9 @@ def test_any_chunking_of_reasoning_assembles_it(key, reasoning_pieces, content_p
         ({"tool_calls": "get_weather"}, "`tool_calls` as a str"),
         ({"tool_calls": ["get_weather"]}, "tool-call fragment is a str"),
         ({"tool_calls": [{"index": 0, "function": "get_weather"}]}, "`function` is a str"),
+        ({"tool_calls": [{"index": [0], "function": {"name": "f"}}]}, "index [0] and name 'f'"),
+        ({"tool_calls": [{"index": 0, "function": {"name": ["f"]}}]}, "index 0 and name ['f']"),
+        ({"content": ["a", "b"]}, "`content` is a list"),
     ],
 )
 def test_malformed_stream_fragments_raise_a_clear_error(delta, fragment):
@@ -283,3 +286,37 @@ def test_malformed_stream_in_the_loop_is_a_tool_loop_error():
 
     with pytest.raises(ToolLoopError, match="malformed"):
         ask_model(Client(), [], model="m", stream=True)
+
+
+def test_odd_but_usable_fragments_are_cleaned():
+    acc = ToolCallAccumulator()
+    acc.add_delta({"tool_calls": [{"index": "0", "id": 7, "type": None,
+                                   "function": {"name": "f", "arguments": {"city": "Oslo"}}}]})
+    acc.add_delta({"tool_calls": [{"index": 0, "id": None, "function": {"name": None, "arguments": None}}]})
+    assert acc.tool_calls == [{"id": "7", "type": "function",
+                               "function": {"name": "f", "arguments": '{"city": "Oslo"}'}}]
+
+
+fuzz_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-2, 3) | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(
+        ["index", "id", "type", "function", "name", "arguments", "content", "tool_calls",
+         "reasoning_content", "reasoning"]), inner, max_size=4),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(fuzz_values, max_size=5))
+def test_any_delta_is_taken_or_refused_clearly_and_the_message_stays_readable(deltas):
+    acc = ToolCallAccumulator()
+    for delta in deltas:
+        try:
+            acc.add_delta(delta if isinstance(delta, dict) else {"tool_calls": delta})
+        except ValueError as exc:
+            assert "malformed" in str(exc)
+    message = acc.assistant_message()
+    json.dumps(message)  # what the client would have to send next
+    for call in message.get("tool_calls", []):
+        assert all(isinstance(call[k], str) for k in ("id", "type"))
+        assert all(isinstance(v, str) for v in call["function"].values())

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Optional
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from openai.types.chat import ChatCompletionMessageToolCall
 
@@ -470,3 +470,38 @@ def test_nullable_is_read_only_where_it_is_a_keyword():
     assert validate_arguments({"nullable": None}, schema) == [
         "arguments.nullable must be boolean, got null"]
     assert schema["properties"]["n"]["anyOf"][0]["nullable"] is True  # the caller's schema is untouched
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=8,
+)
+odd_results = st.recursive(
+    json_values | st.sets(st.integers(), max_size=2) | st.binary(max_size=4)
+    | st.datetimes() | st.decimals(allow_nan=False) | st.builds(object),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(json_values, st.fixed_dictionaries({}, optional={
+        "id": json_values,
+        "function": st.one_of(json_values, st.fixed_dictionaries({}, optional={
+            "name": st.one_of(st.sampled_from(["get_weather", "echo"]), json_values),
+            "arguments": st.one_of(json_values, json_values.map(json.dumps)),
+        })),
+    })),
+    odd_results,
+)
+def test_call_never_raises_whatever_the_server_sends_or_the_tool_returns(tool_call, result):
+    r = ToolRegistry()
+    r.register(get_weather)
+    r.register(lambda **kwargs: result, {"name": "echo", "parameters": {
+        "type": "object", "properties": {}, "additionalProperties": True}})
+    message = r.call(tool_call)
+    assert message["role"] == "tool"
+    assert isinstance(message["tool_call_id"], str) and isinstance(message["name"], str)
+    assert isinstance(message["content"], str)
