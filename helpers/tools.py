@@ -51,44 +51,47 @@ def tool_error_content(message: str) -> str:
     return json.dumps({"error": message}, ensure_ascii=False)
 
 
-def _first_non_json(value: Any) -> str | None:
-    """Describe the first part of `value` JSON cannot hold ("a set", "a dict with a tuple key")."""
+def _first_non_json(value: Any) -> tuple[str, bool] | None:
+    """The first part of `value` JSON cannot hold ("a set", "a dict with a tuple key").
+
+    Returns its description and whether it is `value` itself, or None when every part has a
+    JSON type (then the value as a whole is the trouble: circular, too deep, a huge integer).
+    """
     stack, seen = [value], set()
     while stack:  # iterative: a deeply nested result must not overflow the stack here
         item = stack.pop()
         if isinstance(item, _JSON_SCALARS):
             continue
-        if isinstance(item, (list, tuple, dict)):
-            if id(item) in seen:
-                continue
-            seen.add(id(item))
-            if isinstance(item, dict):
-                bad_key = next((k for k in item if not isinstance(k, _JSON_SCALARS)), None)
-                if bad_key is not None:
-                    return f"{a_type(type(item))} with {a_type(type(bad_key))} key"
-                stack.extend(reversed(list(item.values())))
-            else:
-                stack.extend(reversed(item))
+        if not isinstance(item, (list, tuple, dict)):
+            return a_type(type(item)), item is value
+        if id(item) in seen:
             continue
-        return a_type(type(item))
+        seen.add(id(item))
+        if isinstance(item, dict):
+            bad_key = next((k for k in item if not isinstance(k, _JSON_SCALARS)), None)
+            if bad_key is not None:
+                return f"{a_type(type(item))} with {a_type(type(bad_key))} key", item is value
+            stack.extend(reversed(list(item.values())))
+        else:
+            stack.extend(reversed(item))
     return None
 
 
 def _result_problem(name: str, value: Any, exc: BaseException) -> str:
     """The error sentence for a tool result `json.dumps` refused, naming what was wrong."""
-    inner = _first_non_json(value)
-    if inner is None:  # every part has a JSON type: the value as a whole is the trouble
+    found = _first_non_json(value)
+    if found is None:
         if isinstance(exc, RecursionError):
-            reason = " (nested too deeply)"
-        elif "ircular" in str(exc):
-            reason = " (it contains itself)"
+            reason = "nested too deeply"
+        elif "ircular" in _exception_text(exc):
+            reason = "it contains itself"
         else:
-            reason = f" ({_exception_text(exc)[:80]})"
-        what = f"{a_type(type(value))}, which is not JSON-serializable{reason}"
-    elif inner == a_type(type(value)) or inner.startswith(f"{a_type(type(value))} with "):
-        what = f"{inner}, which is not JSON-serializable"
+            reason = _exception_text(exc)[:80]
+        what = f"{a_type(type(value))}, which is not JSON-serializable ({reason})"
+    elif found[1]:
+        what = f"{found[0]}, which is not JSON-serializable"
     else:
-        what = f"{a_type(type(value))} containing {inner}, which is not JSON-serializable"
+        what = f"{a_type(type(value))} containing {found[0]}, which is not JSON-serializable"
     return f"{name} returned {what}; {_RESULT_HINT}"
 
 

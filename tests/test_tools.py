@@ -253,6 +253,8 @@ def registry_with(fn, properties=None):
         ({"when": datetime.date(2026, 1, 1)}, "a dict containing a date"),
         ([1, {2, 3}], "a list containing a set"),
         ({("a", "b"): 1}, "a dict with a tuple key"),
+        ({"a": {("a", "b"): 1}}, "a dict containing a dict with a tuple key"),
+        ((1, frozenset()), "a tuple containing a frozenset"),
     ],
 )
 def test_a_result_that_is_not_json_becomes_an_error_naming_its_type(value, kind):
