@@ -215,8 +215,9 @@ def run_tool_loop(
             f"The model was still calling tools after max_rounds={max_rounds} rounds "
             f"(last calls: {_describe(tool_calls)}). The history so far is in `messages`; "
             "raise max_rounds if the task needs more steps, or check what the tools answer.",
-            f"Модель всё ещё вызывала инструменты после max_rounds={max_rounds} раундов "
-            f"(последние вызовы: {_describe(tool_calls)}). История диалога — в `messages`; "
+            "Модель всё ещё вызывала инструменты, когда разрешённые раунды закончились "
+            f"(max_rounds={max_rounds}; последние вызовы: {_describe(tool_calls)}). "
+            "История диалога — в `messages`; "
             "увеличьте max_rounds, если задаче нужно больше шагов, или проверьте, что отвечают "
             "инструменты.",
         )
