@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -139,8 +139,9 @@ class StrippedStream:
 class DeltaList(list[dict[str, Any]]):
     """The deltas produced by one `feed`, with neighbouring fragments of one kind merged.
 
-    Merged fragments are kept in a list and joined once, by `done()`: a `+=` on a dict value
-    copies the whole text gathered so far every time (quadratic in its length).
+    Merged fragments are kept in a list and joined once, when the list is read (`list(out)`,
+    `done()`) or a new delta starts: a `+=` on a dict value copies the whole text gathered so far
+    every time (quadratic in its length).
     """
 
     def __init__(self) -> None:
@@ -195,13 +196,18 @@ class DeltaList(list[dict[str, Any]]):
             self._merging = (holder, key, [holder[key]])
         self._merging[2].append(text)
 
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        """Iterate over complete deltas (so `list(out)` is as good as `out.done()`)."""
+        self.done()
+        return super().__iter__()
+
     def done(self) -> list[dict[str, Any]]:
         """Join the merged fragments into their delta; return the deltas as a plain list."""
         if self._merging is not None:
             holder, key, parts = self._merging
             holder[key] = "".join(parts)
             self._merging = None
-        return list(self)
+        return list(super().__iter__())
 
 
 class StreamParser:
@@ -234,7 +240,7 @@ class StreamParser:
                 self._on_marker(piece, out)
             else:
                 self._on_text(piece, out)
-        return out.done()
+        return list(out)
 
     def close(self) -> list[dict[str, Any]]:
         """The output ended: flush what was held back, close what is open, build `.result`."""
@@ -245,7 +251,7 @@ class StreamParser:
             self._on_text(piece, out)
         self._on_end(out)
         self._result = ParseResult("".join(self._content_sent), self._tool_calls, self._errors)
-        return out.done()
+        return list(out)
 
     @property
     def result(self) -> ParseResult:
