@@ -165,7 +165,7 @@ class DeltaList(list[dict[str, Any]]):
         if not text:
             return
         if self and "reasoning_content" in self[-1]:
-            self[-1]["reasoning_content"] += text
+            self._merge(self[-1], "reasoning_content", text)
         else:
             self.append({"reasoning_content": text})
 
