@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from helpers.streaming import ToolCallAccumulator, as_dict
+from helpers.streaming import REASONING_KEYS, ToolCallAccumulator, as_dict
 from helpers.tools import ToolRegistry
 
 
@@ -34,7 +34,10 @@ def _describe(tool_calls: list[dict[str, Any]]) -> str:
 
 
 def assistant_message_from(message: Any) -> dict[str, Any]:
-    """A clean assistant message dict from an SDK message (no null extras like `refusal`)."""
+    """A clean assistant message dict from an SDK message (no null extras like `refusal`).
+
+    A non-null `reasoning_content` / `reasoning` stays, under the name the server used.
+    """
     message = as_dict(message)
     clean: dict[str, Any] = {"role": "assistant", "content": message.get("content")}
     calls = [
@@ -48,6 +51,9 @@ def assistant_message_from(message: Any) -> dict[str, Any]:
         }
         for call in message.get("tool_calls") or []
     ]
+    for key in REASONING_KEYS:  # a thinking model's API wants its reasoning back
+        if isinstance(message.get(key), str):
+            clean[key] = message[key]
     if calls:
         clean["tool_calls"] = calls
     return clean

@@ -3,9 +3,11 @@
 import json
 
 import pytest
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from helpers import ToolLoopLimitError, ToolRegistry, TruncatedToolCallError, run_tool_loop
-from tests.fakes import FakeClient, completion
+from helpers.loop import assistant_message_from
+from tests.fakes import FakeClient, chunks_for, completion
 
 WEATHER = {"Beijing": "Sunny", "Shanghai": "Light rain"}
 USER = {"role": "user", "content": "Weather in Beijing?"}
@@ -125,3 +127,79 @@ def test_appended_assistant_messages_are_plain_dicts(registry):
     assert messages[1] == {"role": "assistant", "content": None, "tool_calls": [
         {"id": "get_weather:0", "type": "function",
          "function": {"name": "get_weather", "arguments": '{"city": "Beijing"}'}}]}
+
+
+# --- reasoning (thinking models) goes back on every assistant message with tool calls ----------
+
+
+def with_reasoning(body, key, text):
+    body["choices"][0]["message"][key] = text
+    return body
+
+
+def reasoning_chunks_for(body, key):
+    """Like `chunks_for`, with the message's reasoning streamed before the content."""
+    out = chunks_for(body)
+    text = body["choices"][0]["message"].get(key)
+    if text:
+        head = out[0] | {"choices": [{"index": 0, "delta": {key: ""}, "finish_reason": None}]}
+        pieces = [head | {"choices": [{"index": 0, "delta": {key: text[i:i + 4]}, "finish_reason": None}]}
+                  for i in range(0, len(text), 4)]
+        out = out[:1] + pieces + out[1:]
+    return out
+
+
+class ReasoningClient(FakeClient):
+    """FakeClient that streams the reasoning of each scripted answer before its content."""
+
+    def __init__(self, script, key):
+        super().__init__(script)
+        self.key = key
+
+    def create(self, **kwargs):
+        if not kwargs.get("stream"):
+            return super().create(**kwargs)
+        body = self.script[0]
+        super().create(**(kwargs | {"stream": False}))  # records the request, pops the body
+        self.requests[-1]["stream"] = True
+        return iter([ChatCompletionChunk.model_validate(c) for c in reasoning_chunks_for(body, self.key)])
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("key", ["reasoning_content", "reasoning"])
+def test_reasoning_goes_back_on_every_assistant_message_with_calls(registry, stream, key):
+    script = [
+        with_reasoning(completion(None, [weather_call("Beijing", "functions.get_weather:0")], "tool_calls"),
+                       key, "Ask the tool about Beijing."),
+        with_reasoning(completion("Now Shanghai.", [weather_call("Shanghai", "functions.get_weather:1")],
+                                  "tool_calls"), key, "Beijing is sunny; now Shanghai."),
+        with_reasoning(completion(None, [weather_call("Moscow", "functions.get_weather:2")], "tool_calls"),
+                       key, "One more."),
+        with_reasoning(completion("Sunny, rainy, unknown."), key, "Summarise."),
+    ]
+    client = ReasoningClient(script, key)
+    messages = [USER]
+    final = run_tool_loop(client, messages, registry, model="kimi", stream=stream)
+    assert final == {"role": "assistant", "content": "Sunny, rainy, unknown.", key: "Summarise."}
+    last_request = client.requests[-1]["messages"]
+    assistants = [m for m in last_request if m["role"] == "assistant"]
+    assert [m[key] for m in assistants] == [
+        "Ask the tool about Beijing.", "Beijing is sunny; now Shanghai.", "One more."]
+    # nothing else about the message changes
+    assert assistants[1] == {"role": "assistant", "content": "Now Shanghai.",
+                             key: "Beijing is sunny; now Shanghai.",
+                             "tool_calls": [{"id": "functions.get_weather:1", "type": "function",
+                                             "function": {"name": "get_weather",
+                                                          "arguments": '{"city": "Shanghai"}'}}]}
+    other = {"reasoning_content": "reasoning", "reasoning": "reasoning_content"}[key]
+    assert all(other not in m for m in last_request)
+
+
+def test_assistant_message_from_keeps_non_null_reasoning_only():
+    body = completion("ok")
+    body["choices"][0]["message"] |= {"reasoning_content": None, "reasoning": "thought", "refusal": None}
+    message = ChatCompletion.model_validate(body).choices[0].message
+    assert assistant_message_from(message) == {"role": "assistant", "content": "ok", "reasoning": "thought"}
+    body["choices"][0]["message"] |= {"reasoning_content": "r", "reasoning": None}
+    assert assistant_message_from(body["choices"][0]["message"]) == {
+        "role": "assistant", "content": "ok", "reasoning_content": "r"}

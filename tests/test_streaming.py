@@ -2,6 +2,7 @@
 
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from openai.types.chat import ChatCompletionChunk
@@ -129,3 +130,87 @@ def test_any_chunking_assembles_the_same_calls(case):
     acc.add(chunk(choices=False, usage={"total_tokens": 1}))
     assert acc.content == content
     assert acc.tool_calls == expected
+
+
+# --- reasoning (thinking models): kept under the name the server used --------------------------
+
+REASONING_KEYS = ["reasoning_content", "reasoning"]
+
+
+def thinking_stream(key: str) -> list[dict]:
+    """Reasoning first (as Moonshot streams it), then content, then two parallel calls."""
+    return [
+        chunk({"role": "assistant", "content": ""}),
+        chunk({key: "The user asks about "}),
+        chunk({key: "two cities.", "content": ""}),
+        chunk({"content": "Checking."}),
+        chunk({"tool_calls": [{"index": 0, "id": "functions.get_weather:0", "type": "function",
+                               "function": {"name": "get_weather", "arguments": '{"city": '}}]}),
+        chunk({"tool_calls": [{"index": 1, "id": "functions.get_weather:1", "type": "function",
+                               "function": {"name": "get_weather", "arguments": '{"city": "Moscow"}'}}]}),
+        chunk({"tool_calls": [{"index": 0, "function": {"arguments": '"Beijing"}'}}]}),
+        chunk({}, "tool_calls"),
+    ]
+
+
+@pytest.mark.parametrize("key", REASONING_KEYS)
+@pytest.mark.parametrize("sdk", [False, True], ids=["dicts", "sdk-objects"])
+def test_reasoning_is_collected_and_sent_back_under_the_same_key(key, sdk):
+    acc = ToolCallAccumulator()
+    for c in thinking_stream(key):
+        acc.add(ChatCompletionChunk.model_validate(c) if sdk else c)
+    assert acc.reasoning == "The user asks about two cities."
+    assert acc.reasoning_key == key
+    assert acc.assistant_message() == {
+        "role": "assistant",
+        "content": "Checking.",
+        key: "The user asks about two cities.",
+        "tool_calls": [
+            {"id": "functions.get_weather:0", "type": "function",
+             "function": {"name": "get_weather", "arguments": '{"city": "Beijing"}'}},
+            {"id": "functions.get_weather:1", "type": "function",
+             "function": {"name": "get_weather", "arguments": '{"city": "Moscow"}'}},
+        ],
+    }
+
+
+def test_sdk_delta_objects_keep_reasoning_too():
+    acc = ToolCallAccumulator()
+    for c in thinking_stream("reasoning"):
+        acc.add_delta(ChatCompletionChunk.model_validate(c).choices[0].delta)
+    assert acc.reasoning == "The user asks about two cities." and acc.reasoning_key == "reasoning"
+
+
+def test_no_reasoning_means_no_key_and_null_reasoning_is_ignored():
+    acc = ToolCallAccumulator()
+    for c in [chunk({"content": "Hi", "reasoning_content": None}), chunk({"reasoning": ""})]:
+        acc.add(ChatCompletionChunk.model_validate(c))
+    assert acc.reasoning == "" and acc.reasoning_key is None
+    assert acc.assistant_message() == {"role": "assistant", "content": "Hi"}
+
+
+def test_a_delta_with_both_names_is_counted_once_under_the_first_name_seen():
+    # vLLM kept `reasoning_content` as an alias of `reasoning` for a while: the same text twice.
+    acc = ToolCallAccumulator()
+    acc.add_delta({"reasoning": "a", "reasoning_content": "a"})
+    acc.add_delta({"reasoning": "b"})
+    acc.add_delta({"reasoning_content": "c", "reasoning": "c"})
+    assert acc.reasoning == "abc"
+    assert acc.reasoning_key == "reasoning_content"  # the preferred name when both arrive at once
+    assert acc.assistant_message() == {"role": "assistant", "content": None, "reasoning_content": "abc"}
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(REASONING_KEYS), st.lists(st.text(min_size=1, max_size=6), max_size=8),
+       st.lists(st.text(min_size=1, max_size=6), max_size=4))
+def test_any_chunking_of_reasoning_assembles_it(key, reasoning_pieces, content_pieces):
+    acc = ToolCallAccumulator()
+    for piece in reasoning_pieces:
+        acc.add(chunk({key: piece}))
+    for piece in content_pieces:
+        acc.add(chunk({"content": piece}))
+    assert acc.reasoning == "".join(reasoning_pieces)
+    assert acc.content == "".join(content_pieces)
+    expected_key = key if reasoning_pieces else None
+    assert acc.reasoning_key == expected_key
+    assert (key in acc.assistant_message()) == bool(reasoning_pieces)
