@@ -14,11 +14,13 @@ CUT_OFF = "at the end of the text (output cut off, e.g. by max_tokens?)"
 
 @dataclass
 class ParseResult:
-    """What a raw model output contains: visible text, tool calls, and what looked wrong."""
+    """What a raw model output contains: visible text, tool calls, what looked wrong, and the
+    reasoning of a thinking model (`<think>` blocks; see `helpers.formats.think`)."""
 
     content: str = ""
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    reasoning: str = ""
 
 
 def tool_call_dict(call_id: str, name: str, arguments: str) -> dict[str, Any]:
@@ -148,6 +150,15 @@ class DeltaList(list[dict[str, Any]]):
         else:
             self.append({"content": text})
 
+    def reasoning(self, text: str) -> None:
+        """Add reasoning text, merging it into the previous reasoning delta if there is one."""
+        if not text:
+            return
+        if self and "reasoning_content" in self[-1]:
+            self[-1]["reasoning_content"] += text
+        else:
+            self.append({"reasoning_content": text})
+
     def call_header(self, index: int, call_id: str, name: str) -> None:
         """Add the first delta of a call: index, id, type, name and empty arguments."""
         self.append(
@@ -182,12 +193,25 @@ class StreamParser:
     what each piece means (`_on_text`, `_on_marker`) and what is still open at the end
     (`_on_end`). Content goes through a `StrippedStream`, so the content deltas add up to the
     batch parser's `content.strip()`. After `close()`, `.result` holds the whole `ParseResult`.
+
+    A subclass that sets `reasoning_ends` (its tool markers that end an unclosed `<think>`) also
+    splits reasoning off first, through `helpers.formats.think.ReasoningSplitter`: reasoning comes
+    out as `{"reasoning_content": ...}` deltas and in `.result.reasoning`; `reasoning_open` is as
+    in `split_reasoning`.
     """
 
     markers: tuple[str, ...]
+    reasoning_ends: tuple[str, ...] = ()
 
-    def __init__(self) -> None:
+    def __init__(self, reasoning_open: bool | None = None) -> None:
         """Start with nothing read."""
+        from helpers.formats.think import ReasoningSplitter  # think.py imports this module
+
+        self._think = (
+            ReasoningSplitter(self.reasoning_ends, reasoning_open) if self.reasoning_ends else None
+        )
+        self._reasoning = StrippedStream()
+        self._reasoning_sent: list[str] = []
         self._splitter = MarkerSplitter(self.markers)
         self._content = StrippedStream()
         self._content_sent: list[str] = []
@@ -200,22 +224,49 @@ class StreamParser:
         if self._result is not None:
             raise RuntimeError("feed() after close()")
         out = DeltaList()
-        for is_marker, piece in self._splitter.feed(text_delta):
+        if self._think is None:
+            self._feed_visible(text_delta, out)
+        else:
+            self._route(self._think.feed(text_delta), out)
+        return list(out)
+
+    def _route(self, pieces: list[tuple[bool, str]], out: DeltaList) -> None:
+        """Send reasoning pieces to the reasoning stream and the rest to the format's parser."""
+        for is_reasoning, piece in pieces:
+            if is_reasoning:
+                visible = self._reasoning.push(piece)
+                if visible:
+                    self._reasoning_sent.append(visible)
+                    out.reasoning(visible)
+            else:
+                self._feed_visible(piece, out)
+
+    def _feed_visible(self, text: str, out: DeltaList) -> None:
+        """Cut visible text into plain text and markers, and apply each."""
+        for is_marker, piece in self._splitter.feed(text):
             if is_marker:
                 self._on_marker(piece, out)
             else:
                 self._on_text(piece, out)
-        return list(out)
 
     def close(self) -> list[dict[str, Any]]:
         """The output ended: flush what was held back, close what is open, build `.result`."""
         if self._result is not None:
             return []
         out = DeltaList()
+        think_errors: list[str] = []
+        if self._think is not None:
+            self._route(self._think.close(), out)
+            think_errors = self._think.errors
         for _, piece in self._splitter.close():  # a held-back tail that never became a marker
             self._on_text(piece, out)
         self._on_end(out)
-        self._result = ParseResult("".join(self._content_sent), self._tool_calls, self._errors)
+        self._result = ParseResult(
+            "".join(self._content_sent),
+            self._tool_calls,
+            think_errors + self._errors,
+            "".join(self._reasoning_sent),
+        )
         return list(out)
 
     @property
