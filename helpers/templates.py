@@ -68,6 +68,9 @@ QWEN2_5_MARKERS: tuple[Marker, ...] = (
 )
 
 MARKERS: dict[str, tuple[Marker, ...]] = {"kimi-k2": KIMI_K2_MARKERS, "qwen2.5": QWEN2_5_MARKERS}
+# Kimi-K2-Thinking: the same marker tokens as Kimi-K2 and a template of its own (the real ids of
+# <think> and </think> are not known here, so they stay ordinary text in the offline tokenizer).
+MARKERS["kimi-k2-thinking"] = KIMI_K2_MARKERS
 MARKER_IDS: dict[str, dict[str, int]] = {
     name: {marker.token: marker.id for marker in markers} for name, markers in MARKERS.items()
 }
@@ -75,11 +78,13 @@ TOKENIZER_NAMES: tuple[str, ...] = tuple(MARKERS)
 HUB_REPOS: dict[str, str] = {
     "kimi-k2": "moonshotai/Kimi-K2-Instruct",
     "qwen2.5": "Qwen/Qwen2.5-7B-Instruct",
+    "kimi-k2-thinking": "moonshotai/Kimi-K2-Thinking",
 }
 TEMPLATES_DIR: Path = DATA_DIR / "templates"
 TEMPLATE_FILES: dict[str, Path] = {
     "kimi-k2": TEMPLATES_DIR / "kimi_k2.jinja",
     "qwen2.5": TEMPLATES_DIR / "qwen2_5.jinja",
+    "kimi-k2-thinking": TEMPLATES_DIR / "kimi_k2_thinking.jinja",
 }
 HUB_PROBE_TIMEOUT_S = 3.0
 _TRUE = {"1", "true", "yes", "on"}

@@ -27,6 +27,7 @@ from helpers.templates import HUB_REPOS, MARKERS, TEMPLATE_FILES, Marker
 BASE_VOCAB_SIZE = 1024
 MIN_FREQUENCY = 2
 TITLES = {"kimi-k2": "Kimi-K2", "qwen2.5": "Qwen2.5"}
+TITLES["kimi-k2-thinking"] = "Kimi-K2-Thinking"  # Kimi-K2's markers, the K2-Thinking template
 
 # Training text for the base merges: the words the lessons show (EN, RU, ZH, JSON, code).
 CORPUS: tuple[str, ...] = (
@@ -122,7 +123,7 @@ def _backend(markers: Sequence[Marker]) -> object:
 def _readme(name: str, size: int) -> str:
     """The README.md of a built tokenizer folder."""
     title = TITLES[name]
-    real_size = "160k" if name == "kimi-k2" else "150k"
+    real_size = "160k" if name.startswith("kimi") else "150k"
     rows = "\n".join(
         f"| `{m.id}` | `{m.token.replace('|', chr(92) + '|')}` | {'yes' if m.special else 'no'} | "
         f"{'real' if m.confirmed else 'unconfirmed'} |"
@@ -155,7 +156,7 @@ The chat template (`chat_template.jinja`) is a copy of `{template}`, written for
 course to reproduce the documented render (see the comment at its top).
 
 The real tokenizer is `load_tokenizer({name!r}, source="hub")`
-(`{HUB_REPOS[name]}`{", `trust_remote_code=True`" if name == "kimi-k2" else ""}).
+(`{HUB_REPOS[name]}`{", `trust_remote_code=True`" if name.startswith("kimi") else ""}).
 The lessons ask for `source="auto"`: this folder in replay mode; in live and record mode the real
 one, falling back to this folder (with a printed note) when the real one cannot be loaded.
 """
