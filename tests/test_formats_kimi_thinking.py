@@ -79,8 +79,9 @@ def test_reasoning_cut_off_is_kept_and_reported() -> None:
     result = parse_kimi("<think>Still thinking when max_tokens hit")
     assert result.reasoning == "Still thinking when max_tokens hit"
     assert result.tool_calls == [] and result.content == ""
-    assert result.errors == ["reasoning has no </think> at the end of the text (output cut off, "
-                             "e.g. by max_tokens?)"]
+    assert result.errors == [
+        "reasoning has no </think> at the end of the text (output cut off, e.g. by max_tokens?)"
+    ]
 
 
 def test_reasoning_open_says_where_the_output_starts() -> None:
@@ -126,7 +127,9 @@ def test_unknown_start_waits_for_the_first_tag_then_releases_everything() -> Non
 
 def test_accumulated_stream_gives_reasoning_content_and_calls() -> None:
     text = f"<think>Check Beijing.</think>{CALL_TEXT}"
-    _, accumulator, _ = stream(KimiStreamParser(), [text[i : i + 4] for i in range(0, len(text), 4)])
+    _, accumulator, _ = stream(
+        KimiStreamParser(), [text[i : i + 4] for i in range(0, len(text), 4)]
+    )
     assert accumulator.reasoning == "Check Beijing."
     assert accumulator.tool_calls == [WEATHER]
     message = accumulator.assistant_message()
@@ -149,9 +152,7 @@ def test_stream_equals_batch_for_reasoning_and_calls_under_any_chunking(
     text: str, data: st.DataObject, reasoning_open: bool | None
 ) -> None:
     cuts = data.draw(st.lists(st.integers(0, len(text)), max_size=15))
-    parser, accumulator, deltas = stream(
-        KimiStreamParser(reasoning_open), split_at(text, cuts)
-    )
+    parser, accumulator, deltas = stream(KimiStreamParser(reasoning_open), split_at(text, cuts))
     expected = parse_kimi(text, reasoning_open)
     assert parser.result == expected
     assert accumulator.reasoning == expected.reasoning

@@ -117,7 +117,9 @@ def test_a_finished_answer_moves_the_split_and_drops_older_reasoning(thinking: A
 
 def test_missing_reasoning_in_the_loop_renders_an_empty_block(thinking: Any) -> None:
     stripped = [{k: v for k, v in m.items() if k != "reasoning_content"} for m in CONVERSATION]
-    assert render(thinking, stripped) == REFERENCE.replace(f"<think>{REASONING}</think>", "<think></think>")
+    assert render(thinking, stripped) == REFERENCE.replace(
+        f"<think>{REASONING}</think>", "<think></think>"
+    )
 
 
 def test_generation_prompt_has_no_think_and_the_rendered_turn_parses_back(thinking: Any) -> None:

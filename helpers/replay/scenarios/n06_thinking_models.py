@@ -106,10 +106,8 @@ SCENARIOS: list[Scenario] = [
     ),
     # vLLM >= 0.17 names the field `reasoning`.
     kimi_scenario("weather", "vllm_thinking", ONE_ROUND, messages=user(WEATHER_PROMPT)),
-    # Self-hosted SGLang: a foreign id in the history makes the model drift; normalized, it does not.
-    kimi_scenario(
-        "foreign-ids", "sglang_drift", [MOSCOW], messages=earlier_exchange(FOREIGN_ID)
-    ),
+    # Self-hosted SGLang: a foreign id in the history makes the model drift; normalized, no drift.
+    kimi_scenario("foreign-ids", "sglang_drift", [MOSCOW], messages=earlier_exchange(FOREIGN_ID)),
     kimi_scenario(
         "normalized-ids",
         "sglang_drift",
@@ -117,4 +115,3 @@ SCENARIOS: list[Scenario] = [
         messages=earlier_exchange("functions.get_weather:0"),
     ),
 ]
-
