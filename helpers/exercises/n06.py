@@ -24,7 +24,7 @@ def _call(call_id: str, city: str) -> dict[str, Any]:
     }
 
 
-# --- exercise 1: the assistant message for the history -------------------------------------------
+# --- exercise 1: the assistant message for the history --------------------------------------------
 
 
 def server_messages() -> dict[str, dict[str, Any]]:
@@ -113,7 +113,7 @@ def check_history_message(for_history: Callable[[dict], Any]) -> Verdict:
     return verdict(check)
 
 
-# --- exercise 2: Kimi id hygiene -------------------------------------------------------------------
+# --- exercise 2: Kimi id hygiene ------------------------------------------------------------------
 
 
 def _tool(call_id: str, city: str) -> dict[str, Any]:
@@ -137,7 +137,10 @@ def id_histories() -> dict[str, list[dict[str, Any]]]:
             {
                 "role": "assistant",
                 "content": "Checking both.",
-                "tool_calls": [_call("get_weather:0", "Beijing"), _call("get_weather:1", "Shanghai")],
+                "tool_calls": [
+                    _call("get_weather:0", "Beijing"),
+                    _call("get_weather:1", "Shanghai"),
+                ],
             },
             _tool("get_weather:1", "Shanghai"),
             _tool("get_weather:0", "Beijing"),
@@ -180,7 +183,7 @@ def check_normalize(normalize_ids: Callable[[list], Any]) -> Verdict:
     return verdict(check)
 
 
-# --- exercise 3: reasoning from a stream ------------------------------------------------------------
+# --- exercise 3: reasoning from a stream ----------------------------------------------------------
 
 _HEAD = {"id": "chatcmpl-exercise", "object": "chat.completion.chunk", "created": 0, "model": "m"}
 
