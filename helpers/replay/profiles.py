@@ -86,8 +86,8 @@ THINKING_PROFILES: tuple[EngineProfile, ...] = (
     EngineProfile(
         name="sglang_drift",
         providers=("kimi",),
-        summary="SGLang with `--tool-call-parser kimi_k2 --reasoning-parser kimi_k2` serving "
-        "Kimi-K2.6: with native history ids it answers like `sglang`; when the history holds "
+        summary="SGLang with its `kimi_k2` tool-call and reasoning parsers serving Kimi-K2.6: "
+        "with native history ids it answers like `sglang`; when the history holds "
         "foreign ids (`call_...`), the model copies their style, the parser cannot read the "
         "call, and the raw markers arrive in `content` with `tool_calls: []`.",
         id_style="history",
