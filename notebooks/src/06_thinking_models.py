@@ -41,16 +41,18 @@ reasoning travels, and keep the loop from failing on its second round.
 ## Что вы сделаете
 
 - рассмотрите ответ модели с рассуждением (thinking model): поле `reasoning_content` рядом с
-  `content` и `tool_calls` и дельты рассуждения, которые в потоке приходят первыми;
-- запустите цикл, который собирает сообщение ассистента только из `content` и `tool_calls`, как
-  циклы из руководства: API Moonshot отклонит второй запрос с ошибкой **400**; затем исправите это;
+  `content` и `tool_calls` и дельты рассуждения (reasoning deltas), которые при потоковой выдаче
+  (streaming) приходят первыми;
+- запустите цикл, который собирает сообщение ассистента (assistant message) только из `content` и
+  `tool_calls`, как циклы из руководства: API Moonshot отклонит второй запрос с ошибкой **400**;
+  затем исправите это;
 - проведёте три раунда вызовов через `run_tool_loop` с потоковой выдачей и без неё, отключите
   рассуждение и узнаете, почему `tool_choice="required"` с ним несовместим;
 - сравните поле `reasoning` (vLLM >= 0.17) и `reasoning_content` (Moonshot, SGLang, llama.cpp);
-- разберёте `<think>` в сыром выводе модели и шаблон чата K2-Thinking, а также правило парсера для
-  блока рассуждения, который так и не закрылся;
-- наведёте порядок в id вызовов для Kimi на своём сервере: чужие id в истории диалога заставляют
-  модель писать сломанные.
+- разберёте `<think>` в сыром выводе модели (raw output) и шаблон чата (chat template)
+  K2-Thinking, а также правило парсера (parser) для блока рассуждения, который так и не закрылся;
+- наведёте порядок в id вызовов для Kimi на своём сервере: чужие id в истории диалога
+  (conversation history) заставляют модель писать сломанные.
 """,
     ),
     md(
@@ -70,9 +72,9 @@ profile `moonshot_thinking`, which answers as `kimi-k2.6`. With `LLM_MODE=live` 
 
 Текущие модели Moonshot (`kimi-k2.6`, `kimi-k2.5`, `kimi-k2-thinking`) по умолчанию рассуждают.
 В режиме воспроизведения (replay) ответы берутся из записей (cassettes), **синтезированных** по
-документированным форматам API Moonshot, vLLM и SGLang с моделью-рассуждателем, а не записанных с
+документированным форматам API Moonshot, vLLM и SGLang с рассуждающей моделью, а не записанных с
 настоящего сервиса; сервер воспроизведения проверяет каждую историю так же, как API Moonshot.
-Ячейка подготовки выбирает профиль движка `moonshot_thinking`, который отвечает от имени
+Ячейка подготовки выбирает профиль движка (engine) `moonshot_thinking`, который отвечает от имени
 `kimi-k2.6`. С `LLM_MODE=live` (см. [урок 00](00_start.ipynb)) профиль не используется, и ячейки
 обращаются к вашему адресу API (endpoint): задайте `KIMI_MODEL=kimi-k2.6`, чтобы увидеть то, о чём
 этот урок.
@@ -163,8 +165,7 @@ SDK keeps it anyway, so read it with `getattr`.
 Один запрос: проверить погоду в трёх городах по очереди. `temperature` в запросе нет: в режиме
 рассуждения Moonshot рекомендует 1.0, а по сообщениям сторонних разработчиков (не подтверждено)
 API отклоняет другие значения. В ответе есть поле, которого SDK OpenAI не объявляет, —
-`reasoning_content` (рассуждение, reasoning); SDK его всё равно сохраняет, читайте его через
-`getattr`.
+`reasoning_content`; SDK его всё равно сохраняет, читайте его через `getattr`.
 """,
     ),
     code(
@@ -185,7 +186,7 @@ as deltas of its own, **before** any content or call:
 """,
         """
 Модель сначала порассуждала, затем сделала один вызов; `content` пуст. В потоке рассуждение
-приходит отдельными дельтами, **раньше** любого текста и вызовов:
+приходит отдельными дельтами (delta), **раньше** любого текста и вызовов:
 """,
     ),
     code(
@@ -256,7 +257,7 @@ the error users of agent frameworks reported again and again in 2026 with `kimi-
         """
 `openai.BadRequestError`, HTTP 400, в формулировке Moonshot: рассуждение включено, а сообщение
 ассистента с индексом 1 — то, где вызовы, — вернулось без своего `reasoning_content`. Первый запрос
-прошёл; второй, первый, в истории которого есть это сообщение, упал. Именно об этой ошибке в 2026
+прошёл; второй — первый, в истории которого есть это сообщение, — завершился ошибкой. Именно об этой ошибке в 2026
 году снова и снова сообщали пользователи фреймворков для агентов с `kimi-k2.5` и `kimi-k2.6`.
 История, которую цикл пытался отправить:
 """,
@@ -279,7 +280,7 @@ name the server used, and puts the reasoning into `assistant_message()` under th
 
 Правило: при включённом рассуждении каждое сообщение ассистента с `tool_calls` в истории должно
 содержать свой `reasoning_content`. `ToolCallAccumulator` собирает дельты рассуждения, запоминает,
-как поле назвал сервер, и кладёт рассуждение в `assistant_message()` под этим же именем:
+как поле назвал сервер, и включает рассуждение в `assistant_message()` под этим же именем:
 """,
     ),
     code(
@@ -297,7 +298,7 @@ accumulator.assistant_message()
 """,
         """
 `run_tool_loop` добавляет в историю именно такое сообщение, поэтому те же три раунда теперь
-проходят, с потоковой выдачей (streaming):
+проходят, с потоковой выдачей:
 """,
     ),
     code(
@@ -521,7 +522,7 @@ assistant header without `<think>`: the model opens the block itself.
 
 The model's output has three shapes. `parse_kimi` puts `<think>` blocks into `.reasoning`; a
 `</think>` with no `<think>` before it means the prompt opened the block (the K2.5 and K2.6
-templates do that with thinking on); a block that never closes ends at
+templates likely do that with thinking on: a third-party reimplementation says so, unconfirmed); a block that never closes ends at
 `<|tool_calls_section_begin|>`, as in vLLM's and SGLang's reasoning parsers:
 """,
         """
@@ -531,8 +532,9 @@ templates do that with thinking on); a block that never closes ends at
 заканчивается заголовком ассистента без `<think>`: блок модель открывает сама.
 
 Сырой вывод модели бывает трёх видов. `parse_kimi` кладёт блоки `<think>` в `.reasoning`;
-`</think>` без предшествующего `<think>` означает, что блок открыл промпт (шаблоны K2.5 и K2.6 так
-делают при включённом рассуждении); блок, который так и не закрылся, заканчивается на
+`</think>` без предшествующего `<think>` означает, что блок открыл промпт (шаблоны K2.5 и K2.6,
+по всей видимости, так делают при включённом рассуждении: это утверждает сторонняя
+реализация, не подтверждено); блок, который так и не закрылся, заканчивается на
 `<|tool_calls_section_begin|>`, как в парсерах рассуждения vLLM и SGLang:
 """,
     ),
@@ -681,12 +683,12 @@ if conn.replay_only("sglang_drift is a recorded engine profile"):
 | your own vLLM | `moonshotai/Kimi-K2.6` (vLLM >= 0.25.0), `moonshotai/Kimi-K2.5` (>= 0.19.1), `moonshotai/Kimi-K2-Thinking` | switch off per request with `chat_template_kwargs: {"thinking": false}` |
 
 The vLLM flags for all of them: `--tool-call-parser kimi_k2 --enable-auto-tool-choice
---reasoning-parser kimi_k2 --trust-remote-code`; without `--reasoning-parser` the `<think>` text
-stays in `content`. These models are as large as Kimi-K2 (K2-Thinking needs 8 H200 GPUs), so a
-class uses the platform. Two notes are unconfirmed: whether the `-preview` ids of the guide's
-era are retired, and whether `kimi-k3` drops `thinking` for a `reasoning_effort` setting. Moonshot
-is said to advise `max_tokens` of 16000 or more in thinking mode, because reasoning and answer share
-the budget (unconfirmed).
+--reasoning-parser kimi_k2 --trust-remote-code`; `--reasoning-parser` is the flag that moves the
+`<think>` text into the reasoning field. These are large models (K2-Thinking runs in INT4 on 8
+H200 GPUs), so a class uses the platform. Two notes are unconfirmed: whether the `-preview` ids of the guide's
+era are retired, and whether `kimi-k3` drops `thinking` for a `reasoning_effort` setting.
+Third-party sources say Moonshot advises `max_tokens` of 16000 or more in thinking mode, because
+reasoning and answer share the budget (also unconfirmed).
 """,
         """
 ## 10. Какие id моделей и флаги сервера использовать
@@ -699,12 +701,12 @@ the budget (unconfirmed).
 | свой vLLM | `moonshotai/Kimi-K2.6` (vLLM >= 0.25.0), `moonshotai/Kimi-K2.5` (>= 0.19.1), `moonshotai/Kimi-K2-Thinking` | выключается в запросе через `chat_template_kwargs: {"thinking": false}` |
 
 Флаги vLLM для всех этих моделей: `--tool-call-parser kimi_k2 --enable-auto-tool-choice
---reasoning-parser kimi_k2 --trust-remote-code`; без `--reasoning-parser` текст `<think>` остаётся
-в `content`. Эти модели не меньше Kimi-K2 (K2-Thinking требует 8 видеокарт H200), поэтому в классе
-используют платформу. Две вещи не подтверждены: выведены ли из употребления id `-preview` времён
-руководства и заменяет ли `kimi-k3` параметр `thinking` настройкой `reasoning_effort`. Говорят, что
-Moonshot советует `max_tokens` от 16000 в режиме рассуждения, потому что рассуждение и ответ делят
-один бюджет токенов (не подтверждено).
+--reasoning-parser kimi_k2 --trust-remote-code`; именно `--reasoning-parser` переносит текст
+`<think>` в поле рассуждения. Это большие модели (K2-Thinking в INT4 работает на 8 видеокартах
+H200), поэтому в классе используют платформу. Две вещи не подтверждены: выведены ли из употребления id `-preview` времён
+руководства и заменяет ли `kimi-k3` параметр `thinking` настройкой `reasoning_effort`. По
+сторонним источникам, Moonshot советует `max_tokens` от 16000 в режиме рассуждения, потому что
+рассуждение и ответ делят один бюджет токенов (тоже не подтверждено).
 """,
     ),
     md(
@@ -872,7 +874,7 @@ the name the server used (`"reasoning_content"` or `"reasoning"`) and the joined
         """
 ### Упражнение 3. Рассуждение из потока
 
-Напишите `reasoning_of(chunks)`, которая по списку фрагментов SDK возвращает
+Напишите `reasoning_of(chunks)`, которая по списку фрагментов (chunks) SDK возвращает
 `(field_name, reasoning)`: имя поля, которое использовал сервер (`"reasoning_content"` или
 `"reasoning"`), и склеенный текст, либо `(None, "")`, если модель не рассуждала. Функция не должна
 падать на фрагменте со статистикой (`choices: []`). Необъявленное поле читайте через
