@@ -1,8 +1,10 @@
 """Plain-text views of messages, tool calls, stream chunks and raw model output for the lessons.
 
 Every `show_*` function prints (so a notebook cell's output is ordinary stdout that nbval can
-compare) and has a `format_*` twin that returns the same text. The output is deterministic and
-uses English labels only, so both language editions print the same thing.
+compare) and has a `format_*` twin that returns the same text. The output is deterministic. Its
+few labels ("(no tool calls)", "marker", ...) come in the notebook's language (`helpers.i18n`);
+protocol words (`role`, `content`, `id`, `name`, `arguments`, `finish_reason`, `usage`) and all
+that the model or the user wrote stay verbatim in both editions.
 
 Conventions of the style:
 - strings the model wrote (content, ids, names, arguments) are quoted with `repr`, so spaces,
@@ -20,6 +22,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from helpers.i18n import count, tr
 from helpers.streaming import as_dict
 
 CONTENT_LIMIT = 200  # characters of a message's content shown by `show_messages`
@@ -36,7 +39,8 @@ def shorten(text: str, limit: int = CONTENT_LIMIT) -> str:
     """Cut `text` to `limit` characters and say how many were left out."""
     if limit <= 0 or len(text) <= limit:
         return text
-    return f"{text[:limit]}…[+{len(text) - limit} chars]"
+    left = len(text) - limit
+    return f"{text[:limit]}…[+{left} {tr('chars', 'симв.')}]"
 
 
 def _arguments_text(arguments: Any) -> str:
@@ -100,7 +104,7 @@ def format_messages(messages: Iterable[Any], limit: int = CONTENT_LIMIT) -> str:
     lines: list[str] = []
     for position, message in enumerate(messages):
         lines += _message_lines(position, message, limit)
-    return "\n".join(lines) if lines else "(no messages)"
+    return "\n".join(lines) if lines else tr("(no messages)", "(сообщений нет)")
 
 
 def show_messages(messages: Iterable[Any], limit: int = CONTENT_LIMIT) -> None:
@@ -163,7 +167,7 @@ def format_tool_calls(tool_calls: Iterable[Any] | None, limit: int = CONTENT_LIM
         arguments = shorten(_arguments_text(function.get("arguments", "")), limit)
         rows.append((index, call.get("id", ""), function.get("name", ""), arguments))
     if not rows:
-        return "(no tool calls)"
+        return tr("(no tool calls)", "(вызовов нет)")
     return format_table(rows, ("#", "id", "name", "arguments"))
 
 
@@ -221,7 +225,7 @@ def format_chunk(chunk: Any) -> str:
     """One streamed chunk (SDK object or dict) as one line of its non-null delta fields."""
     chunk = as_dict(chunk)
     if "choices" not in chunk and "object" not in chunk:
-        return format_delta(chunk) or "(empty delta)"
+        return format_delta(chunk) or tr("(empty delta)", "(пустая дельта)")
     parts = []
     choices = [as_dict(c) for c in chunk.get("choices") or []]
     for choice in choices:
@@ -236,7 +240,9 @@ def format_chunk(chunk: Any) -> str:
     if chunk.get("usage"):
         parts.append(format_usage(chunk["usage"]))
     if not parts:
-        return "(empty delta)" if choices else "(no choices)"
+        if choices:
+            return tr("(empty delta)", "(пустая дельта)")
+        return tr("(no choices)", "(choices пуст)")
     return " | ".join(parts)
 
 
@@ -252,8 +258,10 @@ def format_chunks(chunks: Iterable[Any], limit: int | None = None) -> str:
     digits = len(str(max(len(shown) - 1, 0)))
     lines = [f"{i:>{digits}}  {format_chunk(c)}" for i, c in enumerate(shown)]
     if len(shown) < len(chunks):
-        lines.append(f"... {len(chunks) - len(shown)} more chunks")
-    return "\n".join(lines) if lines else "(no chunks)"
+        more = count(len(chunks) - len(shown), ("more chunk", "more chunks"),
+                     ("фрагмент", "фрагмента", "фрагментов"))
+        lines.append(tr(f"... {more}", f"... и ещё {more}"))
+    return "\n".join(lines) if lines else tr("(no chunks)", "(фрагментов нет)")
 
 
 def show_chunks(chunks: Iterable[Any], limit: int | None = None) -> None:
@@ -280,11 +288,12 @@ def split_markers(text: str) -> list[tuple[bool, str]]:
 
 def format_raw(text: str) -> str:
     """Raw model output, one piece per line: `marker <|...|>` or `text   '...'` (repr)."""
+    marker, plain = tr("marker  ", "маркер  "), tr("text    ", "текст   ")
     lines = [
-        f"marker  {piece}" if is_marker else f"text    {piece!r}"
+        f"{marker}{piece}" if is_marker else f"{plain}{piece!r}"
         for is_marker, piece in split_markers(text)
     ]
-    return "\n".join(lines) if lines else "(empty text)"
+    return "\n".join(lines) if lines else tr("(empty text)", "(пустой текст)")
 
 
 def show_raw(text: str) -> None:

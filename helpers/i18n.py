@@ -81,3 +81,20 @@ def _checked(lang: str, where: str) -> str:
             f"неизвестный язык {lang!r}; допустимы: {', '.join(LANGUAGES)}"
         )
     return value
+
+
+def russian_plural(n: int, one: str, few: str, many: str) -> str:
+    """The Russian form of a noun after the number `n`: 1 вызов, 2 вызова, 5 вызовов, 21 вызов."""
+    n = abs(n)
+    if n % 10 == 1 and n % 100 != 11:
+        return one
+    if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
+        return few
+    return many
+
+
+def count(n: int, en: tuple[str, str], ru: tuple[str, str, str]) -> str:
+    """`n` and its noun in the language in force: count(2, ("call", "calls"),
+    ("вызов", "вызова", "вызовов")) is "2 calls" or "2 вызова"."""
+    noun = (en[0] if n == 1 else en[1]) if language() != "ru" else russian_plural(n, *ru)
+    return f"{n} {noun}"

@@ -4,6 +4,8 @@ The logic lives in pure functions (`stream_state`, `compare_parsers`) that tests
 the widgets only turn their results into HTML. Widgets never print: they set the `value` of an
 `ipywidgets.HTML`, because text printed into a `widgets.Output` reaches nbval as stray stdout.
 Their text/plain repr is a short fixed string, so nothing random lands in a saved notebook.
+Labels come in the notebook's language (`helpers.i18n`), chosen when a widget is built; protocol
+words (`content`, `finish_reason`, `usage`, `id`, `name`) and the model's text stay verbatim.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from helpers.formats import (
     parse_hermes,
     parse_kimi,
 )
+from helpers.i18n import Text, count, tr
 from helpers.streaming import ToolCallAccumulator
 
 _ERROR_STYLE = "color: var(--jp-error-color1, #c62828)"
@@ -60,7 +63,7 @@ def _e(value: Any) -> str:
 def _calls_table(tool_calls: list[dict[str, Any]], arguments_label: str = "arguments") -> str:
     """Tool calls as an HTML table: index, id, name, arguments."""
     if not tool_calls:
-        return "<div><i>no tool calls</i></div>"
+        return f"<div><i>{tr('no tool calls', 'вызовов нет')}</i></div>"
     head = "".join(f"<th style='text-align:left'>{h}</th>" for h in ("#", "id", "name"))
     head += f"<th style='text-align:left'>{_e(arguments_label)}</th>"
     rows = []
@@ -75,17 +78,20 @@ def _calls_table(tool_calls: list[dict[str, Any]], arguments_label: str = "argum
 def stream_state_html(state: Mapping[str, Any], total: int) -> str:
     """The HTML of one stream step: the current chunk, the calls growing, the content so far."""
     step = state["step"]
-    chunk = f"<code>{_e(state['chunk'])}</code>" if step else "<i>nothing received yet</i>"
+    nothing = tr("nothing received yet", "пока ничего не пришло")
+    chunk = f"<code>{_e(state['chunk'])}</code>" if step else f"<i>{nothing}</i>"
     usage = state.get("usage")
     usage_text = format_usage(usage).removeprefix("usage ") if usage else "-"
     content = state["content"]
-    content_html = f"<pre>{_e(content)}</pre>" if content else "<div><i>no content yet</i></div>"
+    empty = tr("no content yet", "content пока пуст")
+    content_html = f"<pre>{_e(content)}</pre>" if content else f"<div><i>{empty}</i></div>"
+    position = tr(f"chunk {step} of {total}", f"фрагмент {step} из {total}")
     return (
         f"<div style='{_BOX_STYLE}'>"
-        f"<div><b>chunk {step} of {total}</b>: {chunk}</div>"
-        f"<div><b>tool calls so far</b></div>"
-        f"{_calls_table(state['tool_calls'], 'arguments so far')}"
-        f"<div><b>content so far</b></div>{content_html}"
+        f"<div><b>{position}</b>: {chunk}</div>"
+        f"<div><b>{tr('tool calls so far', 'вызовы, собранные к этому моменту')}</b></div>"
+        f"{_calls_table(state['tool_calls'], tr('arguments so far', 'arguments к этому моменту'))}"
+        f"<div><b>{tr('content so far', 'content к этому моменту')}</b></div>{content_html}"
         f"<div><b>finish_reason</b>: <code>{_e(state['finish_reason'])}</code>"
         f" &nbsp; <b>usage</b>: <code>{_e(usage_text)}</code></div>"
         "</div>"
@@ -99,7 +105,8 @@ class StreamViewer(widgets.VBox):
         """Build the slider (0..len(chunks)), an optional Play button, and the HTML view."""
         self.chunks = list(chunks)
         self.slider = widgets.IntSlider(
-            value=0, min=0, max=len(self.chunks), description="chunks", continuous_update=True
+            value=0, min=0, max=len(self.chunks), description=tr("chunks", "фрагменты"),
+            continuous_update=True,
         )
         self.view = widgets.HTML()
         controls: list[widgets.Widget] = [self.slider]
@@ -178,6 +185,21 @@ HERMES_EXAMPLES: dict[str, str] = {
 
 _EXAMPLES = {"kimi": KIMI_EXAMPLES, "hermes": HERMES_EXAMPLES}
 
+# What the example picker shows (the examples' keys, which code uses, stay English).
+_LABELS_RU = {
+    "well-formed call": "правильный вызов",
+    "second section": "вторая секция",
+    "missing end marker": "нет маркера конца",
+    "'-' in id": "'-' в id",
+    "bad JSON": "неверный JSON",
+    "text before the section": "текст перед секцией",
+    "id without 'functions.'": "id без 'functions.'",
+    "two calls": "два вызова",
+    "missing end tag": "нет закрывающего тега",
+    "text before the call": "текст перед вызовом",
+}
+EXAMPLE_LABELS = {name: Text(name, ru) for name, ru in _LABELS_RU.items()}
+
 
 def compare_parsers(text: str, fmt: str = "kimi") -> dict[str, Any]:
     """Run our parser and (for Kimi-K2) the guide's on `text`; return both results."""
@@ -208,19 +230,33 @@ def compare_parsers(text: str, fmt: str = "kimi") -> dict[str, Any]:
 def _guide_differences(ours: Mapping[str, Any], guide: Mapping[str, Any]) -> list[str]:
     """Say in words where the guide's result falls short of ours (empty when it does not)."""
     if guide["error"] is not None:
-        return [f"the guide raises {guide['error']}"]
+        return [tr(f"the guide raises {guide['error']}",
+                   f"код руководства падает: {guide['error']}")]
     differences = []
     lost = [c["id"] for c in ours["tool_calls"] if c not in guide["tool_calls"]]
     if lost:
-        differences.append(f"the guide loses call(s) {', '.join(map(repr, lost))}")
+        ids = ", ".join(map(repr, lost))
+        differences.append(tr(f"the guide loses {_calls_word(len(lost))} {ids}",
+                              f"код руководства теряет {_calls_word(len(lost))} {ids}"))
     wrong = [c["id"] for c in guide["tool_calls"] if c not in ours["tool_calls"]]
     if wrong:
-        differences.append(f"the guide reads call(s) {', '.join(map(repr, wrong))} differently")
+        ids = ", ".join(map(repr, wrong))
+        differences.append(tr(f"the guide reads {_calls_word(len(wrong))} {ids} differently",
+                              f"код руководства читает иначе: {ids}"))
     if ours["errors"]:
-        differences.append(f"the guide reports none of the {len(ours['errors'])} problem(s)")
+        problems = count(len(ours["errors"]), ("problem", "problems"),
+                         ("проблему", "проблемы", "проблем"))
+        differences.append(tr(f"the guide reports none of the {problems}",
+                              f"код руководства не сообщает ни про одну из: {problems}"))
     if ours["content"]:
-        differences.append("the guide does not return the content")
+        differences.append(tr("the guide does not return the content",
+                              "код руководства не возвращает content"))
     return differences
+
+
+def _calls_word(n: int) -> str:
+    """ "call" or "calls" (English), "вызов" or "вызовы" (Russian, no number before it)."""
+    return tr("call" if n == 1 else "calls", "вызов" if n == 1 else "вызовы")
 
 
 def _ours_html(ours: Mapping[str, Any]) -> str:
@@ -230,7 +266,7 @@ def _ours_html(ours: Mapping[str, Any]) -> str:
     errors_html = (
         "<ul>" + "".join(f"<li style='{_ERROR_STYLE}'>{_e(e)}</li>" for e in errors) + "</ul>"
         if errors
-        else "<div><i>no errors</i></div>"
+        else f"<div><i>{tr('no errors', 'ошибок нет')}</i></div>"
     )
     return (
         f"<div><b>content</b>: <code>{_e(repr(content))}</code></div>"
@@ -241,16 +277,20 @@ def _ours_html(ours: Mapping[str, Any]) -> str:
 def _guide_html(guide: Mapping[str, Any]) -> str:
     """The guide's result: its calls, or the exception it raised."""
     if guide["error"] is not None:
-        return f"<div style='{_ERROR_STYLE}'><b>raised</b> <code>{_e(guide['error'])}</code></div>"
+        raised = tr("raised", "исключение")
+        error = _e(guide["error"])
+        return f"<div style='{_ERROR_STYLE}'><b>{raised}</b> <code>{error}</code></div>"
     return (
-        "<div><b>content</b>: <i>not extracted</i></div>"
-        f"{_calls_table(guide['tool_calls'])}<div><i>reports no errors</i></div>"
+        f"<div><b>content</b>: <i>{tr('not extracted', 'не извлекается')}</i></div>"
+        f"{_calls_table(guide['tool_calls'])}"
+        f"<div><i>{tr('reports no errors', 'об ошибках не сообщает')}</i></div>"
     )
 
 
 def comparison_html(comparison: Mapping[str, Any]) -> str:
     """Both parsers' results side by side, as HTML."""
-    ours_title = "parse_kimi (ours)" if comparison["fmt"] == "kimi" else "parse_hermes (ours)"
+    ours_name = "parse_kimi" if comparison["fmt"] == "kimi" else "parse_hermes"
+    ours_title = tr(f"{ours_name} (ours)", f"{ours_name} (наш)")
     ours = _ours_html(comparison["ours"])
     guide = comparison["guide"]
     if guide is None:
@@ -259,13 +299,15 @@ def comparison_html(comparison: Mapping[str, Any]) -> str:
     verdict = (
         "<ul>" + "".join(f"<li><b>{_e(d)}</b></li>" for d in differences) + "</ul>"
         if differences
-        else "<div><b>both parsers agree</b></div>"
+        else f"<div><b>{tr('both parsers agree', 'оба парсера согласны')}</b></div>"
     )
     cell = "<td style='vertical-align: top; padding-right: 2em'>"
+    guide_title = tr("guide_extract_tool_call_info (guide)",
+                     "guide_extract_tool_call_info (руководство)")
     return (
         f"<div style='{_BOX_STYLE}'>{verdict}<table><tr>"
         f"<th style='text-align:left'>{ours_title}</th>"
-        "<th style='text-align:left'>guide_extract_tool_call_info (guide)</th></tr>"
+        f"<th style='text-align:left'>{guide_title}</th></tr>"
         f"<tr>{cell}{ours}</td>{cell}{_guide_html(guide)}</td></tr></table></div>"
     )
 
@@ -281,7 +323,9 @@ class ParserPlayground(widgets.VBox):
         self.examples = dict(_EXAMPLES[fmt])
         first = next(iter(self.examples.values()))
         self.picker = widgets.Dropdown(
-            options=list(self.examples), value=None, description="example"
+            options=[(str(EXAMPLE_LABELS.get(name, name)), name) for name in self.examples],
+            value=None,
+            description=tr("example", "пример"),
         )
         self.text = widgets.Textarea(
             value=first if text is None else text,

@@ -248,3 +248,34 @@ def test_format_raw_marks_hermes_tags_and_chat_tokens_and_loses_nothing():
     assert "".join(piece for _, piece in split_markers(text)) == text
     assert format_raw("") == "(empty text)"
     assert format_raw("a < b | c") == "text    'a < b | c'"
+
+
+# --------------------------------------------------------------------------- the notebook's language
+
+
+@pytest.fixture
+def russian():
+    from helpers.i18n import reset_language, set_language
+
+    set_language("ru")
+    yield
+    reset_language()
+
+
+def test_labels_in_russian_protocol_words_verbatim(russian, capsys):
+    chunks = [chunk({"role": "assistant"})] + [chunk({"content": str(i)}) for i in range(6)]
+    assert format_chunks(chunks, limit=2).splitlines()[-1] == "... и ещё 5 фрагментов"
+    assert format_chunks(chunks, limit=5).splitlines()[-1] == "... и ещё 2 фрагмента"
+    assert format_chunks(chunks, limit=6).splitlines()[-1] == "... и ещё 1 фрагмент"
+    assert format_chunks([]) == "(фрагментов нет)"
+    assert format_chunk(chunk({})) == "(пустая дельта)"
+    assert format_chunk(BASE | {"choices": []}) == "(choices пуст)"
+    assert shorten("abcdef", 4) == "abcd…[+2 симв.]"
+    assert format_raw("") == "(пустой текст)"
+    assert format_raw("a<|im_end|>") == "текст   'a'\nмаркер  <|im_end|>"
+    show_tool_calls([])
+    show_messages([])
+    show_tool_calls([WEATHER_CALL])
+    out = capsys.readouterr().out
+    assert out.startswith("(вызовов нет)\n(сообщений нет)\n#  id")
+    assert "name         arguments" in out  # the protocol's field names stay as they are

@@ -348,3 +348,55 @@ def test_lesson_prompts_match_the_scenarios(name, prompts):
     code = "\n".join(_lesson_code(name))
     for prompt in prompts:
         assert json.dumps(getattr(common, prompt)) in code, prompt
+
+
+# --- issue 11: checks that accepted wrong answers or said nothing useful ---------------------------
+
+
+@pytest.mark.parametrize("model", ["kimi-k2.5", "kimi-k2.6", "kimi-k2-thinking", "kimi-k2-0905-preview"])
+def test_live_env_accepts_platform_model_ids(capsys, model):
+    assert_correct(capsys, n00.check_live_env, GOOD_ENV | {"KIMI_MODEL": model})
+
+
+@pytest.mark.parametrize("model", ["moonshotai/Kimi-K2-Instruct", "moonshotai/Kimi-K2.5"])
+def test_live_env_rejects_a_hugging_face_repo_id(capsys, model):
+    out = assert_not_yet(capsys, n00.check_live_env, GOOD_ENV | {"KIMI_MODEL": model},
+                         hint="Hugging Face")
+    assert "kimi-k2.6" in out
+
+
+def test_live_env_hint_names_current_platform_ids(capsys):
+    out = assert_not_yet(capsys, n00.check_live_env, GOOD_ENV | {"KIMI_MODEL": ""})
+    assert "kimi-k2.6" in out and "0905" not in out
+
+
+def test_qwen_command_hint_says_what_the_auto_flag_is_for(capsys):
+    out = assert_not_yet(capsys, n00.check_qwen_command, "vllm serve Qwen/Qwen2.5-7B-Instruct",
+                         hint='tool_choice="auto"')
+    assert "only with" not in out and "только с" not in out
+
+
+def test_reading_completion_tokens_gets_a_precise_hint(capsys):
+    reply = _reply()
+    out = assert_not_yet(capsys, n00.check_reading, reply, "Ready.", "stop", 1, hint="completion_tokens")
+    assert "total_tokens" in out
+    out = assert_not_yet(capsys, n00.check_reading, reply, "Ready.", "stop", 15, hint="prompt_tokens")
+
+
+def test_call_tool_rejects_unpacking_values_by_position(capsys):
+    def by_position(tool_call, tool_map):
+        arguments = json.loads(tool_call["function"]["arguments"])
+        return tool_map[tool_call["function"]["name"]](*arguments.values())
+
+    assert_not_yet(capsys, n01.check_call_tool, by_position, hint="**arguments")
+
+
+def test_schema_hint_is_in_one_language(capsys):
+    out = assert_not_yet(capsys, n01.check_schema, None, hint='"type": "function"')
+    assert "the schema" not in out.split("\n", 1)[1]
+
+
+def test_needs_tools_on_a_dict_says_how_to_read_it(capsys):
+    out = assert_not_yet(capsys, n02.check_needs_tools, lambda m, f: bool(m.tool_calls),
+                         hint='message["tool_calls"]')
+    assert "`AttributeError: 'dict' object has no attribute 'tool_calls'`" in out

@@ -258,3 +258,95 @@ def test_a_crashing_answer_is_a_hint_not_a_crash(capsys) -> None:
     out = verdict_of(n05.check_unparsed, lambda m: m["missing"], capsys)
     assert_not_yet(out)
     assert "KeyError" in out
+
+
+# --- issue 11: a learner's exception becomes a reason, wrong answers are rejected -----------------
+
+
+def no_usage_guard(chunks):
+    """Guards `function` but not the usage chunk's empty `choices`."""
+    tool_calls = []
+    for chunk in chunks:
+        for piece in chunk.choices[0].delta.tool_calls or []:
+            while len(tool_calls) <= piece.index:
+                tool_calls.append({"id": "", "type": "function", "function": {"name": "", "arguments": ""}})
+            tool_calls[piece.index]["id"] += piece.id or ""
+            if piece.function:
+                tool_calls[piece.index]["function"]["arguments"] += piece.function.arguments or ""
+                tool_calls[piece.index]["function"]["name"] += piece.function.name or ""
+    return tool_calls
+
+
+def no_function_guard(chunks):
+    """Skips the usage chunk but reads `piece.function.name` unguarded."""
+    return guide_assemble([chunk for chunk in chunks if chunk.choices])
+
+
+def test_assemble_without_a_usage_guard_is_told_about_choices(capsys) -> None:
+    out = verdict_of(n03.check_assemble, no_usage_guard, capsys)
+    assert_not_yet(out)
+    assert "`IndexError: list index out of range`" in out and "choices: []" in out
+
+
+def test_assemble_without_a_function_guard_is_told_about_function(capsys) -> None:
+    out = verdict_of(n03.check_assemble, no_function_guard, capsys)
+    assert_not_yet(out)
+    assert "AttributeError" in out and "piece.function" in out
+
+
+def test_usage_from_the_last_chunk_is_told_why(capsys) -> None:
+    out = verdict_of(n03.check_usage, lambda chunks: chunks[-1].usage.total_tokens, capsys)
+    assert_not_yet(out)
+    assert "AttributeError" in out and "usage" in out and "None" in out and "chunks[-1]" in out
+
+
+def test_history_quotes_the_server_in_its_own_words(capsys) -> None:
+    out = verdict_of(n03.check_history, lambda messages, content, calls: list(messages), capsys)
+    assert_not_yet(out)
+    assert "«Invalid parameter: messages with role 'tool'" in out
+
+
+def test_name_from_id_crash_names_the_id(capsys) -> None:
+    out = verdict_of(n04.check_name_from_id, lambda c: c.split(".")[1].split(":")[0], capsys)
+    assert "get_weather:0" in out and "IndexError" in out
+
+
+def test_extract_crash_names_the_variant_in_both_languages(capsys) -> None:
+    def crashes_when_cut(text):
+        if "<|tool_calls_section_begin|>" in text and "<|tool_calls_section_end|>" not in text:
+            return guide_extract_tool_call_info(text)  # IndexError
+        return extract_reference(text)
+
+    out = verdict_of(n04.check_extract, crashes_when_cut, capsys)
+    en, ru = out.splitlines()
+    assert "IndexError" in en and "cut off by max_tokens" in en
+    assert "обрез" in ru
+
+
+def test_hermes_greedy_regex_is_told_why(capsys) -> None:
+    def greedy(text):
+        blocks = re.findall(r"<tool_call>(.*)</tool_call>", text, re.DOTALL)
+        return [(json.loads(b)["name"], json.loads(b)["arguments"]) for b in blocks]
+
+    out = verdict_of(n05.check_hermes_calls, greedy, capsys)
+    assert_not_yet(out)
+    assert "JSONDecodeError" in out and ".*?" in out
+
+
+def test_unparsed_must_look_at_tool_calls(capsys) -> None:
+    def markers_only(message):
+        content = message.get("content") or ""
+        return "<|tool_call_begin|>" in content or "<tool_call>" in content
+
+    assert_not_yet(verdict_of(n05.check_unparsed, markers_only, capsys))
+
+
+def test_unparsed_content_none_is_told_why(capsys) -> None:
+    def no_none_guard(message):
+        content = message["content"]
+        markup = "<|tool_call_begin|>" in content or "<tool_call>" in content
+        return markup and not message.get("tool_calls")
+
+    out = verdict_of(n05.check_unparsed, no_none_guard, capsys)
+    assert_not_yet(out)
+    assert "TypeError" in out and 'message.get("content") or ""' in out

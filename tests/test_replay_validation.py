@@ -128,7 +128,7 @@ def test_unknown_tool_call_id(client: openai.OpenAI, server: ReplayServer) -> No
         ),
         (
             [{"type": "fn", "function": {"name": "get_weather"}}],
-            "Invalid value: \"fn\". Supported values are: 'function'.",
+            "Invalid value: 'fn'. Supported values are: 'function'.",  # OpenAI's single quotes
             "tools[0].type",
         ),
         (
@@ -206,7 +206,7 @@ def test_valid_histories_pass() -> None:
         ({"model": MODEL}, "Missing required parameter: 'messages'."),
         ({"model": MODEL, "messages": []}, "Invalid 'messages': empty array."),
         ({"model": MODEL, "messages": [{"content": "x"}]}, "'messages[0].role'"),
-        ({"model": MODEL, "messages": [{"role": "bot", "content": "x"}]}, 'Invalid value: "bot"'),
+        ({"model": MODEL, "messages": [{"role": "bot", "content": "x"}]}, "Invalid value: 'bot'"),
         (
             {"model": MODEL, "messages": [USER, ASSISTANT, {"role": "tool", "content": "1"}]},
             "Missing required parameter: 'messages[2].tool_call_id'.",

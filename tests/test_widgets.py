@@ -1,10 +1,15 @@
 """helpers.widgets: the pure state functions, and the widgets driven headless (no kernel)."""
 
+import html
+import re
+
 import ipywidgets as widgets
 import pytest
 from openai.types.chat import ChatCompletionChunk
+from output_language import language_problems
 
 import helpers.widgets as hw
+from helpers.i18n import reset_language, set_language
 from helpers.widgets import (
     HERMES_EXAMPLES,
     KIMI_EXAMPLES,
@@ -93,13 +98,13 @@ def test_compare_parsers_agree_on_a_well_formed_call():
     ("example", "ours_ids", "guide_ids", "guide_error", "difference"),
     [
         ("second section", ["functions.get_weather:0", "functions.get_time:1"],
-         ["functions.get_weather:0"], None, "the guide loses call(s) 'functions.get_time:1'"),
+         ["functions.get_weather:0"], None, "the guide loses call 'functions.get_time:1'"),
         ("missing end marker", ["functions.get_weather:0"], None,
          "IndexError: list index out of range", "the guide raises IndexError: list index out of range"),
         ("'-' in id", ["functions.get-weather:0"], [], None,
-         "the guide loses call(s) 'functions.get-weather:0'"),
+         "the guide loses call 'functions.get-weather:0'"),
         ("bad JSON", ["functions.get_weather:0"], ["functions.get_weather:0"], None,
-         "the guide reports none of the 1 problem(s)"),
+         "the guide reports none of the 1 problem"),
         ("text before the section", ["functions.get_weather:0"], ["functions.get_weather:0"], None,
          "the guide does not return the content"),
         ("id without 'functions.'", ["get_weather:0"], None,
@@ -211,7 +216,7 @@ def test_parser_playground_examples_load_into_the_text():
                                         "bad JSON", "text before the section"}
     playground.picker.value = "second section"
     assert playground.text.value == KIMI_EXAMPLES["second section"]
-    assert "the guide loses call(s) &#x27;functions.get_time:1&#x27;" in playground.view.value
+    assert "the guide loses call &#x27;functions.get_time:1&#x27;" in playground.view.value
     playground.text.value = "edited"
     playground.load("second section")  # already selected in the dropdown: still reloads
     assert playground.text.value == KIMI_EXAMPLES["second section"]
@@ -227,3 +232,45 @@ def test_parser_playground_hermes_and_repr():
     assert widgets.Output not in [type(w) for w in _descendants(playground)]
     with pytest.raises(ValueError, match="fmt must be"):
         ParserPlayground(fmt="qwen")
+
+
+# --------------------------------------------------------------------------- the notebook's language
+
+
+def _text(markup: str) -> str:
+    """The text a student reads in a widget's HTML."""
+    return html.unescape(re.sub(r"<[^>]*>", "\n", markup))
+
+
+@pytest.fixture(params=["en", "ru"])
+def lang(request):
+    set_language(request.param)
+    yield request.param
+    reset_language()
+
+
+def test_stream_viewer_speaks_the_notebooks_language(lang):
+    viewer = StreamViewer(CHUNKS)
+    assert viewer.slider.description == {"en": "chunks", "ru": "фрагменты"}[lang]
+    for step in range(len(CHUNKS) + 1):
+        viewer.show(step)
+        problems = language_problems("", lang, _text(viewer.view.value))
+        assert not problems, (step, problems)
+    assert {"en": "chunk 8 of 8", "ru": "фрагмент 8 из 8"}[lang] in viewer.view.value
+
+
+def test_parser_playground_speaks_the_notebooks_language(lang):
+    for fmt, examples in (("kimi", KIMI_EXAMPLES), ("hermes", HERMES_EXAMPLES)):
+        playground = ParserPlayground(fmt=fmt)
+        labels = [label for label, _ in playground.picker.options]
+        assert not language_problems("", lang, "\n".join(labels)), labels
+        assert playground.picker.description == {"en": "example", "ru": "пример"}[lang]
+        for name in examples:
+            playground.load(name)
+            text = _text(playground.view.value)
+            # our parser's error messages come from helpers/formats, outside this module
+            for error in playground.refresh()["ours"]["errors"]:
+                text = text.replace(error, "")
+            problems = language_problems("", lang, text)
+            assert not problems, (fmt, name, problems)
+    assert ("правильный вызов", "well-formed call") in ParserPlayground().picker.options or lang == "en"

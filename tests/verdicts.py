@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from output_language import language_problems
+
 from helpers.exercises._verdict import Verdict
 from helpers.i18n import reset_language, set_language
 
@@ -16,7 +18,8 @@ NOT_YET = "Not yet:"
 def verdict_of(capsys: Any, check: Callable[..., Any], *args: Any) -> str:
     """Run `check(*args)` in English, then in Russian; return both printed verdicts.
 
-    Both runs must return the same `Verdict`, and each must print exactly that verdict."""
+    Both runs must return the same `Verdict`, each must print exactly that verdict, and each in its
+    own language: no Cyrillic in the English line, no English prose in the Russian one."""
     printed, results = [], []
     try:
         for lang in ("en", "ru"):
@@ -25,6 +28,8 @@ def verdict_of(capsys: Any, check: Callable[..., Any], *args: Any) -> str:
             out = capsys.readouterr().out
             assert isinstance(result, Verdict), f"a self-check returns a Verdict, not {result!r}"
             assert out == f"{result}\n", (out, str(result))
+            wrong_language = language_problems("", lang, out)
+            assert not wrong_language, wrong_language
             printed.append(out)
             results.append(result.passed)
     finally:

@@ -1,1 +1,1 @@
-"""Self-checks for the lessons' exercises, one module per lesson; they print in both languages."""
+"""Self-checks for the lessons' exercises, one module per lesson, in the notebook's language."""

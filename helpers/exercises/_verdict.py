@@ -7,7 +7,9 @@ the display), so a check cell's output is the verdict alone.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,13 +62,81 @@ def verdict(check: Callable[[], None]) -> Verdict:
     return result
 
 
-def call_student(fn: Callable[..., Any], *args: Any) -> Any:
-    """Call the learner's function; an exception becomes a NotYet naming it."""
+@dataclass(frozen=True)
+class Explain:
+    """A recogniser: when a learner's exception is `kind` and its message matches `pattern`, the
+    reason in both languages (`{0}`, `{1}`, ... are the pattern's groups)."""
+
+    kind: type[BaseException]
+    pattern: str
+    en: str
+    ru: str
+
+    def reason(self, exc: BaseException) -> tuple[str, str] | None:
+        """The reason for `exc` in English and Russian, or None when the recogniser does not fit."""
+        if not isinstance(exc, self.kind):
+            return None
+        match = re.search(self.pattern, str(exc))
+        if match is None:
+            return None
+        groups = match.groups()
+        return self.en.format(*groups), self.ru.format(*groups)
+
+
+# Mistakes any exercise can make; an exercise puts its own, more precise ones first.
+COMMON_MISTAKES: tuple[Explain, ...] = (
+    Explain(AttributeError, r"'dict' object has no attribute '(\w+)'",
+            'the message is a dict here, not an SDK object: use message["{0}"] (or '
+            'message.get("{0}") when the key may be missing).',
+            'здесь сообщение — словарь, а не объект SDK: пишите message["{0}"] (или '
+            'message.get("{0}"), если ключа может не быть).'),
+    Explain(AttributeError, r"'NoneType' object has no attribute '(\w+)'",
+            "a value you read .{0} from is None here: check for None first.",
+            "значение, у которого вы берёте .{0}, здесь равно None: сначала проверьте, "
+            "не None ли оно."),
+    Explain(TypeError, r"'NoneType' object is not (?:subscriptable|iterable)|"
+                       r"argument of type 'NoneType' is not iterable|NoneType",
+            "a value is None where your code expects text or a list: treat None as empty.",
+            "значение равно None там, где ваш код ждёт текст или список: считайте None пустым."),
+    Explain(KeyError, r"'?([^']*)'?",
+            "the key {0!r} is missing in this input: not every message or call has it; use .get().",
+            "ключа {0!r} в этих данных нет: он есть не у каждого сообщения или вызова; "
+            "используйте .get()."),
+    Explain(json.JSONDecodeError, r".",
+            "json.loads got text that is not one JSON value: check which part of the text you "
+            "cut out.",
+            "json.loads получил текст, который не является одним значением JSON: проверьте, какую "
+            "часть текста вы вырезали."),
+)
+
+
+def call_student(fn: Callable[..., Any], *args: Any, explain: Sequence[Explain] = (),
+                 case: tuple[str, str] | None = None) -> Any:
+    """Call the learner's function; an exception becomes a NotYet that names it and says why.
+
+    The exception's type and message stay visible (in backticks: they are Python's words); the
+    first recogniser of `explain`, then of `COMMON_MISTAKES`, that fits adds the reason. `case`
+    names the input, in both languages, on which the function failed."""
     try:
         return fn(*args)
     except Exception as exc:  # the learner's bug is the news, not a crash of the check
-        name = f"{type(exc).__name__}: {exc}"
-        raise NotYet(
-            f"your function raised {name}",
-            f"ваша функция выбросила исключение {name}",
-        ) from exc
+        raise student_error(exc, explain, case) from exc
+
+
+def student_error(exc: BaseException, explain: Sequence[Explain] = (),
+                  case: tuple[str, str] | None = None) -> NotYet:
+    """The NotYet for an exception raised by a learner's code: where, what, and why."""
+    name = f"`{type(exc).__name__}: {exc}`" if str(exc) else f"`{type(exc).__name__}`"
+    where_en, where_ru = (f" on {case[0]}", f" на входе «{case[1]}»") if case else ("", "")
+    en = f"your function raised {name}{where_en}."
+    ru = f"ваша функция выбросила {name}{where_ru}."
+    for recogniser in (*explain, *COMMON_MISTAKES):
+        reason = recogniser.reason(exc)
+        if reason is not None:
+            return NotYet(f"{en} {_capital(reason[0])}", f"{ru} {_capital(reason[1])}")
+    return NotYet(en, ru)
+
+
+def _capital(text: str) -> str:
+    """The sentence with its first letter in upper case."""
+    return text[:1].upper() + text[1:]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Mapping
 from typing import Any
@@ -9,6 +10,9 @@ from typing import Any
 from helpers.exercises._verdict import NotYet, Verdict, verdict
 
 MOONSHOT_URLS = ("https://api.moonshot.ai/v1", "https://api.moonshot.cn/v1")
+# Platform model ids are lower-case names without a slash: kimi-k2.6, kimi-k2-thinking, ...
+PLATFORM_ID = re.compile(r"^(?:kimi|moonshot)-[a-z0-9][a-z0-9.\-]*$")
+PLATFORM_EXAMPLES = "kimi-k2.6, kimi-k2.5, kimi-k2-thinking"
 
 
 def _live_env(env: Mapping[str, str]) -> None:
@@ -29,9 +33,19 @@ def _live_env(env: Mapping[str, str]) -> None:
     if url not in MOONSHOT_URLS:
         raise NotYet("KIMI_BASE_URL should be the Moonshot platform: https://api.moonshot.ai/v1.",
                      "KIMI_BASE_URL должен вести на платформу Moonshot: https://api.moonshot.ai/v1.")
-    if not str(env.get("KIMI_MODEL", "")).strip():
-        raise NotYet("KIMI_MODEL needs a model id from the platform, e.g. kimi-k2-0905-preview.",
-                     "в KIMI_MODEL нужен id модели с платформы, например kimi-k2-0905-preview.")
+    model = str(env.get("KIMI_MODEL", "")).strip()
+    if not model:
+        raise NotYet(f"KIMI_MODEL needs a model id of the platform, e.g. {PLATFORM_EXAMPLES}.",
+                     f"в KIMI_MODEL нужен id модели на платформе, например {PLATFORM_EXAMPLES}.")
+    if "/" in model:
+        raise NotYet(f"{model} is a Hugging Face repository id (owner/name); the platform "
+                     f"names its models without a slash, e.g. {PLATFORM_EXAMPLES}.",
+                     f"{model} — это id репозитория на Hugging Face (владелец/имя); на платформе "
+                     f"модели называются без косой черты, например {PLATFORM_EXAMPLES}.")
+    if not PLATFORM_ID.match(model):
+        raise NotYet(f"{model!r} does not look like a platform model id such as "
+                     f"{PLATFORM_EXAMPLES}.",
+                     f"{model!r} не похож на id модели платформы, например {PLATFORM_EXAMPLES}.")
 
 
 def check_live_env(env: Mapping[str, str]) -> Verdict:
@@ -50,8 +64,12 @@ def _qwen_command(command: str) -> None:
         raise NotYet("start with: vllm serve Qwen/Qwen2.5-7B-Instruct",
                      "начните с: vllm serve Qwen/Qwen2.5-7B-Instruct")
     if "--enable-auto-tool-choice" not in words:
-        raise NotYet("vLLM returns tool_calls only with --enable-auto-tool-choice.",
-                     "vLLM возвращает tool_calls только с флагом --enable-auto-tool-choice.")
+        raise NotYet('add --enable-auto-tool-choice: without it vLLM answers a request with '
+                     'tool_choice="auto" (what clients send by default with tools) with a 400; '
+                     'only a named tool or "required" works without the flag.',
+                     'добавьте --enable-auto-tool-choice: без него vLLM отвечает 400 на запрос с '
+                     'tool_choice="auto" (его клиенты отправляют по умолчанию вместе с tools); без '
+                     'флага работают только конкретный инструмент или "required".')
     parser = _option(words, "--tool-call-parser")
     if parser is None:
         raise NotYet("add --tool-call-parser: without a parser the calls stay text in content.",
@@ -87,9 +105,17 @@ def _reading(reply: Any, text: Any, finish_reason: Any, total_tokens: Any) -> No
     if finish_reason != choice.finish_reason:
         raise NotYet("finish_reason lives on the choice, next to message.",
                      "finish_reason лежит в choice, рядом с message.")
-    if total_tokens != reply.usage.total_tokens:
-        raise NotYet("the token counts are in reply.usage.",
-                     "счётчики токенов лежат в reply.usage.")
+    usage = reply.usage
+    if total_tokens == usage.total_tokens:
+        return
+    for field in ("completion_tokens", "prompt_tokens"):
+        if total_tokens == getattr(usage, field):
+            raise NotYet(f"that is usage.{field}, one part of the count; the total of prompt and "
+                         "answer is reply.usage.total_tokens.",
+                         f"это usage.{field}, только часть счёта; сумма запроса и ответа — "
+                         "reply.usage.total_tokens.")
+    raise NotYet("the token counts are in reply.usage; the total is reply.usage.total_tokens.",
+                 "счётчики токенов лежат в reply.usage; общее число — reply.usage.total_tokens.")
 
 
 def check_reading(reply: Any, text: Any, finish_reason: Any, total_tokens: Any) -> Verdict:

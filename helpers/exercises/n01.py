@@ -7,16 +7,16 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from helpers.exercises._verdict import NotYet, Verdict, verdict
+from helpers.exercises._verdict import NotYet, Verdict, student_error, verdict
 
 UNITS = ["celsius", "fahrenheit"]
 
 
-def _schema(schema: Any, source: str = "the schema") -> None:
+def _schema(schema: Any, source: tuple[str, str] = ("the schema", "схема")) -> None:
     """Raise NotYet at the first way `schema` differs from the convert_temperature schema."""
     if not isinstance(schema, Mapping) or schema.get("type") != "function":
-        raise NotYet(f'{source} must be a dict with "type": "function".',
-                     f'{source}: нужен словарь с "type": "function".')
+        raise NotYet(f'{source[0]} must be a dict with "type": "function".',
+                     f'{source[1]} должна быть словарём с "type": "function".')
     function = schema.get("function")
     if not isinstance(function, Mapping) or function.get("name") != "convert_temperature":
         raise NotYet('function.name must be "convert_temperature".',
@@ -65,18 +65,23 @@ def _greet(name: str, punctuation: str = "!") -> str:
 def _call_tool(call_tool: Callable[..., Any]) -> None:
     """Raise NotYet unless `call_tool` decodes the arguments and unpacks them with **."""
     tool_map = {"greet": _greet}
-    cases = [({"name": "Ada"}, "Hello, Ada!"), ({"name": "Lin", "punctuation": "?"}, "Hello, Lin?")]
+    cases = [
+        ({"name": "Ada"}, "Hello, Ada!"),
+        ({"name": "Lin", "punctuation": "?"}, "Hello, Lin?"),
+        # the keys in another order than the parameters: passing values by position fails here
+        ({"punctuation": ".", "name": "Kim"}, "Hello, Kim."),
+    ]
     for arguments, expected in cases:
         tool_call = {"id": "greet:0", "type": "function",
                      "function": {"name": "greet", "arguments": json.dumps(arguments)}}
         try:
             result = call_tool(tool_call, tool_map)
         except TypeError as exc:
-            raise NotYet(f"TypeError: {exc}. Unpack the arguments: function(**arguments).",
-                         f"TypeError: {exc}. Распакуйте аргументы: function(**arguments).") from exc
+            raise NotYet(f"`TypeError: {exc}`. Unpack the arguments: function(**arguments).",
+                         f"`TypeError: {exc}`. Распакуйте аргументы: function(**arguments).",
+                         ) from exc
         except Exception as exc:  # the student's code may fail in any way: report, don't crash
-            raise NotYet(f"call_tool raised {type(exc).__name__}: {exc}",
-                         f"call_tool выбросила {type(exc).__name__}: {exc}") from exc
+            raise student_error(exc) from exc
         if result != expected:
             raise NotYet(f"for arguments {json.dumps(arguments)} expected {expected!r}, got "
                          f"{result!r}. Pass each JSON key as a keyword argument (**arguments).",
@@ -97,8 +102,7 @@ def _typed_function(fn: Callable[..., Any]) -> None:
     try:
         works = abs(fn(100, "fahrenheit") - 212) < 1e-6 and abs(fn(212, "celsius") - 100) < 1e-6
     except Exception as exc:  # the student's code may fail in any way: report, don't crash
-        raise NotYet(f"the function itself fails: {type(exc).__name__}: {exc}",
-                     f"сама функция падает: {type(exc).__name__}: {exc}") from exc
+        raise student_error(exc) from exc
     if not works:
         raise NotYet("keep the conversion working: 100 °C -> 212 °F and 212 °F -> 100 °C.",
                      "перевод должен работать: 100 °C -> 212 °F и 212 °F -> 100 °C.")
@@ -113,9 +117,9 @@ def _typed_function(fn: Callable[..., Any]) -> None:
     try:
         schema = schema_from_function(fn)
     except Exception as exc:  # transformers raises its own parsing exceptions
-        raise NotYet(f"schema_from_function cannot read it yet: {exc}",
-                     f"schema_from_function пока не может её прочитать: {exc}") from exc
-    _schema(schema, "the generated schema")
+        raise NotYet(f"schema_from_function cannot read it yet: `{exc}`",
+                     f"schema_from_function пока не может её прочитать: `{exc}`") from exc
+    _schema(schema, ("the generated schema", "созданная схема"))
 
 
 def check_typed_function(fn: Callable[..., Any]) -> Verdict:

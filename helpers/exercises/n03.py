@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from helpers.exercises._verdict import NotYet, Verdict, call_student, verdict
+from helpers.exercises._verdict import Explain, NotYet, Verdict, call_student, verdict
 from helpers.streaming import ToolCallAccumulator
 
 _HEAD = {"id": "chatcmpl-exercise", "object": "chat.completion.chunk", "created": 0, "model": "m"}
@@ -65,6 +65,45 @@ def sample_streams() -> dict[str, list[Any]]:
     }
 
 
+# The streams' names in Russian, for the hints.
+STREAM_RU = {
+    "one call": "один вызов",
+    "interleaved calls with a usage chunk": "чередующиеся вызовы и фрагмент со статистикой",
+    "a delta without function": "дельта без function",
+}
+
+ASSEMBLE_MISTAKES = (
+    Explain(IndexError, r"list index out of range",
+            "the usage chunk at the end of a stream has `choices: []`: skip a chunk without "
+            "choices before reading chunk.choices[0].",
+            "у фрагмента со статистикой в конце потока `choices: []`: пропускайте фрагмент без "
+            "choices, прежде чем читать chunk.choices[0]."),
+    Explain(AttributeError, r"'NoneType' object has no attribute '(name|arguments)'",
+            "a piece of tool_calls may come without function (only index and id): check "
+            "piece.function before reading .{0}.",
+            "часть tool_calls может прийти без function (только index и id): проверьте "
+            "piece.function, прежде чем читать .{0}."),
+    Explain(TypeError, r'can only concatenate str \(not "NoneType"\)',
+            "a fragment's id, name or arguments may be None: add `or \"\"` before gluing.",
+            "id, name или arguments во фрагменте могут быть None: перед склейкой добавьте "
+            "`or \"\"`."),
+)
+
+USAGE_MISTAKES = (
+    Explain(AttributeError, r"'NoneType' object has no attribute 'total_tokens'",
+            "a stream without a usage chunk ends with an ordinary chunk whose usage is None, so "
+            "chunks[-1].usage is None there: look for a chunk whose usage is set, else return "
+            "None.",
+            "поток без фрагмента со статистикой кончается обычным фрагментом, у которого usage "
+            "равно None, поэтому chunks[-1].usage там None: найдите фрагмент с заполненным usage, "
+            "а если его нет, верните None."),
+    Explain(IndexError, r"list index out of range",
+            "the usage chunk has `choices: []`: read chunk.usage, not chunk.choices[0].",
+            "у фрагмента со статистикой `choices: []`: читайте chunk.usage, а не "
+            "chunk.choices[0]."),
+)
+
+
 def _expected(chunks: list[Any]) -> list[dict[str, Any]]:
     """The right answer, from the course's accumulator."""
     accumulator = ToolCallAccumulator()
@@ -78,7 +117,9 @@ def check_assemble(assemble_tool_calls: Callable[[list[Any]], Any]) -> Verdict:
 
     def check() -> None:
         for name, chunks in sample_streams().items():
-            got = call_student(assemble_tool_calls, list(chunks))
+            name_ru = STREAM_RU[name]
+            got = call_student(assemble_tool_calls, list(chunks), explain=ASSEMBLE_MISTAKES,
+                               case=(f"the stream '{name}'", name_ru))
             expected = _expected(chunks)
             if got == expected:
                 continue
@@ -86,12 +127,12 @@ def check_assemble(assemble_tool_calls: Callable[[list[Any]], Any]) -> Verdict:
                 raise NotYet(
                     f"no tool calls for the stream '{name}': glue each fragment onto "
                     "tool_calls[piece.index].",
-                    f"нет вызовов для потока '{name}': приклейте каждую часть к "
+                    f"нет вызовов для потока «{name_ru}»: приклейте каждую часть к "
                     "tool_calls[piece.index].",
                 )
             raise NotYet(
                 f"for the stream '{name}' expected {json.dumps(expected)}, got {got!r}.",
-                f"для потока '{name}' ожидалось {json.dumps(expected)}, получено {got!r}.",
+                f"для потока «{name_ru}» ожидалось {json.dumps(expected)}, получено {got!r}.",
             )
 
     return verdict(check)
@@ -135,8 +176,8 @@ def check_history(repair: Callable[..., Any]) -> Verdict:
             check_messages(repaired)
         except ApiError as error:
             raise NotYet(
-                f"a server would answer 400: {error.message}",
-                f"сервер ответил бы 400: {error.message}",
+                f'a server would answer 400: "{error.message}"',
+                f"сервер ответил бы 400: «{error.message}»",
             ) from None
         roles = [m.get("role") for m in repaired]
         if roles != ["user", "assistant", "tool"]:
@@ -159,13 +200,15 @@ def check_usage(total_tokens: Callable[[list[Any]], Any]) -> Verdict:
     def check() -> None:
         streams = sample_streams()
         with_usage = streams["interleaved calls with a usage chunk"]
-        got = call_student(total_tokens, list(with_usage))
+        got = call_student(total_tokens, list(with_usage), explain=USAGE_MISTAKES,
+                           case=("the stream with a usage chunk", "поток со статистикой"))
         if got != 110:
             raise NotYet(
                 f"the stream ends with a usage chunk of total_tokens=110; you returned {got!r}.",
                 f"поток заканчивается фрагментом с total_tokens=110; вы вернули {got!r}.",
             )
-        got = call_student(total_tokens, list(streams["one call"]))
+        got = call_student(total_tokens, list(streams["one call"]), explain=USAGE_MISTAKES,
+                           case=("a stream without a usage chunk", "поток без статистики"))
         if got is not None:
             raise NotYet(
                 f"a stream without a usage chunk should give None; you returned {got!r}.",

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from helpers.exercises._verdict import NotYet, Verdict, call_student, verdict
+from helpers.exercises._verdict import Explain, NotYet, Verdict, call_student, verdict
 from helpers.formats import kimi_name_from_id, parse_kimi
+from helpers.i18n import russian_plural
 
 NAME_CASES: tuple[str, ...] = (
     "functions.get_weather:0",
@@ -17,13 +18,25 @@ NAME_CASES: tuple[str, ...] = (
 )
 
 
+NAME_MISTAKES = (
+    Explain(IndexError, r"list index out of range",
+            "an id need not contain a dot (get_weather:0), so split('.') gives one piece and [1] "
+            "does not exist: remove the prefix functions. if it is there, then cut at the last "
+            "':'.",
+            "в id может не быть точки (get_weather:0): тогда split('.') даёт один кусок, и [1] не "
+            "существует. Уберите префикс functions., если он есть, и отрежьте всё после последнего "
+            "':'."),
+)
+
+
 def check_name_from_id(name_from_id: Callable[[str], Any]) -> Verdict:
     """Exercise 1: the learner's function must agree with `kimi_name_from_id` on every id."""
 
     def check() -> None:
         for call_id in NAME_CASES:
             expected = kimi_name_from_id(call_id)
-            got = call_student(name_from_id, call_id)
+            got = call_student(name_from_id, call_id, explain=NAME_MISTAKES,
+                               case=(repr(call_id), call_id))
             if got != expected:
                 raise NotYet(
                     f"name_from_id({call_id!r}) should be {expected!r}, got {got!r}.",
@@ -62,6 +75,31 @@ def extract_cases() -> dict[str, str]:
     }
 
 
+# The variants' names in Russian, for the hints.
+CASE_RU = {
+    "no calls": "без вызовов",
+    "textbook": "как в учебнике",
+    "text before the section": "текст перед секцией",
+    "two calls in one section": "два вызова в одной секции",
+    "second section": "вторая секция",
+    "cut off by max_tokens": "обрезано по max_tokens",
+    "'-' in the name": "'-' в имени",
+    "id without 'functions.'": "id без 'functions.'",
+    "newlines between markers": "переводы строк между маркерами",
+}
+
+EXTRACT_MISTAKES = (
+    Explain(IndexError, r"list index out of range",
+            "the text may lack an end marker (output cut off) or the id a dot: do not index a "
+            "split() result blindly; read what is there and stop at the end of the text.",
+            "в тексте может не быть маркера конца (вывод обрезан), а в id — точки: не берите "
+            "элемент результата split() вслепую; читайте то, что есть, до конца текста."),
+    Explain(AttributeError, r"'NoneType' object has no attribute 'group",
+            "re.search found nothing in this text and returned None: check the match first.",
+            "re.search ничего не нашёл в этом тексте и вернул None: сначала проверьте совпадение."),
+)
+
+
 def _brief(calls: Any) -> tuple[str, str]:
     """Calls as a short list `id name(arguments)` in English and Russian, or the repr of
     something else."""
@@ -71,7 +109,9 @@ def _brief(calls: Any) -> tuple[str, str]:
         items = [f"{c['id']} {c['function']['name']}({c['function']['arguments']})" for c in calls]
     except (KeyError, TypeError):
         return repr(calls)[:200], repr(calls)[:200]
-    return f"{len(calls)} call(s) {items}", f"вызовов: {len(calls)} {items}"
+    n = len(calls)
+    en = f"{n} call" if n == 1 else f"{n} calls"
+    return f"{en} {items}", f"{n} {russian_plural(n, 'вызов', 'вызова', 'вызовов')} {items}"
 
 
 def check_extract(extract_tool_calls: Callable[[str], Any]) -> Verdict:
@@ -80,12 +120,13 @@ def check_extract(extract_tool_calls: Callable[[str], Any]) -> Verdict:
     def check() -> None:
         for name, text in extract_cases().items():
             expected = parse_kimi(text).tool_calls
-            got = call_student(extract_tool_calls, text)
+            got = call_student(extract_tool_calls, text, explain=EXTRACT_MISTAKES,
+                               case=(f"the variant '{name}'", CASE_RU[name]))
             if got != expected:
                 (want, want_ru), (have, have_ru) = _brief(expected), _brief(got)
                 raise NotYet(
                     f"variant '{name}': expected {want}, got {have}.",
-                    f"вариант '{name}': ожидалось {want_ru}, получено {have_ru}.",
+                    f"вариант «{CASE_RU[name]}»: ожидалось {want_ru}, получено {have_ru}.",
                 )
 
     return verdict(check)

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from helpers.exercises._verdict import NotYet, Verdict, call_student, verdict
+from helpers.exercises._verdict import Explain, NotYet, Verdict, call_student, verdict
 from helpers.formats import parse_hermes, render_hermes_tool_calls, render_kimi_tool_calls
 
 
@@ -30,6 +30,32 @@ SF_TOMORROW = (
 )
 
 
+# The cases' names in Russian, for the hints.
+HERMES_RU = {"one call": "один вызов", "text before the calls": "текст перед вызовами",
+             "no calls": "без вызовов"}
+
+HERMES_MISTAKES = (
+    Explain(json.JSONDecodeError, r"Extra data",
+            "json.loads got the text of two calls at once: a greedy .* runs on to the last "
+            "</tool_call>; use the non-greedy .*? so that each block stops at its own end tag.",
+            "json.loads получил текст сразу двух вызовов: жадный .* доходит до последнего "
+            "</tool_call>; возьмите нежадный .*?, чтобы каждый блок кончался на своём теге."),
+    Explain(json.JSONDecodeError, r".",
+            "json.loads got more than the JSON between <tool_call> and </tool_call>: strip the "
+            "tags and the newlines around the object.",
+            "json.loads получил больше, чем JSON между <tool_call> и </tool_call>: отрежьте теги "
+            "и переводы строк вокруг объекта."),
+)
+
+UNPARSED_MISTAKES = (
+    Explain(TypeError, r"NoneType",
+            'content is None in a message that carries only tool_calls: read it as '
+            'message.get("content") or "".',
+            'в сообщении только с tool_calls content равен None: читайте его как '
+            'message.get("content") or "".'),
+)
+
+
 def hermes_cases() -> dict[str, str]:
     """Qwen raw outputs for exercise 1."""
     return {
@@ -50,13 +76,14 @@ def check_hermes_calls(hermes_calls: Callable[[str], Any]) -> Verdict:
                 (c["function"]["name"], json.loads(c["function"]["arguments"]))
                 for c in parse_hermes(text).tool_calls
             ]
-            got = call_student(hermes_calls, text)
+            got = call_student(hermes_calls, text, explain=HERMES_MISTAKES,
+                               case=(f"'{name}'", HERMES_RU[name]))
             if isinstance(got, list):
                 got = [tuple(item) if isinstance(item, list) else item for item in got]
             if got != expected:
                 raise NotYet(
                     f"for '{name}' expected {expected}, got {got!r}.",
-                    f"для варианта '{name}' ожидалось {expected}, получено {got!r}.",
+                    f"для варианта «{HERMES_RU[name]}» ожидалось {expected}, получено {got!r}.",
                 )
 
     return verdict(check)
@@ -88,6 +115,12 @@ def unparsed_cases() -> list[tuple[str, str, dict[str, Any], bool]]:
             False,
         ),
         (
+            "call markers in content, but the server parsed the calls too",
+            "маркеры вызова в content, но сервер тоже разобрал вызовы",
+            {"content": kimi_text, "tool_calls": parsed},
+            False,
+        ),
+        (
             "text before calls the server parsed",
             "текст перед вызовами, которые сервер разобрал",
             {"content": "Let me check.", "tool_calls": parsed},
@@ -101,7 +134,8 @@ def check_unparsed(has_unparsed_calls: Callable[[dict[str, Any]], Any]) -> Verdi
 
     def check() -> None:
         for description, description_ru, message, expected in unparsed_cases():
-            got = call_student(has_unparsed_calls, {"role": "assistant", **message})
+            got = call_student(has_unparsed_calls, {"role": "assistant", **message},
+                               explain=UNPARSED_MISTAKES, case=(description, description_ru))
             if bool(got) != expected or not isinstance(got, bool):
                 raise NotYet(
                     f"{description}: expected {expected}, got {got!r}.",

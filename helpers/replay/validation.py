@@ -48,6 +48,11 @@ class ApiError(Exception):
         }
 
 
+def _quoted(value: object) -> str:
+    """A value as OpenAI quotes it in an error text: strings in single quotes, the rest as JSON."""
+    return f"'{value}'" if isinstance(value, str) else json.dumps(value)
+
+
 def _type_name(value: Any) -> str:
     """OpenAI's name for a JSON value's type, used in its 'Invalid type' messages."""
     if value is None:
@@ -99,7 +104,7 @@ def check_tools(tools: Any) -> None:
         if tool["type"] != "function":
             raise ApiError(
                 400,
-                f"Invalid value: {json.dumps(tool['type'])}. Supported values are: 'function'.",
+                f"Invalid value: {_quoted(tool['type'])}. Supported values are: 'function'.",
                 param=f"{where}.type",
                 code="invalid_value",
             )
@@ -170,7 +175,7 @@ def check_messages(messages: Any) -> None:
             supported = ", ".join(f"'{r}'" for r in ROLES[:-1]) + f", and '{ROLES[-1]}'"
             raise ApiError(
                 400,
-                f"Invalid value: {json.dumps(role)}. Supported values are: {supported}.",
+                f"Invalid value: {_quoted(role)}. Supported values are: {supported}.",
                 param=f"messages[{i}].role",
                 code="invalid_value",
             )

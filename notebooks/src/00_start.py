@@ -6,7 +6,7 @@ LESSON = Lesson("00_start", [
     md("""
 # Start here: how an LLM calls tools
 
-Goal: understand the tool-call loop, pick a mode (replay, live or record) and check that your
+**Goal:** understand the tool-call loop, pick a mode (replay, live or record) and check that your
 connection to a model works.
 
 This unit follows Moonshot AI's guide to tool calling with Kimi-K2
@@ -15,20 +15,24 @@ code only works by luck, and compares Kimi-K2 with Qwen.
 """, """
 # С чего начать: как LLM вызывает инструменты
 
-Цель: понять, как устроен цикл вызова инструментов, выбрать режим работы (replay, live или record)
+**Цель:** понять, как устроен цикл вызова инструментов, выбрать режим работы (replay, live или record)
 и проверить, что подключение к модели работает.
 
-Этот раздел шаг за шагом проходит руководство Moonshot AI по вызову инструментов в Kimi-K2
-(MoonshotAI/Kimi-K2, `docs/tool_call_guidance.md`), исправляет места, где код руководства работает
-лишь по счастливой случайности, и сравнивает Kimi-K2 с Qwen.
+В этом разделе мы шаг за шагом разбираем руководство Moonshot AI по вызову инструментов в Kimi-K2
+(MoonshotAI/Kimi-K2, `docs/tool_call_guidance.md`), исправляем места, где код руководства работает
+лишь по счастливой случайности, и сравниваем Kimi-K2 с Qwen.
 """),
     md("""
-**What you will build:** a working `client` for Kimi-K2 (and one for Qwen) that runs offline in
+## What you will build
+
+A working `client` for Kimi-K2 (and one for Qwen) that runs offline in
 replay mode or against a real server in live mode, and a quick check that the server answers.
 """, """
-**Что получится в итоге:** клиент `client` для Kimi-K2 (и ещё один для Qwen), который обходится
-без сети в режиме воспроизведения (replay) или обращается к настоящему серверу в живом режиме
-(live), и быстрая проверка того, что сервер отвечает.
+## Что вы сделаете
+
+Вы настроите клиент `client` для Kimi-K2 (и ещё один для Qwen), который работает без сети в режиме
+воспроизведения (replay) или обращается к настоящему серверу в режиме live (с настоящей моделью), и
+быстро проверите, что сервер отвечает.
 """),
     md("""
 ## Setup
@@ -39,9 +43,9 @@ would use in any project.
 """, """
 ## Подготовка
 
-Блокнот подключается к модели одной ячейкой. `connect("kimi")` узнаёт режим из переменных
-окружения и возвращает адрес API, ключ и имя модели; дальше работает обычный клиент `openai`, как в
-любом проекте.
+Блокнот подключается к модели одной ячейкой. `connect("kimi")` определяет режим по переменным
+окружения и возвращает адрес API (endpoint), ключ и имя модели; дальше работает обычный клиент
+`openai`, как в любом проекте.
 """),
     code('''
 from openai import OpenAI
@@ -56,16 +60,16 @@ conn
     md("""
 By default you are in **replay** mode: a small OpenAI-compatible server inside this notebook answers
 from recordings (cassettes). The shipped cassettes are **synthesized** from the documented formats
-of Kimi-K2, Qwen and the serving engines; they are not captures of a real service. The model is
-called `moonshotai/Kimi-K2-Instruct` (its Hugging Face name), and the answers are shaped like the
+of Kimi-K2, Qwen and the serving engines; they are not captures of a real service. Here the model
+is called `moonshotai/Kimi-K2-Instruct` (its Hugging Face name), and the answers are shaped like the
 Moonshot platform's: that is the engine profile `moonshot`; lesson 02 uses the others. Set
 `LLM_MODE=live` to talk to a real model (step 3).
 """, """
 По умолчанию включён режим воспроизведения: маленький OpenAI-совместимый сервер прямо внутри
-блокнота отвечает заранее сохранёнными записями — кассетами (cassettes). Кассеты в репозитории
-**синтезированы** по документированным форматам Kimi-K2, Qwen и движков (engines), на которых эти
-модели запускают; это не записи ответов настоящего сервиса. Модель называется
-`moonshotai/Kimi-K2-Instruct` (так она называется на Hugging Face), а ответы оформлены так, как их
+блокнота отвечает по заранее сохранённым записям (кассетам). Кассеты в репозитории
+**синтезированы** по документированным форматам Kimi-K2, Qwen и движков, на которых эти модели
+запускают; это не записи ответов настоящего сервиса. Модель здесь зовётся
+`moonshotai/Kimi-K2-Instruct` (это её имя на Hugging Face), а ответы оформлены так, как их
 отдаёт платформа Moonshot: это профиль движка `moonshot`, остальные профили понадобятся в уроке 02.
 Чтобы работать с настоящей моделью, задайте `LLM_MODE=live` (шаг 3).
 """),
@@ -152,11 +156,10 @@ in your own code.
 
 Режим задаёт переменная окружения `LLM_MODE`. В режиме воспроизведения сервер отвечает только на те
 запросы, которые отправляют уроки; если вы измените запрос, сервер скажет, какая запись ближе всего
-и чем ваш запрос от неё отличается, и напомнит, как перейти в живой режим.
+и чем ваш запрос от неё отличается, и напомнит, как перейти в режим live.
 
-Какой режим включён, видно по `conn` в ячейке подготовки. `endpoint` — эндпоинт (endpoint, адрес
-API) OpenAI-совместимого сервера вместе с `/v1`, ровно то, что вы передали бы в
-`OpenAI(base_url=...)` в своём коде.
+Какой режим включён, видно по `conn` в ячейке подготовки. `endpoint` — адрес OpenAI-совместимого
+API вместе с `/v1`, ровно то, что вы передали бы в `OpenAI(base_url=...)` в своём коде.
 """),
     md("""
 ## 3. Going live
@@ -180,16 +183,18 @@ export KIMI_MODEL=kimi-k2-0905-preview   # an id from the platform's model list
 jupyter lab
 ```
 
-Model ids change: `kimi-k2-0905-preview` was current in late 2025, and the preview ids were
-reported retired in 2026 (unconfirmed), so take the id from the platform's model list.
+Take the model id from the platform's model list. This series was written for
+`kimi-k2-0905-preview`; whether the platform still serves it is unconfirmed. The current ids
+(`kimi-k2.5`, `kimi-k2.6`, `kimi-k2-thinking`) think before they answer by default, which lesson 06
+covers.
 
 `LLM_MODE=record` works the same way and also writes what it sees to `recordings-new/`, so you can
 replay a real conversation later; the key is never written to disk.
 """, """
-## 3. Живой режим
+## 3. Режим live
 
-Живой режим берёт настройки из трёх переменных для каждого семейства моделей. Задайте их в терминале
-**до** запуска Jupyter и не храните ключ ни в блокнотах, ни в git:
+В режиме live настройки берутся из трёх переменных на каждое семейство моделей. Задайте их в
+терминале **до** запуска Jupyter и не храните ключ ни в блокнотах, ни в git:
 
 | переменная | Kimi-K2 | Qwen |
 |---|---|---|
@@ -207,9 +212,9 @@ export KIMI_MODEL=kimi-k2-0905-preview   # id из списка моделей �
 jupyter lab
 ```
 
-Идентификаторы моделей меняются: `kimi-k2-0905-preview` был актуален в конце 2025 года, а в 2026-м,
-по сообщениям, preview-версии сняли с платформы (не подтверждено), поэтому берите id из списка
-моделей платформы.
+Id модели берите из списка моделей платформы. Эта серия написана для `kimi-k2-0905-preview`;
+доступен ли он на платформе до сих пор, не подтверждено. Нынешние модели (`kimi-k2.5`, `kimi-k2.6`,
+`kimi-k2-thinking`) по умолчанию сначала рассуждают, а потом отвечают; об этом урок 06.
 
 `LLM_MODE=record` работает так же, но ещё и сохраняет увиденное в `recordings-new/`, чтобы потом
 воспроизводить настоящий диалог; ключ на диск не попадает.
@@ -218,9 +223,11 @@ jupyter lab
 ### Serving Kimi-K2 yourself
 
 The server must be started with a **tool-call parser** that matches the model. Without
-`--enable-auto-tool-choice`, vLLM refuses `tool_choice="auto"` with a 400 that names the missing
-flags; with a parser for another format, the calls come back as plain text inside `content`
-(lesson 04 shows what that looks like):
+`--enable-auto-tool-choice`, vLLM refuses `tool_choice="auto"` (what the guide and these lessons
+send) with a 400 that names the missing flags; a named tool or `tool_choice="required"` works without
+that flag. With a parser for another format, the calls come back as plain text inside `content`
+(lesson 04 shows what that looks like). The deploy guide serves Kimi-K2 on 16 GPUs over two
+nodes, so both commands below are one part of a multi-node setup:
 
 ```bash
 # vLLM (0.10 or newer)
@@ -240,9 +247,12 @@ non-empty `KIMI_API_KEY` unless the server was started with one, and
 ### Свой сервер с Kimi-K2
 
 Сервер нужно запускать с **парсером вызовов** (tool-call parser), подходящим к модели. Без
-`--enable-auto-tool-choice` vLLM отвечает на `tool_choice="auto"` ошибкой 400 и называет
-недостающие флаги; с парсером для чужого формата вызовы придут обычным текстом внутри `content`
-(как это выглядит, покажет урок 04):
+`--enable-auto-tool-choice` vLLM отвечает на `tool_choice="auto"` (его передают и руководство, и
+эти уроки) ошибкой 400 и называет недостающие флаги; вызов конкретного инструмента или
+`tool_choice="required"` работает и без этого флага. С парсером для чужого формата вызовы придут
+обычным текстом внутри `content` (как это выглядит, покажет урок 04). Руководство по
+развёртыванию (deployment) запускает Kimi-K2 на 16 GPU на двух узлах, поэтому обе команды ниже —
+лишь часть многоузловой конфигурации:
 
 ```bash
 # vLLM (0.10 или новее)
@@ -263,8 +273,10 @@ python -m sglang.launch_server --model-path moonshotai/Kimi-K2-Instruct --trust-
 
 Kimi-K2 is a mixture-of-experts (MoE) model with about **1 trillion** parameters (about 32 billion
 of them work on each token). Even in FP8, one byte per parameter, the weights alone take about
-1 TB, before any memory for the context. Moonshot's deploy guide therefore starts at **16 GPUs**
-such as H200, in FP8, with a 128k context. A class with four GPUs cannot serve it. What it can do:
+1 TB, before any memory for the context. Moonshot's deploy guide therefore plans vLLM and SGLang
+for **16 GPUs** such as H200, with FP8 weights and a 128k context. KTransformers, which keeps most
+of the weights in CPU memory, runs it on far fewer GPUs, but slowly: too slowly for a class. With
+four GPUs, what you can do:
 
 - use Kimi-K2 through the Moonshot platform or any other OpenAI-compatible host (the code is the same);
 - serve a smaller open model that calls tools the same way, for example Qwen2.5-7B-Instruct: its
@@ -283,8 +295,10 @@ calls in a different text format (Hermes style, lesson 05), so the parser flag i
 Kimi-K2 — модель со смесью экспертов (mixture of experts, MoE), в ней около **1 трлн** параметров
 (на каждый токен работают примерно 32 млрд из них). Даже в FP8, по байту на параметр, одни веса
 занимают около 1 ТБ, и это ещё без памяти под контекст. Поэтому руководство Moonshot по
-развёртыванию (deployment) рассчитано минимум на **16 GPU** уровня H200, в FP8, с контекстом 128k.
-На четырёх картах её не запустить. Что можно сделать:
+развёртыванию рассчитывает vLLM и SGLang на **16 GPU** уровня H200, с весами в FP8 и
+контекстом 128k. KTransformers, который держит большую часть весов в оперативной памяти, запускает её
+на гораздо меньшем числе GPU, но медленно — для занятия слишком медленно. С четырьмя картами можно
+сделать вот что:
 
 - обращаться к Kimi-K2 через платформу Moonshot или любой другой OpenAI-совместимый сервис (код тот же);
 - поднять модель поменьше, которая вызывает инструменты так же, например Qwen2.5-7B-Instruct: её
@@ -306,7 +320,7 @@ serve? Your `model_name` must be among them.
 """, """
 ## 4. Проверка подключения
 
-Работает ли подключение, в любом режиме покажут два запроса. Первый: какие модели отдаёт сервер?
+Работает ли подключение, в любом режиме покажут два запроса. Первый: какие модели есть на сервере?
 Ваша модель (`model_name`) должна быть в этом списке.
 """),
     code('''
@@ -319,8 +333,8 @@ print(model_name in available)
 Second: one tiny chat request without tools. `max_tokens` keeps a live request cheap.
 """, """
 (Сервер воспроизведения перечисляет все модели, для которых у него есть записи, поэтому здесь виден
-и Qwen.) Второй — крошечный запрос к чату без инструментов; `max_tokens` не даёт живому запросу
-обойтись дорого.
+и Qwen.) Второй — крошечный запрос к чату без инструментов; `max_tokens` не даст запросу к
+настоящей модели обойтись дорого.
 """),
     code('''
 reply = client.chat.completions.create(
@@ -334,11 +348,12 @@ print(choice.message.content, "|", choice.finish_reason)
     md("""
 `finish_reason` is `"stop"`: the model finished on its own. In the next lessons you will also see
 `"tool_calls"` (the model wants tools run) and `"length"` (it hit `max_tokens`). The response also
-says how many tokens were used:
+says how many tokens were used (in replay mode these numbers are synthesized too):
 """, """
 Причина остановки (`finish_reason`) — `"stop"`: модель закончила сама. Дальше вы встретите и
 `"tool_calls"` (модель просит выполнить инструменты), и `"length"` (ответ упёрся в `max_tokens`).
-Ещё в ответе есть число потраченных токенов:
+Ещё в ответе есть число потраченных токенов (в режиме воспроизведения эти числа тоже
+синтезированы):
 """),
     code('''
 print(reply.model)
@@ -348,7 +363,7 @@ print(reply.usage.prompt_tokens, reply.usage.completion_tokens, reply.usage.tota
 The same check against Qwen. In live mode this needs the `QWEN_*` variables; without them
 `connect` explains what to set instead of failing somewhere deep in the SDK.
 """, """
-Та же проверка для Qwen. В живом режиме для неё нужны переменные `QWEN_*`; если их нет, `connect`
+Та же проверка для Qwen. В режиме live для неё нужны переменные `QWEN_*`; если их нет, `connect`
 объяснит, что задать, а не упадёт где-то в глубине SDK.
 """),
     code('''
@@ -367,7 +382,7 @@ else:
     )
     print(qwen.model_name, "->", qwen_reply.choices[0].message.content)
 ''', ru={"# live mode without QWEN_* variables: what to set":
-        "# живой режим без переменных QWEN_*: что задать"}),
+        "# режим live без переменных QWEN_*: что задать"}),
     md("""
 ## 5. The lesson map
 
@@ -398,8 +413,9 @@ else:
   until the model answers without calls.
 - `LLM_MODE` picks the mode: `replay` (default, synthesized recordings, offline), `live`
   (`KIMI_*` / `QWEN_*` variables) or `record`.
-- Kimi-K2 needs a tool-call parser on the server (`--tool-call-parser kimi_k2`) and 16+ GPUs;
-  with four GPUs, use a hosted Kimi-K2 or serve Qwen with `--tool-call-parser hermes`.
+- Kimi-K2 needs a tool-call parser on the server (`--tool-call-parser kimi_k2`) and, with vLLM or
+  SGLang, 16 GPUs (H200-class, FP8, 128k context, per the deploy guide); with four GPUs, use a
+  hosted Kimi-K2 or serve Qwen with `--tool-call-parser hermes`.
 - `client.models.list()` plus one tiny request is a quick check that a connection works.
 """, """
 ## Итоги
@@ -408,7 +424,8 @@ else:
   пока модель не ответит без вызовов.
 - Режим задаёт `LLM_MODE`: `replay` (по умолчанию, синтезированные записи, без сети), `live`
   (переменные `KIMI_*` / `QWEN_*`) или `record`.
-- Kimi-K2 нужен парсер вызовов на сервере (`--tool-call-parser kimi_k2`) и 16+ GPU; с четырьмя GPU
+- Для Kimi-K2 нужен парсер вызовов на сервере (`--tool-call-parser kimi_k2`), а для vLLM или
+  SGLang — 16 GPU (уровня H200, FP8, контекст 128k, по руководству по развёртыванию); с четырьмя GPU
   пользуйтесь Kimi-K2 через платформу Moonshot или поднимите Qwen с `--tool-call-parser hermes`.
 - `client.models.list()` и один крошечный запрос — быстрая проверка подключения.
 """),
@@ -426,9 +443,9 @@ belongs in your shell, not in a notebook.
 """, """
 ## Упражнения
 
-В каждом упражнении есть ячейка, которую нужно изменить, и самопроверка (self-check) под ней. В
-исходном виде проверка отвечает «Пока нет»; поправьте ячейку, запустите обе и добейтесь «Верно!».
-Эталонное решение лежит ниже в свёрнутой ячейке.
+В каждом упражнении есть ячейка, которую нужно изменить, и самопроверка под ней. В исходном виде
+проверка отвечает «Пока нет»; поправьте ячейку, запустите обе и добейтесь ответа «Верно!».
+Эталонное решение — ниже, в свёрнутой ячейке.
 
 ### Упражнение 1. Настройки для платформы Moonshot
 
@@ -461,13 +478,13 @@ n00.check_live_env(live_env)
     md("""
 ### Exercise 2. Serve a model that fits four GPUs
 
-Write the command that serves `Qwen/Qwen2.5-7B-Instruct` with vLLM so that tool calls come back
-parsed in `tool_calls`.
+Write the command that serves `Qwen/Qwen2.5-7B-Instruct` with vLLM so that, with
+`tool_choice="auto"` as the lessons send it, tool calls come back parsed in `tool_calls`.
 """, """
 ### Упражнение 2. Модель, которая помещается на четыре GPU
 
-Напишите команду, которая запускает `Qwen/Qwen2.5-7B-Instruct` в vLLM так, чтобы вызовы приходили
-уже разобранными в `tool_calls`.
+Напишите команду, которая запускает `Qwen/Qwen2.5-7B-Instruct` в vLLM так, чтобы при
+`tool_choice="auto"`, как его передают уроки, вызовы приходили уже разобранными в `tool_calls`.
 """),
     code('''
 command = "vllm serve Qwen/Qwen2.5-7B-Instruct"

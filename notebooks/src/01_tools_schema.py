@@ -6,22 +6,26 @@ LESSON = Lesson("01_tools_schema", [
     md("""
 # Tools and their schemas
 
-Goal: describe a Python function so that a model can call it, and call it correctly when the model
+**Goal:** describe a Python function so that a model can call it, and call it correctly when the model
 asks.
 """, """
 # Инструменты и их схемы
 
-Цель: описать функцию Python так, чтобы модель могла её вызвать, и правильно вызвать её, когда
+**Цель:** описать функцию Python так, чтобы модель могла её вызвать, и правильно вызвать её, когда
 модель попросит.
 """),
     md("""
-**What you will build:** the guide's `get_weather` tool with its JSON schema and a `tool_map`; the
+## What you will build
+
+The guide's `get_weather` tool with its JSON schema and a `tool_map`; the
 same schema generated from a typed function; argument validation; and the fix for the guide's first
 defect, the way it passes arguments to the function.
 """, """
-**Что получится в итоге:** инструмент `get_weather` из руководства с его JSON-схемой и `tool_map`;
-та же схема, построенная по функции с аннотациями типов; проверка аргументов; и исправление первого
-дефекта руководства — того, как оно передаёт аргументы в функцию.
+## Что вы сделаете
+
+Вы опишете инструмент `get_weather` из руководства JSON-схемой и заведёте `tool_map`; построите ту
+же схему по функции с аннотациями типов; добавите проверку аргументов и исправите первый дефект
+руководства — то, как оно передаёт аргументы в функцию.
 """),
     md("""
 ## Setup
@@ -32,9 +36,9 @@ model.
 """, """
 ## Подготовка
 
-Та же подготовка, что в уроке 00. В режиме воспроизведения (replay) ответы модели берутся из
-записей — кассет (cassettes), синтезированных по документированным форматам (это не записи ответов
-настоящего сервиса); `LLM_MODE=live` подключает настоящую модель.
+Подготовка та же, что в уроке 00. В режиме воспроизведения (replay) ответы модели берутся из
+записей (кассет), синтезированных по документированным форматам (это не записи ответов настоящего
+сервиса); `LLM_MODE=live` включает режим live (с настоящей моделью).
 """),
     code('''
 import json
@@ -112,7 +116,7 @@ What each field means:
 | field | meaning |
 |---|---|
 | `type` | `"function"`: the kind of tool every OpenAI-compatible server accepts |
-| `function.name` | the name the model writes when it calls the tool; letters, digits, `_` and `-`, at most 64 characters |
+| `function.name` | the name the model writes when it calls the tool; letters, digits, `_` and `-`, at most 64 characters (the Moonshot platform also wants at least 3, the first a letter or `_`) |
 | `function.description` | when and why to use the tool: the model decides from this text, so write it for the model |
 | `function.parameters` | a JSON Schema describing the arguments object |
 | `parameters.type` | `"object"`: the arguments always arrive as one JSON object |
@@ -127,11 +131,11 @@ decide whether to call the tool and what to put in the arguments.
 | поле | смысл |
 |---|---|
 | `type` | `"function"`: этот вид инструментов понимает любой OpenAI-совместимый сервер |
-| `function.name` | имя, которое модель напишет, вызывая инструмент; буквы, цифры, `_` и `-`, не длиннее 64 символов |
+| `function.name` | имя, которое модель напишет, вызывая инструмент; буквы, цифры, `_` и `-`, не длиннее 64 символов (платформа Moonshot требует ещё и не короче 3 символов, первый — буква или `_`) |
 | `function.description` | когда и зачем нужен инструмент: модель решает по этому тексту, поэтому пишите его для модели |
 | `function.parameters` | JSON-схема (JSON Schema) объекта с аргументами |
 | `parameters.type` | `"object"`: аргументы всегда приходят одним JSON-объектом |
-| `parameters.properties` | по записи на каждый аргумент: его JSON-тип (`string`, `number`, `integer`, `boolean`, `array`, `object`), описание и, если нужно, `enum` допустимых значений |
+| `parameters.properties` | по одному ключу на каждый аргумент: его JSON-тип (`string`, `number`, `integer`, `boolean`, `array`, `object`), описание и, если нужно, `enum` допустимых значений |
 | `parameters.required` | аргументы, которые модель обязана заполнить |
 
 Описание инструмента и описания аргументов — часть промпта: модель читает их, чтобы решить,
@@ -202,7 +206,9 @@ arguments
     md("""
 ## 5. Calling the function: the guide's first defect
 
-The guide calls the function like this (MoonshotAI/Kimi-K2, `docs/tool_call_guidance.md`):
+The guide calls the function like this (MoonshotAI/Kimi-K2, `docs/tool_call_guidance.md`; the
+Russian translation this series follows has the line in all three of its loops; the English
+original, at commit a80b4224, only in the streaming loop):
 
 ```python
 tool_result = tool_function(tool_call_arguments)
@@ -214,7 +220,9 @@ loud:
 """, """
 ## 5. Вызов функции: первый дефект руководства
 
-Руководство вызывает функцию так (MoonshotAI/Kimi-K2, `docs/tool_call_guidance.md`):
+Руководство вызывает функцию так (MoonshotAI/Kimi-K2, `docs/tool_call_guidance.md`; в русском
+переводе, по которому идёт серия, эта строка есть во всех трёх циклах, а в английском оригинале
+(коммит a80b4224) — только в потоковом):
 
 ```python
 tool_result = tool_function(tool_call_arguments)
@@ -281,13 +289,13 @@ generated = schema_from_function(get_weather)
 print(json.dumps(generated, indent=2))
 '''),
     md("""
-The keys come in a different order, but it is the same schema as the hand-written one. (Under the
-hood `get_json_schema` also adds a `"return"` entry, which is not part of the OpenAI format, so
-`schema_from_function` drops it.)
+The keys come in a different order, but it is the same schema as the hand-written one. (Because
+`get_weather` has a return annotation, `-> dict`, `get_json_schema` also adds a `"return"` entry,
+which is not part of the OpenAI format, so `schema_from_function` drops it.)
 """, """
-Ключи идут в другом порядке, но схема та же, что написана вручную. (Внутри `get_json_schema`
-добавляет ещё поле `"return"`, которого нет в формате OpenAI, поэтому `schema_from_function` его
-убирает.)
+Ключи идут в другом порядке, но схема та же, что написана вручную. (У `get_weather` есть аннотация
+возвращаемого значения, `-> dict`, поэтому `get_json_schema` добавляет ещё поле `"return"`; в
+формате OpenAI его нет, и `schema_from_function` его убирает.)
 """),
     code('''
 assert generated == tools[0]
@@ -336,9 +344,9 @@ model's mistakes: the message then carries an error the model can read and fix (
 model retrying).
 """, """
 `registry.call` делает всю работу для одного вызова: разбирает JSON, проверяет аргументы, вызывает
-функцию с `**arguments` и возвращает готовое сообщение с `role: "tool"`. На ошибках модели он не
-бросает исключений: вместо результата в сообщение попадает описание ошибки, которое модель
-прочитает и сможет исправить (в уроке 02 модель так и делает).
+функцию с `**arguments` и возвращает готовое сообщение с `role: "tool"`. Ошибки модели не приводят
+к исключению: вместо результата в сообщение попадает описание ошибки, которое модель прочитает и
+сможет исправить (в уроке 02 модель так и делает).
 """),
     code('''
 registry.call(tool_call)

@@ -49,24 +49,28 @@ LESSON = Lesson("02_sync_loop", [
     md("""
 # The tool-call loop
 
-Goal: write the loop that lets a model call your tools until it can answer, and make it work on
+**Goal:** write the loop that lets a model call your tools until it can answer, and make it work on
 every server, not only the one you tested.
 """, """
 # Цикл вызова инструментов
 
-Цель: написать цикл, в котором модель вызывает ваши инструменты, пока не сможет ответить, и
+**Цель:** написать цикл, в котором модель вызывает ваши инструменты, пока не сможет ответить, и
 добиться, чтобы он работал на любом сервере, а не только на том, где вы его проверяли.
 """),
     md("""
-**What you will build:** the guide's loop with `client.chat.completions.create`, step by step; the
+## What you will build
+
+The guide's loop with `client.chat.completions.create`, step by step; the
 same dialog replayed from four engine profiles, where the guide's stop rule fails on one of them; a
 loop with a stop rule that works everywhere; and `run_tool_loop`, the same logic as a helper, with
 parallel calls, a tool error the model recovers from, and a round limit.
 """, """
-**Что получится в итоге:** цикл из руководства на `client.chat.completions.create`, шаг за шагом;
-тот же диалог в исполнении четырёх разных движков (engines), причём на одном из них правило
-остановки из руководства ломается; цикл с правилом остановки, которое работает везде; и
-`run_tool_loop` — та же логика в виде готовой функции, с параллельными вызовами (parallel tool
+## Что вы сделаете
+
+Вы шаг за шагом напишете цикл из руководства на `client.chat.completions.create`; проведёте тот же
+диалог через четыре разных движка (engines) и увидите, что на одном из них правило остановки из
+руководства ломается; напишете цикл с правилом остановки, которое работает везде; и освоите
+`run_tool_loop` — ту же логику в виде готовой функции, с параллельными вызовами (parallel tool
 calls), ошибкой инструмента, после которой модель исправляется, и лимитом раундов.
 """),
     md("""
@@ -77,9 +81,9 @@ and of each engine (not captures of a real service); `LLM_MODE=live` talks to a 
 """, """
 ## Подготовка
 
-В режиме воспроизведения (replay) ответы берутся из записей — кассет (cassettes), синтезированных
-по документированным форматам Kimi-K2 и каждого движка (это не записи ответов настоящего сервиса);
-`LLM_MODE=live` подключает настоящую модель.
+В режиме воспроизведения (replay) ответы берутся из записей (кассет), синтезированных по
+документированным форматам Kimi-K2 и каждого движка (это не записи ответов настоящего сервиса);
+`LLM_MODE=live` включает режим live (с настоящей моделью).
 """),
     code('''
 import json
@@ -241,11 +245,11 @@ your one server, so the comparisons in sections 5 and 6 print a one-line note in
 Комментарий в коде самого руководства предупреждает: `finish_reason` в конце вызовов у разных
 движков может быть разным. Сервер воспроизведения умеет отвечать как четыре разных сервера —
 профили движков (engine profiles): платформа Moonshot (по умолчанию), vLLM и SGLang с парсером
-`kimi_k2` и `stop_with_calls`, повторяющий поведение тех версий vLLM и SGLang, которые разбирают
-вызовы, но сообщают `finish_reason="stop"`. Профиль выбирается через `connect(..., engine=...)`.
-В живом режиме `engine` не учитывается: все четыре клиента ходят на ваш единственный сервер, поэтому
-сравнения из разделов 5 и 6 вместо запуска печатают короткую пометку (`conn.replay_only(...)`
-возвращает `True` только в режиме воспроизведения).
+`kimi_k2` и профиль `stop_with_calls`, который повторяет поведение тех версий vLLM и SGLang, что
+разбирают вызовы, но сообщают `finish_reason="stop"`. Профиль выбирается через
+`connect(..., engine=...)`. В режиме live `engine` не учитывается: все четыре клиента обращаются к
+вашему единственному серверу, поэтому сравнения из разделов 5 и 6 вместо запуска печатают короткую
+пометку (`conn.replay_only(...)` возвращает `True` только в режиме воспроизведения).
 """),
     code('''
 clients = {}
@@ -270,12 +274,16 @@ if conn.replay_only("the four engine profiles are recordings"):
         rows.append((engine, choice.finish_reason, repr(choice.message.content),
                      choice.message.tool_calls[0].id))
     compare_table(rows, ["engine", "finish_reason", "content", "tool call id"])
-'''),
+''', ru={'"the four engine profiles are recordings"': '"четыре профиля движков есть только в кассетах"',
+         '"engine", "finish_reason", "content", "tool call id"':
+         '"движок", "finish_reason", "content", "id вызова"'}),
     md("""
 Every engine returned the same call, yet the details differ: the Moonshot platform writes ids like
 `get_weather:0`, vLLM and SGLang use the model's own format `functions.get_weather:0`; `content`
 is `''` or `None`; and `stop_with_calls` says `"stop"` although there is a call to run. Never parse the id
-for information, and never rely on `finish_reason` alone.
+for information, and never rely on `finish_reason` alone. (These answers are synthesized from each
+engine's documented behaviour, not measured, and details change between versions: the `sglang`
+profile sends `None` as late-2025 SGLang did, while current SGLang sends `''`.)
 
 ## 6. Where the guide's stop rule fails
 
@@ -284,7 +292,9 @@ Run the guide's loop on `stop_with_calls`:
 Все движки вернули один и тот же вызов, но детали разные: платформа Moonshot пишет id вида
 `get_weather:0`, а у vLLM и SGLang id в формате самой модели, `functions.get_weather:0`; `content`
 равен `''` или `None`; а `stop_with_calls` говорит `"stop"`, хотя вызов выполнить нужно. Не извлекайте
-сведения из id и не полагайтесь на один только `finish_reason`.
+сведения из id и не полагайтесь на один только `finish_reason`. (Эти ответы синтезированы по
+документированному поведению движков, а не измерены, и детали меняются от версии к версии: профиль
+`sglang` отдаёт `None`, как SGLang в конце 2025 года, а нынешний SGLang отдаёт `''`.)
 
 ## 6. Где ломается правило остановки из руководства
 
@@ -295,9 +305,12 @@ if conn.replay_only("the stop_with_calls engine is a recorded profile"):
     messages = [user_message]
     answer = guide_loop(clients["stop_with_calls"], messages)
     print(answer.content)
-    print(len(messages), "message in the history: the tool never ran")
+    print("messages in the history:", len(messages), "(the tool never ran)")
     show_tool_calls(answer.tool_calls)
-'''),
+''', ru={'"the stop_with_calls engine is a recorded profile"':
+         '"профиль stop_with_calls есть только в кассетах"',
+         '"messages in the history:"': '"сообщений в истории:"',
+         '"(the tool never ran)"': '"(инструмент так и не запустился)"'}),
     md("""
 The loop saw `"stop"` and quit after the first request: the tool never ran, and the "answer" has
 no text, so the guide's final `print(choice.message.content)` would print just `None`. The call was
@@ -317,10 +330,12 @@ tools cannot loop forever.
 
 Смотрите на само сообщение, а не на `finish_reason`: если в нём есть вызовы, выполните их и
 спросите снова; если вызовов нет, это и есть ответ. Заодно у цикла появляется лимит раундов, чтобы
-модель, которая без конца вызывает инструменты, не гоняла его вечно.
+он не длился вечно, если модель без конца вызывает инструменты.
 """),
     code(LOOP, ru={"# no calls: this is the answer, whatever finish_reason says":
-                   "# вызовов нет: это ответ, что бы ни говорил finish_reason"}),
+                   "# вызовов нет: это ответ, что бы ни говорил finish_reason",
+                   '"Still calling tools after {max_rounds} rounds."':
+                   '"Модель всё ещё вызывает инструменты после {max_rounds} раундов."'}),
     md("""
 The same dialog on all four engines now ends with an answer:
 """, """
@@ -330,7 +345,7 @@ The same dialog on all four engines now ends with an answer:
 for engine, engine_client in clients.items():  # live mode: your one server, four times
     answer = tool_loop(engine_client, [user_message])
     print(f"{engine:16} {answer.content}")
-''', ru={"# live mode: your one server, four times": "# живой режим: ваш сервер, четыре раза"}),
+''', ru={"# live mode: your one server, four times": "# режим live: ваш сервер, четыре раза"}),
     md("""
 ## 8. The same logic as a helper: `run_tool_loop`
 
@@ -347,7 +362,7 @@ Extra keyword arguments go to `client.chat.completions.create`.
 неверные аргументы или упавший инструмент превращаются в сообщение об ошибке для модели, а не в
 исключение; добавляет в историю обычные словари; бросает `ToolLoopLimitError` после `max_rounds`
 раундов и отказывается выполнять вызов, обрезанный по `max_tokens`. Остальные именованные
-аргументы уходят в `client.chat.completions.create`.
+аргументы она передаёт в `client.chat.completions.create`.
 """),
     code('''
 from helpers import ToolRegistry, run_tool_loop
@@ -400,7 +415,7 @@ scripted so you can see this path; a live model may get it right the first time.
 
 ## 10. Ошибка инструмента возвращается модели
 
-А если модель ошиблась в аргументах? Реестр не роняет цикл: он возвращает описание проблемы как
+А если модель ошиблась в аргументах? Реестр не обрывает цикл: он возвращает описание проблемы как
 результат инструмента, и модель может попробовать снова. (В режиме воспроизведения первый,
 неверный вызов прописан в сценарии, чтобы показать этот путь; настоящая модель вполне может сразу
 передать верные аргументы.)
@@ -422,7 +437,7 @@ model may make all three calls at once; then the loop finishes within the limit 
 
 Некоторым задачам нужно несколько раундов: здесь пользователь просит три города по одному вызову
 за раз. С `max_rounds=2` цикл сдаётся и сообщает об этом; история на этот момент остаётся в
-`messages`. (Живая модель может сделать все три вызова сразу; тогда цикл уложится в лимит и
+`messages`. (Настоящая модель может сделать все три вызова сразу; тогда цикл уложится в лимит и
 исключения не будет.)
 """),
     code('''
@@ -442,8 +457,8 @@ messages = [one_at_a_time]
 answer = run_tool_loop(client, messages, registry, model=model_name,
                        temperature=0.3, tool_choice="auto")
 print(answer["content"])
-print(len(messages), "messages")
-'''),
+print("messages in the history:", len(messages))
+''', ru={'"messages in the history:"': '"сообщений в истории:"'}),
     md("""
 ## Summary
 
@@ -557,7 +572,7 @@ n02.check_answer_calls(answer_calls)
 if the arguments are not valid JSON, or the function raises, return JSON text
 `{"error": "<what went wrong>"}` instead, so the model can read it and retry.
 """, """
-### Упражнение 3. Ошибка — это новость для модели
+### Упражнение 3. Ошибка — тоже информация для модели
 
 `tool_content(function, arguments_text)` возвращает `content` для одного вызова. Сделайте так,
 чтобы она никогда не бросала исключений: если аргументы — некорректный JSON или функция падает,
@@ -590,8 +605,8 @@ def tool_content(function, arguments_text):
 n02.check_tool_content(tool_content)
 '''),
     md("""
-[Next: 03 Streaming](03_streaming.ipynb)
+[Next: 03 Streaming tool calls](03_streaming.ipynb)
 """, """
-[Дальше: 03 Потоковая выдача](03_streaming.ipynb)
+[Дальше: 03 Вызов инструментов при потоковой выдаче](03_streaming.ipynb)
 """),
 ])

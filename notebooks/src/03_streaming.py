@@ -15,8 +15,8 @@ bugs hidden in the guide's streaming loop.
         """
 # Вызов инструментов при потоковой выдаче
 
-**Цель:** получить вызов инструмента (tool call) по частям в режиме потоковой выдачи (streaming),
-склеить части по `index` и исправить две ошибки, спрятанные в потоковом цикле из руководства.
+**Цель:** получить вызов инструмента по частям при потоковой выдаче (streaming), склеить части по
+`index` и исправить две ошибки, спрятанные в потоковом цикле из руководства.
 """,
     ),
     md(
@@ -27,8 +27,9 @@ bugs hidden in the guide's streaming loop.
   `finish_reason` is;
 - the guide's accumulation by `index`, written out as a small function, then the same with
   `ToolCallAccumulator`;
-- the guide's streaming loop run as published: the server answers **400**, because the assistant
-  message with the calls never reaches the history; then the fix;
+- the guide's streaming loop run as published: the replay server, which checks the history as
+  OpenAI's API does, answers **400**, because the assistant message with the calls never reaches
+  the history; then the fix;
 - the second, latent bug: a final usage chunk with `choices: []` crashes `chunk.choices[0]`;
 - `run_tool_loop(..., stream=True)`, a widget that replays a stream chunk by chunk, and parallel calls
   whose fragments interleave.
@@ -43,16 +44,17 @@ This lesson follows the section "Tool calling in streaming mode" of the Kimi-K2 
   где находится причина остановки (`finish_reason`);
 - напишете склейку вызовов по `index`, как в руководстве, в виде маленькой функции, а затем
   сделаете то же с помощью `ToolCallAccumulator`;
-- запустите потоковый цикл из руководства как есть: сервер ответит **400**, потому что сообщение
-  ассистента (assistant message) с вызовами так и не попадает в историю диалога (conversation
-  history); затем исправите это;
-- найдёте вторую, скрытую ошибку: последний фрагмент со статистикой токенов (`usage`), у которого
-  `choices: []`, роняет `chunk.choices[0]`;
+- запустите потоковый цикл из руководства как есть: сервер воспроизведения, который проверяет
+  историю так же, как API OpenAI, ответит **400**, потому что сообщение ассистента (assistant
+  message) с вызовами так и не попадает в историю диалога (conversation history); затем исправите
+  это;
+- найдёте вторую, скрытую ошибку: на последнем фрагменте со статистикой токенов (`usage`), у
+  которого `choices: []`, падает `chunk.choices[0]`;
 - воспользуетесь `run_tool_loop(..., stream=True)` и виджетом (widget), который проигрывает поток
   фрагмент за фрагментом, и разберёте параллельные вызовы (parallel tool calls), чьи фрагменты
   приходят вперемешку.
 
-Урок идёт по разделу руководства Kimi-K2 о вызове инструментов в режиме стриминга
+Урок следует разделу руководства Kimi-K2 о вызове инструментов при потоковой выдаче
 (MoonshotAI/Kimi-K2, `docs/tool_call_guidance.md`).
 """,
     ),
@@ -63,18 +65,20 @@ This lesson follows the section "Tool calling in streaming mode" of the Kimi-K2 
 One cell connects to the model. In replay mode (the default) the answers come from cassettes that
 were **synthesized** from the documented wire formats of Moonshot's API, not captured from a real
 service; set `LLM_MODE=live` (see [lesson 00](00_start.ipynb)) to stream from a real Kimi-K2
-endpoint instead. In replay a stream arrives all at once; to watch the chunks come at the recorded pace
-(after a first wait, 15-40 ms each, as a model types), start Jupyter with `LLM_REPLAY_PACE=1`.
+endpoint instead. In replay a stream arrives all at once; to watch the chunks come at the pace
+stored in the cassettes (after a first wait, 15-40 ms each, as a model types), start Jupyter with
+`LLM_REPLAY_PACE=1`.
 """,
         """
 ## Подготовка
 
 Одна ячейка подключается к модели. В режиме воспроизведения (replay), который включён по
-умолчанию, ответы берутся из записей (cassettes), **синтезированных** по документированным
+умолчанию, ответы берутся из записей (кассет), **синтезированных** по документированным
 форматам API Moonshot, а не записанных с настоящего сервиса. Чтобы получать поток от настоящей
-Kimi-K2, задайте `LLM_MODE=live` (см. [урок 00](00_start.ipynb)). Воспроизведение отдаёт поток
-сразу целиком; чтобы фрагменты приходили с записанными паузами (после первой паузы — по 15–40 мс, как
-будто модель печатает), запустите Jupyter с `LLM_REPLAY_PACE=1`.
+Kimi-K2, включите режим live (с настоящей моделью): `LLM_MODE=live` (см. [урок 00](00_start.ipynb)).
+Сервер воспроизведения отдаёт поток сразу целиком; чтобы фрагменты приходили с паузами, заданными в
+кассетах (после первой паузы — по 15–40 мс, как будто модель печатает), запустите Jupyter с
+`LLM_REPLAY_PACE=1`.
 """,
     ),
     code(
@@ -148,7 +152,7 @@ whole stream into a list to look at it.
 ## 2. Что такое фрагмент
 
 С `stream=True` SDK возвращает не один ответ, а итератор объектов `ChatCompletionChunk`. Каждый
-фрагмент несёт **дельту** (delta): только то, что появилось после предыдущего фрагмента. Соберём
+фрагмент содержит **дельту** (delta): только то, что появилось после предыдущего фрагмента. Соберём
 весь поток в список, чтобы его рассмотреть.
 """,
     ),
@@ -176,7 +180,7 @@ chunk has an empty delta and `finish_reason`.
 """,
         """
 `show_chunks` печатает по строке на фрагмент, только заполненные поля. Читайте сверху вниз:
-первый фрагмент сообщает роль; первая дельта вызова приносит `index`, `id` и имя функции `name`
+первый фрагмент сообщает роль; первая дельта вызова содержит `index`, `id` и имя функции `name`
 с пустыми `arguments`; затем JSON аргументов приходит по нескольку символов; у последнего
 фрагмента дельта пустая, зато есть `finish_reason`.
 """,
@@ -204,7 +208,7 @@ fragment = pieces[min(2, len(pieces) - 1)]  # chunk 3 above; live streams vary
 print(fragment.index, fragment.id, fragment.function.name, repr(fragment.function.arguments))
 ''',
         ru={"# chunk 3 above; live streams vary":
-            "# фрагмент 3 выше; живые потоки бывают другими"},
+            "# фрагмент 3 выше; в режиме live поток может быть другим"},
     ),
     md(
         """
@@ -218,8 +222,8 @@ function over a finished stream; it returns the three things a loop needs. Like 
         """
 ## 3. Склейка частей по `index`
 
-Руководство ведёт список вызовов: для каждой части вызова список дорастает до `index`, и к
-строкам `id`, `name` и `arguments` этого вызова дописывается то, что пришло в этой части. Вот та
+Руководство ведёт список вызовов: для каждой пришедшей части список при необходимости удлиняется
+до `index`, и к строкам `id`, `name` и `arguments` этого вызова дописывается то, что в ней пришло. Вот та
 же логика в виде функции над уже полученным потоком; она возвращает три вещи, нужные циклу. Как и
 руководство, функция читает `chunk.choices[0]` без проверки (чем это плохо, покажет шаг 5).
 """,
@@ -267,10 +271,10 @@ model wrote no text, as in the non-streaming API).
 """,
         """
 `helpers.ToolCallAccumulator` делает то же самое и вдобавок справляется с тем, что настоящие
-движки (engines) присылают помимо идеального случая: фрагменты без `choices`, дельты без
+движки (engines) присылают сверх идеального случая: фрагменты без `choices`, дельты без
 `function`, отсутствующий `index`. Передавайте ему фрагменты по одному, и он отдаст готовое
 сообщение ассистента для истории диалога (`content` равно `None`, если модель не написала текста,
-как и в API без стриминга).
+как и в API без потоковой выдачи).
 """,
     ),
     code(
@@ -320,9 +324,10 @@ Now the guide's streaming loop with our `assemble`. Look at what happens when `f
 `for tool_call in tool_calls:`
 
 and appends only the tool results. The assistant message that *made* the calls is never appended.
-The replay server checks the history like a real OpenAI-compatible server, so the second request
-fails. (One line is ours, not the guide's: at most 3 rounds, so that against a live server that does
-not check the history the loop cannot keep sending paid requests.)
+The replay server checks the history as OpenAI's API does (Moonshot's checks it too; vLLM has no
+such check of its own), so the second request fails. (One line is ours, not the guide's: at most 3
+rounds, so that against a real server that does not check the history the loop cannot keep sending
+paid requests.)
 """,
         """
 Теперь потоковый цикл из руководства с нашей функцией `assemble`. Посмотрите, что происходит,
@@ -331,10 +336,10 @@ not check the history the loop cannot keep sending paid requests.)
 `for tool_call in tool_calls:`
 
 и добавляет в историю только результаты инструментов. Сообщение ассистента, в котором эти вызовы
-*сделаны*, не добавляется вовсе. Сервер воспроизведения проверяет историю так же, как настоящий
-OpenAI-совместимый сервер, поэтому второй запрос завершается ошибкой. (Одна строка здесь наша, а не
-из руководства: не больше 3 раундов, чтобы с живым сервером, который историю не проверяет, цикл не
-отправлял платные запросы бесконечно.)
+*сделаны*, не добавляется вовсе. Сервер воспроизведения проверяет историю так же, как API OpenAI
+(API Moonshot тоже её проверяет, а у vLLM своей такой проверки нет), поэтому второй запрос
+завершается ошибкой. (Одна строка здесь наша, а не из руководства: не больше 3 раундов, чтобы с
+настоящим сервером, который историю не проверяет, цикл не отправлял платные запросы бесконечно.)
 """,
     ),
     code(
@@ -365,7 +370,7 @@ answers nothing: message 1 has `role: "tool"`, and no assistant message with `to
 before it.
 """,
         """
-`openai.BadRequestError`, HTTP 400. Во втором запросе ушла история, где результат инструмента ни
+`openai.BadRequestError`, HTTP 400. Во втором запросе отправлена история, где результат инструмента ни
 на что не отвечает: у сообщения 1 `role: "tool"`, а перед ним нет сообщения ассистента с
 `tool_calls`.
 """,
@@ -411,6 +416,8 @@ def streaming_loop(messages, max_rounds=8, **options):
     raise RuntimeError(f"Still calling tools after {max_rounds} rounds.")
 ''',
         ru={
+            '"Still calling tools after {max_rounds} rounds."':
+                '"Модель всё ещё вызывает инструменты после {max_rounds} раундов."',
             "# no calls: this is the final answer": "# нет вызовов: это окончательный ответ",
             "# the fix: first the assistant message with the calls, then the results":
                 "# исправление: сначала сообщение ассистента с вызовами, потом результаты",
@@ -567,16 +574,16 @@ print(answer["content"])
         """
 ## 7. Watching a stream grow
 
-Two calls in one answer, after a sentence of text. `StreamViewer` steps through the recorded chunks:
+Two calls in one answer, after a sentence of text. `StreamViewer` steps through the collected chunks:
 press Play or move the slider and watch the text, then call 0, then call 1 grow fragment by
 fragment. (A widget needs a running kernel: run the cell to see it.)
 """,
         """
 ## 7. Как растёт поток
 
-Два вызова в одном ответе, после одной фразы текста. `StreamViewer` проходит по записанным
-фрагментам: нажмите Play или двигайте ползунок и смотрите, как фрагмент за фрагментом растут
-текст, потом вызов 0, потом вызов 1. (Виджету нужно работающее ядро: выполните ячейку, чтобы его
+Два вызова в одном ответе, после одной фразы текста. `StreamViewer` показывает собранные
+фрагменты по одному: нажмите Play или двигайте ползунок и смотрите, как фрагмент за фрагментом
+растут текст, потом вызов 0, потом вызов 1. (Виджету нужно работающее ядро: выполните ячейку, чтобы его
 увидеть.)
 """,
     ),
@@ -599,8 +606,8 @@ Here every fragment of call 0 arrives before call 1 starts. The protocol does no
 ## 8. Parallel calls whose fragments interleave
 
 In the next answer the fragments of the two calls take turns. Look at the `tool_calls[i]` column.
-(This answer is a recorded engine behaviour; a live engine may send one call after the other, and
-then both lines below come out right.)
+(This stream is synthesized to show what the protocol allows, whether or not your engine does it;
+a real engine may send one call after the other, and then both lines below come out right.)
 """,
         """
 Здесь все части вызова 0 приходят раньше, чем начинается вызов 1. Протокол этого не обещает.
@@ -608,8 +615,9 @@ then both lines below come out right.)
 ## 8. Параллельные вызовы вперемешку
 
 В следующем ответе части двух вызовов чередуются. Посмотрите на столбец `tool_calls[i]`.
-(Это записанное поведение одного из движков; живой сервер может присылать вызовы один за другим, и
-тогда обе строки ниже окажутся правильными.)
+(Этот поток синтезирован, чтобы показать, что допускает протокол, даже если ваш движок так не
+делает; настоящий сервер может присылать вызовы один за другим, и тогда обе строки ниже окажутся
+правильными.)
 """,
     ),
     code(
@@ -658,7 +666,7 @@ The second call swallowed the fragments of the first, and neither string is vali
 """,
         """
 Второй вызов проглотил части первого, и ни одна из строк не является корректным JSON. Склейка по
-`index` собирает оба вызова верно, и весь цикл проходит:
+`index` собирает оба вызова верно, и весь цикл доходит до ответа:
 """,
     ),
     code(
@@ -681,7 +689,8 @@ print(streaming_loop(messages))  # both results reach the model before the next 
   in the last chunk that has `choices`.
 - Glue fragments by `index`, never by arrival order: parallel calls may interleave.
 - **The guide's defect:** its streaming loop never appends the assistant message with `tool_calls`
-  before the `role: "tool"` results; servers that check the history refuse the request (400).
+  before the `role: "tool"` results; servers that check the history (OpenAI's and Moonshot's APIs,
+  for example) refuse the request (400).
   Append `{"role": "assistant", "content": content, "tool_calls": tool_calls}` first.
 - **The latent defect:** `chunk.choices[0]` fails on the usage chunk (`choices: []`) that
   `stream_options={"include_usage": True}` adds. Guard with `if chunk.choices`.
@@ -691,12 +700,13 @@ print(streaming_loop(messages))  # both results reach the model before the next 
         """
 ## Итоги
 
-- Потоковый ответ — это последовательность фрагментов, каждый несёт дельту. Первая дельта вызова
+- Потоковый ответ — это последовательность фрагментов, в каждом — дельта. Первая дельта вызова
   содержит `index`, `id` и `name`, следующие — только `index` и часть аргументов; `finish_reason`
   приходит в последнем фрагменте, где есть `choices`.
 - Склеивайте части по `index`, а не по порядку прихода: параллельные вызовы могут чередоваться.
 - **Ошибка руководства:** потоковый цикл не добавляет сообщение ассистента с `tool_calls` перед
-  результатами `role: "tool"`; серверы, которые проверяют историю, отклоняют такой запрос (400).
+  результатами `role: "tool"`; серверы, которые проверяют историю (например, API OpenAI и
+  Moonshot), отклоняют такой запрос (400).
   Сначала добавляйте `{"role": "assistant", "content": content, "tool_calls": tool_calls}`.
 - **Скрытая ошибка:** `chunk.choices[0]` падает на фрагменте со статистикой (`choices: []`),
   который добавляет `stream_options={"include_usage": True}`. Проверяйте `if chunk.choices`.
@@ -879,7 +889,7 @@ check_usage(total_tokens)
 [Next: 04 Parsing tool calls by hand](04_manual_parsing.ipynb)
 """,
         """
-[Дальше: 04 Ручной разбор вызовов](04_manual_parsing.ipynb)
+[Дальше: 04 Ручной разбор вызовов инструментов](04_manual_parsing.ipynb)
 """,
     ),
 ])

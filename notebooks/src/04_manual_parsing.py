@@ -4,6 +4,15 @@ from nbbuild import Lesson, code, md
 
 PROMPT = "What's the weather like in Beijing today? Let's check using the tool."
 
+VARIANT_RU = {
+    '"textbook"': '"как в учебнике"',
+    '"second section"': '"вторая секция"',
+    '"cut off by max_tokens"': '"обрезано по max_tokens"',
+    '"\'-\' in the name"': '"\'-\' в имени"',
+    '"id without \'functions.\'"': '"id без \'functions.\'"',
+}
+CUT_RU = {'"cut off by max_tokens"': '"обрезано по max_tokens"'}
+
 LESSON = Lesson("04_manual_parsing", [
     md(
         """
@@ -39,7 +48,7 @@ tool calls: a missing flag, an engine without a Kimi-K2 parser, or your own infe
         """
 ## Что вы сделаете
 
-- отрисуете шаблон чата (chat template) через `transformers` и увидите инструменты, реплики и
+- примените шаблон чата (chat template) через `transformers` и увидите инструменты, реплики и
   спецтокены с их номерами (id);
 - отправите сырой запрос в `{endpoint}/completions` через `requests` и получите сырой вывод
   модели (raw output);
@@ -51,7 +60,7 @@ tool calls: a missing flag, an engine without a Kimi-K2 parser, or your own infe
 - поиграете с виджетом (widget) — песочницей для парсеров — и посмотрите, что возвращает
   чат-сервер, который не разбирает формат Kimi-K2.
 
-Урок идёт по разделу руководства о ручном разборе вызовов (MoonshotAI/Kimi-K2,
+Урок следует разделу руководства о ручном разборе вызовов (MoonshotAI/Kimi-K2,
 `docs/tool_call_guidance.md`). Он пригодится всякий раз, когда сервер перед моделью не разбирает
 вызовы сам: забыт флаг, у движка (engine) нет парсера для Kimi-K2 или модель запускает ваш
 собственный код.
@@ -65,20 +74,21 @@ In replay mode the raw texts and answers below come from cassettes **synthesized
 documented Kimi-K2 format, not captured from a real model, and the tokenizer is an offline one built
 for this course: the chat template and the marker ids are the documented ones, but ordinary words get
 different ids than in the real vocabulary of about 160k tokens. With `LLM_MODE=live` (see
-[lesson 00](00_start.ipynb)) the cells try the real tokenizer and talk to your endpoint (raw
-`/completions` needs a self-hosted engine such as vLLM or SGLang; hosted chat APIs may not offer it).
+[lesson 00](00_start.ipynb)) the cells talk to your endpoint and use the official chat template
+(step 2). Raw `/completions` needs a self-hosted engine such as vLLM or SGLang; hosted chat APIs
+may not offer it.
 """,
         """
 ## Подготовка
 
-В режиме воспроизведения (replay) сырые тексты и ответы ниже берутся из записей (cassettes),
+В режиме воспроизведения (replay) сырые тексты и ответы ниже берутся из записей (кассет),
 **синтезированных** по документированному формату Kimi-K2, а не записанных с настоящей модели.
 Токенизатор (tokenizer) тоже собран для курса и работает без сети: шаблон чата и номера маркеров
 у него те, что описаны в документации, а вот обычные слова получают другие id, чем в настоящем
-словаре примерно на 160 тысяч токенов. С `LLM_MODE=live` (см. [урок 00](00_start.ipynb)) ячейки
-пробуют загрузить настоящий токенизатор и обращаются к вашему эндпоинту (endpoint). Сырой `/completions`
-есть у движков, которые вы запускаете сами, например vLLM или SGLang; облачные чат-API могут его
-не предоставлять.
+словаре примерно на 160 тысяч токенов. В режиме live (с настоящей моделью), `LLM_MODE=live` (см.
+[урок 00](00_start.ipynb)), ячейки обращаются к вашему адресу API (endpoint) и берут официальный
+шаблон чата (шаг 2). Сырой `/completions` есть у движков, которые вы запускаете сами, например vLLM
+или SGLang; облачные чат-API могут его не предоставлять.
 """,
     ),
     code(
@@ -155,15 +165,10 @@ from transformers import AutoTokenizer
 tokenizer = AutoTokenizer.from_pretrained("moonshotai/Kimi-K2-Instruct", trust_remote_code=True)
 ```
 
-That downloads the model's tokenizer files and runs their code. Offline we load the course's
-tokenizer, which has the same template format and markers. `load_tokenizer(..., source="auto")`
-follows the mode: the course's tokenizer in replay mode; in live and record mode it makes the call
-above, and if that fails it prints a one-line note saying why and falls back to the course's
-tokenizer, whose template renders the documented prompt, the text `/completions` needs. Besides a
-missing network, the real tokenizer's own code (`tokenization_kimi.py`, run because of
-`trust_remote_code=True`) can fail: the versions we know of import the `tiktoken` package (not in
-this course's requirements) and `bytes_to_unicode` from `transformers.models.gpt2.tokenization_gpt2`,
-which transformers 5 no longer has. Whether the current upstream file still does is unconfirmed.
+That downloads the model's tokenizer files and runs their code. This lesson runs no code from the
+hub: `load_tokenizer(..., source="auto")` gives the course's offline tokenizer, which has the same
+template format and markers. In live and record mode it loads only the official chat template file
+(no remote code) and otherwise uses the offline one.
 """,
         """
 ## 2. Промпт — это текст
@@ -176,16 +181,10 @@ from transformers import AutoTokenizer
 tokenizer = AutoTokenizer.from_pretrained("moonshotai/Kimi-K2-Instruct", trust_remote_code=True)
 ```
 
-Эта строка скачивает файлы токенизатора модели и выполняет их код. Без сети мы загружаем
-токенизатор курса с тем же форматом шаблона и теми же маркерами. `load_tokenizer(..., source="auto")`
-смотрит на режим: в режиме воспроизведения берёт токенизатор курса, а в живом режиме (live) и при
-записи (record) делает ровно тот вызов, что выше. Если вызов не удался, функция одной строкой
-объясняет почему и берёт токенизатор курса: его шаблон даёт тот же документированный промпт, а
-`/completions` нужен именно этот текст. Помешать может не только отсутствие сети, но и собственный
-код токенизатора модели (`tokenization_kimi.py`, он выполняется из-за `trust_remote_code=True`):
-известные нам версии импортируют пакет `tiktoken` (его нет в зависимостях курса) и функцию
-`bytes_to_unicode` из `transformers.models.gpt2.tokenization_gpt2`, которой в transformers 5 больше
-нет. Так ли это в текущей версии файла на хабе, не подтверждено.
+Эта строка скачивает файлы токенизатора модели и выполняет их код. В этом уроке код с хаба не
+выполняется: `load_tokenizer(..., source="auto")` даёт офлайн-токенизатор курса с тем же форматом
+шаблона и теми же маркерами. В режимах live и record он загружает только официальный файл шаблона
+чата (без удалённого кода), а в остальном пользуется офлайн-токенизатором.
 """,
     ),
     code(
@@ -238,6 +237,7 @@ whoever parses the text.
 rows = [(m.id, m.token, "yes" if m.special else "no") for m in marker_tokens(tokenizer)]
 compare_table(rows, ("id", "token", "special"))
 ''',
+        ru={'"yes"': '"да"', '"no"': '"нет"', '"token", "special"': '"токен", "специальный"'},
     ),
     md(
         """
@@ -265,9 +265,10 @@ with `skip_special_tokens=True` drops the turn markers and keeps `<|tool_calls_s
 
 ## 3. Asking for raw text
 
-`/completions` is the old, template-free endpoint: it continues a prompt and returns exactly what the
-model generated, markers included. Nobody parses anything for us. The body is the guide's:
-`model`, `prompt`, `max_tokens`.
+`/completions` is the old, template-free endpoint: it continues a prompt and returns the generated
+text. Servers drop special tokens from that text by default (`skip_special_tokens`), but Kimi-K2's
+tool-call markers are not special tokens, so they come through. Nobody parses anything for us. The
+body is the guide's: `model`, `prompt`, `max_tokens`.
 """,
         """
 Маркеры сохраняют настоящие id (163588, 163601, 163595), а id слова `assistant` между ними взяты
@@ -276,9 +277,10 @@ model generated, markers included. Nobody parses anything for us. The body is th
 
 ## 3. Запрашиваем сырой текст
 
-`/completions` — старый эндпоинт без шаблона: он продолжает промпт и возвращает ровно то, что
-сгенерировала модель, вместе с маркерами. Никто ничего за нас не разбирает. Тело запроса — как в
-руководстве: `model`, `prompt`, `max_tokens`.
+`/completions` — старый адрес API без шаблона: он продолжает промпт и возвращает сгенерированный
+текст. Спецтокены серверы по умолчанию из него убирают (`skip_special_tokens`), но маркеры вызовов
+Kimi-K2 спецтокенами не считаются, поэтому доходят до нас. Никто ничего за нас не разбирает. Тело
+запроса — как в руководстве: `model`, `prompt`, `max_tokens`.
 """,
     ),
     code(
@@ -347,7 +349,7 @@ Models and engines produce more than the textbook case. Two small builders make 
 read:
 """,
         """
-## 5. Парсер из руководства на реальном выводе
+## 5. Парсер из руководства на практике
 
 Модели и движки выдают не только учебный случай. Две маленькие функции-конструктора помогут
 собрать варианты так, чтобы их было легко читать:
@@ -378,7 +380,7 @@ variants = {
 }
 show_raw(variants["cut off by max_tokens"])
 ''',
-        ru={"# the end is cut off": "# обрезан конец"},
+        ru={"# the end is cut off": "# обрезан конец", **VARIANT_RU},
     ),
     md(
         """
@@ -402,6 +404,7 @@ and there is none:
         '''
 guide_extract_tool_call_info(variants["cut off by max_tokens"])
 ''',
+        ru=CUT_RU,
         tags=("raises-exception",),
     ),
     md(
@@ -428,12 +431,14 @@ def our_result(text):
     """What parse_kimi makes of `text`: call names and the number of errors reported."""
     parsed = parse_kimi(text)
     names = ", ".join(c["function"]["name"] for c in parsed.tool_calls) or "-"
-    return f"{names} ({len(parsed.errors)} error(s))"
+    return f"{names} ({len(parsed.errors)} errors)"
 
 
 rows = [(name, guide_result(text), our_result(text)) for name, text in variants.items()]
 compare_table(rows, ("variant", "guide_extract_tool_call_info", "parse_kimi"))
 ''',
+        ru={'f"{names} ({len(parsed.errors)} errors)"': 'f"{names} (ошибок: {len(parsed.errors)})"',
+            '"variant"': '"вариант"'},
     ),
     md(
         """
@@ -470,6 +475,7 @@ cut = parse_kimi(variants["cut off by max_tokens"])
 show_tool_calls(cut.tool_calls)
 print("\\n".join(cut.errors))
 ''',
+        ru=CUT_RU,
     ),
     md(
         """
@@ -485,7 +491,7 @@ that runs the calls:
 
 В ручном цикле руководства та же дыра, что и в потоковом: разобрав вызовы, он добавляет в историю
 только результаты `role: "tool"`. Проверять историю диалога (conversation history) здесь некому:
-мы отправляем текст, и шаблон просто отрисовывает то, что ему дали. Сначала вспомогательная
+мы отправляем текст, и шаблон просто подставляет в промпт то, что ему дали. Сначала вспомогательная
 функция из [урока 03](03_streaming.ipynb), которая выполняет вызовы:
 """,
     ),
@@ -557,6 +563,8 @@ def manual_loop(messages, max_rounds=8):
     raise RuntimeError(f"Still calling tools after {max_rounds} rounds.")
 ''',
         ru={
+            '"Still calling tools after {max_rounds} rounds."':
+                '"Модель всё ещё вызывает инструменты после {max_rounds} раундов."',
             "# no calls: this is the final answer": "# нет вызовов: это окончательный ответ",
             "# the fix: the assistant message with the calls goes before the results":
                 "# исправление: сообщение ассистента с вызовами — перед результатами",
@@ -625,13 +633,13 @@ the next two cells print a note instead):
         """
 ## 8. Чат-сервер, который не разбирает вызовы
 
-Чат-эндпоинт превращает текст модели в `tool_calls`, только если движок запущен с парсером для
-формата этой модели. Для Kimi-K2 vLLM нужны `--enable-auto-tool-choice --tool-call-parser kimi_k2`,
-SGLang — `--tool-call-parser kimi_k2`. Если запустить vLLM совсем без этих флагов, ошибку легко
+Чат-API (`/chat/completions`) превращает текст модели в `tool_calls`, только если движок запущен с
+парсером для формата этой модели. Для Kimi-K2 vLLM запускают с `--enable-auto-tool-choice
+--tool-call-parser kimi_k2`, а SGLang — с `--tool-call-parser kimi_k2`. Если запустить vLLM совсем без этих флагов, ошибку легко
 заметить: запрос с `tool_choice="auto"` получит ответ 400, где флаги названы. Хуже, когда сервер
 принимает инструменты, но не разбирает вывод Kimi-K2 (у движка нет парсера для Kimi-K2 или указан
 парсер для формата другой модели): запрос проходит успешно, а маркеры оказываются в `content`.
-Профиль движка `no_parser` на сервере воспроизведения ведёт себя именно так (в живом режиме всё
+Профиль движка `no_parser` на сервере воспроизведения ведёт себя именно так (в режиме live всё
 решают флаги вашего сервера, поэтому две следующие ячейки вместо этого печатают пометку):
 """,
     ),
@@ -651,7 +659,8 @@ if conn.replay_only("no_parser is a recorded engine profile"):
     show_raw(choice.message.content)
 ''' % PROMPT,
         ru={"# a server that does not parse Kimi-K2 calls":
-            "# сервер, который не разбирает вызовы Kimi-K2"},
+            "# сервер, который не разбирает вызовы Kimi-K2",
+            '"no_parser is a recorded engine profile"': '"профиль no_parser есть только в кассетах"'},
     ),
     md(
         """
@@ -672,6 +681,7 @@ if conn.replay_only("it needs the no_parser answer above"):
     show_tool_calls(recovered.tool_calls)
     assert recovered.tool_calls == parsed.tool_calls
 ''',
+        ru={'"it needs the no_parser answer above"': '"ей нужен ответ no_parser из ячейки выше"'},
     ),
     md(
         """
@@ -683,8 +693,9 @@ If you see markers like `<|tool_call_begin|>` in `content`, fix the server flags
 - A prompt is text: the chat template writes tools, turns and earlier calls with marker tokens;
   `apply_chat_template(..., tokenize=False)` shows it. Marker ids are fixed by the vocabulary
   (`<|tool_calls_section_begin|>` is 163595); the tool markers are not "special" tokens.
-- `/completions` returns what the model generated; turning it into `tool_calls` is the parser's job,
-  normally the server's (`--tool-call-parser kimi_k2`), here ours (`parse_kimi`).
+- `/completions` returns the generated text (special tokens dropped by default; the tool markers
+  are not special, so they stay); turning it into `tool_calls` is the parser's job, normally the
+  server's (`--tool-call-parser kimi_k2`), here ours (`parse_kimi`).
 - **The guide's extractor** reads only the first section, raises `IndexError` when the end
   marker is missing or the id has no `functions.` prefix, and silently skips ids with `-`. Parse every
   section, tolerate a cut-off, and report problems instead of dropping calls.
@@ -701,8 +712,9 @@ If you see markers like `<|tool_call_begin|>` in `content`, fix the server flags
 - Промпт — это текст: шаблон чата записывает инструменты, реплики и прежние вызовы с помощью
   маркеров-токенов; `apply_chat_template(..., tokenize=False)` это показывает. Номера маркеров
   заданы словарём (`<|tool_calls_section_begin|>` — 163595); маркеры вызовов не «специальные».
-- `/completions` возвращает то, что сгенерировала модель; превращать это в `tool_calls` — работа
-  парсера, обычно серверного (`--tool-call-parser kimi_k2`), а здесь нашего (`parse_kimi`).
+- `/completions` возвращает сгенерированный текст (спецтокены по умолчанию убраны, а маркеры
+  вызовов не специальные и остаются); превращать его в `tool_calls` — работа парсера, обычно
+  серверного (`--tool-call-parser kimi_k2`), а здесь нашего (`parse_kimi`).
 - **Парсер из руководства** читает только первую секцию, падает с `IndexError`, если нет
   конечного маркера или у id нет префикса `functions.`, и молча пропускает id с `-`. Разбирайте
   все секции, не падайте на обрезанном ответе и сообщайте о проблемах, а не теряйте вызовы.
@@ -790,6 +802,62 @@ check compares your calls with `parse_kimi`'s on the variants above and a few mo
 маркеров (уберите их из id и аргументов) и последний вызов, у которого обрезаны конечные маркеры
 (его аргументы верните как есть). Регулярные выражения подойдут, пригодится и ваша `name_from_id`;
 проверка сравнивает ваши вызовы с результатом `parse_kimi` на вариантах выше и ещё нескольких.
+""",
+    ),
+    md(
+        """
+The starter is the guide's parser. Here is all of it, both patterns included; the comments say
+where it goes wrong:
+""",
+        """
+В заготовке стоит парсер из руководства. Вот он целиком, вместе с обоими шаблонами; комментарии
+показывают, где он ошибается:
+""",
+    ),
+    code(
+        '''
+import inspect
+
+from IPython.display import Markdown
+
+from helpers.formats import guide
+
+Markdown(f"```python\\n{inspect.getsource(guide)}```")
+''',
+    ),
+    md(
+        """
+**Step 1.** Find every call, not every section: one pattern over the whole text sees the calls of
+all sections. The markers contain `|`, which means "or" in a regular expression, so escape it:
+`\\|` by hand, or let `re.escape` do it.
+""",
+        """
+**Шаг 1.** Ищите каждый вызов, а не каждую секцию: один шаблон по всему тексту видит вызовы во
+всех секциях. В маркерах есть `|`, а в регулярном выражении это «или», поэтому его надо
+экранировать: вручную (`\\|`) или через `re.escape`.
+""",
+    ),
+    code(
+        '''
+import re
+
+BEGIN = re.escape("<|tool_call_begin|>")
+ARGUMENT_BEGIN = re.escape("<|tool_call_argument_begin|>")
+print(BEGIN)
+re.findall(BEGIN + r"\\s*(.+?)\\s*" + ARGUMENT_BEGIN, variants["second section"])
+''',
+        ru={'"second section"': VARIANT_RU['"second section"']},
+    ),
+    md(
+        """
+**Step 2.** The arguments run up to `<|tool_call_end|>`, or to the section end, or to the end of the
+text when the output was cut off: put the three in one group with `|` between them (the last one is
+`$`). Then build each call with your `name_from_id`.
+""",
+        """
+**Шаг 2.** Аргументы идут до `<|tool_call_end|>`, или до конца секции, или до конца текста, если
+вывод обрезан: соберите эти три варианта в одну группу через `|` (последний — `$`). Затем
+соберите каждый вызов с помощью вашей `name_from_id`.
 """,
     ),
     code(

@@ -35,8 +35,8 @@ call is text in a format the model was trained on, and a parser turns it into `t
         """
 ## Что вы сделаете
 
-- отрисуете разговор из урока 04 шаблоном чата (chat template) Qwen2.5 (в стиле Hermes) рядом с
-  шаблоном Kimi-K2;
+- примените к разговору из урока 04 шаблон чата (chat template) Qwen2.5 (в стиле Hermes) и
+  сравните результат с шаблоном Kimi-K2;
 - запустите тот же цикл `run_tool_loop` с сервером Qwen (vLLM с `--tool-call-parser hermes`), а
   затем пример из документации Qwen с двумя инструментами и двумя параллельными вызовами
   (parallel tool calls);
@@ -53,23 +53,23 @@ call is text in a format the model was trained on, and a parser turns it into `t
 
 The model is `Qwen/Qwen2.5-7B-Instruct`, small enough for one GPU. In replay mode its answers come
 from cassettes **synthesized** from the documented Qwen2.5 format and vLLM's `hermes` parser, not
-captured from a real server. The offline tokenizer has the documented chat template and the marker
-ids from mirrored configuration files, but ordinary words get different ids than in the real
-vocabulary. With `LLM_MODE=live` and the `QWEN_*` variables ([lesson 00](00_start.ipynb)) the same
-cells talk to your Qwen server, and `load_tokenizer(..., source="auto")` loads the real Qwen
-tokenizer, or, when it cannot (no network), says so in one line and uses the offline one.
+captured from a real server. The offline tokenizer has the documented chat template and the real
+marker ids, but ordinary words get different ids than in the real vocabulary. With `LLM_MODE=live`
+and the `QWEN_*` variables ([lesson 00](00_start.ipynb)) the same cells talk to your Qwen server,
+and `load_tokenizer(..., source="auto")` uses Qwen's official chat template, or, when it cannot get
+it (no network), says so in one line and uses the offline one.
 """,
         """
 ## Подготовка
 
 Модель — `Qwen/Qwen2.5-7B-Instruct`, ей хватает одной видеокарты. В режиме воспроизведения
-(replay) её ответы берутся из записей (cassettes), **синтезированных** по документированному формату
+(replay) её ответы берутся из записей (кассет), **синтезированных** по документированному формату
 Qwen2.5 и парсеру `hermes` из vLLM, а не записанных с настоящего сервера. У офлайн-токенизатора
-(tokenizer) шаблон чата взят из документации, а номера маркеров — из копий конфигурационных файлов;
-обычные слова получают другие id, чем в настоящем словаре. С `LLM_MODE=live` и переменными
-`QWEN_*` ([урок 00](00_start.ipynb)) те же ячейки обращаются к вашему серверу Qwen, а
-`load_tokenizer(..., source="auto")` загружает настоящий токенизатор Qwen; если это невозможно
-(например, нет сети), функция сообщает об этом одной строкой и берёт офлайн-токенизатор.
+(tokenizer) шаблон чата взят из документации, а номера маркеров настоящие; обычные слова получают
+другие id, чем в настоящем словаре. В режиме live (с настоящей моделью), с `LLM_MODE=live` и
+переменными `QWEN_*` ([урок 00](00_start.ipynb)), те же ячейки обращаются к вашему серверу Qwen, а
+`load_tokenizer(..., source="auto")` берёт официальный шаблон чата Qwen; если получить его не
+удаётся (например, нет сети), функция сообщает об этом одной строкой и берёт офлайн-токенизатор.
 """,
     ),
     code(
@@ -179,7 +179,7 @@ print(qwen_prompt)
     ),
     md(
         """
-Things to notice in Qwen's render:
+Things to notice in Qwen's prompt:
 
 - the tools go into the **system prompt**, one JSON per line inside `<tools></tools>`, with an
   instruction telling the model to answer in `<tool_call></tool_call>` tags;
@@ -191,16 +191,16 @@ Things to notice in Qwen's render:
 Now Kimi-K2's render of the same conversation, from the assistant turn on:
 """,
         """
-Что заметно в отрисовке Qwen:
+Что видно в промпте Qwen:
 
 - инструменты попадают в **системный промпт**, по одному JSON на строку внутри `<tools></tools>`,
   вместе с указанием отвечать в тегах `<tool_call></tool_call>`;
 - вызов — это **один JSON-объект** `{"name": ..., "arguments": {...}}` между тегами `<tool_call>`;
   идентификатора вызова в тексте нет;
 - результат возвращается внутри реплики **пользователя**, обёрнутый в `<tool_response>`;
-  `tool_call_id` не отрисовывается вовсе: результаты сопоставляются с вызовами по порядку.
+  `tool_call_id` в промпт не попадает вовсе: результаты сопоставляются с вызовами по порядку.
 
-А вот отрисовка того же разговора у Kimi-K2, начиная с реплики ассистента:
+А вот тот же разговор в шаблоне Kimi-K2, начиная с реплики ассистента:
 """,
     ),
     code(
@@ -215,15 +215,14 @@ show_raw(kimi_prompt[kimi_prompt.index("<|im_assistant|>"):])
         """
 The markers of both formats and their ids. In both models a tool-call marker is a single token that
 is not "special", so it survives `skip_special_tokens=True`; only the turn markers are special. Kimi-K2
-has five such markers with a fixed structure, Qwen two tags around JSON. The ids of Qwen's two tag
-tokens come from mirrored configuration files and are *unconfirmed*.
+has five such markers with a fixed structure, Qwen two tags around JSON (`<tool_call>` is 151657,
+`</tool_call>` 151658).
 """,
         """
 Маркеры обоих форматов и их номера. У обеих моделей маркер вызова — это один токен, который не
 считается спецтокеном (special token), поэтому `skip_special_tokens=True` его не убирает;
 специальные только маркеры реплик. У Kimi-K2 таких маркеров пять и строгая структура, у Qwen — два
-тега вокруг JSON. Номера двух тегов Qwen взяты из копий конфигурационных файлов и *не
-подтверждены*.
+тега вокруг JSON (`<tool_call>` — 151657, `</tool_call>` — 151658).
 """,
     ),
     code(
@@ -234,6 +233,8 @@ rows += [("Kimi-K2", m.id, m.token, "yes" if m.special else "no")
          for m in marker_tokens(kimi_tokenizer)]
 compare_table(rows, ("model", "id", "token", "special"))
 ''',
+        ru={'"yes"': '"да"', '"no"': '"нет"',
+            '"model", "id", "token", "special"': '"модель", "id", "токен", "специальный"'},
     ),
     md(
         """
@@ -272,14 +273,15 @@ print(answer["content"])
     ),
     md(
         """
-One visible difference is the call id. Qwen writes no id, so vLLM invents one (`chatcmpl-tool-`
-and 32 hex digits, random on a real server); Kimi-K2 writes the id in its output
-(`functions.get_weather:0`).
+One visible difference is the call id. Qwen writes no id, so vLLM invents one: `chatcmpl-tool-`
+and random hex digits, 16 of them in current vLLM (32 before a change of November 2025, and these
+cassettes imitate the older form). Kimi-K2 writes the id in its output (`functions.get_weather:0`).
 """,
         """
-Одно заметное отличие — идентификатор вызова. Qwen id не пишет, поэтому vLLM придумывает его сам
-(`chatcmpl-tool-` и 32 шестнадцатеричные цифры, на настоящем сервере случайные); Kimi-K2 пишет id
-прямо в своём выводе (`functions.get_weather:0`).
+Одно заметное отличие — идентификатор вызова. Qwen не пишет id, поэтому vLLM придумывает его сам:
+`chatcmpl-tool-` и случайные шестнадцатеричные цифры, в нынешних версиях vLLM их 16 (до изменения в
+ноябре 2025 года было 32, и кассеты повторяют старый вид). Kimi-K2 пишет id прямо в своём выводе
+(`functions.get_weather:0`).
 """,
     ),
     code(
@@ -294,17 +296,17 @@ assert messages[2]["tool_call_id"] == call["id"]
         """
 ## 4. The Qwen documentation's example: two tools, two calls
 
-The Qwen docs walk one example through every framework they cover: two temperature tools written as typed Python
-functions with Google-style docstrings, and a question that needs both. `ToolRegistry.register(fn)`
+The Qwen docs walk one example through every framework they cover: two temperature tools written
+as typed Python functions with Google-style docstrings, and a question that needs both. `ToolRegistry.register(fn)`
 builds each schema from the function, as `transformers` does for Qwen's template.
 """,
         """
 ## 4. Пример из документации Qwen: два инструмента, два вызова
 
-В документации Qwen один пример проходит через все описанные там фреймворки: два инструмента,
-которые сообщают температуру, в виде типизированных функций Python с docstring в стиле Google и вопрос, которому нужны оба.
-`ToolRegistry.register(fn)` строит описание каждого инструмента по самой функции, как это делает
-`transformers` для шаблона Qwen.
+Документация Qwen проводит один пример через все описанные в ней фреймворки: два инструмента,
+которые сообщают температуру, в виде функций Python с аннотациями типов и docstring в стиле Google,
+и вопрос, для ответа на который нужны оба. `ToolRegistry.register(fn)` строит описание каждого
+инструмента по самой функции, как это делает `transformers` для шаблона Qwen.
 """,
     ),
     code(
@@ -346,10 +348,11 @@ print(json.dumps(temperature_tools.schemas[0]["function"]["parameters"], indent=
     ),
     md(
         """
-The docs put today's date in the system message, so the model can turn "tomorrow" into a date.
+In the docs' example the current date is given in the system message, so the model can turn
+"tomorrow" into a date.
 """,
         """
-Документация кладёт сегодняшнюю дату в системное сообщение, чтобы модель могла превратить
+В примере из документации дата указана в системном сообщении, чтобы модель могла превратить
 «завтра» в конкретную дату.
 """,
     ),
@@ -449,10 +452,10 @@ before templating; `decode_tool_arguments` does the same on copies of the messag
 manual loop for Qwen (the assistant message goes in before the results, as always):
 """,
         """
-В первой отрисовке модель увидела бы экранированные кавычки, которых сама никогда не пишет. vLLM
+В первом промпте модель увидела бы экранированные кавычки, которых сама никогда не пишет. vLLM
 перед применением шаблона разбирает аргументы из JSON; `decode_tool_arguments` делает то же с
-копиями сообщений. С учётом этого ручной цикл для Qwen выглядит так (сообщение ассистента, как всегда, —
-перед результатами):
+копиями сообщений. С учётом этого ручной цикл для Qwen выглядит так (сообщение ассистента, как
+всегда, — перед результатами):
 """,
     ),
     code(
@@ -472,7 +475,9 @@ def manual_loop(messages, max_rounds=8):
         messages.extend(registry.call(tool_call) for tool_call in parsed.tool_calls)
     raise RuntimeError(f"Still calling tools after {max_rounds} rounds.")
 ''',
-        ru={'# no calls: this is the final answer': '# нет вызовов: это окончательный ответ'},
+        ru={'# no calls: this is the final answer': '# нет вызовов: это окончательный ответ',
+            '"Still calling tools after {max_rounds} rounds."':
+                '"Модель всё ещё вызывает инструменты после {max_rounds} раундов."',},
     ),
     code(
         f'''
@@ -509,10 +514,11 @@ for name, text in raw.items():
 rows = []
 for name, text in raw.items():
     kimi, hermes = parse_kimi(text), parse_hermes(text)  # every text through both parsers
-    rows.append((name, f"{len(kimi.tool_calls)} call(s)", f"{len(hermes.tool_calls)} call(s)"))
+    rows.append((name, f"calls: {len(kimi.tool_calls)}", f"calls: {len(hermes.tool_calls)}"))
 compare_table(rows, ("raw text written by", "parse_kimi", "parse_hermes"))
 ''',
-        ru={'# every text through both parsers': '# каждый текст — обоими парсерами'},
+        ru={'# every text through both parsers': '# каждый текст — обоими парсерами',
+            '"calls: {': '"вызовов: {', '"raw text written by"': '"чей сырой текст"'},
     ),
     md(
         """
@@ -538,6 +544,23 @@ compare_table(
     ("", "Kimi-K2", "Qwen2.5"),
 )
 ''',
+        ru={
+            '"call wrapper"': '"обёртка вызова"',
+            '"call payload"': '"содержимое вызова"',
+            '"call id"': '"id вызова"',
+            '"written by the model"': '"пишет модель"',
+            '"invented by the server"': '"придумывает сервер"',
+            '"tools in the prompt"': '"инструменты в промпте"',
+            '"tool_declare system turn"': '"системная реплика tool_declare"',
+            '"system prompt, <tools>"': '"системный промпт, <tools>"',
+            '"tool result"': '"результат инструмента"',
+            '"system turn, \'## Return of <id>\'"': '"системная реплика, \'## Return of <id>\'"',
+            '"user turn, <tool_response>"': '"реплика user, <tool_response>"',
+            '"results matched by"': '"результат находят по"',
+            '"order"': '"порядку"',
+            '"vLLM flag"': '"флаг vLLM"',
+            '"our parser"': '"наш парсер"',
+        },
     ),
     md(
         """
@@ -556,7 +579,7 @@ decide, so the next two cells print a note instead):
 `tool_choice="auto"` ошибкой 400, и это легко заметить. Хуже, когда сервер принимает инструменты,
 но парсера для формата Qwen у него нет (или указан парсер для другой модели): модель по-прежнему
 пишет вызов, только разбирать его некому. Профиль `no_parser` на сервере воспроизведения ведёт
-себя именно так (в живом режиме всё решают флаги вашего сервера, поэтому две следующие ячейки
+себя именно так (в режиме live всё решают флаги вашего сервера, поэтому две следующие ячейки
 вместо этого печатают пометку):
 """,
     ),
@@ -574,13 +597,15 @@ if conn.replay_only("no_parser is a recorded engine profile"):
     print("finish_reason:", choice.finish_reason, "| tool_calls:", choice.message.tool_calls)
     show_raw(choice.message.content)
 ''',
-        ru={'# a server that does not parse the calls': '# сервер, который не разбирает вызовы'},
+        ru={'# a server that does not parse the calls': '# сервер, который не разбирает вызовы',
+            '"no_parser is a recorded engine profile"': '"профиль no_parser есть только в кассетах"'},
     ),
     code(
         '''
 if conn.replay_only("it needs the no_parser answer above"):
     show_tool_calls(parse_hermes(choice.message.content).tool_calls)
 ''',
+        ru={'"it needs the no_parser answer above"': '"ей нужен ответ no_parser из ячейки выше"'},
     ),
     md(
         """
@@ -600,7 +625,7 @@ check what the server did and parse it yourself when you must.
     ),
     md(
         """
-## Summary of the lesson
+## Summary
 
 - Qwen2.5 uses the Hermes format: one JSON object per call in `<tool_call>` tags, tools in the
   system prompt, results in `<tool_response>` inside a user turn, matched by order; no id in the text.
@@ -615,7 +640,7 @@ check what the server did and parse it yourself when you must.
 |---|---|---|---|---|
 | 1 | `tool_function(tool_call_arguments)` | the whole dict arrives as one positional argument | `tool_function(**arguments)`, arguments checked first | 01 |
 | 2 | `while finish_reason == "tool_calls"` | some engines report `stop` although the message has calls | loop while the message has `tool_calls`; bound the rounds | 02 |
-| 3 | streaming and manual loops | the assistant message with the calls is never appended: 400, or a confused model | append it before the `role: "tool"` results | 03, 04 |
+| 3 | streaming and manual loops | the assistant message with the calls is never appended: a 400 from servers that check the history (OpenAI, Moonshot), a confused model elsewhere | append it before the `role: "tool"` results | 03, 04 |
 | 4 | `extract_tool_call_info` | first section only, `IndexError` without the end marker, ids with `-` skipped | parse every section, tolerate cut-offs, report errors | 04 |
 
 And one latent bug: `chunk.choices[0]` fails on the usage chunk (`choices: []`); guard with
@@ -632,12 +657,12 @@ And one latent bug: `chunk.choices[0]` fails on the usage chunk (`choices: []`);
   `helpers/loop.py` (the loop with every fix in about a hundred lines).
 """,
         """
-## Итоги урока
+## Итоги
 
 - Qwen2.5 использует формат Hermes: по одному JSON-объекту на вызов в тегах `<tool_call>`,
   инструменты в системном промпте, результаты в `<tool_response>` внутри реплики пользователя,
   сопоставление по порядку; id в тексте нет.
-- Клиентский код для обеих моделей одинаков: `run_tool_loop` неважно, кто разбирает вызовы.
+- Клиентский код для обеих моделей одинаков: для `run_tool_loop` неважно, кто разбирает вызовы.
 - Развёртывание: vLLM `--enable-auto-tool-choice --tool-call-parser hermes` для Qwen, `kimi_k2` для
   Kimi-K2.
 - В ручном цикле разбирайте аргументы из JSON-строки перед шаблоном Qwen2.5
@@ -649,7 +674,7 @@ And one latent bug: `chunk.choices[0]` fails on the usage chunk (`choices: []`);
 |---|---|---|---|---|
 | 1 | `tool_function(tool_call_arguments)` | весь словарь приходит одним позиционным аргументом | `tool_function(**arguments)`, аргументы сначала проверяются | 01 |
 | 2 | `while finish_reason == "tool_calls"` | некоторые движки присылают `stop`, хотя в сообщении есть вызовы | продолжать, пока в сообщении есть `tool_calls`; ограничить число раундов | 02 |
-| 3 | потоковый и ручной циклы | сообщение ассистента с вызовами не добавляется: 400 или сбитая с толку модель | добавлять его перед результатами `role: "tool"` | 03, 04 |
+| 3 | потоковый и ручной циклы | сообщение ассистента с вызовами не добавляется: ошибка 400 от серверов, которые проверяют историю (OpenAI, Moonshot), или сбитая с толку модель на остальных | добавлять его перед результатами `role: "tool"` | 03, 04 |
 | 4 | `extract_tool_call_info` | только первая секция, `IndexError` без конечного маркера, id с `-` пропускаются | разбирать все секции, не падать на обрезанном ответе, сообщать об ошибках | 04 |
 
 И одна скрытая ошибка: `chunk.choices[0]` падает на фрагменте со статистикой (`choices: []`);

@@ -162,7 +162,7 @@ def wait_for_view(cell, done, timeout: float = 15) -> str:
 def slider_settled(cell):
     """A `done` test: the view shows the chunk the slider's readout shows (the kernel caught up)."""
     readout = cell.locator(".widget-slider .widget-readout").first
-    return lambda text: bool(re.search(rf"chunk {readout.inner_text().strip()} of \d+", text))
+    return lambda text: bool(re.search(rf"(?:chunk|фрагмент) {readout.inner_text().strip()} (?:of|из) \d+", text))
 
 
 def move_slider(page, cell) -> None:

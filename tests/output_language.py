@@ -1,0 +1,164 @@
+"""Is a text in the notebook's language? The checks behind tests/test_output_language.py.
+
+The Russian edition must print no English prose, the English one no Cyrillic. What a lesson shows
+on purpose stays verbatim and is not prose: quoted strings (reprs, JSON), text in backticks or «»,
+special markers and tags, identifiers, protocol words (`role`, `tool_calls`, ...), the content lines
+of a `show_messages` block (what the user and the model wrote), a server's own error text after
+`Error code: NNN -`, Python's own message of a built-in exception (`IndexError: list index out of
+range`). Anything else that is data (a model's answer printed bare, a chat template's
+system prompt) is allowed only by an explicit entry of `ALLOWED`: lesson, snippet, reason.
+
+English prose in a Russian line is found two ways:
+- a run of three or more plain English words, two of them common function words
+  ("1 message in the history: the tool never ran", "not valid JSON", "the guide loses ...");
+- a line without Cyrillic that has two or more plain English words that are not protocol words
+  (a table header "variant", "raw text written by", labels "1 call(s)", "special yes/no").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+CYRILLIC = re.compile(r"[А-Яа-яЁё]")
+
+# Common English words: two of them in a run of three words make it prose.
+COMMON = frozenset("""
+a an the is are was were be been has have had do does did not no yet of to in on at by for from
+with without and or but if then than so as it its it's this that these there here you your we our
+they their he she his her can cannot can't must should would will may might shall none all any
+each every one two only also still just never more most some such into out up about after before
+again what which who when where why how message messages call calls error errors got expected
+""".split())
+
+# Words of the protocol and of Python that both editions show verbatim.
+PROTOCOL = frozenset("""
+role user assistant tool system developer content name arguments id type function tool_calls
+finish_reason stop length usage true false none null json python dict list str int float bool
+""".split())
+
+# Data a lesson shows on purpose, blanked before the words are looked at.
+DATA = [
+    re.compile(r"Error code: \d{3} - .*"),  # a server's own error text (OpenAI's wording)
+    # Python's own message of a built-in exception (the guide's code failing, shown on purpose)
+    re.compile(r"\b(?:IndexError|KeyError|TypeError|AttributeError|JSONDecodeError|NameError)"
+               r": .*?(?=\s{2,}|$)"),
+    re.compile(r"`[^`\n]*`"),  # code in backticks
+    re.compile(r"«[^»\n]*»"),  # a quotation
+    re.compile(r'"(?:[^"\\\n]|\\.)*"'),  # a double-quoted string (JSON, repr)
+    re.compile(r"(?<![\w])'(?:[^'\\\n]|\\.)*'(?![\w])"),  # a single-quoted string (repr)
+    re.compile(r"<\|[^|<>\s]*\|>|</?[A-Za-z_][\w-]*>"),  # special markers and tags
+    re.compile(r"\{[^{}\n]*\}|\[[^\[\]\n]*\]"),  # a dict or list on one line
+    re.compile(r"https?://\S+"),
+]
+PLAIN_WORD = re.compile(r"^[A-Za-z]+(?:'[a-z]+)?$")
+EDGE_PUNCTUATION = "\"'.,;:!?()|«»—–"
+MESSAGE_HEADER = re.compile(r"^\[\d+\] (?:user|assistant|tool|system)\b")
+
+# (lesson, snippet of the line, reason): data the lesson shows on purpose that the rules above
+# cannot tell from prose. Keep it narrow: a snippet allows only lines that contain it, in one lesson.
+MODEL_ANSWER = "a model's answer from the cassette, printed as the model wrote it"
+PROMPT = "the user prompt sent to the model (English in both editions)"
+ALLOWED: tuple[tuple[str, str, str], ...] = (
+    ("00_start", "Ready.", MODEL_ANSWER),
+    *((lesson, "It's sunny in Beijing today.", MODEL_ANSWER)
+      for lesson in ("02_sync_loop", "03_streaming", "04_manual_parsing", "05_qwen_comparison")),
+    ("02_sync_loop", "Beijing is sunny, Shanghai has light rain, and Moscow has snow.", MODEL_ANSWER),
+    ("03_streaming", "Shanghai has light rain today, and Moscow has snow.", MODEL_ANSWER),
+    ("05_qwen_comparison", "It is 26.1 °C in San Francisco now", MODEL_ANSWER),
+    ("04_manual_parsing", "You are Kimi, an AI assistant created by Moonshot AI.",
+     "Kimi-K2's default system prompt, rendered by its chat template"),
+    ("05_qwen_comparison", "What's the weather like in Beijing today? Let's check using the tool.",
+     "the user turn inside the rendered chat template"),
+    ("05_qwen_comparison", "You are Qwen, created by Alibaba Cloud.",
+     "Qwen's default system prompt, rendered by its chat template"),
+    ("05_qwen_comparison", "You may call one or more functions to assist with the user query.",
+     "Qwen's chat template text about tools"),
+    ("05_qwen_comparison", "You are provided with function signatures within",
+     "Qwen's chat template text about tools"),
+    ("05_qwen_comparison", "For each function call, return a json object with function name",
+     "Qwen's chat template text about tools"),
+)
+
+
+def blank_data(line: str) -> str:
+    """The line with every piece of shown-on-purpose data replaced by a space."""
+    for pattern in DATA:
+        line = pattern.sub(" ", line)
+    return line
+
+
+def _tokens(line: str) -> list[str | None]:
+    """Plain English words of a line in order; None where anything else breaks a run of words."""
+    tokens: list[str | None] = []
+    line = line.replace("(s)", "s")  # "call(s)" is the word "calls"
+    raws = [raw for cell in re.split(r"\s{2,}", line) for raw in [*cell.split(), "|"]]
+    for raw in raws:
+        word = raw.strip(EDGE_PUNCTUATION)
+        if PLAIN_WORD.match(word) and not re.search(r"[a-z][A-Z]", word):  # CamelCase: a name
+            tokens.append(word.lower())
+        elif word:
+            tokens.append(None)
+        if raw != raw.rstrip(".;!?|") and tokens and tokens[-1] is not None:
+            tokens.append(None)  # a sentence or a table cell ends here
+    return tokens
+
+
+def english_prose(line: str) -> str | None:
+    """Why `line` (of a Russian output) reads as English prose, or None."""
+    if not line.strip():
+        return None
+    tokens = _tokens(blank_data(line))
+    run: list[str] = []
+    for token in [*tokens, None]:
+        if token is not None:
+            run.append(token)
+            continue
+        if len(run) >= 3 and sum(word in COMMON for word in run) >= 2:
+            return f"English words {' '.join(run)!r}"
+        run = []
+    if not CYRILLIC.search(line):
+        words = [t for t in tokens if t is not None and t not in PROTOCOL and len(t) > 1]
+        if len(words) >= 2:
+            return f"a line with English words {' '.join(words)!r} and no Russian one"
+    return None
+
+
+def allowed(lesson: str, line: str) -> bool:
+    """The line holds data that `ALLOWED` names for this lesson."""
+    return any(lesson == name and snippet in line for name, snippet, _ in ALLOWED)
+
+
+def message_content_lines(text: str) -> set[int]:
+    """Numbers of the lines of `text` that are message content in a `show_messages` block."""
+    content, inside = set(), False
+    for number, line in enumerate(text.splitlines()):
+        if MESSAGE_HEADER.match(line):
+            inside = True
+        elif inside and line.startswith("    ") and not line.startswith("    -> "):
+            content.add(number)
+        elif not line.startswith("    "):
+            inside = False
+    return content
+
+
+def language_problems(lesson: str, lang: str, text: str) -> list[str]:
+    """Lines of `text` (an output of `lesson` in edition `lang`) in the wrong language."""
+    problems = []
+    skipped = message_content_lines(text)
+    for number, line in enumerate(text.splitlines()):
+        if number in skipped or allowed(lesson, line):
+            continue
+        if lang == "en":
+            if CYRILLIC.search(line):
+                problems.append(f"Cyrillic in the English edition: {line.strip()[:100]!r}")
+        else:
+            why = english_prose(line)
+            if why:
+                problems.append(f"{why} in the Russian edition: {line.strip()[:100]!r}")
+    return problems
+
+
+def texts_in_language(lesson: str, lang: str, texts: Iterable[str]) -> list[str]:
+    """Problems over several texts."""
+    return [problem for text in texts for problem in language_problems(lesson, lang, text)]

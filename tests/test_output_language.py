@@ -1,0 +1,182 @@
+"""Every output of a notebook is in its edition's language: no English prose in the Russian edition,
+no Cyrillic in the English one (the rules and the narrow allow-list: tests/output_language.py).
+
+The checks first run on a small fixture: clean outputs that carry data on purpose must pass, and
+each planted defect must be caught, in both directions, which proves the check can fail.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+import nbformat
+import pytest
+from output_language import ALLOWED, english_prose, language_problems
+
+from helpers.paths import NOTEBOOKS_DIR
+
+LANGS = ("en", "ru")
+CHECKED_MIMES = ("text/plain", "text/markdown", "text/html")
+TAG = nbformat.v4  # short name for building fixture outputs
+EDITIONS = sorted(
+    (lang, path.stem) for lang in LANGS for path in (NOTEBOOKS_DIR / lang).glob("[0-9][0-9]_*.ipynb")
+)
+
+
+def output_texts(nb) -> list[tuple[str, str]]:
+    """(cell id, text) for what a student reads in each output: streams, results, errors.
+
+    A traceback is skipped: its last line repeats `ename: evalue` (checked), the rest is code."""
+    found = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        for out in cell.get("outputs", []):
+            if "text" in out:
+                found.append((cell.get("id"), "".join(out["text"])))
+            if out.get("output_type") == "error":
+                found.append((cell.get("id"), f"{out['ename']}: {out['evalue']}"))
+            for mime in CHECKED_MIMES:
+                value = out.get("data", {}).get(mime)
+                if value is not None:
+                    text = value if isinstance(value, str) else "".join(value)
+                    if mime == "text/html":
+                        text = _html_text(text)
+                    if mime == "text/markdown":  # a fenced code block shows code on purpose
+                        text = re.sub(r"```.*?```", "", text, flags=re.S)
+                    found.append((cell.get("id"), text))
+    return found
+
+
+def _html_text(markup: str) -> str:
+    """The text of an HTML output, one line per element."""
+    return html.unescape(re.sub(r"<[^>]*>", "\n", markup))
+
+
+def notebook_problems(nb, lesson: str, lang: str) -> list[str]:
+    """Every output line of a notebook in the wrong language, with its cell id."""
+    return [
+        f"{lang}/{lesson} cell {cell_id}: {problem}"
+        for cell_id, text in output_texts(nb)
+        for problem in language_problems(lesson, lang, text)
+    ]
+
+
+@pytest.mark.parametrize(("lang", "lesson"), EDITIONS, ids=[f"{g}/{n}" for g, n in EDITIONS])
+def test_outputs_speak_the_editions_language(lang, lesson):
+    nb = nbformat.read(NOTEBOOKS_DIR / lang / f"{lesson}.ipynb", as_version=4)
+    problems = notebook_problems(nb, lesson, lang)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(("lesson", "snippet", "reason"), ALLOWED, ids=[f"{a[0]}:{a[1][:20]}" for a in ALLOWED])
+def test_every_allowed_snippet_is_needed(lesson, snippet, reason):
+    """An allow-list entry names a lesson, a reason, and data that its Russian outputs really show."""
+    assert len(snippet) >= 6 and reason.strip(), (lesson, snippet)
+    nb = nbformat.read(NOTEBOOKS_DIR / "ru" / f"{lesson}.ipynb", as_version=4)
+    assert any(snippet in text for _, text in output_texts(nb)), f"stale allow-list entry: {snippet!r}"
+
+
+# ---------------------------------------------------------------------------------------------
+# The check itself, on fixture notebooks
+
+
+def _nb(*outputs) -> nbformat.NotebookNode:
+    nb = nbformat.v4.new_notebook()
+    for i, out in enumerate(outputs):
+        cell = nbformat.v4.new_code_cell("x")
+        cell["id"] = f"c{i}"
+        cell.outputs = [out]
+        nb.cells.append(cell)
+    return nb
+
+
+def _stdout(text: str):
+    return TAG.new_output("stream", name="stdout", text=text)
+
+
+CLEAN_RU = [
+    _stdout("Верно!\n"),
+    _stdout("Пока нет: в `message` нет ключа \"tool_calls\": используйте `message.get(\"tool_calls\")`.\n"),
+    _stdout('{"error": "Arguments for get_weather are not valid JSON."}\n'),  # JSON: data
+    _stdout("{'town': 'Beijing'} [\"arguments is missing the required 'city'\"]\n"),  # a repr
+    _stdout("[0] user\n    What's the weather like in Beijing today? Let's check using the tool.\n"
+            "[1] assistant\n    (content: '')\n    -> get_weather({\"city\": \"Beijing\"}) [get_weather:0]\n"),
+    _stdout("#  id             name         arguments\n0  get_weather:0  get_weather  {\"city\": \"Beijing\"}\n"),
+    _stdout("finish_reason: stop | tool_calls: []\n"),
+    _stdout("It's sunny in Beijing today.\n"),  # allowed for 02_sync_loop: a model answer
+    TAG.new_output("error", ename="BadRequestError", evalue="Error code: 400 - Invalid parameter: "
+                   "messages with role 'tool' must be a response to a preceeding message", traceback=[]),
+    TAG.new_output("error", ename="IndexError", evalue="list index out of range", traceback=[]),
+    TAG.new_output("display_data", {"text/markdown": "режим **replay**: модель `moonshotai/Kimi-K2-Instruct`"}),
+    TAG.new_output("display_data", {"text/markdown": "```python\nif x is not in the list:\n    pass\n```"}),
+]
+CLEAN_EN = [
+    _stdout("Not yet: message is a dict here: use message[\"tool_calls\"].\n"),
+    _stdout("1 message in the history: the tool never ran\n"),
+    TAG.new_output("display_data", {"text/html": "<b>both parsers agree</b>"}),
+]
+
+# name -> (edition, output, a phrase the report must contain)
+PLANTED = {
+    "English sentence in ru stdout": ("ru", _stdout("1 message in the history: the tool never ran\n"),
+                                      "English words"),
+    "English hint after a Russian word": ("ru", _stdout("Пока нет: the usage chunk has no choices\n"),
+                                          "English words"),
+    "English table header in ru": ("ru", _stdout("raw text written by  parse_kimi  parse_hermes\n"
+                                                 "Kimi-K2              1           0\n"),
+                                   "no Russian one"),
+    "English label in ru": ("ru", _stdout("Kimi-K2  1 call(s)  0 call(s)\n"), "no Russian one"),
+    "English in a ru exception": ("ru", TAG.new_output(
+        "error", ename="ToolLoopLimitError", evalue="The model was still calling tools after 2 rounds",
+        traceback=[]), "English words"),
+    "English in ru markdown": ("ru", TAG.new_output("display_data", {
+        "text/markdown": "**replay** mode: answers replayed from recordings by a local server"}),
+        "English words"),
+    "English in ru html": ("ru", TAG.new_output("display_data", {
+        "text/html": "<div><b>the guide loses call(s) 'x:1'</b></div>"}), "English words"),
+    "model answer outside its lesson": ("ru", _stdout("Beijing is sunny, Shanghai has light rain, "
+                                                      "and Moscow has snow.\n"), "English words"),
+    "Cyrillic in en stdout": ("en", _stdout("Пока нет: верните список\n"), "Cyrillic"),
+    "Cyrillic in en exception": ("en", TAG.new_output(
+        "error", ename="ValueError", evalue="неизвестный язык", traceback=[]), "Cyrillic"),
+    "Cyrillic in en html": ("en", TAG.new_output("display_data", {"text/html": "<i>нет вызовов</i>"}),
+                            "Cyrillic"),
+}
+
+
+def test_clean_fixture_outputs_pass():
+    assert notebook_problems(_nb(*CLEAN_RU), "02_sync_loop", "ru") == []
+    assert notebook_problems(_nb(*CLEAN_EN), "02_sync_loop", "en") == []
+
+
+@pytest.mark.parametrize("defect", PLANTED)
+def test_planted_defects_are_caught(defect):
+    lang, output, phrase = PLANTED[defect]
+    nb = _nb(*(CLEAN_RU if lang == "ru" else CLEAN_EN), output)
+    problems = notebook_problems(nb, "04_manual_parsing", lang)
+    assert problems and all(f"cell c{len(nb.cells) - 1}:" in p for p in problems), problems
+    assert any(phrase in p for p in problems), problems
+
+
+@pytest.mark.parametrize("line", [
+    "Пока нет: для случая «ответ без вызовов» ожидается False.",
+    "вызовов: 2 ['functions.get_weather:0 get_weather({\"city\": \"Beijing\"})']",
+    "Connection(mode='replay', provider='kimi', engine='moonshot')",
+    "IndexError: list index out of range",
+    "marker  <|tool_calls_section_begin|>",
+    "Qwen/Qwen2.5-7B-Instruct -> Ready.",
+])
+def test_data_is_not_prose(line):
+    assert english_prose(line) is None
+
+
+@pytest.mark.parametrize("line", [
+    "8 messages in the history",
+    "the guide raises IndexError: list index out of range",
+    "no <|tool_calls_section_end|> at the end of the text (output cut off, e.g. by max_tokens?)",
+    "id      token     special",
+])
+def test_prose_and_labels_are_caught(line):
+    assert english_prose(line), line
