@@ -104,7 +104,6 @@ model_name = conn.model_name
 conn
 ''',
         ru={
-            "# the language of the helpers' messages": "# язык сообщений helpers",
             "# replay: the Moonshot API with kimi-k2.6": "# replay: API Moonshot с kimi-k2.6",
         },
     ),
@@ -551,7 +550,7 @@ outputs = {{
 }}
 for shape, text in outputs.items():
     result = parse_kimi(text)
-    print(f"{{shape:17}} {{result.reasoning!r}} {{[c['id'] for c in result.tool_calls]}} {{result.errors}}")
+    print(f"{{shape!r:19}} {{result.reasoning!r}} {{[c['id'] for c in result.tool_calls]}} {{result.errors}}")
 ''',
     ),
     md(
