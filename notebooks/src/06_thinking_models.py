@@ -18,7 +18,7 @@ reasoning travels, and keep the loop from failing on its second round.
 # Модели с рассуждением и вызов инструментов
 
 **Цель:** запустить цикл вызова инструментов с моделью, которая сначала рассуждает, а потом
-отвечает (Kimi K2.6), увидеть, где передаётся её рассуждение, и не дать циклу упасть во втором
+отвечает (Kimi K2.6), увидеть, где передаётся её рассуждение (reasoning), и не дать циклу упасть во втором
 раунде.
 """,
     ),
@@ -342,8 +342,8 @@ works as it is:
         """
 В собственном цикле исправление занимает одну строку: добавляйте в историю
 `accumulator.assistant_message()` (потоковая выдача) или сохраняйте поле рассуждения из
-`response.choices[0].message` (без неё). Правило не только для Kimi: DeepSeek отклоняет такую же
-историю, только другими словами.
+`response.choices[0].message` (без неё). Такое правило есть не только у Kimi: DeepSeek отклоняет
+такую же историю, только другими словами.
 
 ## 5. Как отключить рассуждение
 
@@ -471,7 +471,7 @@ back for the Kimi template is worth checking (our sources do not settle it).
 
 ## 8. `<think>` in raw text
 
-Under the API fields, a thinking model writes its reasoning as text between `<think>` and
+Behind the API fields, a thinking model writes its reasoning as plain text between `<think>` and
 `</think>`, in front of the usual tool-call markers. With `/completions` (lesson 04) you render
 the prompt yourself. `load_tokenizer("kimi-k2-thinking")` carries a chat template written for this
 course after the K2-Thinking template as a llama.cpp mirror publishes it (likely faithful, not
@@ -485,7 +485,7 @@ with the current tool loop:
 
 ## 8. `<think>` в сыром выводе
 
-Под полями API модель с рассуждением пишет его обычным текстом между `<think>` и `</think>`, перед
+За полями API стоит обычный текст: модель пишет рассуждение между `<think>` и `</think>`, перед
 привычными маркерами вызова. С `/completions` (урок 04) промпт собираете вы сами.
 `load_tokenizer("kimi-k2-thinking")` содержит шаблон чата, написанный для курса по шаблону
 K2-Thinking в том виде, в каком его публикует зеркало в llama.cpp (скорее всего, точно, но с
