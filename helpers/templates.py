@@ -1,11 +1,12 @@
-"""Offline chat templates and tokenizers for Kimi-K2 and Qwen2.5; the real hub ones only on request.
+"""Offline chat templates and tokenizers for Kimi-K2 and Qwen2.5; real templates only on request.
 
 The local tokenizers live in `data/tokenizers/<name>/` (built by `scripts/build_tokenizers.py`):
 a small byte-level BPE plus the format markers at their real ids, and a chat template written for
-the course that reproduces the documented renders. `source="hub"` loads the real tokenizer and
-fails fast, with a clear message, when the hub cannot be reached. `source="auto"` follows LLM_MODE:
-the offline tokenizer in replay mode; in live and record mode the real one, or, when it cannot be
-loaded, the offline one with a one-line note saying why.
+the course that reproduces the documented renders. `source="hub"` downloads ONLY the real chat
+template file (from the repo and pinned commit in HUB_TEMPLATES) and puts it on the offline
+tokenizer: no remote tokenizer code runs, ever. `source="auto"` follows LLM_MODE: the offline
+tokenizer in replay mode; in live and record mode the real template, or, when it cannot be
+fetched, the offline one with a one-line note saying why.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from helpers._hf import import_transformers
+from helpers._hf import hub_offline, import_transformers
+from helpers.i18n import tr
 from helpers.paths import DATA_DIR, TOKENIZERS_DIR
 
 if TYPE_CHECKING:
@@ -75,11 +77,33 @@ MARKER_IDS: dict[str, dict[str, int]] = {
     name: {marker.token: marker.id for marker in markers} for name, markers in MARKERS.items()
 }
 TOKENIZER_NAMES: tuple[str, ...] = tuple(MARKERS)
-HUB_REPOS: dict[str, str] = {
-    "kimi-k2": "moonshotai/Kimi-K2-Instruct",
-    "qwen2.5": "Qwen/Qwen2.5-7B-Instruct",
-    "kimi-k2-thinking": "moonshotai/Kimi-K2-Thinking",
+
+
+class HubTemplate(NamedTuple):
+    """Where the real chat template lives: repo, file, and the commit it is fetched at."""
+
+    repo: str
+    filename: str  # a .jinja file, or tokenizer_config.json with a "chat_template" field
+    revision: str | None  # a full commit hash a maintainer checked; None: not pinned, not fetched
+
+
+# Commit hashes of the hub repos whose template a maintainer has read and compared with the
+# documented render (docs/notes.md, "Pinned templates"). None until someone has: nothing here can
+# reach the hub to check one, and a branch name such as "main" would let the template change
+# under the course without notice.
+KIMI_K2_0905_REVISION: str | None = None
+QWEN2_5_REVISION: str | None = None
+
+# One entry per template: a new model is one more line here and in MARKERS / TEMPLATE_FILES.
+HUB_TEMPLATES: dict[str, HubTemplate] = {
+    "kimi-k2": HubTemplate(
+        "moonshotai/Kimi-K2-Instruct-0905", "chat_template.jinja", KIMI_K2_0905_REVISION
+    ),
+    "qwen2.5": HubTemplate("Qwen/Qwen2.5-7B-Instruct", "tokenizer_config.json", QWEN2_5_REVISION),
+    # K2-Thinking: not pinned, so never fetched (the offline template follows a mirror's copy).
+    "kimi-k2-thinking": HubTemplate("moonshotai/Kimi-K2-Thinking", "chat_template.jinja", None),
 }
+HUB_REPOS: dict[str, str] = {name: spec.repo for name, spec in HUB_TEMPLATES.items()}
 TEMPLATES_DIR: Path = DATA_DIR / "templates"
 TEMPLATE_FILES: dict[str, Path] = {
     "kimi-k2": TEMPLATES_DIR / "kimi_k2.jinja",
@@ -91,7 +115,7 @@ _TRUE = {"1", "true", "yes", "on"}
 
 
 class TokenizerUnavailableError(OSError):
-    """The real tokenizer could not be loaded (hub offline or unreachable, or a package missing)."""
+    """The real chat template could not be fetched (hub offline or unreachable, or not pinned)."""
 
     def __init__(self, message: str, reason: str = "") -> None:
         super().__init__(message)
@@ -112,8 +136,8 @@ def local_tokenizer_dir(name: str) -> Path:
 
 
 def load_tokenizer(name: str, source: str = "local") -> PreTrainedTokenizerBase:
-    """The offline tokenizer (`"local"`), the real one (`"hub"`), or the one LLM_MODE calls for
-    (`"auto"`: local in replay mode; in live/record mode the hub, falling back to local)."""
+    """The offline tokenizer (`"local"`), the offline one with the real chat template (`"hub"`),
+    or the one LLM_MODE calls for (`"auto"`: local in replay mode, else hub, else local)."""
     _check_name(name)
     if source == "local":
         return _load_local(name)
@@ -125,8 +149,8 @@ def load_tokenizer(name: str, source: str = "local") -> PreTrainedTokenizerBase:
 
 
 def _load_auto(name: str) -> PreTrainedTokenizerBase:
-    """Replay: the offline tokenizer. Live/record: the real one if it loads, else the offline one
-    with a one-line note (the notebook goes on: the offline template renders the same prompt)."""
+    """Replay: the offline tokenizer. Live/record: the real template if it can be fetched, else
+    the offline one with a one-line note (the notebook goes on with the documented render)."""
     from helpers.replay.modes import current_mode
 
     if current_mode() == "replay":
@@ -135,12 +159,17 @@ def _load_auto(name: str) -> PreTrainedTokenizerBase:
         return _load_hub(name)
     except TokenizerUnavailableError as exc:
         reason = exc.reason
-    except Exception as exc:  # remote tokenizer code that breaks on this transformers version
-        reason = f"its code failed with {type(exc).__name__}: {_first_line(exc)}"
+    spec = HUB_TEMPLATES.get(name)
+    repo = spec.repo if spec else tr("no hub repo known", "репозиторий на хабе неизвестен")
     print(
-        f"Note: the real {name} tokenizer ({HUB_REPOS[name]}) could not be loaded: {reason}. "
-        f"Using the offline one from data/tokenizers/{name}/: its chat template reproduces the "
-        "documented render, so /completions gets the same prompt text."
+        tr(
+            f"Note: the real {name} chat template ({repo}) could not be fetched: {reason}. "
+            f"Using the offline one from data/tokenizers/{name}/, which reproduces the "
+            "documented render, so /completions gets the same prompt text.",
+            f"Примечание: настоящий шаблон чата {name} ({repo}) скачать не удалось: {reason}. "
+            f"Берём офлайн-шаблон из data/tokenizers/{name}/: он воспроизводит документированный "
+            "промпт, так что /completions получит тот же текст.",
+        )
     )
     return _load_local(name)
 
@@ -152,7 +181,7 @@ def _first_line(exc: object) -> str:
 
 
 def _load_local(name: str) -> PreTrainedTokenizerBase:
-    """Load the committed tokenizer folder by path, with hub access disabled."""
+    """Load the committed tokenizer folder by path, with hub access disabled while it loads."""
     folder = local_tokenizer_dir(name)
     if not (folder / "tokenizer.json").is_file():
         raise FileNotFoundError(
@@ -160,7 +189,8 @@ def _load_local(name: str) -> PreTrainedTokenizerBase:
             "build it with `python scripts/build_tokenizers.py`."
         )
     transformers = import_transformers()
-    return transformers.AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+    with hub_offline():
+        return transformers.AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
 
 
 def _env_true(variable: str) -> bool:
@@ -185,39 +215,83 @@ def _hub_reachable(endpoint: str, timeout: float = HUB_PROBE_TIMEOUT_S) -> bool:
         return False
 
 
-def _load_hub(name: str) -> PreTrainedTokenizerBase:
-    """Load the real tokenizer; offline or unreachable hub -> local cache or a fast, clear error."""
-    repo = HUB_REPOS[name]
+def _unavailable(name: str, reason: str) -> TokenizerUnavailableError:
+    """The error for a template that cannot be fetched: why, and what to do instead."""
+    spec = HUB_TEMPLATES.get(name) or HubTemplate("?", "?", None)
+    return TokenizerUnavailableError(
+        tr(
+            f"Cannot fetch the real {name} chat template ({spec.repo}, {spec.filename}): "
+            f"{reason}. Use load_tokenizer({name!r}), the offline tokenizer in "
+            f"data/tokenizers/{name}/ with the documented template and markers.",
+            f"Не удалось скачать настоящий шаблон чата {name} ({spec.repo}, {spec.filename}): "
+            f"{reason}. Используйте load_tokenizer({name!r}) — офлайн-токенизатор из "
+            f"data/tokenizers/{name}/ с документированным шаблоном и маркерами.",
+        ),
+        reason=reason,
+    )
+
+
+def fetch_hub_template(name: str) -> str:
+    """The real chat template text: one file from the hub at the pinned commit (cache first)."""
+    _check_name(name)
+    spec = HUB_TEMPLATES.get(name)
+    if spec is None:
+        raise _unavailable(
+            name, tr("no hub template is listed for it", "шаблон на хабе для него не указан")
+        )
+    if not spec.revision:
+        raise _unavailable(
+            name,
+            tr(
+                "no verified revision of it is pinned in helpers/templates.py (HUB_TEMPLATES)",
+                "в helpers/templates.py (HUB_TEMPLATES) не закреплена проверенная ревизия",
+            ),
+        )
     endpoint = _hub_endpoint()
-    if _env_true("HF_HUB_OFFLINE") or _env_true("TRANSFORMERS_OFFLINE"):
-        offline, why = True, "HF_HUB_OFFLINE=1 is set (hub access disabled)"
-    elif not _hub_reachable(endpoint):
-        offline, why = True, f"the hub {endpoint} cannot be reached"
-    else:
-        offline, why = False, ""
-    kwargs: dict[str, Any] = {"trust_remote_code": True} if name == "kimi-k2" else {}
-    transformers = import_transformers()
+    offline = _env_true("HF_HUB_OFFLINE") or _env_true("TRANSFORMERS_OFFLINE")
+    if not offline and not _hub_reachable(endpoint):
+        raise _unavailable(
+            name, tr(f"the hub {endpoint} cannot be reached", f"хаб {endpoint} недоступен")
+        )
+    from huggingface_hub import hf_hub_download
+
     try:
-        return transformers.AutoTokenizer.from_pretrained(repo, local_files_only=offline, **kwargs)
-    except ImportError as exc:
-        raise TokenizerUnavailableError(
-            f"The real {name} tokenizer ({repo}) needs a package or name that is missing: {exc}. "
-            f"Install it, or use the offline tokenizer: load_tokenizer({name!r}).",
-            reason=f"its code needs something missing here: {_first_line(exc)}",
-        ) from exc
+        path = hf_hub_download(
+            spec.repo, spec.filename, revision=spec.revision, local_files_only=offline
+        )
+        text = Path(path).read_text(encoding="utf-8")
     except (OSError, ValueError) as exc:
         if offline:
-            reason = f"{why} and {repo} is not in the local Hugging Face cache"
+            reason = tr(
+                "HF_HUB_OFFLINE=1 is set and the file is not in the local Hugging Face cache",
+                "задан HF_HUB_OFFLINE=1, а в локальном кэше Hugging Face этого файла нет",
+            )
         else:
-            reason = f"loading {repo} from {endpoint} failed ({exc})"
-        raise TokenizerUnavailableError(
-            f"Cannot load the real {name} tokenizer: {reason}. "
-            f"Offline (replay mode) use load_tokenizer({name!r}), the tokenizer shipped in "
-            f"data/tokenizers/{name}/ with the same chat template and markers. For the real one, "
-            "go online (unset HF_HUB_OFFLINE, check the network, proxy or HF_ENDPOINT) once to "
-            "fill the cache, then it also loads offline.",
-            reason=_first_line(reason),
-        ) from exc
+            reason = tr(
+                f"the download failed ({_first_line(exc)})",
+                f"загрузка не удалась ({_first_line(exc)})",
+            )
+        raise _unavailable(name, reason) from exc
+    if spec.filename.endswith(".json"):
+        try:
+            template = json.loads(text).get("chat_template")
+        except (ValueError, AttributeError):
+            template = None
+        if not isinstance(template, str):
+            raise _unavailable(
+                name,
+                tr(f"{spec.filename} has no chat_template", f"в {spec.filename} нет chat_template"),
+            )
+        return template
+    return text
+
+
+def _load_hub(name: str) -> PreTrainedTokenizerBase:
+    """The offline tokenizer carrying the real chat template (no remote code is ever run)."""
+    template = fetch_hub_template(name)
+    tokenizer = _load_local(name)
+    tokenizer.chat_template = template
+    return tokenizer
 
 
 def marker_tokens(tokenizer: PreTrainedTokenizerBase) -> list[MarkerToken]:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from helpers._hf import import_transformers
 from helpers.paths import REPO_ROOT, TOKENIZERS_DIR
-from helpers.templates import HUB_REPOS, MARKERS, TEMPLATE_FILES, Marker
+from helpers.templates import HUB_TEMPLATES, MARKERS, TEMPLATE_FILES, Marker
 
 # The byte-level base: 256 byte symbols plus merges learnt from CORPUS, at most this many tokens.
 BASE_VOCAB_SIZE = 1024
@@ -155,10 +155,11 @@ the real model.
 The chat template (`chat_template.jinja`) is a copy of `{template}`, written for the
 course to reproduce the documented render (see the comment at its top).
 
-The real tokenizer is `load_tokenizer({name!r}, source="hub")`
-(`{HUB_REPOS[name]}`{", `trust_remote_code=True`" if name.startswith("kimi") else ""}).
-The lessons ask for `source="auto"`: this folder in replay mode; in live and record mode the real
-one, falling back to this folder (with a printed note) when the real one cannot be loaded.
+`load_tokenizer({name!r}, source="hub")` is this tokenizer carrying the real chat template:
+only the file `{HUB_TEMPLATES[name].filename}` of `{HUB_TEMPLATES[name].repo}` is downloaded, at the
+commit pinned in `helpers/templates.py`; no code from the hub runs. The lessons ask for
+`source="auto"`: this folder in replay mode; in live and record mode the real template, falling
+back to this folder's (with a one-line note) when it cannot be fetched.
 """
 
 

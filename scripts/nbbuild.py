@@ -7,11 +7,13 @@ construction; only prose and code comments are translated.
     python scripts/nbbuild.py                 # build all lessons, run them in replay mode, clean
     python scripts/nbbuild.py 02_sync_loop    # one lesson
     python scripts/nbbuild.py --no-execute    # write the notebooks without running them
+    python scripts/nbbuild.py --student       # student edition in build/student/{en,ru}
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import importlib.util
 import os
 import re
@@ -223,13 +225,127 @@ def build(name: str, run: bool) -> None:
         print(f"wrote {path.relative_to(ROOT)}")
 
 
+# ---------------------------------------------------------------------------------------------
+# The student edition: the committed notebooks (the teacher's answer key) without the reference
+# solutions and without outputs in the exercises. Cells carry nbgrader metadata (answer cells and
+# locked self-check cells) so a course that uses nbgrader can import them.
+
+STUDENT_DIR = ROOT / "build" / "student"
+CHECK_CALL = re.compile(r"\b(check_\w+)\s*\(")
+EXERCISES_IMPORT = re.compile(r"\bhelpers\.exercises\b")
+# A sentence of the exercise prose that points at the reference solution, which is not there.
+SOLUTION_SENTENCE = re.compile(
+    r"[^.!?\n]*(?:reference solution|эталонн\w* решени)[^.!?]*[.!?] ?", re.IGNORECASE
+)
+STUDENT_NOTE = {
+    "en": "*Student edition: the reference solutions are not included; your teacher has them.*",
+    "ru": "*Версия для студентов: эталонных решений здесь нет, они есть у преподавателя.*",
+}
+
+
+def _is_hidden(cell: nbformat.NotebookNode) -> bool:
+    """A collapsed code cell: a reference solution (`code(..., hidden=True)`)."""
+    return cell.cell_type == "code" and cell.metadata.get("jupyter", {}).get("source_hidden", False)
+
+
+def _checks_called(cell: nbformat.NotebookNode) -> list[str]:
+    """The self-check functions a code cell calls, e.g. ["check_schema"]."""
+    return CHECK_CALL.findall(cell.source) if cell.cell_type == "code" else []
+
+
+def _exercise_start(cells: list[nbformat.NotebookNode]) -> int:
+    """Index of the first exercise cell: after the prose that precedes the first exercise import."""
+    for i, cell in enumerate(cells):
+        if cell.cell_type == "code" and EXERCISES_IMPORT.search(cell.source):
+            while i > 0 and cells[i - 1].cell_type == "code":
+                i -= 1
+            return i
+    return len(cells)
+
+
+def _nbgrader(grade_id: str, *, solution: bool) -> dict:
+    """nbgrader cell metadata: an answer cell the student edits, or a locked read-only cell."""
+    return {"grade": False, "grade_id": grade_id, "locked": not solution,
+            "schema_version": 3, "solution": solution}
+
+
+def student_notebook(key: nbformat.NotebookNode, lesson: str, lang: str) -> nbformat.NotebookNode:
+    """The student edition of one answer-key notebook (the key itself is left unchanged).
+
+    Drops every collapsed solution cell and the self-check cell right after it, clears the outputs
+    of the exercise cells, and removes the prose sentence that points at the solution."""
+    nb = copy.deepcopy(key)
+    cells, after_solution = [], False
+    for cell in nb.cells:
+        if _is_hidden(cell):
+            after_solution = True
+            continue
+        if after_solution and _checks_called(cell):
+            after_solution = False
+            continue
+        after_solution = False
+        cells.append(cell)
+    start = _exercise_start(cells)
+    prefix = lesson[:2]
+    for i in range(max(start - 1, 0), len(cells)):
+        cell = cells[i]
+        if cell.cell_type == "markdown":
+            cell.source = SOLUTION_SENTENCE.sub("", cell.source).rstrip()
+            continue
+        cell.outputs, cell.execution_count = [], None
+        checks = _checks_called(cell)
+        if checks:
+            cell.metadata["nbgrader"] = _nbgrader(f"{prefix}-{checks[0]}", solution=False)
+            before = cells[i - 1] if i > start else None
+            if before is not None and before.cell_type == "code" and not _checks_called(before):
+                before.metadata["nbgrader"] = _nbgrader(
+                    f"{prefix}-{checks[0]}-answer", solution=True)
+    if start < len(cells):
+        note = nbformat.v4.new_markdown_cell(STUDENT_NOTE[lang])
+        note["id"] = f"{prefix}-student-note"
+        cells.insert(start, note)
+    nb.cells = cells
+    return nb
+
+
+def build_student(names: list[str], out: Path = STUDENT_DIR) -> list[Path]:
+    """Write the student edition of the named lessons from the committed notebooks (the key).
+
+    A lesson whose notebook is not built yet is taken from its source, without outputs."""
+    written = []
+    for name in names:
+        lesson = None
+        for lang in LANGS:
+            key_path = ROOT / "notebooks" / lang / f"{name}.ipynb"
+            if key_path.exists():
+                key = nbformat.read(key_path, as_version=4)
+            else:
+                lesson = lesson or load_lesson(SRC / f"{name}.py")
+                key = clean(to_notebook(lesson, lang))
+            nb = student_notebook(key, name, lang)
+            nbformat.validate(nb)
+            path = out / lang / f"{name}.ipynb"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
+            written.append(path)
+            print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+    return written
+
+
 def main(argv: list[str] | None = None) -> None:
     """Command line: build the named lessons (default: all)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help="lesson names, e.g. 02_sync_loop")
     parser.add_argument("--no-execute", action="store_true", help="do not run the notebooks")
+    parser.add_argument("--student", action="store_true",
+                        help="write the student edition (no solutions) from the committed key")
+    parser.add_argument("--out", type=Path, default=STUDENT_DIR,
+                        help="folder of the student edition (default build/student)")
     args = parser.parse_args(argv)
     names = args.names or sorted(p.stem for p in SRC.glob("[0-9][0-9]_*.py"))
+    if args.student:
+        build_student(names, args.out)
+        return
     for name in names:
         build(name, run=not args.no_execute)
 

@@ -30,7 +30,7 @@ def tokenizer(name: str) -> Any:
 
 
 def kimi_turn(calls: list[dict], content: str) -> str:
-    """What the Kimi-K2 template writes for a final assistant turn (left open, no <|im_end|>)."""
+    """What the Kimi-K2 template writes after the assistant header, without its `<|im_end|>`."""
     messages = [
         {"role": "user", "content": "hi"},
         {"role": "assistant", "content": content, "tool_calls": calls},
@@ -38,7 +38,9 @@ def kimi_turn(calls: list[dict], content: str) -> str:
     text = tokenizer("kimi-k2").apply_chat_template(
         messages, tokenize=False, add_generation_prompt=False
     )
-    return text.rsplit(KIMI_ASSISTANT, 1)[1]
+    turn = text.rsplit(KIMI_ASSISTANT, 1)[1]
+    assert turn.endswith("<|im_end|>")
+    return turn.removesuffix("<|im_end|>")
 
 
 def qwen_turn(calls: list[dict], content: str) -> str:

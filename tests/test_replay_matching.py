@@ -55,9 +55,9 @@ def test_sdk_message_object_appended_matches(
     sent: list[dict[str, Any]] = []
     original = server.find
 
-    def spy(path: str, body: dict[str, Any]) -> Any:
+    def spy(path: str, body: dict[str, Any], **kwargs: Any) -> Any:
         sent.append(body)
-        return original(path, body)
+        return original(path, body, **kwargs)
 
     monkeypatch.setattr(server, "find", spy)
     messages = [*ROUND_1, message, TOOL_RESULT]

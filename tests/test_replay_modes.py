@@ -107,10 +107,10 @@ def test_replay_engines_and_providers() -> None:
     assert connect("qwen", engine="moonshot").endpoint.endswith("/engines/moonshot/v1")
 
 
-def test_replay_sets_hf_offline() -> None:
-    """Replay never touches the hub."""
+def test_connect_leaves_hf_hub_offline_of_the_kernel_alone() -> None:
+    """The helpers keep their own loads offline; the student's own transformers calls are theirs."""
     connect()
-    assert os.environ["HF_HUB_OFFLINE"] == "1"
+    assert "HF_HUB_OFFLINE" not in os.environ
 
 
 @pytest.mark.parametrize(
@@ -260,3 +260,123 @@ def test_record_default_file_is_named_after_provider(monkeypatch: pytest.MonkeyP
     assert path.parent.name == "recordings-new"
     with pytest.raises(ValueError, match="plain file name"):
         modes.record_path("kimi", "../etc/passwd")
+
+
+def test_relative_replay_and_record_dirs_resolve_against_the_repository_root(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A notebook's kernel runs in notebooks/en/: the README's relative paths must still work."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LLM_REPLAY_DIR", "data/recordings")
+    assert modes.replay_cassettes() == REPO_ROOT / "data" / "recordings"
+    conn = connect()
+    assert conn.mode == "replay"
+    monkeypatch.setenv("LLM_RECORD_DIR", "recordings-new")
+    assert modes.record_path("kimi", None) == REPO_ROOT / "recordings-new" / "kimi.json"
+    stop_servers()
+    monkeypatch.setenv("LLM_REPLAY_DIR", "no-such-folder")
+    with pytest.raises(modes.CassetteError, match="repository root"):
+        connect()
+
+
+def test_connect_keeps_loopback_away_from_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lab networks set HTTP(S)_PROXY: 127.0.0.1 and localhost join NO_PROXY, nothing is lost."""
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
+    monkeypatch.setenv("NO_PROXY", "intranet.example, 127.0.0.1")
+    connect()
+    assert os.environ["NO_PROXY"] == "intranet.example, 127.0.0.1,localhost"
+    assert os.environ["no_proxy"] == "intranet.example, 127.0.0.1,localhost"
+    connect()  # idempotent
+    assert os.environ["NO_PROXY"] == "intranet.example, 127.0.0.1,localhost"
+    monkeypatch.delenv("NO_PROXY")
+    monkeypatch.delenv("no_proxy")
+    connect()
+    assert os.environ["NO_PROXY"] == os.environ["no_proxy"] == "127.0.0.1,localhost"
+
+
+def test_live_mode_leaves_proxy_settings_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LLM_MODE", "live")
+    for name, value in (("KIMI_BASE_URL", "https://example.org/v1"), ("KIMI_API_KEY", KEY),
+                        ("KIMI_MODEL", "m")):
+        monkeypatch.setenv(name, value)
+    connect()
+    assert "NO_PROXY" not in os.environ and "no_proxy" not in os.environ
+
+
+def _two_lessons(folder: Path) -> None:
+    """Two lesson cassettes answering the same request differently (real captures do)."""
+    items = interactions()
+    write_cassette(folder, "01_first_call", items[:1])
+    other = json.loads(json.dumps(items[:1]))
+    other[0]["response"]["body"]["choices"][0]["message"]["content"] = "second lesson's answer"
+    other[0]["response"]["body"]["choices"][0]["message"].pop("tool_calls", None)
+    other[0]["response"]["body"]["choices"][0]["finish_reason"] = "stop"
+    write_cassette(folder, "02_sync_loop", other)
+
+
+def test_replay_scopes_matching_to_the_lesson_cassette(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    folder = tmp_path / "captures"
+    folder.mkdir()
+    _two_lessons(folder)
+    monkeypatch.setenv("LLM_REPLAY_DIR", str(folder))
+    request = interactions()[0]["request"]["body"]
+    answers = {}
+    for lesson in ("01_first_call", "02_sync_loop"):
+        conn = connect("kimi", lesson=lesson)
+        assert repr(conn).endswith("endpoint='http://127.0.0.1:<port>/v1')")
+        client = openai.OpenAI(base_url=conn.endpoint, api_key=conn.api_key, max_retries=0)
+        answers[lesson] = client.chat.completions.create(**request).choices[0].message.content
+    assert answers["02_sync_loop"] == "second lesson's answer"
+    assert answers["01_first_call"] != "second lesson's answer"
+
+
+def test_replay_lesson_comes_from_the_notebook_name(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """JupyterLab names the notebook in JPY_SESSION_NAME: `connect("kimi")` stays unchanged."""
+    monkeypatch.setenv("JPY_SESSION_NAME", str(tmp_path / "notebooks" / "ru" / "02_sync_loop.ipynb"))
+    assert "/lessons/02_sync_loop/v1" in connect("kimi").endpoint
+    vllm = connect("kimi", engine="vllm")
+    assert vllm.endpoint.endswith("/lessons/02_sync_loop/engines/vllm/v1")
+    client = openai.OpenAI(base_url=vllm.endpoint, api_key=vllm.api_key, max_retries=0)
+    response = client.chat.completions.create(model=MODEL, messages=ROUND_1, tools=TOOLS)
+    assert response.choices[0].message.tool_calls[0].id == "functions.get_weather:0"
+    monkeypatch.setenv("JPY_SESSION_NAME", "Untitled.ipynb")
+    assert "/lessons/" not in connect("kimi").endpoint
+
+
+@pytest.fixture
+def russian() -> Iterator[None]:
+    """The Russian edition's language for the duration of a test."""
+    from helpers.i18n import reset_language, set_language
+
+    set_language("ru")
+    yield
+    reset_language()
+
+
+def test_student_texts_follow_the_notebook_language(
+    russian: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    conn = connect()
+    assert conn.describe().startswith("режим replay: модель ")
+    assert "без сети и без ключа" in conn.describe()
+    client = openai.OpenAI(base_url=conn.endpoint, api_key=conn.api_key, max_retries=0)
+    with pytest.raises(openai.NotFoundError) as caught:
+        client.chat.completions.create(model=MODEL, messages=[{"role": "user", "content": "?"}])
+    message = caught.value.body["message"]
+    assert message.startswith("Для этого запроса нет записанного ответа")
+    assert "Ближайшая запись:" in message and "Первое различие в поле" in message
+    assert "LLM_MODE=live" in message
+    live = Connection("http://127.0.0.1:1/v1", KEY, "m", "live", "kimi", None)
+    assert live.replay_only("a recorded profile") is False
+    assert capsys.readouterr().out.startswith("режим live: пропущено, a recorded profile")
+    monkeypatch.setenv("LLM_MODE", "live")
+    with pytest.raises(LiveSettingsError, match="не заданы: KIMI_BASE_URL"):
+        connect()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
@@ -219,3 +220,147 @@ def test_scrub_units() -> None:
     assert secrets_from_headers([("Authorization", "Bearer EMPTY")]) == {"Bearer EMPTY"}
     cleaned = scrub({"api_key": KEY, "messages": [{"content": f"a {KEY} b EMPTY"}]}, found)
     assert cleaned == {"messages": [{"content": "a <redacted> b EMPTY"}]}
+
+
+# ---------------------------------------------------------------------------------------------
+# Two writers on one file, a planted symlink, a refused save
+# ---------------------------------------------------------------------------------------------
+
+
+def _ask(proxy: RecordProxy, text: str) -> None:
+    """One non-stream exchange through `proxy`."""
+    with _client(proxy) as client:
+        client.chat.completions.create(model=MODEL, messages=[{"role": "user", "content": text}])
+
+
+def _contents(path: Path) -> list[str]:
+    """The user texts of a cassette's exchanges, in file order."""
+    return [i.request["body"]["messages"][-1]["content"] for i in load_cassette(path).interactions]
+
+
+def test_two_kernels_recording_into_one_file_keep_both_sides(upstream: str, tmp_path: Path) -> None:
+    """Each proxy started before the other wrote: neither may drop the other's exchanges."""
+    out = tmp_path / "kimi.json"
+    with RecordProxy(upstream, out) as first, RecordProxy(upstream, out) as second:
+        _ask(first, "from the first kernel")
+        _ask(second, "from the second kernel")
+        _ask(first, "first again")
+        assert _contents(out) == ["from the first kernel", "from the second kernel", "first again"]
+        texts = [f"{who} {n}" for n in range(12) for who in ("a", "b")]
+        with ThreadPoolExecutor(max_workers=6) as pool:
+            list(pool.map(lambda t: _ask(first if t[0] == "a" else second, t), texts))
+    assert sorted(_contents(out)[3:]) == sorted(texts)
+    assert len({i.label for i in load_cassette(out).interactions}) == 3 + len(texts)
+
+
+def test_a_planted_tmp_symlink_redirects_nothing(upstream: str, tmp_path: Path) -> None:
+    out = tmp_path / "kimi.json"
+    victim = tmp_path / "victim.txt"
+    victim.write_text("untouched")
+    (tmp_path / "kimi.json.tmp").symlink_to(victim)
+    with RecordProxy(upstream, out) as proxy:
+        _ask(proxy, "hello")
+    assert victim.read_text() == "untouched"
+    assert not out.is_symlink() and _contents(out) == ["hello"]
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(".lock")) == [
+        "kimi.json", "kimi.json.tmp", "victim.txt"
+    ]
+
+
+def test_a_refused_save_drops_that_exchange_only_and_says_so_once(
+    upstream: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import helpers.replay.record as record
+
+    real_scrub = record.scrub
+    calls = {"n": 0}
+
+    def leaky_first_time(value: Any, secrets: Any) -> Any:
+        calls["n"] += 1
+        return value if calls["n"] <= 2 else real_scrub(value, secrets)  # body and response
+
+    monkeypatch.setattr(record, "scrub", leaky_first_time)
+    out = tmp_path / "x.json"
+    with RecordProxy(upstream, out) as proxy:
+        _ask(proxy, f"leaky {KEY}")
+        _ask(proxy, f"fine {KEY}")
+        _ask(proxy, "also fine")
+    assert _contents(out) == ["fine <redacted>", "also fine"]
+    _assert_no_secret(out)
+    refusals = [r for r in caplog.records if "not written" in r.getMessage()]
+    assert len(refusals) == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Secrets the upstream echoes back: every credential the client sent is blanked everywhere
+# ---------------------------------------------------------------------------------------------
+
+QUERY_KEY = "qk-SECRET-query-0123456789"
+GOOG_KEY = "AIzaSECRETgoogkey0123456789"
+BODY_KEY = "bk-SECRET-body-0123456789"
+AUTH_FIELD = "af-SECRET-field-0123456789"
+
+
+class _Echo(BaseHTTPRequestHandler):
+    """An upstream that echoes everything it was sent (headers, query, body) in its answers."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet."""
+
+    def do_POST(self) -> None:
+        """Echo as JSON, or as a stream that splits the Bearer key across two events."""
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        echo = f"path {self.path} headers {dict(self.headers)} body {json.dumps(body)}"
+        if not body.get("stream"):
+            answer = chat_body({"role": "assistant", "content": echo}, "stop")
+            answer[f"seen {KEY}"] = {GOOG_KEY: BODY_KEY}  # secrets as dict KEYS too
+            payload = json.dumps(answer).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        half = len(KEY) // 2
+        for piece in ("your key is ", KEY[:half], KEY[half:], " and the query key ", QUERY_KEY[:5],
+                      QUERY_KEY[5:]):
+            chunk = {"id": "c", "object": "chat.completion.chunk", "model": MODEL,
+                     "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
+            self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+        self.wfile.write(b"data: [DONE]\n\n")
+        self.wfile.flush()
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_echoed_credentials_never_reach_the_cassette(tmp_path: Path, stream: bool) -> None:
+    out = tmp_path / "echo.json"
+    with fake_upstream(_Echo, "/v1") as url, RecordProxy(url, out) as proxy:
+        client = openai.OpenAI(
+            base_url=f"{proxy.url}/v1", api_key=KEY, max_retries=0,
+            default_query={"key": QUERY_KEY}, default_headers={"X-Goog-Api-Key": GOOG_KEY},
+        )
+        with client:
+            answer = client.chat.completions.create(
+                model=MODEL, messages=[{"role": "user", "content": "echo"}], stream=stream,
+                extra_body={"api_key": BODY_KEY, "Authorization": f"Bearer {AUTH_FIELD}"},
+            )
+            if stream:
+                text = "".join(c.choices[0].delta.content or "" for c in answer if c.choices)
+                assert KEY in text  # the client still gets the live answer unchanged
+    raw = out.read_text(encoding="utf-8")
+    for secret in (KEY, QUERY_KEY, GOOG_KEY, BODY_KEY, AUTH_FIELD):
+        assert secret not in raw and json.dumps(secret)[1:-1] not in raw, secret
+    if stream:
+        events = load_cassette(out).interactions[0].response["sse"]
+        joined = "".join(
+            e["data"]["choices"][0]["delta"]["content"] for e in events if isinstance(e["data"], dict)
+        )
+        assert joined == "your key is <redacted> and the query key <redacted>"
+        for secret in (KEY, QUERY_KEY):
+            assert secret[: len(secret) // 2] not in raw and secret[len(secret) // 2 :] not in raw

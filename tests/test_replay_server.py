@@ -9,6 +9,7 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import openai
 import pytest
@@ -227,19 +228,41 @@ def test_no_recordings_loaded(tmp_path: Path) -> None:
     assert "No recordings are loaded at all." in response.json()["error"]["message"]
 
 
-def test_duplicate_canonical_requests_fail_to_load(tmp_path: Path) -> None:
-    """Two different answers to the same canonical request: loading names both."""
+def _twin() -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """A recorded exchange and another answer to the same canonical request."""
     items = interactions()[:1]
     twin = json.loads(json.dumps(items[0]))
     twin["label"] = "weather/twin"
     twin["request"]["body"]["temperature"] = 0.9  # ignored: same canonical request
     twin["response"]["body"] = chat_body({"role": "assistant", "content": "other"}, "stop")
-    write_cassette(tmp_path, "a", items)
-    write_cassette(tmp_path, "b", [twin])
+    return items, twin
+
+
+def test_duplicate_canonical_requests_in_one_cassette_fail_to_load(tmp_path: Path) -> None:
+    """Two different answers to the same canonical request in ONE cassette: loading names both."""
+    items, twin = _twin()
+    write_cassette(tmp_path, "a", [*items, twin])
     with pytest.raises(CassetteError) as caught:
         ReplayServer(tmp_path)
     assert "'weather/round-1' in a.json" in str(caught.value)
-    assert "'weather/twin' in b.json" in str(caught.value)
+    assert "'weather/twin' in a.json" in str(caught.value)
+
+
+def test_two_lessons_answering_the_same_request_differently_both_replay(tmp_path: Path) -> None:
+    """Real captures: lessons 01 and 02 send the same first request. The asking lesson's cassette
+    answers (`/lessons/<name>/v1`); without a lesson the last loaded one does."""
+    items, twin = _twin()
+    write_cassette(tmp_path, "01_first_call", items)
+    write_cassette(tmp_path, "02_sync_loop", [twin])
+    body = items[0]["request"]["body"]
+    with ReplayServer(tmp_path) as server:
+        assert server.shadowed == 1
+        answers = {}
+        for prefix in ("/lessons/01_first_call", "/lessons/02_sync_loop", "", "/lessons/03_x"):
+            client = openai.OpenAI(base_url=f"{server.url}{prefix}/v1", api_key="k", max_retries=0)
+            answers[prefix] = client.chat.completions.create(**body).choices[0].message.content
+    assert answers["/lessons/02_sync_loop"] == answers[""] == answers["/lessons/03_x"] == "other"
+    assert answers["/lessons/01_first_call"] != "other"
 
 
 def test_same_exchange_in_two_files_is_allowed(tmp_path: Path) -> None:
@@ -393,3 +416,126 @@ def test_client_disconnect_mid_stream_does_not_break_server(tmp_path: Path) -> N
 def test_repr_has_no_port(server: ReplayServer) -> None:
     """repr(server) is deterministic."""
     assert repr(server) == "ReplayServer(6 interactions from 1 cassettes, pace=False)"
+
+
+# ---------------------------------------------------------------------------------------------
+# Hostile or odd HTTP: every answer is OpenAI-shaped JSON, the connection stays in step
+# ---------------------------------------------------------------------------------------------
+
+
+def _exchange(server: ReplayServer, data: bytes, sock: socket.socket | None = None) -> bytes:
+    """Send raw bytes and read until the server closes or goes quiet (one answer or more)."""
+    conn = sock or socket.create_connection(("127.0.0.1", int(server.url.rsplit(":", 1)[1])), 5)
+    conn.sendall(data)
+    conn.settimeout(1.0)
+    out = b""
+    try:
+        while chunk := conn.recv(65536):
+            out += chunk
+    except TimeoutError:
+        pass
+    if sock is None:
+        conn.close()
+    return out
+
+
+def _post_raw(body: bytes) -> bytes:
+    """A raw chat POST that asks the server to close afterwards."""
+    return (
+        b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+        b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body)
+    ) + body
+
+
+def _error_of(answer: bytes) -> tuple[int, dict[str, Any]]:
+    """Status and JSON `error` object of one raw HTTP answer (fails on anything else)."""
+    head, _, body = answer.partition(b"\r\n\r\n")
+    status = int(head.split(b" ", 2)[1])
+    assert b"application/json" in head, head
+    error = json.loads(body)["error"]
+    assert set(error) == {"message", "type", "param", "code"}
+    return status, error
+
+
+def test_lone_surrogate_gets_a_400(server: ReplayServer) -> None:
+    messages = [ROUND_1[0], {"role": "user", "content": "x\ud800y"}]
+    body = json.dumps({"model": MODEL, "messages": messages, "tools": TOOLS}).encode()
+    status, error = _error_of(_exchange(server, _post_raw(body)))
+    assert status == 400 and "could not parse the JSON body" in error["message"]
+
+
+@pytest.mark.parametrize("depth", [500, 990, 5000])
+def test_deeply_nested_json_gets_a_400_not_a_recursion_error(server: ReplayServer, depth: int) -> None:
+    nested = "[" * depth + "]" * depth
+    for field in ("messages", "metadata"):
+        messages = nested if field == "messages" else '[{"role": "user", "content": "hi"}]'
+        extra = f', "metadata": {nested}' if field == "metadata" else ""
+        body = f'{{"model": "{MODEL}", "messages": {messages}{extra}}}'.encode()
+        status, error = _error_of(_exchange(server, _post_raw(body)))
+        assert status == 400, (field, error)
+
+
+@pytest.mark.parametrize("size_line", [b"zz", b"-5", b"1" * 40])
+def test_bad_chunk_sizes_get_a_400(server: ReplayServer, size_line: bytes) -> None:
+    data = (
+        b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+        + size_line + b"\r\nab\r\n0\r\n\r\n"
+    )
+    status, _ = _error_of(_exchange(server, data))
+    assert status == 400
+
+
+def test_get_body_is_read_and_the_kept_alive_connection_stays_in_step(server: ReplayServer) -> None:
+    data = (
+        b"GET /v1/models HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"
+        b"GET /v1/models HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    answer = _exchange(server, data)
+    assert answer.count(b"HTTP/1.1 200 OK") == 2, answer
+
+
+@pytest.mark.parametrize("method", ["HEAD", "OPTIONS", "TRACE", "CONNECT", "BREW"])
+def test_other_methods_get_openai_json_not_html(server: ReplayServer, method: str) -> None:
+    answer = _exchange(server, f"{method} /v1/models HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    assert b"<html" not in answer.lower()
+    head = answer.partition(b"\r\n\r\n")[0]
+    status = int(head.split(b" ", 2)[1])
+    assert 400 <= status < 500
+    if method != "HEAD":  # a HEAD answer has headers only
+        assert _error_of(answer)[1]["message"].startswith(f"Invalid URL ({method} /v1/models)")
+
+
+def test_malformed_request_line_gets_openai_json(server: ReplayServer) -> None:
+    status, _ = _error_of(_exchange(server, b"GET /v1/models HTTP/9.9 extra\r\n\r\n"))
+    assert status == 400
+
+
+def test_stop_closes_kept_alive_connections(tmp_path: Path) -> None:
+    write_cassette(tmp_path, "lesson", interactions())
+    running = ReplayServer(tmp_path).start()
+    port = int(running.url.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
+        first = _exchange(running, b"GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n", conn)
+        assert first.startswith(b"HTTP/1.1 200")
+        running.stop()
+        try:
+            after = _exchange(running, b"GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n", conn)
+        except OSError:
+            after = b""
+    assert after == b""
+
+
+def test_request_log_is_capped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_cassette(tmp_path, "lesson", interactions())
+    monkeypatch.setattr(ReplayServer, "REQUEST_LOG_SIZE", 3)
+    with ReplayServer(tmp_path) as running:
+        for _ in range(5):
+            requests.get(f"{running.url}/v1/models", timeout=5)
+        assert len(running.requests) == 3
+        assert running.request_count == 5
+
+
+def test_listen_backlog_takes_a_burst() -> None:
+    from helpers.replay.server import QuietThreadingServer
+
+    assert QuietThreadingServer.request_queue_size >= 1024

@@ -3,18 +3,25 @@
 A self-check prints one verdict line and returns a `Verdict`, so a grader or a test can read the
 result without parsing text. The returned object shows nothing in a notebook (the printed line is
 the display), so a check cell's output is the verdict alone.
+
+Every verdict is also recorded with the exercise it belongs to (`RECORDED`); when the environment
+variable `LLM_GRADE_LOG` names a file, it is appended there as one JSON line, which is how
+`python -m helpers.grade` reads a student's results without parsing printed text.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from helpers.i18n import Text, tr
 
+GRADE_LOG_ENV = "LLM_GRADE_LOG"
 CORRECT = Text("Correct!", "Верно!")
 NOT_YET = Text("Not yet:", "Пока нет:")
 
@@ -50,14 +57,43 @@ class Verdict:
         """Show nothing: the verdict line was already printed by `verdict`."""
 
 
+# Every verdict given in this kernel, oldest first: {"exercise", "passed", "hint"}.
+RECORDED: list[dict[str, Any]] = []
+LESSON_MODULE = re.compile(r"(?:^|\.)n(\d\d)$")
+
+
+def exercise_name(module: str, function: str) -> str:
+    """`helpers.exercises.n01` + `check_schema` -> `01:check_schema`: the grader's column name."""
+    found = LESSON_MODULE.search(module)
+    return f"{found.group(1) if found else module}:{function}"
+
+
+def _record(result: Verdict, caller: Any) -> None:
+    """Remember the verdict under the check function that asked for it; log it if grading."""
+    entry = {
+        "exercise": exercise_name(caller.f_globals.get("__name__", "?"), caller.f_code.co_name),
+        "passed": result.passed,
+        "hint": result.hint,
+    }
+    RECORDED.append(entry)
+    path = os.environ.get(GRADE_LOG_ENV)
+    if path:
+        with open(path, "a", encoding="utf-8") as log:
+            log.write(json.dumps(entry, ensure_ascii=False) + "\n")
+
+
 def verdict(check: Callable[[], None]) -> Verdict:
-    """Run `check`; print "Correct!" or "Not yet: <hint>" in the notebook's language; return it."""
+    """Run `check`; print "Correct!" or "Not yet: <hint>" in the notebook's language; return it.
+
+    Call it from the exercise's `check_*` function: that function's name and lesson module name
+    the exercise in the record (see `RECORDED` and `LLM_GRADE_LOG`)."""
     try:
         check()
     except NotYet as failed:
         result = Verdict(False, failed.hint)
     else:
         result = Verdict(True)
+    _record(result, sys._getframe(1))
     print(result)
     return result
 

@@ -39,7 +39,8 @@ def _serve(args: argparse.Namespace) -> int:
     server = ReplayServer(args.cassettes or RECORDINGS_DIR, pace=args.pace, port=args.port)
     banner = (
         f"Replaying {len(server.interactions)} interactions from {len(server.files)} cassettes "
-        "at {url}/v1 (engine profiles under {url}/engines/<engine>/v1). Ctrl-C stops."
+        "at {url}/v1 (engine profiles under {url}/engines/<engine>/v1; a lesson's own cassette "
+        "first under {url}/lessons/<lesson>/v1). Ctrl-C stops."
     )
     return _run(server, args.port, banner)
 

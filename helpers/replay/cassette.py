@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Iterable, Sequence
+import os
+import tempfile
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -198,11 +201,54 @@ def dump_cassette(data: dict[str, Any]) -> str:
 
 
 def save_cassette(path: str | Path, data: dict[str, Any]) -> Path:
-    """Check and write a cassette (atomically, so a reader never sees half a file)."""
+    """Check and write a cassette atomically: a unique temporary file in the same folder (never a
+    fixed name a planted symlink could redirect), then os.replace, so a reader never sees half."""
     path = Path(path)
     text = dump_cassette(data)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
     return path
+
+
+@contextlib.contextmanager
+def locked(path: str | Path) -> Iterator[None]:
+    """Hold an exclusive lock on `.<name>.lock` beside `path` (between processes and threads) for a
+    read-merge-write of `path`. POSIX: fcntl.flock; Windows: msvcrt.locking; elsewhere no lock
+    (then two writers at once may lose exchanges, as documented in data/recordings/README.md)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path.with_name(f".{path.name}.lock"), flags, 0o600)  # kept: unlinking races
+    try:
+        try:
+            import fcntl
+        except ImportError:
+            fcntl = None  # type: ignore[assignment]
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            return
+        try:
+            import msvcrt
+        except ImportError:
+            yield
+            return
+        msvcrt.locking(fd, msvcrt.LK_LOCK, 1)  # retries for ~10 s, then raises OSError
+        try:
+            yield
+        finally:
+            os.lseek(fd, 0, os.SEEK_SET)
+            msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+    finally:
+        os.close(fd)

@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from helpers.i18n import Text, tr
 from helpers.replay.cassette import Interaction
 
 # Sampling knobs and bookkeeping: they change how a model samples or what is logged, not what it
@@ -63,10 +64,14 @@ FIELD_ORDER = (
     "arguments",
 )
 SHOW_CHARS = 80
-LIVE_HINT = (
+LIVE_HINT = Text(
     "Replay answers only the requests recorded for the lessons. To ask a real model instead, set "
     "LLM_MODE=live with KIMI_BASE_URL, KIMI_API_KEY and KIMI_MODEL (for Qwen: QWEN_BASE_URL, "
-    "QWEN_API_KEY and QWEN_MODEL); see README.md, section Modes."
+    "QWEN_API_KEY and QWEN_MODEL); see README.md, section Modes.",
+    "В режиме воспроизведения есть ответы только на запросы, записанные для уроков. Чтобы "
+    "спросить настоящую модель, задайте LLM_MODE=live и переменные KIMI_BASE_URL, KIMI_API_KEY, "
+    "KIMI_MODEL (для Qwen: QWEN_BASE_URL, QWEN_API_KEY, QWEN_MODEL); подробности в README.md, "
+    "раздел Modes.",
 )
 
 
@@ -284,20 +289,27 @@ def show_value(value: Any, other: Any = MISSING) -> str:
 def mismatch_message(
     request: dict[str, Any], candidates: Sequence[tuple[dict[str, Any], Interaction]]
 ) -> tuple[str, str | None]:
-    """The 404 text for an unrecorded request, and the name of the first differing field."""
-    lines = ["No recorded answer matches this request (replay mode)."]
+    """The 404 text for an unrecorded request, and the name of the first differing field (in the
+    notebook's language: the server runs in the kernel, so this is the student's explanation)."""
+    lines = [
+        tr(
+            "No recorded answer matches this request (replay mode).",
+            "Для этого запроса нет записанного ответа (режим воспроизведения).",
+        )
+    ]
     best = closest(request, candidates)
     field: str | None = None
     if best is None:
-        lines.append("No recordings are loaded at all.")
+        lines.append(tr("No recordings are loaded at all.", "Записи не загружены вовсе."))
     else:
         canonical, interaction = best
-        lines.append(f"Closest recording: {interaction.name}.")
+        lines.append(tr(f"Closest recording: {interaction.name}.",
+                        f"Ближайшая запись: {interaction.name}."))
         diff = first_difference(request, canonical)
         if diff is not None:
             field, mine, theirs = diff
-            lines.append(f"First difference at {field}:")
-            lines.append(f"  this request: {show_value(mine, theirs)}")
-            lines.append(f"  recording:    {show_value(theirs, mine)}")
-    lines.append(LIVE_HINT)
+            lines.append(tr(f"First difference at {field}:", f"Первое различие в поле {field}:"))
+            lines.append(tr("  this request: ", "  этот запрос: ") + show_value(mine, theirs))
+            lines.append(tr("  recording:    ", "  запись:       ") + show_value(theirs, mine))
+    lines.append(str(LIVE_HINT))
     return "\n".join(lines), field

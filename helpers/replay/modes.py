@@ -13,6 +13,8 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from helpers.i18n import Text, tr
+from helpers.replay.cassette import CassetteError
 from helpers.replay.profiles import replay_model
 from helpers.replay.record import MIN_SECRET_CHARS, RecordProxy, upstream_host
 from helpers.replay.server import ReplayServer
@@ -24,21 +26,34 @@ DEFAULT_ENGINE = {"kimi": "moonshot", "qwen": "vllm_hermes"}
 REPLAY_MODELS = {"kimi": "moonshotai/Kimi-K2-Instruct", "qwen": "Qwen/Qwen2.5-7B-Instruct"}
 REPLAY_API_KEY = "replay-needs-no-key"
 LIVE_EXAMPLES = {
-    "kimi": (
+    "kimi": Text(
         "  Moonshot platform:  KIMI_BASE_URL=https://api.moonshot.ai/v1  KIMI_API_KEY=<your key>  "
         "KIMI_MODEL=<a model id from the platform, e.g. kimi-k2-0905-preview>\n"
         "  local vLLM/SGLang:  KIMI_BASE_URL=http://localhost:8000/v1  KIMI_API_KEY=EMPTY "
         "(any key works)  KIMI_MODEL=moonshotai/Kimi-K2-Instruct\n"
         "  Ollama:             KIMI_BASE_URL=http://localhost:11434/v1  KIMI_API_KEY=ollama  "
-        "KIMI_MODEL=<a name from `ollama list`>"
+        "KIMI_MODEL=<a name from `ollama list`>",
+        "  платформа Moonshot: KIMI_BASE_URL=https://api.moonshot.ai/v1  KIMI_API_KEY=<ваш ключ>  "
+        "KIMI_MODEL=<id модели с платформы, например kimi-k2-0905-preview>\n"
+        "  свой vLLM/SGLang:   KIMI_BASE_URL=http://localhost:8000/v1  KIMI_API_KEY=EMPTY "
+        "(подойдёт любой ключ)  KIMI_MODEL=moonshotai/Kimi-K2-Instruct\n"
+        "  Ollama:             KIMI_BASE_URL=http://localhost:11434/v1  KIMI_API_KEY=ollama  "
+        "KIMI_MODEL=<имя из `ollama list`>",
     ),
-    "qwen": (
+    "qwen": Text(
         "  local vLLM/SGLang:  QWEN_BASE_URL=http://localhost:8000/v1  QWEN_API_KEY=EMPTY "
         "(any key works)  QWEN_MODEL=Qwen/Qwen2.5-7B-Instruct\n"
         "  Ollama:             QWEN_BASE_URL=http://localhost:11434/v1  QWEN_API_KEY=ollama  "
-        "QWEN_MODEL=qwen2.5:7b"
+        "QWEN_MODEL=qwen2.5:7b",
+        "  свой vLLM/SGLang:   QWEN_BASE_URL=http://localhost:8000/v1  QWEN_API_KEY=EMPTY "
+        "(подойдёт любой ключ)  QWEN_MODEL=Qwen/Qwen2.5-7B-Instruct\n"
+        "  Ollama:             QWEN_BASE_URL=http://localhost:11434/v1  QWEN_API_KEY=ollama  "
+        "QWEN_MODEL=qwen2.5:7b",
     ),
 }
+LOOPBACK_NAMES = ("127.0.0.1", "localhost")
+# A lesson name as the notebooks are named: 02_sync_loop.ipynb -> 02_sync_loop.
+LESSON_NAME = re.compile(r"\d\d_[A-Za-z0-9_]+")
 
 _lock = threading.Lock()
 _replay_server: ReplayServer | None = None
@@ -66,6 +81,7 @@ class Connection:
         endpoint = self.endpoint
         if self.mode in ("replay", "record"):
             endpoint = re.sub(r"^(http://127\.0\.0\.1):\d+", r"\1:<port>", endpoint)
+            endpoint = re.sub(r"/lessons/[^/]+", "", endpoint)  # the notebook's own name
         else:
             endpoint = _without_credentials(endpoint)
         return (
@@ -77,18 +93,30 @@ class Connection:
 
     def describe(self) -> str:
         """One line for a notebook's setup cell: mode, model, and where the answers come from."""
-        return f"{self.mode} mode: model {self.model_name}; {self.answers_from}"
+        return tr(
+            f"{self.mode} mode: model {self.model_name}; {self.answers_from}",
+            f"режим {self.mode}: модель {self.model_name}; {self.answers_from}",
+        )
 
     def _repr_markdown_(self) -> str:
         """The same line in Jupyter."""
-        return f"**{self.mode}** mode: model `{self.model_name}`; {self.answers_from}"
+        return tr(
+            f"**{self.mode}** mode: model `{self.model_name}`; {self.answers_from}",
+            f"режим **{self.mode}**: модель `{self.model_name}`; {self.answers_from}",
+        )
 
     def replay_only(self, what: str) -> bool:
         """True in replay mode. Live/record mode: print a one-line note and return False, so a
         demo that needs a recorded engine profile or a recorded answer is skipped, not broken."""
         if self.mode == "replay":
             return True
-        print(f"{self.mode} mode: skipped, {what} (replay mode only: unset LLM_MODE to see it).")
+        print(
+            tr(
+                f"{self.mode} mode: skipped, {what} (replay mode only: unset LLM_MODE to see it).",
+                f"режим {self.mode}: пропущено, {what} (только в режиме воспроизведения: уберите "
+                "LLM_MODE, чтобы увидеть).",
+            )
+        )
         return False
 
 
@@ -109,12 +137,33 @@ def current_mode() -> str:
     return mode
 
 
+def from_repo_root(value: str) -> Path:
+    """A path from an environment variable; a relative one is taken from the repository root,
+    not from the kernel's working directory (notebooks run in notebooks/en/ or notebooks/ru/)."""
+    from helpers.paths import REPO_ROOT
+
+    path = Path(value).expanduser()
+    return path if path.is_absolute() else REPO_ROOT / path
+
+
 def replay_cassettes() -> Path:
     """The cassettes replay serves: LLM_REPLAY_DIR (a file or folder) or data/recordings."""
     from helpers.paths import RECORDINGS_DIR
 
     chosen = os.environ.get("LLM_REPLAY_DIR", "").strip()
-    return Path(chosen) if chosen else RECORDINGS_DIR
+    if not chosen:
+        return RECORDINGS_DIR
+    path = from_repo_root(chosen)
+    if not path.exists():
+        raise CassetteError(
+            tr(
+                f"LLM_REPLAY_DIR={chosen!r}: no cassette file or folder at {path} (a relative "
+                "path is taken from the repository root, not from the notebook's folder).",
+                f"LLM_REPLAY_DIR={chosen!r}: по пути {path} нет ни файла, ни папки с записями "
+                "(относительный путь отсчитывается от корня репозитория, а не от папки ноутбука).",
+            )
+        )
+    return path
 
 
 def replay_server() -> ReplayServer:
@@ -150,12 +199,24 @@ def live_settings(provider: str) -> tuple[str, str, str]:
     missing = [name for name, value in zip(names, values, strict=True) if not value]
     if missing:
         raise LiveSettingsError(
-            f"LLM_MODE={current_mode()} needs {', '.join(names[:2])} and {names[2]}; "
-            f"not set: {', '.join(missing)}.\nExamples:\n{LIVE_EXAMPLES[provider]}\n"
-            "Or unset LLM_MODE to replay the recorded answers (see README.md, section Modes)."
+            tr(
+                f"LLM_MODE={current_mode()} needs {', '.join(names[:2])} and {names[2]}; "
+                f"not set: {', '.join(missing)}.\nExamples:\n{LIVE_EXAMPLES[provider]}\n"
+                "Or unset LLM_MODE to replay the recorded answers (see README.md, section Modes).",
+                f"Для LLM_MODE={current_mode()} нужны {', '.join(names[:2])} и {names[2]}; "
+                f"не заданы: {', '.join(missing)}.\nПримеры:\n{LIVE_EXAMPLES[provider]}\n"
+                "Или уберите LLM_MODE, чтобы воспроизводить записанные ответы (README.md, "
+                "раздел Modes).",
+            )
         )
     base_url, api_key, model = values
     return base_url.rstrip("/"), api_key, model
+
+
+def _check_lesson(name: str) -> None:
+    """A lesson name is a plain file name (it becomes a file name and a URL segment)."""
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", name) or name.startswith("."):
+        raise ValueError(f"lesson must be a plain file name such as '02_sync_loop', not {name!r}")
 
 
 def record_path(provider: str, lesson: str | None) -> Path:
@@ -163,10 +224,27 @@ def record_path(provider: str, lesson: str | None) -> Path:
     from helpers.paths import REPO_ROOT
 
     name = lesson or provider
-    if not re.fullmatch(r"[A-Za-z0-9_.-]+", name) or name.startswith("."):
-        raise ValueError(f"lesson must be a plain file name such as '02_sync_loop', not {name!r}")
+    _check_lesson(name)
     folder = os.environ.get("LLM_RECORD_DIR", "").strip()
-    return (Path(folder) if folder else REPO_ROOT / "recordings-new") / f"{name}.json"
+    return (from_repo_root(folder) if folder else REPO_ROOT / "recordings-new") / f"{name}.json"
+
+
+def keep_loopback_off_proxies() -> None:
+    """Add 127.0.0.1 and localhost to NO_PROXY and no_proxy (appended, never replacing what is
+    there), so a lab's HTTP_PROXY/HTTPS_PROXY does not carry requests to the local server."""
+    current = {name: os.environ.get(name) for name in ("NO_PROXY", "no_proxy")}
+    for name, other in (("NO_PROXY", "no_proxy"), ("no_proxy", "NO_PROXY")):
+        value = current[name] if current[name] is not None else (current[other] or "")
+        entries = {item.strip() for item in value.split(",")}
+        missing = [host for host in LOOPBACK_NAMES if host not in entries and "*" not in entries]
+        os.environ[name] = ",".join(filter(None, [value.rstrip(", "), *missing]))
+
+
+def notebook_lesson() -> str | None:
+    """The lesson of the running notebook (JupyterLab names it in JPY_SESSION_NAME), if known."""
+    session = os.environ.get("JPY_SESSION_NAME", "").strip()
+    stem = Path(session).stem if session else ""
+    return stem if LESSON_NAME.fullmatch(stem) else None
 
 
 def _record_proxy(upstream: str, out: Path, api_key: str) -> RecordProxy:
@@ -195,9 +273,13 @@ def connect(
         engine = engine or DEFAULT_ENGINE[provider]
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
-        os.environ["HF_HUB_OFFLINE"] = "1"  # replay never touches the Hugging Face hub
+        keep_loopback_off_proxies()
         server = replay_server()
         prefix = "" if engine == DEFAULT_ENGINE[provider] else f"/engines/{engine}"
+        scope = lesson or notebook_lesson()
+        if scope:
+            _check_lesson(scope)
+            prefix = f"/lessons/{scope}{prefix}"
         return Connection(
             endpoint=f"{server.url}{prefix}/v1",
             api_key=REPLAY_API_KEY,
@@ -205,9 +287,11 @@ def connect(
             mode=mode,
             provider=provider,
             engine=engine,
-            answers_from=(
+            answers_from=tr(
                 f"answers replayed from recordings (engine profile {engine}) by a local server; "
-                "no network, no key"
+                "no network, no key",
+                f"ответы воспроизводятся из записей (профиль движка {engine}) локальным сервером; "
+                "без сети и без ключа",
             ),
         )
     base_url, api_key, model = live_settings(provider)
@@ -219,8 +303,12 @@ def connect(
             mode=mode,
             provider=provider,
             engine=None,
-            answers_from=f"answers from the live endpoint at {upstream_host(base_url)}",
+            answers_from=tr(
+                f"answers from the live endpoint at {upstream_host(base_url)}",
+                f"ответы от настоящего сервера {upstream_host(base_url)}",
+            ),
         )
+    keep_loopback_off_proxies()
     out = record_path(provider, lesson)
     proxy = _record_proxy(base_url, out, api_key)
     return Connection(
@@ -230,7 +318,8 @@ def connect(
         mode=mode,
         provider=provider,
         engine=None,
-        answers_from=(
-            f"answers from the live endpoint at {upstream_host(base_url)}, recorded to {out.name}"
+        answers_from=tr(
+            f"answers from the live endpoint at {upstream_host(base_url)}, recorded to {out.name}",
+            f"ответы от настоящего сервера {upstream_host(base_url)}, запись в {out.name}",
         ),
     )

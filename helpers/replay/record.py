@@ -1,7 +1,11 @@
 """A loopback proxy in front of a live endpoint that writes every exchange as a cassette.
 
-Secrets never reach the file: request headers are not stored at all, `api_key`-like body fields
-are dropped, and any secret value seen in a header (or given by the caller) is blanked in bodies.
+Secrets never reach the file: request headers and the query string are not stored at all,
+`api_key`-like body fields are dropped, and every credential the client sent (a secret header's
+value, a query-string key, a body `api_key`/`authorization` value, or one given by the caller) is
+blanked wherever it appears: values and dict keys, bodies, and event streams, also when a value is
+split across two events. Several proxies (kernels) may write one file: each write locks the file,
+re-reads it, merges and replaces it atomically.
 """
 
 from __future__ import annotations
@@ -10,15 +14,22 @@ import datetime as dt
 import http.client
 import json
 import logging
+import re
 import ssl
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
-from helpers.replay.cassette import FORMAT_VERSION, CassetteError, load_cassette, save_cassette
+from helpers.replay.cassette import (
+    FORMAT_VERSION,
+    CassetteError,
+    load_cassette,
+    locked,
+    save_cassette,
+)
 from helpers.replay.matching import canonical_path, canonical_request, request_key
 from helpers.replay.server import (
     HOP_HEADERS,
@@ -41,8 +52,11 @@ SECRET_HEADERS = frozenset(
         "x-api-key",
         "openai-organization",
         "openai-project",
+        "x-goog-api-key",
     }
 )
+# Any other request header (or query parameter) whose name says it carries a credential.
+SECRET_NAME = re.compile(r"key|token|secret|passw|auth|cookie|session|signature", re.IGNORECASE)
 # Body fields dropped from the file whatever their value.
 SECRET_FIELDS = frozenset(
     {"api_key", "apikey", "api-key", "authorization", "access_token", "secret_key", "password"}
@@ -61,36 +75,164 @@ def upstream_host(url: str) -> str:
     return f"{host}:{parts.port}" if parts.port else host
 
 
+def _with_scheme_stripped(value: str) -> set[str]:
+    """A credential value, and the same without a `Bearer `/`Basic `/`Token ` scheme."""
+    found = {value}
+    scheme, _, rest = value.partition(" ")
+    if rest and scheme.lower() in ("bearer", "basic", "token"):
+        found.add(rest.strip())
+    return found
+
+
 def secrets_from_headers(headers: Iterable[tuple[str, str]]) -> set[str]:
     """Secret values in request headers, each also without its `Bearer ` scheme."""
     found: set[str] = set()
     for name, value in headers:
-        if name.lower() not in SECRET_HEADERS or not value:
+        lowered = name.lower()
+        if not value or (lowered not in SECRET_HEADERS and not SECRET_NAME.search(lowered)):
             continue
-        found.add(value)
-        scheme, _, rest = value.partition(" ")
-        if rest and scheme.lower() in ("bearer", "basic", "token"):
-            found.add(rest.strip())
+        found |= _with_scheme_stripped(value)
         for cookie in value.split(";"):
             found.add(cookie.strip().partition("=")[2])
     return {s for s in found if len(s) >= MIN_SECRET_CHARS}
 
 
+def secrets_from_query(query: str) -> set[str]:
+    """Values of query-string parameters named like credentials (`?key=`, `?api_key=`...)."""
+    found: set[str] = set()
+    for name, value in parse_qsl(query, keep_blank_values=False):
+        if SECRET_NAME.search(name) or name.lower() in SECRET_FIELDS:
+            found |= _with_scheme_stripped(value)
+    return {s for s in found if len(s) >= MIN_SECRET_CHARS}
+
+
+def secrets_from_body(body: Any) -> set[str]:
+    """String values of `api_key`-like fields anywhere in a request body."""
+    found: set[str] = set()
+    stack = [body]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key, value in item.items():
+                if str(key).lower() in SECRET_FIELDS and isinstance(value, str):
+                    found |= _with_scheme_stripped(value)
+                else:
+                    stack.append(value)
+        elif isinstance(item, list):
+            stack.extend(item)
+    return {s for s in found if len(s) >= MIN_SECRET_CHARS}
+
+
+def _blank(text: str, ordered: list[str]) -> str:
+    """`text` with every secret (longest first) replaced by REDACTED."""
+    for secret in ordered:
+        text = text.replace(secret, REDACTED)
+    return text
+
+
 def scrub(value: Any, secrets: Iterable[str]) -> Any:
-    """A copy of a JSON value with secret fields dropped and secret strings blanked."""
+    """A copy of a JSON value with secret fields dropped and secret strings blanked (dict keys
+    included)."""
     ordered = sorted(set(secrets), key=len, reverse=True)
 
     def clean(item: Any) -> Any:
         if isinstance(item, dict):
-            return {k: clean(v) for k, v in item.items() if str(k).lower() not in SECRET_FIELDS}
+            return {
+                _blank(k, ordered) if isinstance(k, str) else k: clean(v)
+                for k, v in item.items()
+                if str(k).lower() not in SECRET_FIELDS
+            }
         if isinstance(item, list):
             return [clean(v) for v in item]
         if isinstance(item, str):
-            for secret in ordered:
-                item = item.replace(secret, REDACTED)
+            return _blank(item, ordered)
         return item
 
     return clean(value)
+
+
+def _string_leaves(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], str]]:
+    """Every string inside a JSON value with its path (dict keys and list positions)."""
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _string_leaves(item, (*path, key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _string_leaves(item, (*path, i))
+
+
+def _set_leaf(container: dict[str, Any], path: tuple[Any, ...], text: str) -> None:
+    """Replace the string at `path` inside `container["data"]`."""
+    target: Any = container
+    keys: tuple[Any, ...] = ("data", *path)
+    for key in keys[:-1]:
+        target = target[key]
+    target[keys[-1]] = text
+
+
+def _spans(joined: str, secrets: Iterable[str]) -> list[tuple[int, int]]:
+    """Where secrets occur in a text, as merged (start, end) spans."""
+    spans = sorted(
+        (match.start(), match.start() + len(secret))
+        for secret in secrets
+        for match in re.finditer(re.escape(secret), joined)
+    )
+    merged: list[tuple[int, int]] = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def scrub_stream(events: list[dict[str, Any]], secrets: Iterable[str]) -> list[dict[str, Any]]:
+    """Scrub recorded events one by one, then across event boundaries: the strings at the same
+    place in successive events (the deltas a client joins) are joined, and a secret found in the
+    joined text is blanked in the pieces it spans (REDACTED where it starts)."""
+    secrets = {s for s in secrets if s}
+    events = [scrub(event, secrets) for event in events]
+    streams: dict[tuple[Any, ...], list[tuple[int, tuple[Any, ...], str]]] = {}
+    for i, event in enumerate(events):
+        for path, text in _string_leaves(event.get("data")):
+            streams.setdefault(path, []).append((i, path, text))
+    for pieces in streams.values():
+        joined = "".join(text for _, _, text in pieces)
+        spans = _spans(joined, secrets)
+        if not spans:
+            continue
+        offset = 0
+        for i, path, text in pieces:
+            kept = []
+            for at, char in enumerate(text, start=offset):
+                inside = next((span for span in spans if span[0] <= at < span[1]), None)
+                if inside is None:
+                    kept.append(char)
+                elif at == inside[0]:
+                    kept.append(REDACTED)
+            offset += len(text)
+            _set_leaf(events[i], path, "".join(kept))
+    return events
+
+
+def leaks(item: Any, secrets: Iterable[str]) -> bool:
+    """Whether any secret is still in an exchange's JSON text, escaped or not, or in a stream's
+    joined deltas."""
+    text = json.dumps(item, ensure_ascii=False)
+    ascii_text = json.dumps(item)
+    for secret in secrets:
+        if secret in text or json.dumps(secret)[1:-1] in ascii_text:
+            return True
+    events = item.get("response", {}).get("sse") if isinstance(item, dict) else None
+    if events:
+        streams: dict[tuple[Any, ...], list[str]] = {}
+        for event in events:
+            for path, piece in _string_leaves(event.get("data")):
+                streams.setdefault(path, []).append(piece)
+        return any(_spans("".join(pieces), secrets) for pieces in streams.values())
+    return False
 
 
 def _parse_json(raw: bytes) -> Any:
@@ -181,7 +323,12 @@ class _RecordHandler(JsonHandler):
             raise self.invalid_url()
         query = self.path.partition("?")[2]
         target = proxy.base_path + path[len("/v1") :] + (f"?{query}" if query else "")
-        secrets = secrets_from_headers(self.headers.items()) | proxy.secrets
+        secrets = (
+            secrets_from_headers(self.headers.items())
+            | secrets_from_query(query)
+            | secrets_from_body(_parse_json(raw))
+            | proxy.secrets
+        )
         conn = proxy.connection()
         started = time.monotonic()
         try:
@@ -271,14 +418,22 @@ class RecordProxy(LoopbackService):
         self.secrets = {s for s in secrets if len(s) >= MIN_SECRET_CHARS}
         self.interactions: list[dict[str, Any]] = []
         self._positions: dict[str, int] = {}  # canonical request key -> index in interactions
-        if self.out.exists():  # continue an earlier session: same request -> latest answer wins
-            try:
-                earlier = load_cassette(self.out)
-            except CassetteError as exc:
-                raise CassetteError(f"{exc}; refusing to overwrite it") from exc
-            for item in earlier.interactions:
-                self._append(item.request["path"], item.request["body"], item.response, item.label)
+        self.refused = 0  # exchanges not written because a secret survived scrubbing
+        self._reload()  # continue an earlier session: same request -> latest answer wins
         self._lock = threading.Lock()
+
+    def _reload(self) -> None:
+        """Take the file as it is on disk now (another kernel may have added to it)."""
+        self.interactions = []
+        self._positions = {}
+        if not self.out.exists():
+            return
+        try:
+            earlier = load_cassette(self.out)
+        except CassetteError as exc:
+            raise CassetteError(f"{exc}; refusing to overwrite it") from exc
+        for item in earlier.interactions:
+            self._append(item.request["path"], item.request["body"], item.response, item.label)
 
     def connection(self) -> http.client.HTTPConnection:
         """A fresh connection to the upstream (one per request keeps threads independent)."""
@@ -310,13 +465,26 @@ class RecordProxy(LoopbackService):
     def add(
         self, path: str, body: dict[str, Any], response: dict[str, Any], secrets: Iterable[str]
     ) -> None:
-        """Scrub and store one exchange, then rewrite the cassette file."""
-        secrets = set(secrets) | self.secrets
+        """Scrub one exchange and merge it into the file: lock, re-read, add, replace atomically.
+        An exchange a secret survived in is dropped (and said once), never written."""
+        secrets = {s for s in set(secrets) | self.secrets if s}
         clean_body = scrub(body, secrets)
-        clean_response = scrub(response, secrets)
-        with self._lock:
+        clean_response = dict(scrub({k: v for k, v in response.items() if k != "sse"}, secrets))
+        if "sse" in response:
+            clean_response["sse"] = scrub_stream(response["sse"], secrets)
+        item = {"request": {"path": path, "body": clean_body}, "response": clean_response}
+        if leaks(item, secrets):
+            self.refused += 1
+            (log.warning if self.refused == 1 else log.debug)(
+                "record proxy: an exchange was not written to %s (a secret survived scrubbing); "
+                "later exchanges are still recorded",
+                self.out.name,
+            )
+            return
+        with self._lock, locked(self.out):
+            self._reload()
             self._append(path, clean_body, clean_response, None)
-            self._save(secrets)
+            save_cassette(self.out, self.cassette())
 
     def cassette(self) -> dict[str, Any]:
         """The cassette as it stands."""
@@ -329,15 +497,6 @@ class RecordProxy(LoopbackService):
             },
             "interactions": self.interactions,
         }
-
-    def _save(self, secrets: Iterable[str]) -> None:
-        """Write the file, after proving that no secret value is in its text."""
-        data = self.cassette()
-        text = json.dumps(data, ensure_ascii=False)
-        for secret in secrets:
-            if secret in text or json.dumps(secret)[1:-1] in text:
-                raise RuntimeError("a secret survived scrubbing; the cassette was not written")
-        save_cassette(self.out, data)
 
     def __repr__(self) -> str:
         """No port, no key, no credentials of the upstream URL."""

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import logging
 import re
+import socket
 import threading
 import time
+from collections import deque
 from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -28,7 +30,23 @@ ROUTE = re.compile(
     r"^(?P<prefix>/engines/(?P<engine>[A-Za-z0-9_.-]+))?/v1/"
     r"(?P<endpoint>chat/completions|completions|models)$"
 )
+# `/lessons/<name>` in front of a path says which lesson asks: its cassette answers first.
+LESSON_PREFIX = re.compile(r"^/lessons/(?P<lesson>[A-Za-z0-9_.-]+)(?=/)")
+
+
+def split_lesson(path: str) -> tuple[str | None, str]:
+    """The lesson named by a `/lessons/<name>` prefix (or None) and the path without it."""
+    found = LESSON_PREFIX.match(path)
+    if found is None:
+        return None, path
+    return found["lesson"], path[found.end() :]
 MAX_BODY = 64 * 1024 * 1024
+MAX_JSON_DEPTH = 200  # deeper request JSON is refused (the matching code recurses over it)
+BAD_JSON = (
+    "We could not parse the JSON body of your request. (HINT: This likely means you aren't using "
+    "your HTTP library correctly. The API expects a JSON payload, but what was sent was not valid "
+    "JSON.)"
+)
 # Headers the server computes itself: a recorded value would be wrong or harmful on replay.
 HOP_HEADERS = frozenset(
     {
@@ -63,8 +81,24 @@ class QuietThreadingServer(ThreadingHTTPServer):
 
     daemon_threads = True
     owner: Any  # the ReplayServer or RecordProxy this socket serves
-    request_queue_size = 128
+    request_queue_size = 1024  # listen backlog: 128 overflowed under a 400-request burst
     allow_reuse_address = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        """Also keep the open client connections, so `close_connections` can end them."""
+        self.connections: set[socket.socket] = set()
+        self.connections_lock = threading.Lock()
+        super().__init__(*args, **kwargs)
+
+    def close_connections(self) -> None:
+        """Shut down every open client connection (kept-alive ones would otherwise go on)."""
+        with self.connections_lock:
+            open_now = list(self.connections)
+        for conn in open_now:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that went away mid-answer is normal; anything else is logged, never printed."""
@@ -117,6 +151,7 @@ class LoopbackService:
             return
         httpd.shutdown()
         httpd.server_close()
+        httpd.close_connections()
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None
@@ -139,9 +174,39 @@ class JsonHandler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True
     timeout = 120  # an idle keep-alive connection is dropped after this many seconds
 
+    def setup(self) -> None:
+        """Register the connection with the server (stop() closes it)."""
+        super().setup()
+        with self.server.connections_lock:
+            self.server.connections.add(self.connection)
+
+    def finish(self) -> None:
+        """Unregister the connection."""
+        try:
+            super().finish()
+        finally:
+            with self.server.connections_lock:
+                self.server.connections.discard(self.connection)
+
     def log_message(self, format: str, *args: Any) -> None:
         """Route access logs to `logging` (stderr would land in notebook outputs)."""
         log.debug("%s - " + format, self.address_string(), *args)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """The standard library's own errors (bad request line, unknown method, huge headers) as
+        OpenAI-shaped JSON, not HTML; an unsupported method is OpenAI's 404 'Invalid URL'."""
+        self.close_connection = True
+        if getattr(self, "request_version", "HTTP/0.9") == "HTTP/0.9":
+            self.request_version = "HTTP/1.0"  # else the status line and headers are left out
+        if code == 501 and self.command:
+            error = self.invalid_url()
+        else:
+            status = code if 400 <= code < 600 else 400
+            error = ApiError(status, message or "Bad request.")
+        try:
+            self.send_error_json(error)
+        except OSError:
+            pass
 
     def send_response(self, code: int, message: str | None = None) -> None:
         """Send the status line, remembering that the answer has begun."""
@@ -154,7 +219,14 @@ class JsonHandler(BaseHTTPRequestHandler):
             parts = []
             total = 0
             while True:
-                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                line = self.rfile.readline(1024).split(b";")[0].strip()
+                try:
+                    size = int(line or b"0", 16)
+                except ValueError:
+                    size = -1
+                if size < 0 or len(line) > 16:
+                    self.close_connection = True
+                    raise ApiError(400, "Invalid chunked transfer encoding.")
                 if size == 0:
                     while self.rfile.readline().strip():
                         pass
@@ -199,11 +271,13 @@ class JsonHandler(BaseHTTPRequestHandler):
         if self.close_connection:
             self.send_header("Connection", "close")
         self.end_headers()
-        self.wfile.write(payload)
+        if self.command != "HEAD":  # a HEAD answer is the headers alone
+            self.wfile.write(payload)
 
     def send_json(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
         """Send a JSON response (Content-Type application/json unless `headers` say otherwise)."""
-        payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        # errors="replace": a lone surrogate in an echoed text must not cost the answer
+        payload = json.dumps(body, ensure_ascii=False).encode("utf-8", errors="replace")
         self.send_bytes(status, payload, headers, "application/json")
 
     def send_error_json(self, error: ApiError) -> None:
@@ -221,7 +295,7 @@ class JsonHandler(BaseHTTPRequestHandler):
 
     def invalid_url(self) -> ApiError:
         """OpenAI's answer to a path it does not serve."""
-        return ApiError(404, f"Invalid URL ({self.command} {self.path.split('?', 1)[0]})")
+        return ApiError(404, f"Invalid URL ({self.command} {str(self.path).split('?', 1)[0]})")
 
     def guarded(self, handler: Any) -> None:
         """Run a request handler; errors become OpenAI-shaped answers, never tracebacks or hangs."""
@@ -250,6 +324,31 @@ class JsonHandler(BaseHTTPRequestHandler):
                 pass
 
 
+def parse_json_body(raw: bytes) -> Any:
+    """A request body as JSON, or OpenAI's 400: invalid UTF-8 or JSON, a lone surrogate, or
+    nesting deeper than MAX_JSON_DEPTH (which would exhaust the recursion of later steps)."""
+    try:
+        body = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise ApiError(400, BAD_JSON) from exc
+    stack: list[tuple[Any, int]] = [(body, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_JSON_DEPTH:
+            raise ApiError(400, BAD_JSON)
+        if isinstance(value, dict):
+            stack.extend((key, depth) for key in value)
+            stack.extend((item, depth + 1) for item in value.values())
+        elif isinstance(value, list):
+            stack.extend((item, depth + 1) for item in value)
+        elif isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError as exc:  # "\ud800" decodes to a lone surrogate
+                raise ApiError(400, BAD_JSON) from exc
+    return body
+
+
 def _event_line(data: Any) -> bytes:
     """One SSE event: `data: <json or text>` (one line per line of text) and a blank line."""
     text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
@@ -273,7 +372,7 @@ class _ReplayHandler(JsonHandler):
         """Any other method gets OpenAI's 'Invalid URL'."""
         self.guarded(self._reject)
 
-    do_PUT = do_DELETE = do_PATCH = _other
+    do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = do_TRACE = do_CONNECT = _other
 
     def _reject(self) -> None:
         """Drain the body and answer 404."""
@@ -281,8 +380,9 @@ class _ReplayHandler(JsonHandler):
         raise self.invalid_url()
 
     def _get(self) -> None:
-        """List models, or reject the path."""
-        route = ROUTE.match(canonical_path(self.path))
+        """List models, or reject the path (a body is read: the connection stays in step)."""
+        self.read_body()
+        route = ROUTE.match(canonical_path(split_lesson(self.path)[1]))
         self.server.owner._note("GET", self.path)
         if not route or route["endpoint"] != "models":
             raise self.invalid_url()
@@ -297,25 +397,18 @@ class _ReplayHandler(JsonHandler):
         replay = self.server.owner
         replay._note("POST", self.path)
         raw = self.read_body()
-        route = ROUTE.match(canonical_path(self.path))
+        lesson, path = split_lesson(self.path)
+        route = ROUTE.match(canonical_path(path))
         if not route or route["endpoint"] == "models":
             raise self.invalid_url()
-        try:
-            body = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise ApiError(
-                400,
-                "We could not parse the JSON body of your request. (HINT: This likely means you "
-                "aren't using your HTTP library correctly. The API expects a JSON payload, but "
-                "what was sent was not valid JSON.)",
-            ) from exc
+        body = parse_json_body(raw)
         if not isinstance(body, dict):
             raise ApiError(400, "The request body must be a JSON object.", param=None)
         if route["endpoint"] == "chat/completions":
             check_chat_request(body)
         elif "model" not in body:
             raise ApiError(400, "you must provide a model parameter")
-        interaction = replay.find(self.path, body)
+        interaction = replay.find(path, body, lesson=lesson)
         response = interaction.response
         headers = response.get("headers", {})
         if "sse" in response:
@@ -334,6 +427,7 @@ class ReplayServer(LoopbackService):
 
     handler_class = _ReplayHandler
     kind = "replay server"
+    REQUEST_LOG_SIZE = 1000  # the request log keeps this many; a long session must not grow it
 
     def __init__(
         self,
@@ -352,7 +446,9 @@ class ReplayServer(LoopbackService):
         self.pace = pace
         self.files = cassette_files(cassettes)
         self.interactions: list[Interaction] = []
-        self._index: dict[str, Interaction] = {}
+        # canonical request -> {cassette stem: its answer}; several lessons may ask the same
+        self._index: dict[str, dict[str, Interaction]] = {}
+        self.shadowed = 0  # requests that several cassettes answer differently
         self._canonical: list[tuple[dict[str, Any], Interaction]] = []
         for path in self.files:
             for interaction in load_cassette(path).interactions:
@@ -364,14 +460,19 @@ class ReplayServer(LoopbackService):
                 if isinstance(i.request["body"].get("model"), str)
             }
         )
-        self.requests: list[tuple[str, str]] = []  # (method, path) of every request received
+        # (method, path) of the latest requests, and how many there were in all
+        self.requests: deque[tuple[str, str]] = deque(maxlen=self.REQUEST_LOG_SIZE)
+        self.request_count = 0
         self._lock = threading.Lock()
 
     def _add(self, interaction: Interaction) -> None:
-        """Index one interaction; the same request may appear twice only with the same answer."""
+        """Index one interaction. One cassette answers a request once (or the same way twice);
+        different cassettes (lessons) may answer it differently: the asking lesson's wins."""
         canonical = canonical_request(interaction.request["path"], interaction.request["body"])
         key = request_key(canonical)
-        earlier = self._index.get(key)
+        lesson = Path(interaction.cassette).stem
+        answers = self._index.setdefault(key, {})
+        earlier = answers.get(lesson)
         if earlier is not None:
             if earlier.response == interaction.response:
                 return
@@ -379,21 +480,36 @@ class ReplayServer(LoopbackService):
                 f"two recordings answer the same request differently: {earlier.name} and "
                 f"{interaction.name}; replay must be deterministic, so remove or change one"
             )
-        self._index[key] = interaction
-        self._canonical.append((canonical, interaction))
+        if any(other.response == interaction.response for other in answers.values()):
+            answers[lesson] = interaction  # the same exchange in two lessons: stored once
+            return
+        if answers:
+            self.shadowed += 1
+            log.warning(
+                "%s answers a request that another cassette answers differently: a lesson "
+                "gets its own cassette's answer, a request without a lesson the last loaded one",
+                interaction.name,
+            )
+        if not answers:
+            self._canonical.append((canonical, interaction))
+        answers[lesson] = interaction
         self.interactions.append(interaction)
 
     def _note(self, method: str, path: str) -> None:
         """Remember a request (tests count them to prove the SDK did not retry)."""
         with self._lock:
             self.requests.append((method, path))
+            self.request_count += 1
 
-    def find(self, path: str, body: dict[str, Any]) -> Interaction:
-        """The recording for a request, or an ApiError 404 explaining the closest miss."""
+    def find(self, path: str, body: dict[str, Any], lesson: str | None = None) -> Interaction:
+        """The recording for a request (the lesson's own cassette first, else the last loaded
+        answer), or an ApiError 404 explaining the closest miss."""
         canonical = canonical_request(path, body)
-        found = self._index.get(request_key(canonical))
-        if found is not None:
-            return found
+        answers = self._index.get(request_key(canonical))
+        if answers:
+            if lesson is not None and lesson in answers:
+                return answers[lesson]
+            return list(answers.values())[-1]
         message, field = mismatch_message(canonical, self._canonical)
         raise ApiError(404, message, param=field, code="no_recording")
 

@@ -1,0 +1,144 @@
+"""The student edition: no reference solutions, no exercise outputs, and it runs with "not yet".
+
+The last test builds the edition of every lesson in both languages and runs all of it through the
+grader (one kernel per notebook, as a student's Run All), which also proves every exercise is still
+there and answers "not yet" rather than raising.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from helpers.grade import NOT_YET, exercises_of, grade_folder
+from helpers.paths import NOTEBOOKS_DIR, REPO_ROOT
+
+LANGS = ("en", "ru")
+LESSONS = sorted(p.stem for p in (NOTEBOOKS_DIR / "src").glob("[0-9][0-9]_*.py"))
+CORRECT = re.compile(r"Correct!|Верно!")
+CHECK_CALL = re.compile(r"\bcheck_\w+\s*\(")
+
+
+def _import_nbbuild():
+    """`scripts/nbbuild.py` as the module `nbbuild`, the name the lesson sources import."""
+    if "nbbuild" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("nbbuild", REPO_ROOT / "scripts" / "nbbuild.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["nbbuild"] = module
+        spec.loader.exec_module(module)
+    return sys.modules["nbbuild"]
+
+
+nbbuild = _import_nbbuild()
+
+
+def _outputs_text(nb) -> str:
+    """Every text a notebook's code cells show."""
+    parts = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            parts.append(str(out.get("text", "")))
+            parts.append(json.dumps(out.get("data", {}), ensure_ascii=False))
+            parts.append(str(out.get("evalue", "")))
+    return "\n".join(parts)
+
+
+def _fixture_key() -> nbformat.NotebookNode:
+    """A tiny answer key the way nbbuild writes one: two exercises, solutions in hidden cells."""
+    lesson = nbbuild.Lesson("01_fixture", [
+        nbbuild.md("# Fixture", "# Фикстура"),
+        nbbuild.code("x = 1\nx"),
+        nbbuild.md("## Exercises\n\nA reference solution follows in a collapsed cell.",
+                   "## Упражнения\n\nЭталонное решение лежит ниже в свёрнутой ячейке."),
+        nbbuild.code("answer = None"),
+        nbbuild.code("from helpers.exercises import n01\n\nn01.check_schema(answer)"),
+        nbbuild.code("answer = 42", hidden=True),
+        nbbuild.code("n01.check_schema(answer)"),
+        nbbuild.md("### Exercise 2", "### Упражнение 2"),
+        nbbuild.code("def f():\n    return 0"),
+        nbbuild.code("def f():\n    return 1\n\n\ncheck_other(f)", hidden=True),
+        nbbuild.md("[Next](02_sync_loop.ipynb)", "[Дальше](02_sync_loop.ipynb)"),
+    ])
+    nb = nbbuild.to_notebook(lesson, "en")
+    for cell in nb.cells:  # stand-in outputs, as a run would leave them
+        if cell.cell_type == "code":
+            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="Correct!\n")]
+            cell.execution_count = 1
+    return nb
+
+
+def test_student_notebook_drops_solutions_and_their_checks_and_exercise_outputs():
+    key = _fixture_key()
+    before = nbformat.writes(key)
+    student = nbbuild.student_notebook(key, "01_fixture", "en")
+    assert nbformat.writes(key) == before, "the answer key must stay unchanged"
+    sources = [c.source for c in student.cells]
+    assert "answer = 42" not in sources and not any("return 1" in s for s in sources)
+    assert sum(1 for s in sources if CHECK_CALL.search(s)) == 1, sources
+    code = [c for c in student.cells if c.cell_type == "code"]
+    assert code[0].outputs, "a lesson cell before the exercises keeps its output"
+    assert all(not c.outputs and c.execution_count is None for c in code[1:])
+    exercises = next(c for c in student.cells if c.source.startswith("## Exercises"))
+    assert "reference solution" not in exercises.source
+    assert any("Student edition" in c.source for c in student.cells)
+    answer = next(c for c in code if c.source == "answer = None")
+    check = next(c for c in code if "check_schema" in c.source)
+    assert answer.metadata["nbgrader"]["solution"] is True
+    assert check.metadata["nbgrader"] == {"grade": False, "grade_id": "01-check_schema",
+                                          "locked": True, "schema_version": 3, "solution": False}
+    nbformat.validate(student)
+
+
+def test_russian_student_notebook_drops_the_russian_solution_sentence():
+    lesson = nbbuild.Lesson("01_fixture", [
+        nbbuild.md("## Exercises\n\nA reference solution is in the collapsed cell that follows.",
+                   "## Упражнения\n\nДобейтесь «Верно!». Эталонное решение — в следующей, свёрнутой\nячейке."),
+        nbbuild.code("from helpers.exercises import n01\n\nn01.check_schema({})"),
+    ])
+    student = nbbuild.student_notebook(nbbuild.to_notebook(lesson, "ru"), "01_fixture", "ru")
+    assert student.cells[0].source == "## Упражнения\n\nДобейтесь «Верно!»."
+    assert "преподавателя" in student.cells[1].source
+
+
+@pytest.fixture(scope="module")
+def edition(tmp_path_factory) -> Path:
+    """The student edition of every lesson, both languages, written by the command line."""
+    out = tmp_path_factory.mktemp("student")
+    nbbuild.main(["--student", "--out", str(out)])
+    return out
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_edition_has_every_lesson_no_solution_and_no_verdict_shown(edition, lang):
+    built = sorted(p.stem for p in (edition / lang).glob("*.ipynb"))
+    assert built == LESSONS
+    for name in LESSONS:
+        nb = nbformat.read(edition / lang / f"{name}.ipynb", as_version=4)
+        nbformat.validate(nb)
+        assert not any(nbbuild._is_hidden(c) for c in nb.cells), name
+        assert not CORRECT.search(_outputs_text(nb)), name
+        called = [m for c in nb.cells if c.cell_type == "code"
+                  for m in re.findall(r"\b(check_\w+)\s*\(", c.source)]
+        expected = [e.split(":", 1)[1] for e in exercises_of(name[:2])]
+        assert sorted(called) == sorted(expected), (name, called)
+
+
+def test_the_edition_runs_top_to_bottom_saying_not_yet_in_both_languages(edition, tmp_path):
+    executed = tmp_path / "executed"
+    results = grade_folder(edition, tmp_path / "grades.csv", timeout=300, executed=executed)
+    assert len(results) == len(LESSONS) * len(LANGS)
+    for result in results:
+        assert result.run == "ok", (result.notebook, result.run)
+        assert list(result.values) == exercises_of(result.lesson), result.notebook
+        assert set(result.values.values()) <= {NOT_YET}, (result.notebook, result.values)
+    for lang, not_yet in (("en", "Not yet:"), ("ru", "Пока нет:")):
+        for name in LESSONS:
+            shown = _outputs_text(nbformat.read(executed / lang / f"{name}.ipynb", as_version=4))
+            assert not CORRECT.search(shown), (lang, name)
+            assert shown.count(not_yet) == len(exercises_of(name[:2])), (lang, name)
