@@ -227,6 +227,23 @@ def bench_format(
     return results
 
 
+def render_kimi_thinking(calls: list[dict[str, Any]], content: str = "") -> str:
+    """Kimi thinking-model output: a `<think>` block (one sentence per call), then the calls."""
+    reasoning = "Weigh the next city before calling the tool. " * len(calls)
+    return f"<think>{reasoning}</think>" + render_kimi_tool_calls(calls, content)
+
+
+def bench_kimi_thinking() -> None:
+    """The Kimi benchmark with reasoning in front (the `<think>` split runs first)."""
+    bench_format(
+        "Kimi thinking model (<think> block, then calls)",
+        parse_kimi,
+        KimiStreamParser,
+        render_kimi_thinking,
+        (*KIMI_MARKERS, "<think>", "</think>"),
+    )
+
+
 def main() -> None:
     """Run the Kimi-K2 and Hermes benchmarks and print markdown tables."""
     started = time.perf_counter()
@@ -238,6 +255,7 @@ def main() -> None:
         render_kimi_tool_calls,
         KIMI_MARKERS,
     )
+    bench_kimi_thinking()
     bench_format(
         "Qwen / Hermes (parse_hermes / HermesStreamParser)",
         parse_hermes,

@@ -70,6 +70,9 @@ QWEN2_5_MARKERS: tuple[Marker, ...] = (
 )
 
 MARKERS: dict[str, tuple[Marker, ...]] = {"kimi-k2": KIMI_K2_MARKERS, "qwen2.5": QWEN2_5_MARKERS}
+# Kimi-K2-Thinking: the same marker tokens as Kimi-K2 and a template of its own (the real ids of
+# <think> and </think> are not known here, so they stay ordinary text in the offline tokenizer).
+MARKERS["kimi-k2-thinking"] = KIMI_K2_MARKERS
 MARKER_IDS: dict[str, dict[str, int]] = {
     name: {marker.token: marker.id for marker in markers} for name, markers in MARKERS.items()
 }
@@ -97,12 +100,15 @@ HUB_TEMPLATES: dict[str, HubTemplate] = {
         "moonshotai/Kimi-K2-Instruct-0905", "chat_template.jinja", KIMI_K2_0905_REVISION
     ),
     "qwen2.5": HubTemplate("Qwen/Qwen2.5-7B-Instruct", "tokenizer_config.json", QWEN2_5_REVISION),
+    # K2-Thinking: not pinned, so never fetched (the offline template follows a mirror's copy).
+    "kimi-k2-thinking": HubTemplate("moonshotai/Kimi-K2-Thinking", "chat_template.jinja", None),
 }
 HUB_REPOS: dict[str, str] = {name: spec.repo for name, spec in HUB_TEMPLATES.items()}
 TEMPLATES_DIR: Path = DATA_DIR / "templates"
 TEMPLATE_FILES: dict[str, Path] = {
     "kimi-k2": TEMPLATES_DIR / "kimi_k2.jinja",
     "qwen2.5": TEMPLATES_DIR / "qwen2_5.jinja",
+    "kimi-k2-thinking": TEMPLATES_DIR / "kimi_k2_thinking.jinja",
 }
 HUB_PROBE_TIMEOUT_S = 3.0
 _TRUE = {"1", "true", "yes", "on"}

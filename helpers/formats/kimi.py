@@ -37,6 +37,7 @@ from helpers.formats._common import (
     snippet,
     tool_call_dict,
 )
+from helpers.formats.think import parse_with_reasoning
 
 SECTION_BEGIN = "<|tool_calls_section_begin|>"
 SECTION_END = "<|tool_calls_section_end|>"
@@ -44,6 +45,9 @@ CALL_BEGIN = "<|tool_call_begin|>"
 ARGUMENT_BEGIN = "<|tool_call_argument_begin|>"
 CALL_END = "<|tool_call_end|>"
 KIMI_MARKERS = (SECTION_BEGIN, SECTION_END, CALL_BEGIN, ARGUMENT_BEGIN, CALL_END)
+# Markers that end reasoning left open: the section begin (as in vLLM's and SGLang's kimi_k2
+# reasoning parsers), and a call begun without a section, so that no call hides in the reasoning.
+REASONING_ENDS = (SECTION_BEGIN, CALL_BEGIN)
 
 # Any one marker. The parentheses make `re.split` keep the markers in its output:
 # re.split(...) on "a<|tool_call_end|>b" gives ["a", "<|tool_call_end|>", "b"].
@@ -120,8 +124,16 @@ class _OpenCall:
     args_parts: list[str] | None = None  # None until <|tool_call_argument_begin|>
 
 
-def parse_kimi(text: str) -> ParseResult:
-    """Read Kimi-K2 raw output into content, tool calls (from every section) and errors."""
+def parse_kimi(text: str, reasoning_open: bool | None = None) -> ParseResult:
+    """Read Kimi raw output into reasoning, content, tool calls (from every section) and errors.
+
+    `<think>…</think>` goes to `.reasoning` (see `helpers.formats.think`); `reasoning_open` says
+    whether the prompt already opened `<think>` (None: decide from the text)."""
+    return parse_with_reasoning(text, REASONING_ENDS, reasoning_open, _parse_visible)
+
+
+def _parse_visible(text: str) -> ParseResult:
+    """Read the visible part of Kimi output (reasoning already split off) into calls and errors."""
     content_parts: list[str] = []
     tool_calls: list[dict[str, Any]] = []
     errors: list[str] = []
@@ -223,10 +235,11 @@ class KimiStreamParser(StreamParser):
     """
 
     markers = KIMI_MARKERS
+    reasoning_ends = REASONING_ENDS
 
-    def __init__(self) -> None:
-        """Start with nothing read."""
-        super().__init__()
+    def __init__(self, reasoning_open: bool | None = None) -> None:
+        """Start with nothing read (`reasoning_open` as in `parse_kimi`)."""
+        super().__init__(reasoning_open)
         self._in_section = False
         self._call: _StreamingCall | None = None
         self._stray: list[str] = []  # text between calls, judged at the next marker

@@ -15,12 +15,13 @@ from pathlib import Path
 
 from helpers.i18n import Text, tr
 from helpers.replay.cassette import CassetteError
+from helpers.replay.profiles import replay_model
 from helpers.replay.record import MIN_SECRET_CHARS, RecordProxy, upstream_host
 from helpers.replay.server import ReplayServer
 
 MODES = ("replay", "live", "record")
 PROVIDERS = ("kimi", "qwen")
-ENGINES = ("moonshot", "vllm", "sglang", "stop_with_calls", "no_parser", "vllm_hermes")
+ENGINES = ("moonshot", "vllm", "sglang", "stop_with_calls", "no_parser", "vllm_hermes", "moonshot_thinking", "vllm_thinking", "sglang_drift")  # noqa: E501
 DEFAULT_ENGINE = {"kimi": "moonshot", "qwen": "vllm_hermes"}
 REPLAY_MODELS = {"kimi": "moonshotai/Kimi-K2-Instruct", "qwen": "Qwen/Qwen2.5-7B-Instruct"}
 REPLAY_API_KEY = "replay-needs-no-key"
@@ -282,7 +283,7 @@ def connect(
         return Connection(
             endpoint=f"{server.url}{prefix}/v1",
             api_key=REPLAY_API_KEY,
-            model_name=REPLAY_MODELS[provider],
+            model_name=replay_model(provider, engine),
             mode=mode,
             provider=provider,
             engine=engine,

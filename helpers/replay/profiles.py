@@ -35,6 +35,9 @@ class EngineProfile:
     empty_content: str | None = None  # `content` reported when the model wrote only calls
     lists_empty_tool_calls: bool = True  # `"tool_calls": []` in a message without calls (vLLM)
     response_id_hex: int = 32  # length of the hex part of `chatcmpl-...` ids
+    reasoning_field: str | None = None  # where a thinking model's reasoning goes in the reply
+    model_name: str | None = None  # the served model; None: the provider's `MODEL_NAMES` entry
+    drifts_on_foreign_ids: bool = False  # foreign history ids make the model write odd ids
 
     def base_path(self, provider: str) -> str:
         """URL prefix the replay server serves this profile under, e.g. `/v1`."""
@@ -52,6 +55,48 @@ class EngineProfile:
             return f"functions.{name}:{history_count + index}"
         return "chatcmpl-tool-" + stable_hex(f"{seed}|call|{index}", 32)
 
+
+# Kimi thinking models (K2-Thinking, K2.5, K2.6): the same call markers with a reasoning part in
+# front, which each stack reports under its own field name.
+THINKING_PROFILES: tuple[EngineProfile, ...] = (
+    EngineProfile(
+        name="moonshot_thinking",
+        providers=("kimi",),
+        summary="Moonshot platform API with a thinking model (kimi-k2.6): reasoning in "
+        "`reasoning_content`, streamed before the content; ids `name:N`; a history whose "
+        "assistant tool-call message lacks `reasoning_content` gets a 400, and so does "
+        '`tool_choice="required"` (the latter reported by third parties, unconfirmed).',
+        id_style="moonshot",
+        empty_content="",
+        lists_empty_tool_calls=False,
+        response_id_hex=24,
+        reasoning_field="reasoning_content",
+        model_name="kimi-k2.6",
+    ),
+    EngineProfile(
+        name="vllm_thinking",
+        providers=("kimi",),
+        summary="vLLM >= 0.17 with `--tool-call-parser kimi_k2 --reasoning-parser kimi_k2` "
+        "serving Kimi-K2.6: reasoning in the field `reasoning` (renamed from "
+        "`reasoning_content`), ids `functions.name:N` as the model wrote them.",
+        id_style="model",
+        reasoning_field="reasoning",
+        model_name="moonshotai/Kimi-K2.6",
+    ),
+    EngineProfile(
+        name="sglang_drift",
+        providers=("kimi",),
+        summary="SGLang with its `kimi_k2` tool-call and reasoning parsers serving Kimi-K2.6: "
+        "with native history ids it answers like `sglang`; when the history holds "
+        "foreign ids (`call_...`), the model copies their style, the parser cannot read the "
+        "call, and the raw markers arrive in `content` with `tool_calls: []`.",
+        id_style="history",
+        lists_empty_tool_calls=True,
+        reasoning_field="reasoning_content",
+        model_name="moonshotai/Kimi-K2.6",
+        drifts_on_foreign_ids=True,
+    ),
+)
 
 PROFILES: dict[str, EngineProfile] = {
     p.name: p
@@ -106,6 +151,7 @@ PROFILES: dict[str, EngineProfile] = {
             "finish_reason `tool_calls`.",
             id_style="hermes",
         ),
+        *THINKING_PROFILES,
     ]
 }
 
@@ -128,3 +174,9 @@ def get_profile(provider: str, engine: str | None) -> EngineProfile:
     if provider not in profile.providers:
         raise ValueError(f"engine profile {name!r} does not serve provider {provider!r}")
     return profile
+
+
+def replay_model(provider: str, engine: str | None = None) -> str:
+    """The model name replay serves for `provider` at `engine` (thinking profiles name theirs)."""
+    profile = PROFILES.get(engine or DEFAULT_ENGINES.get(provider, ""))
+    return (profile.model_name if profile else None) or MODEL_NAMES[provider]

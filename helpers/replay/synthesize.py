@@ -31,7 +31,7 @@ from helpers.formats import (
 from helpers.paths import RECORDINGS_DIR
 from helpers.replay.cassette import FORMAT_VERSION, dump_cassette, save_cassette
 from helpers.replay.matching import canonical_request, request_key
-from helpers.replay.profiles import MODEL_NAMES, EngineProfile, get_profile, stable_hex
+from helpers.replay.profiles import EngineProfile, get_profile, replay_model, stable_hex
 from helpers.replay.scenarios import RUN_TOOL, SCENARIO_MODULES, Scenario, Turn, all_scenarios
 from helpers.replay.scenarios.common import lesson_registry
 from helpers.tools import tool_result_content
@@ -64,6 +64,7 @@ class Reply:
     content: str | None
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     finish_reason: str = "stop"
+    reasoning: str | None = None  # thinking profiles: sent under `profile.reasoning_field`
 
 
 # --- the model's side ---------------------------------------------------------------------------
@@ -109,19 +110,50 @@ def engine_reply(
     profile: EngineProfile, provider: str, turn: Turn, history: list[dict[str, Any]], seed: str
 ) -> Reply:
     """What `profile` makes of the model's output for a chat request."""
+    reasoning = turn.reasoning if profile.reasoning_field else None
     calls = model_calls(turn, history)
     if not calls:
-        return Reply(turn.content or "", [], turn.finish_reason or "stop")
+        return Reply(turn.content or "", [], turn.finish_reason or "stop", reasoning)
+    drifted = profile.drifts_on_foreign_ids and bool(foreign_ids(history))
+    if drifted:  # the model copies the style of the ids it saw; the parser cannot read them
+        for index, call in enumerate(calls):
+            call["id"] = drifted_id(foreign_ids(history)[-1], call, index, seed)
     raw = render_output(provider, turn.content or "", calls)  # before the engine renames ids
     finish = turn.finish_reason or profile.finish_with_calls
-    if not profile.parses_calls:
-        return Reply(raw, [], finish)
+    if not profile.parses_calls or drifted:
+        return Reply(raw, [], finish, reasoning)
     before = raw[: raw.index(CALL_START[provider])]
     history_count = count_calls(history)
     for index, call in enumerate(calls):
         name = call["function"]["name"]
         call["id"] = profile.call_id(call["id"], name, history_count, index, seed)
-    return Reply(before or profile.empty_content, calls, finish)
+    return Reply(before or profile.empty_content, calls, finish, reasoning)
+
+
+_NATIVE_KIMI_ID_RE = re.compile(r"functions\.[^:\s]+:\d+")
+
+
+def foreign_ids(history: list[dict[str, Any]]) -> list[str]:
+    """Assistant tool-call ids in a history that are not Kimi's native `functions.name:N`."""
+    ids = [
+        call.get("id") or ""
+        for message in history
+        if message.get("role") == "assistant"
+        for call in message.get("tool_calls") or []
+    ]
+    return [i for i in ids if not _NATIVE_KIMI_ID_RE.fullmatch(i)]
+
+
+def drifted_id(example: str, call: dict[str, Any], index: int, seed: str) -> str:
+    """The odd id a Kimi model writes after seeing `example`-style ids in its history.
+
+    Reported cases: OpenAI-style `call_<hex>` copied from the client (`call_59adf5614cfe...`),
+    the punctuation lost (`functionsexec5`), a bare counter (`0`)."""
+    if example.startswith("call_"):
+        return "call_" + stable_hex(f"{seed}|drift|{index}", 24)
+    if example.isdigit():
+        return str(index)
+    return "functions" + call["function"]["name"].replace("_", "") + str(index)
 
 
 def parse_output(provider: str, text: str) -> ParseResult:
@@ -155,16 +187,18 @@ def usage(prompt_chars: int, completion_chars: int) -> dict[str, int]:
 
 
 def reply_chars(reply: Reply) -> int:
-    """Length of what the model generated for a reply (content plus call names and arguments)."""
+    """Length of what the model generated (reasoning, content, call names and arguments)."""
     calls = sum(
         len(c["function"]["name"]) + len(c["function"]["arguments"]) for c in reply.tool_calls
     )
-    return len(reply.content or "") + calls
+    return len(reply.reasoning or "") + len(reply.content or "") + calls
 
 
 def chat_message(reply: Reply, profile: EngineProfile) -> dict[str, Any]:
     """The `choices[0].message` of a non-streamed chat completion."""
     message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+    if reply.reasoning and profile.reasoning_field:
+        message[profile.reasoning_field] = reply.reasoning
     if reply.tool_calls or profile.lists_empty_tool_calls:
         message["tool_calls"] = copy.deepcopy(reply.tool_calls)
     return message
@@ -252,10 +286,18 @@ def with_usage(chunks: list[dict], head: dict[str, Any], use: dict, on: bool) ->
 
 
 def chat_sse(
-    reply: Reply, head: dict, use: dict, include_usage: bool, interleave: bool, seed: str
+    reply: Reply,
+    head: dict,
+    use: dict,
+    include_usage: bool,
+    interleave: bool,
+    seed: str,
+    reasoning_field: str | None = None,
 ) -> list[dict[str, Any]]:
-    """The SSE events of a streamed chat completion (role, content, calls, finish, usage)."""
+    """The SSE events of a streamed chat completion (role, reasoning, content, calls, finish)."""
     deltas: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
+    if reply.reasoning and reasoning_field:  # thinking models: all reasoning before the content
+        deltas += [{reasoning_field: piece} for piece in text_pieces(reply.reasoning)]
     deltas += [{"content": piece} for piece in text_pieces(reply.content or "")]
     calls = tool_call_deltas(reply.tool_calls, interleave, seed)
     deltas += [{"tool_calls": [item]} for item in calls]
@@ -316,7 +358,7 @@ def render_prompt(scenario: Scenario, messages: list[dict[str, Any]]) -> str:
 
 def request_body(scenario: Scenario, messages: list[dict[str, Any]]) -> dict[str, Any]:
     """The JSON body the notebook's client sends for the current history."""
-    body: dict[str, Any] = {"model": MODEL_NAMES[scenario.provider]}
+    body: dict[str, Any] = {"model": replay_model(scenario.provider, scenario.engine)}
     if scenario.api == "completions":
         body["prompt"] = render_prompt(scenario, messages)
     else:
@@ -375,6 +417,7 @@ class Exchange:
     body: dict[str, Any]
     response: dict[str, Any]
     seen: ParseResult  # content and calls as the client reads them; errors if it had to parse
+    reasoning: dict[str, str] = field(default_factory=dict)  # {field name: text} when reported
 
 
 def completions_exchange(
@@ -409,7 +452,15 @@ def chat_exchange(scenario: Scenario, turn: Turn, messages: list[dict[str, Any]]
     hex_digits, model = profile.response_id_hex, body["model"]
     if scenario.stream:
         head = envelope(seed, "chatcmpl", hex_digits, "chat.completion.chunk", model)
-        sse = chat_sse(reply, head, use, include_usage(scenario), turn.interleave, seed)
+        sse = chat_sse(
+            reply,
+            head,
+            use,
+            include_usage(scenario),
+            turn.interleave,
+            seed,
+            profile.reasoning_field,
+        )
         response: dict[str, Any] = {"status": 200, "sse": sse}
     else:
         head = envelope(seed, "chatcmpl", hex_digits, "chat.completion", model)
@@ -418,7 +469,10 @@ def chat_exchange(scenario: Scenario, turn: Turn, messages: list[dict[str, Any]]
         seen = ParseResult(reply.content or "", reply.tool_calls)
     else:  # the calls are text inside `content`: the client has to parse them itself
         seen = parse_output(scenario.provider, reply.content or "")
-    return Exchange(path, body, response, seen)
+    reasoning = {}
+    if reply.reasoning and profile.reasoning_field:
+        reasoning = {profile.reasoning_field: reply.reasoning}
+    return Exchange(path, body, response, seen, reasoning)
 
 
 def include_usage(scenario: Scenario) -> bool:
@@ -446,8 +500,14 @@ def play(notebook: str, scenario: Scenario) -> list[dict[str, Any]]:
         if not seen.tool_calls:
             raise ScenarioError(f"{where}: the client sees no calls here, so it would stop")
         # The assistant message with the calls goes first, then one tool message per call.
+        # Reasoning goes back under the field the server used, as `run_tool_loop` sends it.
         messages.append(
-            {"role": "assistant", "content": seen.content, "tool_calls": seen.tool_calls}
+            {
+                "role": "assistant",
+                "content": seen.content,
+                **exchange.reasoning,
+                "tool_calls": seen.tool_calls,
+            }
         )
         messages.extend(tool_messages(turn, seen.tool_calls, where))
     return interactions

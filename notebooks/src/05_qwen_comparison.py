@@ -798,10 +798,10 @@ check_unparsed(has_unparsed_calls)
     ),
     md(
         """
-That is the end of the series. Back to the start: [00 Start here](00_start.ipynb)
+[Next: 06 Thinking models and tool calls](06_thinking_models.ipynb)
 """,
         """
-Это конец серии. Вернуться к началу: [00 С чего начать](00_start.ipynb)
+[Дальше: 06 Модели с рассуждением и вызов инструментов](06_thinking_models.ipynb)
 """,
     ),
 ])

@@ -38,6 +38,7 @@ class Turn:
     results: list[Any] = field(default_factory=list)
     finish_reason: str | None = None  # None: what the engine profile reports
     interleave: bool = False  # streaming only: alternate argument fragments of parallel calls
+    reasoning: str | None = None  # thinking profiles: what the model thought before answering
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,7 @@ SCENARIO_MODULES: tuple[str, ...] = (
     "n03_streaming",
     "n04_manual_parsing",
     "n05_qwen_comparison",
+    "n06_thinking_models",
 )
 
 
