@@ -8,8 +8,14 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-# How both parsers describe a call, block or section still open when the text ends.
-CUT_OFF = "at the end of the text (output cut off, e.g. by max_tokens?)"
+from helpers.i18n import Text, tr
+
+# How the parsers describe a call, block or section still open when the text ends. Parser
+# diagnostics are shown to students, so they follow the notebook's language (`helpers.i18n`).
+CUT_OFF = Text(
+    "at the end of the text (output cut off, e.g. by max_tokens?)",
+    "в конце текста (вывод оборвался, например по max_tokens?)",
+)
 
 
 @dataclass
@@ -35,26 +41,28 @@ def snippet(text: str, limit: int = 60) -> str:
 
 
 _JSON_TYPE_NAMES = {
-    list: "an array",
-    str: "a string",
-    int: "a number",
-    float: "a number",
-    bool: "a boolean",
-    type(None): "null",
+    list: Text("an array", "массив"),
+    str: Text("a string", "строка"),
+    int: Text("a number", "число"),
+    float: Text("a number", "число"),
+    bool: Text("a boolean", "логическое значение"),
+    type(None): Text("null", "null"),
 }
 
 
 def arguments_problem(arguments: str) -> str | None:
     """Say what is wrong with an arguments JSON text, or None when it is a JSON object."""
     if not arguments:
-        return "arguments are empty"
+        return tr("arguments are empty", "аргументы пусты")
     try:
         value = json.loads(arguments)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
-        return f"arguments are not valid JSON ({exc})"
+        return tr(f"arguments are not valid JSON ({exc})",
+                  f"аргументы — некорректный JSON (json: «{exc}»)")
     if not isinstance(value, dict):
         kind = _JSON_TYPE_NAMES.get(type(value), type(value).__name__)
-        return f"arguments are valid JSON but {kind}, not an object"
+        return tr(f"arguments are valid JSON but {kind}, not an object",
+                  f"аргументы — корректный JSON, но это {kind}, а не объект")
     return None
 
 
