@@ -28,11 +28,12 @@ from helpers.formats import (
     render_hermes_tool_calls,
     render_kimi_tool_calls,
 )
+from helpers.lessons import scenario_module
 from helpers.paths import RECORDINGS_DIR
 from helpers.replay.cassette import FORMAT_VERSION, dump_cassette, save_cassette
 from helpers.replay.matching import canonical_request, request_key
 from helpers.replay.profiles import MODEL_NAMES, EngineProfile, get_profile, stable_hex
-from helpers.replay.scenarios import RUN_TOOL, SCENARIO_MODULES, Scenario, Turn, all_scenarios
+from helpers.replay.scenarios import RUN_TOOL, Scenario, Turn, all_scenarios
 from helpers.replay.scenarios.common import lesson_registry
 from helpers.tools import tool_result_content
 
@@ -490,11 +491,8 @@ def build_cassette(notebook: str, module: str, scenarios: list[Scenario]) -> dic
 def synthesize_all() -> dict[str, dict[str, Any]]:
     """Every shipped cassette as `{file name: cassette}`, in lesson order."""
     files = {}
-    scenarios_by_notebook = all_scenarios()
-    for module, notebook in zip(SCENARIO_MODULES, scenarios_by_notebook, strict=True):
-        files[f"{notebook}.json"] = build_cassette(
-            notebook, module, scenarios_by_notebook[notebook]
-        )
+    for notebook, scenarios in all_scenarios().items():
+        files[f"{notebook}.json"] = build_cassette(notebook, scenario_module(notebook), scenarios)
     return files
 
 
