@@ -18,7 +18,14 @@ MODEL_NAMES: dict[str, str] = {
 }
 """The model name each provider answers as in replay mode (the cassettes record it)."""
 
-ENGINES: tuple[str, ...] = ("moonshot", "vllm", "sglang", "stop_with_calls", "no_parser", "vllm_hermes")
+ENGINES: tuple[str, ...] = (
+    "moonshot",
+    "vllm",
+    "sglang",
+    "stop_with_calls",
+    "no_parser",
+    "vllm_hermes",
+)
 """Every engine profile in `helpers.replay.profiles.PROFILES`, in that order."""
 
 DEFAULT_ENGINES: dict[str, str] = {"kimi": "moonshot", "qwen": "vllm_hermes"}

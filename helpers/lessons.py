@@ -1,4 +1,4 @@
-"""The series' one lesson list, read from `notebooks/src/NN_name.py`, and the files each lesson needs.
+"""The one lesson list, read from `notebooks/src/NN_name.py`, and the files each lesson needs.
 
 Everything that used to keep its own copy of the list (the scenario registry, the tests, the maps'
 checks) asks this module, so a new lesson source is picked up with no list to edit, and a lesson
