@@ -29,6 +29,7 @@ from typing import Any
 import nbformat
 import pytest
 
+from helpers.catalog import MODEL_NAMES, PROVIDERS, live_variables
 from helpers.paths import NOTEBOOKS_DIR, REPO_ROOT
 
 # Every lesson that has a source: a new lesson is covered without editing this list.
@@ -76,17 +77,15 @@ def stand_in(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 def live_env(base_url: str, mode: str) -> dict[str, str]:
     """The variables a teacher sets, pointed at the stand-in."""
-    return {
+    env = {
         "LLM_MODE": mode,
-        "KIMI_BASE_URL": base_url,
-        "KIMI_API_KEY": KEY,
-        "KIMI_MODEL": "moonshotai/Kimi-K2-Instruct",
-        "QWEN_BASE_URL": base_url,
-        "QWEN_API_KEY": KEY,
-        "QWEN_MODEL": "Qwen/Qwen2.5-7B-Instruct",
         "HF_HUB_OFFLINE": "1",  # no hub here: the tokenizer must fall back, not hang
         "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1",
     }
+    for provider in PROVIDERS:
+        url, key, model = live_variables(provider)
+        env |= {url: base_url, key: KEY, model: MODEL_NAMES[provider]}
+    return env
 
 
 def execute(path: Path) -> nbformat.NotebookNode:
