@@ -586,8 +586,9 @@ def edit(nb_dir: Path, lang: str, name: str, change: Callable) -> None:
     path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
 
 
-def _cell(nb, cell_id: str):
-    return next(c for c in nb.cells if c.id == cell_id)
+def _cell(nb, key: str):
+    """The fixture's cell by position: "00-002" is the third cell of lesson 00."""
+    return nb.cells[int(key.split("-")[1])]
 
 
 def _add_output(cell_id: str, output) -> Callable:
@@ -745,3 +746,127 @@ def test_checks_catch(series, defect):
         edit(series, where, name, change)
     problems = all_problems(series)
     assert any(phrase in p for p in problems), _report(problems) or "no problem reported"
+
+
+# ---------------------------------------------------------------------------------------------
+# nbbuild itself: stable ids, --no-execute keeps outputs, sources hold code as plain literals
+
+
+def _ids(cells) -> list[str]:
+    return nbbuild.cell_ids(nbbuild.Lesson("07_ids", cells))
+
+
+def test_inserting_a_cell_renumbers_no_other_cell():
+    cells = [nbbuild.md("# Title", "# Заголовок"), nbbuild.code("x = 1"), nbbuild.code("x = 1"),
+             nbbuild.md("## 1. Step", "## 1. Шаг"), nbbuild.code("print(x)")]
+    before = _ids(cells)
+    assert len(set(before)) == len(before) and all(i.startswith("07-") for i in before)
+    after = _ids([*cells[:3], nbbuild.code("y = 2  # new"), *cells[3:]])
+    assert [i for i in after if i not in before] == [after[3]]
+    assert after[:3] + after[4:] == before
+    assert _ids([cells[0], *cells[2:]]) == [before[0], before[1], *before[3:]]  # a twin removed
+
+
+def test_an_edited_translation_keeps_the_id_and_an_explicit_id_wins():
+    ru_changed = _ids([nbbuild.md("# Title", "# Другой заголовок"), nbbuild.code("x = 1")])
+    assert ru_changed == _ids([nbbuild.md("# Title", "# Заголовок"), nbbuild.code("x = 1")])
+    assert _ids([nbbuild.md("# Title", "# Т", id="title")])[0] == "title"
+    with pytest.raises(ValueError, match="used twice"):
+        _ids([nbbuild.md("# A", "# А", id="same"), nbbuild.code("x", id="same")])
+
+
+def _replace_in(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def _texts(series: Path, name: str) -> dict[str, str]:
+    return {lang: (series / lang / f"{name}.ipynb").read_text(encoding="utf-8") for lang in LANGS}
+
+
+def test_no_execute_keeps_the_outputs_of_unchanged_cells(series):
+    committed = _texts(series, "00_alpha")
+    nbbuild.build("00_alpha", run=False)
+    assert _texts(series, "00_alpha") == committed
+    _replace_in(series / "src" / "00_alpha.py", "A tiny lesson.", "A very small lesson.")
+    nbbuild.build("00_alpha", run=False)
+    en = read_nb(series / "en" / "00_alpha.ipynb")
+    assert en.cells[0].source.endswith("A very small lesson.")
+    before = nbformat.reads(committed["en"], as_version=4)
+    assert [c.outputs for c in code_cells(en)] == [c.outputs for c in code_cells(before)]
+    assert all_problems(series) == []
+
+
+def test_no_execute_refuses_to_drop_the_outputs_of_a_changed_cell(series):
+    committed = _texts(series, "00_alpha")
+    _replace_in(series / "src" / "00_alpha.py", "# greet", "# say hello")
+    with pytest.raises(nbbuild.OutputsWouldBeLost, match="changed and have committed outputs"):
+        nbbuild.build("00_alpha", run=False)
+    assert _texts(series, "00_alpha") == committed
+
+
+def test_a_traceback_is_shortened_once():
+    lines = ["header", "----", "lib 1", "lib 2", "\x1b[32mCell In[3], line 1\x1b[39m", "lib 3", "E: boom"]
+    once = nbbuild._short_traceback(lines)
+    assert once.count("... 2 library frame(s) hidden in the saved notebook ...") == 1
+    assert nbbuild._short_traceback(once) == once
+
+
+TEMPLATED = {"JoinedStr": "an f-string", "BinOp": "a % or + expression", "Call": "a call (.format?)"}
+
+
+def code_cell_problems(path: Path) -> list[str]:
+    """`code(...)` sources are plain literals (raw when they hold a backslash) or a module-level
+    name bound to one: what the source shows is what the cell holds, with no templating."""
+    text = path.read_text(encoding="utf-8")
+    tree = ast.parse(text)
+    assigned = {
+        target.id: node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+    problems = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "code"):
+            continue
+        for arg in node.args[:2] + [k.value for k in node.keywords if k.arg == "ru"]:
+            where = f"{path.name}:{arg.lineno}"
+            if isinstance(arg, ast.Name) and arg.id in assigned:
+                arg = assigned[arg.id]
+            if isinstance(arg, ast.Dict):
+                continue  # {English comment: Russian comment}
+            if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+                kind = TEMPLATED.get(type(arg).__name__, type(arg).__name__)
+                problems.append(f"{where}: code cell built from {kind}; write the code as it runs")
+            elif "\\" in (ast.get_source_segment(text, arg) or "r")[1:] and not (
+                ast.get_source_segment(text, arg) or "r"
+            )[0] in "rR":
+                problems.append(f"{where}: code cell with a backslash: make it a raw string r'''...'''")
+    return problems
+
+
+@pytest.mark.parametrize("name", REAL_LESSONS)
+def test_code_cells_are_written_as_they_run(name):
+    problems = code_cell_problems(NOTEBOOKS_DIR / "src" / f"{name}.py")
+    assert not problems, _report(problems)
+
+
+def test_templated_code_cells_are_caught(tmp_path):
+    source = tmp_path / "09_bad.py"
+    source.write_text(
+        "P = 'hi'\n"
+        "LOOP = 'x = 1'\n"
+        "cells = [code(f'print({P!r})'), code('print(%r)' % P), code('a\\\\nb'), code(r'a\\nb'),\n"
+        "         code(LOOP), code('x', ru={'# a': '# б'}), code(P.upper())]\n",
+        encoding="utf-8",
+    )
+    problems = code_cell_problems(source)
+    assert [p.split(": ", 1)[1].split(";")[0].split(":")[0] for p in problems] == [
+        "code cell built from an f-string",
+        "code cell built from a % or + expression",
+        "code cell with a backslash",
+        "code cell built from a call (.format?)",
+    ]
