@@ -841,9 +841,7 @@ def code_cell_problems(path: Path) -> list[str]:
             if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
                 kind = TEMPLATED.get(type(arg).__name__, type(arg).__name__)
                 problems.append(f"{where}: code cell built from {kind}; write the code as it runs")
-            elif "\\" in (ast.get_source_segment(text, arg) or "r")[1:] and not (
-                ast.get_source_segment(text, arg) or "r"
-            )[0] in "rR":
+            elif "\\" in (segment := ast.get_source_segment(text, arg) or "") and segment[:1] not in "rR":
                 problems.append(f"{where}: code cell with a backslash: make it a raw string r'''...'''")
     return problems
 
