@@ -22,5 +22,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     `notebooks`, so `-m 'not notebooks'` is the quick unit loop."""
     for item in items:
         path = Path(str(item.fspath))
-        if path.suffix == ".ipynb" or path.name == "test_live_mode.py" or item.get_closest_marker("browser"):
+        if (
+            path.suffix == ".ipynb"
+            or path.name == "test_live_mode.py"
+            or item.get_closest_marker("browser")
+        ):
             item.add_marker(pytest.mark.notebooks)

@@ -28,7 +28,9 @@ SCENARIOS = all_scenarios()
 def lesson_code(name: str) -> list[str]:
     """The English code cells of a lesson source, as `scripts/nbbuild.py` reads them."""
     if "nbbuild" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("nbbuild", REPO_ROOT / "scripts" / "nbbuild.py")
+        spec = importlib.util.spec_from_file_location(
+            "nbbuild", REPO_ROOT / "scripts" / "nbbuild.py"
+        )
         module = importlib.util.module_from_spec(spec)
         sys.modules["nbbuild"] = module
         spec.loader.exec_module(module)
@@ -88,7 +90,9 @@ WEATHER_LESSONS = [n for n in LESSONS if "WEATHER" in definitions(n)]
 
 
 def test_the_weather_lessons_are_found():
-    assert len(WEATHER_LESSONS) >= 2, "no lesson cell starts with `WEATHER = `: is the prefix stale?"
+    assert len(WEATHER_LESSONS) >= 2, (
+        "no lesson cell starts with `WEATHER = `: is the prefix stale?"
+    )
 
 
 @pytest.mark.parametrize("name", WEATHER_LESSONS)

@@ -70,7 +70,9 @@ def test_kernels_import_the_helpers_of_this_checkout(tmp_path):
 def nbbuild_module():
     """`scripts/nbbuild.py` as the module `nbbuild`."""
     if "nbbuild" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("nbbuild", REPO_ROOT / "scripts" / "nbbuild.py")
+        spec = importlib.util.spec_from_file_location(
+            "nbbuild", REPO_ROOT / "scripts" / "nbbuild.py"
+        )
         module = importlib.util.module_from_spec(spec)
         sys.modules["nbbuild"] = module
         spec.loader.exec_module(module)

@@ -16,6 +16,7 @@ import hashlib
 import json
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -315,8 +316,34 @@ def render_prompt(scenario: Scenario, messages: list[dict[str, Any]]) -> str:
     )
 
 
-def request_body(scenario: Scenario, messages: list[dict[str, Any]]) -> dict[str, Any]:
-    """The JSON body the notebook's client sends for the current history."""
+def _moonshot_rejects(body: dict[str, Any]) -> str | None:
+    """What the Moonshot API documents as unsupported: `tool_choice="required"`, and a
+    temperature outside [0, 1]."""
+    if body.get("tool_choice") == "required":
+        return 'tool_choice="required" (documented as unsupported)'
+    temperature = body.get("temperature")
+    if isinstance(temperature, int | float) and not 0 <= temperature <= 1:
+        return f"temperature={temperature} (its range is [0, 1])"
+    return None
+
+
+REJECTED_SETTINGS: dict[str, Callable[[dict[str, Any]], str | None]] = {
+    "moonshot": _moonshot_rejects,
+}
+"""Engine profile -> a check naming a request setting its real service answers with an error.
+Synthesis refuses such a scenario instead of recording an answer the service would not give."""
+
+
+def rejected_setting(engine: str, body: dict[str, Any]) -> str | None:
+    """The setting in `body` that the service behind `engine` rejects, or None."""
+    check = REJECTED_SETTINGS.get(engine)
+    return check(body) if check else None
+
+
+def request_body(
+    scenario: Scenario, messages: list[dict[str, Any]], turn: Turn | None = None
+) -> dict[str, Any]:
+    """The JSON body the notebook's client sends for the current history (and this turn)."""
     body: dict[str, Any] = {"model": MODEL_NAMES[scenario.provider]}
     if scenario.api == "completions":
         body["prompt"] = render_prompt(scenario, messages)
@@ -325,6 +352,11 @@ def request_body(scenario: Scenario, messages: list[dict[str, Any]]) -> dict[str
         if scenario.tools is not None:
             body["tools"] = copy.deepcopy(scenario.tools)
     body.update(copy.deepcopy(scenario.request_extra))
+    for name, value in (turn.request if turn else {}).items():
+        if value is None:
+            body.pop(name, None)
+        else:
+            body[name] = copy.deepcopy(value)
     if scenario.stream:
         body["stream"] = True
     return body
@@ -383,14 +415,14 @@ def completions_exchange(
 ) -> Exchange:
     """`/completions`: the prompt is the template render, the answer the model's raw text."""
     path = f"{base_path(scenario)}/completions"
-    body = request_body(scenario, messages)
+    body = request_body(scenario, messages, turn)
     seed = request_seed(path, body)
     text = raw_output(scenario.provider, turn, messages)
     finish = turn.finish_reason or "stop"
     head = envelope(seed, "cmpl", 32, "text_completion", body["model"])
     use = usage(len(body["prompt"]), len(text))
     if scenario.stream:
-        sse = completion_sse(text, finish, head, use, include_usage(scenario), seed)
+        sse = completion_sse(text, finish, head, use, include_usage(body), seed)
         response: dict[str, Any] = {"status": 200, "sse": sse}
     else:
         payload = {**head, "choices": [completion_choice(text, finish)], "usage": use}
@@ -402,7 +434,13 @@ def chat_exchange(scenario: Scenario, turn: Turn, messages: list[dict[str, Any]]
     """`/chat/completions`: the engine profile turns the model's output into the API reply."""
     profile = get_profile(scenario.provider, scenario.engine)
     path = f"{base_path(scenario)}/chat/completions"
-    body = request_body(scenario, messages)
+    body = request_body(scenario, messages, turn)
+    refused = rejected_setting(profile.name, body)
+    if refused:
+        raise ScenarioError(
+            f"{scenario.name}: the {profile.name} engine rejects {refused}; "
+            "its real service would answer with an error, not a reply"
+        )
     seed = request_seed(path, body)
     reply = engine_reply(profile, scenario.provider, turn, messages, seed)
     prompt_chars = len(json.dumps(body["messages"])) + len(json.dumps(scenario.tools or []))
@@ -410,7 +448,7 @@ def chat_exchange(scenario: Scenario, turn: Turn, messages: list[dict[str, Any]]
     hex_digits, model = profile.response_id_hex, body["model"]
     if scenario.stream:
         head = envelope(seed, "chatcmpl", hex_digits, "chat.completion.chunk", model)
-        sse = chat_sse(reply, head, use, include_usage(scenario), turn.interleave, seed)
+        sse = chat_sse(reply, head, use, include_usage(body), turn.interleave, seed)
         response: dict[str, Any] = {"status": 200, "sse": sse}
     else:
         head = envelope(seed, "chatcmpl", hex_digits, "chat.completion", model)
@@ -422,9 +460,9 @@ def chat_exchange(scenario: Scenario, turn: Turn, messages: list[dict[str, Any]]
     return Exchange(path, body, response, seen)
 
 
-def include_usage(scenario: Scenario) -> bool:
+def include_usage(body: dict[str, Any]) -> bool:
     """Whether the request asks for a final usage chunk (`stream_options.include_usage`)."""
-    return bool((scenario.request_extra.get("stream_options") or {}).get("include_usage"))
+    return bool((body.get("stream_options") or {}).get("include_usage"))
 
 
 def play(notebook: str, scenario: Scenario) -> list[dict[str, Any]]:

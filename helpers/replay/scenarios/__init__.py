@@ -41,6 +41,9 @@ class Turn:
     results: list[Any] = field(default_factory=list)
     finish_reason: str | None = None  # None: what the engine profile reports
     interleave: bool = False  # streaming only: alternate argument fragments of parallel calls
+    request: dict[str, Any] = field(default_factory=dict)
+    """Settings of the request that asks for this reply, over `Scenario.request_extra` (e.g.
+    `{"tool_choice": "none"}` in the last round); a value of None leaves the setting out."""
 
 
 @dataclass(frozen=True)
