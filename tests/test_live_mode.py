@@ -40,7 +40,8 @@ LANGS = ("en", "ru")
 MODE_SENSITIVE = re.compile(
     r"replay_only\(|load_tokenizer\(|LiveSettingsError|\bengine=|LLM_MODE|\.mode\b|current_mode\("
 )
-TOKENIZER_CALL = re.compile(r"load_tokenizer\(\s*[\"']([\w.-]+)[\"']")
+# A tokenizer that tries the hub outside replay mode (`source="auto"`), so must fall back here.
+TOKENIZER_CALL = re.compile(r"load_tokenizer\(\s*[\"']([\w.-]+)[\"']\s*,\s*source=[\"']auto[\"']")
 
 
 def lesson_code(lesson: str) -> str:
