@@ -63,8 +63,12 @@ def test_kernels_import_the_helpers_of_this_checkout(tmp_path):
     assert kernel_helpers_file(str(other), notebooks).is_relative_to(other)  # the trap is real
     session = os.pathsep.join([os.environ["PYTHONPATH"], str(other)])  # as conftest leaves it
     assert kernel_helpers_file(session, notebooks).is_relative_to(REPO_ROOT.resolve())
-    nbbuild_path = nbbuild_module().checkout_first(REPO_ROOT, str(other))
-    assert kernel_helpers_file(nbbuild_path, notebooks).is_relative_to(REPO_ROOT.resolve())
+    nbbuild = nbbuild_module()  # its kernels get the same PYTHONPATH order
+    assert nbbuild.checkout_first(REPO_ROOT, str(other)).split(os.pathsep) == [
+        str(REPO_ROOT),
+        str(other),
+    ]
+    assert nbbuild.checkout_first(REPO_ROOT, f"{REPO_ROOT}{os.pathsep}") == str(REPO_ROOT)
 
 
 def nbbuild_module():
