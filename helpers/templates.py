@@ -45,7 +45,7 @@ class MarkerToken(NamedTuple):
     special: bool
 
 
-# Kimi-K2: ids and flags from a copy of the real tokenizer_config (see the facts). The im_* turn
+# Kimi-K2: ids and flags from a copy of the real tokenizer_config (docs/notes.md). The im_* turn
 # markers are special (dropped by skip_special_tokens); the tool markers are NOT, as in the model.
 KIMI_K2_MARKERS: tuple[Marker, ...] = (
     Marker("<|im_end|>", 163586, True, True),
@@ -61,7 +61,7 @@ KIMI_K2_MARKERS: tuple[Marker, ...] = (
 )
 
 # Qwen2.5: <|im_start|>/<|im_end|> at the ids of the published Qwen2.5 tokenizer; the ids of
-# <tool_call>/</tool_call> come from mirrored configs and are UNCONFIRMED (facts/qwen.md).
+# <tool_call>/</tool_call> come from mirrored configs and are UNCONFIRMED (docs/notes.md).
 QWEN2_5_MARKERS: tuple[Marker, ...] = (
     Marker("<|im_start|>", 151644, True, True),
     Marker("<|im_end|>", 151645, True, True),

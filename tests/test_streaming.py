@@ -6,6 +6,7 @@ import re
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from openai.types.chat import ChatCompletionChunk
 
 from helpers import ToolCallAccumulator, ToolLoopError, ask_model
@@ -161,7 +162,7 @@ def chunked_response(draw):
     return content, expected, deltas
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(chunked_response())
 def test_any_chunking_assembles_the_same_calls(case):
     content, expected, deltas = case

@@ -12,6 +12,7 @@ import openai
 import pytest
 import requests
 
+from helpers import catalog
 from helpers.formats import parse_hermes, parse_kimi
 from helpers.loop import ToolLoopLimitError, run_tool_loop
 from helpers.paths import RECORDINGS_DIR
@@ -217,7 +218,7 @@ def test_profile_ids_finish_reason_and_content(engine: str) -> None:
     assert finishes == [EXPECTED_FINISH[engine], EXPECTED_FINISH[engine], "stop"]
     assert messages[2]["content"] == "Done."
     assert [item["request"]["path"].endswith("/chat/completions") for item in rounds] == [True] * 3
-    default = engine in ("moonshot", "vllm_hermes")
+    default = engine in catalog.DEFAULT_ENGINES.values()
     assert rounds[0]["request"]["path"].startswith("/v1/" if default else f"/engines/{engine}/v1/")
     ids = [[call["id"] for call in m.get("tool_calls") or []] for m in messages[:2]]
     if engine == "no_parser":

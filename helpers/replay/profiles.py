@@ -1,9 +1,9 @@
 """Engine profiles: how each serving stack turns the same model output into an API response.
 
 The model writes the same text everywhere; what differs is the server around it. A profile
-records the differences the lessons teach (facts: `shared/facts/kimi_k2.md`, "Engine quirks",
-and `shared/facts/qwen.md`): the tool call ids, the `finish_reason` when calls are made, whether
-the calls are parsed out of the text at all, and how an empty `content` is reported.
+records the differences the lessons teach (documented by Moonshot, vLLM, SGLang and Qwen; what is
+assumed is listed in `docs/notes.md`): the tool call ids, the `finish_reason` when calls are
+made, whether the calls are parsed out of the text at all, and how an empty `content` is reported.
 """
 
 from __future__ import annotations
@@ -12,14 +12,13 @@ import hashlib
 from dataclasses import dataclass
 from typing import Literal
 
+from helpers import catalog
+
 Provider = Literal["kimi", "qwen"]
 IdStyle = Literal["moonshot", "model", "history", "hermes"]
 
-MODEL_NAMES: dict[str, str] = {
-    "kimi": "moonshotai/Kimi-K2-Instruct",
-    "qwen": "Qwen/Qwen2.5-7B-Instruct",
-}
-DEFAULT_ENGINES: dict[str, str] = {"kimi": "moonshot", "qwen": "vllm_hermes"}
+MODEL_NAMES: dict[str, str] = catalog.MODEL_NAMES
+DEFAULT_ENGINES: dict[str, str] = catalog.DEFAULT_ENGINES
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ import hashlib
 import json
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -28,11 +29,12 @@ from helpers.formats import (
     render_hermes_tool_calls,
     render_kimi_tool_calls,
 )
+from helpers.lessons import scenario_module
 from helpers.paths import RECORDINGS_DIR
 from helpers.replay.cassette import FORMAT_VERSION, dump_cassette, save_cassette
 from helpers.replay.matching import canonical_request, request_key
 from helpers.replay.profiles import EngineProfile, get_profile, replay_model, stable_hex
-from helpers.replay.scenarios import RUN_TOOL, SCENARIO_MODULES, Scenario, Turn, all_scenarios
+from helpers.replay.scenarios import RUN_TOOL, Scenario, Turn, all_scenarios
 from helpers.replay.scenarios.common import lesson_registry
 from helpers.tools import tool_result_content
 
@@ -356,8 +358,34 @@ def render_prompt(scenario: Scenario, messages: list[dict[str, Any]]) -> str:
     )
 
 
-def request_body(scenario: Scenario, messages: list[dict[str, Any]]) -> dict[str, Any]:
-    """The JSON body the notebook's client sends for the current history."""
+def _moonshot_rejects(body: dict[str, Any]) -> str | None:
+    """What the Moonshot API documents as unsupported: `tool_choice="required"`, and a
+    temperature outside [0, 1]."""
+    if body.get("tool_choice") == "required":
+        return 'tool_choice="required" (documented as unsupported)'
+    temperature = body.get("temperature")
+    if isinstance(temperature, int | float) and not 0 <= temperature <= 1:
+        return f"temperature={temperature} (its range is [0, 1])"
+    return None
+
+
+REJECTED_SETTINGS: dict[str, Callable[[dict[str, Any]], str | None]] = {
+    "moonshot": _moonshot_rejects,
+}
+"""Engine profile -> a check naming a request setting its real service answers with an error.
+Synthesis refuses such a scenario instead of recording an answer the service would not give."""
+
+
+def rejected_setting(engine: str, body: dict[str, Any]) -> str | None:
+    """The setting in `body` that the service behind `engine` rejects, or None."""
+    check = REJECTED_SETTINGS.get(engine)
+    return check(body) if check else None
+
+
+def request_body(
+    scenario: Scenario, messages: list[dict[str, Any]], turn: Turn | None = None
+) -> dict[str, Any]:
+    """The JSON body the notebook's client sends for the current history (and this turn)."""
     body: dict[str, Any] = {"model": replay_model(scenario.provider, scenario.engine)}
     if scenario.api == "completions":
         body["prompt"] = render_prompt(scenario, messages)
@@ -366,6 +394,11 @@ def request_body(scenario: Scenario, messages: list[dict[str, Any]]) -> dict[str
         if scenario.tools is not None:
             body["tools"] = copy.deepcopy(scenario.tools)
     body.update(copy.deepcopy(scenario.request_extra))
+    for name, value in (turn.request if turn else {}).items():
+        if value is None:
+            body.pop(name, None)
+        else:
+            body[name] = copy.deepcopy(value)
     if scenario.stream:
         body["stream"] = True
     return body
@@ -425,14 +458,14 @@ def completions_exchange(
 ) -> Exchange:
     """`/completions`: the prompt is the template render, the answer the model's raw text."""
     path = f"{base_path(scenario)}/completions"
-    body = request_body(scenario, messages)
+    body = request_body(scenario, messages, turn)
     seed = request_seed(path, body)
     text = raw_output(scenario.provider, turn, messages)
     finish = turn.finish_reason or "stop"
     head = envelope(seed, "cmpl", 32, "text_completion", body["model"])
     use = usage(len(body["prompt"]), len(text))
     if scenario.stream:
-        sse = completion_sse(text, finish, head, use, include_usage(scenario), seed)
+        sse = completion_sse(text, finish, head, use, include_usage(body), seed)
         response: dict[str, Any] = {"status": 200, "sse": sse}
     else:
         payload = {**head, "choices": [completion_choice(text, finish)], "usage": use}
@@ -444,7 +477,13 @@ def chat_exchange(scenario: Scenario, turn: Turn, messages: list[dict[str, Any]]
     """`/chat/completions`: the engine profile turns the model's output into the API reply."""
     profile = get_profile(scenario.provider, scenario.engine)
     path = f"{base_path(scenario)}/chat/completions"
-    body = request_body(scenario, messages)
+    body = request_body(scenario, messages, turn)
+    refused = rejected_setting(profile.name, body)
+    if refused:
+        raise ScenarioError(
+            f"{scenario.name}: the {profile.name} engine rejects {refused}; "
+            "its real service would answer with an error, not a reply"
+        )
     seed = request_seed(path, body)
     reply = engine_reply(profile, scenario.provider, turn, messages, seed)
     prompt_chars = len(json.dumps(body["messages"])) + len(json.dumps(scenario.tools or []))
@@ -456,7 +495,7 @@ def chat_exchange(scenario: Scenario, turn: Turn, messages: list[dict[str, Any]]
             reply,
             head,
             use,
-            include_usage(scenario),
+            include_usage(body),
             turn.interleave,
             seed,
             profile.reasoning_field,
@@ -475,9 +514,9 @@ def chat_exchange(scenario: Scenario, turn: Turn, messages: list[dict[str, Any]]
     return Exchange(path, body, response, seen, reasoning)
 
 
-def include_usage(scenario: Scenario) -> bool:
+def include_usage(body: dict[str, Any]) -> bool:
     """Whether the request asks for a final usage chunk (`stream_options.include_usage`)."""
-    return bool((scenario.request_extra.get("stream_options") or {}).get("include_usage"))
+    return bool((body.get("stream_options") or {}).get("include_usage"))
 
 
 def play(notebook: str, scenario: Scenario) -> list[dict[str, Any]]:
@@ -550,11 +589,8 @@ def build_cassette(notebook: str, module: str, scenarios: list[Scenario]) -> dic
 def synthesize_all() -> dict[str, dict[str, Any]]:
     """Every shipped cassette as `{file name: cassette}`, in lesson order."""
     files = {}
-    scenarios_by_notebook = all_scenarios()
-    for module, notebook in zip(SCENARIO_MODULES, scenarios_by_notebook, strict=True):
-        files[f"{notebook}.json"] = build_cassette(
-            notebook, module, scenarios_by_notebook[notebook]
-        )
+    for notebook, scenarios in all_scenarios().items():
+        files[f"{notebook}.json"] = build_cassette(notebook, scenario_module(notebook), scenarios)
     return files
 
 
