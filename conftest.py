@@ -1,8 +1,30 @@
-"""Test-session environment, inherited by the kernels that nbval starts for the notebooks."""
+"""Test-session environment, inherited by the kernels that nbval and the tests start."""
 
 import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent
 
 # Replay never needs the hub: fail at once instead of a 47-second retry if something tries.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # The 'PyTorch was not found' advisory would be a stray stderr output in every notebook.
 os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+# Kernels are new processes: with this checkout first on PYTHONPATH they import its `helpers`,
+# not a copy installed (editable) from another checkout into the same venv.
+_others = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and Path(p) != ROOT]
+os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *_others])
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark what runs notebooks in kernels (nbval cells, the live-mode and browser tests) as
+    `notebooks`, so `-m 'not notebooks'` is the quick unit loop."""
+    for item in items:
+        path = Path(str(item.fspath))
+        if (
+            path.suffix == ".ipynb"
+            or path.name == "test_live_mode.py"
+            or item.get_closest_marker("browser")
+        ):
+            item.add_marker(pytest.mark.notebooks)

@@ -1,7 +1,7 @@
 """Cost of parsing streamed tool calls: our incremental parsers vs re-parsing on every delta.
 
 Run: python bench/parsers.py   (about a minute and a half on 2 slow cores)
-     python bench/parsers.py xml   (one format only: kimi, hermes or xml)
+     python bench/parsers.py xml   (one format only: kimi, kimi-thinking, hermes or xml)
 
 For Kimi-K2, Qwen/Hermes and Qwen3.5 XML outputs with 10, 100 and 1000 calls (arguments ~40
 characters) and one call with a 1 MB argument, fed as 1-character deltas and as token-sized
@@ -235,6 +235,12 @@ def bench_format(
     return results
 
 
+def render_kimi_thinking(calls: list[dict[str, Any]], content: str = "") -> str:
+    """Kimi thinking-model output: a `<think>` block (one sentence per call), then the calls."""
+    reasoning = "Weigh the next city before calling the tool. " * len(calls)
+    return f"<think>{reasoning}</think>" + render_kimi_tool_calls(calls, content)
+
+
 FORMATS: dict[str, tuple[str, Callable[[str], ParseResult], type, Callable[..., str], tuple]] = {
     "kimi": (
         "Kimi-K2 (parse_kimi / KimiStreamParser)",
@@ -242,6 +248,13 @@ FORMATS: dict[str, tuple[str, Callable[[str], ParseResult], type, Callable[..., 
         KimiStreamParser,
         render_kimi_tool_calls,
         KIMI_MARKERS,
+    ),
+    "kimi-thinking": (
+        "Kimi thinking model (<think> block, then calls)",
+        parse_kimi,
+        KimiStreamParser,
+        render_kimi_thinking,
+        (*KIMI_MARKERS, "<think>", "</think>"),
     ),
     "hermes": (
         "Qwen / Hermes (parse_hermes / HermesStreamParser)",

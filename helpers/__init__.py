@@ -18,6 +18,7 @@ _EXPORTS = {
     "ToolLoopError": "helpers.loop",
     "ToolLoopLimitError": "helpers.loop",
     "TruncatedToolCallError": "helpers.loop",
+    "normalize_kimi_ids": "helpers.kimi_ids",
     "ParseResult": "helpers.formats",
     "parse_kimi": "helpers.formats",
     "KimiStreamParser": "helpers.formats",

@@ -3,20 +3,87 @@
 A streamed tool call arrives in pieces: the first delta of a call usually carries its `index`,
 `id` and `function.name`, later deltas only argument fragments. Pieces are glued by `index`, so
 parallel calls may interleave. Chunks without choices (the final usage chunk) are fine.
+
+Thinking models also stream their reasoning, before the content: Moonshot, SGLang and llama.cpp
+name the delta field `reasoning_content`, vLLM >= 0.17 and Ollama `reasoning`. The accumulator keeps
+it and puts it back on the assistant message under the same name, because a thinking model's API
+refuses a later request whose assistant message with tool calls lost its reasoning.
 """
 
 from __future__ import annotations
 
-import copy
+import json
 from collections.abc import Mapping
 from typing import Any
+
+from helpers.i18n import tr
+
+# The names servers give the reasoning text, in the order we prefer when a delta carries both.
+REASONING_KEYS = ("reasoning_content", "reasoning")
 
 
 def as_dict(obj: Any) -> Any:
     """Turn an SDK (pydantic) object into plain dicts; leave dicts and scalars alone."""
     if hasattr(obj, "model_dump"):
-        return obj.model_dump(exclude_none=True)
+        return obj.model_dump(exclude_none=True, warnings=False)  # a broken answer: no noise
     return obj
+
+
+class MalformedChunkError(ValueError):
+    """A streamed chunk the accumulator cannot use (a server bug); the text is for a student."""
+
+    def __init__(self, en: str, ru: str) -> None:
+        """Keep the problem in the notebook's language, with what to make of it."""
+        super().__init__(
+            tr(
+                f"The server's stream is malformed: {en}. This is a bug of the server (or its "
+                "tool-call parser), not of your code.",
+                f"Поток от сервера испорчен: {ru}. Это ошибка сервера (или его парсера "
+                "вызовов), а не вашего кода.",
+            )
+        )
+
+
+def _checked_piece(piece: Any) -> tuple[int | None, str, str, str]:
+    """Index, id, name and arguments fragment of one tool-call fragment, or MalformedChunkError.
+
+    Null fields count as absent; an id given as a number becomes text, arguments given as an
+    object (Ollama) their JSON text. What cannot be a call (a string instead of an object, a
+    `function` that is not an object, a name that is not text) is a server bug worth saying.
+    """
+    if not isinstance(piece, Mapping):
+        kind = type(piece).__name__
+        raise MalformedChunkError(
+            f"a tool-call fragment is a {kind} ({str(piece)[:60]!r}), not an object",
+            f"фрагмент вызова — {kind} ({str(piece)[:60]!r}), а не объект",
+        )
+    function = piece.get("function") or {}  # some engines send a delta without `function`
+    if not isinstance(function, Mapping):
+        kind = type(function).__name__
+        raise MalformedChunkError(
+            f"a tool-call fragment's `function` is a {kind} ({str(function)[:60]!r}), "
+            "not an object",
+            f"`function` во фрагменте вызова — {kind} ({str(function)[:60]!r}), а не объект",
+        )
+    index = piece.get("index")
+    if isinstance(index, str) and index.isdigit():
+        index = int(index)
+    name = function.get("name")
+    if (index is not None and not isinstance(index, int)) or (
+        name is not None and not isinstance(name, str)
+    ):
+        raise MalformedChunkError(
+            f"a tool-call fragment has index {index!r} and name {name!r}; an index is a "
+            "number and a name is text",
+            f"у фрагмента вызова index {index!r} и name {name!r}; index должен быть числом, "
+            "а name — строкой",
+        )
+    call_id = piece.get("id")
+    call_id = "" if call_id is None else call_id if isinstance(call_id, str) else str(call_id)
+    arguments = function.get("arguments")
+    if arguments is not None and not isinstance(arguments, str):
+        arguments = json.dumps(arguments, ensure_ascii=False, default=repr)
+    return index, call_id, name or "", arguments or ""
 
 
 class ToolCallAccumulator:
@@ -24,6 +91,8 @@ class ToolCallAccumulator:
 
     def __init__(self) -> None:
         self._content: list[str] = []
+        self._reasoning: list[str] = []
+        self.reasoning_key: str | None = None  # the field name the server used for reasoning
         self._calls: dict[int, dict[str, Any]] = {}
         self.finish_reason: str | None = None
         self.usage: dict[str, Any] | None = None
@@ -42,27 +111,60 @@ class ToolCallAccumulator:
                 self.finish_reason = choice["finish_reason"]
 
     def add_delta(self, delta: Mapping[str, Any] | Any) -> None:
-        """Take one bare delta: `{"content": ...}` and/or `{"tool_calls": [...]}`."""
+        """Take one bare delta: content, reasoning and/or `{"tool_calls": [...]}` fragments."""
         delta = as_dict(delta)
-        if delta.get("content"):
-            self._content.append(delta["content"])
-        for piece in delta.get("tool_calls") or []:
+        self._add_reasoning(delta)
+        content = delta.get("content")
+        if content is not None and not isinstance(content, str):
+            raise MalformedChunkError(
+                f"`content` is a {type(content).__name__} ({str(content)[:60]!r}), not text",
+                f"`content` — {type(content).__name__} ({str(content)[:60]!r}), а не строка",
+            )
+        if content:
+            self._content.append(content)
+        pieces = delta.get("tool_calls") or []
+        if not isinstance(pieces, list):
+            kind = type(pieces).__name__
+            raise MalformedChunkError(
+                f"`tool_calls` as a {kind} ({str(pieces)[:60]!r}), not a list of fragments",
+                f"`tool_calls` типа {kind} ({str(pieces)[:60]!r}), а не список фрагментов",
+            )
+        for piece in pieces:
             self._add_call_piece(as_dict(piece))
 
-    def _add_call_piece(self, piece: Mapping[str, Any]) -> None:
-        """Glue one tool-call fragment onto the call with the same index."""
-        index = piece.get("index")
+    def _add_reasoning(self, delta: Mapping[str, Any]) -> None:
+        """Keep a reasoning fragment under whichever name the server gives it (one name only)."""
+        remembered = (self.reasoning_key,) if self.reasoning_key else ()
+        for key in remembered + REASONING_KEYS:  # vLLM once sent both names with the same text
+            fragment = delta.get(key)
+            if isinstance(fragment, str) and fragment:
+                self.reasoning_key = self.reasoning_key or key
+                self._reasoning.append(fragment)
+                return
+
+    def _add_call_piece(self, piece: Any) -> None:
+        """Glue one tool-call fragment onto the call with the same index.
+
+        Some providers (Fireworks, LiteLLM, DeepSeek, Qwen's API) repeat the id, the type and the
+        whole name on every fragment: the id and type are set once, and a name fragment is added
+        only if it differs from the name so far (so "get_" + "weather" still assembles).
+        """
+        index, call_id, name, arguments = _checked_piece(piece)
         if index is None:  # some engines omit it: a new id starts a call, otherwise continue
-            index = len(self._calls) if piece.get("id") or not self._calls else max(self._calls)
+            last = self._calls.get(max(self._calls)) if self._calls else None
+            starts = last is None or (call_id and call_id != last["id"])
+            index = len(self._calls) if starts else max(self._calls)
         call = self._calls.setdefault(
-            index, {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
+            index, {"id": "", "type": "function", "name": "", "arguments": []}
         )
-        call["id"] += piece.get("id") or ""
-        if piece.get("type"):
+        if call_id and not call["id"]:
+            call["id"] = call_id
+        if isinstance(piece.get("type"), str) and piece["type"]:
             call["type"] = piece["type"]
-        function = piece.get("function") or {}  # some engines send a delta without `function`
-        call["function"]["name"] += function.get("name") or ""
-        call["function"]["arguments"] += function.get("arguments") or ""
+        if name and name != call["name"]:
+            call["name"] += name
+        if arguments:
+            call["arguments"].append(arguments)  # joined on read: linear, unlike +=
 
     @property
     def content(self) -> str:
@@ -70,13 +172,27 @@ class ToolCallAccumulator:
         return "".join(self._content)
 
     @property
+    def reasoning(self) -> str:
+        """All reasoning text so far ("" when the model did not think aloud)."""
+        return "".join(self._reasoning)
+
+    @property
     def tool_calls(self) -> list[dict[str, Any]]:
         """The calls so far, OpenAI-shaped, in index order."""
-        return [copy.deepcopy(self._calls[i]) for i in sorted(self._calls)]
+        return [
+            {
+                "id": call["id"],
+                "type": call["type"],
+                "function": {"name": call["name"], "arguments": "".join(call["arguments"])},
+            }
+            for call in (self._calls[i] for i in sorted(self._calls))
+        ]
 
     def assistant_message(self) -> dict[str, Any]:
         """The assistant message to append to the history before any tool results."""
         message: dict[str, Any] = {"role": "assistant", "content": self.content or None}
+        if self.reasoning_key and self._reasoning:  # sent back under the name the server used
+            message[self.reasoning_key] = self.reasoning
         if self._calls:
             message["tool_calls"] = self.tool_calls
         return message

@@ -45,7 +45,7 @@ class MarkerToken(NamedTuple):
     special: bool
 
 
-# Kimi-K2: ids and flags from a copy of the real tokenizer_config (see the facts). The im_* turn
+# Kimi-K2: ids and flags from a copy of the real tokenizer_config (docs/notes.md). The im_* turn
 # markers are special (dropped by skip_special_tokens); the tool markers are NOT, as in the model.
 KIMI_K2_MARKERS: tuple[Marker, ...] = (
     Marker("<|im_end|>", 163586, True, True),
@@ -61,7 +61,7 @@ KIMI_K2_MARKERS: tuple[Marker, ...] = (
 )
 
 # Qwen2.5: <|im_start|>/<|im_end|> at the ids of the published Qwen2.5 tokenizer; the ids of
-# <tool_call>/</tool_call> come from mirrored configs and are UNCONFIRMED (facts/qwen.md).
+# <tool_call>/</tool_call> come from mirrored configs and are UNCONFIRMED (docs/notes.md).
 QWEN2_5_MARKERS: tuple[Marker, ...] = (
     Marker("<|im_start|>", 151644, True, True),
     Marker("<|im_end|>", 151645, True, True),
@@ -81,6 +81,9 @@ QWEN3_MARKERS: tuple[Marker, ...] = (
 )
 QWEN3_5_MARKERS: tuple[Marker, ...] = tuple(m._replace(confirmed=False) for m in QWEN3_MARKERS)
 MARKERS.update({"qwen3": QWEN3_MARKERS, "qwen3.5": QWEN3_5_MARKERS})
+# Kimi-K2-Thinking: the same marker tokens as Kimi-K2 and a template of its own (the real ids of
+# <think> and </think> are not known here, so they stay ordinary text in the offline tokenizer).
+MARKERS["kimi-k2-thinking"] = KIMI_K2_MARKERS
 MARKER_IDS: dict[str, dict[str, int]] = {
     name: {marker.token: marker.id for marker in markers} for name, markers in MARKERS.items()
 }
@@ -108,12 +111,15 @@ HUB_TEMPLATES: dict[str, HubTemplate] = {
         "moonshotai/Kimi-K2-Instruct-0905", "chat_template.jinja", KIMI_K2_0905_REVISION
     ),
     "qwen2.5": HubTemplate("Qwen/Qwen2.5-7B-Instruct", "tokenizer_config.json", QWEN2_5_REVISION),
+    # K2-Thinking: not pinned, so never fetched (the offline template follows a mirror's copy).
+    "kimi-k2-thinking": HubTemplate("moonshotai/Kimi-K2-Thinking", "chat_template.jinja", None),
 }
 HUB_REPOS: dict[str, str] = {name: spec.repo for name, spec in HUB_TEMPLATES.items()}
 TEMPLATES_DIR: Path = DATA_DIR / "templates"
 TEMPLATE_FILES: dict[str, Path] = {
     "kimi-k2": TEMPLATES_DIR / "kimi_k2.jinja",
     "qwen2.5": TEMPLATES_DIR / "qwen2_5.jinja",
+    "kimi-k2-thinking": TEMPLATES_DIR / "kimi_k2_thinking.jinja",
 }
 # Qwen3 / Qwen3.5 (lesson 07): no revision checked yet, so live mode falls back to the offline ones.
 HUB_TEMPLATES.update(

@@ -12,17 +12,31 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from helpers._hf import import_transformers
+import jsonschema
 
-JSON_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "integer": (int,),
-    "number": (int, float),
-    "boolean": (bool,),
-    "array": (list,),
-    "object": (dict,),
-    "null": (type(None),),
-}
+from helpers._hf import import_transformers
+from helpers.i18n import tr
+from helpers.validation import (
+    a_type,
+    nullable_to_null_type,
+    show_value,
+    validate_arguments,
+    validator_class,
+)
+
+__all__ = [
+    "ToolRegistry",
+    "normalize_schema",
+    "parse_arguments",
+    "schema_from_function",
+    "tool_error_content",
+    "tool_result_content",
+    "validate_arguments",
+]
+
+# Python types `json.dumps` writes as they are (containers are checked item by item).
+_JSON_SCALARS = (str, int, float, bool, type(None))
+_RESULT_HINT = "return a dict, list, str, number or bool"
 
 
 def tool_result_content(value: Any) -> str:
@@ -37,10 +51,70 @@ def tool_error_content(message: str) -> str:
     return json.dumps({"error": message}, ensure_ascii=False)
 
 
+def _first_non_json(value: Any) -> tuple[str, bool] | None:
+    """The first part of `value` JSON cannot hold ("a set", "a dict with a tuple key").
+
+    Returns its description and whether it is `value` itself, or None when every part has a
+    JSON type (then the value as a whole is the trouble: circular, too deep, a huge integer).
+    """
+    stack, seen = [value], set()
+    while stack:  # iterative: a deeply nested result must not overflow the stack here
+        item = stack.pop()
+        if isinstance(item, _JSON_SCALARS):
+            continue
+        if not isinstance(item, (list, tuple, dict)):
+            return a_type(type(item)), item is value
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, dict):
+            bad_key = next((k for k in item if not isinstance(k, _JSON_SCALARS)), None)
+            if bad_key is not None:
+                return f"{a_type(type(item))} with {a_type(type(bad_key))} key", item is value
+            stack.extend(reversed(list(item.values())))
+        else:
+            stack.extend(reversed(item))
+    return None
+
+
+def _result_problem(name: str, value: Any, exc: BaseException) -> str:
+    """The error sentence for a tool result `json.dumps` refused, naming what was wrong."""
+    found = _first_non_json(value)
+    if found is None:
+        if isinstance(exc, RecursionError):
+            reason = "nested too deeply"
+        elif "ircular" in _exception_text(exc):
+            reason = "it contains itself"
+        else:
+            reason = _exception_text(exc)[:80]
+        what = f"{a_type(type(value))}, which is not JSON-serializable ({reason})"
+    elif found[1]:
+        what = f"{found[0]}, which is not JSON-serializable"
+    else:
+        what = f"{a_type(type(value))} containing {found[0]}, which is not JSON-serializable"
+    return f"{name} returned {what}; {_RESULT_HINT}"
+
+
+def _exception_text(exc: BaseException) -> str:
+    """`TypeName: message` for an exception a tool raised, safe whatever `__str__` does."""
+    try:
+        text = str(exc)
+    except Exception:  # any failure of __str__ is reported, not raised
+        return f"{type(exc).__name__} (its message could not be shown)"
+    return f"{type(exc).__name__}: {text}"
+
+
 def schema_from_function(fn: Callable[..., Any]) -> dict[str, Any]:
-    """Build an OpenAI tool schema from type hints and a Google-style docstring."""
+    """Build an OpenAI tool schema from type hints and a Google-style docstring.
+
+    `Optional[X]` comes out of transformers as `"nullable": true`, which JSON Schema (and so the
+    argument check) does not know: it is rewritten as a type list with `"null"`.
+    """
     schema = import_transformers().utils.get_json_schema(fn)
     schema["function"].pop("return", None)  # not part of the OpenAI tool format
+    function = schema["function"]
+    if "parameters" in function:
+        function["parameters"] = nullable_to_null_type(function["parameters"])
     return schema
 
 
@@ -51,44 +125,30 @@ def normalize_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
         schema = {"type": "function", "function": schema}
     function = schema["function"]
     if schema.get("type") != "function" or not isinstance(function, dict):
-        raise ValueError('A tool schema looks like {"type": "function", "function": {...}}.')
+        raise ValueError(tr(
+            'A tool schema looks like {"type": "function", "function": {...}}.',
+            'Схема инструмента выглядит так: {"type": "function", "function": {...}}.',
+        ))
     if not isinstance(function.get("name"), str) or not function["name"]:
-        raise ValueError("A tool schema needs a non-empty function.name.")
+        raise ValueError(tr(
+            "A tool schema needs a non-empty function.name.",
+            "В схеме инструмента нужно непустое function.name.",
+        ))
     parameters = function.setdefault("parameters", {"type": "object", "properties": {}})
-    if parameters.get("type") != "object":
-        name = function["name"]
-        raise ValueError(f"Tool {name!r}: parameters must be a JSON schema of type object.")
+    name = function["name"]
+    if not isinstance(parameters, dict) or parameters.get("type") != "object":
+        raise ValueError(tr(
+            f"Tool {name!r}: parameters must be a JSON schema of type object.",
+            f"Инструмент {name!r}: parameters должна быть JSON-схемой с типом object.",
+        ))
+    try:
+        validator_class(parameters).check_schema(parameters)
+    except jsonschema.SchemaError as exc:
+        raise ValueError(tr(
+            f"Tool {name!r}: parameters is not a valid JSON schema: {exc.message}",
+            f"Инструмент {name!r}: parameters — некорректная JSON-схема: {exc.message}",
+        )) from None
     return schema
-
-
-def validate_arguments(value: Any, schema: Mapping[str, Any], path: str = "arguments") -> list[str]:
-    """Check a value against the subset of JSON Schema that tool schemas use; list the problems."""
-    problems: list[str] = []
-    expected = schema.get("type")
-    if expected is not None:
-        types = expected if isinstance(expected, list) else [expected]
-        allowed = tuple(t for name in types for t in JSON_TYPES.get(name, (object,)))
-        is_bool = isinstance(value, bool)
-        if not isinstance(value, allowed) or (is_bool and "boolean" not in types):
-            got = type(value).__name__ if value is not None else "null"
-            return [f"{path} must be {' or '.join(types)}, got {got} {json.dumps(value)[:40]}"]
-    if "enum" in schema and value not in schema["enum"]:
-        problems.append(f"{path} must be one of {schema['enum']}, got {json.dumps(value)[:40]}")
-    if isinstance(value, dict):
-        properties = schema.get("properties", {})
-        for name in schema.get("required", []):
-            if name not in value:
-                problems.append(f"{path} is missing the required {name!r}")
-        for name, item in value.items():
-            if name in properties:
-                problems += validate_arguments(item, properties[name], f"{path}.{name}")
-            elif schema.get("additionalProperties") is not True:
-                known = ", ".join(properties) or "none"
-                problems.append(f"{path} has an unexpected {name!r} (known: {known})")
-    if isinstance(value, list) and isinstance(schema.get("items"), dict):
-        for i, item in enumerate(value):
-            problems += validate_arguments(item, schema["items"], f"{path}[{i}]")
-    return problems
 
 
 def _field(obj: Any, name: str) -> Any:
@@ -112,7 +172,12 @@ class ToolRegistry:
         full = normalize_schema(schema) if schema is not None else schema_from_function(fn)
         name = full["function"]["name"]
         if name in self._schemas:
-            raise ValueError(f"A tool named {name!r} is already registered.")
+            raise ValueError(
+                tr(
+                    f"A tool named {name!r} is already registered.",
+                    f"Инструмент с именем {name!r} уже зарегистрирован.",
+                )
+            )
         self._schemas[name] = full
         self._functions[name] = fn
         return fn
@@ -134,14 +199,31 @@ class ToolRegistry:
         return len(self._functions)
 
     def call(self, tool_call: Any) -> dict[str, Any]:
-        """Run one tool call from the model and return the `role: "tool"` message answering it."""
+        """Run one tool call from the model and return the `role: "tool"` message answering it.
+
+        Never raises for a model's mistake or a broken server's answer: an unknown or non-string
+        name, arguments that are not a JSON object (or too long, or nested too deeply), arguments
+        the schema refuses, a tool that raises, a result JSON cannot hold. Each becomes an error
+        the model can read, in `content`.
+        """
         function = _field(tool_call, "function") or {}
-        name = _field(function, "name") or ""
-        message = {"role": "tool", "tool_call_id": _field(tool_call, "id") or "", "name": name}
+        raw_name = _field(function, "name")
+        name = raw_name if isinstance(raw_name, str) else ""
+        call_id = _field(tool_call, "id")
+        if not isinstance(call_id, str):  # a broken server: keep what it sent, as text
+            call_id = "" if call_id is None else show_value(call_id)
+        message = {"role": "tool", "tool_call_id": call_id, "name": name}
+        if raw_name is not None and not isinstance(raw_name, str):  # a broken server's answer
+            known = ", ".join(self._functions) or "none"
+            shown = show_value(raw_name)
+            content = tool_error_content(
+                f"Unknown tool {shown} (a tool name is a string). Available tools: {known}."
+            )
+            return message | {"content": content}
         return message | {"content": self._run(name, _field(function, "arguments"))}
 
     def _run(self, name: str, arguments_text: Any) -> str:
-        """Parse, check and run; every failure comes back as an error content string."""
+        """Parse, check, run and serialise; every failure comes back as an error content string."""
         if name not in self._functions:
             known = ", ".join(self._functions) or "none"
             return tool_error_content(f"Unknown tool {name!r}. Available tools: {known}.")
@@ -154,22 +236,33 @@ class ToolRegistry:
         try:
             result = self._functions[name](**arguments)
         except Exception as exc:  # a tool's failure is news for the model, not a crash of the loop
-            return tool_error_content(f"Tool {name} failed: {type(exc).__name__}: {exc}")
-        return tool_result_content(result)
+            return tool_error_content(f"Tool {name} failed: {_exception_text(exc)}")
+        try:
+            return tool_result_content(result)
+        except (TypeError, ValueError, RecursionError) as exc:  # a set, a datetime, bytes, ...
+            return tool_error_content(_result_problem(name, result, exc))
 
 
 def parse_arguments(arguments_text: Any) -> tuple[dict[str, Any], str | None]:
     """Decode the model's argument JSON; return (arguments, problem sentence or None)."""
     if isinstance(arguments_text, dict):  # some servers (Ollama) send an object already
         return arguments_text, None
-    if arguments_text is None or not str(arguments_text).strip():
+    if arguments_text is None:
+        return {}, None
+    if not isinstance(arguments_text, str):  # a broken server: a number, a list, ...
+        kind = type(arguments_text).__name__
+        return {}, f"must be a JSON object (text), got {kind}: {show_value(arguments_text)!r}."
+    if not arguments_text.strip():
         return {}, None
     try:
         arguments = json.loads(arguments_text)
     except json.JSONDecodeError as exc:
-        snippet = str(arguments_text)[:60]
-        return {}, f"are not valid JSON ({exc}): {snippet!r}."
+        return {}, f"are not valid JSON ({exc}): {arguments_text[:60]!r}."
+    except RecursionError:
+        return {}, f"are nested too deeply to read: {arguments_text[:60]!r}."
+    except ValueError:  # Python refuses to read integers of more than 4300 digits
+        return {}, f"contain a number too long to read: {arguments_text[:60]!r}."
     if not isinstance(arguments, dict):
         kind = type(arguments).__name__
-        return {}, f"must be a JSON object, got {kind}: {str(arguments_text)[:60]!r}."
+        return {}, f"must be a JSON object, got {kind}: {arguments_text[:60]!r}."
     return arguments, None

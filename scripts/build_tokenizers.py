@@ -28,6 +28,7 @@ BASE_VOCAB_SIZE = 1024
 MIN_FREQUENCY = 2
 TITLES = {"kimi-k2": "Kimi-K2", "qwen2.5": "Qwen2.5"}
 TITLES.update({"qwen3": "Qwen3", "qwen3.5": "Qwen3.5"})
+TITLES["kimi-k2-thinking"] = "Kimi-K2-Thinking"  # Kimi-K2's markers, the K2-Thinking template
 
 # Training text for the base merges: the words the lessons show (EN, RU, ZH, JSON, code).
 CORPUS: tuple[str, ...] = (
@@ -123,7 +124,7 @@ def _backend(markers: Sequence[Marker]) -> object:
 def _readme(name: str, size: int) -> str:
     """The README.md of a built tokenizer folder."""
     title = TITLES[name]
-    real_size = "160k" if name == "kimi-k2" else "150k"
+    real_size = "160k" if name.startswith("kimi") else "150k"
     rows = "\n".join(
         f"| `{m.id}` | `{m.token.replace('|', chr(92) + '|')}` | {'yes' if m.special else 'no'} | "
         f"{'real' if m.confirmed else 'unconfirmed'} |"

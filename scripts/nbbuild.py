@@ -6,7 +6,8 @@ construction; only prose and code comments are translated.
 
     python scripts/nbbuild.py                 # build all lessons, run them in replay mode, clean
     python scripts/nbbuild.py 02_sync_loop    # one lesson
-    python scripts/nbbuild.py --no-execute    # write the notebooks without running them
+    python scripts/nbbuild.py --no-execute    # write without running (keeps the outputs of
+                                              # unchanged cells, refuses to drop any other)
     python scripts/nbbuild.py --student       # student edition in build/student/{en,ru}
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import hashlib
 import importlib.util
 import os
 import re
@@ -30,6 +32,7 @@ WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 # Installed packages in a traceback: shown from `site-packages/` on, whatever the machine.
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 SITE_PACKAGES = re.compile(r"(?:[A-Za-z]:)?[^\s'\"\x1b]*[/\\]site-packages[/\\]")
+HIDDEN_FRAMES = re.compile(r"\.\.\. (\d+) library frame\(s\) hidden in the saved notebook \.\.\.")
 # The setup cell chooses the language of the helpers' messages; each edition gets its own.
 LANGUAGE_LINE = {
     "en": 'set_language("en")  # the language of the helpers\' messages',
@@ -46,11 +49,12 @@ class Cell:
     ru: str
     tags: tuple[str, ...] = ()
     hidden: bool = False
+    id: str | None = None  # None: derived from the lesson name and the English first line
 
 
-def md(en: str, ru: str) -> Cell:
+def md(en: str, ru: str, *, id: str | None = None) -> Cell:
     """A markdown cell: English and Russian prose."""
-    return Cell("markdown", en.strip("\n"), ru.strip("\n"))
+    return Cell("markdown", en.strip("\n"), ru.strip("\n"), id=id)
 
 
 def code(
@@ -59,6 +63,7 @@ def code(
     *,
     tags: tuple[str, ...] = (),
     hidden: bool = False,
+    id: str | None = None,
 ) -> Cell:
     """A code cell. `ru` translates its comments: a dict {English comment: Russian comment}
     applied to `src` (preferred: the code itself is written once), or the whole Russian source."""
@@ -72,7 +77,7 @@ def code(
     if ru is None:
         ru = src
     ru = ru.replace(LANGUAGE_LINE["en"], LANGUAGE_LINE["ru"])
-    return Cell("code", src.strip("\n"), ru.strip("\n"), tags, hidden)
+    return Cell("code", src.strip("\n"), ru.strip("\n"), tags, hidden, id)
 
 
 @dataclass
@@ -92,14 +97,35 @@ def load_lesson(path: Path) -> Lesson:
     return module.LESSON
 
 
+def cell_ids(lesson: Lesson) -> list[str]:
+    """Stable ids: `NN-` + a hash of the lesson name, the cell's English first line and how many
+    earlier cells share that line, so inserting or removing a cell renumbers no other cell.
+    `md(..., id=...)`/`code(..., id=...)` pins an id by hand (it must be unique in the lesson)."""
+    seen: dict[str, int] = {}
+    ids = []
+    for cell in lesson.cells:
+        if cell.id is not None:
+            ids.append(cell.id)
+            continue
+        first = cell.en.strip().splitlines()[0] if cell.en.strip() else ""
+        key = f"{cell.kind}|{first}"
+        seen[key] = seen.get(key, 0) + 1
+        digest = hashlib.sha256(f"{lesson.name}|{key}|{seen[key]}".encode()).hexdigest()[:8]
+        ids.append(f"{lesson.name[:2]}-{digest}")
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise ValueError(f"{lesson.name}: cell ids used twice: {duplicates}")
+    return ids
+
+
 def to_notebook(lesson: Lesson, lang: str) -> nbformat.NotebookNode:
-    """Build the notebook of one language with stable cell ids."""
+    """Build the notebook of one language with stable cell ids (see `cell_ids`)."""
     nb = nbformat.v4.new_notebook()
     nb.metadata = {
         "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
         "language_info": {"name": "python"},
     }
-    for i, cell in enumerate(lesson.cells):
+    for cell, cell_id in zip(lesson.cells, cell_ids(lesson), strict=True):
         source = getattr(cell, lang)
         if cell.kind == "markdown":
             new = nbformat.v4.new_markdown_cell(source)
@@ -109,7 +135,7 @@ def to_notebook(lesson: Lesson, lang: str) -> nbformat.NotebookNode:
                 new.metadata["tags"] = list(cell.tags)
             if cell.hidden:
                 new.metadata["jupyter"] = {"source_hidden": True}
-        new["id"] = f"{lesson.name[:2]}-{i:03d}"
+        new["id"] = cell_id
         nb.cells.append(new)
     return nb
 
@@ -129,7 +155,10 @@ def _short_traceback(lines: list[str]) -> list[str]:
         return [_relative_paths(line) for line in lines]
     kept, hidden = list(lines[:2]), 0
     for frame in lines[2:-1]:
-        if ANSI.sub("", frame).startswith("Cell "):
+        folded = HIDDEN_FRAMES.fullmatch(frame)
+        if folded:  # shortened before (a kept output): count its frames again, add no line
+            hidden += int(folded[1])
+        elif ANSI.sub("", frame).startswith("Cell "):
             if hidden:
                 kept.append(f"... {hidden} library frame(s) hidden in the saved notebook ...")
                 hidden = 0
@@ -175,6 +204,13 @@ def clean(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return nb
 
 
+def checkout_first(root: Path, pythonpath: str) -> str:
+    """`PYTHONPATH` with `root` in front: a kernel started with it imports `helpers` from this
+    checkout even when the venv has `helpers` installed (editable) from another one."""
+    others = [p for p in pythonpath.split(os.pathsep) if p and Path(p).resolve() != root.resolve()]
+    return os.pathsep.join([str(root), *others])
+
+
 def execute(nb: nbformat.NotebookNode, folder: Path) -> nbformat.NotebookNode:
     """Run a notebook top to bottom in replay mode, in its own folder, like nbval does."""
     from nbclient import NotebookClient
@@ -183,6 +219,7 @@ def execute(nb: nbformat.NotebookNode, folder: Path) -> nbformat.NotebookNode:
     os.environ.update(
         {"LLM_MODE": "replay", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1"}
     )
+    os.environ["PYTHONPATH"] = checkout_first(ROOT, os.environ.get("PYTHONPATH", ""))
     try:
         client = NotebookClient(
             nb, timeout=120, kernel_name="python3", allow_errors=False,
@@ -209,18 +246,58 @@ def _run_allowing_tagged_errors(client) -> None:
             raise RuntimeError(f"cell {cell.get('id')} is tagged raises-exception, did not raise")
 
 
+class OutputsWouldBeLost(RuntimeError):
+    """`--no-execute` would drop committed outputs: the cells that made them changed."""
+
+
+def keep_committed_outputs(nb: nbformat.NotebookNode, path: Path) -> list[str]:
+    """Give each code cell the outputs the committed notebook has for the same source.
+
+    Refuses (`OutputsWouldBeLost`) when a committed cell's outputs have no unchanged cell left to
+    take them; returns the ids of code cells that are new, so have no outputs until a real run.
+    """
+    if not path.exists():
+        return [c.id for c in nb.cells if c.cell_type == "code"]
+    committed = nbformat.read(path, as_version=4)
+    by_source: dict[str, list] = {}
+    for cell in committed.cells:
+        if cell.cell_type == "code":
+            by_source.setdefault(cell.source, []).append(cell)
+    new_cells = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        if by_source.get(cell.source):
+            cell.outputs = by_source[cell.source].pop(0).outputs
+        else:
+            new_cells.append(cell.id)
+    lost = [c.id for found in by_source.values() for c in found if c.outputs]
+    if lost:
+        raise OutputsWouldBeLost(
+            f"{path.relative_to(ROOT)}: cells {lost} changed and have committed outputs that "
+            f"--no-execute would drop; build without --no-execute to run the lesson"
+        )
+    return new_cells
+
+
 def build(name: str, run: bool) -> None:
-    """Write (and optionally run and clean) both editions of one lesson."""
+    """Write (and optionally run and clean) both editions of one lesson.
+
+    Without running, the outputs of code cells whose source did not change are kept."""
     lesson = load_lesson(SRC / f"{name}.py")
     for lang in LANGS:
         folder = ROOT / "notebooks" / lang
+        path = folder / f"{lesson.name}.ipynb"
         nb = to_notebook(lesson, lang)
         if run:
             nb = clean(execute(nb, folder))
         else:
+            missing = keep_committed_outputs(nb, path)
             nb = clean(nb)
+            if missing and path.exists():
+                print(f"{path.relative_to(ROOT)}: new cells {missing} have no outputs yet: "
+                      "build without --no-execute before committing")
         nbformat.validate(nb)
-        path = folder / f"{lesson.name}.ipynb"
         path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
         print(f"wrote {path.relative_to(ROOT)}")
 

@@ -1,9 +1,10 @@
-"""Fixtures shared by the replay tests."""
+"""Fixtures shared by the replay tests; the hypothesis profile is chosen before any test imports."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+import hypothesis_profiles  # noqa: F401  (registers and loads the dev/ci profile)
 import pytest
 from test_replay_fixtures import interactions, write_cassette
 

@@ -304,52 +304,6 @@ def test_tool_content(capsys):
                    lambda f, t: safe_content(f, t).replace('"error"', '"problem"'), hint='"error"')
 
 
-# --- the lessons' own tool cells agree with the scenarios behind the cassettes -------------------
-
-
-def _lesson_code(name: str) -> list[str]:
-    """The (English) code cells of a lesson source."""
-    import importlib.util
-    import sys
-
-    from helpers.paths import REPO_ROOT
-
-    if "nbbuild" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("nbbuild", REPO_ROOT / "scripts" / "nbbuild.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["nbbuild"] = module
-        spec.loader.exec_module(module)
-    lesson = sys.modules["nbbuild"].load_lesson(REPO_ROOT / "notebooks" / "src" / f"{name}.py")
-    return [cell.en for cell in lesson.cells if cell.kind == "code"]
-
-
-@pytest.mark.parametrize("name", ["01_tools_schema", "02_sync_loop"])
-def test_lesson_tool_matches_the_scenarios(name):
-    from helpers.replay.scenarios import common
-
-    cells = _lesson_code(name)
-    namespace: dict = {}
-    for prefix in ("WEATHER = ", "tools = ["):
-        source = next(cell for cell in cells if cell.startswith(prefix))
-        exec(compile(source, f"<{name}>", "exec"), namespace)  # the lesson's own definition cells
-    assert namespace["WEATHER"] == common.WEATHER
-    assert namespace["tools"] == common.WEATHER_TOOLS
-    for city in [*common.WEATHER, "Paris"]:
-        assert namespace["get_weather"](city) == common.get_weather(city)
-
-
-@pytest.mark.parametrize(("name", "prompts"), [
-    ("01_tools_schema", ["WEATHER_PROMPT"]),
-    ("02_sync_loop", ["WEATHER_PROMPT", "PARALLEL_PROMPT", "ONE_AT_A_TIME_PROMPT"]),
-])
-def test_lesson_prompts_match_the_scenarios(name, prompts):
-    from helpers.replay.scenarios import common
-
-    code = "\n".join(_lesson_code(name))
-    for prompt in prompts:
-        assert json.dumps(getattr(common, prompt)) in code, prompt
-
-
 # --- issue 11: checks that accepted wrong answers or said nothing useful ---------------------------
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from helpers.formats import (
     parse_hermes,
@@ -17,7 +18,7 @@ from helpers.formats import (
 )
 from helpers.templates import load_tokenizer
 
-SOME = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SOME = settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 KIMI_ASSISTANT = "<|im_assistant|>assistant<|im_middle|>"
 QWEN_ASSISTANT = "<|im_start|>assistant\n"

@@ -12,7 +12,6 @@ from helpers.formats.think import (
     THINK_CLOSE,
     THINK_OPEN,
     ReasoningSplitter,
-    parse_with_reasoning,
     split_reasoning,
 )
 from helpers.i18n import reset_language, set_language
@@ -90,6 +89,13 @@ def test_blocks_are_joined_by_a_newline_and_a_nested_open_is_reported():
     assert split.errors == [f"{THINK_OPEN} inside reasoning that is already open ignored"]
 
 
+def test_batch_parser_is_the_shared_split_plus_the_format():
+    text = f"{THINK_OPEN}plan{THINK_CLOSE}Let me check.{KIMI_CALL}"
+    split = split_reasoning(text, (SECTION_BEGIN, "<|tool_call_begin|>"))
+    assert parse_kimi(text).reasoning == split.reasoning == "plan"
+    assert parse_kimi(text).content == "Let me check."
+
+
 def test_errors_follow_the_language_in_force():
     try:
         set_language("ru")
@@ -144,18 +150,11 @@ def test_unknown_start_waits_for_the_first_tag():
 # ------------------------------------------------------------- plumbing in StreamParser (Kimi)
 
 
-class ThinkingKimiParser(KimiStreamParser):
-    """Kimi's stream parser with the shared reasoning handling switched on."""
-
-    reasoning_ends = (SECTION_BEGIN,)
-
-    def __init__(self, reasoning_open: bool | None = None) -> None:
-        super().__init__()  # Kimi's own parser does not take `reasoning_open` (yet)
-        self._think = ReasoningSplitter(self.reasoning_ends, reasoning_open)
+ThinkingKimiParser = KimiStreamParser  # Kimi's stream parser splits reasoning itself
 
 
 def batch(text: str, reasoning_open: bool | None = None):
-    return parse_with_reasoning(text, (SECTION_BEGIN,), reasoning_open, parse_kimi)
+    return parse_kimi(text, reasoning_open)
 
 
 @pytest.mark.parametrize(

@@ -1,11 +1,23 @@
 """run_tool_loop: stop rule, message order, limits, truncation, sync and streaming."""
 
 import json
+import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
-from helpers import ToolLoopLimitError, ToolRegistry, TruncatedToolCallError, run_tool_loop
-from tests.fakes import FakeClient, completion
+from helpers import (
+    ToolLoopError,
+    ToolLoopLimitError,
+    ToolRegistry,
+    TruncatedToolCallError,
+    run_tool_loop,
+)
+from helpers.i18n import reset_language, set_language
+from helpers.loop import assistant_message_from
+from tests.fakes import FakeClient, chunks_for, completion
 
 WEATHER = {"Beijing": "Sunny", "Shanghai": "Light rain"}
 USER = {"role": "user", "content": "Weather in Beijing?"}
@@ -125,3 +137,192 @@ def test_appended_assistant_messages_are_plain_dicts(registry):
     assert messages[1] == {"role": "assistant", "content": None, "tool_calls": [
         {"id": "get_weather:0", "type": "function",
          "function": {"name": "get_weather", "arguments": '{"city": "Beijing"}'}}]}
+
+
+# --- reasoning (thinking models) goes back on every assistant message with tool calls ----------
+
+
+def with_reasoning(body, key, text):
+    body["choices"][0]["message"][key] = text
+    return body
+
+
+def reasoning_chunks_for(body, key):
+    """Like `chunks_for`, with the message's reasoning streamed before the content."""
+    out = chunks_for(body)
+    text = body["choices"][0]["message"].get(key)
+    if text:
+        head = out[0] | {"choices": [{"index": 0, "delta": {key: ""}, "finish_reason": None}]}
+        pieces = [head | {"choices": [{"index": 0, "delta": {key: text[i:i + 4]}, "finish_reason": None}]}
+                  for i in range(0, len(text), 4)]
+        out = out[:1] + pieces + out[1:]
+    return out
+
+
+class ReasoningClient(FakeClient):
+    """FakeClient that streams the reasoning of each scripted answer before its content."""
+
+    def __init__(self, script, key):
+        super().__init__(script)
+        self.key = key
+
+    def create(self, **kwargs):
+        if not kwargs.get("stream"):
+            return super().create(**kwargs)
+        body = self.script[0]
+        super().create(**(kwargs | {"stream": False}))  # records the request, pops the body
+        self.requests[-1]["stream"] = True
+        return iter([ChatCompletionChunk.model_validate(c) for c in reasoning_chunks_for(body, self.key)])
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("key", ["reasoning_content", "reasoning"])
+def test_reasoning_goes_back_on_every_assistant_message_with_calls(registry, stream, key):
+    script = [
+        with_reasoning(completion(None, [weather_call("Beijing", "functions.get_weather:0")], "tool_calls"),
+                       key, "Ask the tool about Beijing."),
+        with_reasoning(completion("Now Shanghai.", [weather_call("Shanghai", "functions.get_weather:1")],
+                                  "tool_calls"), key, "Beijing is sunny; now Shanghai."),
+        with_reasoning(completion(None, [weather_call("Moscow", "functions.get_weather:2")], "tool_calls"),
+                       key, "One more."),
+        with_reasoning(completion("Sunny, rainy, unknown."), key, "Summarise."),
+    ]
+    client = ReasoningClient(script, key)
+    messages = [USER]
+    final = run_tool_loop(client, messages, registry, model="kimi", stream=stream)
+    assert final == {"role": "assistant", "content": "Sunny, rainy, unknown.", key: "Summarise."}
+    last_request = client.requests[-1]["messages"]
+    assistants = [m for m in last_request if m["role"] == "assistant"]
+    assert [m[key] for m in assistants] == [
+        "Ask the tool about Beijing.", "Beijing is sunny; now Shanghai.", "One more."]
+    # nothing else about the message changes
+    assert assistants[1] == {"role": "assistant", "content": "Now Shanghai.",
+                             key: "Beijing is sunny; now Shanghai.",
+                             "tool_calls": [{"id": "functions.get_weather:1", "type": "function",
+                                             "function": {"name": "get_weather",
+                                                          "arguments": '{"city": "Shanghai"}'}}]}
+    other = {"reasoning_content": "reasoning", "reasoning": "reasoning_content"}[key]
+    assert all(other not in m for m in last_request)
+
+
+def test_assistant_message_from_keeps_non_null_reasoning_only():
+    body = completion("ok")
+    body["choices"][0]["message"] |= {"reasoning_content": None, "reasoning": "thought", "refusal": None}
+    message = ChatCompletion.model_validate(body).choices[0].message
+    assert assistant_message_from(message) == {"role": "assistant", "content": "ok", "reasoning": "thought"}
+    body["choices"][0]["message"] |= {"reasoning_content": "r", "reasoning": None}
+    assert assistant_message_from(body["choices"][0]["message"]) == {
+        "role": "assistant", "content": "ok", "reasoning_content": "r"}
+
+
+# --- malformed server answers: a clear ToolLoopError in the notebook's language -----------------
+
+
+@pytest.fixture
+def russian():
+    set_language("ru")
+    yield
+    reset_language()
+
+
+MALFORMED = [
+    pytest.param(None, "`message: null`", "`message: null`", id="message-null"),
+    pytest.param({"role": "assistant", "content": None, "tool_calls": "get_weather"},
+                 "`tool_calls` as a str", "`tool_calls` строкой", id="tool_calls-string"),
+    pytest.param({"role": "assistant", "content": None, "tool_calls": [{"id": "a", "type": "function"}]},
+                 "tool call 0 (id 'a') has no `function`", "у вызова 0 (id 'a') нет `function`",
+                 id="no-function"),
+    pytest.param({"role": "assistant", "content": None,
+                  "tool_calls": [{"id": "a", "type": "function", "function": None}]},
+                 "tool call 0 (id 'a') has no `function`", "у вызова 0 (id 'a') нет `function`",
+                 id="function-null"),
+    pytest.param({"role": "assistant", "content": None,
+                  "tool_calls": [{"id": "a", "type": "function", "function": "get_weather"}]},
+                 "tool call 0 (id 'a') has no `function`", "у вызова 0 (id 'a') нет `function`",
+                 id="function-string"),
+    pytest.param({"role": "assistant", "content": None, "tool_calls": ["get_weather"]},
+                 "tool call 0 is a str", "вызов 0 — str", id="call-string"),
+    pytest.param({"role": "assistant", "content": None,
+                  "tool_calls": [{"id": "a", "function": {"name": ["get_weather"], "arguments": "{}"}}]},
+                 "tool call 0 (id 'a') has the name ['get_weather'], not text",
+                 "у вызова 0 (id 'a') имя ['get_weather'], а не строка", id="name-list"),
+]
+
+
+def constructed(message):
+    """A ChatCompletion built the lenient way the SDK builds responses (no validation)."""
+    body = completion("x", finish_reason="tool_calls")
+    body["choices"][0]["message"] = message
+    return ChatCompletion.construct(**body)
+
+
+class ConstructingClient(FakeClient):
+    def create(self, **kwargs):
+        self.requests.append(kwargs)
+        return constructed(self.script.pop(0))
+
+
+@pytest.mark.parametrize("message, english, russian_text", MALFORMED)
+def test_malformed_answers_raise_a_clear_tool_loop_error(registry, message, english, russian_text):
+    with pytest.raises(ToolLoopError, match=re.escape(english)):
+        assistant_message_from(message)
+    sdk_message = constructed(message).choices[0].message
+    with pytest.raises(ToolLoopError, match=re.escape(english)):
+        assistant_message_from(sdk_message)
+    messages = [USER]
+    with pytest.raises(ToolLoopError, match=re.escape(english)):
+        run_tool_loop(ConstructingClient([message]), messages, registry, model="m")
+    assert messages == [USER]  # nothing appended, nothing run
+
+
+@pytest.mark.parametrize("message, english, russian_text", MALFORMED)
+def test_malformed_answer_errors_speak_russian_in_the_russian_edition(russian, message, english, russian_text):
+    with pytest.raises(ToolLoopError, match=re.escape(russian_text)):
+        assistant_message_from(message)
+
+
+def test_odd_but_usable_calls_are_cleaned_not_refused():
+    message = {"role": "assistant", "content": None, "tool_calls": [
+        {"id": None, "function": {"name": "get_weather", "arguments": None}},
+        {"id": "b", "function": {"name": None, "arguments": {"city": "Oslo"}}},
+    ]}
+    assert assistant_message_from(message)["tool_calls"] == [
+        {"id": "", "type": "function", "function": {"name": "get_weather", "arguments": ""}},
+        {"id": "b", "type": "function", "function": {"name": "", "arguments": '{"city": "Oslo"}'}},
+    ]
+
+
+def test_loop_errors_speak_russian_in_the_russian_edition(russian, registry):
+    script = [completion(None, [weather_call("Beijing", f"c{i}")], "tool_calls") for i in range(2)]
+    with pytest.raises(ToolLoopLimitError, match="max_rounds=1"):
+        run_tool_loop(FakeClient(script), [USER], registry, model="m", max_rounds=1)
+    with pytest.raises(ToolLoopLimitError, match="всё ещё вызывала инструменты"):
+        run_tool_loop(FakeClient(script), [USER], registry, model="m", max_rounds=1)
+    cut = [completion(None, [("a", "get_weather", '{"city": "Bei')], "length")]
+    with pytest.raises(TruncatedToolCallError, match="max_tokens"):
+        run_tool_loop(FakeClient(cut), [USER], registry, model="m")
+    with pytest.raises(TruncatedToolCallError, match="Ничего не запущено"):
+        run_tool_loop(FakeClient(list(cut)), [USER], registry, model="m")
+    with pytest.raises(ValueError, match="не меньше 1"):
+        run_tool_loop(FakeClient([]), [USER], registry, model="m", max_rounds=0)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(
+        ["id", "type", "function", "name", "arguments", "content", "tool_calls", "reasoning"]), inner, max_size=4),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_values)
+def test_assistant_message_from_gives_a_message_or_a_tool_loop_error(message):
+    try:
+        clean = assistant_message_from(message)
+    except ToolLoopError:
+        return
+    assert clean["role"] == "assistant"
+    for call in clean.get("tool_calls", []):
+        assert isinstance(call["id"], str) and isinstance(call["function"]["arguments"], str)
+        assert isinstance(call["function"]["name"], str)

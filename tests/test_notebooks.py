@@ -21,19 +21,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from helpers.catalog import REPLAY_API_KEY
+from helpers.lessons import lesson_problems
 from helpers.paths import NOTEBOOKS_DIR, REPO_ROOT
 
-# The series as issue 5 defines it. Lessons not listed here (none are planned) sort after them.
-EXPECTED_LESSONS = (
-    "00_start",
-    "01_tools_schema",
-    "02_sync_loop",
-    "03_streaming",
-    "04_manual_parsing",
-    "05_qwen_comparison",
-)
 LANGS = ("en", "ru")
-REPLAY_API_KEY = "replay-needs-no-key"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 
@@ -49,6 +41,8 @@ TALKS_TO_MODEL = re.compile(
     r"\bconnect\(|\bOpenAI\(|\.completions\.create\(|\brequests\.post\(|\brun_tool_loop\("
 )
 NEXT_LINK = re.compile(r"\]\(\s*(?:\./)?(\d\d_\w+)\.ipynb\s*\)")
+MAP_ROW = re.compile(r"^\|.*\]\(\s*(?:\./)?(\d\d_\w+)\.ipynb\s*\)", re.M)
+README_LINK = re.compile(r"\[([^\]]+)\]\(notebooks/(en|ru)/(\d\d_\w+)\.ipynb\)")
 CYRILLIC = re.compile(r"[А-Яа-яЁё]")
 LETTER = re.compile(r"[A-Za-zА-Яа-яЁё]")
 
@@ -79,8 +73,8 @@ def lesson_names(nb_dir: Path) -> list[str]:
 
 
 def series_order(names: list[str]) -> tuple[str, ...]:
-    """The reading order: the planned lessons, then anything else that exists."""
-    return EXPECTED_LESSONS + tuple(sorted(set(names) - set(EXPECTED_LESSONS)))
+    """The reading order: by lesson number (the list comes from the folder, nowhere else)."""
+    return tuple(sorted(names))
 
 
 def read_nb(path: Path) -> nbformat.NotebookNode:
@@ -337,6 +331,7 @@ def check_next_link(nb, name: str, order: tuple[str, ...], where: str) -> list[s
     prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     targets = set(NEXT_LINK.findall(prose))
     problems = [f"{where}: links to {t}.ipynb, which is not a lesson" for t in sorted(targets - set(order))]
+    targets = set(NEXT_LINK.findall(MAP_ROW.sub("", prose)))  # a map's row is not a "next" link
     position = order.index(name) if name in order else len(order) - 1
     if position < len(order) - 1 and order[position + 1] not in targets:
         problems.append(f"{where}: no link to the next lesson ({order[position + 1]}.ipynb)")
@@ -366,11 +361,44 @@ def check_russian_prose(ru, where: str) -> list[str]:
     return problems
 
 
+def check_lesson_00_map(nb, order: tuple[str, ...], where: str) -> list[str]:
+    """Lesson 00's map has a table row linking every later lesson."""
+    prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    rows = set(MAP_ROW.findall(prose))
+    return [f"{where}: the lesson map has no row for {name}" for name in order[1:] if name not in rows]
+
+
+def check_readme_map(readme: Path, nb_dir: Path, order: tuple[str, ...]) -> list[str]:
+    """The README's lesson map links both editions of every lesson, titled as each notebook is."""
+    if not readme.exists():
+        return ["README.md is missing"]
+    links = README_LINK.findall(readme.read_text(encoding="utf-8"))
+    problems = [
+        f"README.md: the lesson map has no {lang} link for {name}"
+        for name in order
+        for lang in LANGS
+        if not any(n == name and g == lang for _, g, n in links)
+    ]
+    for title, lang, name in links:
+        path = nb_dir / lang / f"{name}.ipynb"
+        if name not in order or not path.exists():
+            problems.append(f"README.md links {lang}/{name}.ipynb, which is not a lesson")
+            continue
+        heading = read_nb(path).cells[0].source.splitlines()[0]
+        if heading != f"# {title}":
+            problems.append(f"README.md calls {lang}/{name} {title!r}, its notebook says {heading!r}")
+    return problems
+
+
 def all_problems(nb_dir: Path) -> list[str]:
-    """Every check over every lesson of a series folder."""
+    """Every check over every lesson of a series folder (and the repository around it)."""
     names = lesson_names(nb_dir)
     order = series_order(names)
-    problems = []
+    root = nb_dir.parent
+    problems = lesson_problems(
+        nb_dir / "src", root / "helpers" / "replay" / "scenarios", root / "data" / "recordings"
+    )
+    problems += check_readme_map(root / "README.md", nb_dir, order)
     for name in names:
         problems += check_file_set(nb_dir, name)
         have = {lang: nb_dir / lang / f"{name}.ipynb" for lang in LANGS}
@@ -386,6 +414,8 @@ def all_problems(nb_dir: Path) -> list[str]:
             problems += check_hygiene(nb, where)
             problems += check_setup_cell(nb, where)
             problems += check_next_link(nb, name, order, where)
+            if name == order[0]:
+                problems += check_lesson_00_map(nb, order, where)
     return problems
 
 
@@ -405,12 +435,22 @@ def _report(problems: list[str]) -> str:
     return "\n".join(problems)
 
 
-def test_series_is_complete_all_six_lessons_exist():
-    """COMPLETENESS GATE: all six planned lessons exist in both editions with a source.
+def test_every_lesson_has_its_scenario_module_and_cassette():
+    """The lesson list is `notebooks/src/`; each lesson needs `nNN_name.py` and `NN_name.json`."""
+    problems = lesson_problems()
+    assert not problems, _report(problems)
 
-    Fails until every lesson of issue 5 has landed; the per-lesson tests below only cover what exists.
-    """
-    problems = [p for name in EXPECTED_LESSONS for p in check_file_set(NOTEBOOKS_DIR, name)]
+
+def test_readme_lesson_map_has_every_lesson():
+    problems = check_readme_map(REPO_ROOT / "README.md", NOTEBOOKS_DIR, series_order(REAL_LESSONS))
+    assert not problems, _report(problems)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_lesson_00_map_has_every_lesson(lang):
+    order = series_order(REAL_LESSONS)
+    nb = read_nb(NOTEBOOKS_DIR / lang / f"{order[0]}.ipynb")
+    problems = check_lesson_00_map(nb, order, f"{lang}/{order[0]}")
     assert not problems, _report(problems)
 
 
@@ -478,6 +518,7 @@ LESSON = Lesson("00_alpha", [
     code('raise ValueError("boom")', tags=("raises-exception",)),
     code("answer = 42", hidden=True),
     md("[Next: Beta](01_beta.ipynb)", "[Дальше: Бета](01_beta.ipynb)"),
+    md("| lesson |\\n|---|\\n| [01 Beta](01_beta.ipynb) |", "| урок |\\n|---|\\n| [01 Бета](01_beta.ipynb) |"),
 ])
 ''',
     "01_beta": '''
@@ -489,6 +530,12 @@ LESSON = Lesson("01_beta", [
 ])
 ''',
 }
+FIXTURE_README = """
+| # | English | Русский |
+|---|---|---|
+| 0 | [Alpha](notebooks/en/00_alpha.ipynb) | [Альфа](notebooks/ru/00_alpha.ipynb) |
+| 1 | [Beta](notebooks/en/01_beta.ipynb) | [Бета](notebooks/ru/01_beta.ipynb) |
+"""
 FIXTURE_OUTPUTS = {  # (lesson, code cell index) -> outputs, as a replay run would leave them
     ("00_alpha", 0): [nbformat.v4.new_output(
         "execute_result", {"text/plain": f"Connection(provider='kimi', api_key='{REPLAY_API_KEY}')"})],
@@ -509,6 +556,13 @@ def series(tmp_path, monkeypatch) -> Path:
         (nb_dir / lang).mkdir()
     for name, text in FIXTURE_SOURCES.items():
         (nb_dir / "src" / f"{name}.py").write_text(text, encoding="utf-8")
+    (tmp_path / "README.md").write_text(FIXTURE_README, encoding="utf-8")
+    scenarios, recordings = tmp_path / "helpers" / "replay" / "scenarios", tmp_path / "data" / "recordings"
+    scenarios.mkdir(parents=True)
+    recordings.mkdir(parents=True)
+    for name in FIXTURE_ORDER:
+        (scenarios / f"n{name}.py").write_text(f'NOTEBOOK = "{name}"\nSCENARIOS = []\n', "utf-8")
+        (recordings / f"{name}.json").write_text('{"interactions": []}\n', "utf-8")
     monkeypatch.setattr(nbbuild, "ROOT", tmp_path)
     monkeypatch.setattr(nbbuild, "SRC", nb_dir / "src")
     for name in FIXTURE_ORDER:
@@ -532,8 +586,9 @@ def edit(nb_dir: Path, lang: str, name: str, change: Callable) -> None:
     path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
 
 
-def _cell(nb, cell_id: str):
-    return next(c for c in nb.cells if c.id == cell_id)
+def _cell(nb, key: str):
+    """The fixture's cell by position: "00-002" is the third cell of lesson 00."""
+    return nb.cells[int(key.split("-")[1])]
 
 
 def _add_output(cell_id: str, output) -> Callable:
@@ -608,6 +663,22 @@ DEFECTS = {
     "no next link": ("en", "00_alpha", _set("00-006", source="The end."), "no link to the next lesson"),
     "link to a lesson that is not": ("ru", "00_alpha", _set("00-006", source="[Дальше](01_bta.ipynb)"),
                                      "01_bta.ipynb, which is not a lesson"),
+    "no scenario module": ("repo", "helpers/replay/scenarios/n01_beta.py", "delete",
+                           "lesson 01_beta has no scenario module n01_beta.py"),
+    "scenario module of another lesson": ("repo", "helpers/replay/scenarios/n01_beta.py",
+                                          'NOTEBOOK = "01_gamma"\nSCENARIOS = []\n',
+                                          "n01_beta.py must say NOTEBOOK = '01_beta'"),
+    "scenario module without a lesson": ("repo", "helpers/replay/scenarios/n02_gamma.py",
+                                         'NOTEBOOK = "02_gamma"\nSCENARIOS = []\n',
+                                         "n02_gamma.py belongs to no lesson"),
+    "no cassette": ("repo", "data/recordings/01_beta.json", "delete",
+                    "lesson 01_beta has no cassette data/recordings/01_beta.json"),
+    "no README row": ("repo", "README.md", FIXTURE_README.replace("| 1 | [Beta]", "| 1 | Beta"),
+                      "README.md: the lesson map has no en link for 01_beta"),
+    "README title is not the notebook's": ("repo", "README.md", FIXTURE_README.replace("[Бета]", "[Бэта]"),
+                                           "README.md calls ru/01_beta 'Бэта'"),
+    "no row in lesson 00's map": ("ru", "00_alpha", _set("00-007", source="| урок |\n|---|"),
+                                  "ru/00_alpha: the lesson map has no row for 01_beta"),
     "untranslated Russian cell": ("ru", "00_alpha", _set("00-003", source="A failing call:\n```\nboom()\n```"),
                                   "prose has no Cyrillic"),
 }
@@ -660,7 +731,11 @@ def test_the_last_lesson_needs_no_next_link(series):
 @pytest.mark.parametrize("defect", DEFECTS)
 def test_checks_catch(series, defect):
     where, name, change, phrase = DEFECTS[defect]
-    if where == "src" and change == "delete":
+    if where == "repo" and change == "delete":
+        (series.parent / name).unlink()
+    elif where == "repo":
+        (series.parent / name).write_text(change, encoding="utf-8")
+    elif where == "src" and change == "delete":
         (series / "src" / f"{name}.py").unlink()
     elif change == "rename-lesson":
         path = series / "src" / f"{name}.py"
@@ -671,3 +746,125 @@ def test_checks_catch(series, defect):
         edit(series, where, name, change)
     problems = all_problems(series)
     assert any(phrase in p for p in problems), _report(problems) or "no problem reported"
+
+
+# ---------------------------------------------------------------------------------------------
+# nbbuild itself: stable ids, --no-execute keeps outputs, sources hold code as plain literals
+
+
+def _ids(cells) -> list[str]:
+    return nbbuild.cell_ids(nbbuild.Lesson("07_ids", cells))
+
+
+def test_inserting_a_cell_renumbers_no_other_cell():
+    cells = [nbbuild.md("# Title", "# Заголовок"), nbbuild.code("x = 1"), nbbuild.code("x = 1"),
+             nbbuild.md("## 1. Step", "## 1. Шаг"), nbbuild.code("print(x)")]
+    before = _ids(cells)
+    assert len(set(before)) == len(before) and all(i.startswith("07-") for i in before)
+    after = _ids([*cells[:3], nbbuild.code("y = 2  # new"), *cells[3:]])
+    assert [i for i in after if i not in before] == [after[3]]
+    assert after[:3] + after[4:] == before
+    assert _ids([cells[0], *cells[2:]]) == [before[0], before[1], *before[3:]]  # a twin removed
+
+
+def test_an_edited_translation_keeps_the_id_and_an_explicit_id_wins():
+    ru_changed = _ids([nbbuild.md("# Title", "# Другой заголовок"), nbbuild.code("x = 1")])
+    assert ru_changed == _ids([nbbuild.md("# Title", "# Заголовок"), nbbuild.code("x = 1")])
+    assert _ids([nbbuild.md("# Title", "# Т", id="title")])[0] == "title"
+    with pytest.raises(ValueError, match="used twice"):
+        _ids([nbbuild.md("# A", "# А", id="same"), nbbuild.code("x", id="same")])
+
+
+def _replace_in(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def _texts(series: Path, name: str) -> dict[str, str]:
+    return {lang: (series / lang / f"{name}.ipynb").read_text(encoding="utf-8") for lang in LANGS}
+
+
+def test_no_execute_keeps_the_outputs_of_unchanged_cells(series):
+    committed = _texts(series, "00_alpha")
+    nbbuild.build("00_alpha", run=False)
+    assert _texts(series, "00_alpha") == committed
+    _replace_in(series / "src" / "00_alpha.py", "A tiny lesson.", "A very small lesson.")
+    nbbuild.build("00_alpha", run=False)
+    en = read_nb(series / "en" / "00_alpha.ipynb")
+    assert en.cells[0].source.endswith("A very small lesson.")
+    before = nbformat.reads(committed["en"], as_version=4)
+    assert [c.outputs for c in code_cells(en)] == [c.outputs for c in code_cells(before)]
+    assert all_problems(series) == []
+
+
+def test_no_execute_refuses_to_drop_the_outputs_of_a_changed_cell(series):
+    committed = _texts(series, "00_alpha")
+    _replace_in(series / "src" / "00_alpha.py", "# greet", "# say hello")
+    with pytest.raises(nbbuild.OutputsWouldBeLost, match="changed and have committed outputs"):
+        nbbuild.build("00_alpha", run=False)
+    assert _texts(series, "00_alpha") == committed
+
+
+def test_a_traceback_is_shortened_once():
+    lines = ["header", "----", "lib 1", "lib 2", "\x1b[32mCell In[3], line 1\x1b[39m", "lib 3", "E: boom"]
+    once = nbbuild._short_traceback(lines)
+    assert once.count("... 2 library frame(s) hidden in the saved notebook ...") == 1
+    assert nbbuild._short_traceback(once) == once
+
+
+TEMPLATED = {"JoinedStr": "an f-string", "BinOp": "a % or + expression", "Call": "a call (.format?)"}
+
+
+def code_cell_problems(path: Path) -> list[str]:
+    """`code(...)` sources are plain literals (raw when they hold a backslash) or a module-level
+    name bound to one: what the source shows is what the cell holds, with no templating."""
+    text = path.read_text(encoding="utf-8")
+    tree = ast.parse(text)
+    assigned = {
+        target.id: node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+    problems = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "code"):
+            continue
+        for arg in node.args[:2] + [k.value for k in node.keywords if k.arg == "ru"]:
+            where = f"{path.name}:{arg.lineno}"
+            if isinstance(arg, ast.Name) and arg.id in assigned:
+                arg = assigned[arg.id]
+            if isinstance(arg, ast.Dict):
+                continue  # {English comment: Russian comment}
+            if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+                kind = TEMPLATED.get(type(arg).__name__, type(arg).__name__)
+                problems.append(f"{where}: code cell built from {kind}; write the code as it runs")
+            elif "\\" in (segment := ast.get_source_segment(text, arg) or "") and segment[:1] not in "rR":
+                problems.append(f"{where}: code cell with a backslash: make it a raw string r'''...'''")
+    return problems
+
+
+@pytest.mark.parametrize("name", REAL_LESSONS)
+def test_code_cells_are_written_as_they_run(name):
+    problems = code_cell_problems(NOTEBOOKS_DIR / "src" / f"{name}.py")
+    assert not problems, _report(problems)
+
+
+def test_templated_code_cells_are_caught(tmp_path):
+    source = tmp_path / "09_bad.py"
+    source.write_text(
+        "P = 'hi'\n"
+        "LOOP = 'x = 1'\n"
+        "cells = [code(f'print({P!r})'), code('print(%r)' % P), code('a\\\\nb'), code(r'a\\nb'),\n"
+        "         code(LOOP), code('x', ru={'# a': '# б'}), code(P.upper())]\n",
+        encoding="utf-8",
+    )
+    problems = code_cell_problems(source)
+    assert [p.split(": ", 1)[1].split(";")[0].split(":")[0] for p in problems] == [
+        "code cell built from an f-string",
+        "code cell built from a % or + expression",
+        "code cell with a backslash",
+        "code cell built from a call (.format?)",
+    ]

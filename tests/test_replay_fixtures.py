@@ -11,10 +11,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from helpers import catalog
 from helpers.replay import load_cassette, save_cassette
 
-MODEL = "moonshotai/Kimi-K2-Instruct"
-QWEN = "Qwen/Qwen2.5-7B-Instruct"
+MODEL = catalog.MODEL_NAMES["kimi"]
+QWEN = catalog.MODEL_NAMES["qwen"]
 TOOLS: list[dict[str, Any]] = [
     {
         "type": "function",

@@ -1,8 +1,11 @@
-"""The set-up promises of the README hold: CI runs its test command, torch stays out."""
+"""The set-up promises of the README hold: CI runs its test command, kernels use this checkout."""
 
+import importlib.util
 import json
+import os
 import re
-from importlib.metadata import PackageNotFoundError, version
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -28,9 +31,26 @@ def test_run_and_test_commands_install_the_same_requirements():
     assert "jupyter lab" in readme_command("run")
 
 
-def test_torch_is_not_installed():
-    with pytest.raises(PackageNotFoundError):
-        version("torch")
+def kernel_helpers_file(pythonpath: str, cwd: Path) -> Path:
+    """Where `helpers` comes from in a Jupyter kernel started with `pythonpath`, as nbval starts it."""
+    from jupyter_client.manager import start_new_kernel
+
+    printed: list[str] = []
+
+    def keep_stdout(msg: dict) -> None:
+        if msg["msg_type"] == "stream":
+            printed.append(msg["content"]["text"])
+
+    env = dict(os.environ, PYTHONPATH=pythonpath)
+    manager, client = start_new_kernel(kernel_name="python3", env=env, cwd=str(cwd))
+    try:
+        code = "import helpers; print(helpers.__file__)"
+        reply = client.execute_interactive(code, timeout=60, output_hook=keep_stdout)
+        assert reply["content"]["status"] == "ok", reply["content"]
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+    return Path("".join(printed).strip()).resolve()
 
 
 def test_readme_lesson_map_links_exist_and_use_the_lessons_titles():
@@ -42,3 +62,34 @@ def test_readme_lesson_map_links_exist_and_use_the_lessons_titles():
         notebook = json.loads((REPO_ROOT / path).read_text(encoding="utf-8"))
         heading = "".join(notebook["cells"][0]["source"]).splitlines()[0]
         assert heading == f"# {title}", f"{path}: README says {title!r}, the notebook {heading!r}"
+
+
+@pytest.mark.notebooks
+def test_kernels_import_the_helpers_of_this_checkout(tmp_path):
+    """A kernel gets this checkout's `helpers` even when another copy is importable (say, a venv
+    installed editable from another checkout): the session puts the checkout first."""
+    other = tmp_path / "other-checkout"
+    (other / "helpers").mkdir(parents=True)
+    (other / "helpers" / "__init__.py").write_text('"""Another checkout\'s helpers."""\n')
+    notebooks = REPO_ROOT / "notebooks" / "en"
+    assert kernel_helpers_file(str(other), notebooks).is_relative_to(other)  # the trap is real
+    session = os.pathsep.join([os.environ["PYTHONPATH"], str(other)])  # as conftest leaves it
+    assert kernel_helpers_file(session, notebooks).is_relative_to(REPO_ROOT.resolve())
+    nbbuild = nbbuild_module()  # its kernels get the same PYTHONPATH order
+    assert nbbuild.checkout_first(REPO_ROOT, str(other)).split(os.pathsep) == [
+        str(REPO_ROOT),
+        str(other),
+    ]
+    assert nbbuild.checkout_first(REPO_ROOT, f"{REPO_ROOT}{os.pathsep}") == str(REPO_ROOT)
+
+
+def nbbuild_module():
+    """`scripts/nbbuild.py` as the module `nbbuild`."""
+    if "nbbuild" not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            "nbbuild", REPO_ROOT / "scripts" / "nbbuild.py"
+        )
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["nbbuild"] = module
+        spec.loader.exec_module(module)
+    return sys.modules["nbbuild"]

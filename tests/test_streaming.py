@@ -1,12 +1,15 @@
 """ToolCallAccumulator: any chunking of a response assembles to the same message."""
 
 import json
+import re
 
-from hypothesis import given, settings
+import pytest
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from openai.types.chat import ChatCompletionChunk
 
-from helpers import ToolCallAccumulator
+from helpers import ToolCallAccumulator, ToolLoopError, ask_model
 from tests.fakes import chunks_for, completion
 
 BASE = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m"}
@@ -44,13 +47,46 @@ def test_role_only_first_chunk_and_no_calls_gives_plain_message():
     assert empty.assistant_message() == {"role": "assistant", "content": None}
 
 
-def test_id_and_name_split_across_chunks_and_delta_without_function():
+def test_name_split_across_chunks_and_delta_without_function():
     acc = ToolCallAccumulator()
-    acc.add(chunk({"tool_calls": [{"index": 0, "id": "functions.get_", "function": {"name": "get_"}}]}))
-    acc.add(chunk({"tool_calls": [{"index": 0, "id": "weather:0", "type": "function"}]}))
+    acc.add(chunk({"tool_calls": [{"index": 0, "id": "functions.get_weather:0", "function": {"name": "get_"}}]}))
+    acc.add(chunk({"tool_calls": [{"index": 0, "type": "function"}]}))
     acc.add(chunk({"tool_calls": [{"index": 0, "function": {"name": "weather", "arguments": "{}"}}]}))
     assert acc.tool_calls == [{"id": "functions.get_weather:0", "type": "function",
                                "function": {"name": "get_weather", "arguments": "{}"}}]
+
+
+def repeating_provider_stream(with_index=True):
+    """Fireworks, LiteLLM, DeepSeek, Qwen's API: id, type and whole name repeated on every delta."""
+    pieces = ['{"city"', ': "Bei', 'jing"}']
+    deltas = [{"tool_calls": [{"id": "call_1", "type": "function",
+                               "function": {"name": "get_weather", "arguments": p}}]} for p in pieces]
+    deltas += [{"tool_calls": [{"id": "call_2", "type": "function",
+                                "function": {"name": "get_time", "arguments": p}}]} for p in ["{", "}"]]
+    if with_index:
+        for delta in deltas:
+            delta["tool_calls"][0]["index"] = 0 if delta["tool_calls"][0]["id"] == "call_1" else 1
+    return deltas
+
+
+@pytest.mark.parametrize("with_index", [True, False])
+def test_id_type_and_name_repeated_on_every_delta_are_kept_once(with_index):
+    acc = ToolCallAccumulator()
+    for delta in repeating_provider_stream(with_index):
+        acc.add(chunk(delta))
+    assert acc.tool_calls == [
+        {"id": "call_1", "type": "function",
+         "function": {"name": "get_weather", "arguments": '{"city": "Beijing"}'}},
+        {"id": "call_2", "type": "function", "function": {"name": "get_time", "arguments": "{}"}},
+    ]
+
+
+def test_a_split_name_then_repeated_whole_does_not_double():
+    acc = ToolCallAccumulator()
+    acc.add_delta({"tool_calls": [{"index": 0, "id": "a", "function": {"name": "get_"}}]})
+    acc.add_delta({"tool_calls": [{"index": 0, "id": "a", "function": {"name": "weather"}}]})
+    acc.add_delta({"tool_calls": [{"index": 0, "id": "a", "function": {"name": "get_weather", "arguments": "{}"}}]})
+    assert acc.tool_calls[0]["function"] == {"name": "get_weather", "arguments": "{}"}
 
 
 def test_interleaved_parallel_calls_are_glued_by_index():
@@ -105,9 +141,18 @@ def chunked_response(draw):
     streams = []
     for index, call in enumerate(expected):
         f = call["function"]
-        pieces = [{"index": index, "id": p} for p in cut(call["id"])]
-        pieces += [{"index": index, "function": {"name": p}} for p in cut(f["name"])]
+        name_pieces = cut(f["name"])
+        # "a" + "a" cannot be told from "a" repeated; servers repeat whole names, never split so
+        assume(all(p != "".join(name_pieces[:i]) for i, p in enumerate(name_pieces)))
+        pieces = [{"index": index, "id": call["id"]}]
+        pieces += [{"index": index, "function": {"name": p}} for p in name_pieces]
         pieces += [{"index": index, "function": {"arguments": p}} for p in cut(f["arguments"])]
+        for piece in pieces[1:]:  # some providers repeat id, type and the whole name on every delta
+            repeat = draw(st.sets(st.sampled_from(["id", "type", "name"])))
+            piece.update({"id": call["id"]} if "id" in repeat else {})
+            piece.update({"type": "function"} if "type" in repeat else {})
+            if "name" in repeat and "arguments" in piece.get("function", {}):
+                piece["function"]["name"] = f["name"]
         streams.append(pieces)
     merged = []
     while any(streams):  # interleave: keep each call's own order
@@ -117,7 +162,7 @@ def chunked_response(draw):
     return content, expected, deltas
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(chunked_response())
 def test_any_chunking_assembles_the_same_calls(case):
     content, expected, deltas = case
@@ -129,3 +174,150 @@ def test_any_chunking_assembles_the_same_calls(case):
     acc.add(chunk(choices=False, usage={"total_tokens": 1}))
     assert acc.content == content
     assert acc.tool_calls == expected
+
+
+# --- reasoning (thinking models): kept under the name the server used --------------------------
+
+REASONING_KEYS = ["reasoning_content", "reasoning"]
+
+
+def thinking_stream(key: str) -> list[dict]:
+    """Reasoning first (as Moonshot streams it), then content, then two parallel calls."""
+    return [
+        chunk({"role": "assistant", "content": ""}),
+        chunk({key: "The user asks about "}),
+        chunk({key: "two cities.", "content": ""}),
+        chunk({"content": "Checking."}),
+        chunk({"tool_calls": [{"index": 0, "id": "functions.get_weather:0", "type": "function",
+                               "function": {"name": "get_weather", "arguments": '{"city": '}}]}),
+        chunk({"tool_calls": [{"index": 1, "id": "functions.get_weather:1", "type": "function",
+                               "function": {"name": "get_weather", "arguments": '{"city": "Moscow"}'}}]}),
+        chunk({"tool_calls": [{"index": 0, "function": {"arguments": '"Beijing"}'}}]}),
+        chunk({}, "tool_calls"),
+    ]
+
+
+@pytest.mark.parametrize("key", REASONING_KEYS)
+@pytest.mark.parametrize("sdk", [False, True], ids=["dicts", "sdk-objects"])
+def test_reasoning_is_collected_and_sent_back_under_the_same_key(key, sdk):
+    acc = ToolCallAccumulator()
+    for c in thinking_stream(key):
+        acc.add(ChatCompletionChunk.model_validate(c) if sdk else c)
+    assert acc.reasoning == "The user asks about two cities."
+    assert acc.reasoning_key == key
+    assert acc.assistant_message() == {
+        "role": "assistant",
+        "content": "Checking.",
+        key: "The user asks about two cities.",
+        "tool_calls": [
+            {"id": "functions.get_weather:0", "type": "function",
+             "function": {"name": "get_weather", "arguments": '{"city": "Beijing"}'}},
+            {"id": "functions.get_weather:1", "type": "function",
+             "function": {"name": "get_weather", "arguments": '{"city": "Moscow"}'}},
+        ],
+    }
+
+
+def test_sdk_delta_objects_keep_reasoning_too():
+    acc = ToolCallAccumulator()
+    for c in thinking_stream("reasoning"):
+        acc.add_delta(ChatCompletionChunk.model_validate(c).choices[0].delta)
+    assert acc.reasoning == "The user asks about two cities." and acc.reasoning_key == "reasoning"
+
+
+def test_no_reasoning_means_no_key_and_null_reasoning_is_ignored():
+    acc = ToolCallAccumulator()
+    for c in [chunk({"content": "Hi", "reasoning_content": None}), chunk({"reasoning": ""})]:
+        acc.add(ChatCompletionChunk.model_validate(c))
+    assert acc.reasoning == "" and acc.reasoning_key is None
+    assert acc.assistant_message() == {"role": "assistant", "content": "Hi"}
+
+
+def test_a_delta_with_both_names_is_counted_once_under_the_first_name_seen():
+    # vLLM kept `reasoning_content` as an alias of `reasoning` for a while: the same text twice.
+    acc = ToolCallAccumulator()
+    acc.add_delta({"reasoning": "a", "reasoning_content": "a"})
+    acc.add_delta({"reasoning": "b"})
+    acc.add_delta({"reasoning_content": "c", "reasoning": "c"})
+    assert acc.reasoning == "abc"
+    assert acc.reasoning_key == "reasoning_content"  # the preferred name when both arrive at once
+    assert acc.assistant_message() == {"role": "assistant", "content": None, "reasoning_content": "abc"}
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(REASONING_KEYS), st.lists(st.text(min_size=1, max_size=6), max_size=8),
+       st.lists(st.text(min_size=1, max_size=6), max_size=4))
+def test_any_chunking_of_reasoning_assembles_it(key, reasoning_pieces, content_pieces):
+    acc = ToolCallAccumulator()
+    for piece in reasoning_pieces:
+        acc.add(chunk({key: piece}))
+    for piece in content_pieces:
+        acc.add(chunk({"content": piece}))
+    assert acc.reasoning == "".join(reasoning_pieces)
+    assert acc.content == "".join(content_pieces)
+    expected_key = key if reasoning_pieces else None
+    assert acc.reasoning_key == expected_key
+    assert (key in acc.assistant_message()) == bool(reasoning_pieces)
+
+
+@pytest.mark.parametrize(
+    "delta, fragment",
+    [
+        ({"tool_calls": "get_weather"}, "`tool_calls` as a str"),
+        ({"tool_calls": ["get_weather"]}, "tool-call fragment is a str"),
+        ({"tool_calls": [{"index": 0, "function": "get_weather"}]}, "`function` is a str"),
+        ({"tool_calls": [{"index": [0], "function": {"name": "f"}}]}, "index [0] and name 'f'"),
+        ({"tool_calls": [{"index": 0, "function": {"name": ["f"]}}]}, "index 0 and name ['f']"),
+        ({"content": ["a", "b"]}, "`content` is a list"),
+    ],
+)
+def test_malformed_stream_fragments_raise_a_clear_error(delta, fragment):
+    acc = ToolCallAccumulator()
+    with pytest.raises(ValueError, match=re.escape(fragment)):
+        acc.add(chunk(delta))
+
+
+def test_malformed_stream_in_the_loop_is_a_tool_loop_error():
+    class Client:
+        def __init__(self):
+            self.chat = self.completions = self
+
+        def create(self, **kwargs):
+            return iter([chunk({"tool_calls": "get_weather"})])
+
+    with pytest.raises(ToolLoopError, match="malformed"):
+        ask_model(Client(), [], model="m", stream=True)
+
+
+def test_odd_but_usable_fragments_are_cleaned():
+    acc = ToolCallAccumulator()
+    acc.add_delta({"tool_calls": [{"index": "0", "id": 7, "type": None,
+                                   "function": {"name": "f", "arguments": {"city": "Oslo"}}}]})
+    acc.add_delta({"tool_calls": [{"index": 0, "id": None, "function": {"name": None, "arguments": None}}]})
+    assert acc.tool_calls == [{"id": "7", "type": "function",
+                               "function": {"name": "f", "arguments": '{"city": "Oslo"}'}}]
+
+
+fuzz_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-2, 3) | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(
+        ["index", "id", "type", "function", "name", "arguments", "content", "tool_calls",
+         "reasoning_content", "reasoning"]), inner, max_size=4),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(fuzz_values, max_size=5))
+def test_any_delta_is_taken_or_refused_clearly_and_the_message_stays_readable(deltas):
+    acc = ToolCallAccumulator()
+    for delta in deltas:
+        try:
+            acc.add_delta(delta if isinstance(delta, dict) else {"tool_calls": delta})
+        except ValueError as exc:
+            assert "malformed" in str(exc)
+    message = acc.assistant_message()
+    json.dumps(message)  # what the client would have to send next
+    for call in message.get("tool_calls", []):
+        assert all(isinstance(call[k], str) for k in ("id", "type"))
+        assert all(isinstance(v, str) for v in call["function"].values())

@@ -12,6 +12,7 @@ import openai
 import pytest
 import requests
 
+from helpers import catalog
 from helpers.formats import parse_hermes, parse_kimi
 from helpers.loop import ToolLoopLimitError, run_tool_loop
 from helpers.paths import RECORDINGS_DIR
@@ -190,6 +191,15 @@ EXPECTED_IDS = {
         ["functions.get_weather:0", "functions.get_weather:1"],
         ["functions.get_weather:2"],
     ),
+    "moonshot_thinking": (["get_weather:0", "get_weather:1"], ["get_weather:2"]),
+    "vllm_thinking": (
+        ["functions.get_weather:0", "functions.get_weather:1"],
+        ["functions.get_weather:2"],
+    ),
+    "sglang_drift": (
+        ["functions.get_weather:0", "functions.get_weather:1"],
+        ["functions.get_weather:2"],
+    ),
 }
 EXPECTED_FINISH = {
     "moonshot": "tool_calls",
@@ -198,6 +208,9 @@ EXPECTED_FINISH = {
     "stop_with_calls": "stop",
     "no_parser": "stop",
     "vllm_hermes": "tool_calls",
+    "moonshot_thinking": "tool_calls",
+    "vllm_thinking": "tool_calls",
+    "sglang_drift": "tool_calls",
     "vllm_qwen3_coder": "tool_calls",
     "ollama": "tool_calls",
     "llamacpp": "tool_calls",
@@ -219,7 +232,7 @@ def test_profile_ids_finish_reason_and_content(engine: str) -> None:
     assert finishes == [EXPECTED_FINISH[engine], EXPECTED_FINISH[engine], "stop"]
     assert messages[2]["content"] == "Done."
     assert [item["request"]["path"].endswith("/chat/completions") for item in rounds] == [True] * 3
-    default = engine in ("moonshot", "vllm_hermes")
+    default = engine in catalog.DEFAULT_ENGINES.values()
     assert rounds[0]["request"]["path"].startswith("/v1/" if default else f"/engines/{engine}/v1/")
     ids = [[call["id"] for call in m.get("tool_calls") or []] for m in messages[:2]]
     if engine == "no_parser":
@@ -243,7 +256,7 @@ def test_profile_ids_finish_reason_and_content(engine: str) -> None:
         assert play("probe", probe(engine)) == rounds  # derived from hashes, not random
     else:
         assert tuple(ids) == EXPECTED_IDS[engine]
-    empty = "" if engine == "moonshot" else None
+    empty = "" if engine in ("moonshot", "moonshot_thinking") else None
     assert messages[0]["content"] == empty and messages[1]["content"] == empty
 
 
@@ -482,7 +495,9 @@ def test_every_shipped_interaction_replays_exactly() -> None:
                 assert reply.json() == item["response"]["body"], item["label"]
                 continue
             client = openai.OpenAI(base_url=base_url, api_key="replay-needs-no-key", max_retries=0)
-            result = client.chat.completions.create(**body)
+            sdk_body = {k: v for k, v in body.items() if k != "thinking"}  # not an SDK keyword
+            extra = {"extra_body": {"thinking": body["thinking"]}} if "thinking" in body else {}
+            result = client.chat.completions.create(**sdk_body, **extra)
             if body.get("stream"):
                 got = [chunk.model_dump(exclude_unset=True) for chunk in result]
                 assert got == sse_data(item)[:-1], item["label"]

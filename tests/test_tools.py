@@ -1,9 +1,14 @@
 """ToolRegistry: schemas, argument checks, `**kwargs` dispatch, every failure as a message."""
 
+import datetime
+import decimal
 import json
+import threading
+from pathlib import Path
+from typing import Optional
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from openai.types.chat import ChatCompletionMessageToolCall
 
@@ -220,3 +225,285 @@ def test_any_argument_text_gives_a_message_never_an_exception(text):
     r.register(get_weather)
     message = r.call(call("get_weather", text))
     assert message["role"] == "tool" and isinstance(message["content"], str)
+
+
+# --- never raises for model mistakes, broken servers or odd tool results -------------------------
+
+
+class Unprintable(Exception):
+    def __str__(self):
+        raise RuntimeError("no text for you")
+
+
+def registry_with(fn, properties=None):
+    r = ToolRegistry()
+    r.register(fn, {"name": "get_weather", "parameters": {
+        "type": "object", "properties": properties or {}, "additionalProperties": True}})
+    return r
+
+
+@pytest.mark.parametrize(
+    "value, kind",
+    [
+        ({"sunny", "warm"}, "a set"),
+        (datetime.datetime(2026, 1, 1), "a datetime"),
+        (b"sunny", "a bytes"),
+        (decimal.Decimal("1.5"), "a Decimal"),
+        (object(), "an object"),
+        ({"when": datetime.date(2026, 1, 1)}, "a dict containing a date"),
+        ([1, {2, 3}], "a list containing a set"),
+        ({("a", "b"): 1}, "a dict with a tuple key"),
+        ({"a": {("a", "b"): 1}}, "a dict containing a dict with a tuple key"),
+        ((1, frozenset()), "a tuple containing a frozenset"),
+    ],
+)
+def test_a_result_that_is_not_json_becomes_an_error_naming_its_type(value, kind):
+    message = registry_with(lambda: value).call(call("get_weather", "{}"))
+    assert error_of(message) == (
+        f"get_weather returned {kind}, which is not JSON-serializable; "
+        "return a dict, list, str, number or bool"
+    )
+    assert message["role"] == "tool" and message["tool_call_id"] == "functions.x:0"
+
+
+def test_a_circular_or_absurd_result_becomes_an_error():
+    loop = []
+    loop.append(loop)
+    assert "not JSON-serializable" in error_of(registry_with(lambda: loop).call(call("get_weather", "{}")))
+    deep = []
+    for _ in range(100_000):
+        deep = [deep]
+    assert "not JSON-serializable" in error_of(registry_with(lambda: deep).call(call("get_weather", "{}")))
+    huge = 10 ** 5000
+    assert "not JSON-serializable" in error_of(registry_with(lambda: huge).call(call("get_weather", "{}")))
+
+
+def test_an_exception_whose_str_raises_is_still_reported():
+    def broken():
+        raise Unprintable()
+
+    assert error_of(registry_with(broken).call(call("get_weather", "{}"))) == (
+        "Tool get_weather failed: Unprintable (its message could not be shown)")
+
+
+@pytest.mark.parametrize(
+    "arguments, fragment",
+    [
+        ('{"n": ' + "9" * 5000 + "}", "a number too long to read"),
+        ('{"a": ' + "[" * 995 + "]" * 995 + "}", "nested too deeply"),
+        ("[" * 100_000, "nested too deeply"),
+        (42, "must be a JSON object (text), got int"),
+        ([1, 2], "must be a JSON object (text), got list"),
+        (True, "must be a JSON object (text), got bool"),
+    ],
+)
+def test_absurd_or_non_string_arguments_become_error_messages(arguments, fragment):
+    message = registry_with(lambda **kw: "ok").call(call("get_weather", arguments))
+    assert fragment in error_of(message)
+
+
+def test_deep_but_decodable_arguments_do_not_crash_the_validation():
+    deep = '{"a": ' + "[" * 900 + "]" * 900 + "}"
+    message = registry_with(lambda **kw: "ok", {"a": {"type": "array"}}).call(call("get_weather", deep))
+    assert message["role"] == "tool" and isinstance(message["content"], str)
+
+
+@pytest.mark.parametrize("name", [["get_weather"], {"x": 1}, 42, None])
+def test_a_broken_server_name_becomes_unknown_tool(registry, name):
+    message = registry.call({"id": "functions.x:0", "function": {"name": name, "arguments": "{}"}})
+    assert error_of(message).startswith("Unknown tool ")
+    assert error_of(message).endswith("Available tools: get_weather, convert.")
+    if name is not None:
+        assert f"Unknown tool {json.dumps(name)} (a tool name is a string)" in error_of(message)
+    assert message["name"] == "" and message["tool_call_id"] == "functions.x:0"
+
+
+@pytest.mark.parametrize("tool_call", [None, "get_weather", 42, {"function": None}, {"function": "x"},
+                                       {"id": ["a"], "function": {"name": "get_weather"}}])
+def test_a_call_of_the_wrong_shape_gives_a_message(registry, tool_call):
+    message = registry.call(tool_call)
+    assert message["role"] == "tool" and isinstance(message["tool_call_id"], str)
+    assert json.loads(message["content"])
+
+
+# --- argument validation with jsonschema ----------------------------------------------------------
+
+
+def typed_tool(options: dict, counts: dict[str, int], limit: Optional[int], tags: Optional[list[str]] = None) -> str:  # noqa: UP045
+    """Exercise the schema generator's types.
+
+    Args:
+        options: Any settings
+        counts: Counts per key
+        limit: How many, or null for all
+        tags: Optional tags
+    """
+    return "ok"
+
+
+@pytest.fixture
+def typed():
+    r = ToolRegistry()
+    r.register(typed_tool)
+    return r
+
+
+VALID = {"options": {"any": [1, {"deep": None}], "key": "v"}, "counts": {"a": 1, "b": 2}, "limit": None}
+
+
+@pytest.mark.parametrize("arguments", [VALID, VALID | {"limit": 3, "tags": None}, VALID | {"tags": ["x"]}])
+def test_valid_calls_of_typed_functions_are_accepted(typed, arguments):
+    assert typed.call(call("typed_tool", json.dumps(arguments)))["content"] == "ok"
+
+
+@pytest.mark.parametrize(
+    "arguments, expected",
+    [
+        (VALID | {"counts": {"a": "1"}}, 'arguments.counts.a must be integer, got str "1"'),
+        (VALID | {"limit": "3"}, 'arguments.limit must be integer or null, got str "3"'),
+        (VALID | {"tags": [1]}, "arguments.tags[0] must be string, got int 1"),
+        (VALID | {"extra": 1}, "arguments has an unexpected 'extra' (known: options, counts, limit, tags)"),
+    ],
+)
+def test_invalid_calls_of_typed_functions_name_the_argument(typed, arguments, expected):
+    assert error_of(typed.call(call("typed_tool", json.dumps(arguments)))) == (
+        f"Invalid arguments for typed_tool: {expected}.")
+
+
+def test_nullable_becomes_a_null_type_in_generated_schemas(typed):
+    properties = typed.schemas[0]["function"]["parameters"]["properties"]
+    assert properties["limit"]["type"] == ["integer", "null"] and "nullable" not in properties["limit"]
+    assert properties["tags"]["type"] == ["array", "null"]
+    assert properties["counts"]["additionalProperties"] == {"type": "integer"}
+
+
+RICH = {
+    "type": "object",
+    "required": ["when", "place"],
+    "properties": {
+        "when": {"anyOf": [{"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},
+                           {"type": "integer", "minimum": 0}]},
+        "place": {"$ref": "#/$defs/place"},
+        "days": {"type": "integer", "minimum": 1, "maximum": 7},
+        "unit": {"type": "string", "enum": ["c", "f"], "nullable": True},
+    },
+    "$defs": {"place": {"type": "object", "required": ["city"],
+                        "properties": {"city": {"type": "string", "minLength": 1}}}},
+}
+
+
+@pytest.mark.parametrize(
+    "arguments, expected",
+    [
+        ({"when": "2026-01-01", "place": {"city": "Oslo"}}, []),
+        ({"when": 5, "place": {"city": "Oslo", "country": "NO"}, "days": 7, "unit": None}, []),
+        ({"when": "tomorrow", "place": {"city": "Oslo"}},
+         ['arguments.when does not match any allowed form, got "tomorrow"']),
+        ({"when": 1, "place": {}}, ["arguments.place is missing the required 'city'"]),
+        ({"when": 1, "place": {"city": ""}}, ['arguments.place.city must have at least 1 character, got ""']),
+        ({"when": 1, "place": {"city": "Oslo"}, "days": 0}, ["arguments.days must be >= 1, got 0"]),
+        ({"when": 1, "place": {"city": "Oslo"}, "days": 8}, ["arguments.days must be <= 7, got 8"]),
+        ({"when": 1, "place": {"city": "Oslo"}, "unit": "k"},
+         ["arguments.unit must be one of ['c', 'f', None], got \"k\""]),
+    ],
+)
+def test_anyof_ref_minimum_and_nullable_are_enforced(arguments, expected):
+    assert validate_arguments(arguments, RICH) == expected
+
+
+def test_only_the_top_level_is_strict_about_unexpected_keys():
+    schema = {"type": "object", "properties": {"meta": {"type": "object", "properties": {"a": {}}}}}
+    assert validate_arguments({"meta": {"a": 1, "b": 2}}, schema) == []
+    assert validate_arguments({"other": 1}, schema) == ["arguments has an unexpected 'other' (known: meta)"]
+    assert validate_arguments({"other": 1}, schema | {"additionalProperties": True}) == []
+
+
+def test_a_broken_schema_is_refused_at_registration():
+    with pytest.raises(ValueError, match="not a valid JSON schema"):
+        ToolRegistry().register(get_weather, {"name": "get_weather", "parameters": {
+            "type": "object", "properties": {"city": {"type": "text"}}}})
+
+
+def test_the_documented_timeout_wrapper_turns_a_hanging_tool_into_an_error():
+    doc = (Path(__file__).parent.parent / "docs" / "contracts.md").read_text(encoding="utf-8")
+    section = doc[doc.index("### Tools run without a timeout"):]
+    snippet = section[section.index("```python") + len("```python"):section.index("```\n", section.index("```python") + 9)]
+    namespace: dict = {}
+    exec(compile(snippet, "docs/contracts.md", "exec"), namespace)  # our own documentation
+    release = threading.Event()
+
+    def get_weather(city: str) -> dict:
+        """Get weather information.
+
+        Args:
+            city: City name
+        """
+        release.wait(5)  # hangs until the test lets it go
+        return {"city": city}
+
+    r = ToolRegistry()
+    r.register(namespace["with_timeout"](get_weather, 0.05))
+    try:
+        assert r.schemas[0]["function"]["name"] == "get_weather"
+        assert r.schemas[0]["function"]["parameters"]["required"] == ["city"]
+        assert error_of(r.call(call("get_weather", '{"city": "Oslo"}'))) == (
+            "Tool get_weather failed: TimeoutError: get_weather gave no answer within 0.05 s")
+    finally:
+        release.set()
+    patient = ToolRegistry()
+    patient.register(namespace["with_timeout"](get_weather, 60))
+    assert json.loads(patient.call(call("get_weather", '{"city": "Oslo"}'))["content"]) == {"city": "Oslo"}
+
+
+def test_a_schema_that_cannot_be_applied_is_reported_not_raised():
+    r = ToolRegistry()
+    r.register(lambda **kw: "ok", {"name": "get_weather", "parameters": {
+        "type": "object", "properties": {"city": {"$ref": "#/$defs/missing"}}}})
+    assert "could not be checked against the tool's schema" in error_of(r.call(call("get_weather", '{"city": "x"}')))
+
+
+def test_nullable_is_read_only_where_it_is_a_keyword():
+    schema = {"type": "object", "properties": {
+        "nullable": {"type": "boolean"},  # an argument that happens to be called so
+        "n": {"anyOf": [{"type": "integer", "nullable": True}]},
+        "e": {"enum": [{"nullable": True}]},
+    }}
+    assert validate_arguments({"nullable": True, "n": None, "e": {"nullable": True}}, schema) == []
+    assert validate_arguments({"nullable": None}, schema) == [
+        "arguments.nullable must be boolean, got null"]
+    assert schema["properties"]["n"]["anyOf"][0]["nullable"] is True  # the caller's schema is untouched
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=8,
+)
+odd_results = st.recursive(
+    json_values | st.sets(st.integers(), max_size=2) | st.binary(max_size=4)
+    | st.datetimes() | st.decimals(allow_nan=False) | st.builds(object),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(json_values, st.fixed_dictionaries({}, optional={
+        "id": json_values,
+        "function": st.one_of(json_values, st.fixed_dictionaries({}, optional={
+            "name": st.one_of(st.sampled_from(["get_weather", "echo"]), json_values),
+            "arguments": st.one_of(json_values, json_values.map(json.dumps)),
+        })),
+    })),
+    odd_results,
+)
+def test_call_never_raises_whatever_the_server_sends_or_the_tool_returns(tool_call, result):
+    r = ToolRegistry()
+    r.register(get_weather)
+    r.register(lambda **kwargs: result, {"name": "echo", "parameters": {
+        "type": "object", "properties": {}, "additionalProperties": True}})
+    message = r.call(tool_call)
+    assert message["role"] == "tool"
+    assert isinstance(message["tool_call_id"], str) and isinstance(message["name"], str)
+    assert isinstance(message["content"], str)

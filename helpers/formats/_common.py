@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-# How both parsers describe a call, block or section still open when the text ends.
-CUT_OFF = "at the end of the text (output cut off, e.g. by max_tokens?)"
+from helpers.i18n import Text, tr
+
+# How the parsers describe a call, block or section still open when the text ends. Parser
+# diagnostics are shown to students, so they follow the notebook's language (`helpers.i18n`).
+CUT_OFF = Text(
+    "at the end of the text (output cut off, e.g. by max_tokens?)",
+    "в конце текста (вывод оборвался, например по max_tokens?)",
+)
 
 
 @dataclass
@@ -35,26 +41,28 @@ def snippet(text: str, limit: int = 60) -> str:
 
 
 _JSON_TYPE_NAMES = {
-    list: "an array",
-    str: "a string",
-    int: "a number",
-    float: "a number",
-    bool: "a boolean",
-    type(None): "null",
+    list: Text("an array", "массив"),
+    str: Text("a string", "строка"),
+    int: Text("a number", "число"),
+    float: Text("a number", "число"),
+    bool: Text("a boolean", "логическое значение"),
+    type(None): Text("null", "null"),
 }
 
 
 def arguments_problem(arguments: str) -> str | None:
     """Say what is wrong with an arguments JSON text, or None when it is a JSON object."""
     if not arguments:
-        return "arguments are empty"
+        return tr("arguments are empty", "аргументы пусты")
     try:
         value = json.loads(arguments)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
-        return f"arguments are not valid JSON ({exc})"
+        return tr(f"arguments are not valid JSON ({exc})",
+                  f"аргументы — некорректный JSON (json: «{exc}»)")
     if not isinstance(value, dict):
         kind = _JSON_TYPE_NAMES.get(type(value), type(value).__name__)
-        return f"arguments are valid JSON but {kind}, not an object"
+        return tr(f"arguments are valid JSON but {kind}, not an object",
+                  f"аргументы — корректный JSON, но это {kind}, а не объект")
     return None
 
 
@@ -139,14 +147,24 @@ class StrippedStream:
 
 
 class DeltaList(list[dict[str, Any]]):
-    """The deltas produced by one `feed`, with neighbouring fragments of one kind merged."""
+    """The deltas produced by one `feed`, with neighbouring fragments of one kind merged.
+
+    Merged fragments are kept in a list and joined once, when the list is read (`list(out)`,
+    `done()`) or a new delta starts: a `+=` on a dict value copies the whole text gathered so far
+    every time (quadratic in its length).
+    """
+
+    def __init__(self) -> None:
+        """Start empty, merging nothing."""
+        super().__init__()
+        self._merging: tuple[dict[str, Any], str, list[str]] | None = None
 
     def content(self, text: str) -> None:
         """Add content text, merging it into the previous content delta if there is one."""
         if not text:
             return
         if self and "content" in self[-1]:
-            self[-1]["content"] += text
+            self._merge(self[-1], "content", text)
         else:
             self.append({"content": text})
 
@@ -155,7 +173,7 @@ class DeltaList(list[dict[str, Any]]):
         if not text:
             return
         if self and "reasoning_content" in self[-1]:
-            self[-1]["reasoning_content"] += text
+            self._merge(self[-1], "reasoning_content", text)
         else:
             self.append({"reasoning_content": text})
 
@@ -181,9 +199,34 @@ class DeltaList(list[dict[str, Any]]):
         if self and "tool_calls" in self[-1]:
             last = self[-1]["tool_calls"][0]
             if last["index"] == index and "id" not in last:
-                last["function"]["arguments"] += fragment
+                self._merge(last["function"], "arguments", fragment)
                 return
         self.append({"tool_calls": [{"index": index, "function": {"arguments": fragment}}]})
+
+    def append(self, delta: dict[str, Any]) -> None:
+        """Add a new delta (the previous one is complete: join what was merged into it)."""
+        self.done()
+        super().append(delta)
+
+    def _merge(self, holder: dict[str, Any], key: str, text: str) -> None:
+        """Note `text` as a continuation of `holder[key]`, to be joined by `done()`."""
+        if self._merging is None or self._merging[0] is not holder:
+            self.done()
+            self._merging = (holder, key, [holder[key]])
+        self._merging[2].append(text)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        """Iterate over complete deltas (so `list(out)` is as good as `out.done()`)."""
+        self.done()
+        return super().__iter__()
+
+    def done(self) -> list[dict[str, Any]]:
+        """Join the merged fragments into their delta; return the deltas as a plain list."""
+        if self._merging is not None:
+            holder, key, parts = self._merging
+            holder[key] = "".join(parts)
+            self._merging = None
+        return list(super().__iter__())
 
 
 class StreamParser:

@@ -37,6 +37,8 @@ from helpers.formats._common import (
     snippet,
     tool_call_dict,
 )
+from helpers.formats.think import parse_with_reasoning
+from helpers.i18n import Text, tr
 
 SECTION_BEGIN = "<|tool_calls_section_begin|>"
 SECTION_END = "<|tool_calls_section_end|>"
@@ -44,6 +46,9 @@ CALL_BEGIN = "<|tool_call_begin|>"
 ARGUMENT_BEGIN = "<|tool_call_argument_begin|>"
 CALL_END = "<|tool_call_end|>"
 KIMI_MARKERS = (SECTION_BEGIN, SECTION_END, CALL_BEGIN, ARGUMENT_BEGIN, CALL_END)
+# Markers that end reasoning left open: the section begin (as in vLLM's and SGLang's kimi_k2
+# reasoning parsers), and a call begun without a section, so that no call hides in the reasoning.
+REASONING_ENDS = (SECTION_BEGIN, CALL_BEGIN)
 
 # Any one marker. The parentheses make `re.split` keep the markers in its output:
 # re.split(...) on "a<|tool_call_end|>b" gives ["a", "<|tool_call_end|>", "b"].
@@ -62,9 +67,11 @@ def kimi_name_from_id(call_id: str) -> str:
 def _id_problem(call_id: str, name: str) -> str | None:
     """Say why a call id is not of the form `[functions.]name:N`, or None when it is."""
     if not call_id:
-        return "the id is empty, so there is no function name"
+        return tr("the id is empty, so there is no function name",
+                  "id пуст, поэтому имени функции нет")
     if not _INDEX_SUFFIX_RE.search(call_id) or not name or any(c.isspace() for c in name):
-        return f"the id is not of the form 'functions.name:N'; name guessed as {name!r}"
+        return tr(f"the id is not of the form 'functions.name:N'; name guessed as {name!r}",
+                  f"id не вида 'functions.name:N'; имя угадано как {name!r}")
     return None
 
 
@@ -73,15 +80,17 @@ def _build_call(
 ) -> tuple[dict[str, Any], list[str]]:
     """Turn what was read for one call into its OpenAI dict and the list of its problems."""
     name = kimi_name_from_id(call_id)
-    label = f"call {index} (id {call_id!r})"
+    label = tr(f"call {index} (id {call_id!r})", f"вызов {index} (id {call_id!r})")
     problems = []
     id_problem = _id_problem(call_id, name)
     if id_problem:
         problems.append(f"{label}: {id_problem}")
     if missing_end:
-        problems.append(f"{label}: no {CALL_END} {missing_end}")
+        problems.append(tr(f"{label}: no {CALL_END} {missing_end}",
+                           f"{label}: нет {CALL_END} {missing_end}"))
     if arguments is None:
-        problems.append(f"{label}: no {ARGUMENT_BEGIN}, so no arguments")
+        problems.append(tr(f"{label}: no {ARGUMENT_BEGIN}, so no arguments",
+                           f"{label}: нет {ARGUMENT_BEGIN}, поэтому нет и аргументов"))
         arguments = ""
     else:
         arguments_issue = arguments_problem(arguments)
@@ -92,23 +101,35 @@ def _build_call(
 
 def _stray_text_error(text: str) -> str:
     """Error for visible text inside a tool-calls section but outside any call."""
-    return f"text between tool calls ignored: {snippet(text)!r}"
+    return tr(f"text between tool calls ignored: {snippet(text)!r}",
+              f"текст между вызовами пропущен: {snippet(text)!r}")
 
 
 def _misplaced(marker: str, in_section: bool, call_index: int | None) -> str:
     """Error for a marker that makes no sense where it stands (it is dropped)."""
     if call_index is not None:
-        return f"call {call_index}: unexpected {marker} inside the call ignored"
+        return tr(f"call {call_index}: unexpected {marker} inside the call ignored",
+                  f"вызов {call_index}: лишний {marker} внутри вызова пропущен")
     if marker == SECTION_BEGIN:
-        return f"{SECTION_BEGIN} inside an open section ignored"
+        return tr(f"{SECTION_BEGIN} inside an open section ignored",
+                  f"{SECTION_BEGIN} внутри открытой секции пропущен")
     if marker == SECTION_END:
-        return f"{SECTION_END} without an open section ignored"
-    where = "between calls" if in_section else "outside a tool-calls section"
-    return f"{marker} {where} ignored"
+        return tr(f"{SECTION_END} without an open section ignored",
+                  f"{SECTION_END} без открытой секции пропущен")
+    if in_section:
+        return tr(f"{marker} between calls ignored", f"{marker} между вызовами пропущен")
+    return tr(f"{marker} outside a tool-calls section ignored",
+              f"{marker} вне секции вызовов пропущен")
 
 
-_CALL_OUTSIDE_SECTION = f"{CALL_BEGIN} outside a tool-calls section: read as a call anyway"
-_NO_SECTION_END = f"no {SECTION_END} {CUT_OFF}"
+_CALL_OUTSIDE_SECTION = Text(
+    f"{CALL_BEGIN} outside a tool-calls section: read as a call anyway",
+    f"{CALL_BEGIN} вне секции вызовов: всё равно прочитан как вызов",
+)
+_NO_SECTION_END = Text(
+    f"no {SECTION_END} {CUT_OFF.en}",
+    f"нет {SECTION_END} {CUT_OFF.ru}",
+)
 
 
 @dataclass
@@ -120,8 +141,16 @@ class _OpenCall:
     args_parts: list[str] | None = None  # None until <|tool_call_argument_begin|>
 
 
-def parse_kimi(text: str) -> ParseResult:
-    """Read Kimi-K2 raw output into content, tool calls (from every section) and errors."""
+def parse_kimi(text: str, reasoning_open: bool | None = None) -> ParseResult:
+    """Read Kimi raw output into reasoning, content, tool calls (from every section) and errors.
+
+    `<think>…</think>` goes to `.reasoning` (see `helpers.formats.think`); `reasoning_open` says
+    whether the prompt already opened `<think>` (None: decide from the text)."""
+    return parse_with_reasoning(text, REASONING_ENDS, reasoning_open, _parse_visible)
+
+
+def _parse_visible(text: str) -> ParseResult:
+    """Read the visible part of Kimi output (reasoning already split off) into calls and errors."""
     content_parts: list[str] = []
     tool_calls: list[dict[str, Any]] = []
     errors: list[str] = []
@@ -161,9 +190,9 @@ def parse_kimi(text: str) -> ParseResult:
                 errors.append(_misplaced(piece, in_section, open_index))
         elif piece == CALL_BEGIN:
             if call is not None:  # the previous call never got its <|tool_call_end|>
-                finish_call(f"before the next {CALL_BEGIN}")
+                finish_call(tr(f"before the next {CALL_BEGIN}", f"перед следующим {CALL_BEGIN}"))
             elif not in_section:
-                errors.append(_CALL_OUTSIDE_SECTION)
+                errors.append(str(_CALL_OUTSIDE_SECTION))
             in_section = True
             call = _OpenCall(index=len(tool_calls))
         elif piece == ARGUMENT_BEGIN:
@@ -179,7 +208,7 @@ def parse_kimi(text: str) -> ParseResult:
                 errors.append(_misplaced(piece, in_section, None))
         elif piece == SECTION_END:
             if call is not None:
-                finish_call(f"before {SECTION_END}")
+                finish_call(tr(f"before {SECTION_END}", f"перед {SECTION_END}"))
                 call = None
             if in_section:
                 in_section = False
@@ -188,9 +217,9 @@ def parse_kimi(text: str) -> ParseResult:
 
     # The text ended: whatever is still open was cut off.
     if call is not None:
-        finish_call(CUT_OFF)
+        finish_call(str(CUT_OFF))
     if in_section:
-        errors.append(_NO_SECTION_END)
+        errors.append(str(_NO_SECTION_END))
     return ParseResult("".join(content_parts).strip(), tool_calls, errors)
 
 
@@ -223,10 +252,11 @@ class KimiStreamParser(StreamParser):
     """
 
     markers = KIMI_MARKERS
+    reasoning_ends = REASONING_ENDS
 
-    def __init__(self) -> None:
-        """Start with nothing read."""
-        super().__init__()
+    def __init__(self, reasoning_open: bool | None = None) -> None:
+        """Start with nothing read (`reasoning_open` as in `parse_kimi`)."""
+        super().__init__(reasoning_open)
         self._in_section = False
         self._call: _StreamingCall | None = None
         self._stray: list[str] = []  # text between calls, judged at the next marker
@@ -235,9 +265,9 @@ class KimiStreamParser(StreamParser):
         """Report stray text, a cut-off call and an unclosed section."""
         self._judge_stray_text()
         if self._call is not None:
-            self._finish_call(CUT_OFF, out)
+            self._finish_call(str(CUT_OFF), out)
         if self._in_section:
-            self._errors.append(_NO_SECTION_END)
+            self._errors.append(str(_NO_SECTION_END))
 
     def _on_text(self, piece: str, out: DeltaList) -> None:
         """Route plain text to content, the open call's id or arguments, or the stray buffer."""
@@ -268,7 +298,7 @@ class KimiStreamParser(StreamParser):
             if call is not None:
                 self._finish_call(f"before the next {CALL_BEGIN}", out)
             elif not self._in_section:
-                self._errors.append(_CALL_OUTSIDE_SECTION)
+                self._errors.append(str(_CALL_OUTSIDE_SECTION))
             self._in_section = True
             self._call = _StreamingCall(index=len(self._tool_calls))
         elif marker == ARGUMENT_BEGIN:

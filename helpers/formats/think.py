@@ -53,7 +53,7 @@ def _stray_close() -> str:
 
 def _unclosed() -> str:
     return tr(
-        f"reasoning has no {THINK_CLOSE} {CUT_OFF}",
+        f"reasoning has no {THINK_CLOSE} {CUT_OFF.en}",
         f"у рассуждения нет {THINK_CLOSE}: текст оборвался (например, по max_tokens?)",
     )
 

@@ -13,18 +13,19 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from helpers import catalog
 from helpers.i18n import Text, tr
 from helpers.replay.cassette import CassetteError
 from helpers.replay.profiles import replay_model
 from helpers.replay.record import MIN_SECRET_CHARS, RecordProxy, upstream_host
 from helpers.replay.server import ReplayServer
 
-MODES = ("replay", "live", "record")
-PROVIDERS = ("kimi", "qwen")
-ENGINES = ("moonshot", "vllm", "sglang", "stop_with_calls", "no_parser", "vllm_hermes", "vllm_qwen3_coder", "ollama", "llamacpp")  # noqa: E501
-DEFAULT_ENGINE = {"kimi": "moonshot", "qwen": "vllm_hermes"}
-REPLAY_MODELS = {"kimi": "moonshotai/Kimi-K2-Instruct", "qwen": "Qwen/Qwen2.5-7B-Instruct"}
-REPLAY_API_KEY = "replay-needs-no-key"
+MODES = catalog.MODES
+PROVIDERS = catalog.PROVIDERS
+ENGINES = catalog.ENGINES
+DEFAULT_ENGINE = catalog.DEFAULT_ENGINES
+REPLAY_MODELS = catalog.MODEL_NAMES
+REPLAY_API_KEY = catalog.REPLAY_API_KEY
 LIVE_EXAMPLES = {
     "kimi": Text(
         "  Moonshot platform:  KIMI_BASE_URL=https://api.moonshot.ai/v1  KIMI_API_KEY=<your key>  "

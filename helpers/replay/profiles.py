@@ -1,9 +1,9 @@
 """Engine profiles: how each serving stack turns the same model output into an API response.
 
 The model writes the same text everywhere; what differs is the server around it. A profile
-records the differences the lessons teach (facts: `shared/facts/kimi_k2.md`, "Engine quirks",
-and `shared/facts/qwen.md`): the tool call ids, the `finish_reason` when calls are made, whether
-the calls are parsed out of the text at all, and how an empty `content` is reported.
+records the differences the lessons teach (documented by Moonshot, vLLM, SGLang and Qwen; what is
+assumed is listed in `docs/notes.md`): the tool call ids, the `finish_reason` when calls are
+made, whether the calls are parsed out of the text at all, and how an empty `content` is reported.
 """
 
 from __future__ import annotations
@@ -12,14 +12,13 @@ import hashlib
 from dataclasses import dataclass
 from typing import Literal
 
+from helpers import catalog
+
 Provider = Literal["kimi", "qwen"]
 IdStyle = Literal["moonshot", "model", "history", "hermes", "vllm16", "ollama", "llamacpp"]
 
-MODEL_NAMES: dict[str, str] = {
-    "kimi": "moonshotai/Kimi-K2-Instruct",
-    "qwen": "Qwen/Qwen2.5-7B-Instruct",
-}
-DEFAULT_ENGINES: dict[str, str] = {"kimi": "moonshot", "qwen": "vllm_hermes"}
+MODEL_NAMES: dict[str, str] = catalog.MODEL_NAMES
+DEFAULT_ENGINES: dict[str, str] = catalog.DEFAULT_ENGINES
 
 
 @dataclass(frozen=True)
@@ -41,6 +40,7 @@ class EngineProfile:
     parallel_by_default: bool = True  # False: one call per reply unless the request sends
     # `parallel_tool_calls: true` (llama.cpp's server)
     system_fingerprint: str | None = None  # sent on every response and chunk when set
+    drifts_on_foreign_ids: bool = False  # foreign history ids make the model write odd ids
 
     def base_path(self, provider: str) -> str:
         """URL prefix the replay server serves this profile under, e.g. `/v1`."""
@@ -105,6 +105,48 @@ QWEN_TODAY_PROFILES: tuple[EngineProfile, ...] = (
     ),
 )
 
+# Kimi thinking models (K2-Thinking, K2.5, K2.6): the same call markers with a reasoning part in
+# front, which each stack reports under its own field name.
+THINKING_PROFILES: tuple[EngineProfile, ...] = (
+    EngineProfile(
+        name="moonshot_thinking",
+        providers=("kimi",),
+        summary="Moonshot platform API with a thinking model (kimi-k2.6): reasoning in "
+        "`reasoning_content`, streamed before the content; ids `name:N`; a history whose "
+        "assistant tool-call message lacks `reasoning_content` gets a 400, and so does "
+        '`tool_choice="required"` (the latter reported by third parties, unconfirmed).',
+        id_style="moonshot",
+        empty_content="",
+        lists_empty_tool_calls=False,
+        response_id_hex=24,
+        reasoning_field="reasoning_content",
+        model_name="kimi-k2.6",
+    ),
+    EngineProfile(
+        name="vllm_thinking",
+        providers=("kimi",),
+        summary="vLLM >= 0.17 with `--tool-call-parser kimi_k2 --reasoning-parser kimi_k2` "
+        "serving Kimi-K2.6: reasoning in the field `reasoning` (renamed from "
+        "`reasoning_content`), ids `functions.name:N` as the model wrote them.",
+        id_style="model",
+        reasoning_field="reasoning",
+        model_name="moonshotai/Kimi-K2.6",
+    ),
+    EngineProfile(
+        name="sglang_drift",
+        providers=("kimi",),
+        summary="SGLang with its `kimi_k2` tool-call and reasoning parsers serving Kimi-K2.6: "
+        "with native history ids it answers like `sglang`; when the history holds "
+        "foreign ids (`call_...`), the model copies their style, the parser cannot read the "
+        "call, and the raw markers arrive in `content` with `tool_calls: []`.",
+        id_style="history",
+        lists_empty_tool_calls=True,
+        reasoning_field="reasoning_content",
+        model_name="moonshotai/Kimi-K2.6",
+        drifts_on_foreign_ids=True,
+    ),
+)
+
 PROFILES: dict[str, EngineProfile] = {
     p.name: p
     for p in [
@@ -158,6 +200,7 @@ PROFILES: dict[str, EngineProfile] = {
             "finish_reason `tool_calls`.",
             id_style="hermes",
         ),
+        *THINKING_PROFILES,
         *QWEN_TODAY_PROFILES,
     ]
 }

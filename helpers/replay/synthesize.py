@@ -17,6 +17,7 @@ import hashlib
 import json
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -29,11 +30,12 @@ from helpers.formats import (
     render_hermes_tool_calls,
     render_kimi_tool_calls,
 )
+from helpers.lessons import scenario_module
 from helpers.paths import RECORDINGS_DIR
 from helpers.replay.cassette import FORMAT_VERSION, dump_cassette, save_cassette
 from helpers.replay.matching import canonical_request, request_key
 from helpers.replay.profiles import EngineProfile, get_profile, replay_model, stable_hex
-from helpers.replay.scenarios import RUN_TOOL, SCENARIO_MODULES, Scenario, Turn, all_scenarios
+from helpers.replay.scenarios import RUN_TOOL, Scenario, Turn, all_scenarios
 from helpers.replay.scenarios.common import lesson_registry
 from helpers.tools import tool_result_content
 
@@ -115,9 +117,13 @@ def engine_reply(
     calls = model_calls(turn, history)
     if not calls:
         return Reply(turn.content or "", [], turn.finish_reason or "stop", reasoning)
+    drifted = profile.drifts_on_foreign_ids and bool(foreign_ids(history))
+    if drifted:  # the model copies the style of the ids it saw; the parser cannot read them
+        for index, call in enumerate(calls):
+            call["id"] = drifted_id(foreign_ids(history)[-1], call, index, seed)
     raw = render_output(provider, turn.content or "", calls)  # before the engine renames ids
     finish = turn.finish_reason or profile.finish_with_calls
-    if not profile.parses_calls:
+    if not profile.parses_calls or drifted:
         return Reply(raw, [], finish, reasoning)
     before = raw[: raw.index(CALL_START[provider])]
     history_count = count_calls(history)
@@ -125,6 +131,32 @@ def engine_reply(
         name = call["function"]["name"]
         call["id"] = profile.call_id(call["id"], name, history_count, index, seed)
     return Reply(before or profile.empty_content, calls, finish, reasoning)
+
+
+_NATIVE_KIMI_ID_RE = re.compile(r"functions\.[^:\s]+:\d+")
+
+
+def foreign_ids(history: list[dict[str, Any]]) -> list[str]:
+    """Assistant tool-call ids in a history that are not Kimi's native `functions.name:N`."""
+    ids = [
+        call.get("id") or ""
+        for message in history
+        if message.get("role") == "assistant"
+        for call in message.get("tool_calls") or []
+    ]
+    return [i for i in ids if not _NATIVE_KIMI_ID_RE.fullmatch(i)]
+
+
+def drifted_id(example: str, call: dict[str, Any], index: int, seed: str) -> str:
+    """The odd id a Kimi model writes after seeing `example`-style ids in its history.
+
+    Reported cases: OpenAI-style `call_<hex>` copied from the client (`call_59adf5614cfe...`),
+    the punctuation lost (`functionsexec5`), a bare counter (`0`)."""
+    if example.startswith("call_"):
+        return "call_" + stable_hex(f"{seed}|drift|{index}", 24)
+    if example.isdigit():
+        return str(index)
+    return "functions" + call["function"]["name"].replace("_", "") + str(index)
 
 
 def parse_output(provider: str, text: str) -> ParseResult:
@@ -333,8 +365,34 @@ def render_prompt(scenario: Scenario, messages: list[dict[str, Any]]) -> str:
     )
 
 
-def request_body(scenario: Scenario, messages: list[dict[str, Any]]) -> dict[str, Any]:
-    """The JSON body the notebook's client sends for the current history."""
+def _moonshot_rejects(body: dict[str, Any]) -> str | None:
+    """What the Moonshot API documents as unsupported: `tool_choice="required"`, and a
+    temperature outside [0, 1]."""
+    if body.get("tool_choice") == "required":
+        return 'tool_choice="required" (documented as unsupported)'
+    temperature = body.get("temperature")
+    if isinstance(temperature, int | float) and not 0 <= temperature <= 1:
+        return f"temperature={temperature} (its range is [0, 1])"
+    return None
+
+
+REJECTED_SETTINGS: dict[str, Callable[[dict[str, Any]], str | None]] = {
+    "moonshot": _moonshot_rejects,
+}
+"""Engine profile -> a check naming a request setting its real service answers with an error.
+Synthesis refuses such a scenario instead of recording an answer the service would not give."""
+
+
+def rejected_setting(engine: str, body: dict[str, Any]) -> str | None:
+    """The setting in `body` that the service behind `engine` rejects, or None."""
+    check = REJECTED_SETTINGS.get(engine)
+    return check(body) if check else None
+
+
+def request_body(
+    scenario: Scenario, messages: list[dict[str, Any]], turn: Turn | None = None
+) -> dict[str, Any]:
+    """The JSON body the notebook's client sends for the current history (and this turn)."""
     body: dict[str, Any] = {"model": replay_model(scenario.provider, scenario.engine)}
     if scenario.api == "completions":
         body["prompt"] = render_prompt(scenario, messages)
@@ -343,6 +401,11 @@ def request_body(scenario: Scenario, messages: list[dict[str, Any]]) -> dict[str
         if scenario.tools is not None:
             body["tools"] = copy.deepcopy(scenario.tools)
     body.update(copy.deepcopy(scenario.request_extra))
+    for name, value in (turn.request if turn else {}).items():
+        if value is None:
+            body.pop(name, None)
+        else:
+            body[name] = copy.deepcopy(value)
     if scenario.stream:
         body["stream"] = True
     return body
@@ -394,6 +457,7 @@ class Exchange:
     body: dict[str, Any]
     response: dict[str, Any]
     seen: ParseResult  # content and calls as the client reads them; errors if it had to parse
+    reasoning: dict[str, str] = field(default_factory=dict)  # {field name: text} when reported
 
 
 def completions_exchange(
@@ -401,14 +465,14 @@ def completions_exchange(
 ) -> Exchange:
     """`/completions`: the prompt is the template render, the answer the model's raw text."""
     path = f"{base_path(scenario)}/completions"
-    body = request_body(scenario, messages)
+    body = request_body(scenario, messages, turn)
     seed = request_seed(path, body)
     text = raw_output(scenario.provider, turn, messages)
     finish = turn.finish_reason or "stop"
     head = envelope(seed, "cmpl", 32, "text_completion", body["model"])
     use = usage(len(body["prompt"]), len(text))
     if scenario.stream:
-        sse = completion_sse(text, finish, head, use, include_usage(scenario), seed)
+        sse = completion_sse(text, finish, head, use, include_usage(body), seed)
         response: dict[str, Any] = {"status": 200, "sse": sse}
     else:
         payload = {**head, "choices": [completion_choice(text, finish)], "usage": use}
@@ -420,7 +484,13 @@ def chat_exchange(scenario: Scenario, turn: Turn, messages: list[dict[str, Any]]
     """`/chat/completions`: the engine profile turns the model's output into the API reply."""
     profile = get_profile(scenario.provider, scenario.engine)
     path = f"{base_path(scenario)}/chat/completions"
-    body = request_body(scenario, messages)
+    body = request_body(scenario, messages, turn)
+    refused = rejected_setting(profile.name, body)
+    if refused:
+        raise ScenarioError(
+            f"{scenario.name}: the {profile.name} engine rejects {refused}; "
+            "its real service would answer with an error, not a reply"
+        )
     seed = request_seed(path, body)
     reply = engine_reply(profile, scenario.provider, turn, messages, seed)
     prompt_chars = len(json.dumps(body["messages"])) + len(json.dumps(scenario.tools or []))
@@ -434,7 +504,7 @@ def chat_exchange(scenario: Scenario, turn: Turn, messages: list[dict[str, Any]]
             reply,
             head,
             use,
-            include_usage(scenario),
+            include_usage(body),
             turn.interleave,
             seed,
             profile.reasoning_field,
@@ -448,12 +518,15 @@ def chat_exchange(scenario: Scenario, turn: Turn, messages: list[dict[str, Any]]
         seen = ParseResult(reply.content or "", reply.tool_calls)
     else:  # the calls are text inside `content`: the client has to parse them itself
         seen = parse_output(scenario.provider, reply.content or "")
-    return Exchange(path, body, response, seen)
+    reasoning = {}
+    if reply.reasoning and profile.reasoning_field:
+        reasoning = {profile.reasoning_field: reply.reasoning}
+    return Exchange(path, body, response, seen, reasoning)
 
 
-def include_usage(scenario: Scenario) -> bool:
+def include_usage(body: dict[str, Any]) -> bool:
     """Whether the request asks for a final usage chunk (`stream_options.include_usage`)."""
-    return bool((scenario.request_extra.get("stream_options") or {}).get("include_usage"))
+    return bool((body.get("stream_options") or {}).get("include_usage"))
 
 
 def allowed_turns(scenario: Scenario) -> list[Turn]:
@@ -490,8 +563,14 @@ def play(notebook: str, scenario: Scenario) -> list[dict[str, Any]]:
         if not seen.tool_calls:
             raise ScenarioError(f"{where}: the client sees no calls here, so it would stop")
         # The assistant message with the calls goes first, then one tool message per call.
+        # Reasoning goes back under the field the server used, as `run_tool_loop` sends it.
         messages.append(
-            {"role": "assistant", "content": seen.content, "tool_calls": seen.tool_calls}
+            {
+                "role": "assistant",
+                "content": seen.content,
+                **exchange.reasoning,
+                "tool_calls": seen.tool_calls,
+            }
         )
         messages.extend(tool_messages(turn, seen.tool_calls, where))
     return interactions
@@ -534,11 +613,8 @@ def build_cassette(notebook: str, module: str, scenarios: list[Scenario]) -> dic
 def synthesize_all() -> dict[str, dict[str, Any]]:
     """Every shipped cassette as `{file name: cassette}`, in lesson order."""
     files = {}
-    scenarios_by_notebook = all_scenarios()
-    for module, notebook in zip(SCENARIO_MODULES, scenarios_by_notebook, strict=True):
-        files[f"{notebook}.json"] = build_cassette(
-            notebook, module, scenarios_by_notebook[notebook]
-        )
+    for notebook, scenarios in all_scenarios().items():
+        files[f"{notebook}.json"] = build_cassette(notebook, scenario_module(notebook), scenarios)
     return files
 
 

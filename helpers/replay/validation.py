@@ -217,3 +217,44 @@ def check_chat_request(body: Any) -> None:
         raise ApiError(400, "you must provide a model parameter", param=None)
     check_messages(body.get("messages"))
     check_tools(body.get("tools"))
+    check_thinking(body)
+
+
+# --- Moonshot thinking models -------------------------------------------------------------------
+# Moonshot's wording, as users report it (the index is the message's position in `messages`).
+REASONING_MISSING = (
+    "thinking is enabled but reasoning_content is missing in assistant tool call message at "
+    "index {index}"
+)
+# Reported by third parties (AstrBot PR #7825), not found in Moonshot's own docs: unconfirmed.
+REQUIRED_WITH_THINKING = "tool_choice 'required' is incompatible with thinking enabled"
+# Moonshot platform ids of models that think by default (kimi-k2-thinking always does).
+MOONSHOT_THINKING_MODELS = frozenset(
+    {"kimi-k2-thinking", "kimi-k2-thinking-turbo", "kimi-k2.5", "kimi-k2.6"}
+)
+
+
+def thinking_enabled(body: dict[str, Any]) -> bool:
+    """Whether a Moonshot API request runs a thinking model with thinking on (the default)."""
+    if body.get("model") not in MOONSHOT_THINKING_MODELS:
+        return False
+    thinking = body.get("thinking")
+    disabled = isinstance(thinking, dict) and thinking.get("type") == "disabled"
+    return not disabled or body.get("model", "").startswith("kimi-k2-thinking")
+
+
+def check_thinking(body: dict[str, Any]) -> None:
+    """Raise the 400s Moonshot gives with thinking on: `tool_choice="required"`, and an
+    assistant message with `tool_calls` sent back without its `reasoning_content`."""
+    if not thinking_enabled(body):
+        return
+    if body.get("tool_choice") == "required":
+        raise ApiError(400, REQUIRED_WITH_THINKING, param="tool_choice")
+    for index, message in enumerate(body.get("messages") or []):
+        if (
+            isinstance(message, dict)
+            and message.get("role") == "assistant"
+            and message.get("tool_calls")
+            and not message.get("reasoning_content")
+        ):
+            raise ApiError(400, REASONING_MISSING.format(index=index), param=None)

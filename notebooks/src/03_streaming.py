@@ -2,8 +2,6 @@
 
 from nbbuild import Lesson, code, md
 
-PROMPT = "What's the weather like in Beijing today? Let's check using the tool."
-
 LESSON = Lesson("03_streaming", [
     md(
         """
@@ -157,8 +155,8 @@ whole stream into a list to look at it.
 """,
     ),
     code(
-        f'''
-messages = [{{"role": "user", "content": "{PROMPT}"}}]
+        '''
+messages = [{"role": "user", "content": "What's the weather like in Beijing today? Let's check using the tool."}]
 stream = client.chat.completions.create(
     model=model_name,
     messages=messages,
@@ -343,8 +341,8 @@ paid requests.)
 """,
     ),
     code(
-        f'''
-messages = [{{"role": "user", "content": "{PROMPT}"}}]
+        '''
+messages = [{"role": "user", "content": "What's the weather like in Beijing today? Let's check using the tool."}]
 finish_reason, rounds = None, 0
 while (finish_reason is None or finish_reason == "tool_calls") and rounds < 3:  # the bound is ours
     rounds += 1
@@ -424,8 +422,8 @@ def streaming_loop(messages, max_rounds=8, **options):
         },
     ),
     code(
-        f'''
-messages = [{{"role": "user", "content": "{PROMPT}"}}]
+        '''
+messages = [{"role": "user", "content": "What's the weather like in Beijing today? Let's check using the tool."}]
 print(streaming_loop(messages))
 show_messages(messages)
 ''',
@@ -462,9 +460,9 @@ for every chunk, and so does our `assemble`:
 """,
     ),
     code(
-        f'''
-messages = [{{"role": "user", "content": "{PROMPT}"}}]
-streaming_loop(messages, stream_options={{"include_usage": True}})
+        '''
+messages = [{"role": "user", "content": "What's the weather like in Beijing today? Let's check using the tool."}]
+streaming_loop(messages, stream_options={"include_usage": True})
 ''',
         tags=("raises-exception",),
     ),
@@ -479,11 +477,11 @@ last two chunks of that stream:
 """,
     ),
     code(
-        f'''
-messages = [{{"role": "user", "content": "{PROMPT}"}}]
+        '''
+messages = [{"role": "user", "content": "What's the weather like in Beijing today? Let's check using the tool."}]
 stream = client.chat.completions.create(
     model=model_name, messages=messages, temperature=0.3, tools=tools, tool_choice="auto",
-    stream=True, stream_options={{"include_usage": True}},
+    stream=True, stream_options={"include_usage": True},
 )
 usage_chunks = list(stream)
 show_chunks(usage_chunks[-2:])
@@ -529,9 +527,9 @@ def assemble(chunks):
         },
     ),
     code(
-        f'''
-messages = [{{"role": "user", "content": "{PROMPT}"}}]
-print(streaming_loop(messages, stream_options={{"include_usage": True}}))
+        '''
+messages = [{"role": "user", "content": "What's the weather like in Beijing today? Let's check using the tool."}]
+print(streaming_loop(messages, stream_options={"include_usage": True}))
 ''',
     ),
     md(
@@ -559,11 +557,11 @@ appends the assistant message before the results and runs the tools through a `T
 """,
     ),
     code(
-        f'''
+        '''
 registry = ToolRegistry()
 registry.register(get_weather, schema=tools[0])
 
-messages = [{{"role": "user", "content": "{PROMPT}"}}]
+messages = [{"role": "user", "content": "What's the weather like in Beijing today? Let's check using the tool."}]
 answer = run_tool_loop(
     client, messages, registry, model=model_name, stream=True, temperature=0.3, tool_choice="auto"
 )

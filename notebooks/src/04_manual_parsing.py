@@ -2,8 +2,6 @@
 
 from nbbuild import Lesson, code, md
 
-PROMPT = "What's the weather like in Beijing today? Let's check using the tool."
-
 VARIANT_RU = {
     '"textbook"': '"как в учебнике"',
     '"second section"': '"вторая секция"',
@@ -191,13 +189,13 @@ tokenizer = AutoTokenizer.from_pretrained("moonshotai/Kimi-K2-Instruct", trust_r
         '''
 tokenizer = load_tokenizer("kimi-k2", source="auto")  # replay: offline; live: the real one
 
-messages = [{"role": "user", "content": "%s"}]
+messages = [{"role": "user", "content": "What's the weather like in Beijing today? Let's check using the tool."}]
 # tokenize=False: we want the text, not token ids
 prompt = tokenizer.apply_chat_template(
     messages, tools=tools, tokenize=False, add_generation_prompt=True
 )
 print(prompt)
-''' % PROMPT,
+''',
         ru={"# tokenize=False: we want the text, not token ids":
             "# tokenize=False: нужна строка, а не номера токенов",
             "# replay: offline; live: the real one": "# replay: офлайн; live: настоящий"},
@@ -470,10 +468,10 @@ returned with its damage described, so a loop can refuse to run it or ask again:
 """,
     ),
     code(
-        '''
+        r'''
 cut = parse_kimi(variants["cut off by max_tokens"])
 show_tool_calls(cut.tool_calls)
-print("\\n".join(cut.errors))
+print("\n".join(cut.errors))
 ''',
         ru=CUT_RU,
     ),
@@ -572,10 +570,10 @@ def manual_loop(messages, max_rounds=8):
     ),
     code(
         '''
-messages = [{"role": "user", "content": "%s"}]
+messages = [{"role": "user", "content": "What's the weather like in Beijing today? Let's check using the tool."}]
 print(manual_loop(messages))
 show_messages(messages)
-''' % PROMPT,
+''',
     ),
     md(
         """
@@ -649,7 +647,7 @@ if conn.replay_only("no_parser is a recorded engine profile"):
     raw_conn = connect("kimi", engine="no_parser")  # a server that does not parse Kimi-K2 calls
     client = OpenAI(base_url=raw_conn.endpoint, api_key=raw_conn.api_key)
 
-    messages = [{"role": "user", "content": "%s"}]
+    messages = [{"role": "user", "content": "What's the weather like in Beijing today? Let's check using the tool."}]
     completion = client.chat.completions.create(
         model=model_name, messages=messages, temperature=0.3, tools=tools, tool_choice="auto"
     )
@@ -657,7 +655,7 @@ if conn.replay_only("no_parser is a recorded engine profile"):
     print("finish_reason:", choice.finish_reason)
     print("tool_calls:", choice.message.tool_calls)
     show_raw(choice.message.content)
-''' % PROMPT,
+''',
         ru={"# a server that does not parse Kimi-K2 calls":
             "# сервер, который не разбирает вызовы Kimi-K2",
             '"no_parser is a recorded engine profile"': '"профиль no_parser есть только в кассетах"'},
@@ -874,12 +872,12 @@ check_extract(extract_tool_calls)
 ''',
     ),
     code(
-        '''
+        r'''
 import re
 
 CALL_RE = re.compile(
-    r"<\\|tool_call_begin\\|>\\s*(?P<id>.+?)\\s*<\\|tool_call_argument_begin\\|>\\s*"
-    r"(?P<arguments>.*?)\\s*(?:<\\|tool_call_end\\|>|<\\|tool_calls_section_end\\|>|$)",
+    r"<\|tool_call_begin\|>\s*(?P<id>.+?)\s*<\|tool_call_argument_begin\|>\s*"
+    r"(?P<arguments>.*?)\s*(?:<\|tool_call_end\|>|<\|tool_calls_section_end\|>|$)",
     re.DOTALL,
 )
 

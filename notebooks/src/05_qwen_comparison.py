@@ -2,8 +2,6 @@
 
 from nbbuild import Lesson, code, md
 
-PROMPT = "What's the weather like in Beijing today? Let's check using the tool."
-
 LESSON = Lesson("05_qwen_comparison", [
     md(
         """
@@ -151,15 +149,15 @@ arguments are given as a dict here, so both templates write them as JSON.
 """,
     ),
     code(
-        f'''
+        '''
 conversation = [
-    {{"role": "user", "content": "{PROMPT}"}},
-    {{"role": "assistant", "content": "", "tool_calls": [{{
+    {"role": "user", "content": "What's the weather like in Beijing today? Let's check using the tool."},
+    {"role": "assistant", "content": "", "tool_calls": [{
         "id": "functions.get_weather:0", "type": "function",
-        "function": {{"name": "get_weather", "arguments": {{"city": "Beijing"}}}},
-    }}]}},
-    {{"role": "tool", "tool_call_id": "functions.get_weather:0", "name": "get_weather",
-     "content": '{{"city": "Beijing", "weather": "Sunny"}}'}},
+        "function": {"name": "get_weather", "arguments": {"city": "Beijing"}},
+    }]},
+    {"role": "tool", "tool_call_id": "functions.get_weather:0", "name": "get_weather",
+     "content": '{"city": "Beijing", "weather": "Sunny"}'},
 ]
 ''',
     ),
@@ -263,8 +261,8 @@ vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice --tool-call-parser
 """,
     ),
     code(
-        f'''
-messages = [{{"role": "user", "content": "{PROMPT}"}}]
+        '''
+messages = [{"role": "user", "content": "What's the weather like in Beijing today? Let's check using the tool."}]
 answer = run_tool_loop(
     client, messages, registry, model=model_name, temperature=0.3, tool_choice="auto"
 )
@@ -357,10 +355,10 @@ In the docs' example the current date is given in the system message, so the mod
 """,
     ),
     code(
-        '''
+        r'''
 messages = [
     {"role": "system", "content": "You are Qwen, created by Alibaba Cloud. "
-     "You are a helpful assistant.\\n\\nCurrent Date: 2024-09-30"},
+     "You are a helpful assistant.\n\nCurrent Date: 2024-09-30"},
     {"role": "user", "content": "What's the temperature in San Francisco now? How about tomorrow?"},
 ]
 answer = run_tool_loop(
@@ -393,16 +391,16 @@ raw request:
 """,
     ),
     code(
-        f'''
+        '''
 def complete(prompt):
-    """POST a prompt to {{endpoint}}/completions and return the raw generated text."""
-    payload = {{"model": model_name, "prompt": prompt, "max_tokens": 512}}
-    response = requests.post(f"{{endpoint}}/completions", headers=headers, json=payload, timeout=120)
+    """POST a prompt to {endpoint}/completions and return the raw generated text."""
+    payload = {"model": model_name, "prompt": prompt, "max_tokens": 512}
+    response = requests.post(f"{endpoint}/completions", headers=headers, json=payload, timeout=120)
     response.raise_for_status()
     return response.json()["choices"][0]["text"]
 
 
-messages = [{{"role": "user", "content": "{PROMPT}"}}]
+messages = [{"role": "user", "content": "What's the weather like in Beijing today? Let's check using the tool."}]
 prompt = qwen_tokenizer.apply_chat_template(
     messages, tools=tools, tokenize=False, add_generation_prompt=True
 )
@@ -480,8 +478,8 @@ def manual_loop(messages, max_rounds=8):
                 '"Модель всё ещё вызывает инструменты после {max_rounds} раундов."',},
     ),
     code(
-        f'''
-messages = [{{"role": "user", "content": "{PROMPT}"}}]
+        '''
+messages = [{"role": "user", "content": "What's the weather like in Beijing today? Let's check using the tool."}]
 print(manual_loop(messages))
 show_messages(messages)
 ''',
@@ -584,12 +582,12 @@ decide, so the next two cells print a note instead):
 """,
     ),
     code(
-        f'''
+        '''
 if conn.replay_only("no_parser is a recorded engine profile"):
     raw_conn = connect("qwen", engine="no_parser")  # a server that does not parse the calls
     raw_client = OpenAI(base_url=raw_conn.endpoint, api_key=raw_conn.api_key)
 
-    messages = [{{"role": "user", "content": "{PROMPT}"}}]
+    messages = [{"role": "user", "content": "What's the weather like in Beijing today? Let's check using the tool."}]
     completion = raw_client.chat.completions.create(
         model=model_name, messages=messages, temperature=0.3, tools=tools, tool_choice="auto"
     )
@@ -798,10 +796,10 @@ check_unparsed(has_unparsed_calls)
     ),
     md(
         """
-That is the end of the series. Back to the start: [00 Start here](00_start.ipynb)
+[Next: 06 Thinking models and tool calls](06_thinking_models.ipynb)
 """,
         """
-Это конец серии. Вернуться к началу: [00 С чего начать](00_start.ipynb)
+[Дальше: 06 Модели с рассуждением и вызов инструментов](06_thinking_models.ipynb)
 """,
     ),
 ])

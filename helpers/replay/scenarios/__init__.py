@@ -4,8 +4,9 @@ A `Scenario` is one conversation as a notebook runs it: the first messages, the 
 request is sent, and a list of `Turn`s, i.e. what the model answers each time it is asked.
 `python -m helpers.replay synthesize` plays the client's part (it appends the assistant message,
 then one tool message per call, exactly like `run_tool_loop`) and writes every request/response
-pair into `data/recordings/<notebook>.json`. One module per notebook; read it to know what the
-cassette contains.
+pair into `data/recordings/<notebook>.json`. One module per notebook, named after its lesson
+(`nNN_name.py` for `notebooks/src/NN_name.py`, with `NOTEBOOK = "NN_name"`); read it to know
+what the cassette contains.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from helpers.lessons import lesson_names, lesson_of_module, scenario_module
 
 Arguments = dict[str, Any] | str
 """Call arguments: a dict (written as JSON text) or the exact text the model wrote."""
@@ -39,6 +42,9 @@ class Turn:
     finish_reason: str | None = None  # None: what the engine profile reports
     interleave: bool = False  # streaming only: alternate argument fragments of parallel calls
     reasoning: str | None = None  # thinking profiles: what the model thought before answering
+    request: dict[str, Any] = field(default_factory=dict)
+    """Settings of the request that asks for this reply, over `Scenario.request_extra` (e.g.
+    `{"tool_choice": "none"}` in the last round); a value of None leaves the setting out."""
 
 
 @dataclass(frozen=True)
@@ -57,21 +63,34 @@ class Scenario:
     decode_arguments: bool = False  # completions: json.loads call arguments before templating
 
 
-SCENARIO_MODULES: tuple[str, ...] = (
-    "n00_start",
-    "n01_tools_schema",
-    "n02_sync_loop",
-    "n03_streaming",
-    "n04_manual_parsing",
-    "n05_qwen_comparison",
-    "n07_qwen_today",
-)
+def scenario_modules() -> tuple[str, ...]:
+    """One scenario module per lesson source, by name: `notebooks/src/02_sync_loop.py` ->
+    `n02_sync_loop` (no list to edit: a new lesson is registered by its file name)."""
+    return tuple(scenario_module(name) for name in lesson_names())
 
 
-def all_scenarios() -> dict[str, list[Scenario]]:
+SCENARIO_MODULES: tuple[str, ...] = scenario_modules()
+"""The registry as it was when this package was imported (derived from the lesson sources)."""
+
+
+def all_scenarios(modules: tuple[str, ...] | None = None) -> dict[str, list[Scenario]]:
     """Every notebook's scenarios, keyed by notebook name, in lesson order."""
     result: dict[str, list[Scenario]] = {}
-    for module_name in SCENARIO_MODULES:
-        module = importlib.import_module(f"{__name__}.{module_name}")
+    for module_name in scenario_modules() if modules is None else modules:
+        full_name = f"{__name__}.{module_name}"
+        try:
+            module = importlib.import_module(full_name)
+        except ModuleNotFoundError as exc:
+            if exc.name != full_name:
+                raise
+            raise LookupError(
+                f"lesson {lesson_of_module(module_name)} has no scenario module "
+                f"helpers/replay/scenarios/{module_name}.py: create it (see docs/authoring.md)"
+            ) from exc
+        if module.NOTEBOOK != lesson_of_module(module_name):
+            raise ValueError(
+                f"{module_name}.py says NOTEBOOK = {module.NOTEBOOK!r}; "
+                f"its file name makes it {lesson_of_module(module_name)!r}"
+            )
         result[module.NOTEBOOK] = list(module.SCENARIOS)
     return result

@@ -6,6 +6,7 @@ replayed requests match byte for byte.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from helpers.replay.scenarios import Scenario, Turn
@@ -63,6 +64,11 @@ GUIDE_EXTRA: dict[str, Any] = {"temperature": 0.3, "tool_choice": "auto"}
 
 MANUAL_EXTRA: dict[str, Any] = {"max_tokens": 512}
 """What the guide's manual loop sends to `/completions` besides model/prompt."""
+
+
+def with_request(turn: Turn, **settings: Any) -> Turn:
+    """`turn`, asked for with other request settings: `with_request(turn, tool_choice="none")`."""
+    return replace(turn, request=settings)
 
 
 def user(text: str) -> list[dict[str, Any]]:

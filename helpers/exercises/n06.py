@@ -1,0 +1,232 @@
+"""Self-checks for lesson 06 (thinking models): keeping reasoning in the history, Kimi id hygiene,
+and reading reasoning out of a stream under either field name."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from typing import Any
+
+from helpers.exercises._verdict import NotYet, Verdict, call_student, verdict
+from helpers.kimi_ids import normalize_kimi_ids
+
+REASONING_KEYS = ("reasoning_content", "reasoning")
+
+
+def _call(call_id: str, city: str) -> dict[str, Any]:
+    """A weather call with `call_id`."""
+    arguments = json.dumps({"city": city})
+    return {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": arguments},
+    }
+
+
+# --- exercise 1: the assistant message for the history --------------------------------------------
+
+
+def server_messages() -> dict[str, dict[str, Any]]:
+    """Assistant messages as servers return them (`message.model_dump()`), by description."""
+    return {
+        "Moonshot, thinking on": {
+            "role": "assistant",
+            "content": "",
+            "reasoning_content": "Start with Beijing.",
+            "refusal": None,
+            "tool_calls": [_call("get_weather:0", "Beijing")],
+        },
+        "vLLM >= 0.17": {
+            "role": "assistant",
+            "content": None,
+            "reasoning": "Start with Beijing.",
+            "tool_calls": [_call("functions.get_weather:0", "Beijing")],
+        },
+        "no thinking": {
+            "role": "assistant",
+            "content": "",
+            "refusal": None,
+            "tool_calls": [_call("get_weather:0", "Beijing")],
+        },
+        "a final answer": {
+            "role": "assistant",
+            "content": "It's sunny in Beijing.",
+            "reasoning_content": "Answer briefly.",
+            "tool_calls": None,
+        },
+    }
+
+
+def _comparable(message: Any) -> dict[str, Any]:
+    """The fields the check compares: role, content, calls (empty = none), reasoning by name."""
+    if not isinstance(message, dict):
+        return {"not a dict": repr(message)}
+    out = {
+        "role": message.get("role"),
+        "content": message.get("content") or "",
+        "tool_calls": message.get("tool_calls") or [],
+    }
+    for key in REASONING_KEYS:
+        if message.get(key):
+            out[key] = message[key]
+    return out
+
+
+def check_history_message(for_history: Callable[[dict], Any]) -> Verdict:
+    """Exercise 1: the message to append keeps content, calls and the reasoning under its name."""
+    from helpers.replay.validation import ApiError, check_chat_request
+
+    def check() -> None:
+        for name, message in server_messages().items():
+            given = copy.deepcopy(message)
+            got = _comparable(call_student(for_history, given))
+            expected = _comparable(message)
+            if got == expected:
+                continue
+            missing = [k for k in REASONING_KEYS if k in expected and k not in got]
+            if missing:
+                raise NotYet(
+                    f"for '{name}' the reasoning is lost: keep {missing[0]!r} as the server "
+                    "named it (Moonshot would answer 400 on the next round).",
+                    f"для варианта '{name}' рассуждение потерялось: сохраните {missing[0]!r} под "
+                    "тем же именем, что у сервера (Moonshot ответит 400 в следующем раунде).",
+                )
+            raise NotYet(
+                f"for '{name}' expected {expected}, got {got}.",
+                f"для варианта '{name}' ожидалось {expected}, получено {got}.",
+            )
+        moonshot = call_student(for_history, server_messages()["Moonshot, thinking on"])
+        result = {"role": "tool", "tool_call_id": "get_weather:0", "content": "{}"}
+        body = {
+            "model": "kimi-k2.6",
+            "messages": [{"role": "user", "content": "Weather?"}, moonshot, result],
+        }
+        try:
+            check_chat_request(body)
+        except ApiError as error:
+            raise NotYet(
+                f"the replay server would answer 400: {error.message}",
+                f"сервер воспроизведения ответил бы 400: {error.message}",
+            ) from None
+
+    return verdict(check)
+
+
+# --- exercise 2: Kimi id hygiene ------------------------------------------------------------------
+
+
+def _tool(call_id: str, city: str) -> dict[str, Any]:
+    """The result message answering call `call_id`."""
+    content = json.dumps({"city": city, "weather": "Sunny"})
+    return {"role": "tool", "tool_call_id": call_id, "name": "get_weather", "content": content}
+
+
+def id_histories() -> dict[str, list[dict[str, Any]]]:
+    """Histories with foreign or Moonshot-style ids, by description."""
+    return {
+        "OpenAI-style ids": [
+            {"role": "user", "content": "Beijing, then Moscow?"},
+            {"role": "assistant", "content": "", "tool_calls": [_call("call_a1b2c3", "Beijing")]},
+            _tool("call_a1b2c3", "Beijing"),
+            {"role": "assistant", "content": "", "tool_calls": [_call("call_d4e5f6", "Moscow")]},
+            _tool("call_d4e5f6", "Moscow"),
+        ],
+        "two calls in one message": [
+            {"role": "user", "content": "Beijing and Shanghai?"},
+            {
+                "role": "assistant",
+                "content": "Checking both.",
+                "tool_calls": [
+                    _call("get_weather:0", "Beijing"),
+                    _call("get_weather:1", "Shanghai"),
+                ],
+            },
+            _tool("get_weather:1", "Shanghai"),
+            _tool("get_weather:0", "Beijing"),
+            {"role": "assistant", "content": "Both sunny."},
+        ],
+    }
+
+
+def check_normalize(normalize_ids: Callable[[list], Any]) -> Verdict:
+    """Exercise 2: ids become `functions.NAME:K`, results follow, the input stays unchanged."""
+
+    def check() -> None:
+        for name, history in id_histories().items():
+            before = copy.deepcopy(history)
+            got = call_student(normalize_ids, history)
+            if history != before:
+                raise NotYet(
+                    "return a new list; the history you were given must stay unchanged.",
+                    "верните новый список; переданная история должна остаться прежней.",
+                )
+            expected = normalize_kimi_ids(before)
+            if got == expected:
+                continue
+            want = [c["id"] for m in expected for c in m.get("tool_calls") or []]
+            have = [
+                c.get("id") for m in got or [] if isinstance(m, dict)
+                for c in m.get("tool_calls") or []
+            ] if isinstance(got, list) else got
+            if have != want:
+                raise NotYet(
+                    f"for '{name}' the call ids should be {want}, got {have}.",
+                    f"для варианта '{name}' id вызовов должны быть {want}, получено {have}.",
+                )
+            raise NotYet(
+                f"for '{name}' each tool_call_id must follow its call: expected {expected}.",
+                f"для варианта '{name}' каждый tool_call_id должен следовать за своим вызовом: "
+                f"ожидалось {expected}.",
+            )
+
+    return verdict(check)
+
+
+# --- exercise 3: reasoning from a stream ----------------------------------------------------------
+
+_HEAD = {"id": "chatcmpl-exercise", "object": "chat.completion.chunk", "created": 0, "model": "m"}
+
+
+def _chunk(delta: dict[str, Any] | None, usage: Any = None) -> Any:
+    """One SDK chunk (a usage chunk with `choices: []` when `delta` is None)."""
+    from openai.types.chat import ChatCompletionChunk
+
+    choices = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": None}]
+    return ChatCompletionChunk.model_validate({**_HEAD, "choices": choices, "usage": usage})
+
+
+def reasoning_streams() -> dict[str, tuple[list[Any], tuple[str | None, str]]]:
+    """Streams and the (field name, reasoning) each should give."""
+    usage = {"prompt_tokens": 9, "completion_tokens": 9, "total_tokens": 18}
+    role = {"role": "assistant", "content": ""}
+    return {
+        "Moonshot": (
+            [_chunk(role), _chunk({"reasoning_content": "Start "}),
+             _chunk({"reasoning_content": "with Beijing."}), _chunk({"content": "Hi"})],
+            ("reasoning_content", "Start with Beijing."),
+        ),
+        "vLLM with a usage chunk": (
+            [_chunk(role), _chunk({"reasoning": "Beijing"}), _chunk({"reasoning": " first."}),
+             _chunk(None, usage)],
+            ("reasoning", "Beijing first."),
+        ),
+        "no thinking": ([_chunk(role), _chunk({"content": "Hi"})], (None, "")),
+    }
+
+
+def check_reasoning_of(reasoning_of: Callable[[list], Any]) -> Verdict:
+    """Exercise 3: (field name, whole reasoning) from a stream, under either name."""
+
+    def check() -> None:
+        for name, (chunks, expected) in reasoning_streams().items():
+            got = call_student(reasoning_of, list(chunks))
+            if isinstance(got, list):
+                got = tuple(got)
+            if got != expected:
+                raise NotYet(
+                    f"for the stream '{name}' expected {expected}, got {got!r}.",
+                    f"для потока '{name}' ожидалось {expected}, получено {got!r}.",
+                )
+
+    return verdict(check)

@@ -1,0 +1,82 @@
+"""The one lesson list, read from `notebooks/src/NN_name.py`, and the files each lesson needs.
+
+Everything that used to keep its own copy of the list (the scenario registry, the tests, the maps'
+checks) asks this module, so a new lesson source is picked up with no list to edit, and a lesson
+that lacks one of its pieces is reported by name with the command that makes it.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from helpers.paths import NOTEBOOKS_DIR, RECORDINGS_DIR, REPO_ROOT
+
+LESSON_NAME = re.compile(r"^\d\d_[a-z0-9]+(?:_[a-z0-9]+)*$")
+"""`NN_words`: two digits, then lowercase words joined by `_` (e.g. `02_sync_loop`)."""
+SCENARIOS_DIR = REPO_ROOT / "helpers" / "replay" / "scenarios"
+EXERCISES_DIR = REPO_ROOT / "helpers" / "exercises"
+
+
+def lesson_names(src_dir: Path = NOTEBOOKS_DIR / "src") -> tuple[str, ...]:
+    """Every lesson that has a source in `src_dir`, in reading order (by its number)."""
+    return tuple(sorted(p.stem for p in src_dir.glob("[0-9][0-9]_*.py")))
+
+
+def scenario_module(lesson: str) -> str:
+    """The scenario module of a lesson: `02_sync_loop` -> `n02_sync_loop` (a name can't start
+    with a digit)."""
+    return f"n{lesson}"
+
+
+def exercises_module(lesson: str) -> str:
+    """The self-check module of a lesson: `02_sync_loop` -> `n02`."""
+    return f"n{lesson[:2]}"
+
+
+def lesson_of_module(module: str) -> str:
+    """The lesson a scenario module belongs to: `n02_sync_loop` -> `02_sync_loop`."""
+    return module.removeprefix("n")
+
+
+def cassette_path(lesson: str, recordings_dir: Path = RECORDINGS_DIR) -> Path:
+    """Where a lesson's replay cassette lives."""
+    return recordings_dir / f"{lesson}.json"
+
+
+def lesson_problems(
+    src_dir: Path = NOTEBOOKS_DIR / "src",
+    scenarios_dir: Path = SCENARIOS_DIR,
+    recordings_dir: Path = RECORDINGS_DIR,
+) -> list[str]:
+    """What a lesson lacks (scenario module, cassette) or what has no lesson: one line each."""
+    lessons = lesson_names(src_dir)
+    problems = [
+        f"notebooks/src/{name}.py: a lesson name is NN_lowercase_words"
+        for name in lessons
+        if not LESSON_NAME.match(name)
+    ]
+    for name in lessons:
+        module = scenarios_dir / f"{scenario_module(name)}.py"
+        if not module.is_file():
+            problems.append(
+                f"lesson {name} has no scenario module {module.name} in helpers/replay/scenarios/ "
+                f"(scripts/new_lesson.py makes one; it may hold `SCENARIOS = []`)"
+            )
+        elif not re.search(rf"^NOTEBOOK\s*=\s*['\"]{name}['\"]", module.read_text("utf-8"), re.M):
+            problems.append(f"{module.name} must say NOTEBOOK = {name!r}")
+        if not cassette_path(name, recordings_dir).is_file():
+            problems.append(
+                f"lesson {name} has no cassette data/recordings/{name}.json: "
+                "run `python -m helpers.replay synthesize`"
+            )
+    for module in sorted(scenarios_dir.glob("n[0-9][0-9]_*.py")):
+        if lesson_of_module(module.stem) not in lessons:
+            problems.append(
+                f"scenario module {module.name} belongs to no lesson: there is no "
+                f"notebooks/src/{lesson_of_module(module.stem)}.py (rename or delete it)"
+            )
+    for cassette in sorted(recordings_dir.glob("[0-9][0-9]_*.json")):
+        if cassette.stem not in lessons:
+            problems.append(f"cassette {cassette.name} belongs to no lesson (delete it)")
+    return problems

@@ -1,0 +1,295 @@
+"""Start a new lesson: its source, scenario module, self-check module and exercise tests.
+
+    python scripts/new_lesson.py 08_tool_choice "Choosing the tool" "Выбор инструмента"
+
+Writes four files that work together from the first minute (the skeleton sends the guide's weather
+request, its scenario answers it, its exercise has a self-check and real tests), refuses to
+overwrite anything, and prints what is left to do: the steps no script should guess (the previous
+lesson's "Next" link, the README and lesson-00 maps, synthesis, the build). docs/authoring.md
+walks through the same path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LESSON_NAME = re.compile(r"^\d\d_[a-z0-9]+(?:_[a-z0-9]+)*$")
+
+# QQQ stands for three single quotes, which this template cannot hold.
+SOURCE = r'''"""Lesson {number}: {title}."""
+
+from nbbuild import Lesson, code, md
+
+LESSON = Lesson("{name}", [
+    md("""
+# {title}
+
+Goal: TODO one line: what the student can do after this lesson.
+""", """
+# {title_ru}
+
+Цель: TODO одной строкой: что студент сумеет после урока.
+"""),
+    md("""
+## Setup
+
+In replay mode the model's answers come from cassettes synthesized from the documented formats
+(not captured from a real service); `LLM_MODE=live` talks to a real model.
+""", """
+## Подготовка
+
+В режиме воспроизведения (replay) ответы модели берутся из кассет (cassettes), синтезированных по
+документированным форматам (это не записи ответов настоящего сервиса); `LLM_MODE=live` подключает
+настоящую модель.
+"""),
+    code(QQQ
+import json
+
+from openai import OpenAI
+from helpers import connect, set_language
+
+set_language("en")  # the language of the helpers' messages
+conn = connect("kimi")
+client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
+model_name = conn.model_name
+conn
+QQQ),
+    md("""
+## 1. The tool
+
+The guide's weather tool, as in the earlier lessons.
+""", """
+## 1. Инструмент
+
+Инструмент погоды из руководства, как в прошлых уроках.
+"""),
+    code(QQQ
+WEATHER = {{"Beijing": "Sunny", "Shanghai": "Light rain", "Moscow": "Snow"}}
+
+
+def get_weather(city: str) -> dict:
+    """Get weather information. Call this tool when the user needs to get weather information
+
+    Args:
+        city: City name
+    """
+    return {{"city": city, "weather": WEATHER.get(city, "unknown")}}
+QQQ),
+    code(QQQ
+tools = [{{
+    "type": "function",
+    "function": {{
+        "name": "get_weather",
+        "description": "Get weather information. "
+                       "Call this tool when the user needs to get weather information",
+        "parameters": {{
+            "type": "object",
+            "required": ["city"],
+            "properties": {{"city": {{"type": "string", "description": "City name"}}}},
+        }},
+    }},
+}}]
+tool_map = {{"get_weather": get_weather}}
+QQQ),
+    md("""
+## 2. One request
+
+TODO: what this request shows.
+""", """
+## 2. Один запрос
+
+TODO: что показывает этот запрос.
+"""),
+    code(QQQ
+messages = [{{"role": "user", "content":
+             "What's the weather like in Beijing today? Let's check using the tool."}}]
+completion = client.chat.completions.create(
+    model=model_name, messages=messages, tools=tools, temperature=0.3, tool_choice="auto"
+)
+choice = completion.choices[0]
+print("finish_reason:", choice.finish_reason)
+print("arguments:", choice.message.tool_calls[0].function.arguments)
+QQQ),
+    md("""
+## Summary
+
+- TODO: what the student learned, in two or three points.
+""", """
+## Итоги
+
+- TODO: чему научился студент, в двух-трёх пунктах.
+"""),
+    md("""
+## Exercises
+
+**1.** Write `my_messages`: a conversation of one user message that asks for the weather in
+Moscow.
+""", """
+## Упражнения
+
+**1.** Напишите `my_messages`: диалог из одного сообщения пользователя с вопросом о погоде в
+Москве.
+"""),
+    code(QQQ
+my_messages = []  # your conversation here
+QQQ, ru={{"# your conversation here": "# ваш диалог здесь"}}),
+    code(QQQ
+from helpers.exercises import {module}
+
+{module}.check_messages(my_messages)
+QQQ),
+    code(QQQ
+my_messages = [{{"role": "user", "content": "What's the weather in Moscow?"}}]
+QQQ, hidden=True),
+    code(QQQ
+{module}.check_messages(my_messages)
+QQQ, hidden=True),
+])
+'''
+
+SCENARIOS = '''"""Lesson {number}: the answers to the lesson's requests (TODO: say which)."""
+
+from helpers.replay.scenarios import Scenario
+from helpers.replay.scenarios.common import ONE_CALL_TURNS, guide_scenario
+
+NOTEBOOK = "{name}"
+
+SCENARIOS: list[Scenario] = [
+    # Step 2: the guide's weather request, answered with one call for Beijing.
+    guide_scenario("weather", ONE_CALL_TURNS),
+]
+'''
+
+EXERCISES = '''"""Self-checks for lesson {number}: TODO say what the exercises practise."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from helpers.exercises._verdict import NotYet, Verdict, verdict
+
+
+def _messages(messages: Any) -> None:
+    """Raise NotYet at the first way `messages` is not one user message about Moscow."""
+    if not isinstance(messages, list) or len(messages) != 1:
+        raise NotYet("my_messages should be a list with exactly one message.",
+                     "my_messages должен быть списком ровно из одного сообщения.")
+    message = messages[0]
+    if not isinstance(message, dict) or message.get("role") != "user":
+        raise NotYet('the message is a dict with "role": "user".',
+                     'сообщение — словарь с "role": "user".')
+    if "moscow" not in str(message.get("content", "")).lower():
+        raise NotYet("ask about Moscow in the message's content.",
+                     "спросите в content сообщения о Москве (Moscow).")
+
+
+def check_messages(messages: Any) -> Verdict:
+    """Exercise 1: a conversation of one user message asking for the weather in Moscow."""
+    return verdict(lambda: _messages(messages))
+'''
+
+TESTS = '''"""Self-checks of lesson {number}: the reference passes, mistakes get a hint."""
+
+from __future__ import annotations
+
+import pytest
+from verdicts import CORRECT, NOT_YET, verdict_of
+
+from helpers.exercises import {module}
+
+
+def test_the_reference_solution_passes(capsys):
+    reference = [{{"role": "user", "content": "What's the weather in Moscow?"}}]
+    assert verdict_of(capsys, {module}.check_messages, reference).strip() == CORRECT
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        [],  # the committed starter
+        [{{"role": "assistant", "content": "Moscow"}}],
+        [{{"role": "user", "content": "Weather in Paris?"}}],
+        "What's the weather in Moscow?",
+    ],
+)
+def test_mistakes_get_a_hint_in_both_languages(capsys, wrong):
+    out = verdict_of(capsys, {module}.check_messages, wrong)
+    assert out.startswith(NOT_YET), out
+    assert any("а" <= ch <= "я" for ch in out.split("\\n", 1)[1]), "the Russian hint is missing"
+'''
+
+
+def files_for(name: str, title: str, title_ru: str, root: Path = ROOT) -> dict[Path, str]:
+    """The four new files of lesson `name`, path -> text."""
+    number, module = name[:2], f"n{name[:2]}"
+    fields = {
+        "name": name,
+        "number": number,
+        "module": module,
+        "title": title,
+        "title_ru": title_ru,
+    }
+    return {
+        root / "notebooks" / "src" / f"{name}.py": SOURCE.format(**fields).replace("QQQ", "'''"),
+        root / "helpers" / "replay" / "scenarios" / f"n{name}.py": SCENARIOS.format(**fields),
+        root / "helpers" / "exercises" / f"{module}.py": EXERCISES.format(**fields),
+        root / "tests" / f"test_exercises_{module}.py": TESTS.format(**fields),
+    }
+
+
+def create(name: str, title: str, title_ru: str, root: Path = ROOT) -> list[Path]:
+    """Write the new lesson's files; refuse a bad name or any file that exists already."""
+    if not LESSON_NAME.match(name):
+        raise SystemExit(f"{name!r}: a lesson name is NN_lowercase_words, e.g. 08_tool_choice")
+    taken = sorted(root.glob(f"notebooks/src/{name[:2]}_*.py"))
+    if taken:
+        raise SystemExit(f"lesson number {name[:2]} is taken by {taken[0].relative_to(root)}")
+    files = files_for(name, title, title_ru, root)
+    existing = [str(p.relative_to(root)) for p in files if p.exists()]
+    if existing:
+        raise SystemExit(f"refusing to overwrite {existing}")
+    for path, text in files.items():
+        path.write_text(text, encoding="utf-8")
+    return list(files)
+
+
+def next_steps(name: str, title: str, title_ru: str) -> str:
+    """What is left after the files are written, as commands and edits, in order."""
+    lessons = sorted(p.stem for p in (ROOT / "notebooks" / "src").glob("[0-9][0-9]_*.py"))
+    previous = [lesson for lesson in lessons if lesson < name]
+    link = previous[-1] if previous else "(none)"
+    return f"""
+Left to do (docs/authoring.md, "Add a lesson"):
+  1. Write the lesson: replace every TODO in notebooks/src/{name}.py; what a cell sends to the
+     model goes into helpers/replay/scenarios/n{name}.py (prompts shared with other lessons live
+     in helpers/replay/scenarios/common.py).
+  2. .venv/bin/python -m helpers.replay synthesize            # writes data/recordings/{name}.json
+  3. .venv/bin/python scripts/nbbuild.py {name}              # builds and runs both editions
+  4. Link it: a "[Next: {title}]({name}.ipynb)" line at the end of notebooks/src/{link}.py
+     (then rebuild that lesson too), a row in README.md's lesson map and one in lesson 00's map
+     ("## 5. The lesson map" in notebooks/src/00_start.py, both languages; rebuild 00_start).
+  5. .venv/bin/pytest tests/test_notebooks.py tests/test_lesson_drift.py \\
+       tests/test_exercises_n{name[:2]}.py notebooks/en/{name}.ipynb notebooks/ru/{name}.ipynb
+     tests/test_notebooks.py names anything still missing (scenario module, cassette, map rows).
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: `new_lesson.py NN_name "English title" "Русское название"`."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("name", help="NN_lowercase_words, e.g. 08_tool_choice")
+    parser.add_argument("title", help="the English title (the notebook's H1)")
+    parser.add_argument("title_ru", help="the Russian title")
+    args = parser.parse_args(argv)
+    for path in create(args.name, args.title, args.title_ru):
+        print(f"wrote {path.relative_to(ROOT)}")
+    print(next_steps(args.name, args.title, args.title_ru))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

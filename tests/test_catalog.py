@@ -1,0 +1,56 @@
+"""One table of names (`helpers.catalog`): the modules that keep a copy agree with it."""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers import catalog, templates
+from helpers.replay import modes, profiles, synthesize
+
+
+def test_engines_are_the_profiles_that_exist():
+    assert catalog.ENGINES == tuple(profiles.PROFILES), (
+        "an engine profile was added or removed: list it in helpers/catalog.py ENGINES"
+    )
+    assert modes.ENGINES == catalog.ENGINES
+
+
+def test_every_provider_has_a_default_engine_that_serves_it():
+    assert set(catalog.DEFAULT_ENGINES) == set(catalog.PROVIDERS) == set(catalog.MODEL_NAMES)
+    for provider, engine in catalog.DEFAULT_ENGINES.items():
+        assert provider in profiles.PROFILES[engine].providers
+        assert profiles.get_profile(provider, None).base_path(provider) == "/v1"
+    for profile in profiles.PROFILES.values():
+        assert set(profile.providers) <= set(catalog.PROVIDERS), profile.name
+
+
+def test_copies_elsewhere_are_the_catalog():
+    assert modes.MODES == catalog.MODES and modes.PROVIDERS == catalog.PROVIDERS
+    assert modes.REPLAY_MODELS == profiles.MODEL_NAMES == catalog.MODEL_NAMES
+    assert modes.DEFAULT_ENGINE == profiles.DEFAULT_ENGINES == catalog.DEFAULT_ENGINES
+    assert modes.REPLAY_API_KEY == catalog.REPLAY_API_KEY
+    assert synthesize.TOKENIZERS == catalog.TOKENIZERS
+    assert templates.HUB_REPOS == catalog.HUB_REPOS
+    assert set(catalog.TOKENIZERS.values()) == set(templates.TOKENIZER_NAMES)
+
+
+@pytest.mark.parametrize("provider", catalog.PROVIDERS)
+def test_live_mode_reads_the_variables_the_catalog_names(provider, monkeypatch):
+    names = catalog.live_variables(provider)
+    for name in names:
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(modes.LiveSettingsError) as error:
+        modes.live_settings(provider)
+    assert all(name in str(error.value) for name in names)
+    for name, value in zip(names, ("http://127.0.0.1:9/v1/", "k", "m"), strict=True):
+        monkeypatch.setenv(name, value)
+    assert modes.live_settings(provider) == ("http://127.0.0.1:9/v1", "k", "m")
+
+
+@pytest.mark.parametrize("provider", catalog.PROVIDERS)
+def test_replay_connection_uses_the_catalog(provider, monkeypatch):
+    monkeypatch.setenv("LLM_MODE", "replay")
+    conn = modes.connect(provider)
+    assert conn.model_name == catalog.MODEL_NAMES[provider]
+    assert conn.api_key == catalog.REPLAY_API_KEY
+    assert conn.engine == catalog.DEFAULT_ENGINES[provider]

@@ -1,0 +1,106 @@
+"""Every lesson's own cells send what its scenarios recorded: prompts, the weather table, tools.
+
+Lessons define their tool and prompts in their own cells (so each can be read alone); the
+cassettes are synthesized from `helpers/replay/scenarios/`. A difference would show up as a replay
+404 in one lesson; these tests name it first. The lessons come from `notebooks/src/`, so a new
+lesson is checked without editing this file.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import json
+import sys
+from typing import Any
+
+import pytest
+
+from helpers.lessons import lesson_names
+from helpers.paths import NOTEBOOKS_DIR, REPO_ROOT
+from helpers.replay.scenarios import all_scenarios, common
+from helpers.tools import ToolRegistry
+
+LESSONS = lesson_names()
+SCENARIOS = all_scenarios()
+
+
+def lesson_code(name: str) -> list[str]:
+    """The English code cells of a lesson source, as `scripts/nbbuild.py` reads them."""
+    if "nbbuild" not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            "nbbuild", REPO_ROOT / "scripts" / "nbbuild.py"
+        )
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["nbbuild"] = module
+        spec.loader.exec_module(module)
+    lesson = sys.modules["nbbuild"].load_lesson(NOTEBOOKS_DIR / "src" / f"{name}.py")
+    return [cell.en for cell in lesson.cells if cell.kind == "code"]
+
+
+def literal_messages(cells: list[str]) -> list[tuple[str, str]]:
+    """(role, content) of every `{"role": ..., "content": "..."}` literal in the cells."""
+    found = []
+    for source in cells:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Dict):
+                continue
+            keys = [k.value if isinstance(k, ast.Constant) else None for k in node.keys]
+            if "role" in keys and "content" in keys:
+                try:
+                    role = ast.literal_eval(node.values[keys.index("role")])
+                    content = ast.literal_eval(node.values[keys.index("content")])
+                except ValueError:
+                    continue
+                found.append((role, content))
+    return found
+
+
+def scenario_prompts(name: str) -> set[tuple[str, str]]:
+    """The system and user messages a lesson's scenarios start with."""
+    return {
+        (m["role"], m["content"])
+        for scenario in SCENARIOS.get(name, [])
+        for m in scenario.messages
+        if m["role"] in ("system", "user") and isinstance(m.get("content"), str)
+    }
+
+
+@pytest.mark.parametrize("name", [n for n in LESSONS if scenario_prompts(n)])
+def test_lesson_prompts_match_its_scenarios(name):
+    written = set(literal_messages(lesson_code(name)))
+    missing = sorted(scenario_prompts(name) - written)
+    assert not missing, f"{name}: scenarios send prompts no cell of the lesson writes: {missing}"
+
+
+def definitions(name: str) -> dict[str, Any]:
+    """What the lesson's `WEATHER = ...` and `tools = [...]` cells define, run as written."""
+    namespace: dict[str, Any] = {"ToolRegistry": ToolRegistry, "json": json}
+    for source in lesson_code(name):
+        if source.startswith(("WEATHER = ", "tools = [")):
+            exec(compile(source, f"<{name}>", "exec"), namespace)  # the lesson's own cells
+    return namespace
+
+
+WEATHER_LESSONS = [n for n in LESSONS if "WEATHER" in definitions(n)]
+
+
+def test_the_weather_lessons_are_found():
+    assert len(WEATHER_LESSONS) >= 2, (
+        "no lesson cell starts with `WEATHER = `: is the prefix stale?"
+    )
+
+
+@pytest.mark.parametrize("name", WEATHER_LESSONS)
+def test_lesson_weather_tool_matches_the_scenarios(name):
+    namespace = definitions(name)
+    assert namespace["WEATHER"] == common.WEATHER
+    for city in [*common.WEATHER, "Paris"]:
+        assert namespace["get_weather"](city) == common.get_weather(city)
+    sent = [s.tools for s in SCENARIOS.get(name, []) if s.tools]
+    if "tools" in namespace and sent:
+        assert namespace["tools"] in sent, f"{name}: `tools` is not what its scenarios send"
