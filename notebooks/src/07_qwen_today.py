@@ -2,8 +2,6 @@
 
 from nbbuild import Lesson, code, md
 
-PROMPT = "What's the 3-day forecast for Paris, hour by hour?"
-
 LESSON = Lesson("07_qwen_today", [
     md(
         """
@@ -161,14 +159,14 @@ way Qwen3-Coder does.
 """,
     ),
     code(
-        f'''
+        '''
 conversation = [
-    {{"role": "user", "content": "{PROMPT}"}},
-    {{"role": "assistant", "content": "", "tool_calls": [{{
+    {"role": "user", "content": "What's the 3-day forecast for Paris, hour by hour?"},
+    {"role": "assistant", "content": "", "tool_calls": [{
         "id": "call_0", "type": "function",
-        "function": {{"name": "get_forecast", "arguments": {{"city": "Paris", "days": 3, "hourly": True}}}},
-    }}]}},
-    {{"role": "tool", "tool_call_id": "call_0", "content": json.dumps(get_forecast("Paris", 3, True))}},
+        "function": {"name": "get_forecast", "arguments": {"city": "Paris", "days": 3, "hourly": True}},
+    }]},
+    {"role": "tool", "tool_call_id": "call_0", "content": json.dumps(get_forecast("Paris", 3, True))},
 ]
 qwen3 = load_tokenizer("qwen3")  # the course's offline tokenizers
 qwen35 = load_tokenizer("qwen3.5")
@@ -233,7 +231,7 @@ and what our parsers make of it. Neither format carries a call id, so both parse
 """,
     ),
     code(
-        '''
+        r'''
 tool_calls = [{"id": "call_0", "type": "function", "function": {
     "name": "get_forecast", "arguments": '{"city": "Paris", "days": 3, "hourly": true}'}}]
 raw = {
@@ -241,7 +239,7 @@ raw = {
     "Qwen3.5": render_qwen_xml_tool_calls(tool_calls),
 }
 for name, text in raw.items():
-    print(f"--- {name}\\n{text}")
+    print(f"--- {name}\n{text}")
 ''',
     ),
     code(
@@ -373,8 +371,8 @@ Qwen3 и Qwen3.5 — думающие модели: прежде чем отве
 """,
     ),
     code(
-        '''
-qwen3_output = "<think>\\nThree days for Paris, hour by hour.\\n</think>\\n\\n" + raw["Qwen3"]
+        r'''
+qwen3_output = "<think>\nThree days for Paris, hour by hour.\n</think>\n\n" + raw["Qwen3"]
 parsed = parse_hermes(qwen3_output)
 print("reasoning:", repr(parsed.reasoning))
 print("content:  ", repr(parsed.content))
@@ -407,8 +405,8 @@ for thinking in (True, False):
         ru={"the prompt ends with": "промпт заканчивается на"},
     ),
     code(
-        '''
-qwen35_output = "Three days for Paris, hour by hour.\\n</think>\\n\\n" + raw["Qwen3.5"]
+        r'''
+qwen35_output = "Three days for Paris, hour by hour.\n</think>\n\n" + raw["Qwen3.5"]
 parsed = parse_qwen_xml(qwen35_output, tools)  # a lone </think>: the prompt opened the block
 print("reasoning:", repr(parsed.reasoning))
 show_tool_calls(parsed.tool_calls)
@@ -431,8 +429,8 @@ OpenAI SDK does not declare these fields, so read them with `getattr`:
 """,
     ),
     code(
-        f'''
-messages = [{{"role": "user", "content": "{PROMPT}"}}]
+        '''
+messages = [{"role": "user", "content": "What's the 3-day forecast for Paris, hour by hour?"}]
 completion = client.chat.completions.create(model=model_name, messages=messages, tools=tools)
 message = completion.choices[0].message
 print("reasoning:", getattr(message, "reasoning", None))
@@ -455,14 +453,14 @@ Qwen2.5 с парсером `hermes` и Qwen3.5 с `qwen3_coder`: модели �
 """,
     ),
     code(
-        f'''
-servers = {{"Qwen2.5 (hermes)": qwen25_conn, "Qwen3.5 (qwen3_coder)": conn}}
+        r'''
+servers = {"Qwen2.5 (hermes)": qwen25_conn, "Qwen3.5 (qwen3_coder)": conn}
 for name, server in servers.items():
     server_client = OpenAI(base_url=server.endpoint, api_key=server.api_key)
-    messages = [{{"role": "user", "content": "{PROMPT}"}}]
+    messages = [{"role": "user", "content": "What's the 3-day forecast for Paris, hour by hour?"}]
     answer = run_tool_loop(server_client, messages, registry, model=server.model_name)
     arguments = messages[1]["tool_calls"][0]["function"]["arguments"]
-    print(f"{{name}}: get_forecast({{arguments}})\\n  -> {{answer['content']}}")
+    print(f"{name}: get_forecast({arguments})\n  -> {answer['content']}")
 ''',
     ),
     md(
@@ -600,7 +598,7 @@ OpenAI-совместимый адрес API (endpoint) Ollama не поддер
 """,
     ),
     code(
-        '''
+        r'''
 compare_table(
     [
         ("call format", "marker tokens + JSON", "<tool_call> JSON", "<tool_call> JSON",
@@ -610,8 +608,8 @@ compare_table(
         ("vLLM reasoning parser", "-", "-", "qwen3", "qwen3"),
         ("reasoning field", "-", "-", "reasoning", "reasoning"),
         ("thinking switch", "-", "-", "enable_thinking", "enable_thinking"),
-        ("template prompt ends", "assistant turn", "assistant\\\\n", "assistant\\\\n",
-         "assistant\\\\n<think>\\\\n"),
+        ("template prompt ends", "assistant turn", "assistant\\n", "assistant\\n",
+         "assistant\\n<think>\\n"),
         ("string arguments", "-", "encoded twice", "kept as is", "refused"),
         ("our parser", "parse_kimi", "parse_hermes", "parse_hermes", "parse_qwen_xml"),
     ],
@@ -721,14 +719,14 @@ check_xml_calls(xml_calls)
 ''',
     ),
     code(
-        '''
+        r'''
 import re
 
 
 def xml_calls(text):
     calls = []
     for name, body in re.findall(r"<function=(.*?)>(.*?)</function>", text, re.DOTALL):
-        parameters = re.findall(r"<parameter=(.*?)>\\n(.*?)\\n</parameter>", body, re.DOTALL)
+        parameters = re.findall(r"<parameter=(.*?)>\n(.*?)\n</parameter>", body, re.DOTALL)
         calls.append((name, dict(parameters)))
     return calls
 
