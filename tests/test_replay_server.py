@@ -539,3 +539,20 @@ def test_listen_backlog_takes_a_burst() -> None:
     from helpers.replay.server import QuietThreadingServer
 
     assert QuietThreadingServer.request_queue_size >= 1024
+
+
+def test_mismatch_tells_an_author_which_scenario_file_and_command(tmp_path: Path) -> None:
+    """Against the shipped cassettes the 404 names the lesson's scenario module and the command
+    that re-synthesizes it; against a cassette with no scenario module, how to re-record it."""
+    from helpers.paths import RECORDINGS_DIR
+
+    body = {"model": "moonshotai/Kimi-K2-Instruct",
+            "messages": [{"role": "user", "content": "Say 'Ready.' and nothing else, please!"}]}
+    with ReplayServer(RECORDINGS_DIR / "00_start.json") as shipped:
+        text = requests.post(f"{shipped.url}/v1/chat/completions", json=body, timeout=10).text
+    assert "helpers/replay/scenarios/n00_start.py" in text
+    assert "python -m helpers.replay synthesize" in text
+    write_cassette(tmp_path, "mine", interactions())
+    with ReplayServer(tmp_path) as recorded:
+        text = requests.post(f"{recorded.url}/v1/chat/completions", json=body, timeout=10).text
+    assert "mine.json was recorded, not synthesized" in text and "LLM_MODE=record" in text

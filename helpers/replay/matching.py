@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from helpers.i18n import Text, tr
@@ -286,11 +286,31 @@ def show_value(value: Any, other: Any = MISSING) -> str:
     return f"{head}{text}{tail}"
 
 
+def _author_hint(cassette: str, scenarios: str | None) -> str:
+    """What a lesson's author does when a cell's request changed on purpose."""
+    if scenarios:
+        return tr(
+            f"If you changed this cell on purpose (lesson authors): update {scenarios} and run "
+            "`python -m helpers.replay synthesize` (docs/authoring.md).",
+            f"Если вы изменили эту ячейку намеренно (для авторов урока): поправьте {scenarios} и "
+            "выполните `python -m helpers.replay synthesize` (docs/authoring.md).",
+        )
+    return tr(
+        f"{cassette} was recorded, not synthesized: record it again with LLM_MODE=record.",
+        f"{cassette} записан, а не синтезирован: запишите его заново с LLM_MODE=record.",
+    )
+
+
 def mismatch_message(
-    request: dict[str, Any], candidates: Sequence[tuple[dict[str, Any], Interaction]]
+    request: dict[str, Any],
+    candidates: Sequence[tuple[dict[str, Any], Interaction]],
+    scenario_files: Mapping[str, str] | None = None,
 ) -> tuple[str, str | None]:
     """The 404 text for an unrecorded request, and the name of the first differing field (in the
-    notebook's language: the server runs in the kernel, so this is the student's explanation)."""
+    notebook's language: the server runs in the kernel, so this is the student's explanation).
+
+    `scenario_files` maps a cassette file to the scenario module it was synthesized from: the
+    text then also tells a lesson's author which file to change and which command to run."""
     lines = [
         tr(
             "No recorded answer matches this request (replay mode).",
@@ -311,5 +331,7 @@ def mismatch_message(
             lines.append(tr(f"First difference at {field}:", f"Первое различие в поле {field}:"))
             lines.append(tr("  this request: ", "  этот запрос: ") + show_value(mine, theirs))
             lines.append(tr("  recording:    ", "  запись:       ") + show_value(theirs, mine))
+        lines.append(_author_hint(interaction.cassette, (scenario_files or {}).get(
+            interaction.cassette)))
     lines.append(str(LIVE_HINT))
     return "\n".join(lines), field

@@ -450,8 +450,13 @@ class ReplayServer(LoopbackService):
         self._index: dict[str, dict[str, Interaction]] = {}
         self.shadowed = 0  # requests that several cassettes answer differently
         self._canonical: list[tuple[dict[str, Any], Interaction]] = []
+        # cassette file -> the scenario module it was synthesized from (for the 404's author hint)
+        self.scenario_files: dict[str, str] = {}
         for path in self.files:
-            for interaction in load_cassette(path).interactions:
+            cassette = load_cassette(path)
+            if isinstance(cassette.meta.get("scenarios"), str):
+                self.scenario_files[path.name] = cassette.meta["scenarios"]
+            for interaction in cassette.interactions:
                 self._add(interaction)
         self.models = sorted(
             {
@@ -510,7 +515,7 @@ class ReplayServer(LoopbackService):
             if lesson is not None and lesson in answers:
                 return answers[lesson]
             return list(answers.values())[-1]
-        message, field = mismatch_message(canonical, self._canonical)
+        message, field = mismatch_message(canonical, self._canonical, self.scenario_files)
         raise ApiError(404, message, param=field, code="no_recording")
 
     def __repr__(self) -> str:

@@ -813,14 +813,14 @@ where it goes wrong:
 """,
     ),
     code(
-        '''
+        r'''
 import inspect
 
 from IPython.display import Markdown
 
 from helpers.formats import guide
 
-Markdown(f"```python\\n{inspect.getsource(guide)}```")
+Markdown(f"```python\n{inspect.getsource(guide)}```")
 ''',
     ),
     md(
@@ -836,13 +836,13 @@ all sections. The markers contain `|`, which means "or" in a regular expression,
 """,
     ),
     code(
-        '''
+        r'''
 import re
 
 BEGIN = re.escape("<|tool_call_begin|>")
 ARGUMENT_BEGIN = re.escape("<|tool_call_argument_begin|>")
 print(BEGIN)
-re.findall(BEGIN + r"\\s*(.+?)\\s*" + ARGUMENT_BEGIN, variants["second section"])
+re.findall(BEGIN + r"\s*(.+?)\s*" + ARGUMENT_BEGIN, variants["second section"])
 ''',
         ru={'"second section"': VARIANT_RU['"second section"']},
     ),

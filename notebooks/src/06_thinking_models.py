@@ -3,8 +3,6 @@ gets when it drops it, the field names, <think> in raw text, and Kimi id hygiene
 
 from nbbuild import Lesson, code, md
 
-PROMPT = "Check the weather in Beijing, then Shanghai, then Moscow, one call at a time."
-WEATHER_PROMPT = "What's the weather like in Beijing today? Let's check using the tool."
 
 LESSON = Lesson("06_thinking_models", [
     md(
@@ -168,8 +166,8 @@ API отклоняет другие значения. В ответе есть �
 """,
     ),
     code(
-        f'''
-messages = [{{"role": "user", "content": "{PROMPT}"}}]
+        '''
+messages = [{"role": "user", "content": "Check the weather in Beijing, then Shanghai, then Moscow, one call at a time."}]
 response = client.chat.completions.create(model=model_name, messages=messages, tools=tools)
 message = response.choices[0].message
 print(getattr(message, "reasoning_content", None))  # not declared in the SDK's types
@@ -239,8 +237,8 @@ def streaming_loop(messages, max_rounds=8, **options):
         ru={"# the reasoning is left out": "# рассуждение не попадает в историю"},
     ),
     code(
-        f'''
-messages = [{{"role": "user", "content": "{PROMPT}"}}]
+        '''
+messages = [{"role": "user", "content": "Check the weather in Beijing, then Shanghai, then Moscow, one call at a time."}]
 streaming_loop(messages)
 ''',
         tags=("raises-exception",),
@@ -301,8 +299,8 @@ accumulator.assistant_message()
 """,
     ),
     code(
-        f'''
-messages = [{{"role": "user", "content": "{PROMPT}"}}]
+        '''
+messages = [{"role": "user", "content": "Check the weather in Beijing, then Shanghai, then Moscow, one call at a time."}]
 answer = run_tool_loop(client, messages, registry, model=model_name, stream=True)
 print(answer["content"])
 show_messages(messages)
@@ -319,8 +317,8 @@ SDK message when it copies the message into the history.
 """,
     ),
     code(
-        f'''
-messages = [{{"role": "user", "content": "{PROMPT}"}}]
+        '''
+messages = [{"role": "user", "content": "Check the weather in Beijing, then Shanghai, then Moscow, one call at a time."}]
 answer = run_tool_loop(client, messages, registry, model=model_name)
 print(answer["content"])
 with_calls = [m for m in messages if m.get("tool_calls")]
@@ -353,9 +351,9 @@ works as it is:
 """,
     ),
     code(
-        f'''
-messages = [{{"role": "user", "content": "{PROMPT}"}}]
-print(streaming_loop(messages, extra_body={{"thinking": {{"type": "disabled"}}}}))
+        '''
+messages = [{"role": "user", "content": "Check the weather in Beijing, then Shanghai, then Moscow, one call at a time."}]
+print(streaming_loop(messages, extra_body={"thinking": {"type": "disabled"}}))
 ''',
     ),
     md(
@@ -383,8 +381,8 @@ Moonshot рекомендует температуру 1.0 с рассужден
 """,
     ),
     code(
-        f'''
-messages = [{{"role": "user", "content": "{PROMPT}"}}]
+        '''
+messages = [{"role": "user", "content": "Check the weather in Beijing, then Shanghai, then Moscow, one call at a time."}]
 client.chat.completions.create(
     model=model_name, messages=messages, tools=tools, tool_choice="required"
 )
@@ -431,11 +429,11 @@ The profile `vllm_thinking` answers like vLLM serving `moonshotai/Kimi-K2.6`:
 """,
     ),
     code(
-        f'''
+        '''
 if conn.replay_only("vllm_thinking is a recorded engine profile"):
     vllm = connect("kimi", engine="vllm_thinking")
     vllm_client = OpenAI(base_url=vllm.endpoint, api_key=vllm.api_key)
-    messages = [{{"role": "user", "content": "{WEATHER_PROMPT}"}}]
+    messages = [{"role": "user", "content": "What's the weather like in Beijing today? Let's check using the tool."}]
     reply = vllm_client.chat.completions.create(
         model=vllm.model_name, messages=messages, tools=tools
     )
@@ -455,9 +453,9 @@ both kinds of server without a setting:
 """,
     ),
     code(
-        f'''
+        '''
 if conn.replay_only("it needs the vllm_thinking profile above"):
-    messages = [{{"role": "user", "content": "{WEATHER_PROMPT}"}}]
+    messages = [{"role": "user", "content": "What's the weather like in Beijing today? Let's check using the tool."}]
     answer = run_tool_loop(vllm_client, messages, registry, model=vllm.model_name)
     print(answer["content"])
     print(sorted(messages[1]))
@@ -494,17 +492,17 @@ K2-Thinking в том виде, в каком его публикует зерк
 """,
     ),
     code(
-        f'''
+        '''
 tokenizer = load_tokenizer("kimi-k2-thinking")
-call = {{"id": "functions.get_weather:0", "type": "function",
-        "function": {{"name": "get_weather", "arguments": '{{"city": "Beijing"}}'}}}}
+call = {"id": "functions.get_weather:0", "type": "function",
+        "function": {"name": "get_weather", "arguments": '{"city": "Beijing"}'}}
 history = [
-    {{"role": "user", "content": "Hi"}},
-    {{"role": "assistant", "content": "Hello!", "reasoning_content": "Greet back."}},
-    {{"role": "user", "content": "{WEATHER_PROMPT}"}},
-    {{"role": "assistant", "content": "", "reasoning_content": "Use the tool.", "tool_calls": [call]}},
-    {{"role": "tool", "tool_call_id": "functions.get_weather:0", "name": "get_weather",
-     "content": '{{"city": "Beijing", "weather": "Sunny"}}'}},
+    {"role": "user", "content": "Hi"},
+    {"role": "assistant", "content": "Hello!", "reasoning_content": "Greet back."},
+    {"role": "user", "content": "What's the weather like in Beijing today? Let's check using the tool."},
+    {"role": "assistant", "content": "", "reasoning_content": "Use the tool.", "tool_calls": [call]},
+    {"role": "tool", "tool_call_id": "functions.get_weather:0", "name": "get_weather",
+     "content": '{"city": "Beijing", "weather": "Sunny"}'},
 ]
 prompt = tokenizer.apply_chat_template(history, tools=tools, tokenize=False,
                                        add_generation_prompt=True)
@@ -538,19 +536,19 @@ templates likely do that with thinking on: a third-party reimplementation says s
 """,
     ),
     code(
-        f'''
+        '''
 call_text = (
     "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0"
-    '<|tool_call_argument_begin|>{{"city": "Beijing"}}<|tool_call_end|><|tool_calls_section_end|>'
+    '<|tool_call_argument_begin|>{"city": "Beijing"}<|tool_call_end|><|tool_calls_section_end|>'
 )
-outputs = {{
+outputs = {
     "closed": "<think>Beijing first.</think>" + call_text,
     "prompt opened it": "Beijing first.</think>" + call_text,
     "never closed": "<think>Beijing first." + call_text,
-}}
+}
 for shape, text in outputs.items():
     result = parse_kimi(text)
-    print(f"{{shape!r:19}} {{result.reasoning!r}} {{[c['id'] for c in result.tool_calls]}} {{result.errors}}")
+    print(f"{shape!r:19} {result.reasoning!r} {[c['id'] for c in result.tool_calls]} {result.errors}")
 ''',
     ),
     md(
@@ -604,15 +602,15 @@ The profile `sglang_drift` imitates this on SGLang:
 """,
     ),
     code(
-        f'''
+        '''
 foreign_id = "call_8f14e45fceea167a5a36dedd"  # made up by another provider's client
 history = [
-    {{"role": "user", "content": "{WEATHER_PROMPT}"}},
-    {{"role": "assistant", "content": "", "tool_calls": [{{**call, "id": foreign_id}}]}},
-    {{"role": "tool", "tool_call_id": foreign_id, "name": "get_weather",
-     "content": '{{"city": "Beijing", "weather": "Sunny"}}'}},
-    {{"role": "assistant", "content": "It's sunny in Beijing today."}},
-    {{"role": "user", "content": "And in Moscow?"}},
+    {"role": "user", "content": "What's the weather like in Beijing today? Let's check using the tool."},
+    {"role": "assistant", "content": "", "tool_calls": [{**call, "id": foreign_id}]},
+    {"role": "tool", "tool_call_id": foreign_id, "name": "get_weather",
+     "content": '{"city": "Beijing", "weather": "Sunny"}'},
+    {"role": "assistant", "content": "It's sunny in Beijing today."},
+    {"role": "user", "content": "And in Moscow?"},
 ]
 ''',
         ru={"# made up by another provider's client": "# придуман клиентом другого провайдера"},
