@@ -138,6 +138,10 @@ tools = [{
         },
     },
 }]
+''',
+    ),
+    code(
+        '''
 registry = ToolRegistry()
 _ = registry.register(get_forecast, schema=tools[0])
 ''',
