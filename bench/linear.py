@@ -42,10 +42,20 @@ def best_of(runs: int, work: Callable[[], object]) -> float:
 def accumulate(size: int) -> Callable[[], object]:
     """One call with `size` characters of arguments, fed to the accumulator 4 characters a delta."""
     arguments = json.dumps({"text": "x" * (size - 12)})
-    header = {"tool_calls": [{"index": 0, "id": "functions.write:0", "type": "function",
-                              "function": {"name": "write", "arguments": ""}}]}
-    pieces = [{"tool_calls": [{"index": 0, "function": {"arguments": arguments[i : i + 4]}}]}
-              for i in range(0, len(arguments), 4)]
+    header = {
+        "tool_calls": [
+            {
+                "index": 0,
+                "id": "functions.write:0",
+                "type": "function",
+                "function": {"name": "write", "arguments": ""},
+            }
+        ]
+    }
+    pieces = [
+        {"tool_calls": [{"index": 0, "function": {"arguments": arguments[i : i + 4]}}]}
+        for i in range(0, len(arguments), 4)
+    ]
 
     def work() -> object:
         accumulator = ToolCallAccumulator()
@@ -74,10 +84,16 @@ def one_big_delta(parser: type, stray_marker: str, size: int) -> Callable[[], ob
 
 CASES = [
     ("ToolCallAccumulator, arguments in 4-char deltas", accumulate, 100_000),
-    ("KimiStreamParser, one delta, content between stray markers",
-     lambda n: one_big_delta(KimiStreamParser, "<|tool_calls_section_end|>", n), 200_000),
-    ("HermesStreamParser, one delta, content between stray </tool_call>",
-     lambda n: one_big_delta(HermesStreamParser, "</tool_call>", n), 200_000),
+    (
+        "KimiStreamParser, one delta, content between stray markers",
+        lambda n: one_big_delta(KimiStreamParser, "<|tool_calls_section_end|>", n),
+        200_000,
+    ),
+    (
+        "HermesStreamParser, one delta, content between stray </tool_call>",
+        lambda n: one_big_delta(HermesStreamParser, "</tool_call>", n),
+        200_000,
+    ),
 ]
 
 
@@ -88,8 +104,10 @@ def main() -> None:
     for label, make, size in CASES:
         small = best_of(3, make(size))
         large = best_of(3, make(10 * size))
-        print(f"| {label} | {size:,} | {small * 1e3:.1f} ms | {large * 1e3:.1f} ms "
-              f"| {large / small:.1f}x |")
+        print(
+            f"| {label} | {size:,} | {small * 1e3:.1f} ms | {large * 1e3:.1f} ms "
+            f"| {large / small:.1f}x |"
+        )
 
 
 if __name__ == "__main__":

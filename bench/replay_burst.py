@@ -73,8 +73,10 @@ def main() -> None:
     try:
         for backlog in (128, 1024):
             failed, slowest, total = burst(folder, backlog)
-            print(f"backlog {backlog:>4}: {failed} of {CLIENTS} failed, slowest request "
-                  f"{slowest:.2f} s, whole burst {total:.2f} s")
+            print(
+                f"backlog {backlog:>4}: {failed} of {CLIENTS} failed, slowest request "
+                f"{slowest:.2f} s, whole burst {total:.2f} s"
+            )
     finally:
         QuietThreadingServer.request_queue_size = original
 

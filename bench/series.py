@@ -75,8 +75,10 @@ def imported_modules(nb: nbformat.NotebookNode) -> list[str]:
         except SyntaxError:
             continue
         for node in ast.walk(tree):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-                [node.module] if isinstance(node, ast.ImportFrom) and node.module else []
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else ([node.module] if isinstance(node, ast.ImportFrom) and node.module else [])
             )
             for name in names:
                 if name.split(".")[0] in LIBRARIES:
@@ -115,8 +117,20 @@ def run_pytest(paths: list[Path], plugin_dir: Path) -> tuple[float, dict, dict]:
         "sys.exit(pytest.main(sys.argv[1:]))"
     )
     cmd = [
-        sys.executable, "-c", code, "-c", str(ROOT / "pyproject.toml"), "--rootdir", str(ROOT),
-        "-q", "--no-header", "-p", "no:randomly", "-p", "_series_timer", *map(str, paths),
+        sys.executable,
+        "-c",
+        code,
+        "-c",
+        str(ROOT / "pyproject.toml"),
+        "--rootdir",
+        str(ROOT),
+        "-q",
+        "--no-header",
+        "-p",
+        "no:randomly",
+        "-p",
+        "_series_timer",
+        *map(str, paths),
     ]
     env = {**os.environ, **ENV, "SERIES_TIMES": str(times)}
     start = time.perf_counter()

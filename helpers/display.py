@@ -258,8 +258,11 @@ def format_chunks(chunks: Iterable[Any], limit: int | None = None) -> str:
     digits = len(str(max(len(shown) - 1, 0)))
     lines = [f"{i:>{digits}}  {format_chunk(c)}" for i, c in enumerate(shown)]
     if len(shown) < len(chunks):
-        more = count(len(chunks) - len(shown), ("more chunk", "more chunks"),
-                     ("фрагмент", "фрагмента", "фрагментов"))
+        more = count(
+            len(chunks) - len(shown),
+            ("more chunk", "more chunks"),
+            ("фрагмент", "фрагмента", "фрагментов"),
+        )
         lines.append(tr(f"... {more}", f"... и ещё {more}"))
     return "\n".join(lines) if lines else tr("(no chunks)", "(фрагментов нет)")
 

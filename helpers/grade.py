@@ -73,15 +73,17 @@ def lesson_of(path: Path, nb: Any | None) -> str:
 def kernel_env(log_path: Path) -> dict[str, str]:
     """The kernel's environment: ours minus secrets, live settings and proxies; replay forced."""
     env = {k: v for k, v in os.environ.items() if not DROPPED_ENV.search(k)}
-    env.update({
-        "LLM_MODE": "replay",
-        "LLM_GRADE_LOG": str(log_path),
-        "HF_HUB_OFFLINE": "1",
-        "TRANSFORMERS_OFFLINE": "1",
-        "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1",
-        "NO_PROXY": "127.0.0.1,localhost",
-        "no_proxy": "127.0.0.1,localhost",
-    })
+    env.update(
+        {
+            "LLM_MODE": "replay",
+            "LLM_GRADE_LOG": str(log_path),
+            "HF_HUB_OFFLINE": "1",
+            "TRANSFORMERS_OFFLINE": "1",
+            "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1",
+            "NO_PROXY": "127.0.0.1,localhost",
+            "no_proxy": "127.0.0.1,localhost",
+        }
+    )
     return env
 
 
@@ -92,7 +94,10 @@ def run_notebook(nb: Any, folder: Path, log_path: Path, timeout: float) -> str:
 
     deadline = time.monotonic() + timeout
     client = NotebookClient(
-        nb, kernel_name="python3", allow_errors=True, interrupt_on_timeout=False,
+        nb,
+        kernel_name="python3",
+        allow_errors=True,
+        interrupt_on_timeout=False,
         timeout_func=lambda cell: max(1, int(deadline - time.monotonic())),
         resources={"metadata": {"path": str(folder)}},
     )
@@ -105,7 +110,8 @@ def run_notebook(nb: Any, folder: Path, log_path: Path, timeout: float) -> str:
     except RuntimeError as exc:  # nbclient reports a kernel that would not start this way
         return f"failed to run: {exc}"
     failed = sum(  # a cell tagged raises-exception shows a defect on purpose
-        1 for cell in nb.cells
+        1
+        for cell in nb.cells
         if any(o.get("output_type") == "error" for o in cell.get("outputs", []))
         and "raises-exception" not in cell.get("metadata", {}).get("tags", [])
     )
@@ -159,8 +165,9 @@ def grade_notebook(path: Path, root: Path, timeout: float, executed: Path | None
     return result
 
 
-def grade_folder(folder: Path, out: Path, timeout: float = DEFAULT_TIMEOUT,
-                 executed: Path | None = None) -> list[Result]:
+def grade_folder(
+    folder: Path, out: Path, timeout: float = DEFAULT_TIMEOUT, executed: Path | None = None
+) -> list[Result]:
     """Grade every `*.ipynb` under `folder` and write the table to `out`."""
     paths = sorted(p for p in folder.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
     results = []
@@ -187,13 +194,22 @@ def write_table(results: list[Result], out: Path) -> None:
 def main(argv: list[str] | None = None) -> None:
     """Command line: grade a folder."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("folder", type=Path,
-                        help="folder of submitted .ipynb files (searched recursively)")
+    parser.add_argument(
+        "folder", type=Path, help="folder of submitted .ipynb files (searched recursively)"
+    )
     parser.add_argument("--out", type=Path, default=Path("grades.csv"), help="the CSV to write")
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
-                        help=f"seconds per notebook (default {DEFAULT_TIMEOUT})")
-    parser.add_argument("--executed", type=Path, default=None,
-                        help="also save each executed notebook under this folder")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        help=f"seconds per notebook (default {DEFAULT_TIMEOUT})",
+    )
+    parser.add_argument(
+        "--executed",
+        type=Path,
+        default=None,
+        help="also save each executed notebook under this folder",
+    )
     args = parser.parse_args(argv)
     if not args.folder.is_dir():
         parser.error(f"{args.folder} is not a folder")

@@ -125,29 +125,37 @@ def normalize_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
         schema = {"type": "function", "function": schema}
     function = schema["function"]
     if schema.get("type") != "function" or not isinstance(function, dict):
-        raise ValueError(tr(
-            'A tool schema looks like {"type": "function", "function": {...}}.',
-            'Схема инструмента выглядит так: {"type": "function", "function": {...}}.',
-        ))
+        raise ValueError(
+            tr(
+                'A tool schema looks like {"type": "function", "function": {...}}.',
+                'Схема инструмента выглядит так: {"type": "function", "function": {...}}.',
+            )
+        )
     if not isinstance(function.get("name"), str) or not function["name"]:
-        raise ValueError(tr(
-            "A tool schema needs a non-empty function.name.",
-            "В схеме инструмента нужно непустое function.name.",
-        ))
+        raise ValueError(
+            tr(
+                "A tool schema needs a non-empty function.name.",
+                "В схеме инструмента нужно непустое function.name.",
+            )
+        )
     parameters = function.setdefault("parameters", {"type": "object", "properties": {}})
     name = function["name"]
     if not isinstance(parameters, dict) or parameters.get("type") != "object":
-        raise ValueError(tr(
-            f"Tool {name!r}: parameters must be a JSON schema of type object.",
-            f"Инструмент {name!r}: parameters должна быть JSON-схемой с типом object.",
-        ))
+        raise ValueError(
+            tr(
+                f"Tool {name!r}: parameters must be a JSON schema of type object.",
+                f"Инструмент {name!r}: parameters должна быть JSON-схемой с типом object.",
+            )
+        )
     try:
         validator_class(parameters).check_schema(parameters)
     except jsonschema.SchemaError as exc:
-        raise ValueError(tr(
-            f"Tool {name!r}: parameters is not a valid JSON schema: {exc.message}",
-            f"Инструмент {name!r}: parameters — некорректная JSON-схема: {exc.message}",
-        )) from None
+        raise ValueError(
+            tr(
+                f"Tool {name!r}: parameters is not a valid JSON schema: {exc.message}",
+                f"Инструмент {name!r}: parameters — некорректная JSON-схема: {exc.message}",
+            )
+        ) from None
     return schema
 
 

@@ -33,8 +33,18 @@ def show_value(value: Any) -> str:
 
 
 # Keywords whose value is a schema, a list of schemas, or a name -> schema map.
-_ONE_SCHEMA = ("items", "additionalProperties", "not", "if", "then", "else", "contains",
-               "propertyNames", "unevaluatedItems", "unevaluatedProperties")
+_ONE_SCHEMA = (
+    "items",
+    "additionalProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+)
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 
@@ -129,7 +139,8 @@ def _sentences(error: jsonschema.ValidationError, path: str) -> list[str]:
         known_names = list(error.schema.get("properties", {}))
         patterns = list(error.schema.get("patternProperties", {}))
         extra = [
-            name for name in value
+            name
+            for name in value
             if name not in known_names and not any(re.search(p, name) for p in patterns)
         ]
         known = ", ".join(known_names) or "none"
@@ -142,9 +153,12 @@ def _sentences(error: jsonschema.ValidationError, path: str) -> list[str]:
     if kind in bounds:
         return [f"{where} must be {bounds[kind]} {rule}, got {show_value(value)}"]
     sizes = {
-        "minLength": ("at least", "character"), "maxLength": ("at most", "character"),
-        "minItems": ("at least", "item"), "maxItems": ("at most", "item"),
-        "minProperties": ("at least", "key"), "maxProperties": ("at most", "key"),
+        "minLength": ("at least", "character"),
+        "maxLength": ("at most", "character"),
+        "minItems": ("at least", "item"),
+        "maxItems": ("at most", "item"),
+        "minProperties": ("at least", "key"),
+        "maxProperties": ("at most", "key"),
     }
     if kind in sizes:
         bound, unit = sizes[kind]

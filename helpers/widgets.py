@@ -105,7 +105,10 @@ class StreamViewer(widgets.VBox):
         """Build the slider (0..len(chunks)), an optional Play button, and the HTML view."""
         self.chunks = list(chunks)
         self.slider = widgets.IntSlider(
-            value=0, min=0, max=len(self.chunks), description=tr("chunks", "фрагменты"),
+            value=0,
+            min=0,
+            max=len(self.chunks),
+            description=tr("chunks", "фрагменты"),
             continuous_update=True,
         )
         self.view = widgets.HTML()
@@ -230,27 +233,42 @@ def compare_parsers(text: str, fmt: str = "kimi") -> dict[str, Any]:
 def _guide_differences(ours: Mapping[str, Any], guide: Mapping[str, Any]) -> list[str]:
     """Say in words where the guide's result falls short of ours (empty when it does not)."""
     if guide["error"] is not None:
-        return [tr(f"the guide raises {guide['error']}",
-                   f"код руководства падает: {guide['error']}")]
+        return [
+            tr(f"the guide raises {guide['error']}", f"код руководства падает: {guide['error']}")
+        ]
     differences = []
     lost = [c["id"] for c in ours["tool_calls"] if c not in guide["tool_calls"]]
     if lost:
         ids = ", ".join(map(repr, lost))
-        differences.append(tr(f"the guide loses {_calls_word(len(lost))} {ids}",
-                              f"код руководства теряет {_calls_word(len(lost))} {ids}"))
+        differences.append(
+            tr(
+                f"the guide loses {_calls_word(len(lost))} {ids}",
+                f"код руководства теряет {_calls_word(len(lost))} {ids}",
+            )
+        )
     wrong = [c["id"] for c in guide["tool_calls"] if c not in ours["tool_calls"]]
     if wrong:
         ids = ", ".join(map(repr, wrong))
-        differences.append(tr(f"the guide reads {_calls_word(len(wrong))} {ids} differently",
-                              f"код руководства читает иначе: {ids}"))
+        differences.append(
+            tr(
+                f"the guide reads {_calls_word(len(wrong))} {ids} differently",
+                f"код руководства читает иначе: {ids}",
+            )
+        )
     if ours["errors"]:
-        problems = count(len(ours["errors"]), ("problem", "problems"),
-                         ("проблему", "проблемы", "проблем"))
-        differences.append(tr(f"the guide reports none of the {problems}",
-                              f"код руководства не сообщает ни про одну из: {problems}"))
+        problems = count(
+            len(ours["errors"]), ("problem", "problems"), ("проблему", "проблемы", "проблем")
+        )
+        differences.append(
+            tr(
+                f"the guide reports none of the {problems}",
+                f"код руководства не сообщает ни про одну из: {problems}",
+            )
+        )
     if ours["content"]:
-        differences.append(tr("the guide does not return the content",
-                              "код руководства не возвращает content"))
+        differences.append(
+            tr("the guide does not return the content", "код руководства не возвращает content")
+        )
     return differences
 
 
@@ -302,8 +320,9 @@ def comparison_html(comparison: Mapping[str, Any]) -> str:
         else f"<div><b>{tr('both parsers agree', 'оба парсера согласны')}</b></div>"
     )
     cell = "<td style='vertical-align: top; padding-right: 2em'>"
-    guide_title = tr("guide_extract_tool_call_info (guide)",
-                     "guide_extract_tool_call_info (руководство)")
+    guide_title = tr(
+        "guide_extract_tool_call_info (guide)", "guide_extract_tool_call_info (руководство)"
+    )
     return (
         f"<div style='{_BOX_STYLE}'>{verdict}<table><tr>"
         f"<th style='text-align:left'>{ours_title}</th>"

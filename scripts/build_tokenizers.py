@@ -58,7 +58,7 @@ CORPUS: tuple[str, ...] = (
     '{"role": "assistant", "content": null, "tool_calls": [{"id": "call_0", "type": "function"}]}',
     "functions.get_weather:0 functions.get_news:1 functions.get_current_weather:2",
     "# Tools\n## Return of functions.get_weather:0\n",
-    "def get_weather(city: str) -> dict:\n    return {\"weather\": \"Sunny\"}\n",
+    'def get_weather(city: str) -> dict:\n    return {"weather": "Sunny"}\n',
     "arguments = json.loads(tool_call.function.arguments)\nresult = tool_map[name](**arguments)\n",
     "for chunk in stream:\n    if chunk.choices:\n        delta = chunk.choices[0].delta\n",
     "Какая сегодня погода в Пекине? Давай проверим с помощью инструмента.",

@@ -187,9 +187,12 @@ def clean(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
                     raise ValueError(f"cell {cell.get('id')}: a widget needs nbval-ignore-output")
                 continue  # a widget only lives with its kernel; re-run the cell to see it
             previous = kept[-1] if kept else None
-            if (out.get("output_type") == "stream" and previous is not None
-                    and previous.get("output_type") == "stream"
-                    and previous.get("name") == out.get("name")):
+            if (
+                out.get("output_type") == "stream"
+                and previous is not None
+                and previous.get("output_type") == "stream"
+                and previous.get("name") == out.get("name")
+            ):
                 previous["text"] += out["text"]  # the kernel splits long prints at random places
                 continue
             kept.append(out)
@@ -222,7 +225,10 @@ def execute(nb: nbformat.NotebookNode, folder: Path) -> nbformat.NotebookNode:
     os.environ["PYTHONPATH"] = checkout_first(ROOT, os.environ.get("PYTHONPATH", ""))
     try:
         client = NotebookClient(
-            nb, timeout=120, kernel_name="python3", allow_errors=False,
+            nb,
+            timeout=120,
+            kernel_name="python3",
+            allow_errors=False,
             resources={"metadata": {"path": str(folder)}},
         )
         _run_allowing_tagged_errors(client)
@@ -295,8 +301,10 @@ def build(name: str, run: bool) -> None:
             missing = keep_committed_outputs(nb, path)
             nb = clean(nb)
             if missing and path.exists():
-                print(f"{path.relative_to(ROOT)}: new cells {missing} have no outputs yet: "
-                      "build without --no-execute before committing")
+                print(
+                    f"{path.relative_to(ROOT)}: new cells {missing} have no outputs yet: "
+                    "build without --no-execute before committing"
+                )
         nbformat.validate(nb)
         path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
         print(f"wrote {path.relative_to(ROOT)}")
@@ -342,8 +350,13 @@ def _exercise_start(cells: list[nbformat.NotebookNode]) -> int:
 
 def _nbgrader(grade_id: str, *, solution: bool) -> dict:
     """nbgrader cell metadata: an answer cell the student edits, or a locked read-only cell."""
-    return {"grade": False, "grade_id": grade_id, "locked": not solution,
-            "schema_version": 3, "solution": solution}
+    return {
+        "grade": False,
+        "grade_id": grade_id,
+        "locked": not solution,
+        "schema_version": 3,
+        "solution": solution,
+    }
 
 
 def student_notebook(key: nbformat.NotebookNode, lesson: str, lang: str) -> nbformat.NotebookNode:
@@ -376,7 +389,8 @@ def student_notebook(key: nbformat.NotebookNode, lesson: str, lang: str) -> nbfo
             before = cells[i - 1] if i > start else None
             if before is not None and before.cell_type == "code" and not _checks_called(before):
                 before.metadata["nbgrader"] = _nbgrader(
-                    f"{prefix}-{checks[0]}-answer", solution=True)
+                    f"{prefix}-{checks[0]}-answer", solution=True
+                )
     if start < len(cells):
         note = nbformat.v4.new_markdown_cell(STUDENT_NOTE[lang])
         note["id"] = f"{prefix}-student-note"
@@ -414,10 +428,17 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help="lesson names, e.g. 02_sync_loop")
     parser.add_argument("--no-execute", action="store_true", help="do not run the notebooks")
-    parser.add_argument("--student", action="store_true",
-                        help="write the student edition (no solutions) from the committed key")
-    parser.add_argument("--out", type=Path, default=STUDENT_DIR,
-                        help="folder of the student edition (default build/student)")
+    parser.add_argument(
+        "--student",
+        action="store_true",
+        help="write the student edition (no solutions) from the committed key",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=STUDENT_DIR,
+        help="folder of the student edition (default build/student)",
+    )
     args = parser.parse_args(argv)
     names = args.names or sorted(p.stem for p in SRC.glob("[0-9][0-9]_*.py"))
     if args.student:

@@ -18,7 +18,10 @@ def completion(content: str | None = None, tool_calls=(), finish_reason: str = "
             for i, n, a in tool_calls
         ]
     return {
-        "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "m",
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "m",
         "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
     }
 
@@ -36,14 +39,32 @@ def chunks_for(body: dict, piece: int = 3) -> list[dict]:
     out += [chunk({"content": text[i : i + piece]}) for i in range(0, len(text), piece)]
     for index, call in enumerate(choice["message"].get("tool_calls") or []):
         f = call["function"]
-        out.append(chunk({"tool_calls": [{"index": index, "id": call["id"], "type": "function",
-                                          "function": {"name": f["name"], "arguments": ""}}]}))
+        out.append(
+            chunk(
+                {
+                    "tool_calls": [
+                        {
+                            "index": index,
+                            "id": call["id"],
+                            "type": "function",
+                            "function": {"name": f["name"], "arguments": ""},
+                        }
+                    ]
+                }
+            )
+        )
         args = f["arguments"]
-        out += [chunk({"tool_calls": [{"index": index, "function": {"arguments": args[i : i + piece]}}]})
-                for i in range(0, len(args), piece)]
+        out += [
+            chunk(
+                {"tool_calls": [{"index": index, "function": {"arguments": args[i : i + piece]}}]}
+            )
+            for i in range(0, len(args), piece)
+        ]
     out.append(chunk({}, choice["finish_reason"]))
-    out.append(base | {"choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 7,
-                                                "total_tokens": 12}})
+    out.append(
+        base
+        | {"choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 7, "total_tokens": 12}}
+    )
     return out
 
 

@@ -9,7 +9,9 @@ from hypothesis_profiles import examples
 from helpers.formats._common import StreamParser
 from helpers.streaming import ToolCallAccumulator
 
-FAST = settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(
+    max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def call(call_id: str, name: str, arguments: str) -> dict:

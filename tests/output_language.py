@@ -23,26 +23,32 @@ from collections.abc import Iterable
 CYRILLIC = re.compile(r"[А-Яа-яЁё]")
 
 # Common English words: two of them in a run of three words make it prose.
-COMMON = frozenset("""
+COMMON = frozenset(
+    """
 a an the is are was were be been has have had do does did not no yet of to in on at by for from
 with without and or but if then than so as it its it's this that these there here you your we our
 they their he she his her can cannot can't must should would will may might shall none all any
 each every one two only also still just never more most some such into out up about after before
 again what which who when where why how message messages call calls error errors got expected
-""".split())
+""".split()
+)
 
 # Words of the protocol and of Python that both editions show verbatim.
-PROTOCOL = frozenset("""
+PROTOCOL = frozenset(
+    """
 role user assistant tool system developer content name arguments id type function tool_calls
 finish_reason stop length usage true false none null json python dict list str int float bool
-""".split())
+""".split()
+)
 
 # Data a lesson shows on purpose, blanked before the words are looked at.
 DATA = [
     re.compile(r"Error code: \d{3} - .*"),  # a server's own error text (OpenAI's wording)
     # Python's own message of a built-in exception (the guide's code failing, shown on purpose)
-    re.compile(r"\b(?:IndexError|KeyError|TypeError|AttributeError|JSONDecodeError|NameError)"
-               r": .*?(?=\s{2,}|$)"),
+    re.compile(
+        r"\b(?:IndexError|KeyError|TypeError|AttributeError|JSONDecodeError|NameError)"
+        r": .*?(?=\s{2,}|$)"
+    ),
     re.compile(r"`[^`\n]*`"),  # code in backticks
     re.compile(r"«[^»\n]*»"),  # a quotation
     re.compile(r'"(?:[^"\\\n]|\\.)*"'),  # a double-quoted string (JSON, repr)
@@ -61,36 +67,79 @@ MODEL_ANSWER = "a model's answer from the cassette, printed as the model wrote i
 PROMPT = "the user prompt sent to the model (English in both editions)"
 ALLOWED: tuple[tuple[str, str, str], ...] = (
     ("00_start", "Ready.", MODEL_ANSWER),
-    *((lesson, "It's sunny in Beijing today.", MODEL_ANSWER)
-      for lesson in ("02_sync_loop", "03_streaming", "04_manual_parsing", "05_qwen_comparison")),
-    ("02_sync_loop", "Beijing is sunny, Shanghai has light rain, and Moscow has snow.", MODEL_ANSWER),
+    *(
+        (lesson, "It's sunny in Beijing today.", MODEL_ANSWER)
+        for lesson in ("02_sync_loop", "03_streaming", "04_manual_parsing", "05_qwen_comparison")
+    ),
+    (
+        "02_sync_loop",
+        "Beijing is sunny, Shanghai has light rain, and Moscow has snow.",
+        MODEL_ANSWER,
+    ),
     ("03_streaming", "Shanghai has light rain today, and Moscow has snow.", MODEL_ANSWER),
-    ("06_thinking_models", "Beijing is sunny, Shanghai has light rain, and Moscow has snow.",
-     MODEL_ANSWER),
+    (
+        "06_thinking_models",
+        "Beijing is sunny, Shanghai has light rain, and Moscow has snow.",
+        MODEL_ANSWER,
+    ),
     ("06_thinking_models", "It's sunny in Beijing today.", MODEL_ANSWER),
     ("06_thinking_models", "Moscow has snow today.", MODEL_ANSWER),
-    ("06_thinking_models", "The user wants three cities, one call at a time.",
-     "a thinking model's reasoning from the cassette, printed as the model wrote it"),
-    ("06_thinking_models", "The user asks about Beijing; call the weather tool.",
-     "a thinking model's reasoning from the cassette, printed as the model wrote it"),
+    (
+        "06_thinking_models",
+        "The user wants three cities, one call at a time.",
+        "a thinking model's reasoning from the cassette, printed as the model wrote it",
+    ),
+    (
+        "06_thinking_models",
+        "The user asks about Beijing; call the weather tool.",
+        "a thinking model's reasoning from the cassette, printed as the model wrote it",
+    ),
     ("05_qwen_comparison", "It is 26.1 °C in San Francisco now", MODEL_ANSWER),
-    ("07_qwen_today", "Paris: sunny today, cloudy tomorrow, light rain the day after.", MODEL_ANSWER),
-    ("07_qwen_today", "The user wants three days for Paris with hourly detail.",
-     "a model's reasoning from the cassette, printed as the model wrote it"),
-    ("07_qwen_today", "Qwen3.5 needs tool call arguments as a mapping",
-     "the chat template's own error text, raised by the template as its real counterpart does"),
-    ("04_manual_parsing", "You are Kimi, an AI assistant created by Moonshot AI.",
-     "Kimi-K2's default system prompt, rendered by its chat template"),
-    ("05_qwen_comparison", "What's the weather like in Beijing today? Let's check using the tool.",
-     "the user turn inside the rendered chat template"),
-    ("05_qwen_comparison", "You are Qwen, created by Alibaba Cloud.",
-     "Qwen's default system prompt, rendered by its chat template"),
-    ("05_qwen_comparison", "You may call one or more functions to assist with the user query.",
-     "Qwen's chat template text about tools"),
-    ("05_qwen_comparison", "You are provided with function signatures within",
-     "Qwen's chat template text about tools"),
-    ("05_qwen_comparison", "For each function call, return a json object with function name",
-     "Qwen's chat template text about tools"),
+    (
+        "07_qwen_today",
+        "Paris: sunny today, cloudy tomorrow, light rain the day after.",
+        MODEL_ANSWER,
+    ),
+    (
+        "07_qwen_today",
+        "The user wants three days for Paris with hourly detail.",
+        "a model's reasoning from the cassette, printed as the model wrote it",
+    ),
+    (
+        "07_qwen_today",
+        "Qwen3.5 needs tool call arguments as a mapping",
+        "the chat template's own error text, raised by the template as its real counterpart does",
+    ),
+    (
+        "04_manual_parsing",
+        "You are Kimi, an AI assistant created by Moonshot AI.",
+        "Kimi-K2's default system prompt, rendered by its chat template",
+    ),
+    (
+        "05_qwen_comparison",
+        "What's the weather like in Beijing today? Let's check using the tool.",
+        "the user turn inside the rendered chat template",
+    ),
+    (
+        "05_qwen_comparison",
+        "You are Qwen, created by Alibaba Cloud.",
+        "Qwen's default system prompt, rendered by its chat template",
+    ),
+    (
+        "05_qwen_comparison",
+        "You may call one or more functions to assist with the user query.",
+        "Qwen's chat template text about tools",
+    ),
+    (
+        "05_qwen_comparison",
+        "You are provided with function signatures within",
+        "Qwen's chat template text about tools",
+    ),
+    (
+        "05_qwen_comparison",
+        "For each function call, return a json object with function name",
+        "Qwen's chat template text about tools",
+    ),
 )
 
 

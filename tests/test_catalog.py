@@ -30,7 +30,9 @@ def test_copies_elsewhere_are_the_catalog():
     assert modes.DEFAULT_ENGINE == profiles.DEFAULT_ENGINES == catalog.DEFAULT_ENGINES
     assert modes.REPLAY_API_KEY == catalog.REPLAY_API_KEY
     assert synthesize.TOKENIZERS == catalog.TOKENIZERS
-    assert set(catalog.TOKENIZERS.values()) <= set(templates.TOKENIZER_NAMES)  # and lesson-only ones
+    assert set(catalog.TOKENIZERS.values()) <= set(
+        templates.TOKENIZER_NAMES
+    )  # and lesson-only ones
 
 
 @pytest.mark.parametrize("provider", catalog.PROVIDERS)

@@ -15,8 +15,16 @@ def test_neighbouring_fragments_merge_and_read_joined_either_way():
     out.content("d")
     expected = [
         {"content": "abc"},
-        {"tool_calls": [{"index": 0, "id": "functions.f:0", "type": "function",
-                         "function": {"name": "f", "arguments": ""}}]},
+        {
+            "tool_calls": [
+                {
+                    "index": 0,
+                    "id": "functions.f:0",
+                    "type": "function",
+                    "function": {"name": "f", "arguments": ""},
+                }
+            ]
+        },
         {"tool_calls": [{"index": 0, "function": {"arguments": '{"x": 1}'}}]},
         {"tool_calls": [{"index": 1, "function": {"arguments": "{}"}}]},
         {"content": "d"},

@@ -47,8 +47,12 @@ def test_show_messages_prints_one_block_per_message_with_sdk_assistant(capsys):
         {"role": "system", "content": "You are terse."},
         {"role": "user", "content": "Weather?\nIn Beijing, please."},
         assistant,  # what the guide's loop appends
-        {"role": "tool", "tool_call_id": "functions.get_weather:0", "name": "get_weather",
-         "content": '{"temp_c": 21}'},
+        {
+            "role": "tool",
+            "tool_call_id": "functions.get_weather:0",
+            "name": "get_weather",
+            "content": '{"temp_c": 21}',
+        },
         {"role": "assistant", "content": "It is 21 °C."},
     ]
     show_messages(messages)
@@ -70,11 +74,22 @@ def test_show_messages_prints_one_block_per_message_with_sdk_assistant(capsys):
 
 def test_show_messages_shortens_long_content_and_arguments(capsys):
     long_args = '{"text": "' + "a" * 300 + '"}'
-    show_messages([
-        {"role": "user", "content": "x" * 250},
-        {"role": "assistant", "content": "", "tool_calls": [
-            {"id": "c1", "type": "function", "function": {"name": "echo", "arguments": long_args}}]},
-    ])
+    show_messages(
+        [
+            {"role": "user", "content": "x" * 250},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {
+                        "id": "c1",
+                        "type": "function",
+                        "function": {"name": "echo", "arguments": long_args},
+                    }
+                ],
+            },
+        ]
+    )
     out = capsys.readouterr().out.splitlines()
     assert out[1] == "    " + "x" * 200 + "…[+50 chars]"
     assert out[3] == "    (content: '')"
@@ -82,12 +97,22 @@ def test_show_messages_shortens_long_content_and_arguments(capsys):
 
 
 def test_show_messages_handles_parts_dict_arguments_and_empty_history(capsys):
-    show_messages([
-        {"role": "user", "content": [{"type": "text", "text": "Look: "},
-                                     {"type": "image_url", "image_url": {"url": "x"}}]},
-        {"role": "assistant", "content": None,
-         "tool_calls": [{"id": "c1", "function": {"name": "f", "arguments": {"a": "б"}}}]},
-    ])
+    show_messages(
+        [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "Look: "},
+                    {"type": "image_url", "image_url": {"url": "x"}},
+                ],
+            },
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [{"id": "c1", "function": {"name": "f", "arguments": {"a": "б"}}}],
+            },
+        ]
+    )
     show_messages([])
     out = capsys.readouterr().out
     assert "    Look: [image_url]\n" in out
@@ -104,11 +129,19 @@ def test_shorten_keeps_short_text_and_counts_the_rest():
 
 
 def test_show_tool_calls_aligns_columns_for_sdk_objects(capsys):
-    message = ChatCompletionMessage.model_validate({"role": "assistant", "tool_calls": [
-        WEATHER_CALL,
-        {"id": "functions.get_time:1", "type": "function",
-         "function": {"name": "get_time", "arguments": "{}"}},
-    ]})
+    message = ChatCompletionMessage.model_validate(
+        {
+            "role": "assistant",
+            "tool_calls": [
+                WEATHER_CALL,
+                {
+                    "id": "functions.get_time:1",
+                    "type": "function",
+                    "function": {"name": "get_time", "arguments": "{}"},
+                },
+            ],
+        }
+    )
     show_tool_calls(message.tool_calls)
     assert capsys.readouterr().out == (
         "#  id                       name         arguments\n"
@@ -148,20 +181,40 @@ def test_format_table_rejects_a_row_of_the_wrong_length():
 
 
 def test_format_chunk_shows_only_non_null_fields():
-    assert format_chunk(chunk({"role": "assistant", "content": ""})) == "role=assistant | content=''"
-    assert format_chunk(chunk({"content": "Hi ", "role": None, "tool_calls": None})) == "content='Hi '"
+    assert (
+        format_chunk(chunk({"role": "assistant", "content": ""})) == "role=assistant | content=''"
+    )
+    assert (
+        format_chunk(chunk({"content": "Hi ", "role": None, "tool_calls": None})) == "content='Hi '"
+    )
     assert format_chunk(chunk({}, "tool_calls")) == "finish_reason=tool_calls"
     assert format_chunk(chunk({})) == "(empty delta)"
 
 
 def test_format_chunk_tool_call_pieces_header_and_interleaved_fragments():
-    header = chunk({"tool_calls": [{"index": 0, "id": "functions.get_weather:0", "type": "function",
-                                    "function": {"name": "get_weather", "arguments": ""}}]})
+    header = chunk(
+        {
+            "tool_calls": [
+                {
+                    "index": 0,
+                    "id": "functions.get_weather:0",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": ""},
+                }
+            ]
+        }
+    )
     assert format_chunk(header) == (
         "tool_calls[0] id='functions.get_weather:0' name='get_weather' args=''"
     )
-    both = chunk({"tool_calls": [{"index": 1, "function": {"arguments": '{"tz'}},
-                                 {"index": 0, "function": {"arguments": "}"}}]})
+    both = chunk(
+        {
+            "tool_calls": [
+                {"index": 1, "function": {"arguments": '{"tz'}},
+                {"index": 0, "function": {"arguments": "}"}},
+            ]
+        }
+    )
     assert format_chunk(both) == "tool_calls[1] args='{\"tz' | tool_calls[0] args='}'"
 
 
@@ -171,8 +224,11 @@ def test_format_chunk_usage_chunks_and_other_choices():
         "usage prompt_tokens=5 completion_tokens=7 total_tokens=12"
     )
     assert format_chunk(BASE | {"choices": []}) == "(no choices)"
-    moonshot = BASE | {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop",
-                                    "usage": {"total_tokens": 3}}]}
+    moonshot = BASE | {
+        "choices": [
+            {"index": 0, "delta": {}, "finish_reason": "stop", "usage": {"total_tokens": 3}}
+        ]
+    }
     assert format_chunk(moonshot) == "finish_reason=stop | usage total_tokens=3"
     second = BASE | {"choices": [{"index": 1, "delta": {"content": "b"}, "finish_reason": None}]}
     assert format_chunk(second) == "choice[1] content='b'"
@@ -181,14 +237,27 @@ def test_format_chunk_usage_chunks_and_other_choices():
 def test_format_chunk_same_line_for_sdk_object_and_dict():
     bodies = [
         chunk({"role": "assistant", "content": ""}),
-        chunk({"tool_calls": [{"index": 0, "id": "a", "type": "function",
-                               "function": {"name": "f", "arguments": ""}}]}),
+        chunk(
+            {
+                "tool_calls": [
+                    {
+                        "index": 0,
+                        "id": "a",
+                        "type": "function",
+                        "function": {"name": "f", "arguments": ""},
+                    }
+                ]
+            }
+        ),
         chunk({}, "tool_calls"),
-        BASE | {"choices": [], "usage": {"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 3}},
+        BASE
+        | {"choices": [], "usage": {"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 3}},
     ]
     for body in bodies:
         assert format_chunk(sdk(body)) == format_chunk(body)
-    assert format_chunk(sdk(bodies[3])) == "usage prompt_tokens=1 completion_tokens=2 total_tokens=3"
+    assert (
+        format_chunk(sdk(bodies[3])) == "usage prompt_tokens=1 completion_tokens=2 total_tokens=3"
+    )
 
 
 def test_format_chunk_accepts_a_bare_delta_and_extra_delta_fields():
@@ -229,7 +298,7 @@ def test_show_raw_puts_every_kimi_marker_on_its_own_line(capsys):
         "marker  <|tool_call_begin|>\n"
         "text    'functions.get_weather:0'\n"
         "marker  <|tool_call_argument_begin|>\n"
-        "text    '{\"city\": \"Beijing\"}'\n"
+        'text    \'{"city": "Beijing"}\'\n'
         "marker  <|tool_call_end|>\n"
         "marker  <|tool_calls_section_end|>\n"
     )
@@ -241,7 +310,7 @@ def test_format_raw_marks_hermes_tags_and_chat_tokens_and_loses_nothing():
         "marker  <|im_start|>",
         "text    'assistant\\n'",
         "marker  <tool_call>",
-        "text    '\\n{\"name\": \"f\"}\\n'",
+        'text    \'\\n{"name": "f"}\\n\'',
         "marker  </tool_call>",
         "marker  <|im_end|>",
     ]

@@ -31,22 +31,30 @@ def assert_not_yet(capsys, check, *args, hint: str = "") -> str:
 
 # --- lesson 00 ------------------------------------------------------------------------------------
 
-GOOD_ENV = {"LLM_MODE": "live", "KIMI_BASE_URL": "https://api.moonshot.ai/v1",
-            "KIMI_MODEL": "kimi-k2-0905-preview"}
+GOOD_ENV = {
+    "LLM_MODE": "live",
+    "KIMI_BASE_URL": "https://api.moonshot.ai/v1",
+    "KIMI_MODEL": "kimi-k2-0905-preview",
+}
 
 
-@pytest.mark.parametrize("env", [GOOD_ENV, GOOD_ENV | {"KIMI_BASE_URL": "https://api.moonshot.cn/v1/"}])
+@pytest.mark.parametrize(
+    "env", [GOOD_ENV, GOOD_ENV | {"KIMI_BASE_URL": "https://api.moonshot.cn/v1/"}]
+)
 def test_live_env_accepts_the_platform(capsys, env):
     assert_correct(capsys, n00.check_live_env, env)
 
 
-@pytest.mark.parametrize(("change", "hint"), [
-    ({"LLM_MODE": "replay"}, "LLM_MODE"),
-    ({"KIMI_BASE_URL": ""}, "KIMI_BASE_URL"),
-    ({"KIMI_BASE_URL": "https://api.moonshot.ai"}, "/v1"),
-    ({"KIMI_MODEL": " "}, "KIMI_MODEL"),
-    ({"KIMI_API_KEY": "sk-secret"}, "key"),
-])
+@pytest.mark.parametrize(
+    ("change", "hint"),
+    [
+        ({"LLM_MODE": "replay"}, "LLM_MODE"),
+        ({"KIMI_BASE_URL": ""}, "KIMI_BASE_URL"),
+        ({"KIMI_BASE_URL": "https://api.moonshot.ai"}, "/v1"),
+        ({"KIMI_MODEL": " "}, "KIMI_MODEL"),
+        ({"KIMI_API_KEY": "sk-secret"}, "key"),
+    ],
+)
 def test_live_env_mistakes(capsys, change, hint):
     out = assert_not_yet(capsys, n00.check_live_env, GOOD_ENV | change, hint=hint)
     assert "sk-secret" not in out
@@ -58,23 +66,31 @@ def test_live_env_starter_and_non_dict(capsys):
     assert_not_yet(capsys, n00.check_live_env, "LLM_MODE=live", hint="dict")
 
 
-@pytest.mark.parametrize("command", [
-    "vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice --tool-call-parser hermes",
-    "vllm serve Qwen/Qwen2.5-7B-Instruct --tool-call-parser=hermes --enable-auto-tool-choice "
-    "--tensor-parallel-size 4",
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice --tool-call-parser hermes",
+        "vllm serve Qwen/Qwen2.5-7B-Instruct --tool-call-parser=hermes --enable-auto-tool-choice "
+        "--tensor-parallel-size 4",
+    ],
+)
 def test_qwen_command_accepted(capsys, command):
     assert_correct(capsys, n00.check_qwen_command, command)
 
 
-@pytest.mark.parametrize(("command", "hint"), [
-    ("vllm serve Qwen/Qwen2.5-7B-Instruct", "--enable-auto-tool-choice"),
-    ("vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice", "--tool-call-parser"),
-    ("vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice --tool-call-parser kimi_k2",
-     "hermes"),
-    ("python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct", "vllm serve"),
-    ("vllm serve 'unclosed", "parse"),
-])
+@pytest.mark.parametrize(
+    ("command", "hint"),
+    [
+        ("vllm serve Qwen/Qwen2.5-7B-Instruct", "--enable-auto-tool-choice"),
+        ("vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice", "--tool-call-parser"),
+        (
+            "vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice --tool-call-parser kimi_k2",
+            "hermes",
+        ),
+        ("python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct", "vllm serve"),
+        ("vllm serve 'unclosed", "parse"),
+    ],
+)
 def test_qwen_command_mistakes(capsys, command, hint):
     assert_not_yet(capsys, n00.check_qwen_command, command, hint=hint)
 
@@ -82,19 +98,31 @@ def test_qwen_command_mistakes(capsys, command, hint):
 def _reply():
     from openai.types.chat import ChatCompletion
 
-    return ChatCompletion.model_validate({
-        "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "m",
-        "choices": [{"index": 0, "finish_reason": "stop",
-                     "message": {"role": "assistant", "content": "Ready."}}],
-        "usage": {"prompt_tokens": 15, "completion_tokens": 1, "total_tokens": 16},
-    })
+    return ChatCompletion.model_validate(
+        {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "m",
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": "Ready."},
+                }
+            ],
+            "usage": {"prompt_tokens": 15, "completion_tokens": 1, "total_tokens": 16},
+        }
+    )
 
 
 def test_reading_a_reply(capsys):
     reply = _reply()
     assert_correct(capsys, n00.check_reading, reply, "Ready.", "stop", 16)
     assert_not_yet(capsys, n00.check_reading, reply, None, None, None, hint="content")
-    assert_not_yet(capsys, n00.check_reading, reply, "Ready.", "tool_calls", 16, hint="finish_reason")
+    assert_not_yet(
+        capsys, n00.check_reading, reply, "Ready.", "tool_calls", 16, hint="finish_reason"
+    )
     assert_not_yet(capsys, n00.check_reading, reply, "Ready.", "stop", 15, hint="usage")
 
 
@@ -109,8 +137,11 @@ SCHEMA = {
             "type": "object",
             "properties": {
                 "value": {"type": "number", "description": "The temperature to convert"},
-                "to_unit": {"type": "string", "enum": ["celsius", "fahrenheit"],
-                            "description": "The unit to convert to"},
+                "to_unit": {
+                    "type": "string",
+                    "enum": ["celsius", "fahrenheit"],
+                    "description": "The unit to convert to",
+                },
             },
             "required": ["value", "to_unit"],
         },
@@ -136,26 +167,34 @@ def test_schema_reference_passes(capsys):
     assert_correct(capsys, n01.check_schema, SCHEMA)
 
 
-@pytest.mark.parametrize(("path", "value", "hint"), [
-    ("type", "tool", '"type": "function"'),
-    ("function.name", "convert", "convert_temperature"),
-    ("function.description", "", "description"),
-    ("function.parameters.type", "array", "object"),
-    ("function.parameters.properties.value", None, "'value'"),
-    ("function.parameters.properties.value.type", "string", "number"),
-    ("function.parameters.properties.to_unit.description", None, "'to_unit'"),
-    ("function.parameters.properties.to_unit.enum", None, "enum"),
-    ("function.parameters.properties.extra", {"type": "string", "description": "x"}, "extra"),
-    ("function.parameters.required", ["value"], "required"),
-])
+@pytest.mark.parametrize(
+    ("path", "value", "hint"),
+    [
+        ("type", "tool", '"type": "function"'),
+        ("function.name", "convert", "convert_temperature"),
+        ("function.description", "", "description"),
+        ("function.parameters.type", "array", "object"),
+        ("function.parameters.properties.value", None, "'value'"),
+        ("function.parameters.properties.value.type", "string", "number"),
+        ("function.parameters.properties.to_unit.description", None, "'to_unit'"),
+        ("function.parameters.properties.to_unit.enum", None, "enum"),
+        ("function.parameters.properties.extra", {"type": "string", "description": "x"}, "extra"),
+        ("function.parameters.required", ["value"], "required"),
+    ],
+)
 def test_schema_mistakes(capsys, path, value, hint):
     assert_not_yet(capsys, n01.check_schema, _schema_with(path, value), hint=hint)
 
 
 def test_schema_starter(capsys):
-    starter = {"type": "function", "function": {
-        "name": "convert_temperature", "description": "",
-        "parameters": {"type": "object", "properties": {}, "required": []}}}
+    starter = {
+        "type": "function",
+        "function": {
+            "name": "convert_temperature",
+            "description": "",
+            "parameters": {"type": "object", "properties": {}, "required": []},
+        },
+    }
     assert_not_yet(capsys, n01.check_schema, starter, hint="description")
 
 
@@ -255,20 +294,38 @@ def test_needs_tools(capsys):
 def _answer(tool_call, tool_map):
     arguments = json.loads(tool_call["function"]["arguments"])
     result = tool_map[tool_call["function"]["name"]](**arguments)
-    return {"role": "tool", "tool_call_id": tool_call["id"], "name": tool_call["function"]["name"],
-            "content": json.dumps(result)}
+    return {
+        "role": "tool",
+        "tool_call_id": tool_call["id"],
+        "name": tool_call["function"]["name"],
+        "content": json.dumps(result),
+    }
 
 
 def test_answer_calls(capsys):
-    assert_correct(capsys, n02.check_answer_calls,
-                   lambda m, tm: [_answer(c, tm) for c in m["tool_calls"]])
-    assert_not_yet(capsys, n02.check_answer_calls,
-                   lambda m, tm: [_answer(m["tool_calls"][0], tm)], hint="two tool messages")
-    assert_not_yet(capsys, n02.check_answer_calls,
-                   lambda m, tm: [_answer(c, tm) for c in reversed(m["tool_calls"])], hint="order")
-    assert_not_yet(capsys, n02.check_answer_calls,
-                   lambda m, tm: [_answer(c, tm) | {"content": str(tm["get_weather"]("Beijing"))}
-                                  for c in m["tool_calls"]], hint="JSON")
+    assert_correct(
+        capsys, n02.check_answer_calls, lambda m, tm: [_answer(c, tm) for c in m["tool_calls"]]
+    )
+    assert_not_yet(
+        capsys,
+        n02.check_answer_calls,
+        lambda m, tm: [_answer(m["tool_calls"][0], tm)],
+        hint="two tool messages",
+    )
+    assert_not_yet(
+        capsys,
+        n02.check_answer_calls,
+        lambda m, tm: [_answer(c, tm) for c in reversed(m["tool_calls"])],
+        hint="order",
+    )
+    assert_not_yet(
+        capsys,
+        n02.check_answer_calls,
+        lambda m, tm: [
+            _answer(c, tm) | {"content": str(tm["get_weather"]("Beijing"))} for c in m["tool_calls"]
+        ],
+        hint="JSON",
+    )
     assert_not_yet(capsys, n02.check_answer_calls, lambda m, tm: None, hint="list")
 
 
@@ -281,8 +338,12 @@ def safe_content(function, arguments_text):
 
 def test_tool_content(capsys):
     assert_correct(capsys, n02.check_tool_content, safe_content)
-    assert_not_yet(capsys, n02.check_tool_content,
-                   lambda f, t: json.dumps(f(**json.loads(t))), hint="JSONDecodeError")
+    assert_not_yet(
+        capsys,
+        n02.check_tool_content,
+        lambda f, t: json.dumps(f(**json.loads(t))),
+        hint="JSONDecodeError",
+    )
 
     def only_json_errors(function, arguments_text):
         try:
@@ -300,22 +361,29 @@ def test_tool_content(capsys):
             return f"error: {error}"
 
     assert_not_yet(capsys, n02.check_tool_content, plain_text_errors, hint='{"error"')
-    assert_not_yet(capsys, n02.check_tool_content,
-                   lambda f, t: safe_content(f, t).replace('"error"', '"problem"'), hint='"error"')
+    assert_not_yet(
+        capsys,
+        n02.check_tool_content,
+        lambda f, t: safe_content(f, t).replace('"error"', '"problem"'),
+        hint='"error"',
+    )
 
 
 # --- issue 11: checks that accepted wrong answers or said nothing useful ---------------------------
 
 
-@pytest.mark.parametrize("model", ["kimi-k2.5", "kimi-k2.6", "kimi-k2-thinking", "kimi-k2-0905-preview"])
+@pytest.mark.parametrize(
+    "model", ["kimi-k2.5", "kimi-k2.6", "kimi-k2-thinking", "kimi-k2-0905-preview"]
+)
 def test_live_env_accepts_platform_model_ids(capsys, model):
     assert_correct(capsys, n00.check_live_env, GOOD_ENV | {"KIMI_MODEL": model})
 
 
 @pytest.mark.parametrize("model", ["moonshotai/Kimi-K2-Instruct", "moonshotai/Kimi-K2.5"])
 def test_live_env_rejects_a_hugging_face_repo_id(capsys, model):
-    out = assert_not_yet(capsys, n00.check_live_env, GOOD_ENV | {"KIMI_MODEL": model},
-                         hint="Hugging Face")
+    out = assert_not_yet(
+        capsys, n00.check_live_env, GOOD_ENV | {"KIMI_MODEL": model}, hint="Hugging Face"
+    )
     assert "kimi-k2.6" in out
 
 
@@ -325,16 +393,24 @@ def test_live_env_hint_names_current_platform_ids(capsys):
 
 
 def test_qwen_command_hint_says_what_the_auto_flag_is_for(capsys):
-    out = assert_not_yet(capsys, n00.check_qwen_command, "vllm serve Qwen/Qwen2.5-7B-Instruct",
-                         hint='tool_choice="auto"')
+    out = assert_not_yet(
+        capsys,
+        n00.check_qwen_command,
+        "vllm serve Qwen/Qwen2.5-7B-Instruct",
+        hint='tool_choice="auto"',
+    )
     assert "only with" not in out and "только с" not in out
 
 
 def test_reading_completion_tokens_gets_a_precise_hint(capsys):
     reply = _reply()
-    out = assert_not_yet(capsys, n00.check_reading, reply, "Ready.", "stop", 1, hint="completion_tokens")
+    out = assert_not_yet(
+        capsys, n00.check_reading, reply, "Ready.", "stop", 1, hint="completion_tokens"
+    )
     assert "total_tokens" in out
-    out = assert_not_yet(capsys, n00.check_reading, reply, "Ready.", "stop", 15, hint="prompt_tokens")
+    out = assert_not_yet(
+        capsys, n00.check_reading, reply, "Ready.", "stop", 15, hint="prompt_tokens"
+    )
 
 
 def test_call_tool_rejects_unpacking_values_by_position(capsys):
@@ -351,6 +427,7 @@ def test_schema_hint_is_in_one_language(capsys):
 
 
 def test_needs_tools_on_a_dict_says_how_to_read_it(capsys):
-    out = assert_not_yet(capsys, n02.check_needs_tools, lambda m, f: bool(m.tool_calls),
-                         hint='message["tool_calls"]')
+    out = assert_not_yet(
+        capsys, n02.check_needs_tools, lambda m, f: bool(m.tool_calls), hint='message["tool_calls"]'
+    )
     assert "`AttributeError: 'dict' object has no attribute 'tool_calls'`" in out

@@ -75,8 +75,9 @@ def glue_to_latest(chunks):
     for chunk in chunks:
         for piece in (chunk.choices[0].delta.tool_calls if chunk.choices else None) or []:
             if piece.id:
-                calls.append({"id": piece.id, "type": "function",
-                              "function": {"name": "", "arguments": ""}})
+                calls.append(
+                    {"id": piece.id, "type": "function", "function": {"name": "", "arguments": ""}}
+                )
             function = piece.function
             if function:
                 calls[-1]["function"]["name"] += function.name or ""
@@ -149,7 +150,9 @@ def test_history_accepts_the_reference(capsys) -> None:
 
 def test_usage(capsys) -> None:
     assert_not_yet(verdict_of(n03.check_usage, lambda chunks: 0, capsys))
-    assert_not_yet(verdict_of(n03.check_usage, lambda chunks: chunks[-1].usage.total_tokens, capsys))
+    assert_not_yet(
+        verdict_of(n03.check_usage, lambda chunks: chunks[-1].usage.total_tokens, capsys)
+    )
 
     def reference(chunks):
         for chunk in chunks:
@@ -194,8 +197,11 @@ CALL_RE = re.compile(
 
 def extract_reference(text):
     return [
-        {"id": m["id"], "type": "function",
-         "function": {"name": name_reference(m["id"]), "arguments": m["arguments"]}}
+        {
+            "id": m["id"],
+            "type": "function",
+            "function": {"name": name_reference(m["id"]), "arguments": m["arguments"]},
+        }
         for m in CALL_RE.finditer(text)
     ]
 
@@ -269,7 +275,9 @@ def no_usage_guard(chunks):
     for chunk in chunks:
         for piece in chunk.choices[0].delta.tool_calls or []:
             while len(tool_calls) <= piece.index:
-                tool_calls.append({"id": "", "type": "function", "function": {"name": "", "arguments": ""}})
+                tool_calls.append(
+                    {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
+                )
             tool_calls[piece.index]["id"] += piece.id or ""
             if piece.function:
                 tool_calls[piece.index]["function"]["arguments"] += piece.function.arguments or ""

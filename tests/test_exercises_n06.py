@@ -35,8 +35,11 @@ def assert_not_yet(out: str) -> None:
 
 
 def starter_for_history(message):
-    return {"role": "assistant", "content": message.get("content"),
-            "tool_calls": message.get("tool_calls")}
+    return {
+        "role": "assistant",
+        "content": message.get("content"),
+        "tool_calls": message.get("tool_calls"),
+    }
 
 
 def reference_for_history(message):
@@ -127,7 +130,8 @@ def counter_per_message(messages):
 
 
 @pytest.mark.parametrize(
-    "wrong", [lambda m: list(m), in_place, calls_only, counter_per_message],
+    "wrong",
+    [lambda m: list(m), in_place, calls_only, counter_per_message],
     ids=["starter", "in-place", "calls-only", "counter-per-message"],
 )
 def test_normalize_rejects_wrong_answers(wrong, capsys) -> None:
@@ -165,8 +169,9 @@ def reference_reasoning_of(chunks):
 
 def moonshot_only(chunks):
     """Knows only Moonshot's name."""
-    text = "".join(getattr(c.choices[0].delta, "reasoning_content", None) or ""
-                   for c in chunks if c.choices)
+    text = "".join(
+        getattr(c.choices[0].delta, "reasoning_content", None) or "" for c in chunks if c.choices
+    )
     return ("reasoning_content", text) if text else (None, "")
 
 
@@ -201,7 +206,9 @@ def _lesson_code(name: str) -> list[str]:
     from helpers.paths import REPO_ROOT
 
     if "nbbuild" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("nbbuild", REPO_ROOT / "scripts" / "nbbuild.py")
+        spec = importlib.util.spec_from_file_location(
+            "nbbuild", REPO_ROOT / "scripts" / "nbbuild.py"
+        )
         module = importlib.util.module_from_spec(spec)
         sys.modules["nbbuild"] = module
         spec.loader.exec_module(module)

@@ -108,11 +108,15 @@ def _lesson_code() -> list[str]:
     from helpers.paths import REPO_ROOT
 
     if "nbbuild" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("nbbuild", REPO_ROOT / "scripts" / "nbbuild.py")
+        spec = importlib.util.spec_from_file_location(
+            "nbbuild", REPO_ROOT / "scripts" / "nbbuild.py"
+        )
         module = importlib.util.module_from_spec(spec)
         sys.modules["nbbuild"] = module
         spec.loader.exec_module(module)
-    lesson = sys.modules["nbbuild"].load_lesson(REPO_ROOT / "notebooks" / "src" / "07_qwen_today.py")
+    lesson = sys.modules["nbbuild"].load_lesson(
+        REPO_ROOT / "notebooks" / "src" / "07_qwen_today.py"
+    )
     return [cell.en for cell in lesson.cells if cell.kind == "code"]
 
 

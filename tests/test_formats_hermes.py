@@ -258,7 +258,9 @@ SOUP = st.lists(SOUP_PIECES, max_size=30).map("".join)
 @given(text=SOUP, data=st.data())
 def test_any_split_gives_the_batch_result(text: str, data: st.DataObject) -> None:
     cuts = data.draw(st.lists(st.integers(0, len(text)), max_size=12))
-    assert_stream_matches_batch(text, split_at(text, cuts), data.draw(st.sampled_from([None, True, False])))
+    assert_stream_matches_batch(
+        text, split_at(text, cuts), data.draw(st.sampled_from([None, True, False]))
+    )
 
 
 @FAST
@@ -347,7 +349,10 @@ def test_qwen3_think_block_goes_to_reasoning() -> None:
 
 def test_qwen3_close_without_open_means_the_prompt_opened_it() -> None:
     result = parse_hermes("Thinking-2507 starts inside.\n</think>\n\nIt is 22 degrees.")
-    assert (result.reasoning, result.content) == ("Thinking-2507 starts inside.", "It is 22 degrees.")
+    assert (result.reasoning, result.content) == (
+        "Thinking-2507 starts inside.",
+        "It is 22 degrees.",
+    )
 
 
 def test_qwen3_unclosed_think_ends_at_the_tool_call() -> None:

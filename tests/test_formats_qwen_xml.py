@@ -150,7 +150,8 @@ VLLM_CASES = {
     "failed conversions degenerate to strings": xml_call(
         "get_weather", days="three", lat="1e999", hours="[oops", filters="{bad"
     ),
-    "booleans other than true": xml_call("get_weather", metric="yes") + "\n"
+    "booleans other than true": xml_call("get_weather", metric="yes")
+    + "\n"
     + xml_call("get_weather", metric="TRUE"),
     "null for every type": xml_call("get_weather", city="null", days="NULL", hours="null"),
     "parameter not in the schema": xml_call("get_weather", city="Oslo", extra="42"),
@@ -184,7 +185,9 @@ def test_agrees_with_vllm_qwen3_coder(case: str, tools: list | None) -> None:
 
 def test_the_documented_example_types_days_as_an_integer() -> None:
     result = parse_qwen_xml(FACTS_EXAMPLE, TOOLS)
-    assert result == ParseResult("", [call("call_0", "get_weather", '{"city": "Paris", "days": 3}')])
+    assert result == ParseResult(
+        "", [call("call_0", "get_weather", '{"city": "Paris", "days": 3}')]
+    )
     assert parse_qwen_xml(FACTS_EXAMPLE).tool_calls[0]["function"]["arguments"] == (
         '{"city": "Paris", "days": "3"}'
     )
@@ -235,10 +238,14 @@ def test_content_is_the_text_outside_the_calls() -> None:
 
 
 def test_a_repeated_parameter_keeps_the_last_value_and_is_reported() -> None:
-    text = "<function=f>\n<parameter=a>\n1\n</parameter>\n<parameter=a>\n2\n</parameter>\n</function>"
+    text = (
+        "<function=f>\n<parameter=a>\n1\n</parameter>\n<parameter=a>\n2\n</parameter>\n</function>"
+    )
     result = parse_qwen_xml(text)
     assert json.loads(result.tool_calls[0]["function"]["arguments"]) == {"a": "2"}
-    assert result.errors == ["call 0 (id 'call_0', 'f'), parameter 'a': written twice; the last value wins"]
+    assert result.errors == [
+        "call 0 (id 'call_0', 'f'), parameter 'a': written twice; the last value wins"
+    ]
 
 
 @pytest.mark.parametrize(
@@ -360,8 +367,15 @@ def typed_tools(calls: list[dict]) -> list[dict]:
         properties = {
             k: {"type": kinds.get(type(v), "string")} for k, v in arguments.items() if v is not None
         }
-        tools.append({"type": "function", "function": {"name": c["function"]["name"],
-                                                       "parameters": {"properties": properties}}})
+        tools.append(
+            {
+                "type": "function",
+                "function": {
+                    "name": c["function"]["name"],
+                    "parameters": {"properties": properties},
+                },
+            }
+        )
     return tools
 
 
@@ -381,9 +395,9 @@ def test_render_then_parse_round_trips_with_the_schema(calls: list[dict], conten
     result = parse_qwen_xml(text, typed_tools(calls))
     assert result.content == content.strip()
     assert result.errors == []
-    assert [(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in result.tool_calls] == [
-        (c["function"]["name"], json.loads(c["function"]["arguments"])) for c in calls
-    ]
+    assert [
+        (c["function"]["name"], json.loads(c["function"]["arguments"])) for c in result.tool_calls
+    ] == [(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in calls]
 
 
 @FAST
@@ -430,7 +444,9 @@ def test_streamed_realistic_output_gives_the_calls(
 def test_garbage_never_raises(text: str) -> None:
     result = parse_qwen_xml(text, TOOLS)
     assert result.content == result.content.strip()
-    assert [c["id"] for c in result.tool_calls] == [f"call_{i}" for i in range(len(result.tool_calls))]
+    assert [c["id"] for c in result.tool_calls] == [
+        f"call_{i}" for i in range(len(result.tool_calls))
+    ]
     for c in result.tool_calls:
         assert isinstance(json.loads(c["function"]["arguments"]), dict)
 

@@ -18,7 +18,9 @@ from helpers.formats import (
 )
 from helpers.templates import load_tokenizer
 
-SOME = settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SOME = settings(
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 KIMI_ASSISTANT = "<|im_assistant|>assistant<|im_middle|>"
 QWEN_ASSISTANT = "<|im_start|>assistant\n"

@@ -183,7 +183,9 @@ def test_reasoning_comes_before_the_calls_in_the_stream():
     _, _, deltas = stream(ThinkingKimiParser(), [text[i : i + 5] for i in range(0, len(text), 5)])
     kinds = [next(iter(d)) for d in deltas]
     assert kinds[0] == "reasoning_content" and "tool_calls" in kinds
-    assert kinds.index("tool_calls") > max(i for i, k in enumerate(kinds) if k == "reasoning_content")
+    assert kinds.index("tool_calls") > max(
+        i for i, k in enumerate(kinds) if k == "reasoning_content"
+    )
 
 
 @FAST

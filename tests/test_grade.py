@@ -25,8 +25,11 @@ SCHEMA = {
             "type": "object",
             "properties": {
                 "value": {"type": "number", "description": "The temperature"},
-                "to_unit": {"type": "string", "enum": ["celsius", "fahrenheit"],
-                            "description": "The unit"},
+                "to_unit": {
+                    "type": "string",
+                    "enum": ["celsius", "fahrenheit"],
+                    "description": "The unit",
+                },
             },
             "required": ["value", "to_unit"],
         },
@@ -37,7 +40,9 @@ SCHEMA = {
 def _nbbuild():
     """`scripts/nbbuild.py` as the module `nbbuild`."""
     if "nbbuild" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("nbbuild", REPO_ROOT / "scripts" / "nbbuild.py")
+        spec = importlib.util.spec_from_file_location(
+            "nbbuild", REPO_ROOT / "scripts" / "nbbuild.py"
+        )
         module = importlib.util.module_from_spec(spec)
         sys.modules["nbbuild"] = module
         spec.loader.exec_module(module)
@@ -65,7 +70,9 @@ def test_verdict_records_the_exercise_and_appends_to_the_grade_log(tmp_path, mon
     assert n01.check_schema(SCHEMA).passed
     lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
     assert [(e["exercise"], e["passed"]) for e in lines] == [
-        ("01:check_schema", False), ("01:check_schema", True)]
+        ("01:check_schema", False),
+        ("01:check_schema", True),
+    ]
     assert lines[0]["hint"] and not lines[1]["hint"]
     assert _verdict.RECORDED[recorded:] == lines
     assert capsys.readouterr().out.splitlines()[1] == "Correct!"
@@ -80,14 +87,21 @@ def test_without_the_variable_nothing_is_written(tmp_path, monkeypatch, capsys):
 
 def test_read_log_keeps_the_last_verdict_and_skips_a_torn_line(tmp_path):
     log = tmp_path / "log.jsonl"
-    log.write_text('{"exercise": "01:a", "passed": false}\n{"exercise": "01:a", "passed": true}\n'
-                   '{"exercise": "01:b", "pass', encoding="utf-8")
+    log.write_text(
+        '{"exercise": "01:a", "passed": false}\n{"exercise": "01:a", "passed": true}\n'
+        '{"exercise": "01:b", "pass',
+        encoding="utf-8",
+    )
     assert read_log(log) == {"01:a": True}
     assert read_log(tmp_path / "none.jsonl") == {}
 
 
 def test_exercises_and_lesson_are_found_from_the_code():
-    assert exercises_of("01") == ["01:check_schema", "01:check_call_tool", "01:check_typed_function"]
+    assert exercises_of("01") == [
+        "01:check_schema",
+        "01:check_call_tool",
+        "01:check_typed_function",
+    ]
     assert exercises_of("99") == []
     nb = nbformat.reads(_notebook("from helpers.exercises.n03 import check_usage"), as_version=4)
     assert lesson_of(Path("ivanov.ipynb"), nb) == "03"
@@ -107,27 +121,37 @@ def graded(tmp_path_factory) -> dict[str, dict[str, str]]:
     empty = _nbbuild().student_notebook(key, "01_tools_schema", "ru")
     nbformat.write(empty, folder / "empty" / "01_tools_schema.ipynb")
     (folder / "broken" / "01_tools_schema.ipynb").write_text('{"cells": [', encoding="utf-8")
-    (folder / "raises" / "mine.ipynb").write_text(_notebook(
-        "from helpers.exercises import n01",
-        "my_schema = undefined_name",
-        "n01.check_schema(my_schema)",
-        "def call_tool(tool_call, tool_map):\n    return 1",
-        "n01.check_call_tool(call_tool)",
-    ), encoding="utf-8")
-    (folder / "loops" / "02_sync_loop.ipynb").write_text(_notebook(
-        "from helpers.exercises import n02",
-        "while True:\n    pass",
-        "n02.check_needs_tools(lambda message, finish_reason: True)",
-    ), encoding="utf-8")
+    (folder / "raises" / "mine.ipynb").write_text(
+        _notebook(
+            "from helpers.exercises import n01",
+            "my_schema = undefined_name",
+            "n01.check_schema(my_schema)",
+            "def call_tool(tool_call, tool_map):\n    return 1",
+            "n01.check_call_tool(call_tool)",
+        ),
+        encoding="utf-8",
+    )
+    (folder / "loops" / "02_sync_loop.ipynb").write_text(
+        _notebook(
+            "from helpers.exercises import n02",
+            "while True:\n    pass",
+            "n02.check_needs_tools(lambda message, finish_reason: True)",
+        ),
+        encoding="utf-8",
+    )
     out = tmp_path_factory.mktemp("out") / "grades.csv"
     grade_folder(folder, out, timeout=20)
     return _table(out)
 
 
 def test_one_row_per_notebook_one_column_per_exercise(graded):
-    assert sorted(graded) == ["broken/01_tools_schema.ipynb", "empty/01_tools_schema.ipynb",
-                              "loops/02_sync_loop.ipynb", "raises/mine.ipynb",
-                              "solved/01_tools_schema.ipynb"]
+    assert sorted(graded) == [
+        "broken/01_tools_schema.ipynb",
+        "empty/01_tools_schema.ipynb",
+        "loops/02_sync_loop.ipynb",
+        "raises/mine.ipynb",
+        "solved/01_tools_schema.ipynb",
+    ]
     columns = list(next(iter(graded.values())))
     assert columns == ["notebook", "lesson", "run", *exercises_of("01"), *exercises_of("02")]
 
@@ -153,7 +177,10 @@ def test_an_invalid_notebook_gets_a_row_that_says_so(graded):
 
 def test_a_raising_cell_is_an_error_and_later_cells_still_run(graded):
     row = graded["raises/mine.ipynb"]
-    assert (row["lesson"], row["run"]) == ("01", "ok, 2 cell(s) raised")  # the assignment and its check
+    assert (row["lesson"], row["run"]) == (
+        "01",
+        "ok, 2 cell(s) raised",
+    )  # the assignment and its check
     assert row["01:check_schema"] == "error"
     assert row["01:check_call_tool"] == "not yet"
     assert row["01:check_typed_function"] == "missing"

@@ -13,8 +13,14 @@ USER = {"role": "user", "content": "Weather in Beijing and Moscow?"}
 
 
 def assistant(*calls, content=None):
-    return {"role": "assistant", "content": content, "tool_calls": [
-        {"id": i, "type": "function", "function": {"name": n, "arguments": "{}"}} for i, n in calls]}
+    return {
+        "role": "assistant",
+        "content": content,
+        "tool_calls": [
+            {"id": i, "type": "function", "function": {"name": n, "arguments": "{}"}}
+            for i, n in calls
+        ],
+    }
 
 
 def tool(call_id, content="{}"):
@@ -22,15 +28,20 @@ def tool(call_id, content="{}"):
 
 
 def ids(messages):
-    return [[c["id"] for c in m["tool_calls"]] if m.get("tool_calls") else m.get("tool_call_id")
-            for m in messages]
+    return [
+        [c["id"] for c in m["tool_calls"]] if m.get("tool_calls") else m.get("tool_call_id")
+        for m in messages
+    ]
 
 
 def test_foreign_ids_become_native_and_results_follow_their_calls():
     history = [
         USER,
-        assistant(("call_59adf5614cfe4f4b8a71be54", "get_weather"), ("call_x", "get_time"),
-                  content="Checking."),
+        assistant(
+            ("call_59adf5614cfe4f4b8a71be54", "get_weather"),
+            ("call_x", "get_time"),
+            content="Checking.",
+        ),
         tool("call_x", "12:00"),  # results may come in any order
         tool("call_59adf5614cfe4f4b8a71be54", "Sunny"),
         {"role": "assistant", "content": "Sunny at noon."},
@@ -39,20 +50,35 @@ def test_foreign_ids_become_native_and_results_follow_their_calls():
         tool("0", "Snow"),
     ]
     out = normalize_kimi_ids(history)
-    assert ids(out) == [None, ["functions.get_weather:0", "functions.get_time:1"],
-                        "functions.get_time:1", "functions.get_weather:0", None, None,
-                        ["functions.get_weather:2"], "functions.get_weather:2"]
+    assert ids(out) == [
+        None,
+        ["functions.get_weather:0", "functions.get_time:1"],
+        "functions.get_time:1",
+        "functions.get_weather:0",
+        None,
+        None,
+        ["functions.get_weather:2"],
+        "functions.get_weather:2",
+    ]
     assert [m.get("content") for m in out] == [m.get("content") for m in history]
     assert out[1]["tool_calls"][1]["function"] == {"name": "get_time", "arguments": "{}"}
 
 
 def test_ids_repeated_every_round_pair_with_the_latest_call():
     # Moonshot's API answers `get_weather:0` in every round: each result belongs to its own round.
-    history = [USER, assistant(("get_weather:0", "get_weather")), tool("get_weather:0"),
-               assistant(("get_weather:0", "get_weather")), tool("get_weather:0")]
+    history = [
+        USER,
+        assistant(("get_weather:0", "get_weather")),
+        tool("get_weather:0"),
+        assistant(("get_weather:0", "get_weather")),
+        tool("get_weather:0"),
+    ]
     assert ids(normalize_kimi_ids(history))[1:] == [
-        ["functions.get_weather:0"], "functions.get_weather:0",
-        ["functions.get_weather:1"], "functions.get_weather:1"]
+        ["functions.get_weather:0"],
+        "functions.get_weather:0",
+        ["functions.get_weather:1"],
+        "functions.get_weather:1",
+    ]
 
 
 def test_a_late_result_for_an_earlier_round_still_finds_its_call():
@@ -66,8 +92,14 @@ def test_two_calls_sharing_one_id_are_answered_in_order():
 
 
 def test_unknown_and_missing_ids_are_left_alone():
-    history = [USER, tool("orphan"), assistant((None, "f")), tool("nowhere"),
-               {"role": "tool", "content": "no id at all"}, {"role": "tool", "tool_call_id": 7}]
+    history = [
+        USER,
+        tool("orphan"),
+        assistant((None, "f")),
+        tool("nowhere"),
+        {"role": "tool", "content": "no id at all"},
+        {"role": "tool", "tool_call_id": 7},
+    ]
     out = normalize_kimi_ids(history)
     assert ids(out) == [None, "orphan", ["functions.f:0"], "nowhere", None, 7]
 
@@ -101,7 +133,9 @@ def test_reasoning_and_other_fields_are_kept():
 
 
 names = st.from_regex(r"[a-z][a-z_]{2,8}", fullmatch=True)
-foreign = st.one_of(st.just(""), st.from_regex(r"(call_[0-9a-f]{6}|[a-z]{1,4}:[0-9]|[0-9])", fullmatch=True))
+foreign = st.one_of(
+    st.just(""), st.from_regex(r"(call_[0-9a-f]{6}|[a-z]{1,4}:[0-9]|[0-9])", fullmatch=True)
+)
 
 
 @st.composite
@@ -109,8 +143,9 @@ def histories(draw):
     """Rounds of calls with arbitrary (possibly repeated) ids, each answered in a shuffled order."""
     history = [USER]
     for _ in range(draw(st.integers(0, 4))):
-        calls = draw(st.lists(st.tuples(foreign, names), min_size=1, max_size=3,
-                              unique_by=lambda c: c[0]))
+        calls = draw(
+            st.lists(st.tuples(foreign, names), min_size=1, max_size=3, unique_by=lambda c: c[0])
+        )
         history.append(assistant(*calls))
         history += [tool(i) for i, _ in draw(st.permutations(calls))]
     return history

@@ -81,7 +81,9 @@ def stand_in(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     with log.open("w") as out:
         server = subprocess.Popen(
             [sys.executable, "-m", "helpers.replay", "serve", "--port", str(port)],
-            cwd=REPO_ROOT, stdout=out, stderr=subprocess.STDOUT,
+            cwd=REPO_ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
         )
     base_url = f"http://127.0.0.1:{port}/v1"
     try:
@@ -124,7 +126,10 @@ def execute(path: Path) -> nbformat.NotebookNode:
 
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(
-        nb, timeout=120, kernel_name="python3", allow_errors=True,
+        nb,
+        timeout=120,
+        kernel_name="python3",
+        allow_errors=True,
         resources={"metadata": {"path": str(path.parent)}},
     )
     client.execute()
@@ -203,11 +208,15 @@ def test_replay_only_demos_say_they_were_skipped(
 def test_tokenizer_falls_back_with_a_note_in_live_mode(
     lang: str, live_runs: dict[tuple[str, str], Any]
 ) -> None:
-    loads = {(lesson, name) for lesson in LESSONS for name in TOKENIZER_CALL.findall(lesson_code(lesson))}
+    loads = {
+        (lesson, name) for lesson in LESSONS for name in TOKENIZER_CALL.findall(lesson_code(lesson))
+    }
     assert loads, "no lesson loads a tokenizer with load_tokenizer(...): is the pattern stale?"
     for lesson, name in loads:
-        assert TOKENIZER_NOTE[lang].format(name) in text_of(live_runs[(lang, lesson)]), (lesson, name)
-
+        assert TOKENIZER_NOTE[lang].format(name) in text_of(live_runs[(lang, lesson)]), (
+            lesson,
+            name,
+        )
 
 
 def test_record_mode_writes_a_cassette_without_the_key(stand_in: str, tmp_path: Path) -> None:
@@ -234,8 +243,10 @@ def test_replay_only_notes_and_skips_outside_replay(
     live = Connection("http://127.0.0.1:1/v1", KEY, "m", mode, "kimi", None)
     assert live.replay_only("no_parser is a recorded engine profile") is False
     out = capsys.readouterr().out
-    assert out == (f"{mode} mode: skipped, no_parser is a recorded engine profile "
-                   "(replay mode only: unset LLM_MODE to see it).\n")
+    assert out == (
+        f"{mode} mode: skipped, no_parser is a recorded engine profile "
+        "(replay mode only: unset LLM_MODE to see it).\n"
+    )
     replay = Connection("http://127.0.0.1:1/v1", "k", "m", "replay", "kimi", "moonshot")
     assert replay.replay_only("anything") is True
     assert capsys.readouterr().out == ""

@@ -46,17 +46,23 @@ def weather_call(city, call_id="get_weather:0"):
 @pytest.mark.parametrize("stream", [False, True])
 @pytest.mark.parametrize("finish_with_calls", ["tool_calls", "stop"])
 def test_loop_runs_tools_until_a_message_without_calls(registry, stream, finish_with_calls):
-    client = FakeClient([
-        completion(None, [weather_call("Beijing")], finish_with_calls),
-        completion("It is sunny in Beijing.", finish_reason="stop"),
-    ])
+    client = FakeClient(
+        [
+            completion(None, [weather_call("Beijing")], finish_with_calls),
+            completion("It is sunny in Beijing.", finish_reason="stop"),
+        ]
+    )
     messages = [USER]
     final = run_tool_loop(client, messages, registry, model="kimi", stream=stream, temperature=0.3)
     assert final == {"role": "assistant", "content": "It is sunny in Beijing."}
     assert [m["role"] for m in messages] == ["user", "assistant", "tool", "assistant"]
     assert messages[1]["tool_calls"][0]["id"] == "get_weather:0"
-    assert messages[2] == {"role": "tool", "tool_call_id": "get_weather:0", "name": "get_weather",
-                           "content": '{"city": "Beijing", "weather": "Sunny"}'}
+    assert messages[2] == {
+        "role": "tool",
+        "tool_call_id": "get_weather:0",
+        "name": "get_weather",
+        "content": '{"city": "Beijing", "weather": "Sunny"}',
+    }
     second = client.requests[1]
     assert second["tools"] == registry.schemas and second["temperature"] == 0.3
     assert [m["role"] for m in second["messages"]] == ["user", "assistant", "tool"]
@@ -68,23 +74,33 @@ def test_tool_calls_finish_reason_without_calls_still_stops(registry):
 
 
 def test_parallel_calls_each_get_an_answer_in_order(registry):
-    client = FakeClient([
-        completion("Checking both.", [weather_call("Beijing", "a"), weather_call("Shanghai", "b")], "tool_calls"),
-        completion("Beijing sunny, Shanghai rainy."),
-    ])
+    client = FakeClient(
+        [
+            completion(
+                "Checking both.",
+                [weather_call("Beijing", "a"), weather_call("Shanghai", "b")],
+                "tool_calls",
+            ),
+            completion("Beijing sunny, Shanghai rainy."),
+        ]
+    )
     messages = [USER]
     run_tool_loop(client, messages, registry, model="m")
     assert messages[1]["content"] == "Checking both."
     assert [(m["tool_call_id"], json.loads(m["content"])["weather"]) for m in messages[2:4]] == [
-        ("a", "Sunny"), ("b", "Light rain")]
+        ("a", "Sunny"),
+        ("b", "Light rain"),
+    ]
 
 
 def test_tool_errors_go_back_to_the_model(registry):
-    client = FakeClient([
-        completion(None, [("x:0", "get_weather", '{"town": "Beijing"}')], "tool_calls"),
-        completion(None, [("x:1", "get_weather", '{"city": "Beijing"}')], "tool_calls"),
-        completion("Sunny."),
-    ])
+    client = FakeClient(
+        [
+            completion(None, [("x:0", "get_weather", '{"town": "Beijing"}')], "tool_calls"),
+            completion(None, [("x:1", "get_weather", '{"city": "Beijing"}')], "tool_calls"),
+            completion("Sunny."),
+        ]
+    )
     messages = [USER]
     run_tool_loop(client, messages, registry, model="m")
     assert "missing the required 'city'" in json.loads(messages[2]["content"])["error"]
@@ -94,13 +110,17 @@ def test_tool_errors_go_back_to_the_model(registry):
 def test_max_rounds_raises_a_clear_error_and_keeps_history(registry):
     script = [completion(None, [weather_call("Beijing", f"c{i}")], "tool_calls") for i in range(3)]
     messages = [USER]
-    with pytest.raises(ToolLoopLimitError, match=r"max_rounds=2 rounds .*get_weather\(\{\"city\": \"Beijing\"\}\)"):
+    with pytest.raises(
+        ToolLoopLimitError, match=r"max_rounds=2 rounds .*get_weather\(\{\"city\": \"Beijing\"\}\)"
+    ):
         run_tool_loop(FakeClient(script), messages, registry, model="m", max_rounds=2)
     assert [m["role"] for m in messages] == ["user", "assistant", "tool", "assistant", "tool"]
 
 
 def test_max_rounds_counts_requests(registry):
-    client = FakeClient([completion(None, [weather_call("Beijing")], "tool_calls"), completion("ok")])
+    client = FakeClient(
+        [completion(None, [weather_call("Beijing")], "tool_calls"), completion("ok")]
+    )
     run_tool_loop(client, [USER], registry, model="m", max_rounds=2)
     with pytest.raises(ValueError):
         run_tool_loop(client, [USER], registry, model="m", max_rounds=0)
@@ -110,18 +130,32 @@ def test_max_rounds_counts_requests(registry):
 def test_truncated_call_raises_and_runs_nothing(registry, stream):
     calls = []
     registry = ToolRegistry()
-    registry.register(lambda city: calls.append(city), {"name": "get_weather", "parameters": {
-        "type": "object", "properties": {"city": {"type": "string"}}}})
+    registry.register(
+        lambda city: calls.append(city),
+        {
+            "name": "get_weather",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+        },
+    )
     client = FakeClient([completion(None, [("a", "get_weather", '{"city": "Bei')], "length")])
     messages = [USER]
-    with pytest.raises(TruncatedToolCallError, match=r"max_tokens .*get_weather\(\{\"city\": \"Bei\)"):
+    with pytest.raises(
+        TruncatedToolCallError, match=r"max_tokens .*get_weather\(\{\"city\": \"Bei\)"
+    ):
         run_tool_loop(client, messages, registry, model="m", stream=stream)
     assert calls == [] and messages == [USER]
 
 
 def test_length_without_calls_returns_the_cut_answer(registry):
-    assert run_tool_loop(FakeClient([completion("Sunny an", finish_reason="length")]), [USER],
-                         registry, model="m")["content"] == "Sunny an"
+    assert (
+        run_tool_loop(
+            FakeClient([completion("Sunny an", finish_reason="length")]),
+            [USER],
+            registry,
+            model="m",
+        )["content"]
+        == "Sunny an"
+    )
 
 
 def test_explicit_tools_argument_wins(registry):
@@ -131,12 +165,22 @@ def test_explicit_tools_argument_wins(registry):
 
 
 def test_appended_assistant_messages_are_plain_dicts(registry):
-    client = FakeClient([completion(None, [weather_call("Beijing")], "tool_calls"), completion("ok")])
+    client = FakeClient(
+        [completion(None, [weather_call("Beijing")], "tool_calls"), completion("ok")]
+    )
     messages = [USER]
     run_tool_loop(client, messages, registry, model="m")
-    assert messages[1] == {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "get_weather:0", "type": "function",
-         "function": {"name": "get_weather", "arguments": '{"city": "Beijing"}'}}]}
+    assert messages[1] == {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": "get_weather:0",
+                "type": "function",
+                "function": {"name": "get_weather", "arguments": '{"city": "Beijing"}'},
+            }
+        ],
+    }
 
 
 # --- reasoning (thinking models) goes back on every assistant message with tool calls ----------
@@ -153,8 +197,11 @@ def reasoning_chunks_for(body, key):
     text = body["choices"][0]["message"].get(key)
     if text:
         head = out[0] | {"choices": [{"index": 0, "delta": {key: ""}, "finish_reason": None}]}
-        pieces = [head | {"choices": [{"index": 0, "delta": {key: text[i:i + 4]}, "finish_reason": None}]}
-                  for i in range(0, len(text), 4)]
+        pieces = [
+            head
+            | {"choices": [{"index": 0, "delta": {key: text[i : i + 4]}, "finish_reason": None}]}
+            for i in range(0, len(text), 4)
+        ]
         out = out[:1] + pieces + out[1:]
     return out
 
@@ -172,19 +219,32 @@ class ReasoningClient(FakeClient):
         body = self.script[0]
         super().create(**(kwargs | {"stream": False}))  # records the request, pops the body
         self.requests[-1]["stream"] = True
-        return iter([ChatCompletionChunk.model_validate(c) for c in reasoning_chunks_for(body, self.key)])
+        return iter(
+            [ChatCompletionChunk.model_validate(c) for c in reasoning_chunks_for(body, self.key)]
+        )
 
 
 @pytest.mark.parametrize("stream", [False, True])
 @pytest.mark.parametrize("key", ["reasoning_content", "reasoning"])
 def test_reasoning_goes_back_on_every_assistant_message_with_calls(registry, stream, key):
     script = [
-        with_reasoning(completion(None, [weather_call("Beijing", "functions.get_weather:0")], "tool_calls"),
-                       key, "Ask the tool about Beijing."),
-        with_reasoning(completion("Now Shanghai.", [weather_call("Shanghai", "functions.get_weather:1")],
-                                  "tool_calls"), key, "Beijing is sunny; now Shanghai."),
-        with_reasoning(completion(None, [weather_call("Moscow", "functions.get_weather:2")], "tool_calls"),
-                       key, "One more."),
+        with_reasoning(
+            completion(None, [weather_call("Beijing", "functions.get_weather:0")], "tool_calls"),
+            key,
+            "Ask the tool about Beijing.",
+        ),
+        with_reasoning(
+            completion(
+                "Now Shanghai.", [weather_call("Shanghai", "functions.get_weather:1")], "tool_calls"
+            ),
+            key,
+            "Beijing is sunny; now Shanghai.",
+        ),
+        with_reasoning(
+            completion(None, [weather_call("Moscow", "functions.get_weather:2")], "tool_calls"),
+            key,
+            "One more.",
+        ),
         with_reasoning(completion("Sunny, rainy, unknown."), key, "Summarise."),
     ]
     client = ReasoningClient(script, key)
@@ -194,25 +254,46 @@ def test_reasoning_goes_back_on_every_assistant_message_with_calls(registry, str
     last_request = client.requests[-1]["messages"]
     assistants = [m for m in last_request if m["role"] == "assistant"]
     assert [m[key] for m in assistants] == [
-        "Ask the tool about Beijing.", "Beijing is sunny; now Shanghai.", "One more."]
+        "Ask the tool about Beijing.",
+        "Beijing is sunny; now Shanghai.",
+        "One more.",
+    ]
     # nothing else about the message changes
-    assert assistants[1] == {"role": "assistant", "content": "Now Shanghai.",
-                             key: "Beijing is sunny; now Shanghai.",
-                             "tool_calls": [{"id": "functions.get_weather:1", "type": "function",
-                                             "function": {"name": "get_weather",
-                                                          "arguments": '{"city": "Shanghai"}'}}]}
+    assert assistants[1] == {
+        "role": "assistant",
+        "content": "Now Shanghai.",
+        key: "Beijing is sunny; now Shanghai.",
+        "tool_calls": [
+            {
+                "id": "functions.get_weather:1",
+                "type": "function",
+                "function": {"name": "get_weather", "arguments": '{"city": "Shanghai"}'},
+            }
+        ],
+    }
     other = {"reasoning_content": "reasoning", "reasoning": "reasoning_content"}[key]
     assert all(other not in m for m in last_request)
 
 
 def test_assistant_message_from_keeps_non_null_reasoning_only():
     body = completion("ok")
-    body["choices"][0]["message"] |= {"reasoning_content": None, "reasoning": "thought", "refusal": None}
+    body["choices"][0]["message"] |= {
+        "reasoning_content": None,
+        "reasoning": "thought",
+        "refusal": None,
+    }
     message = ChatCompletion.model_validate(body).choices[0].message
-    assert assistant_message_from(message) == {"role": "assistant", "content": "ok", "reasoning": "thought"}
+    assert assistant_message_from(message) == {
+        "role": "assistant",
+        "content": "ok",
+        "reasoning": "thought",
+    }
     body["choices"][0]["message"] |= {"reasoning_content": "r", "reasoning": None}
     assert assistant_message_from(body["choices"][0]["message"]) == {
-        "role": "assistant", "content": "ok", "reasoning_content": "r"}
+        "role": "assistant",
+        "content": "ok",
+        "reasoning_content": "r",
+    }
 
 
 # --- malformed server answers: a clear ToolLoopError in the notebook's language -----------------
@@ -227,25 +308,54 @@ def russian():
 
 MALFORMED = [
     pytest.param(None, "`message: null`", "`message: null`", id="message-null"),
-    pytest.param({"role": "assistant", "content": None, "tool_calls": "get_weather"},
-                 "`tool_calls` as a str", "`tool_calls` строкой", id="tool_calls-string"),
-    pytest.param({"role": "assistant", "content": None, "tool_calls": [{"id": "a", "type": "function"}]},
-                 "tool call 0 (id 'a') has no `function`", "у вызова 0 (id 'a') нет `function`",
-                 id="no-function"),
-    pytest.param({"role": "assistant", "content": None,
-                  "tool_calls": [{"id": "a", "type": "function", "function": None}]},
-                 "tool call 0 (id 'a') has no `function`", "у вызова 0 (id 'a') нет `function`",
-                 id="function-null"),
-    pytest.param({"role": "assistant", "content": None,
-                  "tool_calls": [{"id": "a", "type": "function", "function": "get_weather"}]},
-                 "tool call 0 (id 'a') has no `function`", "у вызова 0 (id 'a') нет `function`",
-                 id="function-string"),
-    pytest.param({"role": "assistant", "content": None, "tool_calls": ["get_weather"]},
-                 "tool call 0 is a str", "вызов 0 — str", id="call-string"),
-    pytest.param({"role": "assistant", "content": None,
-                  "tool_calls": [{"id": "a", "function": {"name": ["get_weather"], "arguments": "{}"}}]},
-                 "tool call 0 (id 'a') has the name ['get_weather'], not text",
-                 "у вызова 0 (id 'a') имя ['get_weather'], а не строка", id="name-list"),
+    pytest.param(
+        {"role": "assistant", "content": None, "tool_calls": "get_weather"},
+        "`tool_calls` as a str",
+        "`tool_calls` строкой",
+        id="tool_calls-string",
+    ),
+    pytest.param(
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "a", "type": "function"}]},
+        "tool call 0 (id 'a') has no `function`",
+        "у вызова 0 (id 'a') нет `function`",
+        id="no-function",
+    ),
+    pytest.param(
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "a", "type": "function", "function": None}],
+        },
+        "tool call 0 (id 'a') has no `function`",
+        "у вызова 0 (id 'a') нет `function`",
+        id="function-null",
+    ),
+    pytest.param(
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "a", "type": "function", "function": "get_weather"}],
+        },
+        "tool call 0 (id 'a') has no `function`",
+        "у вызова 0 (id 'a') нет `function`",
+        id="function-string",
+    ),
+    pytest.param(
+        {"role": "assistant", "content": None, "tool_calls": ["get_weather"]},
+        "tool call 0 is a str",
+        "вызов 0 — str",
+        id="call-string",
+    ),
+    pytest.param(
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "a", "function": {"name": ["get_weather"], "arguments": "{}"}}],
+        },
+        "tool call 0 (id 'a') has the name ['get_weather'], not text",
+        "у вызова 0 (id 'a') имя ['get_weather'], а не строка",
+        id="name-list",
+    ),
 ]
 
 
@@ -276,16 +386,22 @@ def test_malformed_answers_raise_a_clear_tool_loop_error(registry, message, engl
 
 
 @pytest.mark.parametrize("message, english, russian_text", MALFORMED)
-def test_malformed_answer_errors_speak_russian_in_the_russian_edition(russian, message, english, russian_text):
+def test_malformed_answer_errors_speak_russian_in_the_russian_edition(
+    russian, message, english, russian_text
+):
     with pytest.raises(ToolLoopError, match=re.escape(russian_text)):
         assistant_message_from(message)
 
 
 def test_odd_but_usable_calls_are_cleaned_not_refused():
-    message = {"role": "assistant", "content": None, "tool_calls": [
-        {"id": None, "function": {"name": "get_weather", "arguments": None}},
-        {"id": "b", "function": {"name": None, "arguments": {"city": "Oslo"}}},
-    ]}
+    message = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": None, "function": {"name": "get_weather", "arguments": None}},
+            {"id": "b", "function": {"name": None, "arguments": {"city": "Oslo"}}},
+        ],
+    }
     assert assistant_message_from(message)["tool_calls"] == [
         {"id": "", "type": "function", "function": {"name": "get_weather", "arguments": ""}},
         {"id": "b", "type": "function", "function": {"name": "", "arguments": '{"city": "Oslo"}'}},
@@ -309,8 +425,25 @@ def test_loop_errors_speak_russian_in_the_russian_edition(russian, registry):
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(
-        ["id", "type", "function", "name", "arguments", "content", "tool_calls", "reasoning"]), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "id",
+                    "type",
+                    "function",
+                    "name",
+                    "arguments",
+                    "content",
+                    "tool_calls",
+                    "reasoning",
+                ]
+            ),
+            inner,
+            max_size=4,
+        )
+    ),
     max_leaves=10,
 )
 

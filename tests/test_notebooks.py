@@ -50,7 +50,9 @@ LETTER = re.compile(r"[A-Za-zА-Яа-яЁё]")
 def _import_nbbuild():
     """`scripts/nbbuild.py` as the module `nbbuild`, the name the lesson sources import."""
     if "nbbuild" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("nbbuild", REPO_ROOT / "scripts" / "nbbuild.py")
+        spec = importlib.util.spec_from_file_location(
+            "nbbuild", REPO_ROOT / "scripts" / "nbbuild.py"
+        )
         module = importlib.util.module_from_spec(spec)
         sys.modules["nbbuild"] = module
         spec.loader.exec_module(module)
@@ -91,7 +93,14 @@ def strip_comments(src: str) -> str:
     try:
         tokens = tokenize.generate_tokens(io.StringIO(src + "\n").readline)
         kept = [
-            (t.type, "\n" if t.type == tokenize.NEWLINE else "S" if t.type == tokenize.STRING else t.string)
+            (
+                t.type,
+                "\n"
+                if t.type == tokenize.NEWLINE
+                else "S"
+                if t.type == tokenize.STRING
+                else t.string,
+            )
             for t in tokens
             if t.type not in (tokenize.COMMENT, tokenize.NL)
         ]
@@ -108,7 +117,13 @@ def output_texts(output) -> Iterator[tuple[str, str]]:
     for line in output.get("traceback", []):
         yield "traceback", ANSI.sub("", line)
     for mime, value in output.get("data", {}).items():
-        text = value if isinstance(value, str) else "".join(value) if isinstance(value, list) else json.dumps(value)
+        text = (
+            value
+            if isinstance(value, str)
+            else "".join(value)
+            if isinstance(value, list)
+            else json.dumps(value)
+        )
         yield mime, text
 
 
@@ -144,7 +159,12 @@ def comparable_outputs(cell) -> list[tuple]:
     joined (flush timing splits them)."""
     shapes: list[tuple] = []
     for out in cell.get("outputs", []):
-        shape = (out["output_type"], out.get("name"), tuple(sorted(out.get("data", {}))), out.get("ename"))
+        shape = (
+            out["output_type"],
+            out.get("name"),
+            tuple(sorted(out.get("data", {}))),
+            out.get("ename"),
+        )
         if not (shapes and shape[0] == "stream" and shapes[-1] == shape):
             shapes.append(shape)
     return shapes
@@ -163,7 +183,9 @@ def check_parity(en, ru, name: str = "") -> list[str]:
         if strip_comments(a.source) != strip_comments(b.source):
             problems.append(f"{_where(name, a)}: code differs between en and ru beyond comments")
         elif comparable_outputs(a) != comparable_outputs(b):
-            problems.append(f"{_where(name, a)}: outputs differ between en and ru (one edition is stale?)")
+            problems.append(
+                f"{_where(name, a)}: outputs differ between en and ru (one edition is stale?)"
+            )
     return problems
 
 
@@ -174,7 +196,12 @@ def skeleton(nb) -> dict:
         "nbformat_minor": nb.nbformat_minor,
         "metadata": nb.metadata,
         "cells": [
-            {"id": c.get("id"), "cell_type": c.cell_type, "source": c.source, "metadata": c.metadata}
+            {
+                "id": c.get("id"),
+                "cell_type": c.cell_type,
+                "source": c.source,
+                "metadata": c.metadata,
+            }
             for c in nb.cells
         ],
     }
@@ -187,19 +214,25 @@ def check_built_from_source(nb_dir: Path, name: str, lang: str) -> list[str]:
     committed = nbformat.reads(text, as_version=4)
     problems = []
     if text != nbformat.writes(committed) + "\n":
-        problems.append(f"{lang}/{name}.ipynb is not in nbbuild's formatting (saved by another tool?)")
+        problems.append(
+            f"{lang}/{name}.ipynb is not in nbbuild's formatting (saved by another tool?)"
+        )
     try:
         nbformat.validate(committed)
     except nbformat.ValidationError as exc:
         problems.append(f"{lang}/{name}.ipynb is not a valid notebook: {exc.message}")
     lesson = nbbuild.load_lesson(nb_dir / "src" / f"{name}.py")
     if lesson.name != name:
-        problems.append(f"src/{name}.py declares Lesson({lesson.name!r}): it would build another file")
+        problems.append(
+            f"src/{name}.py declares Lesson({lesson.name!r}): it would build another file"
+        )
     built = skeleton(nbbuild.clean(nbbuild.to_notebook(lesson, lang)))
     have = skeleton(committed)
     for key in ("nbformat", "nbformat_minor", "metadata"):
         if built[key] != have[key]:
-            problems.append(f"{lang}/{name}.ipynb: notebook {key} {have[key]!r} != built {built[key]!r}")
+            problems.append(
+                f"{lang}/{name}.ipynb: notebook {key} {have[key]!r} != built {built[key]!r}"
+            )
     if len(built["cells"]) != len(have["cells"]):
         problems.append(
             f"{lang}/{name}.ipynb has {len(have['cells'])} cells, the source builds "
@@ -225,7 +258,9 @@ def check_hygiene(nb, where: str) -> list[str]:
         problems += _secret_problems(cell.source, f"{_where(where, cell)} source")
     counts = [c.get("execution_count") for c in code_cells(nb)]
     if counts != list(range(1, len(counts) + 1)):
-        problems.append(f"{where}: execution counts are {counts}, expected 1..{len(counts)} in order")
+        problems.append(
+            f"{where}: execution counts are {counts}, expected 1..{len(counts)} in order"
+        )
     for cell in code_cells(nb):
         at = _where(where, cell)
         outputs = cell.get("outputs", [])
@@ -234,7 +269,9 @@ def check_hygiene(nb, where: str) -> list[str]:
         tagged = "raises-exception" in cell.metadata.get("tags", [])
         errors = [o for o in outputs if o.output_type == "error"]
         if errors and not tagged:
-            problems.append(f"{at}: shows {errors[0].get('ename')} but is not tagged raises-exception")
+            problems.append(
+                f"{at}: shows {errors[0].get('ename')} but is not tagged raises-exception"
+            )
         if tagged and not errors:
             problems.append(f"{at}: tagged raises-exception but its output shows no error")
         for out in outputs:
@@ -246,7 +283,9 @@ def _output_problems(out, cell, at: str) -> list[str]:
     problems = []
     if out.output_type == "stream" and out.get("name") == "stderr":
         problems.append(f"{at}: stderr output {''.join(out.get('text', ''))[:80]!r}")
-    if out.output_type == "execute_result" and out.get("execution_count") != cell.get("execution_count"):
+    if out.output_type == "execute_result" and out.get("execution_count") != cell.get(
+        "execution_count"
+    ):
         problems.append(f"{at}: execute_result count differs from the cell's")
     data = out.get("data", {})
     if WIDGET_VIEW in data or WIDGET_STATE in data:
@@ -258,16 +297,22 @@ def _output_problems(out, cell, at: str) -> list[str]:
             line = next(ln for ln in text.splitlines() if found in ln)
             problems.append(f"{at}: {kind} output shows a machine path: {line.strip()[:100]!r}")
         if LOOPBACK_PORT.search(text):
-            problems.append(f"{at}: {kind} output shows a local port {LOOPBACK_PORT.search(text)[0]!r}")
+            problems.append(
+                f"{at}: {kind} output shows a local port {LOOPBACK_PORT.search(text)[0]!r}"
+            )
         problems += _secret_problems(text, f"{at} {kind} output")
     return problems
 
 
 def _secret_problems(text: str, at: str) -> list[str]:
-    problems = [f"{at}: looks like a secret: {m[0][:12]!r}..." for r in SECRETS for m in r.finditer(text)]
+    problems = [
+        f"{at}: looks like a secret: {m[0][:12]!r}..." for r in SECRETS for m in r.finditer(text)
+    ]
     for m in API_KEY_VALUE.finditer(text):
         if m[1] != REPLAY_API_KEY:
-            problems.append(f"{at}: api_key value {m[1][:6]!r}... (only {REPLAY_API_KEY!r} may appear)")
+            problems.append(
+                f"{at}: api_key value {m[1][:6]!r}... (only {REPLAY_API_KEY!r} may appear)"
+            )
     return problems
 
 
@@ -278,7 +323,8 @@ def _connect_calls(src: str) -> list[ast.Call] | None:
     except SyntaxError:
         return None
     return [
-        node for node in ast.walk(tree)
+        node
+        for node in ast.walk(tree)
         if isinstance(node, ast.Call)
         and getattr(node.func, "id", getattr(node.func, "attr", None)) == "connect"
     ]
@@ -322,7 +368,9 @@ def check_setup_cell(nb, where: str) -> list[str]:
     ]
     first_setup = min(i for found in setups.values() for i in found)
     if talking[0] < first_setup:
-        problems.append(f"{where}: cell {cells[talking[0]].get('id')} talks to a model before the setup cell")
+        problems.append(
+            f"{where}: cell {cells[talking[0]].get('id')} talks to a model before the setup cell"
+        )
     return problems
 
 
@@ -330,7 +378,9 @@ def check_next_link(nb, name: str, order: tuple[str, ...], where: str) -> list[s
     """A link to the next lesson in all but the last; every lesson link names a real lesson."""
     prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     targets = set(NEXT_LINK.findall(prose))
-    problems = [f"{where}: links to {t}.ipynb, which is not a lesson" for t in sorted(targets - set(order))]
+    problems = [
+        f"{where}: links to {t}.ipynb, which is not a lesson" for t in sorted(targets - set(order))
+    ]
     targets = set(NEXT_LINK.findall(MAP_ROW.sub("", prose)))  # a map's row is not a "next" link
     position = order.index(name) if name in order else len(order) - 1
     if position < len(order) - 1 and order[position + 1] not in targets:
@@ -357,7 +407,9 @@ def check_russian_prose(ru, where: str) -> list[str]:
         prose = prose_of(cell.source)
         if LETTER.search(prose) and not CYRILLIC.search(prose):
             first = cell.source.strip().splitlines()[0][:70]
-            problems.append(f"{_where(where, cell)}: Russian edition's prose has no Cyrillic: {first!r}")
+            problems.append(
+                f"{_where(where, cell)}: Russian edition's prose has no Cyrillic: {first!r}"
+            )
     return problems
 
 
@@ -365,7 +417,9 @@ def check_lesson_00_map(nb, order: tuple[str, ...], where: str) -> list[str]:
     """Lesson 00's map has a table row linking every later lesson."""
     prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     rows = set(MAP_ROW.findall(prose))
-    return [f"{where}: the lesson map has no row for {name}" for name in order[1:] if name not in rows]
+    return [
+        f"{where}: the lesson map has no row for {name}" for name in order[1:] if name not in rows
+    ]
 
 
 def check_readme_map(readme: Path, nb_dir: Path, order: tuple[str, ...]) -> list[str]:
@@ -386,7 +440,9 @@ def check_readme_map(readme: Path, nb_dir: Path, order: tuple[str, ...]) -> list
             continue
         heading = read_nb(path).cells[0].source.splitlines()[0]
         if heading != f"# {title}":
-            problems.append(f"README.md calls {lang}/{name} {title!r}, its notebook says {heading!r}")
+            problems.append(
+                f"README.md calls {lang}/{name} {title!r}, its notebook says {heading!r}"
+            )
     return problems
 
 
@@ -423,9 +479,13 @@ def all_problems(nb_dir: Path) -> list[str]:
 # The real notebooks: one case per lesson or per edition that exists now
 
 REAL_LESSONS = lesson_names(NOTEBOOKS_DIR)
-REAL_PAIRS = [n for n in REAL_LESSONS if all((NOTEBOOKS_DIR / g / f"{n}.ipynb").exists() for g in LANGS)]
+REAL_PAIRS = [
+    n for n in REAL_LESSONS if all((NOTEBOOKS_DIR / g / f"{n}.ipynb").exists() for g in LANGS)
+]
 REAL_EDITIONS = [
-    (lang, name) for name in REAL_LESSONS for lang in LANGS
+    (lang, name)
+    for name in REAL_LESSONS
+    for lang in LANGS
     if (NOTEBOOKS_DIR / lang / f"{name}.ipynb").exists()
 ]
 EDITION_IDS = [f"{lang}/{name}.ipynb" for lang, name in REAL_EDITIONS]
@@ -504,7 +564,7 @@ def test_links_to_the_next_lesson(lang, name):
 
 FIXTURE_ORDER = ("00_alpha", "01_beta")
 FIXTURE_SOURCES = {
-    "00_alpha": '''
+    "00_alpha": """
 from nbbuild import Lesson, code, md
 
 LESSON = Lesson("00_alpha", [
@@ -520,15 +580,15 @@ LESSON = Lesson("00_alpha", [
     md("[Next: Beta](01_beta.ipynb)", "[Дальше: Бета](01_beta.ipynb)"),
     md("| lesson |\\n|---|\\n| [01 Beta](01_beta.ipynb) |", "| урок |\\n|---|\\n| [01 Бета](01_beta.ipynb) |"),
 ])
-''',
-    "01_beta": '''
+""",
+    "01_beta": """
 from nbbuild import Lesson, code, md
 
 LESSON = Lesson("01_beta", [
     md("# Beta", "# Бета"),
     code("x = 1 + 1\\nx"),
 ])
-''',
+""",
 }
 FIXTURE_README = """
 | # | English | Русский |
@@ -537,12 +597,21 @@ FIXTURE_README = """
 | 1 | [Beta](notebooks/en/01_beta.ipynb) | [Бета](notebooks/ru/01_beta.ipynb) |
 """
 FIXTURE_OUTPUTS = {  # (lesson, code cell index) -> outputs, as a replay run would leave them
-    ("00_alpha", 0): [nbformat.v4.new_output(
-        "execute_result", {"text/plain": f"Connection(provider='kimi', api_key='{REPLAY_API_KEY}')"})],
+    ("00_alpha", 0): [
+        nbformat.v4.new_output(
+            "execute_result",
+            {"text/plain": f"Connection(provider='kimi', api_key='{REPLAY_API_KEY}')"},
+        )
+    ],
     ("00_alpha", 1): [nbformat.v4.new_output("stream", name="stdout", text="hello\n")],
-    ("00_alpha", 2): [nbformat.v4.new_output(
-        "error", ename="ValueError", evalue="boom",
-        traceback=["\x1b[31mValueError\x1b[39m: boom"])],
+    ("00_alpha", 2): [
+        nbformat.v4.new_output(
+            "error",
+            ename="ValueError",
+            evalue="boom",
+            traceback=["\x1b[31mValueError\x1b[39m: boom"],
+        )
+    ],
     ("01_beta", 0): [nbformat.v4.new_output("execute_result", {"text/plain": "2"})],
 }
 
@@ -557,7 +626,10 @@ def series(tmp_path, monkeypatch) -> Path:
     for name, text in FIXTURE_SOURCES.items():
         (nb_dir / "src" / f"{name}.py").write_text(text, encoding="utf-8")
     (tmp_path / "README.md").write_text(FIXTURE_README, encoding="utf-8")
-    scenarios, recordings = tmp_path / "helpers" / "replay" / "scenarios", tmp_path / "data" / "recordings"
+    scenarios, recordings = (
+        tmp_path / "helpers" / "replay" / "scenarios",
+        tmp_path / "data" / "recordings",
+    )
     scenarios.mkdir(parents=True)
     recordings.mkdir(parents=True)
     for name in FIXTURE_ORDER:
@@ -568,12 +640,14 @@ def series(tmp_path, monkeypatch) -> Path:
     for name in FIXTURE_ORDER:
         nbbuild.build(name, run=False)
         for lang in LANGS:
+
             def fill(nb, name=name):
                 for i, cell in enumerate(code_cells(nb)):
                     cell.outputs = FIXTURE_OUTPUTS.get((name, i), [])
                     for out in cell.outputs:
                         if out.output_type == "execute_result":
                             out.execution_count = cell.execution_count
+
             edit(nb_dir, lang, name, fill)
     return nb_dir
 
@@ -607,80 +681,234 @@ def _stdout(text: str):
 DEFECTS = {
     "ru notebook missing": ("ru", "01_beta", "delete", "ru/01_beta.ipynb is missing"),
     "source missing": ("src", "01_beta", "delete", "src/01_beta.py is missing"),
-    "code differs": ("ru", "00_alpha", _set("00-002", source='print("hello", end="")  # привет'),
-                     "code differs between en and ru"),
-    "tag differs": ("ru", "00_alpha", lambda nb: _cell(nb, "00-004").metadata.pop("tags"),
-                    "(kind, tags, hidden)"),
-    "hidden flag differs": ("en", "00_alpha", lambda nb: _cell(nb, "00-005").metadata.pop("jupyter"),
-                            "(kind, tags, hidden)"),
-    "extra cell in one edition": ("en", "01_beta",
-                                  lambda nb: nb.cells.append(nbformat.v4.new_markdown_cell("# x")),
-                                  "en has 3 cells, ru has 2"),
-    "stale output in one edition": ("ru", "01_beta", _set("01-001", outputs=[_stdout("3\n")]),
-                                    "outputs differ between en and ru"),
-    "markdown edited by hand": ("en", "00_alpha", _set("00-000", source="# Alpha!"),
-                                "source differs from the source"),
-    "comment edited by hand": ("ru", "00_alpha", _set("00-002", source='print("hello")  # привет'),
-                               "source differs from the source"),
-    "saved by an editor": ("en", "01_beta", lambda nb: nb.metadata.update(
-        language_info={"name": "python", "version": "3.11.7"}), "notebook metadata"),
+    "code differs": (
+        "ru",
+        "00_alpha",
+        _set("00-002", source='print("hello", end="")  # привет'),
+        "code differs between en and ru",
+    ),
+    "tag differs": (
+        "ru",
+        "00_alpha",
+        lambda nb: _cell(nb, "00-004").metadata.pop("tags"),
+        "(kind, tags, hidden)",
+    ),
+    "hidden flag differs": (
+        "en",
+        "00_alpha",
+        lambda nb: _cell(nb, "00-005").metadata.pop("jupyter"),
+        "(kind, tags, hidden)",
+    ),
+    "extra cell in one edition": (
+        "en",
+        "01_beta",
+        lambda nb: nb.cells.append(nbformat.v4.new_markdown_cell("# x")),
+        "en has 3 cells, ru has 2",
+    ),
+    "stale output in one edition": (
+        "ru",
+        "01_beta",
+        _set("01-001", outputs=[_stdout("3\n")]),
+        "outputs differ between en and ru",
+    ),
+    "markdown edited by hand": (
+        "en",
+        "00_alpha",
+        _set("00-000", source="# Alpha!"),
+        "source differs from the source",
+    ),
+    "comment edited by hand": (
+        "ru",
+        "00_alpha",
+        _set("00-002", source='print("hello")  # привет'),
+        "source differs from the source",
+    ),
+    "saved by an editor": (
+        "en",
+        "01_beta",
+        lambda nb: nb.metadata.update(language_info={"name": "python", "version": "3.11.7"}),
+        "notebook metadata",
+    ),
     "lesson source renamed": ("src", "01_beta", "rename-lesson", "declares Lesson('01_gamma')"),
-    "unrun cell with outputs": ("en", "01_beta", _set("01-001", execution_count=None),
-                                "outputs with execution_count null"),
-    "counts out of order": ("en", "00_alpha", _set("00-002", execution_count=7),
-                            "execution counts are [1, 7, 3, 4]"),
-    "machine path": ("en", "00_alpha", _add_output("00-002", _stdout("saved to /work/main/x.json\n")),
-                     "machine path"),
-    "windows path": ("en", "00_alpha", _add_output("00-002", _stdout("C:\\Users\\me\n")), "machine path"),
-    "path in a traceback": ("en", "00_alpha", lambda nb: _cell(nb, "00-004").outputs[0].traceback.append(
-        "File \x1b[32m~/.pyenv/lib/json/decoder.py:337\x1b[39m"), "traceback output shows a machine path"),
-    "local port": ("en", "00_alpha", _add_output("00-002", _stdout("http://127.0.0.1:43512/v1\n")),
-                   "local port"),
-    "key in output": ("en", "00_alpha", _add_output("00-002", _stdout("key sk-live0123456789\n")),
-                      "looks like a secret"),
-    "bearer header": ("en", "00_alpha", _add_output("00-002", _stdout(
-        "Authorization: Bearer abcdefghijklmnop\n")), "looks like a secret"),
-    "api key in code": ("en", "01_beta", _set("01-001", source='api_key = "EMPTY"\nx = 1 + 1\nx'),
-                        "api_key value"),
-    "stderr": ("en", "01_beta", _add_output("01-001", nbformat.v4.new_output(
-        "stream", name="stderr", text="UserWarning: x\n")), "stderr output"),
-    "widget view saved": ("en", "01_beta", _add_output("01-001", nbformat.v4.new_output(
-        "display_data", {WIDGET_VIEW: {"model_id": "3f2a", "version_major": 2, "version_minor": 0}})),
-        "a widget view is saved"),
-    "widget state saved": ("en", "01_beta", lambda nb: nb.metadata.update(widgets={WIDGET_STATE: {}}),
-                           "widget state"),
-    "untagged error": ("en", "01_beta", _add_output("01-001", nbformat.v4.new_output(
-        "error", ename="KeyError", evalue="'x'", traceback=[])), "not tagged raises-exception"),
-    "tagged cell did not raise": ("en", "00_alpha", _set("00-004", outputs=[]),
-                                  "its output shows no error"),
-    "second setup cell": ("en", "00_alpha", _set("00-002", source='again = connect()'),
-                          "2 setup cells connect to 'kimi'"),
-    "no setup cell": ("en", "00_alpha", _set("00-001", source="client = OpenAI()"),
-                      "no cell calls connect()"),
-    "model used before setup": ("en", "00_alpha", lambda nb: (
-        _set("00-001", source="client = OpenAI()")(nb), _set("00-002", source='c = connect("kimi")')(nb)),
-        "talks to a model before the setup cell"),
-    "no next link": ("en", "00_alpha", _set("00-006", source="The end."), "no link to the next lesson"),
-    "link to a lesson that is not": ("ru", "00_alpha", _set("00-006", source="[Дальше](01_bta.ipynb)"),
-                                     "01_bta.ipynb, which is not a lesson"),
-    "no scenario module": ("repo", "helpers/replay/scenarios/n01_beta.py", "delete",
-                           "lesson 01_beta has no scenario module n01_beta.py"),
-    "scenario module of another lesson": ("repo", "helpers/replay/scenarios/n01_beta.py",
-                                          'NOTEBOOK = "01_gamma"\nSCENARIOS = []\n',
-                                          "n01_beta.py must say NOTEBOOK = '01_beta'"),
-    "scenario module without a lesson": ("repo", "helpers/replay/scenarios/n02_gamma.py",
-                                         'NOTEBOOK = "02_gamma"\nSCENARIOS = []\n',
-                                         "n02_gamma.py belongs to no lesson"),
-    "no cassette": ("repo", "data/recordings/01_beta.json", "delete",
-                    "lesson 01_beta has no cassette data/recordings/01_beta.json"),
-    "no README row": ("repo", "README.md", FIXTURE_README.replace("| 1 | [Beta]", "| 1 | Beta"),
-                      "README.md: the lesson map has no en link for 01_beta"),
-    "README title is not the notebook's": ("repo", "README.md", FIXTURE_README.replace("[Бета]", "[Бэта]"),
-                                           "README.md calls ru/01_beta 'Бэта'"),
-    "no row in lesson 00's map": ("ru", "00_alpha", _set("00-007", source="| урок |\n|---|"),
-                                  "ru/00_alpha: the lesson map has no row for 01_beta"),
-    "untranslated Russian cell": ("ru", "00_alpha", _set("00-003", source="A failing call:\n```\nboom()\n```"),
-                                  "prose has no Cyrillic"),
+    "unrun cell with outputs": (
+        "en",
+        "01_beta",
+        _set("01-001", execution_count=None),
+        "outputs with execution_count null",
+    ),
+    "counts out of order": (
+        "en",
+        "00_alpha",
+        _set("00-002", execution_count=7),
+        "execution counts are [1, 7, 3, 4]",
+    ),
+    "machine path": (
+        "en",
+        "00_alpha",
+        _add_output("00-002", _stdout("saved to /work/main/x.json\n")),
+        "machine path",
+    ),
+    "windows path": (
+        "en",
+        "00_alpha",
+        _add_output("00-002", _stdout("C:\\Users\\me\n")),
+        "machine path",
+    ),
+    "path in a traceback": (
+        "en",
+        "00_alpha",
+        lambda nb: (
+            _cell(nb, "00-004")
+            .outputs[0]
+            .traceback.append("File \x1b[32m~/.pyenv/lib/json/decoder.py:337\x1b[39m")
+        ),
+        "traceback output shows a machine path",
+    ),
+    "local port": (
+        "en",
+        "00_alpha",
+        _add_output("00-002", _stdout("http://127.0.0.1:43512/v1\n")),
+        "local port",
+    ),
+    "key in output": (
+        "en",
+        "00_alpha",
+        _add_output("00-002", _stdout("key sk-live0123456789\n")),
+        "looks like a secret",
+    ),
+    "bearer header": (
+        "en",
+        "00_alpha",
+        _add_output("00-002", _stdout("Authorization: Bearer abcdefghijklmnop\n")),
+        "looks like a secret",
+    ),
+    "api key in code": (
+        "en",
+        "01_beta",
+        _set("01-001", source='api_key = "EMPTY"\nx = 1 + 1\nx'),
+        "api_key value",
+    ),
+    "stderr": (
+        "en",
+        "01_beta",
+        _add_output(
+            "01-001", nbformat.v4.new_output("stream", name="stderr", text="UserWarning: x\n")
+        ),
+        "stderr output",
+    ),
+    "widget view saved": (
+        "en",
+        "01_beta",
+        _add_output(
+            "01-001",
+            nbformat.v4.new_output(
+                "display_data",
+                {WIDGET_VIEW: {"model_id": "3f2a", "version_major": 2, "version_minor": 0}},
+            ),
+        ),
+        "a widget view is saved",
+    ),
+    "widget state saved": (
+        "en",
+        "01_beta",
+        lambda nb: nb.metadata.update(widgets={WIDGET_STATE: {}}),
+        "widget state",
+    ),
+    "untagged error": (
+        "en",
+        "01_beta",
+        _add_output(
+            "01-001", nbformat.v4.new_output("error", ename="KeyError", evalue="'x'", traceback=[])
+        ),
+        "not tagged raises-exception",
+    ),
+    "tagged cell did not raise": (
+        "en",
+        "00_alpha",
+        _set("00-004", outputs=[]),
+        "its output shows no error",
+    ),
+    "second setup cell": (
+        "en",
+        "00_alpha",
+        _set("00-002", source="again = connect()"),
+        "2 setup cells connect to 'kimi'",
+    ),
+    "no setup cell": (
+        "en",
+        "00_alpha",
+        _set("00-001", source="client = OpenAI()"),
+        "no cell calls connect()",
+    ),
+    "model used before setup": (
+        "en",
+        "00_alpha",
+        lambda nb: (
+            _set("00-001", source="client = OpenAI()")(nb),
+            _set("00-002", source='c = connect("kimi")')(nb),
+        ),
+        "talks to a model before the setup cell",
+    ),
+    "no next link": (
+        "en",
+        "00_alpha",
+        _set("00-006", source="The end."),
+        "no link to the next lesson",
+    ),
+    "link to a lesson that is not": (
+        "ru",
+        "00_alpha",
+        _set("00-006", source="[Дальше](01_bta.ipynb)"),
+        "01_bta.ipynb, which is not a lesson",
+    ),
+    "no scenario module": (
+        "repo",
+        "helpers/replay/scenarios/n01_beta.py",
+        "delete",
+        "lesson 01_beta has no scenario module n01_beta.py",
+    ),
+    "scenario module of another lesson": (
+        "repo",
+        "helpers/replay/scenarios/n01_beta.py",
+        'NOTEBOOK = "01_gamma"\nSCENARIOS = []\n',
+        "n01_beta.py must say NOTEBOOK = '01_beta'",
+    ),
+    "scenario module without a lesson": (
+        "repo",
+        "helpers/replay/scenarios/n02_gamma.py",
+        'NOTEBOOK = "02_gamma"\nSCENARIOS = []\n',
+        "n02_gamma.py belongs to no lesson",
+    ),
+    "no cassette": (
+        "repo",
+        "data/recordings/01_beta.json",
+        "delete",
+        "lesson 01_beta has no cassette data/recordings/01_beta.json",
+    ),
+    "no README row": (
+        "repo",
+        "README.md",
+        FIXTURE_README.replace("| 1 | [Beta]", "| 1 | Beta"),
+        "README.md: the lesson map has no en link for 01_beta",
+    ),
+    "README title is not the notebook's": (
+        "repo",
+        "README.md",
+        FIXTURE_README.replace("[Бета]", "[Бэта]"),
+        "README.md calls ru/01_beta 'Бэта'",
+    ),
+    "no row in lesson 00's map": (
+        "ru",
+        "00_alpha",
+        _set("00-007", source="| урок |\n|---|"),
+        "ru/00_alpha: the lesson map has no row for 01_beta",
+    ),
+    "untranslated Russian cell": (
+        "ru",
+        "00_alpha",
+        _set("00-003", source="A failing call:\n```\nboom()\n```"),
+        "prose has no Cyrillic",
+    ),
 }
 
 
@@ -739,7 +967,9 @@ def test_checks_catch(series, defect):
         (series / "src" / f"{name}.py").unlink()
     elif change == "rename-lesson":
         path = series / "src" / f"{name}.py"
-        path.write_text(path.read_text(encoding="utf-8").replace('"01_beta"', '"01_gamma"'), "utf-8")
+        path.write_text(
+            path.read_text(encoding="utf-8").replace('"01_beta"', '"01_gamma"'), "utf-8"
+        )
     elif change == "delete":
         (series / where / f"{name}.ipynb").unlink()
     else:
@@ -757,8 +987,13 @@ def _ids(cells) -> list[str]:
 
 
 def test_inserting_a_cell_renumbers_no_other_cell():
-    cells = [nbbuild.md("# Title", "# Заголовок"), nbbuild.code("x = 1"), nbbuild.code("x = 1"),
-             nbbuild.md("## 1. Step", "## 1. Шаг"), nbbuild.code("print(x)")]
+    cells = [
+        nbbuild.md("# Title", "# Заголовок"),
+        nbbuild.code("x = 1"),
+        nbbuild.code("x = 1"),
+        nbbuild.md("## 1. Step", "## 1. Шаг"),
+        nbbuild.code("print(x)"),
+    ]
     before = _ids(cells)
     assert len(set(before)) == len(before) and all(i.startswith("07-") for i in before)
     after = _ids([*cells[:3], nbbuild.code("y = 2  # new"), *cells[3:]])
@@ -807,13 +1042,25 @@ def test_no_execute_refuses_to_drop_the_outputs_of_a_changed_cell(series):
 
 
 def test_a_traceback_is_shortened_once():
-    lines = ["header", "----", "lib 1", "lib 2", "\x1b[32mCell In[3], line 1\x1b[39m", "lib 3", "E: boom"]
+    lines = [
+        "header",
+        "----",
+        "lib 1",
+        "lib 2",
+        "\x1b[32mCell In[3], line 1\x1b[39m",
+        "lib 3",
+        "E: boom",
+    ]
     once = nbbuild._short_traceback(lines)
     assert once.count("... 2 library frame(s) hidden in the saved notebook ...") == 1
     assert nbbuild._short_traceback(once) == once
 
 
-TEMPLATED = {"JoinedStr": "an f-string", "BinOp": "a % or + expression", "Call": "a call (.format?)"}
+TEMPLATED = {
+    "JoinedStr": "an f-string",
+    "BinOp": "a % or + expression",
+    "Call": "a call (.format?)",
+}
 
 
 def code_cell_problems(path: Path) -> list[str]:
@@ -841,8 +1088,13 @@ def code_cell_problems(path: Path) -> list[str]:
             if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
                 kind = TEMPLATED.get(type(arg).__name__, type(arg).__name__)
                 problems.append(f"{where}: code cell built from {kind}; write the code as it runs")
-            elif "\\" in (segment := ast.get_source_segment(text, arg) or "") and segment[:1] not in "rR":
-                problems.append(f"{where}: code cell with a backslash: make it a raw string r'''...'''")
+            elif (
+                "\\" in (segment := ast.get_source_segment(text, arg) or "")
+                and segment[:1] not in "rR"
+            ):
+                problems.append(
+                    f"{where}: code cell with a backslash: make it a raw string r'''...'''"
+                )
     return problems
 
 

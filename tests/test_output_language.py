@@ -20,7 +20,9 @@ LANGS = ("en", "ru")
 CHECKED_MIMES = ("text/plain", "text/markdown", "text/html")
 TAG = nbformat.v4  # short name for building fixture outputs
 EDITIONS = sorted(
-    (lang, path.stem) for lang in LANGS for path in (NOTEBOOKS_DIR / lang).glob("[0-9][0-9]_*.ipynb")
+    (lang, path.stem)
+    for lang in LANGS
+    for path in (NOTEBOOKS_DIR / lang).glob("[0-9][0-9]_*.ipynb")
 )
 
 
@@ -70,12 +72,16 @@ def test_outputs_speak_the_editions_language(lang, lesson):
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize(("lesson", "snippet", "reason"), ALLOWED, ids=[f"{a[0]}:{a[1][:20]}" for a in ALLOWED])
+@pytest.mark.parametrize(
+    ("lesson", "snippet", "reason"), ALLOWED, ids=[f"{a[0]}:{a[1][:20]}" for a in ALLOWED]
+)
 def test_every_allowed_snippet_is_needed(lesson, snippet, reason):
     """An allow-list entry names a lesson, a reason, and data that its Russian outputs really show."""
     assert len(snippet) >= 6 and reason.strip(), (lesson, snippet)
     nb = nbformat.read(NOTEBOOKS_DIR / "ru" / f"{lesson}.ipynb", as_version=4)
-    assert any(snippet in text for _, text in output_texts(nb)), f"stale allow-list entry: {snippet!r}"
+    assert any(snippet in text for _, text in output_texts(nb)), (
+        f"stale allow-list entry: {snippet!r}"
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -98,51 +104,104 @@ def _stdout(text: str):
 
 CLEAN_RU = [
     _stdout("Верно!\n"),
-    _stdout("Пока нет: в `message` нет ключа \"tool_calls\": используйте `message.get(\"tool_calls\")`.\n"),
+    _stdout(
+        'Пока нет: в `message` нет ключа "tool_calls": используйте `message.get("tool_calls")`.\n'
+    ),
     _stdout('{"error": "Arguments for get_weather are not valid JSON."}\n'),  # JSON: data
     _stdout("{'town': 'Beijing'} [\"arguments is missing the required 'city'\"]\n"),  # a repr
-    _stdout("[0] user\n    What's the weather like in Beijing today? Let's check using the tool.\n"
-            "[1] assistant\n    (content: '')\n    -> get_weather({\"city\": \"Beijing\"}) [get_weather:0]\n"),
-    _stdout("#  id             name         arguments\n0  get_weather:0  get_weather  {\"city\": \"Beijing\"}\n"),
+    _stdout(
+        "[0] user\n    What's the weather like in Beijing today? Let's check using the tool.\n"
+        '[1] assistant\n    (content: \'\')\n    -> get_weather({"city": "Beijing"}) [get_weather:0]\n'
+    ),
+    _stdout(
+        '#  id             name         arguments\n0  get_weather:0  get_weather  {"city": "Beijing"}\n'
+    ),
     _stdout("finish_reason: stop | tool_calls: []\n"),
     _stdout("It's sunny in Beijing today.\n"),  # allowed for 02_sync_loop: a model answer
-    TAG.new_output("error", ename="BadRequestError", evalue="Error code: 400 - Invalid parameter: "
-                   "messages with role 'tool' must be a response to a preceeding message", traceback=[]),
+    TAG.new_output(
+        "error",
+        ename="BadRequestError",
+        evalue="Error code: 400 - Invalid parameter: "
+        "messages with role 'tool' must be a response to a preceeding message",
+        traceback=[],
+    ),
     TAG.new_output("error", ename="IndexError", evalue="list index out of range", traceback=[]),
-    TAG.new_output("display_data", {"text/markdown": "режим **replay**: модель `moonshotai/Kimi-K2-Instruct`"}),
-    TAG.new_output("display_data", {"text/markdown": "```python\nif x is not in the list:\n    pass\n```"}),
+    TAG.new_output(
+        "display_data", {"text/markdown": "режим **replay**: модель `moonshotai/Kimi-K2-Instruct`"}
+    ),
+    TAG.new_output(
+        "display_data", {"text/markdown": "```python\nif x is not in the list:\n    pass\n```"}
+    ),
 ]
 CLEAN_EN = [
-    _stdout("Not yet: message is a dict here: use message[\"tool_calls\"].\n"),
+    _stdout('Not yet: message is a dict here: use message["tool_calls"].\n'),
     _stdout("1 message in the history: the tool never ran\n"),
     TAG.new_output("display_data", {"text/html": "<b>both parsers agree</b>"}),
 ]
 
 # name -> (edition, output, a phrase the report must contain)
 PLANTED = {
-    "English sentence in ru stdout": ("ru", _stdout("1 message in the history: the tool never ran\n"),
-                                      "English words"),
-    "English hint after a Russian word": ("ru", _stdout("Пока нет: the usage chunk has no choices\n"),
-                                          "English words"),
-    "English table header in ru": ("ru", _stdout("raw text written by  parse_kimi  parse_hermes\n"
-                                                 "Kimi-K2              1           0\n"),
-                                   "no Russian one"),
+    "English sentence in ru stdout": (
+        "ru",
+        _stdout("1 message in the history: the tool never ran\n"),
+        "English words",
+    ),
+    "English hint after a Russian word": (
+        "ru",
+        _stdout("Пока нет: the usage chunk has no choices\n"),
+        "English words",
+    ),
+    "English table header in ru": (
+        "ru",
+        _stdout(
+            "raw text written by  parse_kimi  parse_hermes\nKimi-K2              1           0\n"
+        ),
+        "no Russian one",
+    ),
     "English label in ru": ("ru", _stdout("Kimi-K2  1 call(s)  0 call(s)\n"), "no Russian one"),
-    "English in a ru exception": ("ru", TAG.new_output(
-        "error", ename="ToolLoopLimitError", evalue="The model was still calling tools after 2 rounds",
-        traceback=[]), "English words"),
-    "English in ru markdown": ("ru", TAG.new_output("display_data", {
-        "text/markdown": "**replay** mode: answers replayed from recordings by a local server"}),
-        "English words"),
-    "English in ru html": ("ru", TAG.new_output("display_data", {
-        "text/html": "<div><b>the guide loses call(s) 'x:1'</b></div>"}), "English words"),
-    "model answer outside its lesson": ("ru", _stdout("Beijing is sunny, Shanghai has light rain, "
-                                                      "and Moscow has snow.\n"), "English words"),
+    "English in a ru exception": (
+        "ru",
+        TAG.new_output(
+            "error",
+            ename="ToolLoopLimitError",
+            evalue="The model was still calling tools after 2 rounds",
+            traceback=[],
+        ),
+        "English words",
+    ),
+    "English in ru markdown": (
+        "ru",
+        TAG.new_output(
+            "display_data",
+            {
+                "text/markdown": "**replay** mode: answers replayed from recordings by a local server"
+            },
+        ),
+        "English words",
+    ),
+    "English in ru html": (
+        "ru",
+        TAG.new_output(
+            "display_data", {"text/html": "<div><b>the guide loses call(s) 'x:1'</b></div>"}
+        ),
+        "English words",
+    ),
+    "model answer outside its lesson": (
+        "ru",
+        _stdout("Beijing is sunny, Shanghai has light rain, and Moscow has snow.\n"),
+        "English words",
+    ),
     "Cyrillic in en stdout": ("en", _stdout("Пока нет: верните список\n"), "Cyrillic"),
-    "Cyrillic in en exception": ("en", TAG.new_output(
-        "error", ename="ValueError", evalue="неизвестный язык", traceback=[]), "Cyrillic"),
-    "Cyrillic in en html": ("en", TAG.new_output("display_data", {"text/html": "<i>нет вызовов</i>"}),
-                            "Cyrillic"),
+    "Cyrillic in en exception": (
+        "en",
+        TAG.new_output("error", ename="ValueError", evalue="неизвестный язык", traceback=[]),
+        "Cyrillic",
+    ),
+    "Cyrillic in en html": (
+        "en",
+        TAG.new_output("display_data", {"text/html": "<i>нет вызовов</i>"}),
+        "Cyrillic",
+    ),
 }
 
 
@@ -160,23 +219,29 @@ def test_planted_defects_are_caught(defect):
     assert any(phrase in p for p in problems), problems
 
 
-@pytest.mark.parametrize("line", [
-    "Пока нет: для случая «ответ без вызовов» ожидается False.",
-    "вызовов: 2 ['functions.get_weather:0 get_weather({\"city\": \"Beijing\"})']",
-    "Connection(mode='replay', provider='kimi', engine='moonshot')",
-    "IndexError: list index out of range",
-    "marker  <|tool_calls_section_begin|>",
-    "Qwen/Qwen2.5-7B-Instruct -> Ready.",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Пока нет: для случая «ответ без вызовов» ожидается False.",
+        'вызовов: 2 [\'functions.get_weather:0 get_weather({"city": "Beijing"})\']',
+        "Connection(mode='replay', provider='kimi', engine='moonshot')",
+        "IndexError: list index out of range",
+        "marker  <|tool_calls_section_begin|>",
+        "Qwen/Qwen2.5-7B-Instruct -> Ready.",
+    ],
+)
 def test_data_is_not_prose(line):
     assert english_prose(line) is None
 
 
-@pytest.mark.parametrize("line", [
-    "8 messages in the history",
-    "the guide raises IndexError: list index out of range",
-    "no <|tool_calls_section_end|> at the end of the text (output cut off, e.g. by max_tokens?)",
-    "id      token     special",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "8 messages in the history",
+        "the guide raises IndexError: list index out of range",
+        "no <|tool_calls_section_end|> at the end of the text (output cut off, e.g. by max_tokens?)",
+        "id      token     special",
+    ],
+)
 def test_prose_and_labels_are_caught(line):
     assert english_prose(line), line

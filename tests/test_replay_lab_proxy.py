@@ -19,7 +19,14 @@ LESSONS = ("00_start", "04_manual_parsing")  # the SDK's first request; `request
 def test_lessons_run_in_replay_mode_behind_a_dead_proxy() -> None:
     env = {
         name: DEAD_PROXY
-        for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+        for name in (
+            "HTTP_PROXY",
+            "HTTPS_PROXY",
+            "ALL_PROXY",
+            "http_proxy",
+            "https_proxy",
+            "all_proxy",
+        )
     }
     with pytest.MonkeyPatch.context() as patch:
         for name in ("NO_PROXY", "no_proxy", "LLM_MODE", "LLM_REPLAY_DIR"):

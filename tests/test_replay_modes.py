@@ -300,8 +300,11 @@ def test_live_mode_leaves_proxy_settings_alone(monkeypatch: pytest.MonkeyPatch) 
     for name in ("NO_PROXY", "no_proxy"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("LLM_MODE", "live")
-    for name, value in (("KIMI_BASE_URL", "https://example.org/v1"), ("KIMI_API_KEY", KEY),
-                        ("KIMI_MODEL", "m")):
+    for name, value in (
+        ("KIMI_BASE_URL", "https://example.org/v1"),
+        ("KIMI_API_KEY", KEY),
+        ("KIMI_MODEL", "m"),
+    ):
         monkeypatch.setenv(name, value)
     connect()
     assert "NO_PROXY" not in os.environ and "no_proxy" not in os.environ
@@ -340,7 +343,9 @@ def test_replay_lesson_comes_from_the_notebook_name(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """JupyterLab names the notebook in JPY_SESSION_NAME: `connect("kimi")` stays unchanged."""
-    monkeypatch.setenv("JPY_SESSION_NAME", str(tmp_path / "notebooks" / "ru" / "02_sync_loop.ipynb"))
+    monkeypatch.setenv(
+        "JPY_SESSION_NAME", str(tmp_path / "notebooks" / "ru" / "02_sync_loop.ipynb")
+    )
     assert "/lessons/02_sync_loop/v1" in connect("kimi").endpoint
     vllm = connect("kimi", engine="vllm")
     assert vllm.endpoint.endswith("/lessons/02_sync_loop/engines/vllm/v1")

@@ -263,7 +263,9 @@ def test_a_planted_tmp_symlink_redirects_nothing(upstream: str, tmp_path: Path) 
     assert victim.read_text() == "untouched"
     assert not out.is_symlink() and _contents(out) == ["hello"]
     assert sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(".lock")) == [
-        "kimi.json", "kimi.json.tmp", "victim.txt"
+        "kimi.json",
+        "kimi.json.tmp",
+        "victim.txt",
     ]
 
 
@@ -328,10 +330,20 @@ class _Echo(BaseHTTPRequestHandler):
         self.send_header("Connection", "close")
         self.end_headers()
         half = len(KEY) // 2
-        for piece in ("your key is ", KEY[:half], KEY[half:], " and the query key ", QUERY_KEY[:5],
-                      QUERY_KEY[5:]):
-            chunk = {"id": "c", "object": "chat.completion.chunk", "model": MODEL,
-                     "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
+        for piece in (
+            "your key is ",
+            KEY[:half],
+            KEY[half:],
+            " and the query key ",
+            QUERY_KEY[:5],
+            QUERY_KEY[5:],
+        ):
+            chunk = {
+                "id": "c",
+                "object": "chat.completion.chunk",
+                "model": MODEL,
+                "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}],
+            }
             self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
         self.wfile.write(b"data: [DONE]\n\n")
         self.wfile.flush()
@@ -342,12 +354,17 @@ def test_echoed_credentials_never_reach_the_cassette(tmp_path: Path, stream: boo
     out = tmp_path / "echo.json"
     with fake_upstream(_Echo, "/v1") as url, RecordProxy(url, out) as proxy:
         client = openai.OpenAI(
-            base_url=f"{proxy.url}/v1", api_key=KEY, max_retries=0,
-            default_query={"key": QUERY_KEY}, default_headers={"X-Goog-Api-Key": GOOG_KEY},
+            base_url=f"{proxy.url}/v1",
+            api_key=KEY,
+            max_retries=0,
+            default_query={"key": QUERY_KEY},
+            default_headers={"X-Goog-Api-Key": GOOG_KEY},
         )
         with client:
             answer = client.chat.completions.create(
-                model=MODEL, messages=[{"role": "user", "content": "echo"}], stream=stream,
+                model=MODEL,
+                messages=[{"role": "user", "content": "echo"}],
+                stream=stream,
                 extra_body={"api_key": BODY_KEY, "Authorization": f"Bearer {AUTH_FIELD}"},
             )
             if stream:
@@ -359,7 +376,9 @@ def test_echoed_credentials_never_reach_the_cassette(tmp_path: Path, stream: boo
     if stream:
         events = load_cassette(out).interactions[0].response["sse"]
         joined = "".join(
-            e["data"]["choices"][0]["delta"]["content"] for e in events if isinstance(e["data"], dict)
+            e["data"]["choices"][0]["delta"]["content"]
+            for e in events
+            if isinstance(e["data"], dict)
         )
         assert joined == "your key is <redacted> and the query key <redacted>"
         for secret in (KEY, QUERY_KEY):

@@ -465,7 +465,9 @@ def test_lone_surrogate_gets_a_400(server: ReplayServer) -> None:
 
 
 @pytest.mark.parametrize("depth", [500, 990, 5000])
-def test_deeply_nested_json_gets_a_400_not_a_recursion_error(server: ReplayServer, depth: int) -> None:
+def test_deeply_nested_json_gets_a_400_not_a_recursion_error(
+    server: ReplayServer, depth: int
+) -> None:
     nested = "[" * depth + "]" * depth
     for field in ("messages", "metadata"):
         messages = nested if field == "messages" else '[{"role": "user", "content": "hi"}]'
@@ -479,7 +481,8 @@ def test_deeply_nested_json_gets_a_400_not_a_recursion_error(server: ReplayServe
 def test_bad_chunk_sizes_get_a_400(server: ReplayServer, size_line: bytes) -> None:
     data = (
         b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
-        + size_line + b"\r\nab\r\n0\r\n\r\n"
+        + size_line
+        + b"\r\nab\r\n0\r\n\r\n"
     )
     status, _ = _error_of(_exchange(server, data))
     assert status == 400
@@ -546,8 +549,10 @@ def test_mismatch_tells_an_author_which_scenario_file_and_command(tmp_path: Path
     that re-synthesizes it; against a cassette with no scenario module, how to re-record it."""
     from helpers.paths import RECORDINGS_DIR
 
-    body = {"model": "moonshotai/Kimi-K2-Instruct",
-            "messages": [{"role": "user", "content": "Say 'Ready.' and nothing else, please!"}]}
+    body = {
+        "model": "moonshotai/Kimi-K2-Instruct",
+        "messages": [{"role": "user", "content": "Say 'Ready.' and nothing else, please!"}],
+    }
     with ReplayServer(RECORDINGS_DIR / "00_start.json") as shipped:
         text = requests.post(f"{shipped.url}/v1/chat/completions", json=body, timeout=10).text
     assert "helpers/replay/scenarios/n00_start.py" in text

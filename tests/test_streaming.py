@@ -17,12 +17,16 @@ BASE = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m"
 
 def chunk(delta=None, finish=None, choices=True, **extra) -> dict:
     body = BASE | extra
-    body["choices"] = [{"index": 0, "delta": delta or {}, "finish_reason": finish}] if choices else []
+    body["choices"] = (
+        [{"index": 0, "delta": delta or {}, "finish_reason": finish}] if choices else []
+    )
     return body
 
 
 def test_guides_happy_path_with_sdk_objects_and_usage_chunk():
-    body = completion("Let me check.", [("get_weather:0", "get_weather", '{"city": "Beijing"}')], "tool_calls")
+    body = completion(
+        "Let me check.", [("get_weather:0", "get_weather", '{"city": "Beijing"}')], "tool_calls"
+    )
     acc = ToolCallAccumulator()
     for c in chunks_for(body):
         acc.add(ChatCompletionChunk.model_validate(c))
@@ -32,8 +36,13 @@ def test_guides_happy_path_with_sdk_objects_and_usage_chunk():
     assert acc.assistant_message() == {
         "role": "assistant",
         "content": "Let me check.",
-        "tool_calls": [{"id": "get_weather:0", "type": "function",
-                        "function": {"name": "get_weather", "arguments": '{"city": "Beijing"}'}}],
+        "tool_calls": [
+            {
+                "id": "get_weather:0",
+                "type": "function",
+                "function": {"name": "get_weather", "arguments": '{"city": "Beijing"}'},
+            }
+        ],
     }
 
 
@@ -49,20 +58,55 @@ def test_role_only_first_chunk_and_no_calls_gives_plain_message():
 
 def test_name_split_across_chunks_and_delta_without_function():
     acc = ToolCallAccumulator()
-    acc.add(chunk({"tool_calls": [{"index": 0, "id": "functions.get_weather:0", "function": {"name": "get_"}}]}))
+    acc.add(
+        chunk(
+            {
+                "tool_calls": [
+                    {"index": 0, "id": "functions.get_weather:0", "function": {"name": "get_"}}
+                ]
+            }
+        )
+    )
     acc.add(chunk({"tool_calls": [{"index": 0, "type": "function"}]}))
-    acc.add(chunk({"tool_calls": [{"index": 0, "function": {"name": "weather", "arguments": "{}"}}]}))
-    assert acc.tool_calls == [{"id": "functions.get_weather:0", "type": "function",
-                               "function": {"name": "get_weather", "arguments": "{}"}}]
+    acc.add(
+        chunk({"tool_calls": [{"index": 0, "function": {"name": "weather", "arguments": "{}"}}]})
+    )
+    assert acc.tool_calls == [
+        {
+            "id": "functions.get_weather:0",
+            "type": "function",
+            "function": {"name": "get_weather", "arguments": "{}"},
+        }
+    ]
 
 
 def repeating_provider_stream(with_index=True):
     """Fireworks, LiteLLM, DeepSeek, Qwen's API: id, type and whole name repeated on every delta."""
     pieces = ['{"city"', ': "Bei', 'jing"}']
-    deltas = [{"tool_calls": [{"id": "call_1", "type": "function",
-                               "function": {"name": "get_weather", "arguments": p}}]} for p in pieces]
-    deltas += [{"tool_calls": [{"id": "call_2", "type": "function",
-                                "function": {"name": "get_time", "arguments": p}}]} for p in ["{", "}"]]
+    deltas = [
+        {
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": p},
+                }
+            ]
+        }
+        for p in pieces
+    ]
+    deltas += [
+        {
+            "tool_calls": [
+                {
+                    "id": "call_2",
+                    "type": "function",
+                    "function": {"name": "get_time", "arguments": p},
+                }
+            ]
+        }
+        for p in ["{", "}"]
+    ]
     if with_index:
         for delta in deltas:
             delta["tool_calls"][0]["index"] = 0 if delta["tool_calls"][0]["id"] == "call_1" else 1
@@ -75,8 +119,11 @@ def test_id_type_and_name_repeated_on_every_delta_are_kept_once(with_index):
     for delta in repeating_provider_stream(with_index):
         acc.add(chunk(delta))
     assert acc.tool_calls == [
-        {"id": "call_1", "type": "function",
-         "function": {"name": "get_weather", "arguments": '{"city": "Beijing"}'}},
+        {
+            "id": "call_1",
+            "type": "function",
+            "function": {"name": "get_weather", "arguments": '{"city": "Beijing"}'},
+        },
         {"id": "call_2", "type": "function", "function": {"name": "get_time", "arguments": "{}"}},
     ]
 
@@ -85,17 +132,42 @@ def test_a_split_name_then_repeated_whole_does_not_double():
     acc = ToolCallAccumulator()
     acc.add_delta({"tool_calls": [{"index": 0, "id": "a", "function": {"name": "get_"}}]})
     acc.add_delta({"tool_calls": [{"index": 0, "id": "a", "function": {"name": "weather"}}]})
-    acc.add_delta({"tool_calls": [{"index": 0, "id": "a", "function": {"name": "get_weather", "arguments": "{}"}}]})
+    acc.add_delta(
+        {
+            "tool_calls": [
+                {"index": 0, "id": "a", "function": {"name": "get_weather", "arguments": "{}"}}
+            ]
+        }
+    )
     assert acc.tool_calls[0]["function"] == {"name": "get_weather", "arguments": "{}"}
 
 
 def test_interleaved_parallel_calls_are_glued_by_index():
     acc = ToolCallAccumulator()
-    acc.add(chunk({"tool_calls": [{"index": 1, "id": "b", "function": {"name": "g", "arguments": "{\"x\""}}]}))
-    acc.add(chunk({"tool_calls": [{"index": 0, "id": "a", "function": {"name": "f", "arguments": "{"}},
-                                  {"index": 1, "function": {"arguments": ": 2}"}}]}))
+    acc.add(
+        chunk(
+            {
+                "tool_calls": [
+                    {"index": 1, "id": "b", "function": {"name": "g", "arguments": '{"x"'}}
+                ]
+            }
+        )
+    )
+    acc.add(
+        chunk(
+            {
+                "tool_calls": [
+                    {"index": 0, "id": "a", "function": {"name": "f", "arguments": "{"}},
+                    {"index": 1, "function": {"arguments": ": 2}"}},
+                ]
+            }
+        )
+    )
     acc.add(chunk({"tool_calls": [{"index": 0, "function": {"arguments": "}"}}]}))
-    assert [(c["id"], c["function"]["arguments"]) for c in acc.tool_calls] == [("a", "{}"), ("b", '{"x": 2}')]
+    assert [(c["id"], c["function"]["arguments"]) for c in acc.tool_calls] == [
+        ("a", "{}"),
+        ("b", '{"x": 2}'),
+    ]
 
 
 def test_missing_index_new_id_starts_a_call_otherwise_continues():
@@ -103,25 +175,34 @@ def test_missing_index_new_id_starts_a_call_otherwise_continues():
     acc.add_delta({"tool_calls": [{"id": "a", "function": {"name": "f", "arguments": "{"}}]})
     acc.add_delta({"tool_calls": [{"function": {"arguments": "}"}}]})
     acc.add_delta({"tool_calls": [{"id": "b", "function": {"name": "g", "arguments": "[]"}}]})
-    assert [(c["id"], c["function"]["arguments"]) for c in acc.tool_calls] == [("a", "{}"), ("b", "[]")]
+    assert [(c["id"], c["function"]["arguments"]) for c in acc.tool_calls] == [
+        ("a", "{}"),
+        ("b", "[]"),
+    ]
 
 
 def test_other_choices_and_usage_only_chunks_are_ignored_safely():
     acc = ToolCallAccumulator()
-    acc.add(BASE | {"choices": [{"index": 1, "delta": {"content": "other"}, "finish_reason": None}]})
+    acc.add(
+        BASE | {"choices": [{"index": 1, "delta": {"content": "other"}, "finish_reason": None}]}
+    )
     acc.add(chunk(choices=False, usage={"total_tokens": 3}))
     assert acc.content == "" and acc.usage == {"total_tokens": 3}
 
 
 def test_returned_calls_are_copies():
     acc = ToolCallAccumulator()
-    acc.add_delta({"tool_calls": [{"index": 0, "id": "a", "function": {"name": "f", "arguments": "{}"}}]})
+    acc.add_delta(
+        {"tool_calls": [{"index": 0, "id": "a", "function": {"name": "f", "arguments": "{}"}}]}
+    )
     acc.tool_calls[0]["id"] = "changed"
     assert acc.tool_calls[0]["id"] == "a"
 
 
 names = st.from_regex(r"[a-z][a-z0-9_.\-]{0,12}", fullmatch=True)
-args = st.dictionaries(st.text(max_size=5), st.one_of(st.integers(), st.text(max_size=8)), max_size=3)
+args = st.dictionaries(
+    st.text(max_size=5), st.one_of(st.integers(), st.text(max_size=8)), max_size=3
+)
 
 
 @st.composite
@@ -129,9 +210,14 @@ def chunked_response(draw):
     """Random calls and content, each string cut at random places, call pieces interleaved."""
     calls = draw(st.lists(st.tuples(names, names, args), min_size=0, max_size=4))
     content = draw(st.text(max_size=30))
-    expected = [{"id": f"{n}:{i}", "type": "function",
-                 "function": {"name": n, "arguments": json.dumps(a, ensure_ascii=False)}}
-                for i, (n, _, a) in enumerate(calls)]
+    expected = [
+        {
+            "id": f"{n}:{i}",
+            "type": "function",
+            "function": {"name": n, "arguments": json.dumps(a, ensure_ascii=False)},
+        }
+        for i, (n, _, a) in enumerate(calls)
+    ]
 
     def cut(text: str) -> list[str]:
         points = sorted(draw(st.sets(st.integers(1, max(1, len(text) - 1)), max_size=6)))
@@ -188,10 +274,30 @@ def thinking_stream(key: str) -> list[dict]:
         chunk({key: "The user asks about "}),
         chunk({key: "two cities.", "content": ""}),
         chunk({"content": "Checking."}),
-        chunk({"tool_calls": [{"index": 0, "id": "functions.get_weather:0", "type": "function",
-                               "function": {"name": "get_weather", "arguments": '{"city": '}}]}),
-        chunk({"tool_calls": [{"index": 1, "id": "functions.get_weather:1", "type": "function",
-                               "function": {"name": "get_weather", "arguments": '{"city": "Moscow"}'}}]}),
+        chunk(
+            {
+                "tool_calls": [
+                    {
+                        "index": 0,
+                        "id": "functions.get_weather:0",
+                        "type": "function",
+                        "function": {"name": "get_weather", "arguments": '{"city": '},
+                    }
+                ]
+            }
+        ),
+        chunk(
+            {
+                "tool_calls": [
+                    {
+                        "index": 1,
+                        "id": "functions.get_weather:1",
+                        "type": "function",
+                        "function": {"name": "get_weather", "arguments": '{"city": "Moscow"}'},
+                    }
+                ]
+            }
+        ),
         chunk({"tool_calls": [{"index": 0, "function": {"arguments": '"Beijing"}'}}]}),
         chunk({}, "tool_calls"),
     ]
@@ -210,10 +316,16 @@ def test_reasoning_is_collected_and_sent_back_under_the_same_key(key, sdk):
         "content": "Checking.",
         key: "The user asks about two cities.",
         "tool_calls": [
-            {"id": "functions.get_weather:0", "type": "function",
-             "function": {"name": "get_weather", "arguments": '{"city": "Beijing"}'}},
-            {"id": "functions.get_weather:1", "type": "function",
-             "function": {"name": "get_weather", "arguments": '{"city": "Moscow"}'}},
+            {
+                "id": "functions.get_weather:0",
+                "type": "function",
+                "function": {"name": "get_weather", "arguments": '{"city": "Beijing"}'},
+            },
+            {
+                "id": "functions.get_weather:1",
+                "type": "function",
+                "function": {"name": "get_weather", "arguments": '{"city": "Moscow"}'},
+            },
         ],
     }
 
@@ -241,12 +353,19 @@ def test_a_delta_with_both_names_is_counted_once_under_the_first_name_seen():
     acc.add_delta({"reasoning_content": "c", "reasoning": "c"})
     assert acc.reasoning == "abc"
     assert acc.reasoning_key == "reasoning_content"  # the preferred name when both arrive at once
-    assert acc.assistant_message() == {"role": "assistant", "content": None, "reasoning_content": "abc"}
+    assert acc.assistant_message() == {
+        "role": "assistant",
+        "content": None,
+        "reasoning_content": "abc",
+    }
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.sampled_from(REASONING_KEYS), st.lists(st.text(min_size=1, max_size=6), max_size=8),
-       st.lists(st.text(min_size=1, max_size=6), max_size=4))
+@given(
+    st.sampled_from(REASONING_KEYS),
+    st.lists(st.text(min_size=1, max_size=6), max_size=8),
+    st.lists(st.text(min_size=1, max_size=6), max_size=4),
+)
 def test_any_chunking_of_reasoning_assembles_it(key, reasoning_pieces, content_pieces):
     acc = ToolCallAccumulator()
     for piece in reasoning_pieces:
@@ -291,18 +410,49 @@ def test_malformed_stream_in_the_loop_is_a_tool_loop_error():
 
 def test_odd_but_usable_fragments_are_cleaned():
     acc = ToolCallAccumulator()
-    acc.add_delta({"tool_calls": [{"index": "0", "id": 7, "type": None,
-                                   "function": {"name": "f", "arguments": {"city": "Oslo"}}}]})
-    acc.add_delta({"tool_calls": [{"index": 0, "id": None, "function": {"name": None, "arguments": None}}]})
-    assert acc.tool_calls == [{"id": "7", "type": "function",
-                               "function": {"name": "f", "arguments": '{"city": "Oslo"}'}}]
+    acc.add_delta(
+        {
+            "tool_calls": [
+                {
+                    "index": "0",
+                    "id": 7,
+                    "type": None,
+                    "function": {"name": "f", "arguments": {"city": "Oslo"}},
+                }
+            ]
+        }
+    )
+    acc.add_delta(
+        {"tool_calls": [{"index": 0, "id": None, "function": {"name": None, "arguments": None}}]}
+    )
+    assert acc.tool_calls == [
+        {"id": "7", "type": "function", "function": {"name": "f", "arguments": '{"city": "Oslo"}'}}
+    ]
 
 
 fuzz_values = st.recursive(
     st.none() | st.booleans() | st.integers(-2, 3) | st.text(max_size=6),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(
-        ["index", "id", "type", "function", "name", "arguments", "content", "tool_calls",
-         "reasoning_content", "reasoning"]), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "index",
+                    "id",
+                    "type",
+                    "function",
+                    "name",
+                    "arguments",
+                    "content",
+                    "tool_calls",
+                    "reasoning_content",
+                    "reasoning",
+                ]
+            ),
+            inner,
+            max_size=4,
+        )
+    ),
     max_leaves=10,
 )
 

@@ -28,7 +28,9 @@ CHECK_CALL = re.compile(r"\bcheck_\w+\s*\(")
 def _import_nbbuild():
     """`scripts/nbbuild.py` as the module `nbbuild`, the name the lesson sources import."""
     if "nbbuild" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("nbbuild", REPO_ROOT / "scripts" / "nbbuild.py")
+        spec = importlib.util.spec_from_file_location(
+            "nbbuild", REPO_ROOT / "scripts" / "nbbuild.py"
+        )
         module = importlib.util.module_from_spec(spec)
         sys.modules["nbbuild"] = module
         spec.loader.exec_module(module)
@@ -51,20 +53,25 @@ def _outputs_text(nb) -> str:
 
 def _fixture_key() -> nbformat.NotebookNode:
     """A tiny answer key the way nbbuild writes one: two exercises, solutions in hidden cells."""
-    lesson = nbbuild.Lesson("01_fixture", [
-        nbbuild.md("# Fixture", "# Фикстура"),
-        nbbuild.code("x = 1\nx"),
-        nbbuild.md("## Exercises\n\nA reference solution follows in a collapsed cell.",
-                   "## Упражнения\n\nЭталонное решение лежит ниже в свёрнутой ячейке."),
-        nbbuild.code("answer = None"),
-        nbbuild.code("from helpers.exercises import n01\n\nn01.check_schema(answer)"),
-        nbbuild.code("answer = 42", hidden=True),
-        nbbuild.code("n01.check_schema(answer)"),
-        nbbuild.md("### Exercise 2", "### Упражнение 2"),
-        nbbuild.code("def f():\n    return 0"),
-        nbbuild.code("def f():\n    return 1\n\n\ncheck_other(f)", hidden=True),
-        nbbuild.md("[Next](02_sync_loop.ipynb)", "[Дальше](02_sync_loop.ipynb)"),
-    ])
+    lesson = nbbuild.Lesson(
+        "01_fixture",
+        [
+            nbbuild.md("# Fixture", "# Фикстура"),
+            nbbuild.code("x = 1\nx"),
+            nbbuild.md(
+                "## Exercises\n\nA reference solution follows in a collapsed cell.",
+                "## Упражнения\n\nЭталонное решение лежит ниже в свёрнутой ячейке.",
+            ),
+            nbbuild.code("answer = None"),
+            nbbuild.code("from helpers.exercises import n01\n\nn01.check_schema(answer)"),
+            nbbuild.code("answer = 42", hidden=True),
+            nbbuild.code("n01.check_schema(answer)"),
+            nbbuild.md("### Exercise 2", "### Упражнение 2"),
+            nbbuild.code("def f():\n    return 0"),
+            nbbuild.code("def f():\n    return 1\n\n\ncheck_other(f)", hidden=True),
+            nbbuild.md("[Next](02_sync_loop.ipynb)", "[Дальше](02_sync_loop.ipynb)"),
+        ],
+    )
     nb = nbbuild.to_notebook(lesson, "en")
     for cell in nb.cells:  # stand-in outputs, as a run would leave them
         if cell.cell_type == "code":
@@ -90,17 +97,27 @@ def test_student_notebook_drops_solutions_and_their_checks_and_exercise_outputs(
     answer = next(c for c in code if c.source == "answer = None")
     check = next(c for c in code if "check_schema" in c.source)
     assert answer.metadata["nbgrader"]["solution"] is True
-    assert check.metadata["nbgrader"] == {"grade": False, "grade_id": "01-check_schema",
-                                          "locked": True, "schema_version": 3, "solution": False}
+    assert check.metadata["nbgrader"] == {
+        "grade": False,
+        "grade_id": "01-check_schema",
+        "locked": True,
+        "schema_version": 3,
+        "solution": False,
+    }
     nbformat.validate(student)
 
 
 def test_russian_student_notebook_drops_the_russian_solution_sentence():
-    lesson = nbbuild.Lesson("01_fixture", [
-        nbbuild.md("## Exercises\n\nA reference solution is in the collapsed cell that follows.",
-                   "## Упражнения\n\nДобейтесь «Верно!». Эталонное решение — в следующей, свёрнутой\nячейке."),
-        nbbuild.code("from helpers.exercises import n01\n\nn01.check_schema({})"),
-    ])
+    lesson = nbbuild.Lesson(
+        "01_fixture",
+        [
+            nbbuild.md(
+                "## Exercises\n\nA reference solution is in the collapsed cell that follows.",
+                "## Упражнения\n\nДобейтесь «Верно!». Эталонное решение — в следующей, свёрнутой\nячейке.",
+            ),
+            nbbuild.code("from helpers.exercises import n01\n\nn01.check_schema({})"),
+        ],
+    )
     student = nbbuild.student_notebook(nbbuild.to_notebook(lesson, "ru"), "01_fixture", "ru")
     assert student.cells[0].source == "## Упражнения\n\nДобейтесь «Верно!»."
     assert "преподавателя" in student.cells[1].source
@@ -123,8 +140,12 @@ def test_the_edition_has_every_lesson_no_solution_and_no_verdict_shown(edition, 
         nbformat.validate(nb)
         assert not any(nbbuild._is_hidden(c) for c in nb.cells), name
         assert not CORRECT.search(_outputs_text(nb)), name
-        called = [m for c in nb.cells if c.cell_type == "code"
-                  for m in re.findall(r"\b(check_\w+)\s*\(", c.source)]
+        called = [
+            m
+            for c in nb.cells
+            if c.cell_type == "code"
+            for m in re.findall(r"\b(check_\w+)\s*\(", c.source)
+        ]
         expected = [e.split(":", 1)[1] for e in exercises_of(name[:2])]
         assert sorted(called) == sorted(expected), (name, called)
 

@@ -84,7 +84,10 @@ def plain(message: dict[str, Any]) -> dict[str, Any]:
     """A message in comparable form: null content as "", tool_calls listed, server-invented
     `chatcmpl-tool-` ids (random in vLLM, hashed from the request here) masked."""
     calls = [
-        {**call, "id": "<hermes id>" if hermes_id(call["id"]) or local_id(call["id"]) else call["id"]}
+        {
+            **call,
+            "id": "<hermes id>" if hermes_id(call["id"]) or local_id(call["id"]) else call["id"],
+        }
         for call in message.get("tool_calls") or []
     ]
     return {"role": "assistant", "content": message.get("content") or "", "tool_calls": calls}

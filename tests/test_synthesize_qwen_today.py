@@ -52,7 +52,9 @@ def test_ollama_sends_each_call_whole_in_one_chunk_and_an_empty_finish_delta() -
     assert all(json.loads(d["function"]["arguments"]) for d in deltas)  # complete JSON at once
     assert chunks[-1]["choices"][0] == {"index": 0, "delta": {}, "finish_reason": "tool_calls"}
     assert {c["system_fingerprint"] for c in chunks} == {"fp_ollama"}
-    reasoning = [c["choices"][0]["delta"] for c in chunks if "reasoning" in c["choices"][0]["delta"]]
+    reasoning = [
+        c["choices"][0]["delta"] for c in chunks if "reasoning" in c["choices"][0]["delta"]
+    ]
     assert reasoning and all("reasoning_content" not in d for d in reasoning)
 
 

@@ -164,9 +164,7 @@ What's the weather like in Paris right now?<|im_end|>
 <|im_start|>assistant
 """  # noqa: E501
 
-KIMI_DEFAULT_SYSTEM = (
-    "<|im_system|>system<|im_middle|>You are Kimi, an AI assistant created by Moonshot AI.<|im_end|>"
-)
+KIMI_DEFAULT_SYSTEM = "<|im_system|>system<|im_middle|>You are Kimi, an AI assistant created by Moonshot AI.<|im_end|>"
 KIMI_DECLARE = KIMI_REFERENCE[: KIMI_REFERENCE.index("<|im_end|>") + len("<|im_end|>")]
 QWEN_DEFAULT_SYSTEM = "You are Qwen, created by Alibaba Cloud. You are a helpful assistant."
 QWEN_TOOLS_INTRO = (
@@ -182,7 +180,10 @@ QWEN_TOOLS_OUTRO = (
 
 def call(call_id: str | None, name: str, arguments: Any) -> dict[str, Any]:
     """An OpenAI-shaped tool call (no id when `call_id` is None)."""
-    tool_call: dict[str, Any] = {"type": "function", "function": {"name": name, "arguments": arguments}}
+    tool_call: dict[str, Any] = {
+        "type": "function",
+        "function": {"name": name, "arguments": arguments},
+    }
     if call_id is not None:
         tool_call["id"] = call_id
     return tool_call
@@ -208,7 +209,9 @@ def qwen() -> Any:
     return load_tokenizer("qwen2.5")
 
 
-def render(tokenizer: Any, messages: list[Any], tools: list[dict] | None = None, gen: bool = True) -> str:
+def render(
+    tokenizer: Any, messages: list[Any], tools: list[dict] | None = None, gen: bool = True
+) -> str:
     """What the lessons call: apply_chat_template without tokenizing."""
     return tokenizer.apply_chat_template(
         messages, tools=tools, tokenize=False, add_generation_prompt=gen
@@ -239,7 +242,10 @@ def test_kimi_two_rounds_of_calls(kimi: Any) -> None:
     messages = [
         {"role": "system", "content": "You are a weather bot."},
         {"role": "user", "content": "Beijing, then Moscow?"},
-        {"role": "assistant", "tool_calls": [call("functions.get_weather:0", "get_weather", '{"city": "Beijing"}')]},  # noqa: E501
+        {
+            "role": "assistant",
+            "tool_calls": [call("functions.get_weather:0", "get_weather", '{"city": "Beijing"}')],
+        },  # noqa: E501
         tool("functions.get_weather:0", '{"weather": "Sunny"}'),
         {
             "role": "assistant",
@@ -332,13 +338,19 @@ def test_kimi_missing_ids_count_every_call_in_the_dialog(kimi: Any) -> None:
         {"role": "assistant", "tool_calls": [call(None, "a", "{}")]},
     ]
     out = render(kimi, messages, gen=False)
-    ids = [part.split("<|tool_call_argument_begin|>")[0] for part in out.split("<|tool_call_begin|>")[1:]]
+    ids = [
+        part.split("<|tool_call_argument_begin|>")[0]
+        for part in out.split("<|tool_call_begin|>")[1:]
+    ]
     assert ids == ["functions.a:0", "functions.b:1", "functions.a:2"]
 
 
 def test_kimi_generation_prompt_false_closes_the_last_turn(kimi: Any) -> None:
     """Every confirmed upstream version closes the last turn; continue_final_message leaves it open."""
-    partial = [{"role": "user", "content": "Погода?"}, {"role": "assistant", "content": "Погода в Пекине"}]
+    partial = [
+        {"role": "user", "content": "Погода?"},
+        {"role": "assistant", "content": "Погода в Пекине"},
+    ]
     head = KIMI_DEFAULT_SYSTEM + "<|im_user|>user<|im_middle|>Погода?<|im_end|>"
     assert render(kimi, partial, gen=False) == (
         head + "<|im_assistant|>assistant<|im_middle|>Погода в Пекине<|im_end|>"
@@ -365,19 +377,29 @@ def test_kimi_calls_without_ids_and_their_results_share_the_invented_ids(kimi: A
     returns = [part.split("\n")[0] for part in out.split("## Return of ")[1:]]
     assert returns == ["functions.a:0", "functions.b:1", "functions.a:2"]
     # an id the caller gave is kept as given on both sides
-    given = [messages[0], {"role": "assistant", "tool_calls": [call("c1", "a", "{}")]}, tool("c1", "4")]
+    given = [
+        messages[0],
+        {"role": "assistant", "tool_calls": [call("c1", "a", "{}")]},
+        tool("c1", "4"),
+    ]
     assert "<|tool_call_begin|>c1<|tool_call_argument_begin|>" in render(kimi, given)
     assert "## Return of c1\n    4<|im_end|>" in render(kimi, given)
 
 
 @pytest.mark.parametrize("name", ["kimi-k2", "qwen2.5"])
-def test_dict_tool_result_prints_its_python_repr_like_upstream(name: str, kimi: Any, qwen: Any) -> None:
+def test_dict_tool_result_prints_its_python_repr_like_upstream(
+    name: str, kimi: Any, qwen: Any
+) -> None:
     """A student who forgets json.dumps sees the repr in the prompt, as upstream renders it."""
     tokenizer = {"kimi-k2": kimi, "qwen2.5": qwen}[name]
     messages = [
         {"role": "user", "content": "x"},
         {"role": "assistant", "tool_calls": [call("functions.get_weather:0", "get_weather", "{}")]},
-        {"role": "tool", "tool_call_id": "functions.get_weather:0", "content": {"weather": "Sunny"}},
+        {
+            "role": "tool",
+            "tool_call_id": "functions.get_weather:0",
+            "content": {"weather": "Sunny"},
+        },
     ]
     out = render(tokenizer, messages)
     assert "{'weather': 'Sunny'}" in out
@@ -493,16 +515,26 @@ def test_qwen_system_tools_content_parallel_calls_and_merged_results(qwen: Any) 
 def test_qwen_two_rounds_of_calls(qwen: Any) -> None:
     messages = [
         {"role": "user", "content": "Paris, then Rome?"},
-        {"role": "assistant", "tool_calls": [call("a", "get_current_weather", {"location": "Paris"})]},
+        {
+            "role": "assistant",
+            "tool_calls": [call("a", "get_current_weather", {"location": "Paris"})],
+        },
         tool("a", "sunny"),
-        {"role": "assistant", "tool_calls": [call("b", "get_current_weather", {"location": "Rome"})]},
+        {
+            "role": "assistant",
+            "tool_calls": [call("b", "get_current_weather", {"location": "Rome"})],
+        },
         tool("b", "rain"),
         {"role": "assistant", "content": "Paris: sunny. Rome: rain."},
         {"role": "user", "content": "Thanks!"},
     ]
     expected = (
-        "<|im_start|>system\n" + QWEN_DEFAULT_SYSTEM + QWEN_TOOLS_INTRO
-        + "\n" + json.dumps(QWEN_TOOLS[0]) + QWEN_TOOLS_OUTRO
+        "<|im_start|>system\n"
+        + QWEN_DEFAULT_SYSTEM
+        + QWEN_TOOLS_INTRO
+        + "\n"
+        + json.dumps(QWEN_TOOLS[0])
+        + QWEN_TOOLS_OUTRO
         + "<|im_start|>user\nParis, then Rome?<|im_end|>\n"
         + "<|im_start|>assistant\n<tool_call>\n"
         + '{"name": "get_current_weather", "arguments": {"location": "Paris"}}\n</tool_call><|im_end|>\n'
@@ -579,7 +611,8 @@ def test_markers_are_single_tokens_with_documented_ids(name: str, kimi: Any, qwe
         assert tokenizer.convert_ids_to_tokens(token_id) == token
         assert tokenizer.added_tokens_decoder[token_id].special is special
     assert marker_tokens(tokenizer) == [
-        MarkerToken(token, token_id, special) for token_id, (token, special) in sorted(facts.items())
+        MarkerToken(token, token_id, special)
+        for token_id, (token, special) in sorted(facts.items())
     ]
 
 
@@ -644,7 +677,9 @@ from helpers.templates import load_tokenizer
 
 # The first call also pays transformers' lazy import of its tokenizer classes (~0.5 s, once per
 # kernel): timed apart ("cold") from the load itself.
-LOCAL_PROBE = GUARD + """
+LOCAL_PROBE = (
+    GUARD
+    + """
 times = {}
 for name in ("kimi-k2", "qwen2.5", "kimi-k2"):
     start = time.perf_counter()
@@ -654,6 +689,8 @@ for name in ("kimi-k2", "qwen2.5", "kimi-k2"):
 cold = times["kimi-k2"].pop(0)
 print(json.dumps({"attempts": attempts, "cold": cold, "times": times, "type": type(tokenizer).__name__}))
 """
+)
+
 
 def run_probe(code: str, env: dict[str, str], tmp_path: Path) -> dict[str, Any]:
     """Run `code` in a fresh interpreter with a clean HF cache and `env`; return its JSON line."""
@@ -661,8 +698,12 @@ def run_probe(code: str, env: dict[str, str], tmp_path: Path) -> dict[str, Any]:
     full_env.update({"HF_HOME": str(tmp_path / "hf-home"), "NO_PROXY": "*", "no_proxy": "*"})
     full_env.update(env)
     done = subprocess.run(
-        [sys.executable, "-c", code], cwd=REPO_ROOT, env=full_env, capture_output=True,
-        text=True, timeout=120,
+        [sys.executable, "-c", code],
+        cwd=REPO_ROOT,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -713,7 +754,9 @@ def test_unknown_names_and_sources_are_rejected() -> None:
 def folder_bytes(folder: Path) -> dict[str, bytes]:
     """Every file of a folder (recursively) by relative path."""
     return {
-        p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
     }
 
 
@@ -722,14 +765,25 @@ def test_build_is_reproducible_and_committed_files_are_up_to_date(tmp_path: Path
     env = {**os.environ, "PYTHONHASHSEED": "random"}
     for run in ("a", "b"):
         subprocess.run(
-            [sys.executable, str(script), "--out", str(tmp_path / run)], cwd=tmp_path, env=env,
-            check=True, capture_output=True, timeout=120,
+            [sys.executable, str(script), "--out", str(tmp_path / run)],
+            cwd=tmp_path,
+            env=env,
+            check=True,
+            capture_output=True,
+            timeout=120,
         )
     for name in MARKERS:
         built = folder_bytes(tmp_path / "a" / name)
-        assert set(built) == {"README.md", "chat_template.jinja", "tokenizer.json", "tokenizer_config.json"}
+        assert set(built) == {
+            "README.md",
+            "chat_template.jinja",
+            "tokenizer.json",
+            "tokenizer_config.json",
+        }
         assert built == folder_bytes(tmp_path / "b" / name)
-        assert built == folder_bytes(TOKENIZERS_DIR / name), "run python scripts/build_tokenizers.py"
+        assert built == folder_bytes(TOKENIZERS_DIR / name), (
+            "run python scripts/build_tokenizers.py"
+        )
 
 
 @pytest.mark.parametrize("name", ["kimi-k2", "qwen2.5"])
@@ -740,7 +794,7 @@ def test_folders_are_small_and_carry_the_template(name: str, kimi: Any, qwen: An
     assert (folder / "chat_template.jinja").read_text(encoding="utf-8") == template
     assert {"kimi-k2": kimi, "qwen2.5": qwen}[name].chat_template == template
     readme = (folder / "README.md").read_text(encoding="utf-8")
-    assert "not** the real" in readme and "source=\"hub\"" in readme
+    assert "not** the real" in readme and 'source="hub"' in readme
     for token_id, _ in FACT_IDS[name].items():
         assert str(token_id) in readme
     assert ("unconfirmed" in readme) == (name == "qwen2.5")
@@ -749,6 +803,7 @@ def test_folders_are_small_and_carry_the_template(name: str, kimi: Any, qwen: An
 # ---------------------------------------------------------------------------------------------
 # source="auto": what the lessons call; follows LLM_MODE and never stops a live notebook
 # ---------------------------------------------------------------------------------------------
+
 
 @pytest.fixture
 def no_hub(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -830,7 +885,10 @@ def test_hub_fetches_only_the_pinned_0905_template_and_runs_no_remote_code(
     kimi = load_tokenizer("kimi-k2", source="hub")
     qwen = load_tokenizer("qwen2.5", source="hub")
     assert kimi.chat_template == FAKE_KIMI_TEMPLATE and qwen.chat_template == FAKE_QWEN_TEMPLATE
-    assert kimi.apply_chat_template([{"role": "user", "content": "x"}], tokenize=False) == "REAL KIMI TEMPLATE"
+    assert (
+        kimi.apply_chat_template([{"role": "user", "content": "x"}], tokenize=False)
+        == "REAL KIMI TEMPLATE"
+    )
     downloads = [entry for entry in fake_hub if "download" in entry]
     assert [(d["download"], d["filename"], d["revision"]) for d in downloads] == [
         ("moonshotai/Kimi-K2-Instruct-0905", "chat_template.jinja", PINNED),
@@ -838,11 +896,14 @@ def test_hub_fetches_only_the_pinned_0905_template_and_runs_no_remote_code(
     ]
     loads = [entry for entry in fake_hub if "from_pretrained" in entry]
     assert [entry["from_pretrained"] for entry in loads] == [
-        str(TOKENIZERS_DIR / "kimi-k2"), str(TOKENIZERS_DIR / "qwen2.5"),
+        str(TOKENIZERS_DIR / "kimi-k2"),
+        str(TOKENIZERS_DIR / "qwen2.5"),
     ]
     assert not any(entry.get("trust_remote_code") for entry in loads)
     # the offline tokenizer itself keeps its own template
-    assert load_tokenizer("kimi-k2").chat_template == TEMPLATE_FILES["kimi-k2"].read_text(encoding="utf-8")
+    assert load_tokenizer("kimi-k2").chat_template == TEMPLATE_FILES["kimi-k2"].read_text(
+        encoding="utf-8"
+    )
 
 
 def test_hub_without_a_pinned_revision_downloads_nothing(
@@ -859,7 +920,9 @@ def test_hub_without_a_pinned_revision_downloads_nothing(
 
 @pytest.mark.parametrize("lang", ["en", "ru"])
 def test_auto_falls_back_with_one_line_in_the_students_language_when_the_download_fails(
-    lang: str, fake_hub: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch,
+    lang: str,
+    fake_hub: list[dict[str, Any]],
+    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     import huggingface_hub
@@ -885,7 +948,9 @@ def test_auto_falls_back_with_one_line_in_the_students_language_when_the_downloa
 
 def test_hub_with_hf_hub_offline_uses_only_the_cache_and_fails_at_once(tmp_path: Path) -> None:
     """HF_HUB_OFFLINE=1 and an empty cache: a fast, clear error, no socket opened."""
-    probe = GUARD + """
+    probe = (
+        GUARD
+        + """
 import helpers.templates as templates
 from helpers.templates import TokenizerUnavailableError
 for name, spec in templates.HUB_TEMPLATES.items():
@@ -901,6 +966,7 @@ for name in ("kimi-k2", "qwen2.5"):
 out["attempts"] = attempts
 print(json.dumps(out))
 """.replace("PINNED", PINNED)
+    )
     result = run_probe(probe, {"HF_HUB_OFFLINE": "1"}, tmp_path)
     assert result.pop("attempts") == []
     for name, outcome in result.items():
@@ -909,7 +975,9 @@ print(json.dumps(out))
         assert f"load_tokenizer({name!r})" in outcome["error"]
 
 
-def test_local_load_sets_hf_hub_offline_only_while_it_loads(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_local_load_sets_hf_hub_offline_only_while_it_loads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     import transformers
 
     seen: list[str | None] = []

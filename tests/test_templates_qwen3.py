@@ -37,7 +37,11 @@ def assistant(arguments: Any, content: str = "", reasoning: str | None = None) -
         "role": "assistant",
         "content": content,
         "tool_calls": [
-            {"id": "c0", "type": "function", "function": {"name": "get_weather", "arguments": arguments}}
+            {
+                "id": "c0",
+                "type": "function",
+                "function": {"name": "get_weather", "arguments": arguments},
+            }
         ],
     }
     if reasoning is not None:
@@ -76,7 +80,8 @@ QWEN3_TOOLS_BLOCK = (
 def test_qwen3_no_default_system_prompt_and_the_hermes_tools_block(qwen3: Any) -> None:
     text = render(qwen3, [QUESTION], add_generation_prompt=True)
     assert text == (
-        "<|im_start|>system\n" + QWEN3_TOOLS_BLOCK
+        "<|im_start|>system\n"
+        + QWEN3_TOOLS_BLOCK
         + "<|im_start|>user\nWeather in Paris for 3 days?<|im_end|>\n<|im_start|>assistant\n"
     )
     plain = qwen3.apply_chat_template([QUESTION], tokenize=False)
@@ -163,8 +168,11 @@ def test_qwen35_generation_prompt_opens_think(qwen35: Any) -> None:
 
 
 def test_qwen35_xml_calls_reasoning_and_merged_results(qwen35: Any) -> None:
-    second = {"id": "c1", "type": "function",
-              "function": {"name": "get_weather", "arguments": {"city": "Oslo", "days": None}}}
+    second = {
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": {"city": "Oslo", "days": None}},
+    }
     message = assistant({"city": "Paris", "days": 3}, content="Checking.", reasoning="Two cities.")
     message["tool_calls"].append(second)
     results = [RESULT, {"role": "tool", "tool_call_id": "c1", "content": "Snow"}]

@@ -51,7 +51,11 @@ def convert(amount: float, unit: str = "c", exact: bool = False) -> str:
 
 
 def call(name: str, arguments) -> dict:
-    return {"id": "functions.x:0", "type": "function", "function": {"name": name, "arguments": arguments}}
+    return {
+        "id": "functions.x:0",
+        "type": "function",
+        "function": {"name": name, "arguments": arguments},
+    }
 
 
 def error_of(message: dict) -> str:
@@ -138,13 +142,21 @@ def test_call_unpacks_arguments_the_guides_first_defect_fixed(registry):
 
 
 def test_call_accepts_sdk_tool_call_objects(registry):
-    sdk_call = ChatCompletionMessageToolCall.model_validate(call("get_weather", '{"city": "Beijing"}'))
+    sdk_call = ChatCompletionMessageToolCall.model_validate(
+        call("get_weather", '{"city": "Beijing"}')
+    )
     assert json.loads(registry.call(sdk_call)["content"])["weather"] == "Sunny"
 
 
 def test_non_ascii_results_stay_readable():
     r = ToolRegistry()
-    r.register(lambda city: {"город": city}, {"name": "ru", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}})
+    r.register(
+        lambda city: {"город": city},
+        {
+            "name": "ru",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+        },
+    )
     assert r.call(call("ru", '{"city": "Москва"}'))["content"] == '{"город": "Москва"}'
 
 
@@ -156,7 +168,11 @@ def test_string_results_are_sent_verbatim():
 @pytest.mark.parametrize(
     "name, arguments, fragment",
     [
-        ("get_wether", '{"city": "Beijing"}', "Unknown tool 'get_wether'. Available tools: get_weather, convert."),
+        (
+            "get_wether",
+            '{"city": "Beijing"}',
+            "Unknown tool 'get_wether'. Available tools: get_weather, convert.",
+        ),
         ("get_weather", '{"city": "Beij', "not valid JSON"),
         ("get_weather", "[1, 2]", "must be a JSON object, got list"),
         ("get_weather", "{}", "missing the required 'city'"),
@@ -207,14 +223,20 @@ def test_nested_objects_and_arrays_are_validated():
         "type": "object",
         "required": ["items"],
         "properties": {
-            "items": {"type": "array", "items": {"type": "object", "required": ["id"],
-                                                   "properties": {"id": {"type": "integer"}}}},
+            "items": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["id"],
+                    "properties": {"id": {"type": "integer"}},
+                },
+            },
             "meta": {"type": "object", "additionalProperties": True},
         },
     }
     assert validate_arguments({"items": [{"id": 1}], "meta": {"any": 1}}, schema) == []
     assert validate_arguments({"items": [{"id": 1}, {"id": "2"}, {}]}, schema) == [
-        "arguments.items[1].id must be integer, got str \"2\"",
+        'arguments.items[1].id must be integer, got str "2"',
         "arguments.items[2] is missing the required 'id'",
     ]
 
@@ -237,8 +259,17 @@ class Unprintable(Exception):
 
 def registry_with(fn, properties=None):
     r = ToolRegistry()
-    r.register(fn, {"name": "get_weather", "parameters": {
-        "type": "object", "properties": properties or {}, "additionalProperties": True}})
+    r.register(
+        fn,
+        {
+            "name": "get_weather",
+            "parameters": {
+                "type": "object",
+                "properties": properties or {},
+                "additionalProperties": True,
+            },
+        },
+    )
     return r
 
 
@@ -269,13 +300,19 @@ def test_a_result_that_is_not_json_becomes_an_error_naming_its_type(value, kind)
 def test_a_circular_or_absurd_result_becomes_an_error():
     loop = []
     loop.append(loop)
-    assert "not JSON-serializable" in error_of(registry_with(lambda: loop).call(call("get_weather", "{}")))
+    assert "not JSON-serializable" in error_of(
+        registry_with(lambda: loop).call(call("get_weather", "{}"))
+    )
     deep = []
     for _ in range(100_000):
         deep = [deep]
-    assert "not JSON-serializable" in error_of(registry_with(lambda: deep).call(call("get_weather", "{}")))
-    huge = 10 ** 5000
-    assert "not JSON-serializable" in error_of(registry_with(lambda: huge).call(call("get_weather", "{}")))
+    assert "not JSON-serializable" in error_of(
+        registry_with(lambda: deep).call(call("get_weather", "{}"))
+    )
+    huge = 10**5000
+    assert "not JSON-serializable" in error_of(
+        registry_with(lambda: huge).call(call("get_weather", "{}"))
+    )
 
 
 def test_an_exception_whose_str_raises_is_still_reported():
@@ -283,7 +320,8 @@ def test_an_exception_whose_str_raises_is_still_reported():
         raise Unprintable()
 
     assert error_of(registry_with(broken).call(call("get_weather", "{}"))) == (
-        "Tool get_weather failed: Unprintable (its message could not be shown)")
+        "Tool get_weather failed: Unprintable (its message could not be shown)"
+    )
 
 
 @pytest.mark.parametrize(
@@ -304,7 +342,9 @@ def test_absurd_or_non_string_arguments_become_error_messages(arguments, fragmen
 
 def test_deep_but_decodable_arguments_do_not_crash_the_validation():
     deep = '{"a": ' + "[" * 900 + "]" * 900 + "}"
-    message = registry_with(lambda **kw: "ok", {"a": {"type": "array"}}).call(call("get_weather", deep))
+    message = registry_with(lambda **kw: "ok", {"a": {"type": "array"}}).call(
+        call("get_weather", deep)
+    )
     assert message["role"] == "tool" and isinstance(message["content"], str)
 
 
@@ -318,8 +358,17 @@ def test_a_broken_server_name_becomes_unknown_tool(registry, name):
     assert message["name"] == "" and message["tool_call_id"] == "functions.x:0"
 
 
-@pytest.mark.parametrize("tool_call", [None, "get_weather", 42, {"function": None}, {"function": "x"},
-                                       {"id": ["a"], "function": {"name": "get_weather"}}])
+@pytest.mark.parametrize(
+    "tool_call",
+    [
+        None,
+        "get_weather",
+        42,
+        {"function": None},
+        {"function": "x"},
+        {"id": ["a"], "function": {"name": "get_weather"}},
+    ],
+)
 def test_a_call_of_the_wrong_shape_gives_a_message(registry, tool_call):
     message = registry.call(tool_call)
     assert message["role"] == "tool" and isinstance(message["tool_call_id"], str)
@@ -329,7 +378,12 @@ def test_a_call_of_the_wrong_shape_gives_a_message(registry, tool_call):
 # --- argument validation with jsonschema ----------------------------------------------------------
 
 
-def typed_tool(options: dict, counts: dict[str, int], limit: Optional[int], tags: Optional[list[str]] = None) -> str:  # noqa: UP045
+def typed_tool(
+    options: dict,
+    counts: dict[str, int],
+    limit: Optional[int],  # noqa: UP045 - the typing spelling students write, on purpose
+    tags: Optional[list[str]] = None,  # noqa: UP045
+) -> str:
     """Exercise the schema generator's types.
 
     Args:
@@ -348,10 +402,16 @@ def typed():
     return r
 
 
-VALID = {"options": {"any": [1, {"deep": None}], "key": "v"}, "counts": {"a": 1, "b": 2}, "limit": None}
+VALID = {
+    "options": {"any": [1, {"deep": None}], "key": "v"},
+    "counts": {"a": 1, "b": 2},
+    "limit": None,
+}
 
 
-@pytest.mark.parametrize("arguments", [VALID, VALID | {"limit": 3, "tags": None}, VALID | {"tags": ["x"]}])
+@pytest.mark.parametrize(
+    "arguments", [VALID, VALID | {"limit": 3, "tags": None}, VALID | {"tags": ["x"]}]
+)
 def test_valid_calls_of_typed_functions_are_accepted(typed, arguments):
     assert typed.call(call("typed_tool", json.dumps(arguments)))["content"] == "ok"
 
@@ -362,17 +422,23 @@ def test_valid_calls_of_typed_functions_are_accepted(typed, arguments):
         (VALID | {"counts": {"a": "1"}}, 'arguments.counts.a must be integer, got str "1"'),
         (VALID | {"limit": "3"}, 'arguments.limit must be integer or null, got str "3"'),
         (VALID | {"tags": [1]}, "arguments.tags[0] must be string, got int 1"),
-        (VALID | {"extra": 1}, "arguments has an unexpected 'extra' (known: options, counts, limit, tags)"),
+        (
+            VALID | {"extra": 1},
+            "arguments has an unexpected 'extra' (known: options, counts, limit, tags)",
+        ),
     ],
 )
 def test_invalid_calls_of_typed_functions_name_the_argument(typed, arguments, expected):
     assert error_of(typed.call(call("typed_tool", json.dumps(arguments)))) == (
-        f"Invalid arguments for typed_tool: {expected}.")
+        f"Invalid arguments for typed_tool: {expected}."
+    )
 
 
 def test_nullable_becomes_a_null_type_in_generated_schemas(typed):
     properties = typed.schemas[0]["function"]["parameters"]["properties"]
-    assert properties["limit"]["type"] == ["integer", "null"] and "nullable" not in properties["limit"]
+    assert (
+        properties["limit"]["type"] == ["integer", "null"] and "nullable" not in properties["limit"]
+    )
     assert properties["tags"]["type"] == ["array", "null"]
     assert properties["counts"]["additionalProperties"] == {"type": "integer"}
 
@@ -381,14 +447,23 @@ RICH = {
     "type": "object",
     "required": ["when", "place"],
     "properties": {
-        "when": {"anyOf": [{"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},
-                           {"type": "integer", "minimum": 0}]},
+        "when": {
+            "anyOf": [
+                {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},
+                {"type": "integer", "minimum": 0},
+            ]
+        },
         "place": {"$ref": "#/$defs/place"},
         "days": {"type": "integer", "minimum": 1, "maximum": 7},
         "unit": {"type": "string", "enum": ["c", "f"], "nullable": True},
     },
-    "$defs": {"place": {"type": "object", "required": ["city"],
-                        "properties": {"city": {"type": "string", "minLength": 1}}}},
+    "$defs": {
+        "place": {
+            "type": "object",
+            "required": ["city"],
+            "properties": {"city": {"type": "string", "minLength": 1}},
+        }
+    },
 }
 
 
@@ -397,14 +472,21 @@ RICH = {
     [
         ({"when": "2026-01-01", "place": {"city": "Oslo"}}, []),
         ({"when": 5, "place": {"city": "Oslo", "country": "NO"}, "days": 7, "unit": None}, []),
-        ({"when": "tomorrow", "place": {"city": "Oslo"}},
-         ['arguments.when does not match any allowed form, got "tomorrow"']),
+        (
+            {"when": "tomorrow", "place": {"city": "Oslo"}},
+            ['arguments.when does not match any allowed form, got "tomorrow"'],
+        ),
         ({"when": 1, "place": {}}, ["arguments.place is missing the required 'city'"]),
-        ({"when": 1, "place": {"city": ""}}, ['arguments.place.city must have at least 1 character, got ""']),
+        (
+            {"when": 1, "place": {"city": ""}},
+            ['arguments.place.city must have at least 1 character, got ""'],
+        ),
         ({"when": 1, "place": {"city": "Oslo"}, "days": 0}, ["arguments.days must be >= 1, got 0"]),
         ({"when": 1, "place": {"city": "Oslo"}, "days": 8}, ["arguments.days must be <= 7, got 8"]),
-        ({"when": 1, "place": {"city": "Oslo"}, "unit": "k"},
-         ["arguments.unit must be one of ['c', 'f', None], got \"k\""]),
+        (
+            {"when": 1, "place": {"city": "Oslo"}, "unit": "k"},
+            ["arguments.unit must be one of ['c', 'f', None], got \"k\""],
+        ),
     ],
 )
 def test_anyof_ref_minimum_and_nullable_are_enforced(arguments, expected):
@@ -414,20 +496,31 @@ def test_anyof_ref_minimum_and_nullable_are_enforced(arguments, expected):
 def test_only_the_top_level_is_strict_about_unexpected_keys():
     schema = {"type": "object", "properties": {"meta": {"type": "object", "properties": {"a": {}}}}}
     assert validate_arguments({"meta": {"a": 1, "b": 2}}, schema) == []
-    assert validate_arguments({"other": 1}, schema) == ["arguments has an unexpected 'other' (known: meta)"]
+    assert validate_arguments({"other": 1}, schema) == [
+        "arguments has an unexpected 'other' (known: meta)"
+    ]
     assert validate_arguments({"other": 1}, schema | {"additionalProperties": True}) == []
 
 
 def test_a_broken_schema_is_refused_at_registration():
     with pytest.raises(ValueError, match="not a valid JSON schema"):
-        ToolRegistry().register(get_weather, {"name": "get_weather", "parameters": {
-            "type": "object", "properties": {"city": {"type": "text"}}}})
+        ToolRegistry().register(
+            get_weather,
+            {
+                "name": "get_weather",
+                "parameters": {"type": "object", "properties": {"city": {"type": "text"}}},
+            },
+        )
 
 
 def test_the_documented_timeout_wrapper_turns_a_hanging_tool_into_an_error():
     doc = (Path(__file__).parent.parent / "docs" / "contracts.md").read_text(encoding="utf-8")
-    section = doc[doc.index("### Tools run without a timeout"):]
-    snippet = section[section.index("```python") + len("```python"):section.index("```\n", section.index("```python") + 9)]
+    section = doc[doc.index("### Tools run without a timeout") :]
+    snippet = section[
+        section.index("```python") + len("```python") : section.index(
+            "```\n", section.index("```python") + 9
+        )
+    ]
     namespace: dict = {}
     exec(compile(snippet, "docs/contracts.md", "exec"), namespace)  # our own documentation
     release = threading.Event()
@@ -447,62 +540,105 @@ def test_the_documented_timeout_wrapper_turns_a_hanging_tool_into_an_error():
         assert r.schemas[0]["function"]["name"] == "get_weather"
         assert r.schemas[0]["function"]["parameters"]["required"] == ["city"]
         assert error_of(r.call(call("get_weather", '{"city": "Oslo"}'))) == (
-            "Tool get_weather failed: TimeoutError: get_weather gave no answer within 0.05 s")
+            "Tool get_weather failed: TimeoutError: get_weather gave no answer within 0.05 s"
+        )
     finally:
         release.set()
     patient = ToolRegistry()
     patient.register(namespace["with_timeout"](get_weather, 60))
-    assert json.loads(patient.call(call("get_weather", '{"city": "Oslo"}'))["content"]) == {"city": "Oslo"}
+    assert json.loads(patient.call(call("get_weather", '{"city": "Oslo"}'))["content"]) == {
+        "city": "Oslo"
+    }
 
 
 def test_a_schema_that_cannot_be_applied_is_reported_not_raised():
     r = ToolRegistry()
-    r.register(lambda **kw: "ok", {"name": "get_weather", "parameters": {
-        "type": "object", "properties": {"city": {"$ref": "#/$defs/missing"}}}})
-    assert "could not be checked against the tool's schema" in error_of(r.call(call("get_weather", '{"city": "x"}')))
+    r.register(
+        lambda **kw: "ok",
+        {
+            "name": "get_weather",
+            "parameters": {"type": "object", "properties": {"city": {"$ref": "#/$defs/missing"}}},
+        },
+    )
+    assert "could not be checked against the tool's schema" in error_of(
+        r.call(call("get_weather", '{"city": "x"}'))
+    )
 
 
 def test_nullable_is_read_only_where_it_is_a_keyword():
-    schema = {"type": "object", "properties": {
-        "nullable": {"type": "boolean"},  # an argument that happens to be called so
-        "n": {"anyOf": [{"type": "integer", "nullable": True}]},
-        "e": {"enum": [{"nullable": True}]},
-    }}
+    schema = {
+        "type": "object",
+        "properties": {
+            "nullable": {"type": "boolean"},  # an argument that happens to be called so
+            "n": {"anyOf": [{"type": "integer", "nullable": True}]},
+            "e": {"enum": [{"nullable": True}]},
+        },
+    }
     assert validate_arguments({"nullable": True, "n": None, "e": {"nullable": True}}, schema) == []
     assert validate_arguments({"nullable": None}, schema) == [
-        "arguments.nullable must be boolean, got null"]
-    assert schema["properties"]["n"]["anyOf"][0]["nullable"] is True  # the caller's schema is untouched
+        "arguments.nullable must be boolean, got null"
+    ]
+    assert (
+        schema["properties"]["n"]["anyOf"][0]["nullable"] is True
+    )  # the caller's schema is untouched
 
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
     max_leaves=8,
 )
 odd_results = st.recursive(
-    json_values | st.sets(st.integers(), max_size=2) | st.binary(max_size=4)
-    | st.datetimes() | st.decimals(allow_nan=False) | st.builds(object),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    json_values
+    | st.sets(st.integers(), max_size=2)
+    | st.binary(max_size=4)
+    | st.datetimes()
+    | st.decimals(allow_nan=False)
+    | st.builds(object),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
     max_leaves=6,
 )
 
 
 @settings(max_examples=300, deadline=None)
 @given(
-    st.one_of(json_values, st.fixed_dictionaries({}, optional={
-        "id": json_values,
-        "function": st.one_of(json_values, st.fixed_dictionaries({}, optional={
-            "name": st.one_of(st.sampled_from(["get_weather", "echo"]), json_values),
-            "arguments": st.one_of(json_values, json_values.map(json.dumps)),
-        })),
-    })),
+    st.one_of(
+        json_values,
+        st.fixed_dictionaries(
+            {},
+            optional={
+                "id": json_values,
+                "function": st.one_of(
+                    json_values,
+                    st.fixed_dictionaries(
+                        {},
+                        optional={
+                            "name": st.one_of(
+                                st.sampled_from(["get_weather", "echo"]), json_values
+                            ),
+                            "arguments": st.one_of(json_values, json_values.map(json.dumps)),
+                        },
+                    ),
+                ),
+            },
+        ),
+    ),
     odd_results,
 )
 def test_call_never_raises_whatever_the_server_sends_or_the_tool_returns(tool_call, result):
     r = ToolRegistry()
     r.register(get_weather)
-    r.register(lambda **kwargs: result, {"name": "echo", "parameters": {
-        "type": "object", "properties": {}, "additionalProperties": True}})
+    r.register(
+        lambda **kwargs: result,
+        {
+            "name": "echo",
+            "parameters": {"type": "object", "properties": {}, "additionalProperties": True},
+        },
+    )
     message = r.call(tool_call)
     assert message["role"] == "tool"
     assert isinstance(message["tool_call_id"], str) and isinstance(message["name"], str)

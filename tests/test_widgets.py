@@ -49,15 +49,23 @@ CHUNKS = [
 
 
 def test_stream_state_at_zero_knows_nothing():
-    assert stream_state(CHUNKS, 0) == {"step": 0, "chunk": "", "content": "", "tool_calls": [],
-                                       "finish_reason": None, "usage": None}
+    assert stream_state(CHUNKS, 0) == {
+        "step": 0,
+        "chunk": "",
+        "content": "",
+        "tool_calls": [],
+        "finish_reason": None,
+        "usage": None,
+    }
 
 
 def test_stream_state_in_the_middle_has_partial_interleaved_arguments():
     state = stream_state(CHUNKS, 5)
     assert state["chunk"] == "tool_calls[1] args='\"UTC\"}'"
     assert state["content"] == "Checking <both>."
-    assert [(c["id"], c["function"]["name"], c["function"]["arguments"]) for c in state["tool_calls"]] == [
+    assert [
+        (c["id"], c["function"]["name"], c["function"]["arguments"]) for c in state["tool_calls"]
+    ] == [
         ("functions.get_weather:0", "get_weather", '{"city": '),
         ("functions.get_time:1", "get_time", '{"tz": "UTC"}'),
     ]
@@ -67,7 +75,10 @@ def test_stream_state_in_the_middle_has_partial_interleaved_arguments():
 def test_stream_state_at_the_end_has_complete_calls_finish_reason_and_usage():
     state = stream_state(CHUNKS, len(CHUNKS))
     assert state["chunk"] == "usage prompt_tokens=5 completion_tokens=7 total_tokens=12"
-    assert [c["function"]["arguments"] for c in state["tool_calls"]] == ['{"city": "Paris"}', '{"tz": "UTC"}']
+    assert [c["function"]["arguments"] for c in state["tool_calls"]] == [
+        '{"city": "Paris"}',
+        '{"tz": "UTC"}',
+    ]
     assert state["finish_reason"] == "tool_calls"
     assert state["usage"] == USAGE
 
@@ -83,8 +94,11 @@ def test_stream_state_same_for_sdk_chunks_and_rejects_bad_steps():
 
 # --------------------------------------------------------------------------- compare_parsers
 
-GET_WEATHER = {"id": "functions.get_weather:0", "type": "function",
-               "function": {"name": "get_weather", "arguments": '{"city": "Beijing"}'}}
+GET_WEATHER = {
+    "id": "functions.get_weather:0",
+    "type": "function",
+    "function": {"name": "get_weather", "arguments": '{"city": "Beijing"}'},
+}
 
 
 def test_compare_parsers_agree_on_a_well_formed_call():
@@ -97,18 +111,48 @@ def test_compare_parsers_agree_on_a_well_formed_call():
 @pytest.mark.parametrize(
     ("example", "ours_ids", "guide_ids", "guide_error", "difference"),
     [
-        ("second section", ["functions.get_weather:0", "functions.get_time:1"],
-         ["functions.get_weather:0"], None, "the guide loses call 'functions.get_time:1'"),
-        ("missing end marker", ["functions.get_weather:0"], None,
-         "IndexError: list index out of range", "the guide raises IndexError: list index out of range"),
-        ("'-' in id", ["functions.get-weather:0"], [], None,
-         "the guide loses call 'functions.get-weather:0'"),
-        ("bad JSON", ["functions.get_weather:0"], ["functions.get_weather:0"], None,
-         "the guide reports none of the 1 problem"),
-        ("text before the section", ["functions.get_weather:0"], ["functions.get_weather:0"], None,
-         "the guide does not return the content"),
-        ("id without 'functions.'", ["get_weather:0"], None,
-         "IndexError: list index out of range", "the guide raises IndexError: list index out of range"),
+        (
+            "second section",
+            ["functions.get_weather:0", "functions.get_time:1"],
+            ["functions.get_weather:0"],
+            None,
+            "the guide loses call 'functions.get_time:1'",
+        ),
+        (
+            "missing end marker",
+            ["functions.get_weather:0"],
+            None,
+            "IndexError: list index out of range",
+            "the guide raises IndexError: list index out of range",
+        ),
+        (
+            "'-' in id",
+            ["functions.get-weather:0"],
+            [],
+            None,
+            "the guide loses call 'functions.get-weather:0'",
+        ),
+        (
+            "bad JSON",
+            ["functions.get_weather:0"],
+            ["functions.get_weather:0"],
+            None,
+            "the guide reports none of the 1 problem",
+        ),
+        (
+            "text before the section",
+            ["functions.get_weather:0"],
+            ["functions.get_weather:0"],
+            None,
+            "the guide does not return the content",
+        ),
+        (
+            "id without 'functions.'",
+            ["get_weather:0"],
+            None,
+            "IndexError: list index out of range",
+            "the guide raises IndexError: list index out of range",
+        ),
     ],
 )
 def test_compare_parsers_differ_exactly_where_the_guide_is_defective(
@@ -125,7 +169,10 @@ def test_compare_parsers_differ_exactly_where_the_guide_is_defective(
 def test_compare_parsers_our_side_reports_the_defects_it_survives():
     cut = compare_parsers(KIMI_EXAMPLES["missing end marker"])["ours"]
     assert any("no <|tool_calls_section_end|>" in e for e in cut["errors"])
-    assert compare_parsers(KIMI_EXAMPLES["'-' in id"])["ours"]["tool_calls"][0]["function"]["name"] == "get-weather"
+    assert (
+        compare_parsers(KIMI_EXAMPLES["'-' in id"])["ours"]["tool_calls"][0]["function"]["name"]
+        == "get-weather"
+    )
     assert "not valid JSON" in compare_parsers(KIMI_EXAMPLES["bad JSON"])["ours"]["errors"][0]
     assert compare_parsers(KIMI_EXAMPLES["text before the section"])["ours"]["content"] == (
         "Let me check the weather."
@@ -134,7 +181,10 @@ def test_compare_parsers_our_side_reports_the_defects_it_survives():
 
 def test_compare_parsers_hermes_has_no_guide_side_and_bad_fmt_is_rejected():
     result = compare_parsers(HERMES_EXAMPLES["two calls"], fmt="hermes")
-    assert [c["function"]["name"] for c in result["ours"]["tool_calls"]] == ["get_weather", "get_time"]
+    assert [c["function"]["name"] for c in result["ours"]["tool_calls"]] == [
+        "get_weather",
+        "get_time",
+    ]
     assert result["guide"] is None and result["differences"] == []
     assert compare_parsers(HERMES_EXAMPLES["missing end tag"], fmt="hermes")["ours"]["errors"]
     with pytest.raises(ValueError, match="fmt must be"):
@@ -212,8 +262,13 @@ def test_parser_playground_updates_on_every_edit(capsys):
 def test_parser_playground_examples_load_into_the_text():
     playground = ParserPlayground()
     assert playground.text.value == next(iter(KIMI_EXAMPLES.values()))
-    assert set(playground.examples) >= {"second section", "missing end marker", "'-' in id",
-                                        "bad JSON", "text before the section"}
+    assert set(playground.examples) >= {
+        "second section",
+        "missing end marker",
+        "'-' in id",
+        "bad JSON",
+        "text before the section",
+    }
     playground.picker.value = "second section"
     assert playground.text.value == KIMI_EXAMPLES["second section"]
     assert "the guide loses call &#x27;functions.get_time:1&#x27;" in playground.view.value
@@ -273,4 +328,7 @@ def test_parser_playground_speaks_the_notebooks_language(lang):
                 text = text.replace(error, "")
             problems = language_problems("", lang, text)
             assert not problems, (fmt, name, problems)
-    assert ("правильный вызов", "well-formed call") in ParserPlayground().picker.options or lang == "en"
+    assert (
+        "правильный вызов",
+        "well-formed call",
+    ) in ParserPlayground().picker.options or lang == "en"

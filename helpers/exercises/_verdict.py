@@ -121,33 +121,50 @@ class Explain:
 
 # Mistakes any exercise can make; an exercise puts its own, more precise ones first.
 COMMON_MISTAKES: tuple[Explain, ...] = (
-    Explain(AttributeError, r"'dict' object has no attribute '(\w+)'",
-            'the message is a dict here, not an SDK object: use message["{0}"] (or '
-            'message.get("{0}") when the key may be missing).',
-            'здесь сообщение — словарь, а не объект SDK: пишите message["{0}"] (или '
-            'message.get("{0}"), если ключа может не быть).'),
-    Explain(AttributeError, r"'NoneType' object has no attribute '(\w+)'",
-            "a value you read .{0} from is None here: check for None first.",
-            "значение, у которого вы берёте .{0}, здесь равно None: сначала проверьте, "
-            "не None ли оно."),
-    Explain(TypeError, r"'NoneType' object is not (?:subscriptable|iterable)|"
-                       r"argument of type 'NoneType' is not iterable|NoneType",
-            "a value is None where your code expects text or a list: treat None as empty.",
-            "значение равно None там, где ваш код ждёт текст или список: считайте None пустым."),
-    Explain(KeyError, r"'?([^']*)'?",
-            "the key {0!r} is missing in this input: not every message or call has it; use .get().",
-            "ключа {0!r} в этих данных нет: он есть не у каждого сообщения или вызова; "
-            "используйте .get()."),
-    Explain(json.JSONDecodeError, r".",
-            "json.loads got text that is not one JSON value: check which part of the text you "
-            "cut out.",
-            "json.loads получил текст, который не является одним значением JSON: проверьте, какую "
-            "часть текста вы вырезали."),
+    Explain(
+        AttributeError,
+        r"'dict' object has no attribute '(\w+)'",
+        'the message is a dict here, not an SDK object: use message["{0}"] (or '
+        'message.get("{0}") when the key may be missing).',
+        'здесь сообщение — словарь, а не объект SDK: пишите message["{0}"] (или '
+        'message.get("{0}"), если ключа может не быть).',
+    ),
+    Explain(
+        AttributeError,
+        r"'NoneType' object has no attribute '(\w+)'",
+        "a value you read .{0} from is None here: check for None first.",
+        "значение, у которого вы берёте .{0}, здесь равно None: сначала проверьте, не None ли оно.",
+    ),
+    Explain(
+        TypeError,
+        r"'NoneType' object is not (?:subscriptable|iterable)|"
+        r"argument of type 'NoneType' is not iterable|NoneType",
+        "a value is None where your code expects text or a list: treat None as empty.",
+        "значение равно None там, где ваш код ждёт текст или список: считайте None пустым.",
+    ),
+    Explain(
+        KeyError,
+        r"'?([^']*)'?",
+        "the key {0!r} is missing in this input: not every message or call has it; use .get().",
+        "ключа {0!r} в этих данных нет: он есть не у каждого сообщения или вызова; "
+        "используйте .get().",
+    ),
+    Explain(
+        json.JSONDecodeError,
+        r".",
+        "json.loads got text that is not one JSON value: check which part of the text you cut out.",
+        "json.loads получил текст, который не является одним значением JSON: проверьте, какую "
+        "часть текста вы вырезали.",
+    ),
 )
 
 
-def call_student(fn: Callable[..., Any], *args: Any, explain: Sequence[Explain] = (),
-                 case: tuple[str, str] | None = None) -> Any:
+def call_student(
+    fn: Callable[..., Any],
+    *args: Any,
+    explain: Sequence[Explain] = (),
+    case: tuple[str, str] | None = None,
+) -> Any:
     """Call the learner's function; an exception becomes a NotYet that names it and says why.
 
     The exception's type and message stay visible (in backticks: they are Python's words); the
@@ -159,8 +176,9 @@ def call_student(fn: Callable[..., Any], *args: Any, explain: Sequence[Explain] 
         raise student_error(exc, explain, case) from exc
 
 
-def student_error(exc: BaseException, explain: Sequence[Explain] = (),
-                  case: tuple[str, str] | None = None) -> NotYet:
+def student_error(
+    exc: BaseException, explain: Sequence[Explain] = (), case: tuple[str, str] | None = None
+) -> NotYet:
     """The NotYet for an exception raised by a learner's code: where, what, and why."""
     name = f"`{type(exc).__name__}: {exc}`" if str(exc) else f"`{type(exc).__name__}`"
     where_en, where_ru = (f" on {case[0]}", f" на входе «{case[1]}»") if case else ("", "")

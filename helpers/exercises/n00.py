@@ -18,34 +18,49 @@ PLATFORM_EXAMPLES = "kimi-k2.6, kimi-k2.5, kimi-k2-thinking"
 def _live_env(env: Mapping[str, str]) -> None:
     """Raise NotYet at the first problem in a live-mode environment for the Moonshot platform."""
     if not isinstance(env, Mapping):
-        raise NotYet("live_env must be a dict of variable names to values.",
-                     "live_env должен быть словарём «имя переменной → значение».")
+        raise NotYet(
+            "live_env must be a dict of variable names to values.",
+            "live_env должен быть словарём «имя переменной → значение».",
+        )
     if any("KEY" in name.upper() for name in env):
-        raise NotYet("leave the API key out of the notebook: export KIMI_API_KEY in your shell.",
-                     "не пишите ключ в блокнот: задайте KIMI_API_KEY в терминале через export.")
+        raise NotYet(
+            "leave the API key out of the notebook: export KIMI_API_KEY in your shell.",
+            "не пишите ключ в блокнот: задайте KIMI_API_KEY в терминале через export.",
+        )
     if env.get("LLM_MODE") != "live":
-        raise NotYet('LLM_MODE must be "live" to talk to a real model.',
-                     'чтобы работать с настоящей моделью, LLM_MODE должен быть "live".')
+        raise NotYet(
+            'LLM_MODE must be "live" to talk to a real model.',
+            'чтобы работать с настоящей моделью, LLM_MODE должен быть "live".',
+        )
     url = str(env.get("KIMI_BASE_URL", "")).strip().rstrip("/")
     if url in ("https://api.moonshot.ai", "https://api.moonshot.cn"):
-        raise NotYet("the base URL needs the /v1 part: the SDK appends /chat/completions to it.",
-                     "в адресе нужен /v1: SDK дописывает к нему /chat/completions.")
+        raise NotYet(
+            "the base URL needs the /v1 part: the SDK appends /chat/completions to it.",
+            "в адресе нужен /v1: SDK дописывает к нему /chat/completions.",
+        )
     if url not in MOONSHOT_URLS:
-        raise NotYet("KIMI_BASE_URL should be the Moonshot platform: https://api.moonshot.ai/v1.",
-                     "KIMI_BASE_URL должен вести на платформу Moonshot: https://api.moonshot.ai/v1.")
+        raise NotYet(
+            "KIMI_BASE_URL should be the Moonshot platform: https://api.moonshot.ai/v1.",
+            "KIMI_BASE_URL должен вести на платформу Moonshot: https://api.moonshot.ai/v1.",
+        )
     model = str(env.get("KIMI_MODEL", "")).strip()
     if not model:
-        raise NotYet(f"KIMI_MODEL needs a model id of the platform, e.g. {PLATFORM_EXAMPLES}.",
-                     f"в KIMI_MODEL нужен id модели на платформе, например {PLATFORM_EXAMPLES}.")
+        raise NotYet(
+            f"KIMI_MODEL needs a model id of the platform, e.g. {PLATFORM_EXAMPLES}.",
+            f"в KIMI_MODEL нужен id модели на платформе, например {PLATFORM_EXAMPLES}.",
+        )
     if "/" in model:
-        raise NotYet(f"{model} is a Hugging Face repository id (owner/name); the platform "
-                     f"names its models without a slash, e.g. {PLATFORM_EXAMPLES}.",
-                     f"{model} — это id репозитория на Hugging Face (владелец/имя); на платформе "
-                     f"модели называются без косой черты, например {PLATFORM_EXAMPLES}.")
+        raise NotYet(
+            f"{model} is a Hugging Face repository id (owner/name); the platform "
+            f"names its models without a slash, e.g. {PLATFORM_EXAMPLES}.",
+            f"{model} — это id репозитория на Hugging Face (владелец/имя); на платформе "
+            f"модели называются без косой черты, например {PLATFORM_EXAMPLES}.",
+        )
     if not PLATFORM_ID.match(model):
-        raise NotYet(f"{model!r} does not look like a platform model id such as "
-                     f"{PLATFORM_EXAMPLES}.",
-                     f"{model!r} не похож на id модели платформы, например {PLATFORM_EXAMPLES}.")
+        raise NotYet(
+            f"{model!r} does not look like a platform model id such as {PLATFORM_EXAMPLES}.",
+            f"{model!r} не похож на id модели платформы, например {PLATFORM_EXAMPLES}.",
+        )
 
 
 def check_live_env(env: Mapping[str, str]) -> Verdict:
@@ -58,27 +73,36 @@ def _qwen_command(command: str) -> None:
     try:
         words = shlex.split(str(command))
     except ValueError as exc:
-        raise NotYet(f"the command does not parse as a shell line: {exc}.",
-                     f"команда не разбирается как строка терминала: {exc}.") from exc
+        raise NotYet(
+            f"the command does not parse as a shell line: {exc}.",
+            f"команда не разбирается как строка терминала: {exc}.",
+        ) from exc
     if words[:2] != ["vllm", "serve"] or "Qwen/Qwen2.5-7B-Instruct" not in words:
-        raise NotYet("start with: vllm serve Qwen/Qwen2.5-7B-Instruct",
-                     "начните с: vllm serve Qwen/Qwen2.5-7B-Instruct")
+        raise NotYet(
+            "start with: vllm serve Qwen/Qwen2.5-7B-Instruct",
+            "начните с: vllm serve Qwen/Qwen2.5-7B-Instruct",
+        )
     if "--enable-auto-tool-choice" not in words:
-        raise NotYet('add --enable-auto-tool-choice: without it vLLM answers a request with '
-                     'tool_choice="auto" (what clients send by default with tools) with a 400; '
-                     'only a named tool or "required" works without the flag.',
-                     'добавьте --enable-auto-tool-choice: без него vLLM отвечает 400 на запрос с '
-                     'tool_choice="auto" (его клиенты отправляют по умолчанию вместе с tools); без '
-                     'флага работают только конкретный инструмент или "required".')
+        raise NotYet(
+            "add --enable-auto-tool-choice: without it vLLM answers a request with "
+            'tool_choice="auto" (what clients send by default with tools) with a 400; '
+            'only a named tool or "required" works without the flag.',
+            "добавьте --enable-auto-tool-choice: без него vLLM отвечает 400 на запрос с "
+            'tool_choice="auto" (его клиенты отправляют по умолчанию вместе с tools); без '
+            'флага работают только конкретный инструмент или "required".',
+        )
     parser = _option(words, "--tool-call-parser")
     if parser is None:
-        raise NotYet("add --tool-call-parser: without a parser the calls stay text in content.",
-                     "добавьте --tool-call-parser: без парсера вызовы остаются текстом в content.")
+        raise NotYet(
+            "add --tool-call-parser: without a parser the calls stay text in content.",
+            "добавьте --tool-call-parser: без парсера вызовы остаются текстом в content.",
+        )
     if parser != "hermes":
-        raise NotYet(f"Qwen2.5 writes Hermes-style <tool_call> blocks: the parser is hermes, "
-                     f"not {parser}.",
-                     f"Qwen2.5 пишет вызовы в стиле Hermes (<tool_call>): нужен парсер hermes, "
-                     f"а не {parser}.")
+        raise NotYet(
+            f"Qwen2.5 writes Hermes-style <tool_call> blocks: the parser is hermes, not {parser}.",
+            f"Qwen2.5 пишет вызовы в стиле Hermes (<tool_call>): нужен парсер hermes, "
+            f"а не {parser}.",
+        )
 
 
 def _option(words: list[str], name: str) -> str | None:
@@ -100,22 +124,30 @@ def _reading(reply: Any, text: Any, finish_reason: Any, total_tokens: Any) -> No
     """Raise NotYet unless the three values were read from `reply`."""
     choice = reply.choices[0]
     if text != choice.message.content:
-        raise NotYet("text is the assistant's content: reply.choices[0].message.content.",
-                     "text — это content ассистента: reply.choices[0].message.content.")
+        raise NotYet(
+            "text is the assistant's content: reply.choices[0].message.content.",
+            "text — это content ассистента: reply.choices[0].message.content.",
+        )
     if finish_reason != choice.finish_reason:
-        raise NotYet("finish_reason lives on the choice, next to message.",
-                     "finish_reason лежит в choice, рядом с message.")
+        raise NotYet(
+            "finish_reason lives on the choice, next to message.",
+            "finish_reason лежит в choice, рядом с message.",
+        )
     usage = reply.usage
     if total_tokens == usage.total_tokens:
         return
     for field in ("completion_tokens", "prompt_tokens"):
         if total_tokens == getattr(usage, field):
-            raise NotYet(f"that is usage.{field}, one part of the count; the total of prompt and "
-                         "answer is reply.usage.total_tokens.",
-                         f"это usage.{field}, только часть счёта; сумма запроса и ответа — "
-                         "reply.usage.total_tokens.")
-    raise NotYet("the token counts are in reply.usage; the total is reply.usage.total_tokens.",
-                 "счётчики токенов лежат в reply.usage; общее число — reply.usage.total_tokens.")
+            raise NotYet(
+                f"that is usage.{field}, one part of the count; the total of prompt and "
+                "answer is reply.usage.total_tokens.",
+                f"это usage.{field}, только часть счёта; сумма запроса и ответа — "
+                "reply.usage.total_tokens.",
+            )
+    raise NotYet(
+        "the token counts are in reply.usage; the total is reply.usage.total_tokens.",
+        "счётчики токенов лежат в reply.usage; общее число — reply.usage.total_tokens.",
+    )
 
 
 def check_reading(reply: Any, text: Any, finish_reason: Any, total_tokens: Any) -> Verdict:

@@ -19,34 +19,62 @@ def _get_weather(city: str) -> dict[str, str]:
 def _call(call_id: str, city: str) -> dict[str, Any]:
     """An OpenAI-shaped get_weather call."""
     arguments = json.dumps({"city": city})
-    return {"id": call_id, "type": "function",
-            "function": {"name": "get_weather", "arguments": arguments}}
+    return {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": arguments},
+    }
 
 
 def _needs_tools(needs_tools: Callable[[dict[str, Any], str | None], Any]) -> None:
     """Raise NotYet unless the rule looks at the calls, not at finish_reason."""
     with_call = {"role": "assistant", "content": None, "tool_calls": [_call("a:0", "Beijing")]}
     cases = [
-        (with_call, "tool_calls", True, "a message with a call and finish_reason 'tool_calls'",
-         "сообщение с вызовом и finish_reason 'tool_calls'"),
-        (with_call, "stop", True, "a call with finish_reason 'stop' (the stop_with_calls engine)",
-         "вызов при finish_reason 'stop' (движок stop_with_calls)"),
-        ({"role": "assistant", "content": "Sunny."}, "stop", False,
-         "an answer without tool_calls", "ответ без tool_calls"),
-        ({"role": "assistant", "content": "Sunny.", "tool_calls": []}, "stop", False,
-         "an answer with an empty tool_calls list (vLLM sends that)",
-         "ответ с пустым списком tool_calls (так отвечает vLLM)"),
-        ({"role": "assistant", "content": "Sunny."}, "tool_calls", False,
-         "an answer without calls although finish_reason says 'tool_calls'",
-         "ответ без вызовов, хотя finish_reason равен 'tool_calls'"),
+        (
+            with_call,
+            "tool_calls",
+            True,
+            "a message with a call and finish_reason 'tool_calls'",
+            "сообщение с вызовом и finish_reason 'tool_calls'",
+        ),
+        (
+            with_call,
+            "stop",
+            True,
+            "a call with finish_reason 'stop' (the stop_with_calls engine)",
+            "вызов при finish_reason 'stop' (движок stop_with_calls)",
+        ),
+        (
+            {"role": "assistant", "content": "Sunny."},
+            "stop",
+            False,
+            "an answer without tool_calls",
+            "ответ без tool_calls",
+        ),
+        (
+            {"role": "assistant", "content": "Sunny.", "tool_calls": []},
+            "stop",
+            False,
+            "an answer with an empty tool_calls list (vLLM sends that)",
+            "ответ с пустым списком tool_calls (так отвечает vLLM)",
+        ),
+        (
+            {"role": "assistant", "content": "Sunny."},
+            "tool_calls",
+            False,
+            "an answer without calls although finish_reason says 'tool_calls'",
+            "ответ без вызовов, хотя finish_reason равен 'tool_calls'",
+        ),
     ]
     for message, finish_reason, expected, en, ru in cases:
         got = call_student(needs_tools, message, finish_reason)
         if bool(got) != expected:
-            raise NotYet(f"for {en} it should return {expected}. Look at message['tool_calls'], "
-                         "not at finish_reason.",
-                         f"для случая «{ru}» ожидается {expected}. Смотрите на "
-                         "message['tool_calls'], а не на finish_reason.")
+            raise NotYet(
+                f"for {en} it should return {expected}. Look at message['tool_calls'], "
+                "not at finish_reason.",
+                f"для случая «{ru}» ожидается {expected}. Смотрите на "
+                "message['tool_calls'], а не на finish_reason.",
+            )
 
 
 def check_needs_tools(needs_tools: Callable[[dict[str, Any], str | None], Any]) -> Verdict:
@@ -62,27 +90,36 @@ def _answer_calls(answer_calls: Callable[[dict[str, Any], dict[str, Any]], Any])
     if not isinstance(got, list):
         raise NotYet("return a list of messages.", "верните список сообщений.")
     if len(got) != len(calls):
-        raise NotYet(f"two parallel calls need two tool messages, got {len(got)}.",
-                     f"на два параллельных вызова нужно два сообщения, а получено {len(got)}.")
+        raise NotYet(
+            f"two parallel calls need two tool messages, got {len(got)}.",
+            f"на два параллельных вызова нужно два сообщения, а получено {len(got)}.",
+        )
     for call, answer in zip(calls, got, strict=True):
         if not isinstance(answer, dict) or answer.get("role") != "tool":
-            raise NotYet('each answer is a dict with "role": "tool".',
-                         'каждый ответ — словарь с "role": "tool".')
+            raise NotYet(
+                'each answer is a dict with "role": "tool".',
+                'каждый ответ — словарь с "role": "tool".',
+            )
         if answer.get("tool_call_id") != call["id"]:
-            raise NotYet(f"tool_call_id must be the call's id {call['id']!r}, in the calls' order.",
-                         f"tool_call_id должен быть id вызова {call['id']!r}, в порядке вызовов.")
+            raise NotYet(
+                f"tool_call_id must be the call's id {call['id']!r}, in the calls' order.",
+                f"tool_call_id должен быть id вызова {call['id']!r}, в порядке вызовов.",
+            )
         if answer.get("name") != "get_weather":
             raise NotYet("name is the function's name.", "name — это имя функции.")
         city = json.loads(call["function"]["arguments"])["city"]
         try:
             content = json.loads(answer.get("content") or "")
         except (TypeError, ValueError) as exc:
-            raise NotYet("content must be the result encoded as JSON text (json.dumps).",
-                         "content должен быть результатом в виде JSON-текста (json.dumps).",
-                         ) from exc
+            raise NotYet(
+                "content must be the result encoded as JSON text (json.dumps).",
+                "content должен быть результатом в виде JSON-текста (json.dumps).",
+            ) from exc
         if content != _get_weather(city):
-            raise NotYet(f"the content for {city} should be {json.dumps(_get_weather(city))}.",
-                         f"для {city} content должен быть {json.dumps(_get_weather(city))}.")
+            raise NotYet(
+                f"the content for {city} should be {json.dumps(_get_weather(city))}.",
+                f"для {city} content должен быть {json.dumps(_get_weather(city))}.",
+            )
 
 
 def check_answer_calls(answer_calls: Callable[[dict[str, Any], dict[str, Any]], Any]) -> Verdict:
@@ -100,33 +137,48 @@ def _error_text(content: Any, en: str, ru: str) -> None:
     try:
         parsed = json.loads(content)
     except (TypeError, ValueError) as exc:
-        raise NotYet(f"{en}: return JSON text like '{{\"error\": \"...\"}}'.",
-                     f"{ru}: верните JSON-текст вида '{{\"error\": \"...\"}}'.") from exc
+        raise NotYet(
+            f'{en}: return JSON text like \'{{"error": "..."}}\'.',
+            f'{ru}: верните JSON-текст вида \'{{"error": "..."}}\'.',
+        ) from exc
     if not isinstance(parsed, dict) or not str(parsed.get("error") or "").strip():
-        raise NotYet(f'{en}: the JSON needs a non-empty "error" field.',
-                     f'{ru}: в JSON нужно непустое поле "error".')
+        raise NotYet(
+            f'{en}: the JSON needs a non-empty "error" field.',
+            f'{ru}: в JSON нужно непустое поле "error".',
+        )
 
 
 def _tool_content(tool_content: Callable[[Callable[..., Any], str], Any]) -> None:
     """Raise NotYet unless results pass through and failures become error JSON."""
     got = call_student(tool_content, _get_weather, '{"city": "Moscow"}')
     if not isinstance(got, str) or json.loads(got) != _get_weather("Moscow"):
-        raise NotYet("a working call should return the result as JSON text.",
-                     "удачный вызов должен вернуть результат JSON-текстом.")
+        raise NotYet(
+            "a working call should return the result as JSON text.",
+            "удачный вызов должен вернуть результат JSON-текстом.",
+        )
     for function, text, en, ru in [
-        (_get_weather, '{"city": "Mos', "with arguments that are not valid JSON",
-         "когда аргументы — некорректный JSON"),
+        (
+            _get_weather,
+            '{"city": "Mos',
+            "with arguments that are not valid JSON",
+            "когда аргументы — некорректный JSON",
+        ),
         (_broken_tool, '{"city": "Moscow"}', "with a tool that fails", "когда инструмент падает"),
-        (_get_weather, '{"town": "Moscow"}', "with a wrong argument name (TypeError)",
-         "когда имя аргумента неверное (TypeError)"),
+        (
+            _get_weather,
+            '{"town": "Moscow"}',
+            "with a wrong argument name (TypeError)",
+            "когда имя аргумента неверное (TypeError)",
+        ),
     ]:
         try:
             content = tool_content(function, text)
         except Exception as exc:  # the point of the exercise: nothing may escape
-            raise NotYet(f"{en}, tool_content raised {type(exc).__name__}; catch it and "
-                         "return an error.",
-                         f"{ru}, tool_content выбрасывает {type(exc).__name__}; поймайте "
-                         "исключение и верните ошибку.") from exc
+            raise NotYet(
+                f"{en}, tool_content raised {type(exc).__name__}; catch it and return an error.",
+                f"{ru}, tool_content выбрасывает {type(exc).__name__}; поймайте "
+                "исключение и верните ошибку.",
+            ) from exc
         _error_text(content, en, ru)
 
 

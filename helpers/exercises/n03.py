@@ -73,34 +73,47 @@ STREAM_RU = {
 }
 
 ASSEMBLE_MISTAKES = (
-    Explain(IndexError, r"list index out of range",
-            "the usage chunk at the end of a stream has `choices: []`: skip a chunk without "
-            "choices before reading chunk.choices[0].",
-            "у фрагмента со статистикой в конце потока `choices: []`: пропускайте фрагмент без "
-            "choices, прежде чем читать chunk.choices[0]."),
-    Explain(AttributeError, r"'NoneType' object has no attribute '(name|arguments)'",
-            "a piece of tool_calls may come without function (only index and id): check "
-            "piece.function before reading .{0}.",
-            "часть tool_calls может прийти без function (только index и id): проверьте "
-            "piece.function, прежде чем читать .{0}."),
-    Explain(TypeError, r'can only concatenate str \(not "NoneType"\)',
-            "a fragment's id, name or arguments may be None: add `or \"\"` before gluing.",
-            "id, name или arguments во фрагменте могут быть None: перед склейкой добавьте "
-            "`or \"\"`."),
+    Explain(
+        IndexError,
+        r"list index out of range",
+        "the usage chunk at the end of a stream has `choices: []`: skip a chunk without "
+        "choices before reading chunk.choices[0].",
+        "у фрагмента со статистикой в конце потока `choices: []`: пропускайте фрагмент без "
+        "choices, прежде чем читать chunk.choices[0].",
+    ),
+    Explain(
+        AttributeError,
+        r"'NoneType' object has no attribute '(name|arguments)'",
+        "a piece of tool_calls may come without function (only index and id): check "
+        "piece.function before reading .{0}.",
+        "часть tool_calls может прийти без function (только index и id): проверьте "
+        "piece.function, прежде чем читать .{0}.",
+    ),
+    Explain(
+        TypeError,
+        r'can only concatenate str \(not "NoneType"\)',
+        'a fragment\'s id, name or arguments may be None: add `or ""` before gluing.',
+        'id, name или arguments во фрагменте могут быть None: перед склейкой добавьте `or ""`.',
+    ),
 )
 
 USAGE_MISTAKES = (
-    Explain(AttributeError, r"'NoneType' object has no attribute 'total_tokens'",
-            "a stream without a usage chunk ends with an ordinary chunk whose usage is None, so "
-            "chunks[-1].usage is None there: look for a chunk whose usage is set, else return "
-            "None.",
-            "поток без фрагмента со статистикой кончается обычным фрагментом, у которого usage "
-            "равно None, поэтому chunks[-1].usage там None: найдите фрагмент с заполненным usage, "
-            "а если его нет, верните None."),
-    Explain(IndexError, r"list index out of range",
-            "the usage chunk has `choices: []`: read chunk.usage, not chunk.choices[0].",
-            "у фрагмента со статистикой `choices: []`: читайте chunk.usage, а не "
-            "chunk.choices[0]."),
+    Explain(
+        AttributeError,
+        r"'NoneType' object has no attribute 'total_tokens'",
+        "a stream without a usage chunk ends with an ordinary chunk whose usage is None, so "
+        "chunks[-1].usage is None there: look for a chunk whose usage is set, else return "
+        "None.",
+        "поток без фрагмента со статистикой кончается обычным фрагментом, у которого usage "
+        "равно None, поэтому chunks[-1].usage там None: найдите фрагмент с заполненным usage, "
+        "а если его нет, верните None.",
+    ),
+    Explain(
+        IndexError,
+        r"list index out of range",
+        "the usage chunk has `choices: []`: read chunk.usage, not chunk.choices[0].",
+        "у фрагмента со статистикой `choices: []`: читайте chunk.usage, а не chunk.choices[0].",
+    ),
 )
 
 
@@ -118,8 +131,12 @@ def check_assemble(assemble_tool_calls: Callable[[list[Any]], Any]) -> Verdict:
     def check() -> None:
         for name, chunks in sample_streams().items():
             name_ru = STREAM_RU[name]
-            got = call_student(assemble_tool_calls, list(chunks), explain=ASSEMBLE_MISTAKES,
-                               case=(f"the stream '{name}'", name_ru))
+            got = call_student(
+                assemble_tool_calls,
+                list(chunks),
+                explain=ASSEMBLE_MISTAKES,
+                case=(f"the stream '{name}'", name_ru),
+            )
             expected = _expected(chunks)
             if got == expected:
                 continue
@@ -200,15 +217,23 @@ def check_usage(total_tokens: Callable[[list[Any]], Any]) -> Verdict:
     def check() -> None:
         streams = sample_streams()
         with_usage = streams["interleaved calls with a usage chunk"]
-        got = call_student(total_tokens, list(with_usage), explain=USAGE_MISTAKES,
-                           case=("the stream with a usage chunk", "поток со статистикой"))
+        got = call_student(
+            total_tokens,
+            list(with_usage),
+            explain=USAGE_MISTAKES,
+            case=("the stream with a usage chunk", "поток со статистикой"),
+        )
         if got != 110:
             raise NotYet(
                 f"the stream ends with a usage chunk of total_tokens=110; you returned {got!r}.",
                 f"поток заканчивается фрагментом с total_tokens=110; вы вернули {got!r}.",
             )
-        got = call_student(total_tokens, list(streams["one call"]), explain=USAGE_MISTAKES,
-                           case=("a stream without a usage chunk", "поток без статистики"))
+        got = call_student(
+            total_tokens,
+            list(streams["one call"]),
+            explain=USAGE_MISTAKES,
+            case=("a stream without a usage chunk", "поток без статистики"),
+        )
         if got is not None:
             raise NotYet(
                 f"a stream without a usage chunk should give None; you returned {got!r}.",

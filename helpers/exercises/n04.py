@@ -19,13 +19,16 @@ NAME_CASES: tuple[str, ...] = (
 
 
 NAME_MISTAKES = (
-    Explain(IndexError, r"list index out of range",
-            "an id need not contain a dot (get_weather:0), so split('.') gives one piece and [1] "
-            "does not exist: remove the prefix functions. if it is there, then cut at the last "
-            "':'.",
-            "в id может не быть точки (get_weather:0): тогда split('.') даёт один кусок, и [1] не "
-            "существует. Уберите префикс functions., если он есть, и отрежьте всё после последнего "
-            "':'."),
+    Explain(
+        IndexError,
+        r"list index out of range",
+        "an id need not contain a dot (get_weather:0), so split('.') gives one piece and [1] "
+        "does not exist: remove the prefix functions. if it is there, then cut at the last "
+        "':'.",
+        "в id может не быть точки (get_weather:0): тогда split('.') даёт один кусок, и [1] не "
+        "существует. Уберите префикс functions., если он есть, и отрежьте всё после последнего "
+        "':'.",
+    ),
 )
 
 
@@ -35,8 +38,9 @@ def check_name_from_id(name_from_id: Callable[[str], Any]) -> Verdict:
     def check() -> None:
         for call_id in NAME_CASES:
             expected = kimi_name_from_id(call_id)
-            got = call_student(name_from_id, call_id, explain=NAME_MISTAKES,
-                               case=(repr(call_id), call_id))
+            got = call_student(
+                name_from_id, call_id, explain=NAME_MISTAKES, case=(repr(call_id), call_id)
+            )
             if got != expected:
                 raise NotYet(
                     f"name_from_id({call_id!r}) should be {expected!r}, got {got!r}.",
@@ -89,14 +93,20 @@ CASE_RU = {
 }
 
 EXTRACT_MISTAKES = (
-    Explain(IndexError, r"list index out of range",
-            "the text may lack an end marker (output cut off) or the id a dot: do not index a "
-            "split() result blindly; read what is there and stop at the end of the text.",
-            "в тексте может не быть маркера конца (вывод обрезан), а в id — точки: не берите "
-            "элемент результата split() вслепую; читайте то, что есть, до конца текста."),
-    Explain(AttributeError, r"'NoneType' object has no attribute 'group",
-            "re.search found nothing in this text and returned None: check the match first.",
-            "re.search ничего не нашёл в этом тексте и вернул None: сначала проверьте совпадение."),
+    Explain(
+        IndexError,
+        r"list index out of range",
+        "the text may lack an end marker (output cut off) or the id a dot: do not index a "
+        "split() result blindly; read what is there and stop at the end of the text.",
+        "в тексте может не быть маркера конца (вывод обрезан), а в id — точки: не берите "
+        "элемент результата split() вслепую; читайте то, что есть, до конца текста.",
+    ),
+    Explain(
+        AttributeError,
+        r"'NoneType' object has no attribute 'group",
+        "re.search found nothing in this text and returned None: check the match first.",
+        "re.search ничего не нашёл в этом тексте и вернул None: сначала проверьте совпадение.",
+    ),
 )
 
 
@@ -120,8 +130,12 @@ def check_extract(extract_tool_calls: Callable[[str], Any]) -> Verdict:
     def check() -> None:
         for name, text in extract_cases().items():
             expected = parse_kimi(text).tool_calls
-            got = call_student(extract_tool_calls, text, explain=EXTRACT_MISTAKES,
-                               case=(f"the variant '{name}'", CASE_RU[name]))
+            got = call_student(
+                extract_tool_calls,
+                text,
+                explain=EXTRACT_MISTAKES,
+                case=(f"the variant '{name}'", CASE_RU[name]),
+            )
             if got != expected:
                 (want, want_ru), (have, have_ru) = _brief(expected), _brief(got)
                 raise NotYet(

@@ -31,28 +31,40 @@ SF_TOMORROW = (
 
 
 # The cases' names in Russian, for the hints.
-HERMES_RU = {"one call": "один вызов", "text before the calls": "текст перед вызовами",
-             "no calls": "без вызовов"}
+HERMES_RU = {
+    "one call": "один вызов",
+    "text before the calls": "текст перед вызовами",
+    "no calls": "без вызовов",
+}
 
 HERMES_MISTAKES = (
-    Explain(json.JSONDecodeError, r"Extra data",
-            "json.loads got the text of two calls at once: a greedy .* runs on to the last "
-            "</tool_call>; use the non-greedy .*? so that each block stops at its own end tag.",
-            "json.loads получил текст сразу двух вызовов: жадный .* доходит до последнего "
-            "</tool_call>; возьмите нежадный .*?, чтобы каждый блок кончался на своём теге."),
-    Explain(json.JSONDecodeError, r".",
-            "json.loads got more than the JSON between <tool_call> and </tool_call>: strip the "
-            "tags and the newlines around the object.",
-            "json.loads получил больше, чем JSON между <tool_call> и </tool_call>: отрежьте теги "
-            "и переводы строк вокруг объекта."),
+    Explain(
+        json.JSONDecodeError,
+        r"Extra data",
+        "json.loads got the text of two calls at once: a greedy .* runs on to the last "
+        "</tool_call>; use the non-greedy .*? so that each block stops at its own end tag.",
+        "json.loads получил текст сразу двух вызовов: жадный .* доходит до последнего "
+        "</tool_call>; возьмите нежадный .*?, чтобы каждый блок кончался на своём теге.",
+    ),
+    Explain(
+        json.JSONDecodeError,
+        r".",
+        "json.loads got more than the JSON between <tool_call> and </tool_call>: strip the "
+        "tags and the newlines around the object.",
+        "json.loads получил больше, чем JSON между <tool_call> и </tool_call>: отрежьте теги "
+        "и переводы строк вокруг объекта.",
+    ),
 )
 
 UNPARSED_MISTAKES = (
-    Explain(TypeError, r"NoneType",
-            'content is None in a message that carries only tool_calls: read it as '
-            'message.get("content") or "".',
-            'в сообщении только с tool_calls content равен None: читайте его как '
-            'message.get("content") or "".'),
+    Explain(
+        TypeError,
+        r"NoneType",
+        "content is None in a message that carries only tool_calls: read it as "
+        'message.get("content") or "".',
+        "в сообщении только с tool_calls content равен None: читайте его как "
+        'message.get("content") or "".',
+    ),
 )
 
 
@@ -76,8 +88,9 @@ def check_hermes_calls(hermes_calls: Callable[[str], Any]) -> Verdict:
                 (c["function"]["name"], json.loads(c["function"]["arguments"]))
                 for c in parse_hermes(text).tool_calls
             ]
-            got = call_student(hermes_calls, text, explain=HERMES_MISTAKES,
-                               case=(f"'{name}'", HERMES_RU[name]))
+            got = call_student(
+                hermes_calls, text, explain=HERMES_MISTAKES, case=(f"'{name}'", HERMES_RU[name])
+            )
             if isinstance(got, list):
                 got = [tuple(item) if isinstance(item, list) else item for item in got]
             if got != expected:
@@ -134,8 +147,12 @@ def check_unparsed(has_unparsed_calls: Callable[[dict[str, Any]], Any]) -> Verdi
 
     def check() -> None:
         for description, description_ru, message, expected in unparsed_cases():
-            got = call_student(has_unparsed_calls, {"role": "assistant", **message},
-                               explain=UNPARSED_MISTAKES, case=(description, description_ru))
+            got = call_student(
+                has_unparsed_calls,
+                {"role": "assistant", **message},
+                explain=UNPARSED_MISTAKES,
+                case=(description, description_ru),
+            )
             if bool(got) != expected or not isinstance(got, bool):
                 raise NotYet(
                     f"{description}: expected {expected}, got {got!r}.",

@@ -165,10 +165,16 @@ def check_normalize(normalize_ids: Callable[[list], Any]) -> Verdict:
             if got == expected:
                 continue
             want = [c["id"] for m in expected for c in m.get("tool_calls") or []]
-            have = [
-                c.get("id") for m in got or [] if isinstance(m, dict)
-                for c in m.get("tool_calls") or []
-            ] if isinstance(got, list) else got
+            have = (
+                [
+                    c.get("id")
+                    for m in got or []
+                    if isinstance(m, dict)
+                    for c in m.get("tool_calls") or []
+                ]
+                if isinstance(got, list)
+                else got
+            )
             if have != want:
                 raise NotYet(
                     f"for '{name}' the call ids should be {want}, got {have}.",
@@ -202,13 +208,21 @@ def reasoning_streams() -> dict[str, tuple[list[Any], tuple[str | None, str]]]:
     role = {"role": "assistant", "content": ""}
     return {
         "Moonshot": (
-            [_chunk(role), _chunk({"reasoning_content": "Start "}),
-             _chunk({"reasoning_content": "with Beijing."}), _chunk({"content": "Hi"})],
+            [
+                _chunk(role),
+                _chunk({"reasoning_content": "Start "}),
+                _chunk({"reasoning_content": "with Beijing."}),
+                _chunk({"content": "Hi"}),
+            ],
             ("reasoning_content", "Start with Beijing."),
         ),
         "vLLM with a usage chunk": (
-            [_chunk(role), _chunk({"reasoning": "Beijing"}), _chunk({"reasoning": " first."}),
-             _chunk(None, usage)],
+            [
+                _chunk(role),
+                _chunk({"reasoning": "Beijing"}),
+                _chunk({"reasoning": " first."}),
+                _chunk(None, usage),
+            ],
             ("reasoning", "Beijing first."),
         ),
         "no thinking": ([_chunk(role), _chunk({"content": "Hi"})], (None, "")),

@@ -57,12 +57,16 @@ def arguments_problem(arguments: str) -> str | None:
     try:
         value = json.loads(arguments)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
-        return tr(f"arguments are not valid JSON ({exc})",
-                  f"аргументы — некорректный JSON (json: «{exc}»)")
+        return tr(
+            f"arguments are not valid JSON ({exc})",
+            f"аргументы — некорректный JSON (json: «{exc}»)",
+        )
     if not isinstance(value, dict):
         kind = _JSON_TYPE_NAMES.get(type(value), type(value).__name__)
-        return tr(f"arguments are valid JSON but {kind}, not an object",
-                  f"аргументы — корректный JSON, но это {kind}, а не объект")
+        return tr(
+            f"arguments are valid JSON but {kind}, not an object",
+            f"аргументы — корректный JSON, но это {kind}, а не объект",
+        )
     return None
 
 

@@ -67,11 +67,14 @@ def kimi_name_from_id(call_id: str) -> str:
 def _id_problem(call_id: str, name: str) -> str | None:
     """Say why a call id is not of the form `[functions.]name:N`, or None when it is."""
     if not call_id:
-        return tr("the id is empty, so there is no function name",
-                  "id пуст, поэтому имени функции нет")
+        return tr(
+            "the id is empty, so there is no function name", "id пуст, поэтому имени функции нет"
+        )
     if not _INDEX_SUFFIX_RE.search(call_id) or not name or any(c.isspace() for c in name):
-        return tr(f"the id is not of the form 'functions.name:N'; name guessed as {name!r}",
-                  f"id не вида 'functions.name:N'; имя угадано как {name!r}")
+        return tr(
+            f"the id is not of the form 'functions.name:N'; name guessed as {name!r}",
+            f"id не вида 'functions.name:N'; имя угадано как {name!r}",
+        )
     return None
 
 
@@ -86,11 +89,16 @@ def _build_call(
     if id_problem:
         problems.append(f"{label}: {id_problem}")
     if missing_end:
-        problems.append(tr(f"{label}: no {CALL_END} {missing_end}",
-                           f"{label}: нет {CALL_END} {missing_end}"))
+        problems.append(
+            tr(f"{label}: no {CALL_END} {missing_end}", f"{label}: нет {CALL_END} {missing_end}")
+        )
     if arguments is None:
-        problems.append(tr(f"{label}: no {ARGUMENT_BEGIN}, so no arguments",
-                           f"{label}: нет {ARGUMENT_BEGIN}, поэтому нет и аргументов"))
+        problems.append(
+            tr(
+                f"{label}: no {ARGUMENT_BEGIN}, so no arguments",
+                f"{label}: нет {ARGUMENT_BEGIN}, поэтому нет и аргументов",
+            )
+        )
         arguments = ""
     else:
         arguments_issue = arguments_problem(arguments)
@@ -101,25 +109,34 @@ def _build_call(
 
 def _stray_text_error(text: str) -> str:
     """Error for visible text inside a tool-calls section but outside any call."""
-    return tr(f"text between tool calls ignored: {snippet(text)!r}",
-              f"текст между вызовами пропущен: {snippet(text)!r}")
+    return tr(
+        f"text between tool calls ignored: {snippet(text)!r}",
+        f"текст между вызовами пропущен: {snippet(text)!r}",
+    )
 
 
 def _misplaced(marker: str, in_section: bool, call_index: int | None) -> str:
     """Error for a marker that makes no sense where it stands (it is dropped)."""
     if call_index is not None:
-        return tr(f"call {call_index}: unexpected {marker} inside the call ignored",
-                  f"вызов {call_index}: лишний {marker} внутри вызова пропущен")
+        return tr(
+            f"call {call_index}: unexpected {marker} inside the call ignored",
+            f"вызов {call_index}: лишний {marker} внутри вызова пропущен",
+        )
     if marker == SECTION_BEGIN:
-        return tr(f"{SECTION_BEGIN} inside an open section ignored",
-                  f"{SECTION_BEGIN} внутри открытой секции пропущен")
+        return tr(
+            f"{SECTION_BEGIN} inside an open section ignored",
+            f"{SECTION_BEGIN} внутри открытой секции пропущен",
+        )
     if marker == SECTION_END:
-        return tr(f"{SECTION_END} without an open section ignored",
-                  f"{SECTION_END} без открытой секции пропущен")
+        return tr(
+            f"{SECTION_END} without an open section ignored",
+            f"{SECTION_END} без открытой секции пропущен",
+        )
     if in_section:
         return tr(f"{marker} between calls ignored", f"{marker} между вызовами пропущен")
-    return tr(f"{marker} outside a tool-calls section ignored",
-              f"{marker} вне секции вызовов пропущен")
+    return tr(
+        f"{marker} outside a tool-calls section ignored", f"{marker} вне секции вызовов пропущен"
+    )
 
 
 _CALL_OUTSIDE_SECTION = Text(

@@ -323,15 +323,17 @@ def mismatch_message(
         lines.append(tr("No recordings are loaded at all.", "Записи не загружены вовсе."))
     else:
         canonical, interaction = best
-        lines.append(tr(f"Closest recording: {interaction.name}.",
-                        f"Ближайшая запись: {interaction.name}."))
+        lines.append(
+            tr(f"Closest recording: {interaction.name}.", f"Ближайшая запись: {interaction.name}.")
+        )
         diff = first_difference(request, canonical)
         if diff is not None:
             field, mine, theirs = diff
             lines.append(tr(f"First difference at {field}:", f"Первое различие в поле {field}:"))
             lines.append(tr("  this request: ", "  этот запрос: ") + show_value(mine, theirs))
             lines.append(tr("  recording:    ", "  запись:       ") + show_value(theirs, mine))
-        lines.append(_author_hint(interaction.cassette, (scenario_files or {}).get(
-            interaction.cassette)))
+        lines.append(
+            _author_hint(interaction.cassette, (scenario_files or {}).get(interaction.cassette))
+        )
     lines.append(str(LIVE_HINT))
     return "\n".join(lines), field

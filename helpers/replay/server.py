@@ -40,6 +40,8 @@ def split_lesson(path: str) -> tuple[str | None, str]:
     if found is None:
         return None, path
     return found["lesson"], path[found.end() :]
+
+
 MAX_BODY = 64 * 1024 * 1024
 MAX_JSON_DEPTH = 200  # deeper request JSON is refused (the matching code recurses over it)
 BAD_JSON = (

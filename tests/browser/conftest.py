@@ -44,7 +44,10 @@ VIEWPORT = {"width": 1400, "height": 1000}
 # before the kernel started), and no news or update check (no network, no toast).
 LAB_SETTINGS = {
     "@jupyterlab/docmanager-extension/plugin": {"autosave": False},
-    "@jupyterlab/notebook-extension/tracker": {"windowingMode": "none", "autoStartDefaultKernel": True},
+    "@jupyterlab/notebook-extension/tracker": {
+        "windowingMode": "none",
+        "autoStartDefaultKernel": True,
+    },
     "@jupyterlab/apputils-extension/notification": {"fetchNews": "false", "checkForUpdates": False},
 }
 
@@ -74,9 +77,16 @@ class LabServer:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(values), encoding="utf-8")
         cmd = [
-            sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
-            "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}", "--ServerApp.port_retries=0",
-            f"--IdentityProvider.token={self.token}", f"--ServerApp.root_dir={self.root}",
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--no-browser",
+            "--allow-root",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={self.port}",
+            "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={self.token}",
+            f"--ServerApp.root_dir={self.root}",
             f"--LabApp.user_settings_dir={settings}",
             f"--LabApp.workspaces_dir={self.scratch / 'workspaces'}",
             # JupyterLab saves a checkpoint of every notebook it opens: keep them out of the repo
@@ -189,7 +199,10 @@ def browser(tmp_path_factory):
     profile = tmp_path_factory.mktemp("chromium-profile")  # --user-data-dir, fresh per run
     with sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
-            str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS,
+            str(profile),
+            executable_path=CHROMIUM,
+            headless=True,
+            args=CHROMIUM_FLAGS,
             viewport=VIEWPORT,
         )
         try:

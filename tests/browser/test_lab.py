@@ -111,7 +111,9 @@ def open_and_run_all(page, lab, relpath: str) -> None:
         ".jp-NotebookPanel .jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=90_000
     )
     menu(page, "Edit", "editmenu:clear-all")
-    page.wait_for_function("() => !document.querySelector('.jp-NotebookPanel .jp-OutputArea-output')")
+    page.wait_for_function(
+        "() => !document.querySelector('.jp-NotebookPanel .jp-OutputArea-output')"
+    )
     menu(page, "Run", "runmenu:run-all")
     wait_until_idle(page, RUN_TIMEOUT)
 
@@ -132,15 +134,21 @@ def cell_problems(nb, shown: list[dict], widget: str) -> list[str]:
         tagged = "raises-exception" in cell.metadata.get("tags", [])
         expected = [o.ename for o in cell.get("outputs", []) if o.output_type == "error"]
         if seen["errors"] and not tagged:
-            problems.append(f"{at} shows an error but is not tagged raises-exception: {seen['errors'][0]!r}")
+            problems.append(
+                f"{at} shows an error but is not tagged raises-exception: {seen['errors'][0]!r}"
+            )
         if tagged and not seen["errors"]:
             problems.append(f"{at} is tagged raises-exception but shows no error")
         if tagged and seen["errors"] and expected and expected[0] not in seen["errors"][-1]:
-            problems.append(f"{at} shows {seen['errors'][-1]!r}, the notebook expects {expected[0]}")
+            problems.append(
+                f"{at} shows {seen['errors'][-1]!r}, the notebook expects {expected[0]}"
+            )
         if any(e in seen["text"] for e in WIDGET_ERRORS):
             problems.append(f"{at} shows a widget error: {seen['text'][:300]!r}")
         if re.search(rf"\b{widget}\(", cell.source) and not seen["widgets"]:
-            problems.append(f"{at} builds a {widget} but shows no rendered widget: {seen['text'][:200]!r}")
+            problems.append(
+                f"{at} builds a {widget} but shows no rendered widget: {seen['text'][:200]!r}"
+            )
     return problems
 
 
@@ -162,7 +170,9 @@ def wait_for_view(cell, done, timeout: float = 15) -> str:
 def slider_settled(cell):
     """A `done` test: the view shows the chunk the slider's readout shows (the kernel caught up)."""
     readout = cell.locator(".widget-slider .widget-readout").first
-    return lambda text: bool(re.search(rf"(?:chunk|фрагмент) {readout.inner_text().strip()} (?:of|из) \d+", text))
+    return lambda text: bool(
+        re.search(rf"(?:chunk|фрагмент) {readout.inner_text().strip()} (?:of|из) \d+", text)
+    )
 
 
 def move_slider(page, cell) -> None:
@@ -204,7 +214,9 @@ def test_lesson_runs_in_jupyterlab_and_its_widget_reacts(lab, browser, shots, le
         problems = cell_problems(nb, page.evaluate(CELLS_JS), lesson.widget)
         assert not problems, "\n".join(problems)
 
-        widget_cells = [i for i, c in enumerate(nb.cells) if re.search(rf"\b{lesson.widget}\(", c.source)]
+        widget_cells = [
+            i for i, c in enumerate(nb.cells) if re.search(rf"\b{lesson.widget}\(", c.source)
+        ]
         assert widget_cells, f"no cell of {lesson.relpath} builds a {lesson.widget}"
         cell = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell").nth(widget_cells[-1])
         cell.scroll_into_view_if_needed()
@@ -233,7 +245,9 @@ def test_lab_renders_and_updates_a_plain_ipywidgets_slider(browser, shots, tmp_p
     folder = tmp_path / "root"
     folder.mkdir()
     nb = nbformat.v4.new_notebook()
-    nb.metadata = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
+    nb.metadata = {
+        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
+    }
     nb.cells = [
         nbformat.v4.new_code_cell(
             "import ipywidgets as w\n"
@@ -242,7 +256,9 @@ def test_lab_renders_and_updates_a_plain_ipywidgets_slider(browser, shots, tmp_p
             "slider.observe(lambda c: setattr(view, 'value', f\"chunk {c['new']} of 10\"), 'value')\n"
             "w.VBox([slider, view])"
         ),
-        nbformat.v4.new_code_cell("raise ValueError('expected')", metadata={"tags": ["raises-exception"]}),
+        nbformat.v4.new_code_cell(
+            "raise ValueError('expected')", metadata={"tags": ["raises-exception"]}
+        ),
         nbformat.v4.new_code_cell("print('still runs after a tagged error')"),
     ]
     nbformat.write(nb, folder / "slider.ipynb")
