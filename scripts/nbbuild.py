@@ -32,7 +32,15 @@ WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 # Installed packages in a traceback: shown from `site-packages/` on, whatever the machine.
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 SITE_PACKAGES = re.compile(r"(?:[A-Za-z]:)?[^\s'\"\x1b]*[/\\]site-packages[/\\]")
-HIDDEN_FRAMES = re.compile(r"\.\.\. (\d+) library frame\(s\) hidden in the saved notebook \.\.\.")
+# The line that stands for library frames folded out of a saved traceback, in each edition.
+HIDDEN_TEXT = {
+    "en": "... {} library frame(s) hidden in the saved notebook ...",
+    "ru": "... кадров библиотек, скрытых в сохранённом блокноте: {} ...",
+}
+HIDDEN_FRAMES = re.compile(
+    r"\.\.\. (?:(\d+) library frame\(s\) hidden in the saved notebook"
+    r"|кадров библиотек, скрытых в сохранённом блокноте: (\d+)) \.\.\."
+)
 # The setup cell chooses the language of the helpers' messages; each edition gets its own.
 LANGUAGE_LINE = {
     "en": 'set_language("en")  # the language of the helpers\' messages',
@@ -146,7 +154,7 @@ def _relative_paths(line: str) -> str:
     return SITE_PACKAGES.sub("site-packages/", line)
 
 
-def _short_traceback(lines: list[str]) -> list[str]:
+def _short_traceback(lines: list[str], lang: str = "en") -> list[str]:
     """Keep the header, the notebook's own frames and the error line; fold library frames.
 
     A saved error should show the learner where in *their* cell it happened and what it says, not
@@ -157,22 +165,23 @@ def _short_traceback(lines: list[str]) -> list[str]:
     for frame in lines[2:-1]:
         folded = HIDDEN_FRAMES.fullmatch(frame)
         if folded:  # shortened before (a kept output): count its frames again, add no line
-            hidden += int(folded[1])
+            hidden += int(folded[1] or folded[2])
         elif ANSI.sub("", frame).startswith("Cell "):
             if hidden:
-                kept.append(f"... {hidden} library frame(s) hidden in the saved notebook ...")
+                kept.append(HIDDEN_TEXT[lang].format(hidden))
                 hidden = 0
             kept.append(frame)
         else:
             hidden += 1
     if hidden:
-        kept.append(f"... {hidden} library frame(s) hidden in the saved notebook ...")
+        kept.append(HIDDEN_TEXT[lang].format(hidden))
     kept.append(lines[-1])
     return [_relative_paths(line) for line in kept]
 
 
-def clean(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Make outputs deterministic: counts 1..n, no timings, no widget views (random model ids)."""
+def clean(nb: nbformat.NotebookNode, lang: str = "en") -> nbformat.NotebookNode:
+    """Make outputs deterministic: counts 1..n, no timings, no widget views (random model ids).
+    `lang`: the edition, for the line that stands for folded traceback frames."""
     nb.metadata.pop("widgets", None)
     nb.metadata["language_info"] = {"name": "python"}
     count = 0
@@ -203,7 +212,7 @@ def clean(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
             if "execution_count" in out:
                 out["execution_count"] = count
             if out.get("output_type") == "error":  # an expected error must not show machine paths
-                out["traceback"] = _short_traceback(out.get("traceback", []))
+                out["traceback"] = _short_traceback(out.get("traceback", []), lang)
     return nb
 
 
@@ -296,10 +305,10 @@ def build(name: str, run: bool) -> None:
         path = folder / f"{lesson.name}.ipynb"
         nb = to_notebook(lesson, lang)
         if run:
-            nb = clean(execute(nb, folder))
+            nb = clean(execute(nb, folder), lang)
         else:
             missing = keep_committed_outputs(nb, path)
-            nb = clean(nb)
+            nb = clean(nb, lang)
             if missing and path.exists():
                 print(
                     f"{path.relative_to(ROOT)}: new cells {missing} have no outputs yet: "
@@ -412,7 +421,7 @@ def build_student(names: list[str], out: Path = STUDENT_DIR) -> list[Path]:
                 key = nbformat.read(key_path, as_version=4)
             else:
                 lesson = lesson or load_lesson(SRC / f"{name}.py")
-                key = clean(to_notebook(lesson, lang))
+                key = clean(to_notebook(lesson, lang), lang)
             nb = student_notebook(key, name, lang)
             nbformat.validate(nb)
             path = out / lang / f"{name}.ipynb"

@@ -1120,3 +1120,11 @@ def test_templated_code_cells_are_caught(tmp_path):
         "code cell with a backslash",
         "code cell built from a call (.format?)",
     ]
+
+
+def test_the_folded_frames_line_speaks_the_editions_language():
+    lines = ["header", "----", "lib 1", "\x1b[32mCell In[3], line 1\x1b[39m", "E: boom"]
+    russian = nbbuild._short_traceback(lines, "ru")
+    assert russian[2] == "... кадров библиотек, скрытых в сохранённом блокноте: 1 ..."
+    assert nbbuild._short_traceback(russian, "ru") == russian  # idempotent in Russian too
+    assert "library frame(s)" in nbbuild._short_traceback(lines, "en")[2]
