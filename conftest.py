@@ -17,14 +17,20 @@ _others = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p an
 os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *_others])
 
 
+# Test files whose every test starts Jupyter kernels, and fixtures that start them.
+KERNEL_FILES = {"test_live_mode.py", "test_replay_lab_proxy.py"}
+KERNEL_FIXTURES = {"graded"}  # tests/test_grade.py: a folder of notebooks graded in kernels
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark what runs notebooks in kernels (nbval cells, the live-mode and browser tests) as
-    `notebooks`, so `-m 'not notebooks'` is the quick unit loop."""
+    """Mark what runs notebooks in kernels (nbval cells, the live-mode, lab-proxy, grading and
+    browser tests) as `notebooks`, so `-m 'not notebooks'` is the quick unit loop."""
     for item in items:
         path = Path(str(item.fspath))
         if (
             path.suffix == ".ipynb"
-            or path.name == "test_live_mode.py"
+            or path.name in KERNEL_FILES
+            or KERNEL_FIXTURES & set(getattr(item, "fixturenames", ()))
             or item.get_closest_marker("browser")
         ):
             item.add_marker(pytest.mark.notebooks)

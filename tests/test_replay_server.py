@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 import time
@@ -314,17 +315,19 @@ def _timed_stream(server: ReplayServer, body: dict) -> tuple[float, bytes]:
     return time.monotonic() - started, response.content
 
 
-def test_pace_replays_recorded_delays(tmp_path: Path) -> None:
-    """With pace, a stream takes at least the sum of its delays; without, it does not wait."""
+def test_pace_replays_recorded_delays(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With pace, a stream takes at least the sum of its delays; without, it never waits."""
     item = _paced_cassette(tmp_path, 250)
     body = item["request"]["body"]
     with ReplayServer(tmp_path, pace=True) as paced:
         elapsed, content = _timed_stream(paced, body)
-    assert elapsed >= 0.9
+    assert elapsed >= 0.9  # a lower bound: a busy machine only makes it slower
     assert content == sse_bytes(item["response"]["sse"])
+    waits: list[float] = []
+    monkeypatch.setattr("helpers.replay.server.time.sleep", waits.append)
     with ReplayServer(tmp_path) as unpaced:
-        elapsed, content = _timed_stream(unpaced, body)
-    assert elapsed < 0.9
+        _, content = _timed_stream(unpaced, body)
+    assert waits == []
     assert content == sse_bytes(item["response"]["sse"])
 
 
@@ -423,20 +426,39 @@ def test_repr_has_no_port(server: ReplayServer) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def _exchange(server: ReplayServer, data: bytes, sock: socket.socket | None = None) -> bytes:
-    """Send raw bytes and read until the server closes or goes quiet (one answer or more)."""
+def _exchange(
+    server: ReplayServer, data: bytes, sock: socket.socket | None = None, answers: int = 1
+) -> bytes:
+    """Send raw bytes and read until `answers` whole HTTP answers came (by Content-Length), the
+    server closes, or it goes quiet for a second."""
     conn = sock or socket.create_connection(("127.0.0.1", int(server.url.rsplit(":", 1)[1])), 5)
     conn.sendall(data)
     conn.settimeout(1.0)
     out = b""
+    head_request = data.startswith(b"HEAD ")
     try:
-        while chunk := conn.recv(65536):
+        while _complete_answers(out, head_request) < answers and (chunk := conn.recv(65536)):
             out += chunk
     except TimeoutError:
         pass
     if sock is None:
         conn.close()
     return out
+
+
+def _complete_answers(data: bytes, head_request: bool = False) -> int:
+    """How many whole HTTP answers with a Content-Length `data` holds (a HEAD answer: no body)."""
+    count = 0
+    while (end := data.find(b"\r\n\r\n")) >= 0:
+        length = re.search(rb"(?im)^content-length:\s*(\d+)", data[:end])
+        if length is None:
+            return count
+        size = 0 if head_request else int(length.group(1))
+        if len(data) < end + 4 + size:
+            return count
+        data = data[end + 4 + size :]
+        count += 1
+    return count
 
 
 def _post_raw(body: bytes) -> bytes:
@@ -493,7 +515,7 @@ def test_get_body_is_read_and_the_kept_alive_connection_stays_in_step(server: Re
         b"GET /v1/models HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"
         b"GET /v1/models HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
     )
-    answer = _exchange(server, data)
+    answer = _exchange(server, data, answers=2)
     assert answer.count(b"HTTP/1.1 200 OK") == 2, answer
 
 

@@ -150,6 +150,7 @@ def test_the_edition_has_every_lesson_no_solution_and_no_verdict_shown(edition, 
         assert sorted(called) == sorted(expected), (name, called)
 
 
+@pytest.mark.notebooks
 def test_the_edition_runs_top_to_bottom_saying_not_yet_in_both_languages(edition, tmp_path):
     executed = tmp_path / "executed"
     results = grade_folder(edition, tmp_path / "grades.csv", timeout=300, executed=executed)

@@ -675,22 +675,6 @@ socket.getaddrinfo = _blocked
 from helpers.templates import load_tokenizer
 """
 
-# The first call also pays transformers' lazy import of its tokenizer classes (~0.5 s, once per
-# kernel): timed apart ("cold") from the load itself.
-LOCAL_PROBE = (
-    GUARD
-    + """
-times = {}
-for name in ("kimi-k2", "qwen2.5", "kimi-k2"):
-    start = time.perf_counter()
-    tokenizer = load_tokenizer(name)
-    times.setdefault(name, []).append(time.perf_counter() - start)
-    tokenizer.apply_chat_template([{"role": "user", "content": "hi"}], tokenize=False)
-cold = times["kimi-k2"].pop(0)
-print(json.dumps({"attempts": attempts, "cold": cold, "times": times, "type": type(tokenizer).__name__}))
-"""
-)
-
 
 def run_probe(code: str, env: dict[str, str], tmp_path: Path) -> dict[str, Any]:
     """Run `code` in a fresh interpreter with a clean HF cache and `env`; return its JSON line."""
@@ -709,13 +693,30 @@ def run_probe(code: str, env: dict[str, str], tmp_path: Path) -> dict[str, Any]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.parametrize("offline", ["1", ""])
-def test_local_load_never_touches_network_and_is_fast(offline: str, tmp_path: Path) -> None:
-    result = run_probe(LOCAL_PROBE, {"HF_HUB_OFFLINE": offline}, tmp_path)
-    assert result["attempts"] == []
-    assert result["type"] == "TokenizersBackend"
-    assert result["cold"] < 3.0, result
-    assert all(seconds < 1.0 for (seconds,) in result["times"].values()), result
+def test_local_load_never_touches_the_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In this process, with every way to open a socket blocked and HF_HUB_OFFLINE unset: the
+    offline tokenizers load and render, and nothing even tries to connect."""
+    import socket
+
+    attempts: list[str] = []
+
+    def blocked(*args: Any, **kwargs: Any) -> Any:
+        attempts.append(repr(args)[:200])
+        raise OSError("network disabled by the test")
+
+    for target, name in (
+        (socket.socket, "connect"),
+        (socket.socket, "connect_ex"),
+        (socket, "create_connection"),
+        (socket, "getaddrinfo"),
+    ):
+        monkeypatch.setattr(target, name, blocked)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    for name in ("kimi-k2", "qwen2.5", "kimi-k2-thinking", "qwen3", "qwen3.5"):
+        tokenizer = load_tokenizer(name)
+        assert type(tokenizer).__name__ == "TokenizersBackend"
+        tokenizer.apply_chat_template([{"role": "user", "content": "hi"}], tokenize=False)
+    assert attempts == []
 
 
 def test_hub_probe_counts_any_http_answer_as_reachable() -> None:
@@ -957,12 +958,11 @@ for name, spec in templates.HUB_TEMPLATES.items():
     templates.HUB_TEMPLATES[name] = spec._replace(revision="PINNED")
 out = {}
 for name in ("kimi-k2", "qwen2.5"):
-    start = time.perf_counter()
     try:
         load_tokenizer(name, source="hub")
         out[name] = {"error": None}
     except TokenizerUnavailableError as exc:
-        out[name] = {"error": str(exc), "seconds": time.perf_counter() - start}
+        out[name] = {"error": str(exc)}
 out["attempts"] = attempts
 print(json.dumps(out))
 """.replace("PINNED", PINNED)
@@ -970,7 +970,7 @@ print(json.dumps(out))
     result = run_probe(probe, {"HF_HUB_OFFLINE": "1"}, tmp_path)
     assert result.pop("attempts") == []
     for name, outcome in result.items():
-        assert outcome["error"] is not None and outcome["seconds"] < 3.0
+        assert outcome["error"] is not None  # at once: the guard saw no connection attempt
         assert "HF_HUB_OFFLINE" in outcome["error"] and HUB_TEMPLATES[name].repo in outcome["error"]
         assert f"load_tokenizer({name!r})" in outcome["error"]
 
