@@ -202,3 +202,29 @@ def test_kimi_with_reasoning_stream_equals_batch_for_any_split(parts, cuts, reas
     chunks = split_at(text, [c for c in cuts if c <= len(text)])
     parser, accumulator, _ = stream(ThinkingKimiParser(reasoning_open), chunks)
     assert parser.result == batch(text, reasoning_open)
+
+
+@pytest.mark.parametrize(
+    "parse, text",
+    [
+        ("kimi", f"{SECTION_BEGIN}<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{{"),
+        ("hermes", '<tool_call>\n{"name": "f", "arguments": {'),
+        ("qwen_xml", "<tool_call>\n<function=f>\n<parameter=x>\n1"),
+    ],
+)
+def test_every_parsers_diagnostics_follow_the_language_in_force(parse, text):
+    """Parser errors are shown to students: the Russian edition gets them in Russian."""
+    from helpers.formats import parse_hermes
+    from helpers.formats.qwen_xml import parse_qwen_xml
+
+    parser = {"kimi": parse_kimi, "hermes": parse_hermes, "qwen_xml": parse_qwen_xml}[parse]
+    english = parser(text).errors
+    try:
+        set_language("ru")
+        russian = parser(text).errors
+    finally:
+        reset_language()
+    assert english and len(russian) == len(english)
+    for message in russian:
+        assert any("а" <= ch <= "я" for ch in message), message
+        assert " the " not in message and "ignored" not in message, message

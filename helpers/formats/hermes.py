@@ -41,6 +41,7 @@ from helpers.formats._common import (
     tool_call_dict,
 )
 from helpers.formats.think import parse_with_reasoning
+from helpers.i18n import Text, tr
 
 OPEN_TAG = "<tool_call>"
 CLOSE_TAG = "</tool_call>"
@@ -53,7 +54,10 @@ _TAG_RE = re.compile("(" + "|".join(re.escape(tag) for tag in HERMES_TAGS) + ")"
 _NAME_RE = re.compile(r'"name"\s*:\s*("(?:[^"\\]|\\.)*")')
 _ARGUMENTS_RE = re.compile(r'"arguments"\s*:\s*')
 
-_STRAY_CLOSE = f"{CLOSE_TAG} without an open {OPEN_TAG} ignored"
+_STRAY_CLOSE = Text(
+    f"{CLOSE_TAG} without an open {OPEN_TAG} ignored",
+    f"{CLOSE_TAG} без открытого {OPEN_TAG} пропущен",
+)
 
 
 def _salvage(body: str) -> tuple[str, str]:
@@ -80,29 +84,58 @@ def _salvage(body: str) -> tuple[str, str]:
 def _build_call(index: int, body: str, missing_end: str | None) -> tuple[dict[str, Any], list[str]]:
     """Turn the text of one `<tool_call>` block into its OpenAI dict and its problems."""
     call_id = f"call_{index}"
-    label = f"call {index} (id {call_id!r})"
+    label = tr(f"call {index} (id {call_id!r})", f"вызов {index} (id {call_id!r})")
     problems = []
     if missing_end:
-        problems.append(f"{label}: no {CLOSE_TAG} {missing_end}")
+        problems.append(
+            tr(f"{label}: no {CLOSE_TAG} {missing_end}", f"{label}: нет {CLOSE_TAG} {missing_end}")
+        )
     body = body.strip()
     try:
         payload = json.loads(body)
     except (ValueError, RecursionError) as exc:
         name, arguments = _salvage(body)
-        what = "empty" if not body else f"not valid JSON ({exc})"
-        recovered = f"recovered name {name!r} and arguments {snippet(arguments)!r}"
-        problems.append(f"{label}: the call is {what}; {recovered}")
+        recovered = snippet(arguments)
+        if not body:
+            problems.append(
+                tr(
+                    f"{label}: the call is empty; recovered name {name!r} and arguments "
+                    f"{recovered!r}",
+                    f"{label}: вызов пуст; восстановлены имя {name!r} и аргументы {recovered!r}",
+                )
+            )
+        else:
+            problems.append(
+                tr(
+                    f"{label}: the call is not valid JSON ({exc}); recovered name {name!r} and "
+                    f"arguments {recovered!r}",
+                    f"{label}: вызов — некорректный JSON (json: «{exc}»); восстановлены "
+                    f"имя {name!r} и аргументы {recovered!r}",
+                )
+            )
         return tool_call_dict(call_id, name, arguments), problems
     if not isinstance(payload, dict):
-        problems.append(f"{label}: the call is valid JSON but not an object: {snippet(body)!r}")
+        problems.append(
+            tr(
+                f"{label}: the call is valid JSON but not an object: {snippet(body)!r}",
+                f"{label}: вызов — корректный JSON, но не объект: {snippet(body)!r}",
+            )
+        )
         return tool_call_dict(call_id, "", ""), problems
 
     name = payload.get("name")
     if not isinstance(name, str):
-        problems.append(f'{label}: no string "name" in the call')
+        problems.append(
+            tr(f'{label}: no string "name" in the call', f'{label}: в вызове нет строки "name"')
+        )
         name = ""
     if "arguments" not in payload:
-        problems.append(f'{label}: no "arguments" in the call; using {{}}')
+        problems.append(
+            tr(
+                f'{label}: no "arguments" in the call; using {{}}',
+                f'{label}: в вызове нет "arguments"; взято {{}}',
+            )
+        )
         arguments = "{}"
     elif isinstance(payload["arguments"], str):
         arguments = payload["arguments"]  # already JSON text (or meant to be): keep it
@@ -137,11 +170,11 @@ def _parse_visible(text: str) -> ParseResult:
     for piece in _TAG_RE.split(text):
         if piece == OPEN_TAG:
             if body is not None:  # the previous block never got its </tool_call>
-                finish_block(f"before the next {OPEN_TAG}")
+                finish_block(tr(f"before the next {OPEN_TAG}", f"перед следующим {OPEN_TAG}"))
             body = []
         elif piece == CLOSE_TAG:
             if body is None:
-                errors.append(_STRAY_CLOSE)
+                errors.append(str(_STRAY_CLOSE))
             else:
                 finish_block(None)
                 body = None
@@ -150,7 +183,7 @@ def _parse_visible(text: str) -> ParseResult:
         else:
             content_parts.append(piece)
     if body is not None:
-        finish_block(CUT_OFF)
+        finish_block(str(CUT_OFF))
     return ParseResult("".join(content_parts).strip(), tool_calls, errors)
 
 
@@ -178,17 +211,19 @@ class HermesStreamParser(StreamParser):
         """Open a block (closing a previous one left open) or close the open one."""
         if tag == OPEN_TAG:
             if self._body is not None:
-                self._finish_block(f"before the next {OPEN_TAG}", out)
+                self._finish_block(
+                    tr(f"before the next {OPEN_TAG}", f"перед следующим {OPEN_TAG}"), out
+                )
             self._body = []
         elif self._body is None:  # a </tool_call> with no open block
-            self._errors.append(_STRAY_CLOSE)
+            self._errors.append(str(_STRAY_CLOSE))
         else:
             self._finish_block(None, out)
 
     def _on_end(self, out: DeltaList) -> None:
         """Finish a block cut off by the end of the text."""
         if self._body is not None:
-            self._finish_block(CUT_OFF, out)
+            self._finish_block(str(CUT_OFF), out)
 
     def _on_text(self, piece: str, out: DeltaList) -> None:
         """Buffer text inside a block; stream text outside as content."""

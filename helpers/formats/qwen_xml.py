@@ -60,6 +60,7 @@ from helpers.formats._common import (
     tool_call_dict,
 )
 from helpers.formats.think import parse_with_reasoning
+from helpers.i18n import tr
 
 TOOL_CALL_OPEN = "<tool_call>"
 TOOL_CALL_CLOSE = "</tool_call>"
@@ -136,7 +137,14 @@ def convert_parameter(
     if value.lower() == "null":
         return None, None
     if key not in properties:
-        note = "is not in the tool's schema; kept as a string" if properties else None
+        note = (
+            tr(
+                "is not in the tool's schema; kept as a string",
+                "нет в схеме инструмента; оставлен строкой",
+            )
+            if properties
+            else None
+        )
         return value, note
     schema = properties[key]
     kind = "string"
@@ -148,16 +156,26 @@ def convert_parameter(
         try:
             return int(value), None
         except ValueError:
-            return value, f"{snippet(value)!r} is not an integer; kept as a string"
+            return value, tr(
+                f"{snippet(value)!r} is not an integer; kept as a string",
+                f"{snippet(value)!r} — не целое число; оставлено строкой",
+            )
     if kind.startswith(("num", "float")):
         try:
             number = float(value)
             return (int(number) if number == int(number) else number), None
         except (ValueError, OverflowError):
-            return value, f"{snippet(value)!r} is not a finite number; kept as a string"
+            return value, tr(
+                f"{snippet(value)!r} is not a finite number; kept as a string",
+                f"{snippet(value)!r} — не конечное число; оставлено строкой",
+            )
     if kind in _BOOLEAN_TYPES:
         lowered = value.lower()
-        note = None if lowered in ("true", "false") else f"{snippet(value)!r} read as false"
+        note = (
+            None
+            if lowered in ("true", "false")
+            else tr(f"{snippet(value)!r} read as false", f"{snippet(value)!r} прочитано как false")
+        )
         return lowered == "true", note
     if kind in _CONTAINER_TYPES or kind.startswith(("dict", "list")):
         try:
@@ -167,7 +185,10 @@ def convert_parameter(
     ok, result = _literal(value)
     if ok:
         return result, None
-    return value, f"{snippet(value)!r} is not a {kind} value; kept as a string"
+    return value, tr(
+        f"{snippet(value)!r} is not a {kind} value; kept as a string",
+        f"{snippet(value)!r} — не значение типа {kind}; оставлено строкой",
+    )
 
 
 def _strip_one_newline(value: str) -> str:
@@ -228,8 +249,21 @@ class QwenXmlStreamParser(StreamParser):
             elif self._function is not None or self._in_block:
                 if piece.strip() and not self._stray_text:
                     self._stray_text = True
-                    where = "a function" if self._function is not None else "a <tool_call> block"
-                    self._errors.append(f"text inside {where} but outside its tags ignored")
+                    if self._function is not None:
+                        self._errors.append(
+                            tr(
+                                "text inside a function but outside its tags ignored",
+                                "текст внутри функции, но вне её тегов пропущен",
+                            )
+                        )
+                    else:
+                        self._errors.append(
+                            tr(
+                                f"text inside a {TOOL_CALL_OPEN} block but outside its tags "
+                                "ignored",
+                                f"текст внутри блока {TOOL_CALL_OPEN}, но вне его тегов пропущен",
+                            )
+                        )
                 return
             else:
                 self._emit_content(piece, out)
@@ -265,49 +299,88 @@ class QwenXmlStreamParser(StreamParser):
         if tag == PARAMETER_OPEN and (self._function is not None or self._name is not None):
             if self._name is not None:  # the function name never got its ">"
                 self._start_function(out)
-                self._errors.append(f"{self._label()}: no '>' after the function name")
-            self._end_parameter(f"before the next {PARAMETER_OPEN}", out)
+                self._errors.append(
+                    tr(
+                        f"{self._label()}: no '>' after the function name",
+                        f"{self._label()}: нет '>' после имени функции",
+                    )
+                )
+            self._end_parameter(
+                tr(f"before the next {PARAMETER_OPEN}", f"перед следующим {PARAMETER_OPEN}"), out
+            )
             self._key = []
             return
         if tag == PARAMETER_CLOSE:
             if self._key is not None or self._value is not None:
                 self._end_parameter(None, out)
             else:
-                self._errors.append(f"{PARAMETER_CLOSE} without an open {PARAMETER_OPEN} ignored")
+                self._errors.append(
+                    tr(
+                        f"{PARAMETER_CLOSE} without an open {PARAMETER_OPEN} ignored",
+                        f"{PARAMETER_CLOSE} без открытого {PARAMETER_OPEN} пропущен",
+                    )
+                )
             return
         if tag == FUNCTION_CLOSE:
             if self._function is None and self._name is None:
-                self._errors.append(f"{FUNCTION_CLOSE} without an open {FUNCTION_OPEN} ignored")
+                self._errors.append(
+                    tr(
+                        f"{FUNCTION_CLOSE} without an open {FUNCTION_OPEN} ignored",
+                        f"{FUNCTION_CLOSE} без открытого {FUNCTION_OPEN} пропущен",
+                    )
+                )
             else:
-                self._end_function(None, f"before {FUNCTION_CLOSE}", out)
+                self._end_function(
+                    None, tr(f"before {FUNCTION_CLOSE}", f"перед {FUNCTION_CLOSE}"), out
+                )
             return
         if tag == PARAMETER_OPEN:  # no open function to hold it
-            self._errors.append(f"{PARAMETER_OPEN} outside a function ignored")
+            self._errors.append(
+                tr(
+                    f"{PARAMETER_OPEN} outside a function ignored",
+                    f"{PARAMETER_OPEN} вне функции пропущен",
+                )
+            )
             return
         # <function=, <tool_call>, </tool_call>: each closes an open function first.
         if self._function is not None or self._name is not None:
-            self._end_function(f"before {tag}", f"before {tag}", out)
+            before = tr(f"before {tag}", f"перед {tag}")
+            self._end_function(before, before, out)
         if tag == FUNCTION_OPEN:
             self._name = []
             self._stray_text = False
         elif tag == TOOL_CALL_OPEN:
             if self._in_block:
                 self._errors.append(
-                    f"{TOOL_CALL_OPEN} block without {TOOL_CALL_CLOSE} before the next "
-                    f"{TOOL_CALL_OPEN}"
+                    tr(
+                        f"{TOOL_CALL_OPEN} block without {TOOL_CALL_CLOSE} before the next "
+                        f"{TOOL_CALL_OPEN}",
+                        f"блок {TOOL_CALL_OPEN} без {TOOL_CALL_CLOSE} перед следующим "
+                        f"{TOOL_CALL_OPEN}",
+                    )
                 )
             self._in_block, self._stray_text = True, False
         elif self._in_block:  # </tool_call>
             self._in_block = False
         else:
-            self._errors.append(f"{TOOL_CALL_CLOSE} without an open {TOOL_CALL_OPEN} ignored")
+            self._errors.append(
+                tr(
+                    f"{TOOL_CALL_CLOSE} without an open {TOOL_CALL_OPEN} ignored",
+                    f"{TOOL_CALL_CLOSE} без открытого {TOOL_CALL_OPEN} пропущен",
+                )
+            )
 
     def _on_end(self, out: DeltaList) -> None:
         """The text ended: close whatever is open, and say so."""
         if self._function is not None or self._name is not None:
-            self._end_function(CUT_OFF, CUT_OFF, out)
+            self._end_function(str(CUT_OFF), str(CUT_OFF), out)
         if self._in_block:
-            self._errors.append(f"{TOOL_CALL_OPEN} block without {TOOL_CALL_CLOSE} {CUT_OFF}")
+            self._errors.append(
+                tr(
+                    f"{TOOL_CALL_OPEN} block without {TOOL_CALL_CLOSE} {CUT_OFF.en}",
+                    f"блок {TOOL_CALL_OPEN} без {TOOL_CALL_CLOSE} {CUT_OFF.ru}",
+                )
+            )
             self._in_block = False
 
     # --- calls ------------------------------------------------------------------------------
@@ -316,7 +389,11 @@ class QwenXmlStreamParser(StreamParser):
         """How errors name the open call."""
         assert self._function is not None
         index = self._function["index"]
-        return f"call {index} (id 'call_{index}', {self._function['name']!r})"
+        name = self._function["name"]
+        return tr(
+            f"call {index} (id 'call_{index}', {name!r})",
+            f"вызов {index} (id 'call_{index}', {name!r})",
+        )
 
     def _start_function(self, out: DeltaList) -> None:
         """The name is complete: register the call and send its header."""
@@ -332,7 +409,12 @@ class QwenXmlStreamParser(StreamParser):
         }
         self._tool_calls.append(tool_call_dict(f"call_{index}", name, ""))
         if not name.strip():
-            self._errors.append(f"call {index} (id 'call_{index}'): the function name is empty")
+            self._errors.append(
+                tr(
+                    f"call {index} (id 'call_{index}'): the function name is empty",
+                    f"вызов {index} (id 'call_{index}'): имя функции пусто",
+                )
+            )
         out.call_header(index, f"call_{index}", name)
 
     def _end_parameter(self, missing_end: str | None, out: DeltaList) -> None:
@@ -342,16 +424,31 @@ class QwenXmlStreamParser(StreamParser):
         assert self._function is not None
         if self._key is not None:  # cut before the ">" of its name
             self._param, self._key, self._value = "".join(self._key), None, []
-            self._errors.append(f"{self._label()}: no '>' after the parameter name")
+            self._errors.append(
+                tr(
+                    f"{self._label()}: no '>' after the parameter name",
+                    f"{self._label()}: нет '>' после имени параметра",
+                )
+            )
         assert self._value is not None
         key = self._param
         raw = _strip_one_newline("".join(self._value))
         self._value = None
-        label = f"{self._label()}, parameter {key!r}"
+        label = tr(f"{self._label()}, parameter {key!r}", f"{self._label()}, параметр {key!r}")
         if missing_end:
-            self._errors.append(f"{label}: no {PARAMETER_CLOSE} {missing_end}")
+            self._errors.append(
+                tr(
+                    f"{label}: no {PARAMETER_CLOSE} {missing_end}",
+                    f"{label}: нет {PARAMETER_CLOSE} {missing_end}",
+                )
+            )
         if key in self._function["keys"]:
-            self._errors.append(f"{label}: written twice; the last value wins")
+            self._errors.append(
+                tr(
+                    f"{label}: written twice; the last value wins",
+                    f"{label}: записан дважды; действует последнее значение",
+                )
+            )
         self._function["keys"].add(key)
         value, note = convert_parameter(raw, key, self._function["types"])
         if note:
@@ -364,11 +461,21 @@ class QwenXmlStreamParser(StreamParser):
         """Close the open function (and its open parameter): send the final `}`."""
         if self._name is not None:  # cut before the ">" of the function name
             self._start_function(out)
-            self._errors.append(f"{self._label()}: no '>' after the function name")
+            self._errors.append(
+                tr(
+                    f"{self._label()}: no '>' after the function name",
+                    f"{self._label()}: нет '>' после имени функции",
+                )
+            )
         assert self._function is not None
         self._end_parameter(parameter_end, out)
         if missing_end:
-            self._errors.append(f"{self._label()}: no {FUNCTION_CLOSE} {missing_end}")
+            self._errors.append(
+                tr(
+                    f"{self._label()}: no {FUNCTION_CLOSE} {missing_end}",
+                    f"{self._label()}: нет {FUNCTION_CLOSE} {missing_end}",
+                )
+            )
         self._add_arguments("}" if self._function["pieces"] else "{}", out)
         self._function = None
         self._stray_text = False
