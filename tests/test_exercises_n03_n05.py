@@ -4,29 +4,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
-from typing import Any
 
 import pytest
-from verdicts import CORRECT, NOT_YET
-from verdicts import verdict_of as _verdict_of
+from verdicts import CORRECT
+from verdicts import assert_not_yet_in_both as assert_not_yet
+from verdicts import verdict_on as verdict_of
 
 from helpers import guide_extract_tool_call_info
 from helpers.exercises import n03, n04, n05
-
-
-def verdict_of(check: Callable[[Any], Any], answer: Any, capsys: pytest.CaptureFixture) -> str:
-    """What a self-check on `answer` prints in English, then in Russian."""
-    return _verdict_of(capsys, check, answer)
-
-
-def assert_not_yet(out: str) -> None:
-    """A "Not yet" verdict with a hint in both languages."""
-    lines = out.splitlines()
-    assert lines[0].startswith(NOT_YET) and len(lines[0]) > len(NOT_YET) + 5, out
-    assert re.search(r"[А-Яа-яЁё]", lines[1]), out
-    assert CORRECT not in out
-
 
 # --- lesson 03 -----------------------------------------------------------------------------------
 

@@ -5,31 +5,16 @@ from __future__ import annotations
 
 import copy
 import json
-import re
-from collections.abc import Callable
-from typing import Any
 
 import pytest
-from verdicts import CORRECT, NOT_YET
-from verdicts import verdict_of as _verdict_of
+from scripts_support import lesson_code
+from verdicts import CORRECT
+from verdicts import assert_not_yet_in_both as assert_not_yet
+from verdicts import verdict_on as verdict_of
 
 from helpers.exercises import n06
 from helpers.replay.scenarios import common
 from helpers.replay.scenarios.n06_thinking_models import FOREIGN_ID, earlier_exchange
-
-
-def verdict_of(check: Callable[[Any], Any], answer: Any, capsys: pytest.CaptureFixture) -> str:
-    """What a self-check on `answer` prints in English, then in Russian."""
-    return _verdict_of(capsys, check, answer)
-
-
-def assert_not_yet(out: str) -> None:
-    """A "Not yet" verdict with a hint in both languages."""
-    lines = out.splitlines()
-    assert lines[0].startswith(NOT_YET) and len(lines[0]) > len(NOT_YET) + 5, out
-    assert re.search(r"[А-Яа-яЁё]", lines[1]), out
-    assert CORRECT not in out
-
 
 # --- exercise 1 ------------------------------------------------------------------------------------
 
@@ -198,28 +183,10 @@ def test_reasoning_of_accepts_the_reference(capsys) -> None:
 # --- the lesson's own code agrees with the checks and the scenarios ------------------------------
 
 
-def _lesson_code(name: str) -> list[str]:
-    """The (English) code cells of a lesson source."""
-    import importlib.util
-    import sys
-
-    from helpers.paths import REPO_ROOT
-
-    if "nbbuild" not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            "nbbuild", REPO_ROOT / "scripts" / "nbbuild.py"
-        )
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["nbbuild"] = module
-        spec.loader.exec_module(module)
-    lesson = sys.modules["nbbuild"].load_lesson(REPO_ROOT / "notebooks" / "src" / f"{name}.py")
-    return [cell.en for cell in lesson.cells if cell.kind == "code"]
-
-
 def test_lesson_tool_prompts_and_history_match_the_scenarios() -> None:
     from helpers import ToolRegistry
 
-    cells = _lesson_code("06_thinking_models")
+    cells = lesson_code("06_thinking_models")
     namespace: dict = {"ToolRegistry": ToolRegistry}
     for prefix in ("WEATHER = ", "tools = ["):
         source = next(cell for cell in cells if cell.startswith(prefix))
@@ -240,7 +207,7 @@ def test_lesson_tool_prompts_and_history_match_the_scenarios() -> None:
 
 
 def test_lesson_solutions_are_the_ones_tested() -> None:
-    code = "\n".join(_lesson_code("06_thinking_models"))
+    code = "\n".join(lesson_code("06_thinking_models"))
     for text in (
         'renamed[tool_call["id"]], tool_call["id"], k = new_id, new_id, k + 1',
         "name, text = name or key, text + piece",

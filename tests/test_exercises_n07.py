@@ -3,28 +3,13 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import Any
 
-import pytest
-from verdicts import CORRECT, NOT_YET
-from verdicts import verdict_of as _verdict_of
+from scripts_support import lesson_code
+from verdicts import CORRECT
+from verdicts import assert_not_yet_in_both as assert_not_yet
+from verdicts import verdict_on as verdict_of
 
 from helpers.exercises import n07
-
-
-def verdict_of(check: Callable[[Any], Any], answer: Any, capsys: pytest.CaptureFixture) -> str:
-    """What a self-check on `answer` prints in English, then in Russian."""
-    return _verdict_of(capsys, check, answer)
-
-
-def assert_not_yet(out: str) -> None:
-    """A "Not yet" verdict with a hint in both languages."""
-    lines = out.splitlines()
-    assert lines[0].startswith(NOT_YET) and len(lines[0]) > len(NOT_YET) + 5, out
-    assert re.search(r"[А-Яа-яЁё]", lines[1]), out
-    assert CORRECT not in out
-
 
 # The reference solutions of the lesson (the hidden cells), repeated as the oracle.
 
@@ -100,33 +85,13 @@ def test_split_think(capsys) -> None:
 # --- the lesson's own tool cells agree with the scenarios behind the cassette ---------------------
 
 
-def _lesson_code() -> list[str]:
-    """The (English) code cells of lesson 07's source."""
-    import importlib.util
-    import sys
-
-    from helpers.paths import REPO_ROOT
-
-    if "nbbuild" not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            "nbbuild", REPO_ROOT / "scripts" / "nbbuild.py"
-        )
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["nbbuild"] = module
-        spec.loader.exec_module(module)
-    lesson = sys.modules["nbbuild"].load_lesson(
-        REPO_ROOT / "notebooks" / "src" / "07_qwen_today.py"
-    )
-    return [cell.en for cell in lesson.cells if cell.kind == "code"]
-
-
 def test_lesson_tool_and_prompts_match_the_scenarios() -> None:
     import json
 
     from helpers import ToolRegistry
     from helpers.replay.scenarios import n07_qwen_today as scenario
 
-    cells = _lesson_code()
+    cells = lesson_code("07_qwen_today")
     namespace: dict = {"ToolRegistry": ToolRegistry}
     for prefix in ("FORECAST = ", "tools = ["):
         source = next(cell for cell in cells if cell.startswith(prefix))

@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
+import scripts_support
 
 from helpers.exercises import _verdict, n01
 from helpers.grade import exercises_of, grade_folder, lesson_of, read_log
-from helpers.paths import NOTEBOOKS_DIR, REPO_ROOT
+from helpers.paths import NOTEBOOKS_DIR
 
 SCHEMA = {
     "type": "function",
@@ -35,18 +34,6 @@ SCHEMA = {
         },
     },
 }
-
-
-def _nbbuild():
-    """`scripts/nbbuild.py` as the module `nbbuild`."""
-    if "nbbuild" not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            "nbbuild", REPO_ROOT / "scripts" / "nbbuild.py"
-        )
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["nbbuild"] = module
-        spec.loader.exec_module(module)
-    return sys.modules["nbbuild"]
 
 
 def _table(path: Path) -> dict[str, dict[str, str]]:
@@ -118,7 +105,7 @@ def graded(tmp_path_factory) -> dict[str, dict[str, str]]:
         (folder / student).mkdir()
     shutil.copy(NOTEBOOKS_DIR / "en" / "01_tools_schema.ipynb", folder / "solved")
     key = nbformat.read(NOTEBOOKS_DIR / "ru" / "01_tools_schema.ipynb", as_version=4)
-    empty = _nbbuild().student_notebook(key, "01_tools_schema", "ru")
+    empty = scripts_support.nbbuild().student_notebook(key, "01_tools_schema", "ru")
     nbformat.write(empty, folder / "empty" / "01_tools_schema.ipynb")
     (folder / "broken" / "01_tools_schema.ipynb").write_text('{"cells": [', encoding="utf-8")
     (folder / "raises" / "mine.ipynb").write_text(

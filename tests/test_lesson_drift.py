@@ -9,33 +9,18 @@ lesson is checked without editing this file.
 from __future__ import annotations
 
 import ast
-import importlib.util
 import json
-import sys
 from typing import Any
 
 import pytest
+from scripts_support import lesson_code
 
 from helpers.lessons import lesson_names
-from helpers.paths import NOTEBOOKS_DIR, REPO_ROOT
 from helpers.replay.scenarios import all_scenarios, common
 from helpers.tools import ToolRegistry
 
 LESSONS = lesson_names()
 SCENARIOS = all_scenarios()
-
-
-def lesson_code(name: str) -> list[str]:
-    """The English code cells of a lesson source, as `scripts/nbbuild.py` reads them."""
-    if "nbbuild" not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            "nbbuild", REPO_ROOT / "scripts" / "nbbuild.py"
-        )
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["nbbuild"] = module
-        spec.loader.exec_module(module)
-    lesson = sys.modules["nbbuild"].load_lesson(NOTEBOOKS_DIR / "src" / f"{name}.py")
-    return [cell.en for cell in lesson.cells if cell.kind == "code"]
 
 
 def literal_messages(cells: list[str]) -> list[tuple[str, str]]:

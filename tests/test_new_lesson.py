@@ -2,24 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
+import scripts_support
 
 from helpers.lessons import lesson_problems
-from helpers.paths import REPO_ROOT
-
-
-def _script(name: str):
-    """A script in `scripts/` as a module (nbbuild under its own name: lesson sources import it)."""
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, REPO_ROOT / "scripts" / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
 
 
 @pytest.fixture
@@ -31,7 +19,7 @@ def root(tmp_path: Path) -> Path:
 
 
 def test_a_new_lesson_builds_and_lacks_only_its_cassette(root):
-    new_lesson, nbbuild = _script("new_lesson"), _script("nbbuild")
+    new_lesson, nbbuild = scripts_support.script("new_lesson"), scripts_support.script("nbbuild")
     written = new_lesson.create("09_tool_choice", "Choosing a tool", "Выбор инструмента", root)
     assert {p.relative_to(root).as_posix() for p in written} == {
         "notebooks/src/09_tool_choice.py",
@@ -56,7 +44,7 @@ def test_a_new_lesson_builds_and_lacks_only_its_cassette(root):
 
 
 def test_it_refuses_a_bad_name_a_taken_number_and_overwriting(root):
-    new_lesson = _script("new_lesson")
+    new_lesson = scripts_support.script("new_lesson")
     with pytest.raises(SystemExit, match="NN_lowercase_words"):
         new_lesson.create("9_Tool", "T", "Т", root)
     (root / "notebooks/src/09_other.py").write_text("", encoding="utf-8")

@@ -9,17 +9,16 @@ each planted defect must be caught, which proves every check can fail.
 from __future__ import annotations
 
 import ast
-import importlib.util
 import io
 import json
 import re
-import sys
 import tokenize
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import nbformat
 import pytest
+import scripts_support
 
 from helpers.catalog import REPLAY_API_KEY
 from helpers.lessons import lesson_problems
@@ -47,19 +46,7 @@ CYRILLIC = re.compile(r"[А-Яа-яЁё]")
 LETTER = re.compile(r"[A-Za-zА-Яа-яЁё]")
 
 
-def _import_nbbuild():
-    """`scripts/nbbuild.py` as the module `nbbuild`, the name the lesson sources import."""
-    if "nbbuild" not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            "nbbuild", REPO_ROOT / "scripts" / "nbbuild.py"
-        )
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["nbbuild"] = module
-        spec.loader.exec_module(module)
-    return sys.modules["nbbuild"]
-
-
-nbbuild = _import_nbbuild()
+nbbuild = scripts_support.nbbuild()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,13 +1,12 @@
 """The set-up promises of the README hold: CI runs its test command, kernels use this checkout."""
 
-import importlib.util
 import json
 import os
 import re
-import sys
 from pathlib import Path
 
 import pytest
+import scripts_support
 
 from helpers.paths import REPO_ROOT
 
@@ -75,21 +74,9 @@ def test_kernels_import_the_helpers_of_this_checkout(tmp_path):
     assert kernel_helpers_file(str(other), notebooks).is_relative_to(other)  # the trap is real
     session = os.pathsep.join([os.environ["PYTHONPATH"], str(other)])  # as conftest leaves it
     assert kernel_helpers_file(session, notebooks).is_relative_to(REPO_ROOT.resolve())
-    nbbuild = nbbuild_module()  # its kernels get the same PYTHONPATH order
+    nbbuild = scripts_support.nbbuild()  # its kernels get the same PYTHONPATH order
     assert nbbuild.checkout_first(REPO_ROOT, str(other)).split(os.pathsep) == [
         str(REPO_ROOT),
         str(other),
     ]
     assert nbbuild.checkout_first(REPO_ROOT, f"{REPO_ROOT}{os.pathsep}") == str(REPO_ROOT)
-
-
-def nbbuild_module():
-    """`scripts/nbbuild.py` as the module `nbbuild`."""
-    if "nbbuild" not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            "nbbuild", REPO_ROOT / "scripts" / "nbbuild.py"
-        )
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["nbbuild"] = module
-        spec.loader.exec_module(module)
-    return sys.modules["nbbuild"]

@@ -7,17 +7,16 @@ there and answers "not yet" rather than raising.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
+import scripts_support
 
 from helpers.grade import NOT_YET, exercises_of, grade_folder
-from helpers.paths import NOTEBOOKS_DIR, REPO_ROOT
+from helpers.paths import NOTEBOOKS_DIR
 
 LANGS = ("en", "ru")
 LESSONS = sorted(p.stem for p in (NOTEBOOKS_DIR / "src").glob("[0-9][0-9]_*.py"))
@@ -25,19 +24,7 @@ CORRECT = re.compile(r"Correct!|Верно!")
 CHECK_CALL = re.compile(r"\bcheck_\w+\s*\(")
 
 
-def _import_nbbuild():
-    """`scripts/nbbuild.py` as the module `nbbuild`, the name the lesson sources import."""
-    if "nbbuild" not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            "nbbuild", REPO_ROOT / "scripts" / "nbbuild.py"
-        )
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["nbbuild"] = module
-        spec.loader.exec_module(module)
-    return sys.modules["nbbuild"]
-
-
-nbbuild = _import_nbbuild()
+nbbuild = scripts_support.nbbuild()
 
 
 def _outputs_text(nb) -> str:

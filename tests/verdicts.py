@@ -36,3 +36,16 @@ def verdict_of(capsys: Any, check: Callable[..., Any], *args: Any) -> str:
         reset_language()
     assert results[0] == results[1], "the verdict differs between the languages"
     return "".join(printed)
+
+
+def verdict_on(check: Callable[..., Any], answer: Any, capsys: Any) -> str:
+    """`verdict_of` with the answer first: what a self-check on `answer` prints in both languages."""
+    return verdict_of(capsys, check, answer)
+
+
+def assert_not_yet_in_both(out: str) -> None:
+    """A "Not yet" verdict (English line first) with a Russian hint, and no "Correct!"."""
+    lines = out.splitlines()
+    assert lines[0].startswith(NOT_YET) and len(lines[0]) > len(NOT_YET) + 5, out
+    assert any("А" <= ch <= "я" or ch in "Ёё" for ch in lines[1]), out
+    assert CORRECT not in out
