@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from helpers.exercises._verdict import NotYet, Verdict, call_student, verdict
+from helpers.formats._common import tool_call_dict
 
 WEATHER = {"Beijing": "Sunny", "Shanghai": "Light rain", "Moscow": "Snow"}
 
@@ -18,12 +19,7 @@ def _get_weather(city: str) -> dict[str, str]:
 
 def _call(call_id: str, city: str) -> dict[str, Any]:
     """An OpenAI-shaped get_weather call."""
-    arguments = json.dumps({"city": city})
-    return {
-        "id": call_id,
-        "type": "function",
-        "function": {"name": "get_weather", "arguments": arguments},
-    }
+    return tool_call_dict(call_id, "get_weather", json.dumps({"city": city}))
 
 
 def _needs_tools(needs_tools: Callable[[dict[str, Any], str | None], Any]) -> None:

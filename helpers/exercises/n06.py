@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from helpers.exercises._verdict import NotYet, Verdict, call_student, verdict
+from helpers.formats._common import tool_call_dict
 from helpers.kimi_ids import normalize_kimi_ids
 
 REASONING_KEYS = ("reasoning_content", "reasoning")
@@ -16,12 +17,7 @@ REASONING_KEYS = ("reasoning_content", "reasoning")
 
 def _call(call_id: str, city: str) -> dict[str, Any]:
     """A weather call with `call_id`."""
-    arguments = json.dumps({"city": city})
-    return {
-        "id": call_id,
-        "type": "function",
-        "function": {"name": "get_weather", "arguments": arguments},
-    }
+    return tool_call_dict(call_id, "get_weather", json.dumps({"city": city}))
 
 
 # --- exercise 1: the assistant message for the history --------------------------------------------
