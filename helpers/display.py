@@ -84,7 +84,7 @@ def _message_lines(position: int, message: Any, limit: int) -> list[str]:
         if message.get(key) is not None:
             header += f"  {key}={message[key]}"
     lines = [header]
-    for key in ("reasoning_content", "refusal"):  # extra text some servers send
+    for key in ("reasoning_content", "reasoning", "refusal"):  # extra text some servers send
         if message.get(key):
             lines.append(f"    {key}: {shorten(str(message[key]), limit)!r}")
     content = _content_text(message.get("content"))

@@ -348,3 +348,10 @@ def test_labels_in_russian_protocol_words_verbatim(russian, capsys):
     out = capsys.readouterr().out
     assert out.startswith("(вызовов нет)\n(сообщений нет)\n#  id")
     assert "name         arguments" in out  # the protocol's field names stay as they are
+
+
+@pytest.mark.parametrize("field", ["reasoning_content", "reasoning"])
+def test_show_messages_shows_reasoning_under_either_name(capsys, field):
+    """Moonshot, SGLang and llama.cpp say `reasoning_content`; vLLM >= 0.17 and Ollama `reasoning`."""
+    show_messages([{"role": "assistant", "content": "Hi.", field: "greet back"}])
+    assert f"{field}: 'greet back'" in capsys.readouterr().out

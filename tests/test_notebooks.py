@@ -317,17 +317,21 @@ def _connect_calls(src: str) -> list[ast.Call] | None:
     ]
 
 
-def _setup_providers(src: str) -> set[str]:
-    """Providers a cell connects to without an engine profile (`connect()` means kimi)."""
+def _setup_providers(src: str, known: set[str] = frozenset()) -> set[str]:
+    """Providers a cell sets up: `connect(provider)` (no provider: kimi), and
+    `connect(provider, engine=...)` only while no setup for that provider came before (`known`):
+    a lesson about one engine profile starts with it; later profile calls are comparisons."""
     calls = _connect_calls(src)
     if calls is None:  # not Python: count a textual call once
         return {"?"} if re.search(r"\bconnect\(", src) else set()
     providers = set()
     for call in calls:
-        if any(k.arg == "engine" for k in call.keywords):
-            continue
         given = call.args[:1] + [k.value for k in call.keywords if k.arg == "provider"]
-        providers.add(given[0].value if given and isinstance(given[0], ast.Constant) else "kimi")
+        provider = given[0].value if given and isinstance(given[0], ast.Constant) else "kimi"
+        with_engine = len(call.args) > 1 or any(k.arg == "engine" for k in call.keywords)
+        if with_engine and provider in known:
+            continue
+        providers.add(provider)
     return providers
 
 
@@ -335,7 +339,8 @@ def check_setup_cell(nb, where: str) -> list[str]:
     """A notebook that talks to a model has ONE setup cell `connect(provider)`, before any use.
 
     Later `connect(other_provider)` (a second model to compare) and `connect(p, engine=...)` (an
-    engine profile) are not setup cells; connecting the same provider again in another cell is.
+    engine profile) are not setup cells; connecting the same provider again in another cell is. A
+    lesson about one engine profile may set up with it: `connect(p, engine=...)` first.
     """
     cells = code_cells(nb)
     talking = [i for i, c in enumerate(cells) if TALKS_TO_MODEL.search(c.source)]
@@ -343,7 +348,7 @@ def check_setup_cell(nb, where: str) -> list[str]:
         return []
     setups: dict[str, list[int]] = {}
     for i, cell in enumerate(cells):
-        for provider in _setup_providers(cell.source):
+        for provider in _setup_providers(cell.source, set(setups)):
             setups.setdefault(provider, []).append(i)
     if not setups:
         return [f"{where}: talks to a model but no cell calls connect()"]
@@ -1115,3 +1120,10 @@ def test_the_folded_frames_line_speaks_the_editions_language():
     assert russian[2] == "... кадров библиотек, скрытых в сохранённом блокноте: 1 ..."
     assert nbbuild._short_traceback(russian, "ru") == russian  # idempotent in Russian too
     assert "library frame(s)" in nbbuild._short_traceback(lines, "en")[2]
+
+
+def test_an_engine_profile_is_a_setup_only_before_any_other_setup():
+    assert _setup_providers('conn = connect("kimi", engine="moonshot_thinking")') == {"kimi"}
+    assert _setup_providers('connect("kimi", engine="vllm")', {"kimi"}) == set()
+    assert _setup_providers('connect("qwen", "ollama")', {"kimi"}) == {"qwen"}
+    assert _setup_providers("connect()") == {"kimi"}

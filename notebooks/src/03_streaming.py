@@ -694,6 +694,9 @@ print(streaming_loop(messages))  # both results reach the model before the next 
   `stream_options={"include_usage": True}` adds. Guard with `if chunk.choices`.
 - In your own code: `ToolCallAccumulator` for one stream, `run_tool_loop(..., stream=True)` for the
   loop.
+- A thinking model (Kimi K2.5/K2.6, the Moonshot platform's current ids) also streams its
+  reasoning, and the assistant message you append must carry it back: lesson 06 shows the 400 this
+  loop would get on its second round, and the fix (`accumulator.assistant_message()`).
 """,
         """
 ## Итоги
@@ -710,6 +713,10 @@ print(streaming_loop(messages))  # both results reach the model before the next 
   который добавляет `stream_options={"include_usage": True}`. Проверяйте `if chunk.choices`.
 - В своём коде: `ToolCallAccumulator` для одного потока, `run_tool_loop(..., stream=True)` для
   всего цикла.
+- Модель с рассуждением (Kimi K2.5/K2.6 — сегодняшние модели платформы Moonshot) присылает в потоке
+  ещё и рассуждение, и добавляемое в историю сообщение ассистента должно вернуть его серверу. В
+  уроке 06 этот цикл получает 400 во втором раунде, там же показано исправление
+  (`accumulator.assistant_message()`).
 """,
     ),
     md(

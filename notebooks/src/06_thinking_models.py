@@ -96,7 +96,7 @@ from helpers.display import show_chunks, show_messages, show_raw, show_tool_call
 from helpers.formats import KimiStreamParser
 
 set_language("en")  # the language of the helpers' messages
-conn = connect("kimi", "moonshot_thinking")  # replay: the Moonshot API with kimi-k2.6
+conn = connect("kimi", engine="moonshot_thinking")  # replay: the Moonshot API with kimi-k2.6
 client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
 model_name = conn.model_name
 conn
