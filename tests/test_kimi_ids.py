@@ -4,6 +4,7 @@ import copy
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from openai.types.chat import ChatCompletion
 
 from helpers import normalize_kimi_ids
@@ -151,7 +152,7 @@ def histories(draw):
     return history
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(histories())
 def test_every_result_follows_its_call_and_normalizing_twice_changes_nothing(history):
     out = normalize_kimi_ids(history)

@@ -6,6 +6,7 @@ import re
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from helpers import (
@@ -448,7 +449,7 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(json_values)
 def test_assistant_message_from_gives_a_message_or_a_tool_loop_error(message):
     try:

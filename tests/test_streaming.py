@@ -360,7 +360,7 @@ def test_a_delta_with_both_names_is_counted_once_under_the_first_name_seen():
     }
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     st.sampled_from(REASONING_KEYS),
     st.lists(st.text(min_size=1, max_size=6), max_size=8),
@@ -457,7 +457,7 @@ fuzz_values = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(fuzz_values, max_size=5))
 def test_any_delta_is_taken_or_refused_clearly_and_the_message_stays_readable(deltas):
     acc = ToolCallAccumulator()

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from helpers.paths import REPO_ROOT, TOKENIZERS_DIR
 from helpers.templates import (
@@ -647,7 +648,7 @@ ALL_MARKERS = sorted({token for ids in FACT_IDS.values() for token, _ in ids.val
 TEXTS = st.lists(st.one_of(st.text(), st.sampled_from(ALL_MARKERS)), max_size=6).map("".join)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(text=TEXTS)
 def test_encode_decode_round_trip(kimi: Any, qwen: Any, text: str) -> None:
     for tokenizer in (kimi, qwen):

@@ -10,6 +10,7 @@ from typing import Optional
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from openai.types.chat import ChatCompletionMessageToolCall
 
 from helpers import ToolRegistry, tool_result_content, validate_arguments
@@ -604,7 +605,7 @@ odd_results = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.one_of(
         json_values,
