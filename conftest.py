@@ -22,9 +22,17 @@ KERNEL_FILES = {"test_live_mode.py", "test_replay_lab_proxy.py"}
 KERNEL_FIXTURES = {"graded"}  # tests/test_grade.py: a folder of notebooks graded in kernels
 
 
+# The longest test files, started first so that two xdist workers (`--dist loadfile`) finish
+# together instead of one of them starting a minute-long file at the end.
+LONGEST_FIRST = ("test_student_edition.py", "test_live_mode.py", "test_grade.py")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark what runs notebooks in kernels (nbval cells, the live-mode, lab-proxy, grading and
-    browser tests) as `notebooks`, so `-m 'not notebooks'` is the quick unit loop."""
+    browser tests) as `notebooks`, so `-m 'not notebooks'` is the quick unit loop; put the longest
+    files first."""
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(Path(str(item.fspath)).name, len(rank)))
     for item in items:
         path = Path(str(item.fspath))
         if (

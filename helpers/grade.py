@@ -21,6 +21,7 @@ import os
 import re
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -166,14 +167,26 @@ def grade_notebook(path: Path, root: Path, timeout: float, executed: Path | None
 
 
 def grade_folder(
-    folder: Path, out: Path, timeout: float = DEFAULT_TIMEOUT, executed: Path | None = None
+    folder: Path,
+    out: Path,
+    timeout: float = DEFAULT_TIMEOUT,
+    executed: Path | None = None,
+    jobs: int = 1,
 ) -> list[Result]:
-    """Grade every `*.ipynb` under `folder` and write the table to `out`."""
+    """Grade every `*.ipynb` under `folder` and write the table to `out` (rows in path order).
+
+    `jobs` notebooks run at once, each in its own kernel (a class of 25 on a lab server)."""
     paths = sorted(p for p in folder.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
-    results = []
-    for path in paths:
+
+    def grade(path: Path) -> Result:
         print(f"grading {path.relative_to(folder).as_posix()} ...", flush=True)
-        results.append(grade_notebook(path, folder, timeout, executed))
+        return grade_notebook(path, folder, timeout, executed)
+
+    if jobs > 1:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            results = list(pool.map(grade, paths))
+    else:
+        results = [grade(path) for path in paths]
     write_table(results, out)
     return results
 
@@ -205,6 +218,12 @@ def main(argv: list[str] | None = None) -> None:
         help=f"seconds per notebook (default {DEFAULT_TIMEOUT})",
     )
     parser.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="notebooks run at once, each in its own kernel (default 1)",
+    )
+    parser.add_argument(
         "--executed",
         type=Path,
         default=None,
@@ -213,7 +232,9 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if not args.folder.is_dir():
         parser.error(f"{args.folder} is not a folder")
-    results = grade_folder(args.folder.resolve(), args.out, args.timeout, args.executed)
+    results = grade_folder(
+        args.folder.resolve(), args.out, args.timeout, args.executed, max(1, args.jobs)
+    )
     print(f"wrote {args.out}: {len(results)} notebook(s)")
 
 

@@ -127,7 +127,7 @@ def graded(tmp_path_factory) -> dict[str, dict[str, str]]:
         encoding="utf-8",
     )
     out = tmp_path_factory.mktemp("out") / "grades.csv"
-    grade_folder(folder, out, timeout=20)
+    grade_folder(folder, out, timeout=20, jobs=2)  # two kernels at once, as a teacher would
     return _table(out)
 
 

@@ -140,7 +140,7 @@ def test_the_edition_has_every_lesson_no_solution_and_no_verdict_shown(edition, 
 @pytest.mark.notebooks
 def test_the_edition_runs_top_to_bottom_saying_not_yet_in_both_languages(edition, tmp_path):
     executed = tmp_path / "executed"
-    results = grade_folder(edition, tmp_path / "grades.csv", timeout=300, executed=executed)
+    results = grade_folder(edition, tmp_path / "grades.csv", timeout=300, executed=executed, jobs=2)
     assert len(results) == len(LESSONS) * len(LANGS)
     for result in results:
         assert result.run == "ok", (result.notebook, result.run)
