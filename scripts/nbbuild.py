@@ -42,9 +42,11 @@ HIDDEN_FRAMES = re.compile(
     r"|кадров библиотек, скрытых в сохранённом блокноте: (\d+)) \.\.\."
 )
 # The setup cell chooses the language of the helpers' messages; each edition gets its own.
-LANGUAGE_LINE = {
-    "en": 'set_language("en")  # the language of the helpers\' messages',
-    "ru": 'set_language("ru")  # язык сообщений помощников',
+# The call is rewritten whatever its comment says (a `ru` dict may have translated the comment).
+LANGUAGE_CALL = {"en": 'set_language("en")', "ru": 'set_language("ru")'}
+LANGUAGE_COMMENT = {
+    "en": "# the language of the helpers' messages",
+    "ru": "# язык сообщений помощников",
 }
 
 
@@ -84,7 +86,9 @@ def code(
         ru = russian
     if ru is None:
         ru = src
-    ru = ru.replace(LANGUAGE_LINE["en"], LANGUAGE_LINE["ru"])
+    ru = ru.replace(LANGUAGE_CALL["en"], LANGUAGE_CALL["ru"]).replace(
+        LANGUAGE_COMMENT["en"], LANGUAGE_COMMENT["ru"]
+    )
     return Cell("code", src.strip("\n"), ru.strip("\n"), tags, hidden, id)
 
 

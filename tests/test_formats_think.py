@@ -150,9 +150,6 @@ def test_unknown_start_waits_for_the_first_tag():
 # ------------------------------------------------------------- plumbing in StreamParser (Kimi)
 
 
-ThinkingKimiParser = KimiStreamParser  # Kimi's stream parser splits reasoning itself
-
-
 def batch(text: str, reasoning_open: bool | None = None):
     return parse_kimi(text, reasoning_open)
 
@@ -171,7 +168,7 @@ def test_stream_parser_emits_reasoning_deltas_that_add_up_to_the_batch(text):
     expected = batch(text)
     for size in (1, 3, 7, len(text)):
         chunks = [text[i : i + size] for i in range(0, len(text), size)]
-        parser, accumulator, deltas = stream(ThinkingKimiParser(), chunks)
+        parser, accumulator, deltas = stream(KimiStreamParser(), chunks)
         assert parser.result == expected
         assert "".join(d.get("reasoning_content", "") for d in deltas) == expected.reasoning
         assert accumulator.content == expected.content
@@ -180,7 +177,7 @@ def test_stream_parser_emits_reasoning_deltas_that_add_up_to_the_batch(text):
 
 def test_reasoning_comes_before_the_calls_in_the_stream():
     text = f"{THINK_OPEN}think first{THINK_CLOSE}{KIMI_CALL}"
-    _, _, deltas = stream(ThinkingKimiParser(), [text[i : i + 5] for i in range(0, len(text), 5)])
+    _, _, deltas = stream(KimiStreamParser(), [text[i : i + 5] for i in range(0, len(text), 5)])
     kinds = [next(iter(d)) for d in deltas]
     assert kinds[0] == "reasoning_content" and "tool_calls" in kinds
     assert kinds.index("tool_calls") > max(
@@ -200,7 +197,7 @@ def test_reasoning_comes_before_the_calls_in_the_stream():
 def test_kimi_with_reasoning_stream_equals_batch_for_any_split(parts, cuts, reasoning_open):
     text = "".join(parts)
     chunks = split_at(text, [c for c in cuts if c <= len(text)])
-    parser, accumulator, _ = stream(ThinkingKimiParser(reasoning_open), chunks)
+    parser, accumulator, _ = stream(KimiStreamParser(reasoning_open), chunks)
     assert parser.result == batch(text, reasoning_open)
 
 

@@ -1127,3 +1127,10 @@ def test_an_engine_profile_is_a_setup_only_before_any_other_setup():
     assert _setup_providers('connect("kimi", engine="vllm")', {"kimi"}) == set()
     assert _setup_providers('connect("qwen", "ollama")', {"kimi"}) == {"qwen"}
     assert _setup_providers("connect()") == {"kimi"}
+
+
+def test_the_russian_edition_switches_language_even_with_a_translated_comment():
+    src = 'set_language("en")  # the language of the helpers\' messages'
+    assert nbbuild.code(src).ru == 'set_language("ru")  # язык сообщений помощников'
+    own = nbbuild.code(src, ru={"# the language of the helpers' messages": "# по-русски"})
+    assert own.ru == 'set_language("ru")  # по-русски'
