@@ -12,11 +12,10 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import jsonschema
-
 from helpers._hf import import_transformers
 from helpers.i18n import tr
 from helpers.validation import (
+    SchemaError,
     a_type,
     nullable_to_null_type,
     show_value,
@@ -149,7 +148,7 @@ def normalize_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
         )
     try:
         validator_class(parameters).check_schema(parameters)
-    except jsonschema.SchemaError as exc:
+    except SchemaError as exc:
         raise ValueError(
             tr(
                 f"Tool {name!r}: parameters is not a valid JSON schema: {exc.message}",

@@ -15,7 +15,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-import jsonschema
+from helpers._jsonschema import jsonschema
+
+SchemaError = jsonschema.SchemaError
 
 
 def a_type(kind: type) -> str:

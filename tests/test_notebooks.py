@@ -1055,10 +1055,22 @@ TEMPLATED = {
 }
 
 
+def _literal_source(lines: list[bytes], node: ast.expr) -> str:
+    """The source text of a node (what `ast.get_source_segment` returns, without splitting the
+    whole file again for every node; offsets are in UTF-8 bytes)."""
+    chunk = lines[node.lineno - 1 : node.end_lineno]
+    if len(chunk) == 1:
+        return chunk[0][node.col_offset : node.end_col_offset].decode()
+    return b"".join(
+        [chunk[0][node.col_offset :], *chunk[1:-1], chunk[-1][: node.end_col_offset]]
+    ).decode()
+
+
 def code_cell_problems(path: Path) -> list[str]:
     """`code(...)` sources are plain literals (raw when they hold a backslash) or a module-level
     name bound to one: what the source shows is what the cell holds, with no templating."""
     text = path.read_text(encoding="utf-8")
+    lines = text.encode().splitlines(keepends=True)
     tree = ast.parse(text)
     assigned = {
         target.id: node.value
@@ -1080,10 +1092,7 @@ def code_cell_problems(path: Path) -> list[str]:
             if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
                 kind = TEMPLATED.get(type(arg).__name__, type(arg).__name__)
                 problems.append(f"{where}: code cell built from {kind}; write the code as it runs")
-            elif (
-                "\\" in (segment := ast.get_source_segment(text, arg) or "")
-                and segment[:1] not in "rR"
-            ):
+            elif "\\" in (segment := _literal_source(lines, arg)) and segment[:1] not in "rR":
                 problems.append(
                     f"{where}: code cell with a backslash: make it a raw string r'''...'''"
                 )

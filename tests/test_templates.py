@@ -730,7 +730,7 @@ def test_hub_probe_counts_any_http_answer_as_reachable() -> None:
             pass
 
     server = HTTPServer(("127.0.0.1", 0), NotFound)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
     thread.start()
     try:
         assert _hub_reachable(f"http://127.0.0.1:{server.server_port}", timeout=3.0)

@@ -139,7 +139,7 @@ class LoopbackService:
         self._httpd = httpd
         self._thread = threading.Thread(
             target=httpd.serve_forever,
-            kwargs={"poll_interval": 0.1},
+            kwargs={"poll_interval": 0.02},  # stop() returns within 20 ms
             name=f"{self.kind.replace(' ', '-')}-{httpd.server_address[1]}",
             daemon=True,
         )
