@@ -16,10 +16,19 @@ os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
 _others = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and Path(p) != ROOT]
 os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *_others])
 
+# jsonschema without its 1 s IRI grammar (see the module), imported before nbval's nbformat asks
+# for it; nbval is then loaded here rather than automatically (`-p no:nbval` in pyproject.toml).
+import helpers._jsonschema  # noqa: E402, F401
+
+pytest_plugins = ["nbval.plugin"]
+
 
 # Test files whose every test starts Jupyter kernels, and fixtures that start them.
 KERNEL_FILES = {"test_live_mode.py", "test_replay_lab_proxy.py"}
-KERNEL_FIXTURES = {"graded"}  # tests/test_grade.py: a folder of notebooks graded in kernels
+KERNEL_FIXTURES = {
+    "graded",
+    "endless",
+}  # tests/test_grade.py: a folder of notebooks graded in kernels
 
 
 # The longest test files, started first so that two xdist workers (`--dist loadfile`) finish

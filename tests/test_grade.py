@@ -98,10 +98,10 @@ def test_exercises_and_lesson_are_found_from_the_code():
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory) -> dict[str, dict[str, str]]:
-    """Three submissions (solved, untouched student edition, broken) plus a raising cell and an
-    endless loop, graded once."""
+    """Four submissions of lesson 01 (solved, untouched student edition, broken, a raising cell)
+    and a wrong answer to lesson 02, graded once."""
     folder = tmp_path_factory.mktemp("submissions")
-    for student in ("solved", "empty", "broken", "raises", "loops"):
+    for student in ("solved", "empty", "broken", "raises", "wrong"):
         (folder / student).mkdir()
     shutil.copy(NOTEBOOKS_DIR / "en" / "01_tools_schema.ipynb", folder / "solved")
     key = nbformat.read(NOTEBOOKS_DIR / "ru" / "01_tools_schema.ipynb", as_version=4)
@@ -118,7 +118,24 @@ def graded(tmp_path_factory) -> dict[str, dict[str, str]]:
         ),
         encoding="utf-8",
     )
-    (folder / "loops" / "02_sync_loop.ipynb").write_text(
+    (folder / "wrong" / "02_sync_loop.ipynb").write_text(
+        _notebook(
+            "from helpers.exercises import n02",
+            "n02.check_needs_tools(lambda message, finish_reason: True)",
+        ),
+        encoding="utf-8",
+    )
+    out = tmp_path_factory.mktemp("out") / "grades.csv"
+    grade_folder(folder, out, timeout=60, jobs=2)  # two kernels at once, as a teacher would
+    return _table(out)
+
+
+@pytest.fixture(scope="module")
+def endless(tmp_path_factory) -> dict[str, str]:
+    """A notebook that never finishes, graded alone under a short deadline (the loop keeps a CPU
+    busy until the deadline, so the deadline is kept short)."""
+    folder = tmp_path_factory.mktemp("endless")
+    (folder / "02_sync_loop.ipynb").write_text(
         _notebook(
             "from helpers.exercises import n02",
             "while True:\n    pass",
@@ -126,18 +143,18 @@ def graded(tmp_path_factory) -> dict[str, dict[str, str]]:
         ),
         encoding="utf-8",
     )
-    out = tmp_path_factory.mktemp("out") / "grades.csv"
-    grade_folder(folder, out, timeout=20, jobs=2)  # two kernels at once, as a teacher would
-    return _table(out)
+    out = folder / "grades.csv"
+    grade_folder(folder, out, timeout=4)
+    return _table(out)["02_sync_loop.ipynb"]
 
 
 def test_one_row_per_notebook_one_column_per_exercise(graded):
     assert sorted(graded) == [
         "broken/01_tools_schema.ipynb",
         "empty/01_tools_schema.ipynb",
-        "loops/02_sync_loop.ipynb",
         "raises/mine.ipynb",
         "solved/01_tools_schema.ipynb",
+        "wrong/02_sync_loop.ipynb",
     ]
     columns = list(next(iter(graded.values())))
     assert columns == ["notebook", "lesson", "run", *exercises_of("01"), *exercises_of("02")]
@@ -173,8 +190,15 @@ def test_a_raising_cell_is_an_error_and_later_cells_still_run(graded):
     assert row["01:check_typed_function"] == "missing"
 
 
-def test_an_endless_loop_times_out(graded):
-    row = graded["loops/02_sync_loop.ipynb"]
-    assert row["run"] == "timeout after 20 s"
-    assert row["02:check_needs_tools"] == "error"
+def test_a_wrong_answer_is_not_yet_and_other_lessons_columns_stay_empty(graded):
+    row = graded["wrong/02_sync_loop.ipynb"]
+    assert (row["lesson"], row["run"]) == ("02", "ok")
+    assert row["02:check_needs_tools"] == "not yet"
     assert row["02:check_answer_calls"] == "missing"
+    assert all(row[e] == "" for e in exercises_of("01"))
+
+
+def test_an_endless_loop_times_out(endless):
+    assert endless["run"] == "timeout after 4 s"
+    assert endless["02:check_needs_tools"] == "error"
+    assert endless["02:check_answer_calls"] == "missing"

@@ -3,6 +3,8 @@
 import json
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -80,3 +82,26 @@ def test_kernels_import_the_helpers_of_this_checkout(tmp_path):
         str(other),
     ]
     assert nbbuild.checkout_first(REPO_ROOT, f"{REPO_ROOT}{os.pathsep}") == str(REPO_ROOT)
+
+
+def test_helpers_import_jsonschema_without_the_iri_grammar_and_lose_nothing():
+    """helpers import jsonschema with `rfc3987_syntax` hidden (Jupyter installs it; its Earley
+    grammar costs every kernel ~1 s), yet validation works and the package stays importable."""
+    probe = (
+        "import importlib.util, json, sys\n"
+        "from helpers.validation import jsonschema, validate_arguments\n"
+        "hidden = 'rfc3987_syntax' not in sys.modules\n"
+        "schema = {'type': 'object', 'properties': {'n': {'type': 'integer', 'minimum': 1}}}\n"
+        "problems = validate_arguments({'n': 0}, schema)\n"
+        "installed = importlib.util.find_spec('rfc3987_syntax') is not None\n"
+        "if installed:\n"
+        "    import rfc3987_syntax\n"
+        "print(json.dumps([hidden, problems, installed, 'rfc3987_syntax' in sys.modules]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=REPO_ROOT, capture_output=True, text=True, check=True
+    )
+    hidden, problems, installed, imported_after = json.loads(done.stdout)
+    assert hidden, "importing helpers.validation compiled the IRI grammar"
+    assert problems == ["arguments.n must be >= 1, got 0"]
+    assert imported_after == installed  # importable again afterwards, when it is installed

@@ -850,7 +850,6 @@ FAKE_QWEN_TEMPLATE = "{{- 'REAL QWEN TEMPLATE' -}}"
 def fake_hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[dict[str, Any]]:
     """A hub that serves template files from tmp_path; every download and tokenizer load is logged."""
     import huggingface_hub
-    import transformers
 
     import helpers.templates as templates
 
@@ -866,14 +865,15 @@ def fake_hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[dict[str, 
         path.write_text(files[filename], encoding="utf-8")
         return str(path)
 
-    real_from_pretrained = transformers.AutoTokenizer.from_pretrained
+    loader = templates.tokenizer_class(templates.local_tokenizer_dir("kimi-k2"))
+    real_from_pretrained = loader.from_pretrained
 
     def from_pretrained(source: str, *args: Any, **kwargs: Any) -> Any:
         log.append({"from_pretrained": source, **kwargs})
         return real_from_pretrained(source, *args, **kwargs)
 
     monkeypatch.setattr(huggingface_hub, "hf_hub_download", download)
-    monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", from_pretrained)
+    monkeypatch.setattr(loader, "from_pretrained", from_pretrained)
     monkeypatch.setattr(templates, "_hub_reachable", lambda endpoint, timeout=0: True)
     for name, spec in templates.HUB_TEMPLATES.items():
         monkeypatch.setitem(templates.HUB_TEMPLATES, name, spec._replace(revision=PINNED))
@@ -979,16 +979,17 @@ print(json.dumps(out))
 def test_local_load_sets_hf_hub_offline_only_while_it_loads(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import transformers
+    import helpers.templates as templates
 
+    loader = templates.tokenizer_class(templates.local_tokenizer_dir("qwen2.5"))
     seen: list[str | None] = []
-    real = transformers.AutoTokenizer.from_pretrained
+    real = loader.from_pretrained
 
     def from_pretrained(source: str, *args: Any, **kwargs: Any) -> Any:
         seen.append(os.environ.get("HF_HUB_OFFLINE"))
         return real(source, *args, **kwargs)
 
-    monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", from_pretrained)
+    monkeypatch.setattr(loader, "from_pretrained", from_pretrained)
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     load_tokenizer("qwen2.5")
     assert seen == ["1"] and "HF_HUB_OFFLINE" not in os.environ
