@@ -29,3 +29,23 @@ def lesson_code(name: str) -> list[str]:
     """The English code cells of `notebooks/src/<name>.py`, as nbbuild reads them."""
     lesson = nbbuild().load_lesson(NOTEBOOKS_DIR / "src" / f"{name}.py")
     return [cell.en for cell in lesson.cells if cell.kind == "code"]
+
+
+LANGS = ("en", "ru")
+
+
+def second_run_language(lesson: str, run: str) -> str:
+    """The edition a lesson runs in when it runs a second time, in another setting (`run` is
+    "student" for the student edition or "live" for live mode).
+
+    nbval runs both editions of every lesson. The other whole-lesson runs take one edition per
+    lesson, alternating along the series, and the other setting takes the other edition: every
+    lesson's code runs once more in each language, and each setting sees both languages. That
+    costs half as many kernels and loses nothing that can differ: the editions share their code
+    (the parity tests check it, the student edition's too), and what they print differently is
+    the helpers' `tr()` text, which every setting still shows in both languages.
+    """
+    from helpers.lessons import lesson_names
+
+    offset = {"live": 0, "student": 1}[run]
+    return LANGS[(lesson_names().index(lesson) + offset) % len(LANGS)]

@@ -4,8 +4,9 @@
 real endpoint, or record new cassettes with LLM_MODE=record." There is no network and no key in CI,
 so the stand-in is the replay server started as a separate process on 127.0.0.1; live mode reaches
 it as it would reach vLLM or the Moonshot platform, with a made-up key. Every lesson whose code
-behaves differently outside replay (`MODE_SENSITIVE`) runs top to bottom in both editions: no
-cell may fail except those tagged `raises-exception`, the key must never appear in an output,
+behaves differently outside replay (`MODE_SENSITIVE`) runs top to bottom in one edition, the
+languages alternating along the series (`scripts_support.second_run_language`; nbval runs both
+editions in replay, and the editions share their code): no cell may fail except those tagged `raises-exception`, the key must never appear in an output,
 demos that need a recorded engine profile must say they were skipped, and the tokenizer must fall
 back (HF_HUB_OFFLINE=1 here) with its one-line note. One lesson also
 runs in record mode and must leave a cassette without the key.
@@ -29,12 +30,13 @@ from typing import Any
 
 import nbformat
 import pytest
+import scripts_support
 
 from helpers.catalog import MODEL_NAMES, PROVIDERS, live_variables
 from helpers.lessons import lesson_names
 from helpers.paths import NOTEBOOKS_DIR, REPO_ROOT
 
-LANGS = ("en", "ru")
+LANGS = scripts_support.LANGS
 # Code that behaves differently outside replay mode: a skipped demo, the tokenizer's source, the
 # live settings' error, an engine profile, the mode itself.
 MODE_SENSITIVE = re.compile(
@@ -169,54 +171,59 @@ def text_of(nb: nbformat.NotebookNode) -> str:
     return "\n".join(parts)
 
 
+# Each lesson runs in live mode in one edition (its language alternates along the series).
+RUNS = tuple((lesson, scripts_support.second_run_language(lesson, "live")) for lesson in LESSONS)
+
+
 @pytest.fixture(scope="module")
 def live_runs(stand_in: str) -> dict[tuple[str, str], nbformat.NotebookNode]:
-    """Every lesson in both editions, executed once in live mode against the stand-in."""
-    groups: dict[str, list[str]] = {}
-    for lesson in LESSONS:  # one run per set of variables
-        groups.setdefault(THINKING_ENDPOINTS.get(lesson, ("", ""))[0], []).append(lesson)
+    """Every mode-sensitive lesson, in its edition, executed once in live mode on the stand-in."""
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for lesson, lang in RUNS:  # one batch per set of variables
+        groups.setdefault(THINKING_ENDPOINTS.get(lesson, ("", ""))[0], []).append((lesson, lang))
     runs = {}
-    for lessons in groups.values():
-        keys = [(lang, lesson) for lang in LANGS for lesson in lessons]
-        paths = [NOTEBOOKS_DIR / lang / f"{lesson}.ipynb" for lang, lesson in keys]
-        done = run_all(paths, live_env(stand_in, "live", lessons[0]))
+    for keys in groups.values():
+        paths = [NOTEBOOKS_DIR / lang / f"{lesson}.ipynb" for lesson, lang in keys]
+        done = run_all(paths, live_env(stand_in, "live", keys[0][0]))
         runs |= {key: done[path] for key, path in zip(keys, paths, strict=True)}
     return runs
 
 
-@pytest.mark.parametrize("lang", LANGS)
-@pytest.mark.parametrize("lesson", LESSONS)
+@pytest.mark.parametrize(("lesson", "lang"), RUNS)
 def test_lesson_runs_in_live_mode_without_errors_or_key(
     lesson: str, lang: str, live_runs: dict[tuple[str, str], Any]
 ) -> None:
-    nb = live_runs[(lang, lesson)]
+    nb = live_runs[(lesson, lang)]
     assert problems(nb) == []
     output = text_of(nb)
     assert "mode='live'" in output and "mode='replay'" not in output  # the setup cell says so
 
 
-@pytest.mark.parametrize("lang", LANGS)
-def test_replay_only_demos_say_they_were_skipped(
-    lang: str, live_runs: dict[tuple[str, str], Any]
+def test_replay_only_demos_say_they_were_skipped_in_both_languages(
+    live_runs: dict[tuple[str, str], Any],
 ) -> None:
-    for lesson in LESSONS:  # one note per `conn.replay_only(...)` in the lesson's code
-        count = text_of(live_runs[(lang, lesson)]).count(SKIP_NOTE[lang])
-        assert count == lesson_code(lesson).count("replay_only("), lesson
+    seen = set()
+    for lesson, lang in RUNS:  # one note per `conn.replay_only(...)` in the lesson's code
+        count = text_of(live_runs[(lesson, lang)]).count(SKIP_NOTE[lang])
+        assert count == lesson_code(lesson).count("replay_only("), (lesson, lang)
+        seen |= {lang} if count else set()
+    assert seen == set(LANGS), f"the skip note was shown only in {seen}: change the alternation"
 
 
-@pytest.mark.parametrize("lang", LANGS)
-def test_tokenizer_falls_back_with_a_note_in_live_mode(
-    lang: str, live_runs: dict[tuple[str, str], Any]
+def test_tokenizer_falls_back_with_a_note_in_live_mode_in_both_languages(
+    live_runs: dict[tuple[str, str], Any],
 ) -> None:
     loads = {
-        (lesson, name) for lesson in LESSONS for name in TOKENIZER_CALL.findall(lesson_code(lesson))
+        (lesson, lang, name)
+        for lesson, lang in RUNS
+        for name in TOKENIZER_CALL.findall(lesson_code(lesson))
     }
     assert loads, "no lesson loads a tokenizer with load_tokenizer(...): is the pattern stale?"
-    for lesson, name in loads:
-        assert TOKENIZER_NOTE[lang].format(name) in text_of(live_runs[(lang, lesson)]), (
-            lesson,
-            name,
-        )
+    for lesson, lang, name in loads:
+        shown = text_of(live_runs[(lesson, lang)])
+        assert TOKENIZER_NOTE[lang].format(name) in shown, (lesson, lang, name)
+    langs = {lang for _, lang, _ in loads}
+    assert langs == set(LANGS), f"the note was shown only in {langs}: change the alternation"
 
 
 def test_record_mode_writes_a_cassette_without_the_key(stand_in: str, tmp_path: Path) -> None:

@@ -9,16 +9,15 @@ each planted defect must be caught, which proves every check can fail.
 from __future__ import annotations
 
 import ast
-import io
 import json
 import re
-import tokenize
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import nbformat
 import pytest
 import scripts_support
+from parity import cell_where, check_parity, code_cells
 
 from helpers.catalog import REPLAY_API_KEY
 from helpers.lessons import lesson_problems
@@ -70,32 +69,6 @@ def read_nb(path: Path) -> nbformat.NotebookNode:
     return nbformat.read(path, as_version=4)
 
 
-def code_cells(nb) -> list:
-    return [c for c in nb.cells if c.cell_type == "code"]
-
-
-def strip_comments(src: str) -> str:
-    """Code without comments, blank lines or the text of string literals (tokenize-based, as in
-    the before-stop hook): an edition may translate comments and the strings it shows a student."""
-    try:
-        tokens = tokenize.generate_tokens(io.StringIO(src + "\n").readline)
-        kept = [
-            (
-                t.type,
-                "\n"
-                if t.type == tokenize.NEWLINE
-                else "S"
-                if t.type == tokenize.STRING
-                else t.string,
-            )
-            for t in tokens
-            if t.type not in (tokenize.COMMENT, tokenize.NL)
-        ]
-        return tokenize.untokenize(kept)
-    except (tokenize.TokenError, SyntaxError):
-        return src  # not Python (a magic?): then it must match character for character
-
-
 def output_texts(output) -> Iterator[tuple[str, str]]:
     """(where, text) for every piece of text an output carries, ANSI colours removed."""
     for key in ("text", "ename", "evalue"):
@@ -114,10 +87,6 @@ def output_texts(output) -> Iterator[tuple[str, str]]:
         yield mime, text
 
 
-def _where(name: str, cell) -> str:
-    return f"{name} cell {cell.get('id', '?')}"
-
-
 # ---------------------------------------------------------------------------------------------
 # The checks: each returns a list of human-readable problems (empty = fine)
 
@@ -131,48 +100,6 @@ def check_file_set(nb_dir: Path, name: str) -> list[str]:
     ]
     if not (nb_dir / "src" / f"{name}.py").exists():
         problems.append(f"src/{name}.py is missing: notebooks are built from sources, not by hand")
-    return problems
-
-
-def cell_shape(cell) -> tuple:
-    """What must match between editions: kind, tags, hidden flag."""
-    hidden = bool(cell.metadata.get("jupyter", {}).get("source_hidden"))
-    return cell.cell_type, tuple(cell.metadata.get("tags", [])), hidden
-
-
-def comparable_outputs(cell) -> list[tuple]:
-    """The structure of a cell's outputs, which both editions share (their text is in each
-    edition's language): kind, stream name, MIME types, exception class; consecutive streams
-    joined (flush timing splits them)."""
-    shapes: list[tuple] = []
-    for out in cell.get("outputs", []):
-        shape = (
-            out["output_type"],
-            out.get("name"),
-            tuple(sorted(out.get("data", {}))),
-            out.get("ename"),
-        )
-        if not (shapes and shape[0] == "stream" and shapes[-1] == shape):
-            shapes.append(shape)
-    return shapes
-
-
-def check_parity(en, ru, name: str = "") -> list[str]:
-    """Same cell sequence; code equal once comments and strings are stripped; outputs of the same shape."""
-    shapes_en, shapes_ru = [cell_shape(c) for c in en.cells], [cell_shape(c) for c in ru.cells]
-    if shapes_en != shapes_ru:
-        for i, (a, b) in enumerate(zip(shapes_en, shapes_ru, strict=False)):
-            if a != b:
-                return [f"{name}: cell {i} is {a} in en but {b} in ru (kind, tags, hidden)"]
-        return [f"{name}: en has {len(shapes_en)} cells, ru has {len(shapes_ru)}"]
-    problems = []
-    for a, b in zip(code_cells(en), code_cells(ru), strict=True):
-        if strip_comments(a.source) != strip_comments(b.source):
-            problems.append(f"{_where(name, a)}: code differs between en and ru beyond comments")
-        elif comparable_outputs(a) != comparable_outputs(b):
-            problems.append(
-                f"{_where(name, a)}: outputs differ between en and ru (one edition is stale?)"
-            )
     return problems
 
 
@@ -242,14 +169,14 @@ def check_hygiene(nb, where: str) -> list[str]:
     if "widgets" in nb.metadata:
         problems.append(f"{where}: notebook metadata holds widget state (random model ids)")
     for cell in nb.cells:
-        problems += _secret_problems(cell.source, f"{_where(where, cell)} source")
+        problems += _secret_problems(cell.source, f"{cell_where(where, cell)} source")
     counts = [c.get("execution_count") for c in code_cells(nb)]
     if counts != list(range(1, len(counts) + 1)):
         problems.append(
             f"{where}: execution counts are {counts}, expected 1..{len(counts)} in order"
         )
     for cell in code_cells(nb):
-        at = _where(where, cell)
+        at = cell_where(where, cell)
         outputs = cell.get("outputs", [])
         if outputs and cell.get("execution_count") is None:
             problems.append(f"{at}: outputs with execution_count null (nbval fails it)")
@@ -400,7 +327,7 @@ def check_russian_prose(ru, where: str) -> list[str]:
         if LETTER.search(prose) and not CYRILLIC.search(prose):
             first = cell.source.strip().splitlines()[0][:70]
             problems.append(
-                f"{_where(where, cell)}: Russian edition's prose has no Cyrillic: {first!r}"
+                f"{cell_where(where, cell)}: Russian edition's prose has no Cyrillic: {first!r}"
             )
     return problems
 

@@ -1,24 +1,28 @@
 """The student edition: no reference solutions, no exercise outputs, and it runs with "not yet".
 
-The last test builds the edition of every lesson in both languages and runs all of it through the
-grader (one kernel per notebook, as a student's Run All), which also proves every exercise is still
-there and answers "not yet" rather than raising.
+The last tests build the edition of every lesson in both languages, check that the two editions
+share their code, and run every lesson once through the grader (one kernel per notebook, as a
+student's Run All), which also proves every exercise is still there and answers "not yet" rather
+than raising. Each lesson runs in one edition, the languages alternating along the series (see
+`scripts_support.second_run_language`): nbval already runs both editions of the answer key.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import nbformat
 import pytest
 import scripts_support
+from parity import check_parity
 
 from helpers.grade import NOT_YET, exercises_of, grade_folder
 from helpers.paths import NOTEBOOKS_DIR
 
-LANGS = ("en", "ru")
+LANGS = scripts_support.LANGS
 LESSONS = sorted(p.stem for p in (NOTEBOOKS_DIR / "src").glob("[0-9][0-9]_*.py"))
 CORRECT = re.compile(r"Correct!|Верно!")
 CHECK_CALL = re.compile(r"\bcheck_\w+\s*\(")
@@ -137,17 +141,33 @@ def test_the_edition_has_every_lesson_no_solution_and_no_verdict_shown(edition, 
         assert sorted(called) == sorted(expected), (name, called)
 
 
+def test_the_two_editions_share_their_code(edition):
+    for name in LESSONS:
+        en, ru = (nbformat.read(edition / lang / f"{name}.ipynb", as_version=4) for lang in LANGS)
+        assert check_parity(en, ru, name) == []
+
+
 @pytest.mark.notebooks
-def test_the_edition_runs_top_to_bottom_saying_not_yet_in_both_languages(edition, tmp_path):
+def test_the_edition_runs_top_to_bottom_saying_not_yet(edition, tmp_path):
+    chosen = {name: scripts_support.second_run_language(name, "student") for name in LESSONS}
+    assert set(chosen.values()) == set(LANGS), "both languages must run"
+    submitted = tmp_path / "submitted"
+    for name, lang in chosen.items():
+        (submitted / lang).mkdir(parents=True, exist_ok=True)
+        shutil.copy(edition / lang / f"{name}.ipynb", submitted / lang)
     executed = tmp_path / "executed"
-    results = grade_folder(edition, tmp_path / "grades.csv", timeout=300, executed=executed, jobs=2)
-    assert len(results) == len(LESSONS) * len(LANGS)
+    results = grade_folder(
+        submitted, tmp_path / "grades.csv", timeout=300, executed=executed, jobs=2
+    )
+    assert sorted(r.notebook for r in results) == sorted(
+        f"{lang}/{name}.ipynb" for name, lang in chosen.items()
+    )
     for result in results:
         assert result.run == "ok", (result.notebook, result.run)
         assert list(result.values) == exercises_of(result.lesson), result.notebook
         assert set(result.values.values()) <= {NOT_YET}, (result.notebook, result.values)
-    for lang, not_yet in (("en", "Not yet:"), ("ru", "Пока нет:")):
-        for name in LESSONS:
-            shown = _outputs_text(nbformat.read(executed / lang / f"{name}.ipynb", as_version=4))
-            assert not CORRECT.search(shown), (lang, name)
-            assert shown.count(not_yet) == len(exercises_of(name[:2])), (lang, name)
+    not_yet = {"en": "Not yet:", "ru": "Пока нет:"}
+    for name, lang in chosen.items():
+        shown = _outputs_text(nbformat.read(executed / lang / f"{name}.ipynb", as_version=4))
+        assert not CORRECT.search(shown), (lang, name)
+        assert shown.count(not_yet[lang]) == len(exercises_of(name[:2])), (lang, name)
