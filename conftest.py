@@ -33,7 +33,13 @@ KERNEL_FIXTURES = {
 
 # The longest test files, started first so that two xdist workers (`--dist loadfile`) finish
 # together instead of one of them starting a minute-long file at the end.
-LONGEST_FIRST = ("test_student_edition.py", "test_live_mode.py", "test_grade.py")
+LONGEST_FIRST = (
+    "test_live_mode.py",
+    "test_student_edition.py",
+    "test_grade.py",
+    "test_replay_lab_proxy.py",
+    "test_setup.py",
+)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

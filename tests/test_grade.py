@@ -9,7 +9,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-import scripts_support
 
 from helpers.exercises import _verdict, n01
 from helpers.grade import exercises_of, grade_folder, lesson_of, read_log
@@ -98,15 +97,13 @@ def test_exercises_and_lesson_are_found_from_the_code():
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory) -> dict[str, dict[str, str]]:
-    """Four submissions of lesson 01 (solved, untouched student edition, broken, a raising cell)
-    and a wrong answer to lesson 02, graded once."""
+    """Three submissions of lesson 01 (solved, broken, a raising cell) and a wrong answer to
+    lesson 02, graded once. The untouched student edition of every lesson is graded in
+    `test_student_edition.py`: "not yet" for every exercise, in the table too."""
     folder = tmp_path_factory.mktemp("submissions")
-    for student in ("solved", "empty", "broken", "raises", "wrong"):
+    for student in ("solved", "broken", "raises", "wrong"):
         (folder / student).mkdir()
     shutil.copy(NOTEBOOKS_DIR / "en" / "01_tools_schema.ipynb", folder / "solved")
-    key = nbformat.read(NOTEBOOKS_DIR / "ru" / "01_tools_schema.ipynb", as_version=4)
-    empty = scripts_support.nbbuild().student_notebook(key, "01_tools_schema", "ru")
-    nbformat.write(empty, folder / "empty" / "01_tools_schema.ipynb")
     (folder / "broken" / "01_tools_schema.ipynb").write_text('{"cells": [', encoding="utf-8")
     (folder / "raises" / "mine.ipynb").write_text(
         _notebook(
@@ -151,7 +148,6 @@ def endless(tmp_path_factory) -> dict[str, str]:
 def test_one_row_per_notebook_one_column_per_exercise(graded):
     assert sorted(graded) == [
         "broken/01_tools_schema.ipynb",
-        "empty/01_tools_schema.ipynb",
         "raises/mine.ipynb",
         "solved/01_tools_schema.ipynb",
         "wrong/02_sync_loop.ipynb",
@@ -165,12 +161,6 @@ def test_the_solved_key_passes_every_exercise(graded):
     assert (row["lesson"], row["run"]) == ("01", "ok")
     assert [row[e] for e in exercises_of("01")] == ["passed"] * 3
     assert all(row[e] == "" for e in exercises_of("02"))
-
-
-def test_the_untouched_student_edition_is_not_yet_everywhere(graded):
-    row = graded["empty/01_tools_schema.ipynb"]
-    assert row["run"] == "ok"
-    assert [row[e] for e in exercises_of("01")] == ["not yet"] * 3
 
 
 def test_an_invalid_notebook_gets_a_row_that_says_so(graded):

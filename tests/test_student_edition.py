@@ -9,6 +9,7 @@ than raising. Each lesson runs in one edition, the languages alternating along t
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 import shutil
@@ -155,10 +156,8 @@ def test_the_edition_runs_top_to_bottom_saying_not_yet(edition, tmp_path):
     for name, lang in chosen.items():
         (submitted / lang).mkdir(parents=True, exist_ok=True)
         shutil.copy(edition / lang / f"{name}.ipynb", submitted / lang)
-    executed = tmp_path / "executed"
-    results = grade_folder(
-        submitted, tmp_path / "grades.csv", timeout=300, executed=executed, jobs=2
-    )
+    executed, table = tmp_path / "executed", tmp_path / "grades.csv"
+    results = grade_folder(submitted, table, timeout=300, executed=executed, jobs=2)
     assert sorted(r.notebook for r in results) == sorted(
         f"{lang}/{name}.ipynb" for name, lang in chosen.items()
     )
@@ -166,6 +165,11 @@ def test_the_edition_runs_top_to_bottom_saying_not_yet(edition, tmp_path):
         assert result.run == "ok", (result.notebook, result.run)
         assert list(result.values) == exercises_of(result.lesson), result.notebook
         assert set(result.values.values()) <= {NOT_YET}, (result.notebook, result.values)
+    with table.open(encoding="utf-8") as handle:  # the teacher's table says so too
+        rows = {row["notebook"]: row for row in csv.DictReader(handle)}
+    for name, lang in chosen.items():
+        row = rows[f"{lang}/{name}.ipynb"]
+        assert [row[e] for e in exercises_of(name[:2])] == [NOT_YET] * len(exercises_of(name[:2]))
     not_yet = {"en": "Not yet:", "ru": "Пока нет:"}
     for name, lang in chosen.items():
         shown = _outputs_text(nbformat.read(executed / lang / f"{name}.ipynb", as_version=4))
