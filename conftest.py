@@ -25,10 +25,8 @@ pytest_plugins = ["nbval.plugin"]
 
 # Test files whose every test starts Jupyter kernels, and fixtures that start them.
 KERNEL_FILES = {"test_live_mode.py", "test_replay_lab_proxy.py"}
-KERNEL_FIXTURES = {
-    "graded",
-    "endless",
-}  # tests/test_grade.py: a folder of notebooks graded in kernels
+# tests/test_grade.py: folders of notebooks graded in kernels.
+KERNEL_FIXTURES = {"graded", "endless"}
 
 
 # The longest test files, started first so that two xdist workers (`--dist loadfile`) finish

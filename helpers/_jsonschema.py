@@ -4,9 +4,8 @@ When the optional package `rfc3987-syntax` is installed (Jupyter's `jupyter-even
 `import jsonschema` builds an Earley parser for the `iri` string format: about 1 s of CPU in every
 kernel that registers a tool, and in every process that imports `nbformat`. Tool arguments are
 checked without format checks, so the first import runs with that package hidden; afterwards it
-can be imported again as usual. The test run loads this module before its plugins
-(`-p helpers._jsonschema` in `pyproject.toml`) so that nbval's `nbformat` gets the quick import
-too.
+can be imported again as usual. The test run's `conftest.py` imports this module before it loads
+nbval, so that nbval's `nbformat` gets the quick import too.
 """
 
 import sys

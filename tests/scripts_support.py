@@ -39,11 +39,12 @@ def second_run_language(lesson: str, run: str) -> str:
     "student" for the student edition or "live" for live mode).
 
     nbval runs both editions of every lesson. The other whole-lesson runs take one edition per
-    lesson, alternating along the series, and the other setting takes the other edition: every
-    lesson's code runs once more in each language, and each setting sees both languages. That
+    lesson, alternating along the series, and the two settings take opposite editions (a lesson
+    that runs in both runs once more in each language); each setting sees both languages. That
     costs half as many kernels and loses nothing that can differ: the editions share their code
     (the parity tests check it, the student edition's too), and what they print differently is
-    the helpers' `tr()` text, which every setting still shows in both languages.
+    the helpers' `tr()` text, which every setting still shows in both languages (the live-mode
+    and student-edition tests assert that).
     """
     from helpers.lessons import lesson_names
 
