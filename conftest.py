@@ -1,6 +1,7 @@
 """Test-session environment, inherited by the kernels that nbval and the tests start."""
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,9 +19,10 @@ os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *_others])
 
 # jsonschema without its 1 s IRI grammar (see the module), imported before nbval's nbformat asks
 # for it; nbval is then loaded here rather than automatically (`-p no:nbval` in pyproject.toml).
+# If it was loaded already (addopts overridden with `-o addopts=...`), it is not loaded twice.
 import helpers._jsonschema  # noqa: E402, F401
 
-pytest_plugins = ["nbval.plugin"]
+pytest_plugins = [] if "nbval.plugin" in sys.modules else ["nbval.plugin"]
 
 
 # Test files whose every test starts Jupyter kernels, and fixtures that start them.
