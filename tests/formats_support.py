@@ -14,6 +14,18 @@ FAST = settings(
 )
 
 
+def message_like_json(leaves: st.SearchStrategy, keys: list[str]) -> st.SearchStrategy:
+    """Nested lists and objects of `leaves`, the objects keyed by the given field names of
+    OpenAI messages, deltas or calls (so the shapes a reader looks for come up often)."""
+    return st.recursive(
+        leaves,
+        lambda inner: (
+            st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(keys), inner, max_size=4)
+        ),
+        max_leaves=10,
+    )
+
+
 def call(call_id: str, name: str, arguments: str) -> dict:
     """An expected OpenAI-shaped tool call."""
     return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}

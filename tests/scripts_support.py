@@ -6,6 +6,7 @@ import importlib.util
 import sys
 from types import ModuleType
 
+from helpers.i18n import LANGUAGES as LANGS
 from helpers.paths import NOTEBOOKS_DIR, REPO_ROOT
 
 
@@ -29,9 +30,6 @@ def lesson_code(name: str) -> list[str]:
     """The English code cells of `notebooks/src/<name>.py`, as nbbuild reads them."""
     lesson = nbbuild().load_lesson(NOTEBOOKS_DIR / "src" / f"{name}.py")
     return [cell.en for cell in lesson.cells if cell.kind == "code"]
-
-
-LANGS = ("en", "ru")
 
 
 def second_run_language(lesson: str, run: str) -> str:

@@ -47,9 +47,8 @@ TOKENIZER_CALL = re.compile(r"load_tokenizer\(\s*[\"']([\w.-]+)[\"']\s*,\s*sourc
 
 
 def lesson_code(lesson: str) -> str:
-    """The code cells of a lesson's committed English notebook, joined."""
-    nb = nbformat.read(NOTEBOOKS_DIR / "en" / f"{lesson}.ipynb", as_version=4)
-    return "\n".join(cell.source for cell in nb.cells if cell.cell_type == "code")
+    """The English code cells of a lesson, joined."""
+    return "\n".join(scripts_support.lesson_code(lesson))
 
 
 # The lessons whose code differs in live mode (derived, so a new lesson is covered when it needs

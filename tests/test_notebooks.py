@@ -20,10 +20,10 @@ import scripts_support
 from parity import cell_where, check_parity, code_cells
 
 from helpers.catalog import REPLAY_API_KEY
+from helpers.i18n import LANGUAGES as LANGS
 from helpers.lessons import lesson_problems
 from helpers.paths import NOTEBOOKS_DIR, REPO_ROOT
 
-LANGS = ("en", "ru")
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 

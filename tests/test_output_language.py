@@ -14,9 +14,9 @@ import nbformat
 import pytest
 from output_language import ALLOWED, english_prose, language_problems
 
+from helpers.i18n import LANGUAGES as LANGS
 from helpers.paths import NOTEBOOKS_DIR
 
-LANGS = ("en", "ru")
 CHECKED_MIMES = ("text/plain", "text/markdown", "text/html")
 TAG = nbformat.v4  # short name for building fixture outputs
 EDITIONS = sorted(

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import scripts_support
 
+from helpers.lessons import lesson_names
 from helpers.paths import REPO_ROOT
 
 
@@ -57,7 +58,7 @@ def kernel_helpers_file(pythonpath: str, cwd: Path) -> Path:
 def test_readme_lesson_map_links_exist_and_use_the_lessons_titles():
     text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
     links = re.findall(r"\[([^\]]+)\]\((notebooks/(?:en|ru)/\d\d_\w+\.ipynb)\)", text)
-    lessons = list((REPO_ROOT / "notebooks" / "src").glob("[0-9][0-9]_*.py"))
+    lessons = lesson_names()
     assert len(links) == 2 * len(lessons), "the lesson map links every lesson in both languages"
     for title, path in links:
         notebook = json.loads((REPO_ROOT / path).read_text(encoding="utf-8"))

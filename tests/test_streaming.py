@@ -4,6 +4,7 @@ import json
 import re
 
 import pytest
+from formats_support import message_like_json
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis_profiles import examples
@@ -430,30 +431,20 @@ def test_odd_but_usable_fragments_are_cleaned():
     ]
 
 
-fuzz_values = st.recursive(
+fuzz_values = message_like_json(
     st.none() | st.booleans() | st.integers(-2, 3) | st.text(max_size=6),
-    lambda inner: (
-        st.lists(inner, max_size=3)
-        | st.dictionaries(
-            st.sampled_from(
-                [
-                    "index",
-                    "id",
-                    "type",
-                    "function",
-                    "name",
-                    "arguments",
-                    "content",
-                    "tool_calls",
-                    "reasoning_content",
-                    "reasoning",
-                ]
-            ),
-            inner,
-            max_size=4,
-        )
-    ),
-    max_leaves=10,
+    [
+        "index",
+        "id",
+        "type",
+        "function",
+        "name",
+        "arguments",
+        "content",
+        "tool_calls",
+        "reasoning_content",
+        "reasoning",
+    ],
 )
 
 

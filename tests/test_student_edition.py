@@ -21,10 +21,10 @@ import scripts_support
 from parity import check_parity
 
 from helpers.grade import NOT_YET, exercises_of, grade_folder
-from helpers.paths import NOTEBOOKS_DIR
+from helpers.lessons import lesson_names
 
 LANGS = scripts_support.LANGS
-LESSONS = sorted(p.stem for p in (NOTEBOOKS_DIR / "src").glob("[0-9][0-9]_*.py"))
+LESSONS = list(lesson_names())
 CORRECT = re.compile(r"Correct!|Верно!")
 CHECK_CALL = re.compile(r"\bcheck_\w+\s*\(")
 
