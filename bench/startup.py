@@ -1,7 +1,7 @@
 """What a kernel and a test process pay before their first useful line, with and without the
 three start-up savings of issue 13. Each case runs in fresh interpreters; prints the ratios.
 
-Run: python bench/startup.py   (about 30 s on 2 slow cores)
+Run: python bench/startup.py   (about 25 s on 2 slow cores)
 
   1. `import jsonschema`: plain, and the way `helpers._jsonschema` does it (with the optional
      `rfc3987_syntax` hidden, whose Earley grammar is compiled at import). Every kernel that
