@@ -2,18 +2,31 @@
 
 - The loop goes on while the assistant message carries tool calls and stops when it carries none,
   whatever `finish_reason` says: engines send `stop` with calls, or `tool_calls` with none.
-- The assistant message with the calls is appended BEFORE their `role: "tool"` results.
+- The assistant message with the calls is appended BEFORE their `role: "tool"` results, and both
+  only once every tool has answered: an interrupt leaves no call without its answer.
 - Tools run through a `ToolRegistry`, which unpacks arguments and reports failures to the model.
+- A server's error, a cut answer or a malformed one raises a `ToolLoopError` in one sentence in the
+  notebook's language, and nothing is added to `messages`.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
+import openai
+
 from helpers.i18n import tr
-from helpers.streaming import REASONING_KEYS, MalformedChunkError, ToolCallAccumulator, as_dict
+from helpers.streaming import (
+    REASONING_KEYS,
+    MalformedChunkError,
+    StreamErrorEvent,
+    ToolCallAccumulator,
+    as_dict,
+)
 from helpers.tools import ToolRegistry
 
 
@@ -26,7 +39,18 @@ class ToolLoopLimitError(ToolLoopError):
 
 
 class TruncatedToolCallError(ToolLoopError):
-    """Generation stopped at max_tokens in the middle of a tool call."""
+    """Generation stopped at max_tokens in the middle of a tool call (or before any text: an
+    engine such as llama.cpp drops a call cut before its name is complete)."""
+
+
+class ToolLoopServerError(ToolLoopError):
+    """The server answered with an error (an HTTP error, an error event inside a stream) or could
+    not be reached. `api_error` is the SDK's exception, kept for code that wants its details."""
+
+    def __init__(self, text: str, api_error: BaseException | None = None) -> None:
+        """One sentence for the student; the SDK's exception is kept, not chained."""
+        super().__init__(text)
+        self.api_error = api_error
 
 
 def _describe(tool_calls: list[dict[str, Any]]) -> str:
@@ -139,6 +163,40 @@ def assistant_message_from(message: Any) -> dict[str, Any]:
     return clean
 
 
+def _server_error(exc: Exception) -> ToolLoopServerError:
+    """One sentence about an error answer (or no answer) from the server."""
+    if isinstance(exc, openai.APIConnectionError):
+        return ToolLoopServerError(
+            tr(
+                f"The loop could not reach the server ({exc.message}); nothing was added to "
+                "`messages`.",
+                f"Цикл не смог связаться с сервером ({exc.message}); в `messages` ничего не "
+                "добавлено.",
+            ),
+            exc,
+        )
+    body = getattr(exc, "body", None)
+    text = body.get("message") if isinstance(body, Mapping) else None
+    text = _short_text(text if isinstance(text, str) and text else str(exc), 300)
+    status = getattr(exc, "status_code", None)
+    where = (
+        (f" (HTTP {status})", f" (HTTP {status})") if status else (" in the stream", " в потоке")
+    )
+    return ToolLoopServerError(
+        tr(
+            f"The server answered with an error{where[0]}: {text}; nothing was added to "
+            "`messages`.",
+            f"Сервер ответил ошибкой{where[1]}: {text}; в `messages` ничего не добавлено.",
+        ),
+        exc,
+    )
+
+
+def _short_text(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters, with an ellipsis when cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def ask_model(
     client: Any,
     messages: list[dict[str, Any]],
@@ -147,28 +205,75 @@ def ask_model(
     stream: bool = False,
     **create_kwargs: Any,
 ) -> tuple[dict[str, Any], str | None]:
-    """One request: return the assistant message (a dict) and the finish_reason."""
-    if not stream:
-        completion = client.chat.completions.create(model=model, messages=messages, **create_kwargs)
-        if not completion.choices:
-            body = repr(as_dict(completion))[:200]
-            raise ToolLoopError(
-                tr(
-                    f"The server answered without choices: {body}",
-                    f"Сервер ответил без choices (вариантов ответа): {body}",
-                )
+    """One request: return the assistant message (a dict) and the finish_reason.
+
+    An error answer from the server raises `ToolLoopServerError`, a malformed one `ToolLoopError`,
+    each in one sentence (the SDK's traceback is not chained); a stream is always closed.
+    """
+    try:
+        if not stream:
+            completion = client.chat.completions.create(
+                model=model, messages=messages, **create_kwargs
             )
-        choice = completion.choices[0]
-        return assistant_message_from(choice.message), choice.finish_reason
-    accumulator = ToolCallAccumulator()
-    for chunk in client.chat.completions.create(
-        model=model, messages=messages, stream=True, **create_kwargs
-    ):
+            if not completion.choices:
+                body = repr(as_dict(completion))[:200]
+                raise ToolLoopError(
+                    tr(
+                        f"The server answered without choices: {body}",
+                        f"Сервер ответил без choices (вариантов ответа): {body}",
+                    )
+                )
+            choice = completion.choices[0]
+            return assistant_message_from(choice.message), choice.finish_reason
+        chunks = client.chat.completions.create(
+            model=model, messages=messages, stream=True, **create_kwargs
+        )
+        accumulator = ToolCallAccumulator()
         try:
-            accumulator.add(chunk)
-        except MalformedChunkError as exc:
-            raise ToolLoopError(str(exc)) from exc
-    return accumulator.assistant_message(), accumulator.finish_reason
+            for chunk in chunks:
+                accumulator.add(chunk)
+        finally:
+            close = getattr(chunks, "close", None)
+            if callable(close):  # the SDK's stream holds a connection until closed
+                close()
+        return accumulator.assistant_message(), accumulator.finish_reason
+    except openai.APIError as exc:
+        raise _server_error(exc) from None
+    except StreamErrorEvent as exc:
+        raise ToolLoopServerError(str(exc)) from None
+    except MalformedChunkError as exc:
+        raise ToolLoopError(str(exc)) from None
+
+
+# A lone surrogate (U+D800..U+DFFF) cannot be encoded as UTF-8, so no request can carry it.
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _sendable(message: dict[str, Any]) -> dict[str, Any]:
+    """A tool message whose content UTF-8 can carry: a lone surrogate (a file name read with
+    `surrogateescape`, say) becomes the text `\\udcff`, and a warning says so."""
+    content = message.get("content")
+    if not isinstance(content, str) or not _SURROGATE.search(content):
+        return message
+    try:
+        json.loads(content)
+        escape = "\\\\u{:04x}"  # inside a JSON string: an escaped backslash, then uXXXX
+    except ValueError:
+        escape = "\\u{:04x}"
+    found = sorted({f"\\u{ord(c):04x}" for c in _SURROGATE.findall(content)})[:3]
+    warnings.warn(
+        tr(
+            f"The result of {message.get('name') or 'a tool'} holds characters that cannot be "
+            f"sent as UTF-8 ({', '.join(found)}: lone surrogates, e.g. from a file name read "
+            "with surrogateescape); they were sent as the escape text shown.",
+            f"В результате {message.get('name') or 'инструмента'} есть символы, которые нельзя "
+            f"отправить в UTF-8 ({', '.join(found)}: одиночные суррогаты, например из имени "
+            "файла, прочитанного с surrogateescape); они отправлены как этот текст-экранирование.",
+        ),
+        UserWarning,
+        stacklevel=3,
+    )
+    return message | {"content": _SURROGATE.sub(lambda m: escape.format(ord(m[0])), content)}
 
 
 def run_tool_loop(
@@ -183,7 +288,8 @@ def run_tool_loop(
 ) -> dict[str, Any]:
     """Ask, run the requested tools, answer, repeat; return the final assistant message.
 
-    `messages` is extended in place with every assistant message and tool result.
+    `messages` is extended in place with every assistant message and tool result: a round's
+    assistant message and its results are added together, after the last tool has answered.
     """
     if max_rounds < 1:
         raise ValueError(
@@ -195,7 +301,7 @@ def run_tool_loop(
             client, messages, model=model, stream=stream, **create_kwargs
         )
         tool_calls = message.get("tool_calls", [])
-        if tool_calls and finish_reason == "length":
+        if finish_reason == "length" and tool_calls:
             raise TruncatedToolCallError(
                 tr(
                     "The model hit max_tokens (finish_reason='length') in the middle of a tool "
@@ -206,10 +312,22 @@ def run_tool_loop(
                     "max_tokens и повторите запрос.",
                 )
             )
-        messages.append(message)
+        if finish_reason == "length" and not (message.get("content") or "").strip():
+            raise TruncatedToolCallError(
+                tr(
+                    "The model hit max_tokens (finish_reason='length') before writing any answer "
+                    "text; a tool call it had begun may have been dropped by the server. Nothing "
+                    "was run and nothing was added to `messages`; raise max_tokens and ask again.",
+                    "Модель упёрлась в max_tokens (finish_reason='length'), не написав ни слова "
+                    "ответа; начатый вызов инструмента сервер мог отбросить. Ничего не запущено, "
+                    "в `messages` ничего не добавлено; увеличьте max_tokens и повторите запрос.",
+                )
+            )
         if not tool_calls:
+            messages.append(message)
             return message
-        messages.extend(registry.call(call) for call in tool_calls)
+        results = [_sendable(registry.call(call)) for call in tool_calls]
+        messages.extend([message, *results])
     raise ToolLoopLimitError(
         tr(
             f"The model was still calling tools after max_rounds={max_rounds} rounds "

@@ -2,7 +2,10 @@
 
 A streamed tool call arrives in pieces: the first delta of a call usually carries its `index`,
 `id` and `function.name`, later deltas only argument fragments. Pieces are glued by `index`, so
-parallel calls may interleave. Chunks without choices (the final usage chunk) are fine.
+parallel calls may interleave; a new id at an index already in use starts another call. Chunks
+without choices (the final usage chunk) are fine; usage is read at the top level or, as Moonshot
+may send it, inside the choice. An `{"error": ...}` event (llama.cpp sends one, with HTTP 200, when
+its parser fails mid-stream) raises `StreamErrorEvent`.
 
 Thinking models also stream their reasoning, before the content: Moonshot, SGLang and llama.cpp
 name the delta field `reasoning_content`, vLLM >= 0.17 and Ollama `reasoning`. The accumulator keeps
@@ -40,6 +43,22 @@ class MalformedChunkError(ValueError):
                 "tool-call parser), not of your code.",
                 f"Поток от сервера испорчен: {ru}. Это ошибка сервера (или его парсера "
                 "вызовов), а не вашего кода.",
+            )
+        )
+
+
+class StreamErrorEvent(RuntimeError):
+    """The server sent an `{"error": ...}` event inside the stream; the text is for a student."""
+
+    def __init__(self, error: Any) -> None:
+        """Say what the server reported, in the notebook's language."""
+        text = error.get("message") if isinstance(error, Mapping) else error
+        text = str(text or error)[:300]
+        super().__init__(
+            tr(
+                f"The server answered with an error in the stream: {text}; nothing was added to "
+                "`messages`.",
+                f"Сервер ответил ошибкой в потоке: {text}; в `messages` ничего не добавлено.",
             )
         )
 
@@ -93,19 +112,24 @@ class ToolCallAccumulator:
         self._content: list[str] = []
         self._reasoning: list[str] = []
         self.reasoning_key: str | None = None  # the field name the server used for reasoning
-        self._calls: dict[int, dict[str, Any]] = {}
+        self._calls: list[dict[str, Any]] = []  # in the order they started
+        self._at_index: dict[int, dict[str, Any]] = {}  # index -> the call it continues now
         self.finish_reason: str | None = None
         self.usage: dict[str, Any] | None = None
 
     def add(self, chunk: Any) -> None:
         """Take one `ChatCompletionChunk` (SDK object or dict of the same shape)."""
         chunk = as_dict(chunk)
+        if isinstance(chunk, Mapping) and chunk.get("error") and not chunk.get("choices"):
+            raise StreamErrorEvent(chunk["error"])
         if chunk.get("usage"):
             self.usage = as_dict(chunk["usage"])
         for choice in chunk.get("choices") or []:  # a usage chunk has `choices: []`
             choice = as_dict(choice)
             if choice.get("index", 0) != 0:
                 continue  # n > 1 is not supported: only the first choice is assembled
+            if choice.get("usage"):  # Moonshot streams it inside the choice
+                self.usage = as_dict(choice["usage"])
             self.add_delta(choice.get("delta") or {})
             if choice.get("finish_reason"):
                 self.finish_reason = choice["finish_reason"]
@@ -151,12 +175,16 @@ class ToolCallAccumulator:
         """
         index, call_id, name, arguments = _checked_piece(piece)
         if index is None:  # some engines omit it: a new id starts a call, otherwise continue
-            last = self._calls.get(max(self._calls)) if self._calls else None
-            starts = last is None or (call_id and call_id != last["id"])
-            index = len(self._calls) if starts else max(self._calls)
-        call = self._calls.setdefault(
-            index, {"id": "", "type": "function", "name": "", "arguments": []}
-        )
+            call = self._calls[-1] if self._calls else None
+        else:
+            call = self._at_index.get(index)
+        if call is None or (call_id and call["id"] and call_id != call["id"]):
+            # A new id at an index in use is a new call (two whole calls under one index).
+            order = len(self._calls) if index is None else index
+            call = {"id": "", "type": "function", "name": "", "arguments": [], "order": order}
+            self._calls.append(call)
+            if index is not None:
+                self._at_index[index] = call
         if call_id and not call["id"]:
             call["id"] = call_id
         if isinstance(piece.get("type"), str) and piece["type"]:
@@ -178,14 +206,14 @@ class ToolCallAccumulator:
 
     @property
     def tool_calls(self) -> list[dict[str, Any]]:
-        """The calls so far, OpenAI-shaped, in index order."""
+        """The calls so far, OpenAI-shaped, in index order (then in the order they started)."""
         return [
             {
                 "id": call["id"],
                 "type": call["type"],
                 "function": {"name": call["name"], "arguments": "".join(call["arguments"])},
             }
-            for call in (self._calls[i] for i in sorted(self._calls))
+            for call in sorted(self._calls, key=lambda call: call["order"])
         ]
 
     def assistant_message(self) -> dict[str, Any]:

@@ -2,7 +2,9 @@
 
 import json
 import re
+from http.server import BaseHTTPRequestHandler
 
+import openai
 import pytest
 from formats_support import message_like_json
 from hypothesis import given, settings
@@ -18,8 +20,9 @@ from helpers import (
     run_tool_loop,
 )
 from helpers.i18n import reset_language, set_language
-from helpers.loop import assistant_message_from
+from helpers.loop import ToolLoopServerError, assistant_message_from
 from tests.fakes import FakeClient, chunks_for, completion
+from tests.test_replay_fixtures import fake_upstream
 
 WEATHER = {"Beijing": "Sunny", "Shanghai": "Light rain"}
 USER = {"role": "user", "content": "Weather in Beijing?"}
@@ -442,3 +445,202 @@ def test_assistant_message_from_gives_a_message_or_a_tool_loop_error(message):
     for call in clean.get("tool_calls", []):
         assert isinstance(call["id"], str) and isinstance(call["function"]["arguments"], str)
         assert isinstance(call["function"]["name"], str)
+
+
+# --- real servers' edges: dropped calls, error answers, interrupts, unencodable results ---------
+
+
+class ScriptedHandler(BaseHTTPRequestHandler):
+    """A live endpoint that answers each POST from a script: `("json", status, body)` or
+    `("sse", [event text, ...])` (sent as `data:` lines, the connection closed at the end)."""
+
+    protocol_version = "HTTP/1.1"
+    script: list = []
+    bodies: list = []
+
+    def log_message(self, format, *args):
+        """Quiet."""
+
+    def do_POST(self):
+        raw = self.rfile.read(int(self.headers["Content-Length"]))
+        type(self).bodies.append(json.loads(raw))
+        kind, *rest = type(self).script.pop(0)
+        if kind == "json":
+            status, body = rest
+            payload = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        for text in rest[0]:
+            self.wfile.write(f"data: {text}\n\n".encode())
+        self.wfile.flush()
+        self.close_connection = True
+
+
+@pytest.fixture
+def live():
+    """(client, handler class): a real openai client on a scripted local endpoint."""
+    ScriptedHandler.script, ScriptedHandler.bodies = [], []
+    with fake_upstream(ScriptedHandler) as url:
+        client = openai.OpenAI(base_url=url, api_key="k", max_retries=0)
+        with client:
+            yield client, ScriptedHandler
+
+
+LLAMA_PARSE_FAILURE = "The model produced output that does not match the expected peg-native format"
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_call_the_engine_dropped_at_max_tokens_is_a_truncation_not_an_answer(registry, stream):
+    # llama.cpp drops a call cut before its name is complete: no tool_calls, finish "length".
+    client = FakeClient([completion("", finish_reason="length")])
+    messages = [USER]
+    with pytest.raises(TruncatedToolCallError, match=r"max_tokens.*finish_reason='length'"):
+        run_tool_loop(client, messages, registry, model="m", stream=stream, max_tokens=5)
+    assert messages == [USER]
+
+
+def test_a_dropped_call_is_reported_in_russian_in_the_russian_edition(russian, registry):
+    client = FakeClient([completion(None, finish_reason="length")])
+    with pytest.raises(TruncatedToolCallError, match="max_tokens"):
+        run_tool_loop(client, [USER], registry, model="m")
+
+
+@pytest.mark.parametrize("status", [400, 500, 503])
+def test_a_server_error_is_one_sentence_and_adds_nothing(live, registry, status):
+    client, handler = live
+    body = {"error": {"message": LLAMA_PARSE_FAILURE, "type": "server_error", "code": status}}
+    handler.script = [("json", status, body)]
+    messages = [USER]
+    with pytest.raises(ToolLoopServerError) as caught:
+        run_tool_loop(client, messages, registry, model="m")
+    text = str(caught.value)
+    assert text == (
+        f"The server answered with an error (HTTP {status}): {LLAMA_PARSE_FAILURE}; "
+        "nothing was added to `messages`."
+    )
+    assert caught.value.__suppress_context__  # the student sees one sentence, not two tracebacks
+    assert messages == [USER]
+
+
+def test_an_error_event_inside_a_stream_is_one_sentence_and_adds_nothing(live, registry):
+    client, handler = live
+    head = chunks_for(completion("Let me check."))[:2]
+    error = {"error": {"code": 500, "message": LLAMA_PARSE_FAILURE, "type": "server_error"}}
+    handler.script = [("sse", [json.dumps(c) for c in head] + [json.dumps(error)])]
+    messages = [USER]
+    with pytest.raises(ToolLoopServerError, match=re.escape(LLAMA_PARSE_FAILURE)):
+        run_tool_loop(client, messages, registry, model="m", stream=True)
+    assert messages == [USER]
+
+
+def test_a_server_error_speaks_russian_in_the_russian_edition(russian, live, registry):
+    client, handler = live
+    handler.script = [("json", 500, {"error": {"message": "boom", "type": "x"}})]
+    with pytest.raises(
+        ToolLoopServerError, match=r"^Сервер ответил ошибкой \(HTTP 500\): boom; в `messages`"
+    ):
+        run_tool_loop(client, [USER], registry, model="m")
+
+
+def test_an_unreachable_server_is_one_sentence(registry):
+    client = openai.OpenAI(base_url="http://127.0.0.1:9/v1", api_key="k", max_retries=0)
+    messages = [USER]
+    with client, pytest.raises(ToolLoopServerError, match="could not reach the server"):
+        run_tool_loop(client, messages, registry, model="m")
+    assert messages == [USER]
+
+
+@pytest.mark.parametrize("interrupt", [KeyboardInterrupt, SystemExit])
+def test_an_interrupt_while_tools_run_leaves_no_unanswered_calls(interrupt):
+    seen = []
+
+    def slow_tool(city: str) -> str:
+        """Stops the run at the second call, as Ctrl+C in a notebook would.
+
+        Args:
+            city: City name
+        """
+        seen.append(city)
+        if len(seen) == 2:
+            raise interrupt()
+        return "ok"
+
+    registry = ToolRegistry()
+    registry.register(slow_tool)
+    calls = [("a", "slow_tool", '{"city": "A"}'), ("b", "slow_tool", '{"city": "B"}')]
+    client = FakeClient([completion(None, calls, "tool_calls"), completion("done")])
+    messages = [USER]
+    with pytest.raises(interrupt):
+        run_tool_loop(client, messages, registry, model="m")
+    assert messages == [USER]  # the history is still one a server accepts
+    seen.clear()
+    client.script = [completion(None, calls, "tool_calls"), completion("done")]
+    registry = ToolRegistry()
+    registry.register(lambda city: "ok", {"name": "slow_tool", "parameters": {"type": "object"}})
+    assert run_tool_loop(client, messages, registry, model="m")["content"] == "done"
+    assert [m["role"] for m in messages] == ["user", "assistant", "tool", "tool", "assistant"]
+
+
+class ClosableStream:
+    """A stream of chunks that records whether the loop closed it."""
+
+    def __init__(self, chunks):
+        self.chunks = iter(chunks)
+        self.closed = False
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self.chunks)
+
+    def close(self):
+        self.closed = True
+
+
+def test_the_stream_is_closed_when_a_chunk_is_malformed(registry):
+    stream = ClosableStream(
+        [{"choices": [{"index": 0, "delta": {"tool_calls": "get_weather"}}]}, {"choices": []}]
+    )
+
+    class Client:
+        def __init__(self):
+            self.chat = self.completions = self
+
+        def create(self, **kwargs):
+            return stream
+
+    with pytest.raises(ToolLoopError, match="malformed"):
+        run_tool_loop(Client(), [USER], registry, model="m", stream=True)
+    assert stream.closed
+
+
+def test_a_lone_surrogate_in_a_tool_result_is_sent_escaped_and_said(live):
+    client, handler = live
+    name = b"report-\xff.txt".decode("utf-8", "surrogateescape")  # as os.listdir gives it
+
+    def list_files() -> list:
+        """List the files."""
+        return [name]
+
+    registry = ToolRegistry()
+    registry.register(list_files)
+    handler.script = [
+        ("json", 200, completion(None, [("a", "list_files", "{}")], "tool_calls")),
+        ("json", 200, completion("One file.")),
+    ]
+    messages = [USER]
+    with pytest.warns(UserWarning, match=r"list_files.*cannot be sent as UTF-8.*\\udcff"):
+        answer = run_tool_loop(client, messages, registry, model="m")
+    assert answer["content"] == "One file."
+    sent = handler.bodies[1]["messages"][2]
+    assert sent["role"] == "tool" and json.loads(sent["content"]) == ["report-\\udcff.txt"]
+    assert messages[2] == sent  # the history holds what the model was sent

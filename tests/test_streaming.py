@@ -11,6 +11,8 @@ from hypothesis_profiles import examples
 from openai.types.chat import ChatCompletionChunk
 
 from helpers import ToolCallAccumulator, ToolLoopError, ask_model
+from helpers.i18n import reset_language, set_language
+from helpers.streaming import StreamErrorEvent
 from tests.fakes import chunks_for, completion
 
 BASE = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m"}
@@ -462,3 +464,112 @@ def test_any_delta_is_taken_or_refused_clearly_and_the_message_stays_readable(de
     for call in message.get("tool_calls", []):
         assert all(isinstance(call[k], str) for k in ("id", "type"))
         assert all(isinstance(v, str) for v in call["function"].values())
+
+
+# --- what real servers send besides: two calls under one index, error events, usage in the choice
+
+
+def test_two_whole_calls_under_one_index_with_different_ids_stay_two():
+    acc = ToolCallAccumulator()
+    for call_id, name, arguments in [
+        ("a", "get_weather", '{"city": "Oslo"}'),
+        ("b", "get_time", "{}"),
+    ]:
+        acc.add(
+            chunk(
+                {
+                    "tool_calls": [
+                        {
+                            "index": 0,
+                            "id": call_id,
+                            "type": "function",
+                            "function": {"name": name, "arguments": arguments},
+                        }
+                    ]
+                }
+            )
+        )
+    acc.add(chunk({"tool_calls": [{"index": 0, "function": {"arguments": ""}}]}, "tool_calls"))
+    assert [
+        (c["id"], c["function"]["name"], c["function"]["arguments"]) for c in acc.tool_calls
+    ] == [
+        ("a", "get_weather", '{"city": "Oslo"}'),
+        ("b", "get_time", "{}"),
+    ]
+
+
+def test_a_new_id_at_a_used_index_continues_with_its_own_fragments():
+    acc = ToolCallAccumulator()
+    acc.add_delta(
+        {"tool_calls": [{"index": 0, "id": "a", "function": {"name": "f", "arguments": "{"}}]}
+    )
+    acc.add_delta({"tool_calls": [{"index": 0, "function": {"arguments": "}"}}]})
+    acc.add_delta(
+        {"tool_calls": [{"index": 1, "id": "c", "function": {"name": "h", "arguments": "[]"}}]}
+    )
+    acc.add_delta(
+        {"tool_calls": [{"index": 0, "id": "b", "function": {"name": "g", "arguments": "["}}]}
+    )
+    acc.add_delta({"tool_calls": [{"index": 0, "function": {"arguments": "1]"}}]})
+    assert [(c["id"], c["function"]["arguments"]) for c in acc.tool_calls] == [
+        ("a", "{}"),
+        ("b", "[1]"),
+        ("c", "[]"),
+    ]
+
+
+LLAMA_ERROR = {
+    "error": {
+        "code": 500,
+        "message": "The model produced output that does not match the expected peg-native format",
+        "type": "server_error",
+    }
+}
+
+
+def test_an_error_event_in_the_stream_raises_a_clear_error():
+    acc = ToolCallAccumulator()
+    acc.add(chunk({"role": "assistant", "content": None}))
+    with pytest.raises(StreamErrorEvent, match=r"error in the stream: The model produced output"):
+        acc.add(LLAMA_ERROR)
+    with pytest.raises(StreamErrorEvent, match="boom"):
+        acc.add({"error": "boom"})
+
+
+def test_an_error_event_speaks_russian_in_the_russian_edition():
+    set_language("ru")
+    try:
+        with pytest.raises(StreamErrorEvent, match="Сервер ответил ошибкой в потоке"):
+            ToolCallAccumulator().add(LLAMA_ERROR)
+    finally:
+        reset_language()
+
+
+def test_an_error_event_in_the_loop_is_one_sentence_and_adds_nothing():
+    class Client:
+        def __init__(self):
+            self.chat = self.completions = self
+
+        def create(self, **kwargs):
+            return iter([chunk({"content": "Let me"}), LLAMA_ERROR])
+
+    messages = [{"role": "user", "content": "hi"}]
+    with pytest.raises(ToolLoopError, match="peg-native format; nothing was added") as caught:
+        ask_model(Client(), messages, model="m", stream=True)
+    assert caught.value.__suppress_context__ and messages == [{"role": "user", "content": "hi"}]
+
+
+def test_usage_inside_the_choice_is_read_too():
+    acc = ToolCallAccumulator()
+    usage = {"prompt_tokens": 9, "completion_tokens": 2, "total_tokens": 11}
+    acc.add(
+        BASE | {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop", "usage": usage}]}
+    )
+    assert acc.usage == usage and acc.finish_reason == "stop"
+    sdk = ToolCallAccumulator()
+    sdk.add(
+        ChatCompletionChunk.model_validate(
+            BASE | {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop", "usage": usage}]}
+        )
+    )
+    assert sdk.usage == usage
