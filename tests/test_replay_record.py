@@ -15,7 +15,13 @@ import pytest
 from test_replay_fixtures import MODEL, ROUND_1, TOOLS, chat_body, fake_upstream, stream_events
 
 from helpers.replay import RecordProxy, ReplayServer, load_cassette
-from helpers.replay.record import scrub, secrets_from_headers
+from helpers.replay.record import (
+    looks_secret,
+    scrub,
+    secrets_from_body,
+    secrets_from_headers,
+    without_credential_fields,
+)
 
 KEY = "sk-test-SECRET-1234567890abcdef"
 ORG = "org-SECRETORG123"
@@ -219,7 +225,8 @@ def test_scrub_units() -> None:
     assert KEY in found and "COOKIESECRET789" in found and "application/json" not in found
     assert secrets_from_headers([("Authorization", "Bearer EMPTY")]) == {"Bearer EMPTY"}
     cleaned = scrub({"api_key": KEY, "messages": [{"content": f"a {KEY} b EMPTY"}]}, found)
-    assert cleaned == {"messages": [{"content": "a <redacted> b EMPTY"}]}
+    assert cleaned == {"api_key": "<redacted>", "messages": [{"content": "a <redacted> b EMPTY"}]}
+    assert without_credential_fields(cleaned) == {"messages": cleaned["messages"]}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -383,3 +390,201 @@ def test_echoed_credentials_never_reach_the_cassette(tmp_path: Path, stream: boo
         assert joined == "your key is <redacted> and the query key <redacted>"
         for secret in (KEY, QUERY_KEY):
             assert secret[: len(secret) // 2] not in raw and secret[len(secret) // 2 :] not in raw
+
+
+# ---------------------------------------------------------------------------------------------
+# Nothing lost: error answers, a lab's proxy, schema keys named like credentials, placeholder keys
+# ---------------------------------------------------------------------------------------------
+
+
+class _Flaky(BaseHTTPRequestHandler):
+    """An upstream answering each POST with the next status of `statuses` (a chat body on 200)."""
+
+    protocol_version = "HTTP/1.1"
+    statuses: list[int] = []
+    seen: list[str] = []
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet."""
+
+    def do_POST(self) -> None:
+        """Answer with the scripted status; remember the request line's target."""
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).seen.append(self.path)
+        status = type(self).statuses.pop(0)
+        if status == 200:
+            echoed = body["messages"][-1]["content"]
+            answer: Any = chat_body({"role": "assistant", "content": f"You said: {echoed}"}, "stop")
+        else:
+            answer = {"error": {"message": f"status {status}", "type": "server_error"}}
+        payload = json.dumps(answer).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+
+def _flaky(statuses: list[int]) -> Any:
+    _Flaky.statuses, _Flaky.seen = list(statuses), []
+    return fake_upstream(_Flaky, "/v1")
+
+
+def _plain_client(proxy: RecordProxy, key: str = KEY) -> openai.OpenAI:
+    return openai.OpenAI(base_url=f"{proxy.url}/v1", api_key=key, max_retries=0)
+
+
+def test_an_error_answer_never_replaces_a_good_recording(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    out = tmp_path / "x.json"
+    messages = [{"role": "user", "content": "hello"}]
+    with _flaky([200, 429, 503]) as url, RecordProxy(url, out) as proxy:
+        with _plain_client(proxy) as client:
+            client.chat.completions.create(model=MODEL, messages=messages)
+            with pytest.raises(openai.RateLimitError):  # relayed to the notebook as it came
+                client.chat.completions.create(model=MODEL, messages=messages)
+            with pytest.raises(openai.InternalServerError):
+                client.chat.completions.create(model=MODEL, messages=messages)
+    [item] = load_cassette(out).interactions
+    assert item.response["status"] == 200
+    assert item.response["body"]["choices"][0]["message"]["content"] == "You said: hello"
+    assert sum("not written" in r.getMessage() for r in caplog.records) == 2
+    # A later session (a new proxy reading the file) keeps it too; a success still replaces.
+    with _flaky([500, 200]) as url, RecordProxy(url, out) as proxy:
+        with _plain_client(proxy) as client:
+            with pytest.raises(openai.InternalServerError):
+                client.chat.completions.create(model=MODEL, messages=messages)
+            assert load_cassette(out).interactions[0].response["status"] == 200
+            client.chat.completions.create(model=MODEL, messages=messages, temperature=0.5)
+    assert [i.response["status"] for i in load_cassette(out).interactions] == [200]
+
+
+def test_an_error_to_a_new_request_is_still_recorded(tmp_path: Path) -> None:
+    out = tmp_path / "x.json"
+    with _flaky([503]) as url, RecordProxy(url, out) as proxy, _plain_client(proxy) as client:
+        with pytest.raises(openai.InternalServerError):
+            client.chat.completions.create(model=MODEL, messages=ROUND_1)
+    assert load_cassette(out).interactions[0].response["status"] == 503
+
+
+class _LabProxy(BaseHTTPRequestHandler):
+    """A lab's forward HTTP proxy: gets absolute-URI requests and answers them itself."""
+
+    protocol_version = "HTTP/1.1"
+    targets: list[str] = []
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet."""
+
+    def do_POST(self) -> None:
+        """Remember the absolute target, answer as the upstream would."""
+        self.rfile.read(int(self.headers["Content-Length"]))
+        type(self).targets.append(self.path)
+        payload = json.dumps(chat_body({"role": "assistant", "content": "via proxy"}, "stop"))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload.encode())))
+        self.end_headers()
+        self.wfile.write(payload.encode())
+
+
+def test_the_upstream_is_reached_through_the_labs_proxy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Live mode (the openai SDK) honours HTTP_PROXY; record mode must too, and NO_PROXY."""
+    _LabProxy.targets = []
+    out = tmp_path / "x.json"
+    with fake_upstream(_LabProxy, "") as lab_proxy:
+        for name in ("http_proxy", "https_proxy", "all_proxy", "no_proxy", "ALL_PROXY"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("HTTP_PROXY", lab_proxy)
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")  # the notebook -> proxy hop
+        upstream = "http://api.lab-upstream.invalid/v1"
+        with RecordProxy(upstream, out) as proxy, _plain_client(proxy) as client:
+            answer = client.chat.completions.create(model=MODEL, messages=ROUND_1)
+    assert answer.choices[0].message.content == "via proxy"
+    assert _LabProxy.targets == ["http://api.lab-upstream.invalid/v1/chat/completions"]
+    assert load_cassette(out).interactions[0].response["status"] == 200
+    # An upstream listed in NO_PROXY is reached directly, whatever HTTP_PROXY says.
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
+    with _flaky([200]) as url, RecordProxy(url, tmp_path / "y.json") as proxy:
+        with _plain_client(proxy) as client:
+            client.chat.completions.create(model=MODEL, messages=ROUND_1)
+    assert _Flaky.seen == ["/v1/chat/completions"]
+
+
+SCHEMA_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "log_in",
+            "description": "Log in to the intranet.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "username": {"type": "string"},
+                    "password": {"type": "string", "description": "the user's password"},
+                    "authorization": {"type": "string", "enum": ["basic", "sso"]},
+                    "access_token": {"type": "string"},
+                    "api_key": {"type": "string"},
+                },
+                "required": ["username", "password"],
+            },
+        },
+    }
+]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_capture_with_credential_named_schema_keys_replays(
+    upstream: str, tmp_path: Path, stream: bool
+) -> None:
+    out = tmp_path / "x.json"
+    request: dict[str, Any] = {
+        "model": MODEL,
+        "messages": ROUND_1,
+        "tools": SCHEMA_TOOLS,
+        "stream": stream,
+        "extra_body": {"api_key": BODY_KEY},
+    }
+    with RecordProxy(upstream, out) as proxy, _client(proxy) as client:
+        first = client.chat.completions.create(**request)
+        first = [c.to_dict() for c in first] if stream else first.to_dict()
+    recorded = load_cassette(out).interactions[0].request["body"]
+    assert recorded["tools"] == SCHEMA_TOOLS and "api_key" not in recorded
+    assert BODY_KEY not in out.read_text(encoding="utf-8")
+    with (
+        ReplayServer(out) as replay,
+        openai.OpenAI(base_url=f"{replay.url}/v1", api_key="k", max_retries=0) as sdk,
+    ):
+        again = sdk.chat.completions.create(**request)  # no 404: the same request matches
+        again = [c.to_dict() for c in again] if stream else again.to_dict()
+    assert again == first
+
+
+@pytest.mark.parametrize("placeholder", ["password", "lm-studio", "not-needed", "anything"])
+def test_a_placeholder_key_is_not_blanked_everywhere(tmp_path: Path, placeholder: str) -> None:
+    """Local servers take any key; an ordinary word used as one stays in the recorded text."""
+    out = tmp_path / "x.json"
+    text = f"Is {placeholder} a good word? Tell me anything about the {placeholder} field."
+    with _flaky([200]) as url, RecordProxy(url, out, secrets=[placeholder]) as proxy:
+        with _plain_client(proxy, key=placeholder) as client:
+            client.chat.completions.create(
+                model=MODEL,
+                messages=[{"role": "user", "content": text}],
+                tools=SCHEMA_TOOLS,
+                extra_body={"api_key": placeholder},
+            )
+    item = load_cassette(out).interactions[0]
+    assert item.request["body"]["messages"][0]["content"] == text
+    assert item.request["body"]["tools"] == SCHEMA_TOOLS
+    assert item.response["body"]["choices"][0]["message"]["content"] == f"You said: {text}"
+
+
+def test_what_counts_as_a_credential() -> None:
+    for secret in (KEY, ORG, "COOKIESECRET789", "a" * 24, "sk-abcdef12"):
+        assert looks_secret(secret), secret
+    for word in ("EMPTY", "ollama", "password", "lm-studio", "not-needed", "placeholder"):
+        assert not looks_secret(word), word
+    assert secrets_from_body({"api_key": KEY, "tools": [{"api_key": ORG}]}) == {KEY}

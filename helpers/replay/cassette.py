@@ -6,7 +6,7 @@ import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -216,39 +216,3 @@ def save_cassette(path: str | Path, data: dict[str, Any]) -> Path:
             os.unlink(tmp)
         raise
     return path
-
-
-@contextlib.contextmanager
-def locked(path: str | Path) -> Iterator[None]:
-    """Hold an exclusive lock on `.<name>.lock` beside `path` (between processes and threads) for a
-    read-merge-write of `path`. POSIX: fcntl.flock; Windows: msvcrt.locking; elsewhere no lock
-    (then two writers at once may lose exchanges, as documented in data/recordings/README.md)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(path.with_name(f".{path.name}.lock"), flags, 0o600)  # kept: unlinking races
-    try:
-        try:
-            import fcntl
-        except ImportError:
-            fcntl = None  # type: ignore[assignment]
-        if fcntl is not None:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(fd, fcntl.LOCK_UN)
-            return
-        try:
-            import msvcrt
-        except ImportError:
-            yield
-            return
-        msvcrt.locking(fd, msvcrt.LK_LOCK, 1)  # retries for ~10 s, then raises OSError
-        try:
-            yield
-        finally:
-            os.lseek(fd, 0, os.SEEK_SET)
-            msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
-    finally:
-        os.close(fd)

@@ -35,6 +35,10 @@ IGNORED_FIELDS = frozenset(
         "prompt_cache_key",
     }
 )
+# Credentials a client may put at the top of a body: never recorded, so never matched either.
+CREDENTIAL_FIELDS = frozenset(
+    {"api_key", "apikey", "api-key", "authorization", "access_token", "secret_key", "password"}
+)
 # Length limits are matched for raw completions (they decide where the text stops) but not for
 # chat, where lessons and learners set them freely.
 CHAT_IGNORED_FIELDS = frozenset({"max_tokens", "max_completion_tokens"})
@@ -156,7 +160,7 @@ def canonical_request(path: str, body: dict[str, Any]) -> dict[str, Any]:
     ignored = IGNORED_FIELDS | CHAT_IGNORED_FIELDS if chat else IGNORED_FIELDS
     out: dict[str, Any] = {"path": canonical_path(path)}
     for key, value in body.items():
-        if key in ignored or value is None:
+        if key in ignored or value is None or key.lower() in CREDENTIAL_FIELDS:
             continue
         if key in DEFAULTS and value == DEFAULTS[key] and type(value) is type(DEFAULTS[key]):
             continue

@@ -1,21 +1,26 @@
 """A loopback proxy in front of a live endpoint that writes every exchange as a cassette.
 
-Secrets never reach the file: request headers and the query string are not stored at all,
-`api_key`-like body fields are dropped, and every credential the client sent (a secret header's
-value, a query-string key, a body `api_key`/`authorization` value, or one given by the caller) is
-blanked wherever it appears: values and dict keys, bodies, and event streams, also when a value is
-split across two events. Several proxies (kernels) may write one file: each write locks the file,
-re-reads it, merges and replaces it atomically.
+Secrets never reach the file: request headers and the query string are not stored at all, a
+credential field at the top of a request body (`api_key`...) is dropped, and every credential the
+client sent (a secret header's value, a query-string key, such a body field's value, or one given
+by the caller) is blanked wherever it appears: values and dict keys, bodies, and event streams,
+also when a value is split across two events. The rest of the body is kept as sent (a tool schema
+may well have a `password` property), so a capture replays. A value counts as a credential only
+if it looks like one (`lm-studio` or `not-needed` is a placeholder, and blanking such a word would
+corrupt every text that uses it).
+
+The upstream is reached with `httpx`, which honours HTTP(S)_PROXY and NO_PROXY as the openai SDK
+does. An error answer (429, 5xx...) is relayed to the client but never replaces a successful
+recording of the same request. Several proxies (kernels) may write one file: each write locks the
+file (`filelock`), re-reads it, merges and replaces it atomically.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import http.client
 import json
 import logging
 import re
-import ssl
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -23,14 +28,16 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from helpers.replay.cassette import (
-    FORMAT_VERSION,
-    CassetteError,
-    load_cassette,
-    locked,
-    save_cassette,
+import httpx
+from filelock import FileLock
+
+from helpers.replay.cassette import FORMAT_VERSION, CassetteError, load_cassette, save_cassette
+from helpers.replay.matching import (
+    CREDENTIAL_FIELDS,
+    canonical_path,
+    canonical_request,
+    request_key,
 )
-from helpers.replay.matching import canonical_path, canonical_request, request_key
 from helpers.replay.server import (
     HOP_HEADERS,
     LOOPBACK,
@@ -57,15 +64,25 @@ SECRET_HEADERS = frozenset(
 )
 # Any other request header (or query parameter) whose name says it carries a credential.
 SECRET_NAME = re.compile(r"key|token|secret|passw|auth|cookie|session|signature", re.IGNORECASE)
-# Body fields dropped from the file whatever their value.
-SECRET_FIELDS = frozenset(
-    {"api_key", "apikey", "api-key", "authorization", "access_token", "secret_key", "password"}
-)
 # The only response headers kept in the file.
 KEPT_RESPONSE_HEADERS = frozenset({"content-type"})
 UPSTREAM_TIMEOUT = 600.0
 # Shorter values are placeholders (`EMPTY`, `ollama`), not secrets: blanking them corrupts text.
 MIN_SECRET_CHARS = 8
+# From this length on, a value of one kind of character (all lowercase...) is a credential too.
+LONG_SECRET_CHARS = 24
+
+
+def looks_secret(value: str) -> bool:
+    """Whether a credential's value is worth blanking everywhere: 8+ characters mixing lowercase,
+    uppercase and digits (a real key), or 24+ of any kind. An ordinary word such as `lm-studio`,
+    `not-needed` or `anything`, which local servers accept as a key, is a placeholder."""
+    if len(value) < MIN_SECRET_CHARS:
+        return False
+    kinds = sum(
+        any(test(c) for c in value) for test in (str.islower, str.isupper, str.isdigit)
+    )
+    return kinds >= 2 or len(value) >= LONG_SECRET_CHARS
 
 
 def upstream_host(url: str) -> str:
@@ -94,33 +111,33 @@ def secrets_from_headers(headers: Iterable[tuple[str, str]]) -> set[str]:
         found |= _with_scheme_stripped(value)
         for cookie in value.split(";"):
             found.add(cookie.strip().partition("=")[2])
-    return {s for s in found if len(s) >= MIN_SECRET_CHARS}
+    return {s for s in found if looks_secret(s)}
 
 
 def secrets_from_query(query: str) -> set[str]:
     """Values of query-string parameters named like credentials (`?key=`, `?api_key=`...)."""
     found: set[str] = set()
     for name, value in parse_qsl(query, keep_blank_values=False):
-        if SECRET_NAME.search(name) or name.lower() in SECRET_FIELDS:
+        if SECRET_NAME.search(name) or name.lower() in CREDENTIAL_FIELDS:
             found |= _with_scheme_stripped(value)
-    return {s for s in found if len(s) >= MIN_SECRET_CHARS}
+    return {s for s in found if looks_secret(s)}
 
 
 def secrets_from_body(body: Any) -> set[str]:
-    """String values of `api_key`-like fields anywhere in a request body."""
+    """String values of the credential fields at the top of a request body (`api_key`...)."""
     found: set[str] = set()
-    stack = [body]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            for key, value in item.items():
-                if str(key).lower() in SECRET_FIELDS and isinstance(value, str):
-                    found |= _with_scheme_stripped(value)
-                else:
-                    stack.append(value)
-        elif isinstance(item, list):
-            stack.extend(item)
-    return {s for s in found if len(s) >= MIN_SECRET_CHARS}
+    if isinstance(body, dict):
+        for key, value in body.items():
+            if str(key).lower() in CREDENTIAL_FIELDS and isinstance(value, str):
+                found |= _with_scheme_stripped(value)
+    return {s for s in found if looks_secret(s)}
+
+
+def without_credential_fields(body: Any) -> Any:
+    """A request body without its top-level credential fields (nested keys are data: kept)."""
+    if not isinstance(body, dict):
+        return body
+    return {k: v for k, v in body.items() if str(k).lower() not in CREDENTIAL_FIELDS}
 
 
 def _blank(text: str, ordered: list[str]) -> str:
@@ -131,16 +148,13 @@ def _blank(text: str, ordered: list[str]) -> str:
 
 
 def scrub(value: Any, secrets: Iterable[str]) -> Any:
-    """A copy of a JSON value with secret fields dropped and secret strings blanked (dict keys
-    included)."""
+    """A copy of a JSON value with secret strings blanked (dict keys included)."""
     ordered = sorted(set(secrets), key=len, reverse=True)
 
     def clean(item: Any) -> Any:
         if isinstance(item, dict):
             return {
-                _blank(k, ordered) if isinstance(k, str) else k: clean(v)
-                for k, v in item.items()
-                if str(k).lower() not in SECRET_FIELDS
+                _blank(k, ordered) if isinstance(k, str) else k: clean(v) for k, v in item.items()
             }
         if isinstance(item, list):
             return [clean(v) for v in item]
@@ -245,29 +259,22 @@ def _parse_json(raw: bytes) -> Any:
 
 
 class _SseRecorder:
-    """Splits an upstream event stream into events and times them."""
+    """Collects the events of an upstream stream, line by line, each with its delay."""
 
     def __init__(self, started: float) -> None:
         """Start timing from the moment the request was sent."""
-        self.buffer = b""
         self.last = started
         self.data_lines: list[str] = []
         self.events: list[dict[str, Any]] = []
 
-    def feed(self, chunk: bytes) -> None:
-        """Take raw bytes; complete events are recorded with the delay since the previous one."""
-        *lines, self.buffer = (self.buffer + chunk).split(b"\n")
-        for line in lines:  # one split per chunk: a long buffer is not copied once per line
-            self._line(line.rstrip(b"\r").decode("utf-8", errors="replace"))
-
-    def _line(self, line: str) -> None:
+    def line(self, line: str) -> None:
         """One line of the stream: `data:` lines build an event, a blank line ends it."""
         if not line:
-            self._flush()
+            self.flush()
         elif line.startswith("data:"):
             self.data_lines.append(line[5:].removeprefix(" "))
 
-    def _flush(self) -> None:
+    def flush(self) -> None:
         """Record the event collected so far, if any."""
         if not self.data_lines:
             return
@@ -282,14 +289,6 @@ class _SseRecorder:
                 data = text
         self.events.append({"data": data, "delay_ms": round((now - self.last) * 1000)})
         self.last = now
-
-    def close(self) -> list[dict[str, Any]]:
-        """The recorded events, including a last one not followed by a blank line."""
-        if self.buffer:
-            self._line(self.buffer.rstrip(b"\r").decode("utf-8", errors="replace"))
-            self.buffer = b""
-        self._flush()
-        return self.events
 
 
 class _RecordHandler(JsonHandler):
@@ -322,58 +321,54 @@ class _RecordHandler(JsonHandler):
         if not (path == "/v1" or path.startswith("/v1/")):
             raise self.invalid_url()
         query = self.path.partition("?")[2]
-        target = proxy.base_path + path[len("/v1") :] + (f"?{query}" if query else "")
+        target = proxy.upstream.rstrip("/") + path[len("/v1") :] + (f"?{query}" if query else "")
         secrets = (
             secrets_from_headers(self.headers.items())
             | secrets_from_query(query)
             | secrets_from_body(_parse_json(raw))
             | proxy.secrets
         )
-        conn = proxy.connection()
         started = time.monotonic()
+        request = proxy.client.build_request(
+            self.command, target, content=raw or None, headers=self._upstream_headers()
+        )
         try:
-            try:
-                conn.request(
-                    self.command, target, body=raw or None, headers=self._upstream_headers()
-                )
-                upstream = conn.getresponse()
-            except (OSError, http.client.HTTPException) as exc:
-                raise ApiError(
-                    502,
-                    f"Record proxy could not reach {upstream_host(proxy.upstream)}: "
-                    f"{type(exc).__name__}",
-                    type="upstream_error",
-                ) from exc
-            headers = {k: v for k, v in upstream.getheaders() if k.lower() not in HOP_HEADERS}
+            upstream = proxy.client.send(request, stream=True)
+        except httpx.HTTPError as exc:
+            raise ApiError(
+                502,
+                f"Record proxy could not reach {upstream_host(proxy.upstream)}: "
+                f"{type(exc).__name__}",
+                type="upstream_error",
+            ) from exc
+        try:
+            headers = {k: v for k, v in upstream.headers.items() if k.lower() not in HOP_HEADERS}
             kept = {k.lower(): v for k, v in headers.items() if k.lower() in KEPT_RESPONSE_HEADERS}
-            is_sse = "text/event-stream" in upstream.getheader("Content-Type", "")
-            response: dict[str, Any] = {"status": upstream.status, "headers": kept}
-            if is_sse:
-                self.start_sse(upstream.status, headers)
-                recorder = _SseRecorder(started)
-                held = b""  # the end of the stream waits until the file is written
-                while True:
-                    chunk = upstream.read1(65536)
-                    if not chunk:
-                        break
-                    recorder.feed(chunk)
-                    if held or b"data: [DONE]" in chunk:
-                        held += chunk
-                    else:
-                        self.wfile.write(chunk)
-                        self.wfile.flush()
-                response["sse"] = recorder.close()
-                if response["sse"]:
-                    self._record(raw, path, response, secrets)
-                self.wfile.write(held)
-                self.wfile.flush()
-            else:
+            response: dict[str, Any] = {"status": upstream.status_code, "headers": kept}
+            if "text/event-stream" not in upstream.headers.get("content-type", ""):
                 payload = upstream.read()
                 response["body"] = _parse_json(payload)
                 self._record(raw, path, response, secrets)
-                self.send_bytes(upstream.status, payload, headers)
+                self.send_bytes(upstream.status_code, payload, headers)
+                return
+            self.start_sse(upstream.status_code, headers)
+            recorder = _SseRecorder(started)
+            held: list[bytes] = []  # the end of the stream waits until the file is written
+            for line in upstream.iter_lines():
+                recorder.line(line)
+                if held or line.startswith("data: [DONE]"):
+                    held.append(f"{line}\n".encode())
+                else:
+                    self.wfile.write(f"{line}\n".encode())
+                    self.wfile.flush()
+            recorder.flush()
+            response["sse"] = recorder.events
+            if response["sse"]:
+                self._record(raw, path, response, secrets)
+            self.wfile.write(b"".join(held) + (b"\n" if held else b""))
+            self.wfile.flush()
         finally:
-            conn.close()
+            upstream.close()
 
     def _record(self, raw: bytes, path: str, response: dict[str, Any], secrets: set[str]) -> None:
         """Write a POST exchange to the cassette; a failure is logged, the answer still relayed."""
@@ -383,7 +378,7 @@ class _RecordHandler(JsonHandler):
         if not isinstance(body, dict):
             return
         try:
-            self.server.owner.add(path, body, response, secrets)
+            self.server.owner.add(path, without_credential_fields(body), response, secrets)
         except (OSError, RuntimeError, ValueError):
             log.warning("record proxy: the exchange was not written", exc_info=True)
 
@@ -411,16 +406,32 @@ class RecordProxy(LoopbackService):
                 f"upstream must be an http(s) URL such as https://host/v1, not {upstream!r}"
             )
         self.upstream = upstream
-        self.base_path = parts.path.rstrip("/")
         super().__init__(host, port)
         self.out = Path(out)
         self.notebook = notebook or self.out.stem
-        self.secrets = {s for s in secrets if len(s) >= MIN_SECRET_CHARS}
+        self.secrets = {s for s in secrets if looks_secret(s)}
         self.interactions: list[dict[str, Any]] = []
         self._positions: dict[str, int] = {}  # canonical request key -> index in interactions
         self.refused = 0  # exchanges not written because a secret survived scrubbing
         self._reload()  # continue an earlier session: same request -> latest answer wins
         self._lock = threading.Lock()
+        self._file_lock = FileLock(self.out.with_name(f".{self.out.name}.lock"))
+        self._client: httpx.Client | None = None
+
+    @property
+    def client(self) -> httpx.Client:
+        """The upstream client, made on first use: it reads HTTP(S)_PROXY/NO_PROXY then."""
+        with self._lock:
+            if self._client is None:
+                self._client = httpx.Client(timeout=UPSTREAM_TIMEOUT, follow_redirects=False)
+            return self._client
+
+    def stop(self) -> None:
+        """Stop listening and close the upstream connections."""
+        super().stop()
+        client, self._client = self._client, None
+        if client is not None:
+            client.close()
 
     def _reload(self) -> None:
         """Take the file as it is on disk now (another kernel may have added to it)."""
@@ -435,19 +446,12 @@ class RecordProxy(LoopbackService):
         for item in earlier.interactions:
             self._append(item.request["path"], item.request["body"], item.response, item.label)
 
-    def connection(self) -> http.client.HTTPConnection:
-        """A fresh connection to the upstream (one per request keeps threads independent)."""
-        parts = urlsplit(self.upstream)
-        if parts.scheme == "https":
-            return http.client.HTTPSConnection(
-                parts.hostname, parts.port, timeout=UPSTREAM_TIMEOUT, context=_ssl_context()
-            )
-        return http.client.HTTPConnection(parts.hostname, parts.port, timeout=UPSTREAM_TIMEOUT)
-
     def _append(
         self, path: str, body: dict[str, Any], response: dict[str, Any], label: str | None
     ) -> None:
-        """Add an exchange, replacing an earlier one for the same canonical request."""
+        """Add an exchange, replacing an earlier one for the same canonical request, unless the
+        earlier answer was a success and this one an error (a 429 or a 5xx is news about the
+        server that moment, not a better recording)."""
         key = request_key(canonical_request(path, body))
         item = {
             "label": label or f"{self.notebook}/recorded-{len(self.interactions) + 1}",
@@ -458,6 +462,13 @@ class RecordProxy(LoopbackService):
         if at is None:
             self._positions[key] = len(self.interactions)
             self.interactions.append(item)
+        elif _succeeded(self.interactions[at]["response"]) and not _succeeded(response):
+            log.warning(
+                "record proxy: an answer with HTTP %s was relayed but not written to %s: the "
+                "file keeps the successful answer to the same request",
+                response.get("status"),
+                self.out.name,
+            )
         else:
             item["label"] = self.interactions[at]["label"]
             self.interactions[at] = item
@@ -467,7 +478,7 @@ class RecordProxy(LoopbackService):
     ) -> None:
         """Scrub one exchange and merge it into the file: lock, re-read, add, replace atomically.
         An exchange a secret survived in is dropped (and said once), never written."""
-        secrets = {s for s in set(secrets) | self.secrets if s}
+        secrets = {s for s in set(secrets) | self.secrets if looks_secret(s)}
         clean_body = scrub(body, secrets)
         clean_response = dict(scrub({k: v for k, v in response.items() if k != "sse"}, secrets))
         if "sse" in response:
@@ -481,7 +492,7 @@ class RecordProxy(LoopbackService):
                 self.out.name,
             )
             return
-        with self._lock, locked(self.out):
+        with self._lock, self._file_lock:
             self._reload()
             self._append(path, clean_body, clean_response, None)
             save_cassette(self.out, self.cassette())
@@ -503,10 +514,7 @@ class RecordProxy(LoopbackService):
         return f"RecordProxy(upstream host {upstream_host(self.upstream)!r}, out={self.out.name!r})"
 
 
-def _ssl_context() -> ssl.SSLContext:
-    """A verifying TLS context, using certifi's roots when installed (as requests does)."""
-    try:
-        import certifi
-    except ImportError:
-        return ssl.create_default_context()
-    return ssl.create_default_context(cafile=certifi.where())
+def _succeeded(response: dict[str, Any]) -> bool:
+    """Whether a recorded answer is a success (HTTP 2xx)."""
+    status = response.get("status")
+    return isinstance(status, int) and 200 <= status < 300
