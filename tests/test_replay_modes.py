@@ -251,6 +251,30 @@ def test_record_starts_a_proxy_and_writes_the_lesson_file(
     assert not _threads("replay-server-")
 
 
+def test_record_mode_keeps_loopback_away_from_the_labs_proxy(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, upstream: str
+) -> None:
+    """Behind a lab's HTTP_PROXY the notebook's requests to the record proxy must stay local: record
+    mode adds 127.0.0.1 and localhost to NO_PROXY like replay mode does (the proxy is dead here,
+    so a request sent through it fails)."""
+    for name in ("NO_PROXY", "no_proxy", "http_proxy", "all_proxy", "ALL_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
+    monkeypatch.setenv("NO_PROXY", "intranet.example")
+    monkeypatch.setenv("LLM_MODE", "record")
+    monkeypatch.setenv("LLM_RECORD_DIR", str(tmp_path / "new"))
+    monkeypatch.setenv("KIMI_BASE_URL", upstream)
+    monkeypatch.setenv("KIMI_API_KEY", KEY)
+    monkeypatch.setenv("KIMI_MODEL", "kimi-k2")
+    conn = connect("kimi", lesson="02_sync_loop")
+    assert (
+        os.environ["NO_PROXY"] == os.environ["no_proxy"] == "intranet.example,127.0.0.1,localhost"
+    )
+    with openai.OpenAI(base_url=conn.endpoint, api_key=conn.api_key, max_retries=0) as client:
+        answer = client.chat.completions.create(model=conn.model_name, messages=ROUND_1)
+    assert answer.choices[0].message.content == "live hello"
+
+
 def test_record_default_file_is_named_after_provider(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without a lesson, record writes <provider>.json in recordings-new/ of the repo."""
     monkeypatch.setenv("LLM_RECORD_DIR", "")

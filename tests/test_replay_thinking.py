@@ -258,3 +258,30 @@ def test_cassette_says_it_is_synthesized_and_names_the_profiles() -> None:
     assert "synthesized" in cassette["meta"]["source"]
     names = {p["name"] for p in cassette["meta"]["profiles"]}
     assert names == {"moonshot_thinking", "vllm_thinking", "sglang_drift"}
+
+
+def _three_rounds(*reasoning: str | None) -> list[dict[str, Any]]:
+    """Three tool rounds; the assistant message of round i carries `reasoning[i]` when not None."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "Weather in three cities?"}]
+    for i, text in enumerate(reasoning):
+        call = CALL | {"id": f"get_weather:{i}"}
+        assistant: dict[str, Any] = {"role": "assistant", "content": "", "tool_calls": [call]}
+        if text is not None:
+            assistant["reasoning_content"] = text
+        messages += [assistant, RESULT | {"tool_call_id": call["id"]}]
+    return messages
+
+
+@pytest.mark.parametrize(
+    "reasoning, index",
+    [
+        ((None, "b", "c"), 1),  # only the first lost it: the last messages are all fine
+        (("a", None, "c"), 3),
+        (("a", "b", None), 5),
+    ],
+)
+def test_every_assistant_tool_call_message_in_the_history_is_checked(reasoning, index) -> None:
+    with pytest.raises(ApiError) as caught:
+        check_chat_request(body(_three_rounds(*reasoning)))
+    assert caught.value.message == REASONING_MISSING.format(index=index)
+    check_chat_request(body(_three_rounds("a", "b", "c")))

@@ -219,3 +219,45 @@ def test_other_request_errors(body: dict[str, Any], message: str) -> None:
         check_chat_request(body)
     assert caught.value.status == 400
     assert message in caught.value.message
+
+
+# --- a tool message right after a user turn is an orphan, even after an earlier, complete run ----
+
+
+@pytest.mark.parametrize(
+    "messages, index",
+    [
+        ([USER, TOOL_RESULT], 1),
+        (
+            [
+                SYSTEM,
+                USER,
+                ASSISTANT,
+                TOOL_RESULT,
+                {"role": "user", "content": "again"},
+                TOOL_RESULT,
+            ],
+            5,
+        ),
+        (
+            [
+                USER,
+                ASSISTANT,
+                TOOL_RESULT,
+                {"role": "assistant", "content": "ok"},
+                USER,
+                TOOL_RESULT,
+            ],
+            5,
+        ),
+    ],
+)
+def test_a_tool_message_right_after_a_user_turn_is_refused(
+    client: openai.OpenAI, server: ReplayServer, messages: list[dict[str, Any]], index: int
+) -> None:
+    """The calls of an earlier run do not carry over a user turn: the id is known but not open."""
+    with pytest.raises(ApiError) as caught:
+        check_messages(messages)
+    assert (caught.value.message, caught.value.param) == (ORPHAN, f"messages.[{index}].role")
+    error = _bad_request(client, server, messages, tools=TOOLS)
+    assert error.body["param"] == f"messages.[{index}].role"

@@ -79,9 +79,7 @@ def looks_secret(value: str) -> bool:
     `not-needed` or `anything`, which local servers accept as a key, is a placeholder."""
     if len(value) < MIN_SECRET_CHARS:
         return False
-    kinds = sum(
-        any(test(c) for c in value) for test in (str.islower, str.isupper, str.isdigit)
-    )
+    kinds = sum(any(test(c) for c in value) for test in (str.islower, str.isupper, str.isdigit))
     return kinds >= 2 or len(value) >= LONG_SECRET_CHARS
 
 
