@@ -302,8 +302,6 @@ class _RecordHandler(JsonHandler):
         """Forwarded and recorded."""
         self.guarded(self._forward)
 
-    do_PUT = do_DELETE = do_PATCH = do_GET
-
     def _upstream_headers(self) -> dict[str, str]:
         """The client's headers for the upstream (Authorization included), minus hop-by-hop."""
         skip = HOP_HEADERS | {"host", "accept-encoding"}

@@ -216,29 +216,11 @@ class JsonHandler(BaseHTTPRequestHandler):
         super().send_response(code, message)
 
     def read_body(self) -> bytes:
-        """The request body, by Content-Length or chunked transfer encoding."""
-        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            parts = []
-            total = 0
-            while True:
-                line = self.rfile.readline(1024).split(b";")[0].strip()
-                try:
-                    size = int(line or b"0", 16)
-                except ValueError:
-                    size = -1
-                if size < 0 or len(line) > 16:
-                    self.close_connection = True
-                    raise ApiError(400, "Invalid chunked transfer encoding.")
-                if size == 0:
-                    while self.rfile.readline().strip():
-                        pass
-                    break
-                total += size
-                if total > MAX_BODY:
-                    raise ApiError(413, "Request body too large.", code="body_too_large")
-                parts.append(self.rfile.read(size))
-                self.rfile.readline()
-            return b"".join(parts)
+        """The request body, by Content-Length. The server's clients (the openai SDK, requests
+        with a JSON body) always send one; a chunked body is refused rather than misread."""
+        if self.headers.get("Transfer-Encoding"):
+            self.close_connection = True
+            raise ApiError(400, "Chunked request bodies are not supported: send Content-Length.")
         try:
             length = int(self.headers.get("Content-Length") or 0)
         except ValueError as exc:
@@ -369,17 +351,6 @@ class _ReplayHandler(JsonHandler):
     def do_POST(self) -> None:
         """`POST .../v1/chat/completions` and `.../v1/completions`."""
         self.guarded(self._post)
-
-    def _other(self) -> None:
-        """Any other method gets OpenAI's 'Invalid URL'."""
-        self.guarded(self._reject)
-
-    do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = do_TRACE = do_CONNECT = _other
-
-    def _reject(self) -> None:
-        """Drain the body and answer 404."""
-        self.read_body()
-        raise self.invalid_url()
 
     def _get(self) -> None:
         """List models, or reject the path (a body is read: the connection stays in step)."""
