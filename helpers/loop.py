@@ -19,6 +19,7 @@ from typing import Any
 
 import openai
 
+from helpers.display import shorten
 from helpers.i18n import tr
 from helpers.streaming import (
     REASONING_KEYS,
@@ -62,8 +63,7 @@ def _describe(tool_calls: list[dict[str, Any]]) -> str:
 
 def _short(value: Any) -> str:
     """A short rendering of what a server sent, for an error message."""
-    text = repr(value)
-    return text if len(text) <= 80 else text[:79] + "…"
+    return shorten(repr(value), 80)
 
 
 # "sent as a string / an object / a number", for the Russian error texts.
@@ -177,7 +177,7 @@ def _server_error(exc: Exception) -> ToolLoopServerError:
         )
     body = getattr(exc, "body", None)
     text = body.get("message") if isinstance(body, Mapping) else None
-    text = _short_text(text if isinstance(text, str) and text else str(exc), 300)
+    text = shorten(text if isinstance(text, str) and text else str(exc), 300)
     status = getattr(exc, "status_code", None)
     where = (
         (f" (HTTP {status})", f" (HTTP {status})") if status else (" in the stream", " в потоке")
@@ -190,11 +190,6 @@ def _server_error(exc: Exception) -> ToolLoopServerError:
         ),
         exc,
     )
-
-
-def _short_text(text: str, limit: int) -> str:
-    """`text` cut to `limit` characters, with an ellipsis when cut."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def ask_model(

@@ -13,8 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from helpers._hf import import_transformers
-from helpers.i18n import tr
-from helpers.validation import (
+from helpers.arguments import (
     SchemaError,
     a_type,
     nullable_to_null_type,
@@ -22,6 +21,7 @@ from helpers.validation import (
     validate_arguments,
     validator_class,
 )
+from helpers.i18n import tr
 
 __all__ = [
     "ToolRegistry",

@@ -90,7 +90,7 @@ def test_helpers_import_jsonschema_without_the_iri_grammar_and_lose_nothing():
     grammar costs every kernel ~1 s), yet validation works and the package stays importable."""
     probe = (
         "import importlib.util, json, sys\n"
-        "from helpers.validation import jsonschema, validate_arguments\n"
+        "from helpers.arguments import jsonschema, validate_arguments\n"
         "hidden = 'rfc3987_syntax' not in sys.modules\n"
         "schema = {'type': 'object', 'properties': {'n': {'type': 'integer', 'minimum': 1}}}\n"
         "problems = validate_arguments({'n': 0}, schema)\n"
@@ -103,6 +103,6 @@ def test_helpers_import_jsonschema_without_the_iri_grammar_and_lose_nothing():
         [sys.executable, "-c", probe], cwd=REPO_ROOT, capture_output=True, text=True, check=True
     )
     hidden, problems, installed, imported_after = json.loads(done.stdout)
-    assert hidden, "importing helpers.validation compiled the IRI grammar"
+    assert hidden, "importing helpers.arguments compiled the IRI grammar"
     assert problems == ["arguments.n must be >= 1, got 0"]
     assert imported_after == installed  # importable again afterwards, when it is installed
