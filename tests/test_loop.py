@@ -22,7 +22,7 @@ from helpers import (
 from helpers.i18n import reset_language, set_language
 from helpers.loop import ToolLoopServerError, assistant_message_from
 from tests.fakes import FakeClient, chunks_for, completion
-from tests.test_replay_fixtures import fake_upstream
+from tests.test_replay_fixtures import fake_upstream, reply_json, reply_sse
 
 WEATHER = {"Beijing": "Sunny", "Shanghai": "Light rain"}
 USER = {"role": "user", "content": "Weather in Beijing?"}
@@ -466,22 +466,9 @@ class ScriptedHandler(BaseHTTPRequestHandler):
         type(self).bodies.append(json.loads(raw))
         kind, *rest = type(self).script.pop(0)
         if kind == "json":
-            status, body = rest
-            payload = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-            return
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Connection", "close")
-        self.end_headers()
-        for text in rest[0]:
-            self.wfile.write(f"data: {text}\n\n".encode())
-        self.wfile.flush()
-        self.close_connection = True
+            reply_json(self, *rest)
+        else:
+            reply_sse(self, rest[0])
 
 
 @pytest.fixture

@@ -32,6 +32,29 @@ TOOLS: list[dict[str, Any]] = [
 ]
 
 
+def reply_json(handler: BaseHTTPRequestHandler, status: int, body: Any, **headers: str) -> None:
+    """Answer a fake upstream's request with a JSON body (and any extra headers)."""
+    payload = json.dumps(body).encode()
+    handler.send_response(status)
+    for name, value in {"Content-Type": "application/json", **headers}.items():
+        handler.send_header(name, value)
+    handler.send_header("Content-Length", str(len(payload)))
+    handler.end_headers()
+    handler.wfile.write(payload)
+
+
+def reply_sse(handler: BaseHTTPRequestHandler, events: list[str]) -> None:
+    """Answer with an event stream of `data:` lines, closing the connection at its end."""
+    handler.send_response(200)
+    handler.send_header("Content-Type", "text/event-stream")
+    handler.send_header("Connection", "close")
+    handler.end_headers()
+    for text in events:
+        handler.wfile.write(f"data: {text}\n\n".encode())
+    handler.wfile.flush()
+    handler.close_connection = True
+
+
 @contextmanager
 def fake_upstream(handler: type[BaseHTTPRequestHandler], path: str = "/v1") -> Iterator[str]:
     """A stand-in live endpoint on 127.0.0.1 in a thread; yields its base URL (host + path)."""

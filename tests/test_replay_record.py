@@ -12,7 +12,15 @@ from typing import Any
 
 import openai
 import pytest
-from test_replay_fixtures import MODEL, ROUND_1, TOOLS, chat_body, fake_upstream, stream_events
+from test_replay_fixtures import (
+    MODEL,
+    ROUND_1,
+    TOOLS,
+    chat_body,
+    fake_upstream,
+    reply_json,
+    stream_events,
+)
 
 from helpers.replay import RecordProxy, ReplayServer, load_cassette
 from helpers.replay.record import (
@@ -41,13 +49,7 @@ class _Upstream(BaseHTTPRequestHandler):
         """Quiet."""
 
     def _json(self, status: int, body: Any) -> None:
-        payload = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.send_header("Set-Cookie", "upstream=COOKIESECRET789")
-        self.end_headers()
-        self.wfile.write(payload)
+        reply_json(self, status, body, **{"Set-Cookie": "upstream=COOKIESECRET789"})
 
     def do_GET(self) -> None:
         """Model list."""
@@ -325,12 +327,7 @@ class _Echo(BaseHTTPRequestHandler):
         if not body.get("stream"):
             answer = chat_body({"role": "assistant", "content": echo}, "stop")
             answer[f"seen {KEY}"] = {GOOG_KEY: BODY_KEY}  # secrets as dict KEYS too
-            payload = json.dumps(answer).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
+            reply_json(self, 200, answer)
             return
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
@@ -417,12 +414,7 @@ class _Flaky(BaseHTTPRequestHandler):
             answer: Any = chat_body({"role": "assistant", "content": f"You said: {echoed}"}, "stop")
         else:
             answer = {"error": {"message": f"status {status}", "type": "server_error"}}
-        payload = json.dumps(answer).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
+        reply_json(self, status, answer)
 
 
 def _flaky(statuses: list[int]) -> Any:
@@ -481,12 +473,7 @@ class _LabProxy(BaseHTTPRequestHandler):
         """Remember the absolute target, answer as the upstream would."""
         self.rfile.read(int(self.headers["Content-Length"]))
         type(self).targets.append(self.path)
-        payload = json.dumps(chat_body({"role": "assistant", "content": "via proxy"}, "stop"))
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload.encode())))
-        self.end_headers()
-        self.wfile.write(payload.encode())
+        reply_json(self, 200, chat_body({"role": "assistant", "content": "via proxy"}, "stop"))
 
 
 def test_the_upstream_is_reached_through_the_labs_proxy(
