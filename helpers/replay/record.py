@@ -350,6 +350,7 @@ class _RecordHandler(JsonHandler):
             self.start_sse(upstream.status_code, headers)
             recorder = _SseRecorder(started)
             held: list[bytes] = []  # the end of the stream waits until the file is written
+            line = ""
             for line in upstream.iter_lines():
                 recorder.line(line)
                 if held or line.startswith("data: [DONE]"):
@@ -361,7 +362,7 @@ class _RecordHandler(JsonHandler):
             response["sse"] = recorder.events
             if response["sse"]:
                 self._record(raw, path, response, secrets)
-            self.wfile.write(b"".join(held) + (b"\n" if held else b""))
+            self.wfile.write(b"".join(held) + (b"\n" if line else b""))  # a blank line ends it
             self.wfile.flush()
         finally:
             upstream.close()
