@@ -68,12 +68,18 @@ def _content_text(content: Any) -> str | None:
 # --------------------------------------------------------------------------- messages
 
 
-def format_call(call: Any, limit: int = CONTENT_LIMIT) -> str:
-    """One tool call as `name(arguments) [id]`."""
+def _call_fields(call: Any, limit: int) -> tuple[Any, Any, str]:
+    """A tool call's id, name and shortened arguments (SDK object or dict)."""
     call = as_dict(call)
     function = as_dict(call.get("function") or {})
     arguments = shorten(_arguments_text(function.get("arguments", "")), limit)
-    return f"{function.get('name', '')}({arguments}) [{call.get('id', '')}]"
+    return call.get("id", ""), function.get("name", ""), arguments
+
+
+def format_call(call: Any, limit: int = CONTENT_LIMIT) -> str:
+    """One tool call as `name(arguments) [id]`."""
+    call_id, name, arguments = _call_fields(call, limit)
+    return f"{name}({arguments}) [{call_id}]"
 
 
 def _message_lines(position: int, message: Any, limit: int) -> list[str]:
@@ -160,12 +166,7 @@ def compare_table(rows: Iterable[Sequence[Any]], headers: Sequence[Any]) -> None
 
 def format_tool_calls(tool_calls: Iterable[Any] | None, limit: int = CONTENT_LIMIT) -> str:
     """Tool calls as a table: index, id, name, arguments."""
-    rows = []
-    for index, call in enumerate(tool_calls or []):
-        call = as_dict(call)
-        function = as_dict(call.get("function") or {})
-        arguments = shorten(_arguments_text(function.get("arguments", "")), limit)
-        rows.append((index, call.get("id", ""), function.get("name", ""), arguments))
+    rows = [(index, *_call_fields(call, limit)) for index, call in enumerate(tool_calls or [])]
     if not rows:
         return tr("(no tool calls)", "(вызовов нет)")
     return format_table(rows, ("#", "id", "name", "arguments"))

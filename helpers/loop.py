@@ -262,8 +262,9 @@ def _sendable(message: dict[str, Any]) -> dict[str, Any]:
             f"sent as UTF-8 ({', '.join(found)}: lone surrogates, e.g. from a file name read "
             "with surrogateescape); they were sent as the escape text shown.",
             f"В результате {message.get('name') or 'инструмента'} есть символы, которые нельзя "
-            f"отправить в UTF-8 ({', '.join(found)}: одиночные суррогаты, например из имени "
-            "файла, прочитанного с surrogateescape); они отправлены как этот текст-экранирование.",
+            f"передать в UTF-8 ({', '.join(found)}: одиночные суррогаты (lone surrogates), "
+            "например из имени файла, прочитанного с surrogateescape); они отправлены в виде "
+            "такой экранированной записи.",
         ),
         UserWarning,
         stacklevel=3,

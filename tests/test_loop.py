@@ -631,3 +631,15 @@ def test_a_lone_surrogate_in_a_tool_result_is_sent_escaped_and_said(live):
     sent = handler.bodies[1]["messages"][2]
     assert sent["role"] == "tool" and json.loads(sent["content"]) == ["report-\\udcff.txt"]
     assert messages[2] == sent  # the history holds what the model was sent
+
+
+def test_the_surrogate_warning_speaks_russian_in_the_russian_edition(russian):
+    registry = ToolRegistry()
+    registry.register(lambda: "a\udcff", {"name": "list_files", "parameters": {"type": "object"}})
+    client = FakeClient(
+        [completion(None, [("a", "list_files", "{}")], "tool_calls"), completion("ok")]
+    )
+    messages = [USER]
+    with pytest.warns(UserWarning, match=r"В результате list_files .*\\udcff"):
+        run_tool_loop(client, messages, registry, model="m")
+    assert messages[2]["content"] == "a\\udcff"  # plain text: one backslash, then udcff
