@@ -19,6 +19,7 @@ from test_replay_fixtures import (
     chat_body,
     fake_upstream,
     reply_json,
+    reply_sse,
     stream_events,
 )
 
@@ -575,3 +576,36 @@ def test_what_counts_as_a_credential() -> None:
     for word in ("EMPTY", "ollama", "password", "lm-studio", "not-needed", "placeholder"):
         assert not looks_secret(word), word
     assert secrets_from_body({"api_key": KEY, "tools": [{"api_key": ORG}]}) == {KEY}
+
+
+class _Streams(BaseHTTPRequestHandler):
+    """An upstream answering each streamed POST with the next list of events of `script`."""
+
+    protocol_version = "HTTP/1.1"
+    script: list[list[str]] = []
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet."""
+
+    def do_POST(self) -> None:
+        """Stream the next scripted events."""
+        self.rfile.read(int(self.headers["Content-Length"]))
+        reply_sse(self, type(self).script.pop(0))
+
+
+def test_an_error_event_in_a_stream_never_replaces_a_good_recording(tmp_path: Path) -> None:
+    """llama.cpp reports a parse failure mid-stream with HTTP 200: that is an error answer too."""
+    good = [
+        json.dumps(e["data"]) if isinstance(e["data"], dict) else e["data"] for e in stream_events()
+    ]
+    failure = {"error": {"code": 500, "message": "does not match the expected format"}}
+    _Streams.script = [good, [good[0], json.dumps(failure)]]
+    out = tmp_path / "x.json"
+    body = {"model": MODEL, "messages": ROUND_1, "tools": TOOLS, "stream": True}
+    with fake_upstream(_Streams, "/v1") as url, RecordProxy(url, out) as proxy:
+        with _plain_client(proxy) as client:
+            list(client.chat.completions.create(**body))
+            with pytest.raises(openai.APIError, match="does not match the expected format"):
+                list(client.chat.completions.create(**body))
+    [item] = load_cassette(out).interactions
+    assert [e["data"] for e in item.response["sse"]] == [e["data"] for e in stream_events()]

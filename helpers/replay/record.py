@@ -461,7 +461,7 @@ class RecordProxy(LoopbackService):
             self.interactions.append(item)
         elif _succeeded(self.interactions[at]["response"]) and not _succeeded(response):
             log.warning(
-                "record proxy: an answer with HTTP %s was relayed but not written to %s: the "
+                "record proxy: an error answer (HTTP %s) was relayed but not written to %s: the "
                 "file keeps the successful answer to the same request",
                 response.get("status"),
                 self.out.name,
@@ -512,6 +512,9 @@ class RecordProxy(LoopbackService):
 
 
 def _succeeded(response: dict[str, Any]) -> bool:
-    """Whether a recorded answer is a success (HTTP 2xx)."""
+    """Whether a recorded answer is a success: HTTP 2xx, and no `{"error": ...}` event in its
+    stream (llama.cpp reports a parse failure that way, with HTTP 200)."""
     status = response.get("status")
-    return isinstance(status, int) and 200 <= status < 300
+    events = response.get("sse") or []
+    failed = any(isinstance(e.get("data"), dict) and "error" in e["data"] for e in events)
+    return isinstance(status, int) and 200 <= status < 300 and not failed
