@@ -26,7 +26,9 @@ from helpers.streaming import (
     MalformedChunkError,
     StreamErrorEvent,
     ToolCallAccumulator,
+    arguments_text,
     as_dict,
+    as_text,
 )
 from helpers.tools import ToolRegistry
 
@@ -97,8 +99,7 @@ def _clean_call(call: Any, index: int) -> dict[str, Any]:
             f"tool call {index} is a {kind} ({_short(call)}), not an object",
             f"вызов {index} — {kind} ({_short(call)}), а не объект",
         )
-    call_id = call.get("id")
-    call_id = "" if call_id is None else call_id if isinstance(call_id, str) else str(call_id)
+    call_id = as_text(call.get("id"))
     function = as_dict(call.get("function"))
     if not isinstance(function, Mapping):
         raise _malformed(
@@ -113,15 +114,11 @@ def _clean_call(call: Any, index: int) -> dict[str, Any]:
             f"tool call {index} (id {call_id!r}) has the name {_short(name)}, not text",
             f"у вызова {index} (id {call_id!r}) имя {_short(name)}, а не строка",
         )
-    arguments = function.get("arguments")
-    if arguments is None:
-        arguments = ""
-    elif not isinstance(arguments, str):  # Ollama sends an object: keep it as the JSON text
-        arguments = json.dumps(arguments, ensure_ascii=False, default=repr)
+    arguments = arguments_text(function.get("arguments"))
     return {
         "id": call_id,
         "type": "function",
-        "function": {"name": "" if name is None else name, "arguments": arguments},
+        "function": {"name": name or "", "arguments": arguments},
     }
 
 

@@ -32,6 +32,18 @@ def as_dict(obj: Any) -> Any:
     return obj
 
 
+def as_text(value: Any) -> str:
+    """An id as text: None is "", a number its digits (servers differ; the protocol says text)."""
+    return "" if value is None else value if isinstance(value, str) else str(value)
+
+
+def arguments_text(arguments: Any) -> str:
+    """Arguments as JSON text: None is "", an object (Ollama sends one) its JSON."""
+    if arguments is None or isinstance(arguments, str):
+        return arguments or ""
+    return json.dumps(arguments, ensure_ascii=False, default=repr)
+
+
 class MalformedChunkError(ValueError):
     """A streamed chunk the accumulator cannot use (a server bug); the text is for a student."""
 
@@ -97,12 +109,7 @@ def _checked_piece(piece: Any) -> tuple[int | None, str, str, str]:
             f"у фрагмента вызова index {index!r} и name {name!r}; index должен быть числом, "
             "а name — строкой",
         )
-    call_id = piece.get("id")
-    call_id = "" if call_id is None else call_id if isinstance(call_id, str) else str(call_id)
-    arguments = function.get("arguments")
-    if arguments is not None and not isinstance(arguments, str):
-        arguments = json.dumps(arguments, ensure_ascii=False, default=repr)
-    return index, call_id, name or "", arguments or ""
+    return index, as_text(piece.get("id")), name or "", arguments_text(function.get("arguments"))
 
 
 class ToolCallAccumulator:
