@@ -1,0 +1,853 @@
+"""Kimi K3 "XTML" raw text: a batch parser, a linear-cost stream parser, and a prompt renderer.
+
+Kimi K3 (July 2026) no longer writes K2's `<|tool_calls_section_begin|>` sections. Every part of a
+conversation is a tagged element built from four special tokens, `<|open|>`, `<|close|>`,
+`<|sep|>` and `<|end_of_msg|>` (the stop token); tag names and attributes are ordinary text:
+
+    <|open|>message role="assistant"<|sep|>
+      <|open|>think<|sep|>reasoning<|close|>think<|sep|>
+      <|open|>response<|sep|>visible text<|close|>response<|sep|>
+      <|open|>tools<|sep|>
+        <|open|>call tool="get_weather" index="1"<|sep|>
+          <|open|>argument key="city" type="string"<|sep|>Paris<|close|>argument<|sep|>
+          <|open|>argument key="days" type="number"<|sep|>3<|close|>argument<|sep|>
+        <|close|>call<|sep|>
+      <|close|>tools<|sep|>
+    <|close|>message<|sep|><|end_of_msg|>
+
+(one line in reality: the indentation is only for reading). A call's arguments are typed
+elements (`type="string"` values are raw text, never escaped; `number`, `boolean`, `null`,
+`object` and `array` values are JSON) or one `<|open|>json type="object"<|sep|>{...}` block.
+Attribute values escape `&` as `&amp;` and `"` as `&quot;`. The text carries **no call id**.
+
+Rules this module follows (the same in `parse_kimi_xtml` and `KimiXtmlStreamParser`, which is the
+batch parser's engine: `parse_kimi_xtml` feeds the whole text at once):
+
+- where the output starts: the generation prompt already opened `think` (thinking on) or
+  `response` (thinking off), so a real output starts inside that block. `opened="think"` or
+  `"response"` says so; `opened=None` (the default) decides from the first tag: a first
+  `<|close|>think<|sep|>` or `<|close|>response<|sep|>` means the prompt opened that block, any
+  other tag means the text starts between blocks; text with no tag at all is content;
+- `think` text is the reasoning, `response` text is the content (text between blocks, as
+  vLLM and SGLang read it, is content too); both are joined block by block (a newline between
+  blocks) and `.strip()`-ed, like the other parsers here; they stream as they come;
+- a call is returned only when it is **whole**, i.e. its `<|close|>call<|sep|>` was read, and
+  has a tool name; the stream parser emits it in one delta at that moment (as vLLM's `kimi_k3`
+  parser does: no argument fragments). A call cut off by the end of the text, or by a
+  `<|close|>tools<|sep|>` / `<|close|>message<|sep|>`, is NOT returned (its string arguments
+  could be cut short and still be valid JSON): it is reported in `errors` with what was read;
+- `arguments` is the JSON text of an object: for typed elements `json.dumps(..., ensure_ascii=
+  False)` of the values in the order written (exactly what vLLM and SGLang produce); for a
+  `json` block the block's text unchanged;
+- ids: none is in the text, so one is invented as servers do: `functions.NAME:N` with N counting
+  calls from `call_offset` (0 by default; pass the number of calls earlier in the conversation
+  to keep ids unique), the convention vLLM uses for Kimi model types when it makes ids itself;
+- problems never raise: an unclosed block, an unknown or missing `type`, a typed value that is
+  not valid JSON (kept as its raw text, as vLLM and SGLang keep it), a type that does not match
+  its value, a duplicate key, a stray tag or stray text: each is reported in `ParseResult.errors`
+  and the rest of the text is still read;
+- the known ambiguity: a string value that itself contains `<|close|>argument<|sep|>` cannot be
+  told from the closing marker. When text (or another `<|close|>argument<|sep|>`) follows such a
+  marker inside a call, the marker was part of the value: the value is read on to the next
+  closing marker, and the call is returned with an error asking to check it. When nothing
+  follows it, the value is silently cut there: no parser can know.
+
+Cost: the text is cut by a `MarkerSplitter` over the four tokens; besides the text of the block
+being read, the parser holds back at most one tag header, and inside a raw block (think,
+response, a value) only the few characters that could still become a closing tag. Every
+character is handled a bounded number of times, so a stream costs time linear in its length
+(`bench/xtml.py` measures it).
+
+The renderer, `render_kimi_xtml`, writes a whole K3 prompt; see its docstring for the sources.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from helpers.formats._common import (
+    CUT_OFF,
+    DeltaList,
+    MarkerSplitter,
+    ParseResult,
+    StrippedStream,
+    snippet,
+    tool_call_dict,
+)
+from helpers.i18n import tr
+
+OPEN = "<|open|>"
+CLOSE = "<|close|>"
+SEP = "<|sep|>"
+END_OF_MSG = "<|end_of_msg|>"
+XTML_TOKENS = (OPEN, CLOSE, SEP, END_OF_MSG)
+
+VALUE_TYPES = ("string", "number", "boolean", "null", "object", "array")
+THINKING_EFFORTS = ("low", "high", "max")
+IMAGE_PLACEHOLDER = "<|kimi_image_placeholder|>"
+
+
+def open_tag(name: str, attrs: Sequence[tuple[str, Any]] = ()) -> str:
+    """`<|open|>name a="v"<|sep|>`, attribute values escaped (`&` first, then `"`)."""
+    rendered = "".join(f' {key}="{escape_attr(value)}"' for key, value in attrs)
+    return f"{OPEN}{name}{rendered}{SEP}"
+
+
+def close_tag(name: str) -> str:
+    """`<|close|>name<|sep|>`."""
+    return f"{CLOSE}{name}{SEP}"
+
+
+def escape_attr(value: Any) -> str:
+    """Escape an attribute value as K3 does: `&` -> `&amp;`, then `"` -> `&quot;`."""
+    return str(value).replace("&", "&amp;").replace('"', "&quot;")
+
+
+_ENTITY_RE = re.compile(r"&(amp|quot);")
+
+
+def unescape_attr(value: str) -> str:
+    """Undo `escape_attr` in one pass (so `&amp;quot;` gives back `&quot;`, not `"`)."""
+    return _ENTITY_RE.sub(lambda m: "&" if m.group(1) == "amp" else '"', value)
+
+
+# ---------------------------------------------------------------------------------------------
+# Parsing
+# ---------------------------------------------------------------------------------------------
+
+_NAME_RE = re.compile(r"\s*([A-Za-z_][\w-]*)")
+_ATTR_RE = re.compile(r'\s+([\w-]+)="([^"]*)"')
+
+# Where the parser is. The raw blocks keep their text as written; the others only expect tags.
+TOP, THINK, RESPONSE, TOOLS, CALL, ARGUMENT, JSON_BLOCK, ENDED, UNDECIDED = (
+    "top",
+    "think",
+    "response",
+    "tools",
+    "call",
+    "argument",
+    "json",
+    "ended",
+    "undecided",
+)
+_RAW = (THINK, RESPONSE, ARGUMENT, JSON_BLOCK)
+# Inside a raw block, the only tags that mean something (everything else is text of the block):
+# (open-tag names, close-tag names). <|end_of_msg|> always ends the block.
+_RAW_TAGS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    THINK: (frozenset({"response", "tools"}), frozenset({"think", "message"})),
+    RESPONSE: (frozenset({"tools"}), frozenset({"response", "message"})),
+    ARGUMENT: (frozenset(), frozenset({"argument", "call", "tools", "message"})),
+    JSON_BLOCK: (frozenset(), frozenset({"json", "call", "tools", "message"})),
+}
+_BLOCK_SEPARATOR = "\n"
+
+
+def _parse_header(header: str) -> tuple[str, dict[str, str], str]:
+    """Split an open tag's text (`call tool="x" index="1"`) into name, attributes and leftovers."""
+    match = _NAME_RE.match(header)
+    if match is None:
+        return "", {}, header.strip()
+    attrs: dict[str, str] = {}
+    pos = match.end()
+    for attr in _ATTR_RE.finditer(header, pos):
+        if attr.start() != pos:
+            break
+        attrs[attr.group(1)] = unescape_attr(attr.group(2))
+        pos = attr.end()
+    return match.group(1), attrs, header[pos:].strip()
+
+
+@dataclass
+class _Tag:
+    """A tag being read: its kind (OPEN or CLOSE) and the text after the token so far."""
+
+    kind: str
+    parts: list[str] = field(default_factory=list)
+    size: int = 0
+
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+@dataclass
+class _Argument:
+    """One `argument` (or `json`) element of a call."""
+
+    key: str | None
+    type: str | None
+    parts: list[str] = field(default_factory=list)
+    is_json_block: bool = False
+    reopened: bool = False  # a `<|close|>argument<|sep|>` was found to be part of the value
+
+
+@dataclass
+class _Call:
+    """A call whose open tag was read."""
+
+    number: int  # 1-based position among the call elements of this output
+    name: str
+    index_attr: str | None
+    arguments: list[_Argument] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def label(self) -> str:
+        return tr(
+            f"call {self.number} ({self.name or '?'})", f"вызов {self.number} ({self.name or '?'})"
+        )
+
+
+_TYPE_CHECKS = {
+    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+}
+
+
+def _decode_value(call: _Call, argument: _Argument) -> Any:
+    """The Python value of a typed argument (problems go to `call.problems`)."""
+    raw = "".join(argument.parts)
+    key = argument.key
+    where = tr(f"{call.label()}, argument {key!r}", f"{call.label()}, аргумент {key!r}")
+    kind = argument.type
+    if kind is None:
+        call.problems.append(
+            tr(
+                f"{where}: no type attribute; read as a string",
+                f"{where}: нет атрибута type; прочитан как строка",
+            )
+        )
+        return raw
+    if kind == "string":
+        return raw
+    if kind not in VALUE_TYPES:
+        call.problems.append(
+            tr(
+                f"{where}: unknown type {kind!r} (expected one of {', '.join(VALUE_TYPES)}); "
+                "decoded as JSON if it is JSON, else kept as text",
+                f"{where}: неизвестный тип {kind!r} (ожидался один из {', '.join(VALUE_TYPES)}); "
+                "разобран как JSON, если это JSON, иначе оставлен текстом",
+            )
+        )
+    try:
+        value = json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        if kind in VALUE_TYPES:
+            call.problems.append(
+                tr(
+                    f"{where}: type {kind!r} but the value is not valid JSON ({exc}): "
+                    f"kept as the text {snippet(raw)!r}",
+                    f"{where}: тип {kind!r}, но значение — некорректный JSON (json: «{exc}»): "
+                    f"оставлено текстом {snippet(raw)!r}",
+                )
+            )
+        return raw
+    check = _TYPE_CHECKS.get(kind)
+    if check is not None and not check(value):
+        call.problems.append(
+            tr(
+                f"{where}: type {kind!r} does not match the value {snippet(raw)!r}",
+                f"{where}: тип {kind!r} не подходит к значению {snippet(raw)!r}",
+            )
+        )
+    return value
+
+
+def _call_arguments(call: _Call) -> str:
+    """The arguments JSON text of a whole call (problems go to `call.problems`)."""
+    typed = [a for a in call.arguments if not a.is_json_block]
+    blocks = [a for a in call.arguments if a.is_json_block]
+    if blocks and (typed or len(blocks) > 1):
+        call.problems.append(
+            tr(
+                f"{call.label()}: a call has either typed arguments or one json block, "
+                f"here {len(typed)} argument(s) and {len(blocks)} json block(s): merged",
+                f"{call.label()}: у вызова либо типизированные аргументы, либо один блок json, "
+                f"а здесь аргументов {len(typed)} и блоков json {len(blocks)}: объединены",
+            )
+        )
+    if len(blocks) == 1 and not typed:
+        text = "".join(blocks[0].parts)
+        _check_json_block(call, blocks[0], text)
+        return text
+    values: dict[str, Any] = {}
+    for block in blocks:
+        text = "".join(block.parts)
+        if _check_json_block(call, block, text):
+            values.update(json.loads(text))
+    for argument in typed:
+        key = argument.key
+        if key is None:
+            call.problems.append(
+                tr(
+                    f"{call.label()}: an argument has no key attribute; stored under ''",
+                    f"{call.label()}: у аргумента нет атрибута key; сохранён под ключом ''",
+                )
+            )
+            key = ""
+        elif key in values:
+            call.problems.append(
+                tr(
+                    f"{call.label()}: argument {key!r} given twice; the last value kept",
+                    f"{call.label()}: аргумент {key!r} указан дважды; оставлено последнее значение",
+                )
+            )
+        values[key] = _decode_value(call, argument)
+    return json.dumps(values, ensure_ascii=False)
+
+
+def _check_json_block(call: _Call, block: _Argument, text: str) -> bool:
+    """Report a json block that is not a JSON object; True when it is one."""
+    if block.type != "object":
+        call.problems.append(
+            tr(
+                f"{call.label()}: json block with type {block.type!r}, expected 'object'",
+                f"{call.label()}: блок json с типом {block.type!r}, ожидался 'object'",
+            )
+        )
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        call.problems.append(
+            tr(
+                f"{call.label()}: the json block is not valid JSON ({exc})",
+                f"{call.label()}: блок json — некорректный JSON (json: «{exc}»)",
+            )
+        )
+        return False
+    if not isinstance(value, dict):
+        call.problems.append(
+            tr(
+                f"{call.label()}: the json block is valid JSON but not an object",
+                f"{call.label()}: блок json — корректный JSON, но не объект",
+            )
+        )
+        return False
+    return True
+
+
+class KimiXtmlStreamParser:
+    """Incremental `parse_kimi_xtml`: feed text deltas, get OpenAI-style delta dicts back.
+
+    `feed(delta)` returns the deltas the new text completes: `{"reasoning_content": ...}` and
+    `{"content": ...}` as the text comes, and for each call, when its `<|close|>call<|sep|>`
+    arrives, ONE delta with its index, id, name and whole arguments. `close()` ends the text and
+    returns what was held back; `.result` then holds the whole `ParseResult`.
+
+    Contract (checked by the tests): for every split of a text into deltas the deltas add up
+    (through `ToolCallAccumulator`) to `parse_kimi_xtml(text)`, and `.result` equals it.
+    """
+
+    def __init__(self, opened: str | None = None, call_offset: int = 0) -> None:
+        """Start before the first character (`opened`, `call_offset`: as in `parse_kimi_xtml`)."""
+        if opened not in (None, THINK, RESPONSE):
+            raise ValueError(
+                tr(
+                    f"opened must be 'think', 'response' or None, not {opened!r}",
+                    f"opened должен быть 'think', 'response' или None, а не {opened!r}",
+                )
+            )
+        self._splitter = MarkerSplitter(XTML_TOKENS)
+        self._state = UNDECIDED if opened is None else opened
+        self._undecided: list[str] = []  # text read before opened=None was decided
+        self._message_seen = opened is not None
+        self._tag: _Tag | None = None
+        self._content = StrippedStream()
+        self._content_parts: list[str] = []
+        self._reasoning = StrippedStream()
+        self._reasoning_parts: list[str] = []
+        self._blocks_seen = {THINK: False, RESPONSE: False}
+        self._call: _Call | None = None
+        self._argument: _Argument | None = None
+        self._closed_argument: _Argument | None = None  # may still be reopened (see module doc)
+        self._gap: list[str] = []  # whitespace after a closed argument, until that is decided
+        self._call_count = 0
+        self._call_offset = call_offset
+        self._stray: list[str] = []  # text between elements, judged at the next tag
+        self._tool_calls: list[dict[str, Any]] = []
+        self._errors: list[str] = []
+        self._result: ParseResult | None = None
+
+    # -- public interface ----------------------------------------------------------------------
+
+    def feed(self, text_delta: str) -> list[dict[str, Any]]:
+        """Read the next piece of model output; return the deltas it completes (maybe none)."""
+        if self._result is not None:
+            raise RuntimeError("feed() after close()")
+        out = DeltaList()
+        for is_token, piece in self._splitter.feed(text_delta):
+            if is_token:
+                self._on_token(piece, out)
+            else:
+                self._on_text(piece, out)
+        return list(out)
+
+    def close(self) -> list[dict[str, Any]]:
+        """The output ended: release what was held back, report what is open, build `.result`."""
+        if self._result is not None:
+            return []
+        out = DeltaList()
+        for _, piece in self._splitter.close():
+            self._on_text(piece, out)
+        self._on_end(out)
+        self._result = ParseResult(
+            "".join(self._content_parts),
+            self._tool_calls,
+            self._errors,
+            "".join(self._reasoning_parts),
+        )
+        return list(out)
+
+    @property
+    def result(self) -> ParseResult:
+        """The whole parse (content, tool calls, errors, reasoning); available after `close()`."""
+        if self._result is None:
+            raise RuntimeError("the result is known only after close()")
+        return self._result
+
+    # -- text and tokens -----------------------------------------------------------------------
+
+    def _on_text(self, piece: str, out: DeltaList) -> None:
+        """Plain text: part of a tag being read, or of the block we are in."""
+        tag = self._tag
+        if tag is not None:
+            tag.parts.append(piece)
+            tag.size += len(piece)
+            if self._state in _RAW and not self._could_be_raw_tag(tag):
+                self._flush_tag_as_text(out)
+            return
+        self._text(piece, out)
+
+    def _on_token(self, token: str, out: DeltaList) -> None:
+        """One of the four special tokens."""
+        tag = self._tag
+        if token == SEP and tag is not None:
+            self._tag = None
+            self._on_tag(tag, out)
+            return
+        if tag is not None:  # a tag interrupted by another token: it was no tag
+            if self._state in _RAW or self._state == UNDECIDED:
+                self._flush_tag_as_text(out)
+            else:
+                self._tag = None
+                self._report_stray(tag.kind + tag.text())
+        if token in (OPEN, CLOSE):
+            self._tag = _Tag(token)
+        elif token == END_OF_MSG:
+            self._on_end_of_message(out)
+        else:  # a <|sep|> that ends no tag
+            if self._state in _RAW or self._state == UNDECIDED:
+                self._text(token, out)
+            else:
+                self._report_stray(token)
+
+    def _could_be_raw_tag(self, tag: _Tag) -> bool:
+        """Inside a raw block: can the tag still become one that means something here?"""
+        opens, closes = _RAW_TAGS[self._state]
+        names = opens if tag.kind == OPEN else closes
+        text = tag.text()
+        return any(name.startswith(text) for name in names)
+
+    def _flush_tag_as_text(self, out: DeltaList) -> None:
+        """A would-be tag in a raw block turned out to be text of the block."""
+        tag = self._tag
+        assert tag is not None
+        self._tag = None
+        self._text(tag.kind + tag.text(), out)
+
+    def _text(self, piece: str, out: DeltaList) -> None:
+        """Text that belongs to the current block."""
+        state = self._state
+        if state == UNDECIDED:
+            self._undecided.append(piece)
+        elif state == THINK:
+            self._push_reasoning(piece, out)
+        elif state in (RESPONSE, TOP):
+            self._push_content(piece, out)
+        elif state in (ARGUMENT, JSON_BLOCK):
+            assert self._argument is not None
+            self._argument.parts.append(piece)
+        elif state == CALL and self._closed_argument is not None:
+            if not piece.strip():
+                self._gap.append(piece)
+            else:  # text after a closed argument: its closing marker was part of the value
+                self._reopen_argument(piece)
+        else:  # TOOLS, CALL, ENDED: only whitespace belongs here
+            self._stray.append(piece)
+
+    def _push_content(self, piece: str, out: DeltaList) -> None:
+        visible = self._content.push(piece)
+        if visible:
+            self._content_parts.append(visible)
+            out.content(visible)
+
+    def _push_reasoning(self, piece: str, out: DeltaList) -> None:
+        visible = self._reasoning.push(piece)
+        if visible:
+            self._reasoning_parts.append(visible)
+            out.reasoning(visible)
+
+    def _report_stray(self, text: str) -> None:
+        self._errors.append(
+            tr(
+                f"unexpected {snippet(text)!r} ignored (in {self._where()})",
+                f"лишнее {snippet(text)!r} пропущено (в {self._where()})",
+            )
+        )
+
+    def _judge_stray(self) -> None:
+        """Report text that stood between elements if it was more than whitespace."""
+        if self._stray:
+            text = "".join(self._stray)
+            self._stray = []
+            if text.strip():
+                self._errors.append(
+                    tr(
+                        f"text outside any block ignored (in {self._where()}): {snippet(text)!r}",
+                        f"текст вне блоков пропущен (в {self._where()}): {snippet(text)!r}",
+                    )
+                )
+
+    def _where(self) -> str:
+        if self._call is not None:
+            return self._call.label()
+        return {
+            TOP: tr("the message", "сообщении"),
+            TOOLS: tr("the tools block", "блоке tools"),
+            ENDED: tr("text after the end of the message", "тексте после конца сообщения"),
+        }.get(self._state, self._state)
+
+    # -- tags ----------------------------------------------------------------------------------
+
+    def _on_tag(self, tag: _Tag, out: DeltaList) -> None:
+        """A whole tag (`<|open|>...<|sep|>` or `<|close|>...<|sep|>`)."""
+        if self._state == UNDECIDED:
+            self._decide(tag, out)
+        text = tag.text()
+        if self._state in _RAW:
+            self._on_raw_block_tag(tag.kind, text.strip(), out)
+            return
+        if self._state == CALL and self._closed_argument is not None:
+            if tag.kind == CLOSE and text.strip() == "argument":
+                # a second closing marker: the first one was part of the value
+                self._reopen_argument("")
+                self._close_argument()
+                return
+            self._commit_argument()
+        self._judge_stray()
+        if tag.kind == OPEN:
+            self._on_open(text)
+        else:
+            self._on_close(text.strip(), out)
+
+    def _decide(self, tag: _Tag, out: DeltaList) -> None:
+        """opened=None: the first tag tells where the text started."""
+        name = tag.text().strip()
+        if tag.kind == CLOSE and name in (THINK, RESPONSE):
+            self._state = name
+            self._message_seen = True
+        else:
+            self._state = TOP
+        held, self._undecided = "".join(self._undecided), []
+        if held:
+            self._text(held, out)
+
+    def _on_raw_block_tag(self, kind: str, name: str, out: DeltaList) -> None:
+        """A tag that means something inside think, response, an argument or a json block."""
+        state = self._state
+        if kind == CLOSE and name == state:
+            self._end_raw_block()
+            return
+        # Any other tag here means the block was left open: close it, then read the tag.
+        self._errors.append(
+            tr(
+                f"{self._block_label()} not closed before {kind}{name}{SEP}",
+                f"{self._block_label()} не закрыт перед {kind}{name}{SEP}",
+            )
+        )
+        self._end_raw_block()
+        if self._state == CALL:
+            self._commit_argument()
+        if kind == OPEN:
+            self._on_open(name)
+        else:
+            self._on_close(name, out)
+
+    def _block_label(self) -> str:
+        if self._state in (ARGUMENT, JSON_BLOCK):
+            assert self._call is not None and self._argument is not None
+            what = (
+                "json"
+                if self._argument.is_json_block
+                else tr(f"argument {self._argument.key!r}", f"аргумент {self._argument.key!r}")
+            )
+            return f"{self._call.label()}: {what}"
+        return tr(f"the {self._state} block", f"блок {self._state}")
+
+    def _end_raw_block(self) -> None:
+        """Leave the raw block we are in."""
+        if self._state in (THINK, RESPONSE):
+            self._state = TOP
+        else:
+            self._close_argument()
+
+    def _close_argument(self) -> None:
+        """The argument's closing marker: keep it open to a reopening until the next tag."""
+        self._closed_argument = self._argument
+        self._argument = None
+        self._gap = []
+        self._state = CALL
+
+    def _reopen_argument(self, text: str) -> None:
+        """Text (or a second marker) followed `<|close|>argument<|sep|>`: it was in the value."""
+        argument = self._closed_argument
+        assert argument is not None and self._call is not None
+        if not argument.reopened:
+            argument.reopened = True
+            name = "json" if argument.is_json_block else repr(argument.key)
+            self._call.problems.append(
+                tr(
+                    f"{self._call.label()}: the value of {name} contains "
+                    f"{close_tag('argument')}, which cannot be told from the closing marker; "
+                    "read as part of the value because text followed it: check this call",
+                    f"{self._call.label()}: значение {name} содержит {close_tag('argument')}, "
+                    "который не отличить от закрывающего маркера; прочитан как часть "
+                    "значения, потому что за ним шёл текст: проверьте этот вызов",
+                )
+            )
+        argument.parts += [close_tag("argument"), *self._gap, text]
+        self._gap = []
+        self._closed_argument = None
+        self._argument = argument
+        self._state = ARGUMENT
+
+    def _commit_argument(self) -> None:
+        """The closed argument stays closed: store it in its call."""
+        if self._closed_argument is not None:
+            assert self._call is not None
+            self._call.arguments.append(self._closed_argument)
+            self._closed_argument = None
+            self._gap = []
+
+    def _on_open(self, header: str) -> None:
+        """An open tag outside raw blocks."""
+        name, attrs, rest = _parse_header(header)
+        if rest:
+            self._errors.append(
+                tr(
+                    f"tag {OPEN}{snippet(header)}{SEP}: could not read {snippet(rest)!r}",
+                    f"тег {OPEN}{snippet(header)}{SEP}: не удалось прочитать {snippet(rest)!r}",
+                )
+            )
+        state = self._state
+        if state == TOP and name in (THINK, RESPONSE):
+            self._message_seen = True
+            if self._blocks_seen[name]:  # a second block of the kind: keep them apart
+                (self._content if name == RESPONSE else self._reasoning).push(_BLOCK_SEPARATOR)
+            self._blocks_seen[name] = True
+            self._state = name
+        elif state == TOP and name == "tools":
+            self._message_seen = True
+            self._state = TOOLS
+        elif state == TOP and name == "message" and not self._message_seen:
+            self._message_seen = True
+            if attrs.get("role") != "assistant":
+                self._errors.append(
+                    tr(
+                        f"message role {attrs.get('role')!r}: read as the assistant's",
+                        f"сообщение с ролью {attrs.get('role')!r}: прочитано как ответ модели",
+                    )
+                )
+        elif state in (TOP, TOOLS) and name == "call":
+            if state == TOP:
+                self._errors.append(
+                    tr(
+                        f"{OPEN}call{SEP} outside a tools block: read as a call anyway",
+                        f"{OPEN}call{SEP} вне блока tools: всё равно прочитан как вызов",
+                    )
+                )
+            self._message_seen = True
+            self._call_count += 1
+            self._call = _Call(self._call_count, attrs.get("tool", ""), attrs.get("index"))
+            self._state = CALL
+        elif state == CALL and name in ("argument", "json"):
+            self._argument = _Argument(
+                attrs.get("key"), attrs.get("type"), is_json_block=name == "json"
+            )
+            self._state = ARGUMENT if name == "argument" else JSON_BLOCK
+        else:
+            self._report_stray(f"{OPEN}{header}{SEP}")
+
+    def _on_close(self, name: str, out: DeltaList) -> None:
+        """A close tag outside raw blocks."""
+        state = self._state
+        if state == CALL and name == "call":
+            self._finish_call(out)
+            self._state = TOOLS
+        elif state == CALL and name in ("tools", "message"):
+            self._drop_call(tr(f"before {close_tag(name)}", f"перед {close_tag(name)}"))
+            self._state = TOOLS
+            self._on_close(name, out)
+        elif state == TOOLS and name == "tools":
+            self._state = TOP
+        elif state == TOOLS and name == "message":
+            self._errors.append(
+                tr(
+                    f"the tools block not closed before {close_tag('message')}",
+                    f"блок tools не закрыт перед {close_tag('message')}",
+                )
+            )
+            self._state = ENDED
+        elif state == TOP and name == "message":
+            self._state = ENDED
+        else:
+            self._report_stray(close_tag(name))
+
+    def _on_end_of_message(self, out: DeltaList) -> None:
+        """`<|end_of_msg|>`: the message is over, whatever is still open."""
+        if self._state == UNDECIDED:
+            self._decide(_Tag(END_OF_MSG), out)
+        if self._state in _RAW:
+            self._errors.append(
+                tr(
+                    f"{self._block_label()} not closed before {END_OF_MSG}",
+                    f"{self._block_label()} не закрыт перед {END_OF_MSG}",
+                )
+            )
+            self._end_raw_block()
+        self._commit_argument()
+        self._judge_stray()
+        if self._state == CALL:
+            self._drop_call(tr(f"before {END_OF_MSG}", f"перед {END_OF_MSG}"))
+            self._state = TOOLS
+        if self._state == TOOLS:
+            self._errors.append(
+                tr(
+                    f"the tools block not closed before {END_OF_MSG}",
+                    f"блок tools не закрыт перед {END_OF_MSG}",
+                )
+            )
+        self._state = ENDED
+
+    def _on_end(self, out: DeltaList) -> None:
+        """The text ended: decide, then report whatever is still open."""
+        if self._tag is not None:
+            tag = self._tag
+            self._tag = None
+            self._errors.append(
+                tr(
+                    f"tag {snippet(tag.kind + tag.text())!r} cut off {CUT_OFF.en}: dropped",
+                    f"тег {snippet(tag.kind + tag.text())!r} оборван: текст кончился "
+                    "(например, по max_tokens?): пропущен",
+                )
+            )
+        if self._state == UNDECIDED:  # no tag at all: plain text is content
+            self._state = TOP
+            held, self._undecided = "".join(self._undecided), []
+            if held:
+                self._push_content(held, out)
+        if self._state in _RAW and self._state not in (THINK, RESPONSE):
+            self._errors.append(
+                tr(f"{self._block_label()} not closed", f"{self._block_label()} не закрыт")
+            )
+            self._end_raw_block()
+        self._commit_argument()
+        self._judge_stray()
+        if self._state == CALL:
+            self._drop_call(str(CUT_OFF))
+            self._state = TOOLS
+        if self._state == TOOLS:
+            self._errors.append(
+                tr(f"the tools block not closed {CUT_OFF.en}", f"блок tools не закрыт {CUT_OFF.ru}")
+            )
+        if self._state in (THINK, RESPONSE):
+            self._errors.append(
+                tr(
+                    f"the {self._state} block not closed {CUT_OFF.en}",
+                    f"блок {self._state} не закрыт {CUT_OFF.ru}",
+                )
+            )
+
+    # -- calls ---------------------------------------------------------------------------------
+
+    def _finish_call(self, out: DeltaList) -> None:
+        """`<|close|>call<|sep|>`: the call is whole; emit it (if it has a name)."""
+        call = self._call
+        assert call is not None
+        self._call = None
+        arguments = _call_arguments(call)
+        expected = str(call.number)
+        if call.index_attr is None:
+            call.problems.append(
+                tr(f"{call.label()}: no index attribute", f"{call.label()}: нет атрибута index")
+            )
+        elif call.index_attr != expected:
+            call.problems.append(
+                tr(
+                    f"{call.label()}: index={call.index_attr!r}, expected {expected!r}",
+                    f"{call.label()}: index={call.index_attr!r}, ожидался {expected!r}",
+                )
+            )
+        if not call.name:
+            call.problems.append(
+                tr(
+                    f"{call.label()}: no tool name (tool attribute): call dropped, "
+                    f"its arguments were {snippet(arguments)!r}",
+                    f"{call.label()}: нет имени инструмента (атрибут tool): вызов пропущен, "
+                    f"его аргументы: {snippet(arguments)!r}",
+                )
+            )
+            self._errors.extend(call.problems)
+            return
+        self._errors.extend(call.problems)
+        position = len(self._tool_calls)
+        call_id = f"functions.{call.name}:{self._call_offset + position}"
+        self._tool_calls.append(tool_call_dict(call_id, call.name, arguments))
+        out.append(
+            {
+                "tool_calls": [
+                    {
+                        "index": position,
+                        "id": call_id,
+                        "type": "function",
+                        "function": {"name": call.name, "arguments": arguments},
+                    }
+                ]
+            }
+        )
+
+    def _drop_call(self, why: str) -> None:
+        """A call that did not end with `<|close|>call<|sep|>`: not returned, but reported."""
+        call = self._call
+        assert call is not None
+        self._call = None
+        read = ", ".join(
+            f"{a.key}={snippet(''.join(a.parts), 30)!r}" for a in call.arguments if a.key
+        )
+        self._errors.append(
+            tr(
+                f"{call.label()}: no {close_tag('call')} {why}: the call is not whole and is "
+                f"NOT returned (read so far: {read or 'no arguments'})",
+                f"{call.label()}: нет {close_tag('call')} {why}: вызов не целый и НЕ "
+                f"возвращён (прочитано: {read or 'аргументов нет'})",
+            )
+        )
+        self._errors.extend(call.problems)
+
+
+def parse_kimi_xtml(text: str, opened: str | None = None, call_offset: int = 0) -> ParseResult:
+    """Read Kimi K3 XTML output into reasoning, content, whole tool calls and errors.
+
+    `opened`: the block the generation prompt opened, `"think"` (thinking on) or `"response"`;
+    None decides from the text (see the module docstring). `call_offset`: the number of calls
+    earlier in the conversation, so that invented ids `functions.NAME:N` stay unique.
+    """
+    parser = KimiXtmlStreamParser(opened, call_offset)
+    parser.feed(text)
+    parser.close()
+    return parser.result
