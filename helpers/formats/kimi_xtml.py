@@ -851,3 +851,325 @@ def parse_kimi_xtml(text: str, opened: str | None = None, call_offset: int = 0) 
     parser.feed(text)
     parser.close()
     return parser.result
+
+
+# ---------------------------------------------------------------------------------------------
+# Rendering
+# ---------------------------------------------------------------------------------------------
+
+_TOOLS_HEADER = "# Tools\nHere are the available tools, described in JSONSchema.\n\n```json\n"
+_DYNAMIC_TOOLS_HEADER = (
+    "## New Tools Available\nThe system dynamically extends the toolset via lazy-loading.\n"
+    "You have access to all existing and extended tools.\n"
+    "Here are the specs for the extended tools.\n\n```json\n"
+)
+_EFFORT_TEXT = (
+    "`thinking_effort` guides on how much to think in your thinking channel (not including the "
+    "response channel), supported values include `low`, `medium`, `high`, and `max`.\n"
+    "Now the system is invoked with `thinking_effort={effort}`."
+)
+_TOOL_CHOICE_TEXT = {
+    "required": "The system is invoked with `tool_choice=required`.\n"
+    "You MUST call tools in the next message.",
+    "none": "The system is invoked with `tool_choice=none`.\n"
+    "You MUST NOT call any tools in the next message.",
+}
+_RAW_JSON_TEXT = (
+    "The system is invoked with `response_format={kind}`.\nYour response must be raw JSON data "
+    "without markdown code blocks (```json) or any additional formatting."
+)
+
+
+def _sorted_json(value: Any) -> str:
+    """Compact JSON with every object's keys sorted (the tool declarations, a response schema)."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def _value_type(value: Any) -> str:
+    """The XTML `type` of an argument value."""
+    if isinstance(value, bool):
+        return "boolean"
+    if value is None:
+        return "null"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, Mapping):
+        return "object"
+    return "array"
+
+
+def _value_text(value: Any) -> str:
+    """A string as it is (raw, never escaped); any other value as compact JSON."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _content_text(content: Any) -> str:
+    """A message's content: a string, or a list of parts (text parts, images as placeholders)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    pieces = []
+    for part in content:
+        if part.get("type") in ("image", "image_url"):
+            pieces.append(IMAGE_PLACEHOLDER)
+        else:
+            pieces.append(str(part.get("text", "")))
+    return "".join(pieces)
+
+
+def _system_message(kind: str, body: str) -> str:
+    return open_tag("message", [("role", "system"), ("type", kind)]) + body.strip() + _end()
+
+
+def _end() -> str:
+    return close_tag("message") + END_OF_MSG
+
+
+def _function_of(call: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The `function` part of an OpenAI tool call (or the call itself, if flat)."""
+    function = call.get("function")
+    return function if isinstance(function, Mapping) else call
+
+
+def _render_arguments(arguments: Any) -> str:
+    """Typed `argument` elements for an object; a `json` block for text that is no JSON object.
+
+    OpenAI messages carry arguments as JSON text; servers decode it before rendering (vLLM does
+    so for every model), so JSON text of an object is rendered as typed elements, as the model
+    writes its calls. Other text is kept whole in a `json` block, as llama.cpp's template does.
+    """
+    if isinstance(arguments, str):
+        if not arguments.strip():
+            return ""
+        try:
+            decoded = json.loads(arguments)
+        except (ValueError, RecursionError):
+            decoded = None
+        if not isinstance(decoded, dict):
+            return open_tag("json", [("type", "object")]) + arguments + close_tag("json")
+        arguments = decoded
+    if arguments is None:
+        return ""
+    if not isinstance(arguments, Mapping):
+        raise ValueError(
+            tr(
+                f"tool call arguments must be an object or its JSON text, not {arguments!r}",
+                f"аргументы вызова должны быть объектом или его JSON-текстом, а не {arguments!r}",
+            )
+        )
+    return "".join(
+        open_tag("argument", [("key", key), ("type", _value_type(value))])
+        + _value_text(value)
+        + close_tag("argument")
+        for key, value in arguments.items()
+    )
+
+
+def _render_assistant(message: Mapping[str, Any], thinking: bool) -> str:
+    """An assistant message: think (when thinking), response, then its tool calls."""
+    parts = [open_tag("message", _name_attrs("assistant", message))]
+    if thinking:
+        reasoning = message.get("reasoning_content") or message.get("reasoning")
+        parts.append(open_tag("think"))
+        if reasoning is not None and str(reasoning).strip():
+            parts.append(str(reasoning))
+        parts.append(close_tag("think"))
+    parts += [open_tag("response"), _content_text(message.get("content")), close_tag("response")]
+    tool_calls = message.get("tool_calls")
+    if tool_calls:
+        parts.append(open_tag("tools"))
+        for number, call in enumerate(tool_calls, start=1):
+            function = _function_of(call)
+            if function.get("name") is None:
+                raise ValueError(
+                    tr(
+                        f"tool call {number} has no function name",
+                        f"у вызова {number} нет имени функции",
+                    )
+                )
+            parts.append(open_tag("call", [("tool", function["name"]), ("index", number)]))
+            parts.append(_render_arguments(function.get("arguments", {})))
+            parts.append(close_tag("call"))
+        parts.append(close_tag("tools"))
+    parts.append(_end())
+    return "".join(parts)
+
+
+def _name_attrs(role: str, message: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    attrs: list[tuple[str, Any]] = [("role", role)]
+    if message.get("name"):
+        attrs.append(("name", message["name"]))
+    return attrs
+
+
+def _render_tool_results(
+    run: Sequence[Mapping[str, Any]], calls: Sequence[Mapping[str, Any]] | None
+) -> str:
+    """A run of tool messages, matched to the assistant's calls by `tool_call_id`.
+
+    When every result names a call of the last assistant message, the results are written in the
+    order of its `tool_calls`, each with that call's tool name; otherwise in the order given, the
+    name taken from the message (`tool` or `name`) or from the call at the same position. `index`
+    counts the results written since that assistant message, from 1.
+    """
+    calls = list(calls or [])
+
+    def call_id(item: Mapping[str, Any]) -> Any:
+        return item.get("tool_call_id", item.get("id"))
+
+    known_ids = {str(c.get("id")) for c in calls if isinstance(c, Mapping) and c.get("id")}
+    ordered: list[tuple[Mapping[str, Any], Any]] = []
+    if run and all(call_id(m) is not None and str(call_id(m)) in known_ids for m in run):
+        done: set[str] = set()
+        for call in calls:
+            if not isinstance(call, Mapping) or call.get("id") is None:
+                continue
+            cid = str(call["id"])
+            if cid in done:
+                continue
+            done.add(cid)
+            for message in run:
+                if str(call_id(message)) == cid:
+                    ordered.append((message, _function_of(call).get("name")))
+    else:
+        ordered = [(message, None) for message in run]
+    parts = []
+    for number, (message, name) in enumerate(ordered, start=1):
+        if name is None:
+            name = message["tool"] if "tool" in message else message.get("name")
+        if name is None and number <= len(calls):
+            name = _function_of(calls[number - 1]).get("name")
+        if name is None:
+            raise ValueError(
+                tr(
+                    "a tool message needs a tool name: give it `tool_call_id` of a call of the "
+                    "assistant message before it, or `name`",
+                    "сообщению tool нужно имя инструмента: укажите `tool_call_id` вызова из "
+                    "предыдущего сообщения ассистента или `name`",
+                )
+            )
+        parts.append(open_tag("message", [("role", "tool"), ("tool", name), ("index", number)]))
+        parts.append(_content_text(message.get("content")))
+        parts.append(_end())
+    return "".join(parts)
+
+
+def render_kimi_xtml(
+    messages: Sequence[Mapping[str, Any]],
+    tools: Sequence[Mapping[str, Any]] | None = None,
+    tool_choice: str | Mapping[str, Any] | None = None,
+    add_generation_prompt: bool = True,
+    thinking: bool = True,
+    thinking_effort: str | None = "max",
+    response_format: Mapping[str, Any] | None = None,
+) -> str:
+    """Write the Kimi K3 prompt text for OpenAI-style `messages` (and `tools`).
+
+    Sources. Kimi K3 ships **no Jinja chat template**: its tokenizer renders a conversation with
+    a program (vLLM's K3 renderer calls it "a render program, not a Jinja template"). The one
+    template there is, llama.cpp's `models/templates/Kimi-K3.jinja` (vendored as
+    `data/templates/kimi_k3.jinja`), is a secondary reconstruction, not Moonshot's file. This
+    function follows it, and the tests compare the two on several conversations; where they
+    differ, this function follows the primary facts:
+
+    - the tool declarations (and a response schema) are compact JSON with keys sorted by code
+      point (`sort_keys=True`); the template sorts with Jinja's `dictsort`, which ignores case;
+    - non-string argument values are compact JSON (`{"a":1}`, as vLLM's K3 parser documents the
+      encoding); the template's `tojson` writes `{"a": 1}` under transformers' Jinja;
+    - arguments given as JSON text (the OpenAI wire form) are rendered as typed elements, as
+      servers decode them before rendering; the template writes such text as a `json` block;
+    - a message of another role (`developer`, ...) raises ValueError; the template drops it.
+
+    What is written, in order: a `tool-declare` system message with the tools; with thinking, a
+    `thinking-effort` system message (`low`, `high` or `max`, or None for none); the messages
+    (each ends `<|close|>message<|sep|><|end_of_msg|>`; an assistant message has a `think` block
+    when thinking, a `response` block, and a `tools` block of calls numbered by `index` from 1, with
+    no ids; a run of tool results is put in the order of the assistant's `tool_calls`, matched by
+    `tool_call_id`, each carrying its call's tool name and an `index`; a system message with a
+    `tools` list declares more tools); `tool_choice` `"required"` or `"none"` and a JSON
+    `response_format` as system option messages (`"auto"` and a named function write nothing:
+    K3 has no named choice); then, with `add_generation_prompt`, the opening of the assistant's
+    message and of its `think` block (thinking) or `response` block.
+    """
+    if thinking and thinking_effort is not None and thinking_effort not in THINKING_EFFORTS:
+        raise ValueError(
+            tr(
+                f"thinking_effort must be one of {', '.join(THINKING_EFFORTS)} or None, "
+                f"not {thinking_effort!r}",
+                f"thinking_effort должен быть одним из {', '.join(THINKING_EFFORTS)} или None, "
+                f"а не {thinking_effort!r}",
+            )
+        )
+    parts: list[str] = []
+    if tools:
+        parts.append(_tool_declaration(tools, _TOOLS_HEADER))
+    if thinking and thinking_effort is not None:
+        effort = _EFFORT_TEXT.format(effort=thinking_effort)
+        parts.append(_system_message("thinking-effort", effort))
+    calls: Sequence[Mapping[str, Any]] | None = None
+    position = 0
+    while position < len(messages):
+        message = messages[position]
+        role = message.get("role")
+        if role == "tool":
+            end = position
+            while end < len(messages) and messages[end].get("role") == "tool":
+                end += 1
+            parts.append(_render_tool_results(messages[position:end], calls))
+            position = end
+            continue
+        if role == "user" or (role == "system" and not message.get("tools")):
+            parts.append(open_tag("message", _name_attrs(role, message)))
+            parts.append(_content_text(message.get("content")) + _end())
+        elif role == "system":
+            parts.append(_tool_declaration(message["tools"], _DYNAMIC_TOOLS_HEADER))
+        elif role == "assistant":
+            calls = message.get("tool_calls")
+            parts.append(_render_assistant(message, thinking))
+        else:
+            raise ValueError(
+                tr(
+                    f"message {position}: role {role!r} is not one K3 knows "
+                    "(system, user, assistant, tool)",
+                    f"сообщение {position}: роль {role!r} K3 не знает "
+                    "(system, user, assistant, tool)",
+                )
+            )
+        position += 1
+    if tool_choice in _TOOL_CHOICE_TEXT:
+        parts.append(_system_message("tool-choice", _TOOL_CHOICE_TEXT[str(tool_choice)]))
+    parts.append(_response_format_message(response_format))
+    if add_generation_prompt:
+        parts.append(open_tag("message", [("role", "assistant")]))
+        parts.append(open_tag(THINK if thinking else RESPONSE))
+    return "".join(parts)
+
+
+def _tool_declaration(tools: Iterable[Mapping[str, Any]], header: str) -> str:
+    body = header + _sorted_json(list(tools)) + "\n```"
+    return open_tag("message", [("role", "system"), ("type", "tool-declare")]) + body + _end()
+
+
+def _response_format_message(response_format: Mapping[str, Any] | None) -> str:
+    """The system option message for a JSON `response_format` ("" for none or text)."""
+    if not response_format:
+        return ""
+    kind = response_format.get("type")
+    if kind == "json_object":
+        return _system_message("response-format", _RAW_JSON_TEXT.format(kind=kind))
+    if kind == "json_schema":
+        wrapper = response_format.get("json_schema")
+        schema = wrapper.get("schema", wrapper) if isinstance(wrapper, Mapping) else wrapper
+        body = (
+            _RAW_JSON_TEXT.format(kind=kind)
+            + "\nThe JSON data must match the following schema:\n```json\n"
+            + _sorted_json(schema)
+            + "\n```"
+        )
+        return _system_message("response-format", body)
+    return ""
