@@ -121,6 +121,9 @@ def unescape_attr(value: str) -> str:
 
 _NAME_RE = re.compile(r"\s*([A-Za-z_][\w-]*)")
 _ATTR_RE = re.compile(r'\s+([\w-]+)="([^"]*)"')
+# The start of an open or close tag, cut off by the end of the text (`call tool="get_we`).
+_CUT_OPEN_RE = re.compile(r'(?:[A-Za-z_][\w-]*(?:\s+[\w-]+="[^"]*")*(?:\s+[\w-]*(?:="[^"]*)?)?)?')
+_CUT_CLOSE_RE = re.compile(r"(?:[A-Za-z_][\w-]*)?")
 
 # Where the parser is. The raw blocks keep their text as written; the others only expect tags.
 TOP, THINK, RESPONSE, TOOLS, CALL, ARGUMENT, JSON_BLOCK, ENDED, UNDECIDED = (
@@ -137,9 +140,10 @@ TOP, THINK, RESPONSE, TOOLS, CALL, ARGUMENT, JSON_BLOCK, ENDED, UNDECIDED = (
 _RAW = (THINK, RESPONSE, ARGUMENT, JSON_BLOCK)
 # Inside a raw block, the only tags that mean something (everything else is text of the block):
 # (open-tag names, close-tag names). <|end_of_msg|> always ends the block.
+# A block's own open tag is there too: written again by a model whose prompt already opened it.
 _RAW_TAGS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
-    THINK: (frozenset({"response", "tools"}), frozenset({"think", "message"})),
-    RESPONSE: (frozenset({"tools"}), frozenset({"response", "message"})),
+    THINK: (frozenset({"think", "response", "tools"}), frozenset({"think", "message"})),
+    RESPONSE: (frozenset({"response", "tools"}), frozenset({"response", "message"})),
     ARGUMENT: (frozenset(), frozenset({"argument", "call", "tools", "message"})),
     JSON_BLOCK: (frozenset(), frozenset({"json", "call", "tools", "message"})),
 }
@@ -362,6 +366,7 @@ class KimiXtmlStreamParser:
         self._reasoning = StrippedStream()
         self._reasoning_parts: list[str] = []
         self._blocks_seen = {THINK: False, RESPONSE: False}
+        self._block_text_seen = False
         self._call: _Call | None = None
         self._argument: _Argument | None = None
         self._closed_argument: _Argument | None = None  # may still be reopened (see module doc)
@@ -453,6 +458,13 @@ class KimiXtmlStreamParser:
         text = tag.text()
         return any(name.startswith(text) for name in names)
 
+    def _looks_cut_off(self, tag: _Tag) -> bool:
+        """At the end of the text: is the unfinished tag the start of a real tag?"""
+        if self._state in _RAW:
+            return True  # only the start of a tag that means something is ever held
+        pattern = _CUT_OPEN_RE if tag.kind == OPEN else _CUT_CLOSE_RE
+        return pattern.fullmatch(tag.text()) is not None
+
     def _flush_tag_as_text(self, out: DeltaList) -> None:
         """A would-be tag in a raw block turned out to be text of the block."""
         tag = self._tag
@@ -466,8 +478,10 @@ class KimiXtmlStreamParser:
         if state == UNDECIDED:
             self._undecided.append(piece)
         elif state == THINK:
+            self._block_text_seen = self._block_text_seen or bool(piece.strip())
             self._push_reasoning(piece, out)
         elif state in (RESPONSE, TOP):
+            self._block_text_seen = self._block_text_seen or bool(piece.strip())
             self._push_content(piece, out)
         elif state in (ARGUMENT, JSON_BLOCK):
             assert self._argument is not None
@@ -563,6 +577,15 @@ class KimiXtmlStreamParser:
         if kind == CLOSE and name == state:
             self._end_raw_block()
             return
+        if kind == OPEN and name == state:
+            if self._block_has_text():
+                self._errors.append(
+                    tr(
+                        f"{open_tag(name)} inside the {name} block ignored",
+                        f"{open_tag(name)} внутри блока {name} пропущен",
+                    )
+                )
+            return  # at the start of the block: the prompt's opener, written again
         # Any other tag here means the block was left open: close it, then read the tag.
         self._errors.append(
             tr(
@@ -577,6 +600,10 @@ class KimiXtmlStreamParser:
             self._on_open(name)
         else:
             self._on_close(name, out)
+
+    def _block_has_text(self) -> bool:
+        """Has the think or response block we are in received visible text yet?"""
+        return self._block_text_seen
 
     def _block_label(self) -> str:
         if self._state in (ARGUMENT, JSON_BLOCK):
@@ -650,6 +677,7 @@ class KimiXtmlStreamParser:
             if self._blocks_seen[name]:  # a second block of the kind: keep them apart
                 (self._content if name == RESPONSE else self._reasoning).push(_BLOCK_SEPARATOR)
             self._blocks_seen[name] = True
+            self._block_text_seen = False
             self._state = name
         elif state == TOP and name == "tools":
             self._message_seen = True
@@ -736,6 +764,8 @@ class KimiXtmlStreamParser:
 
     def _on_end(self, out: DeltaList) -> None:
         """The text ended: decide, then report whatever is still open."""
+        if self._tag is not None and not self._looks_cut_off(self._tag):
+            self._flush_tag_as_text(out)  # `<|open|>` and text that can be no tag: plain text
         if self._tag is not None:
             tag = self._tag
             self._tag = None
@@ -1141,8 +1171,8 @@ def render_kimi_xtml(
                 )
             )
         position += 1
-    if tool_choice in _TOOL_CHOICE_TEXT:
-        parts.append(_system_message("tool-choice", _TOOL_CHOICE_TEXT[str(tool_choice)]))
+    if isinstance(tool_choice, str) and tool_choice in _TOOL_CHOICE_TEXT:
+        parts.append(_system_message("tool-choice", _TOOL_CHOICE_TEXT[tool_choice]))
     parts.append(_response_format_message(response_format))
     if add_generation_prompt:
         parts.append(open_tag("message", [("role", "assistant")]))
