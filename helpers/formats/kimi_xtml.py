@@ -71,7 +71,6 @@ from typing import Any
 
 from helpers.formats._common import (
     CUT_OFF,
-    DeltaList,
     MarkerSplitter,
     ParseResult,
     StrippedStream,
@@ -335,6 +334,41 @@ def _check_json_block(call: _Call, block: _Argument, text: str) -> bool:
     return True
 
 
+class _Deltas:
+    """The deltas of one `feed`: neighbouring text pieces of one kind merged into one delta.
+
+    The pieces are joined once, when the kind changes or the feed ends, so that a feed of any
+    size costs time linear in what it emits (`list.append` only; nothing is copied per piece).
+    """
+
+    def __init__(self) -> None:
+        self._deltas: list[dict[str, Any]] = []
+        self._kind: str | None = None
+        self._parts: list[str] = []
+
+    def text(self, key: str, piece: str) -> None:
+        """Add a `content` or `reasoning_content` piece."""
+        if key != self._kind:
+            self._flush()
+            self._kind = key
+        self._parts.append(piece)
+
+    def call(self, delta: dict[str, Any]) -> None:
+        """Add a whole tool-call delta."""
+        self._flush()
+        self._deltas.append(delta)
+
+    def _flush(self) -> None:
+        if self._kind is not None:
+            self._deltas.append({self._kind: "".join(self._parts)})
+            self._kind, self._parts = None, []
+
+    def done(self) -> list[dict[str, Any]]:
+        """All deltas, in order."""
+        self._flush()
+        return self._deltas
+
+
 class KimiXtmlStreamParser:
     """Incremental `parse_kimi_xtml`: feed text deltas, get OpenAI-style delta dicts back.
 
@@ -384,19 +418,19 @@ class KimiXtmlStreamParser:
         """Read the next piece of model output; return the deltas it completes (maybe none)."""
         if self._result is not None:
             raise RuntimeError("feed() after close()")
-        out = DeltaList()
+        out = _Deltas()
         for is_token, piece in self._splitter.feed(text_delta):
             if is_token:
                 self._on_token(piece, out)
             else:
                 self._on_text(piece, out)
-        return list(out)
+        return out.done()
 
     def close(self) -> list[dict[str, Any]]:
         """The output ended: release what was held back, report what is open, build `.result`."""
         if self._result is not None:
             return []
-        out = DeltaList()
+        out = _Deltas()
         for _, piece in self._splitter.close():
             self._on_text(piece, out)
         self._on_end(out)
@@ -406,7 +440,7 @@ class KimiXtmlStreamParser:
             self._errors,
             "".join(self._reasoning_parts),
         )
-        return list(out)
+        return out.done()
 
     @property
     def result(self) -> ParseResult:
@@ -417,7 +451,7 @@ class KimiXtmlStreamParser:
 
     # -- text and tokens -----------------------------------------------------------------------
 
-    def _on_text(self, piece: str, out: DeltaList) -> None:
+    def _on_text(self, piece: str, out: _Deltas) -> None:
         """Plain text: part of a tag being read, or of the block we are in."""
         tag = self._tag
         if tag is not None:
@@ -428,7 +462,7 @@ class KimiXtmlStreamParser:
             return
         self._text(piece, out)
 
-    def _on_token(self, token: str, out: DeltaList) -> None:
+    def _on_token(self, token: str, out: _Deltas) -> None:
         """One of the four special tokens."""
         tag = self._tag
         if token == SEP and tag is not None:
@@ -465,14 +499,14 @@ class KimiXtmlStreamParser:
         pattern = _CUT_OPEN_RE if tag.kind == OPEN else _CUT_CLOSE_RE
         return pattern.fullmatch(tag.text()) is not None
 
-    def _flush_tag_as_text(self, out: DeltaList) -> None:
+    def _flush_tag_as_text(self, out: _Deltas) -> None:
         """A would-be tag in a raw block turned out to be text of the block."""
         tag = self._tag
         assert tag is not None
         self._tag = None
         self._text(tag.kind + tag.text(), out)
 
-    def _text(self, piece: str, out: DeltaList) -> None:
+    def _text(self, piece: str, out: _Deltas) -> None:
         """Text that belongs to the current block."""
         state = self._state
         if state == UNDECIDED:
@@ -494,17 +528,17 @@ class KimiXtmlStreamParser:
         else:  # TOOLS, CALL, ENDED: only whitespace belongs here
             self._stray.append(piece)
 
-    def _push_content(self, piece: str, out: DeltaList) -> None:
+    def _push_content(self, piece: str, out: _Deltas) -> None:
         visible = self._content.push(piece)
         if visible:
             self._content_parts.append(visible)
-            out.content(visible)
+            out.text("content", visible)
 
-    def _push_reasoning(self, piece: str, out: DeltaList) -> None:
+    def _push_reasoning(self, piece: str, out: _Deltas) -> None:
         visible = self._reasoning.push(piece)
         if visible:
             self._reasoning_parts.append(visible)
-            out.reasoning(visible)
+            out.text("reasoning_content", visible)
 
     def _report_stray(self, text: str) -> None:
         self._errors.append(
@@ -538,7 +572,7 @@ class KimiXtmlStreamParser:
 
     # -- tags ----------------------------------------------------------------------------------
 
-    def _on_tag(self, tag: _Tag, out: DeltaList) -> None:
+    def _on_tag(self, tag: _Tag, out: _Deltas) -> None:
         """A whole tag (`<|open|>...<|sep|>` or `<|close|>...<|sep|>`)."""
         if self._state == UNDECIDED:
             self._decide(tag, out)
@@ -559,7 +593,7 @@ class KimiXtmlStreamParser:
         else:
             self._on_close(text.strip(), out)
 
-    def _decide(self, tag: _Tag, out: DeltaList) -> None:
+    def _decide(self, tag: _Tag, out: _Deltas) -> None:
         """opened=None: the first tag tells where the text started."""
         name = tag.text().strip()
         if tag.kind == CLOSE and name in (THINK, RESPONSE):
@@ -571,7 +605,7 @@ class KimiXtmlStreamParser:
         if held:
             self._text(held, out)
 
-    def _on_raw_block_tag(self, kind: str, name: str, out: DeltaList) -> None:
+    def _on_raw_block_tag(self, kind: str, name: str, out: _Deltas) -> None:
         """A tag that means something inside think, response, an argument or a json block."""
         state = self._state
         if kind == CLOSE and name == state:
@@ -711,7 +745,7 @@ class KimiXtmlStreamParser:
         else:
             self._report_stray(f"{OPEN}{header}{SEP}")
 
-    def _on_close(self, name: str, out: DeltaList) -> None:
+    def _on_close(self, name: str, out: _Deltas) -> None:
         """A close tag outside raw blocks."""
         state = self._state
         if state == CALL and name == "call":
@@ -736,7 +770,7 @@ class KimiXtmlStreamParser:
         else:
             self._report_stray(close_tag(name))
 
-    def _on_end_of_message(self, out: DeltaList) -> None:
+    def _on_end_of_message(self, out: _Deltas) -> None:
         """`<|end_of_msg|>`: the message is over, whatever is still open."""
         if self._state == UNDECIDED:
             self._decide(_Tag(END_OF_MSG), out)
@@ -762,7 +796,7 @@ class KimiXtmlStreamParser:
             )
         self._state = ENDED
 
-    def _on_end(self, out: DeltaList) -> None:
+    def _on_end(self, out: _Deltas) -> None:
         """The text ended: decide, then report whatever is still open."""
         if self._tag is not None and not self._looks_cut_off(self._tag):
             self._flush_tag_as_text(out)  # `<|open|>` and text that can be no tag: plain text
@@ -805,7 +839,7 @@ class KimiXtmlStreamParser:
 
     # -- calls ---------------------------------------------------------------------------------
 
-    def _finish_call(self, out: DeltaList) -> None:
+    def _finish_call(self, out: _Deltas) -> None:
         """`<|close|>call<|sep|>`: the call is whole; emit it (if it has a name)."""
         call = self._call
         assert call is not None
@@ -838,7 +872,7 @@ class KimiXtmlStreamParser:
         position = len(self._tool_calls)
         call_id = f"functions.{call.name}:{self._call_offset + position}"
         self._tool_calls.append(tool_call_dict(call_id, call.name, arguments))
-        out.append(
+        out.call(
             {
                 "tool_calls": [
                     {
