@@ -724,3 +724,67 @@ def test_plain_text_never_loses_a_character(text, opened):
     if not any(token in text for token in (OPEN, CLOSE, SEP, END_OF_MSG)):
         assert (result.reasoning if opened == "think" else result.content) == text.strip()
         assert result.tool_calls == []
+
+
+# ------------------------------------------------------------- an independent engine oracle
+# How vLLM's and SGLang's `kimi_k3` parsers read a whole output, re-written here from their
+# documented behaviour (facts sheet and the parsers' docstrings): the first tools block, every
+# `call` up to the first `<|close|>call<|sep|>`, every `argument` up to the first
+# `<|close|>argument<|sep|>`, strings raw, other types JSON (raw text when it is not JSON),
+# attributes unescaped `&quot;` then `&amp;`. They do not read `json` blocks.
+
+_O_CALL = re.compile(
+    r"<\|open\|>call\s+((?:(?!<\|sep\|>).)*?)<\|sep\|>(.*?)<\|close\|>call<\|sep\|>", re.DOTALL
+)
+_O_ARG = re.compile(
+    r"<\|open\|>argument\s+((?:(?!<\|sep\|>).)*?)<\|sep\|>(.*?)<\|close\|>argument<\|sep\|>",
+    re.DOTALL,
+)
+_O_ATTR = re.compile(r'(\w+)="([^"]*)"')
+
+
+def oracle_calls(text: str) -> list[dict]:
+    start = text.find(TOOLS_OPEN)
+    if start < 0:
+        return []
+    section = text[start + len(TOOLS_OPEN) :]
+    end = section.find(TOOLS_CLOSE)
+    section = section if end < 0 else section[:end]
+    calls = []
+    for attrs, body in _O_CALL.findall(section):
+        names = {
+            k: v.replace("&quot;", '"').replace("&amp;", "&") for k, v in _O_ATTR.findall(attrs)
+        }
+        arguments = {}
+        for arg_attrs, raw in _O_ARG.findall(body):
+            a = {
+                k: v.replace("&quot;", '"').replace("&amp;", "&")
+                for k, v in _O_ATTR.findall(arg_attrs)
+            }
+            if a.get("type", "string") == "string":
+                arguments[a.get("key", "")] = raw
+            else:
+                try:
+                    arguments[a.get("key", "")] = json.loads(raw)
+                except ValueError:
+                    arguments[a.get("key", "")] = raw
+        if names.get("tool"):
+            calls.append({"name": names["tool"], "arguments": arguments})
+    return calls
+
+
+@FAST
+@given(turn=assistant_turns(), thinking=st.booleans())
+def test_well_formed_outputs_read_as_the_engines_read_them(turn, thinking):
+    assume(_free_of_the_known_ambiguity(turn))
+    text = render_kimi_xtml(
+        [turn], add_generation_prompt=False, thinking=thinking, thinking_effort=None
+    )
+    result = parse_kimi_xtml(text)  # the whole assistant message, from its open tag
+    assert result.errors == []
+    assert decoded_calls(result.tool_calls) == oracle_calls(text)
+    for engine_call, ours in zip(oracle_calls(text), result.tool_calls, strict=True):
+        # the arguments text itself is what the engines send: json.dumps(..., ensure_ascii=False)
+        assert ours["function"]["arguments"] == json.dumps(
+            engine_call["arguments"], ensure_ascii=False
+        )
