@@ -817,7 +817,10 @@ class KimiXtmlStreamParser:
                 self._push_content(held, out)
         if self._state in _RAW and self._state not in (THINK, RESPONSE):
             self._errors.append(
-                tr(f"{self._block_label()} not closed", f"{self._block_label()} не закрыт")
+                tr(
+                    f"{self._block_label()} not closed {CUT_OFF.en}",
+                    f"{self._block_label()} не закрыт {CUT_OFF.ru}",
+                )
             )
             self._end_raw_block()
         self._commit_argument()
