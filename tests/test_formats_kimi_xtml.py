@@ -254,6 +254,15 @@ def test_a_value_containing_the_closing_marker_is_recovered_when_text_follows():
     assert len(result.errors) == 1
 
 
+def test_a_json_block_containing_its_closing_marker_is_recovered_too():
+    body = '{"code": "a' + close_tag("json") + 'b"}'
+    text = TOOLS_OPEN + open_tag("call", [("tool", "f"), ("index", 1)])
+    text += open_tag("json", [("type", "object")]) + body + close_tag("json") + close_tag("call")
+    result = parse_kimi_xtml(text + TOOLS_CLOSE)
+    assert result.tool_calls == [call("functions.f:0", "f", body)]
+    assert len(result.errors) == 1 and close_tag("json") in result.errors[0]
+
+
 def test_an_unclosed_argument_before_the_call_closes_keeps_its_value():
     text = TOOLS_OPEN + open_tag("call", [("tool", "f"), ("index", 1)])
     text += open_tag("argument", [("key", "a"), ("type", "string")]) + "v" + close_tag("call")
@@ -274,9 +283,13 @@ def test_stray_tags_and_text_are_reported_and_skipped():
 
 def test_literal_tokens_inside_raw_blocks_stay_text():
     # inside response only <|close|>response, <|close|>message and <|open|>tools mean something
-    text = RESPONSE_OPEN + f"write {OPEN}call{SEP} or {CLOSE}think{SEP} {SEP}" + RESPONSE_CLOSE
-    result = parse_kimi_xtml(text)
-    assert result.content == f"write {OPEN}call{SEP} or {CLOSE}think{SEP} {SEP}"
+    literal = f"write {OPEN}call{SEP} or {CLOSE}think{SEP} {SEP} {CLOSE}resp{SEP} {OPEN}tool{SEP}"
+    result = parse_kimi_xtml(RESPONSE_OPEN + literal + RESPONSE_CLOSE)
+    assert result.content == literal
+    assert result.errors == []
+    value = f"{CLOSE}call {CLOSE}argumen{SEP}{OPEN}argument{SEP}"
+    result = parse_kimi_xtml(TOOLS_OPEN + xcall("f", 1, ("v", "string", value)) + TOOLS_CLOSE)
+    assert decoded_calls(result.tool_calls) == [{"name": "f", "arguments": {"v": value}}]
     assert result.errors == []
 
 

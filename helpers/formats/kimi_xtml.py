@@ -170,7 +170,6 @@ class _Tag:
 
     kind: str
     parts: list[str] = field(default_factory=list)
-    size: int = 0
 
     def text(self) -> str:
         return "".join(self.parts)
@@ -201,6 +200,11 @@ class _Call:
         return tr(
             f"call {self.number} ({self.name or '?'})", f"вызов {self.number} ({self.name or '?'})"
         )
+
+
+def _closer_name(argument: _Argument) -> str:
+    """The tag name that closes an element of a call: `argument` or `json`."""
+    return "json" if argument.is_json_block else "argument"
 
 
 _TYPE_CHECKS = {
@@ -456,7 +460,6 @@ class KimiXtmlStreamParser:
         tag = self._tag
         if tag is not None:
             tag.parts.append(piece)
-            tag.size += len(piece)
             if self._state in _RAW and not self._could_be_raw_tag(tag):
                 self._flush_tag_as_text(out)
             return
@@ -578,10 +581,15 @@ class KimiXtmlStreamParser:
             self._decide(tag, out)
         text = tag.text()
         if self._state in _RAW:
-            self._on_raw_block_tag(tag.kind, text.strip(), out)
+            opens, closes = _RAW_TAGS[self._state]
+            if text in (opens if tag.kind == OPEN else closes):
+                self._on_raw_block_tag(tag.kind, text, out)
+            else:  # `<|close|>resp<|sep|>`: the start of a tag, but no tag of this block
+                self._text(tag.kind + text + SEP, out)
             return
-        if self._state == CALL and self._closed_argument is not None:
-            if tag.kind == CLOSE and text.strip() == "argument":
+        closed = self._closed_argument
+        if self._state == CALL and closed is not None:
+            if tag.kind == CLOSE and text.strip() == _closer_name(closed):
                 # a second closing marker: the first one was part of the value
                 self._reopen_argument("")
                 self._close_argument()
@@ -671,21 +679,22 @@ class KimiXtmlStreamParser:
         if not argument.reopened:
             argument.reopened = True
             name = "json" if argument.is_json_block else repr(argument.key)
+            marker = close_tag(_closer_name(argument))
             self._call.problems.append(
                 tr(
                     f"{self._call.label()}: the value of {name} contains "
-                    f"{close_tag('argument')}, which cannot be told from the closing marker; "
+                    f"{marker}, which cannot be told from the closing marker; "
                     "read as part of the value because text followed it: check this call",
-                    f"{self._call.label()}: значение {name} содержит {close_tag('argument')}, "
+                    f"{self._call.label()}: значение {name} содержит {marker}, "
                     "который не отличить от закрывающего маркера; прочитан как часть "
                     "значения, потому что за ним шёл текст: проверьте этот вызов",
                 )
             )
-        argument.parts += [close_tag("argument"), *self._gap, text]
+        argument.parts += [close_tag(_closer_name(argument)), *self._gap, text]
         self._gap = []
         self._closed_argument = None
         self._argument = argument
-        self._state = ARGUMENT
+        self._state = JSON_BLOCK if argument.is_json_block else ARGUMENT
 
     def _commit_argument(self) -> None:
         """The closed argument stays closed: store it in its call."""
