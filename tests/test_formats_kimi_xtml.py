@@ -696,7 +696,7 @@ def test_round_trip_render_then_parse_gives_the_calls_back(turn, thinking, offse
 _PIECES = st.sampled_from(
     [OPEN, CLOSE, SEP, END_OF_MSG, "think", "response", "tools", "message", "argument", "json",
      'call tool="f" index="1"', 'argument key="k" type="string"', 'argument key="n" type="number"',
-     'json type="object"', "call", " ", "x", "{", "1", "<|", "&amp;"]
+     'json type="object"', "call", " ", "x", "{", "1", "<|", "&amp;", "resp", "argumen", "tool"]
 )  # fmt: skip
 
 
