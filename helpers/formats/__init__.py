@@ -25,6 +25,7 @@ from helpers.formats.kimi import (
     parse_kimi,
     render_kimi_tool_calls,
 )
+from helpers.formats.kimi_xtml import KimiXtmlStreamParser, parse_kimi_xtml, render_kimi_xtml  # noqa: F401
 from helpers.formats.qwen_xml import (
     QwenXmlStreamParser,
     convert_parameter,

@@ -1,0 +1,1251 @@
+"""Kimi K3 "XTML" raw text: a batch parser, a linear-cost stream parser, and a prompt renderer.
+
+Kimi K3 (July 2026) no longer writes K2's `<|tool_calls_section_begin|>` sections. Every part of a
+conversation is a tagged element built from four special tokens, `<|open|>`, `<|close|>`,
+`<|sep|>` and `<|end_of_msg|>` (the stop token); tag names and attributes are ordinary text:
+
+    <|open|>message role="assistant"<|sep|>
+      <|open|>think<|sep|>reasoning<|close|>think<|sep|>
+      <|open|>response<|sep|>visible text<|close|>response<|sep|>
+      <|open|>tools<|sep|>
+        <|open|>call tool="get_weather" index="1"<|sep|>
+          <|open|>argument key="city" type="string"<|sep|>Paris<|close|>argument<|sep|>
+          <|open|>argument key="days" type="number"<|sep|>3<|close|>argument<|sep|>
+        <|close|>call<|sep|>
+      <|close|>tools<|sep|>
+    <|close|>message<|sep|><|end_of_msg|>
+
+(one line in reality: the indentation is only for reading). A call's arguments are typed
+elements (`type="string"` values are raw text, never escaped; `number`, `boolean`, `null`,
+`object` and `array` values are JSON) or one `<|open|>json type="object"<|sep|>{...}` block.
+Attribute values escape `&` as `&amp;` and `"` as `&quot;`. The text carries **no call id**.
+
+Rules this module follows (the same in `parse_kimi_xtml` and `KimiXtmlStreamParser`, which is the
+batch parser's engine: `parse_kimi_xtml` feeds the whole text at once):
+
+- where the output starts: the generation prompt already opened `think` (thinking on) or
+  `response` (thinking off), so a real output starts inside that block. `opened="think"` or
+  `"response"` says so; `opened=None` (the default) decides from the first tag: a first
+  `<|close|>think<|sep|>` or `<|close|>response<|sep|>` means the prompt opened that block, any
+  other tag means the text starts between blocks; text with no tag at all is content;
+- `think` text is the reasoning, `response` text is the content (text between blocks, as
+  vLLM and SGLang read it, is content too); both are joined block by block (a newline between
+  blocks) and `.strip()`-ed, like the other parsers here; they stream as they come;
+- a call is returned only when it is **whole**, i.e. its `<|close|>call<|sep|>` was read, and
+  has a tool name; the stream parser emits it in one delta at that moment (as vLLM's `kimi_k3`
+  parser does: no argument fragments). A call cut off by the end of the text, or by a
+  `<|close|>tools<|sep|>` / `<|close|>message<|sep|>`, is NOT returned (its string arguments
+  could be cut short and still be valid JSON): it is reported in `errors` with what was read;
+- `arguments` is the JSON text of an object: for typed elements `json.dumps(..., ensure_ascii=
+  False)` of the values in the order written (exactly what vLLM and SGLang produce); for a
+  `json` block the block's text unchanged;
+- ids: none is in the text, so one is invented as servers do: `functions.NAME:N` with N counting
+  calls from `call_offset` (0 by default; pass the number of calls earlier in the conversation
+  to keep ids unique), the convention vLLM uses for Kimi model types when it makes ids itself;
+- problems never raise: an unclosed block, an unknown or missing `type`, a typed value that is
+  not valid JSON (kept as its raw text, as vLLM and SGLang keep it), a type that does not match
+  its value, a duplicate key, a stray tag or stray text: each is reported in `ParseResult.errors`
+  and the rest of the text is still read;
+- the known ambiguity: a string value that itself contains `<|close|>argument<|sep|>` cannot be
+  told from the closing marker. When text (or another `<|close|>argument<|sep|>`) follows such a
+  marker inside a call, the marker was part of the value: the value is read on to the next
+  closing marker, and the call is returned with an error asking to check it. When nothing
+  follows it, the value is silently cut there: no parser can know.
+
+Cost: the text is cut by a `MarkerSplitter` over the four tokens; besides the text of the block
+being read, the parser holds back at most one tag header, and inside a raw block (think,
+response, a value) only the few characters that could still become a closing tag. Every
+character is handled a bounded number of times, so a stream costs time linear in its length
+(`bench/xtml.py` measures it).
+
+The renderer, `render_kimi_xtml`, writes a whole K3 prompt; see its docstring for the sources.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from helpers.formats._common import (
+    CUT_OFF,
+    MarkerSplitter,
+    ParseResult,
+    StrippedStream,
+    snippet,
+    tool_call_dict,
+)
+from helpers.i18n import tr
+
+OPEN = "<|open|>"
+CLOSE = "<|close|>"
+SEP = "<|sep|>"
+END_OF_MSG = "<|end_of_msg|>"
+XTML_TOKENS = (OPEN, CLOSE, SEP, END_OF_MSG)
+
+VALUE_TYPES = ("string", "number", "boolean", "null", "object", "array")
+THINKING_EFFORTS = ("low", "high", "max")
+IMAGE_PLACEHOLDER = "<|kimi_image_placeholder|>"
+
+
+def open_tag(name: str, attrs: Sequence[tuple[str, Any]] = ()) -> str:
+    """`<|open|>name a="v"<|sep|>`, attribute values escaped (`&` first, then `"`)."""
+    rendered = "".join(f' {key}="{escape_attr(value)}"' for key, value in attrs)
+    return f"{OPEN}{name}{rendered}{SEP}"
+
+
+def close_tag(name: str) -> str:
+    """`<|close|>name<|sep|>`."""
+    return f"{CLOSE}{name}{SEP}"
+
+
+def escape_attr(value: Any) -> str:
+    """Escape an attribute value as K3 does: `&` -> `&amp;`, then `"` -> `&quot;`."""
+    return str(value).replace("&", "&amp;").replace('"', "&quot;")
+
+
+_ENTITY_RE = re.compile(r"&(amp|quot);")
+
+
+def unescape_attr(value: str) -> str:
+    """Undo `escape_attr` in one pass (so `&amp;quot;` gives back `&quot;`, not `"`)."""
+    return _ENTITY_RE.sub(lambda m: "&" if m.group(1) == "amp" else '"', value)
+
+
+# ---------------------------------------------------------------------------------------------
+# Parsing
+# ---------------------------------------------------------------------------------------------
+
+_NAME_RE = re.compile(r"\s*([A-Za-z_][\w-]*)")
+_ATTR_RE = re.compile(r'\s+([\w-]+)="([^"]*)"')
+# The start of an open or close tag, cut off by the end of the text (`call tool="get_we`).
+_CUT_OPEN_RE = re.compile(r'(?:[A-Za-z_][\w-]*(?:\s+[\w-]+="[^"]*")*(?:\s+[\w-]*(?:="[^"]*)?)?)?')
+_CUT_CLOSE_RE = re.compile(r"(?:[A-Za-z_][\w-]*)?")
+
+# Where the parser is. The raw blocks keep their text as written; the others only expect tags.
+TOP, THINK, RESPONSE, TOOLS, CALL, ARGUMENT, JSON_BLOCK, ENDED, UNDECIDED = (
+    "top",
+    "think",
+    "response",
+    "tools",
+    "call",
+    "argument",
+    "json",
+    "ended",
+    "undecided",
+)
+_RAW = (THINK, RESPONSE, ARGUMENT, JSON_BLOCK)
+# Inside a raw block, the only tags that mean something (everything else is text of the block):
+# (open-tag names, close-tag names). <|end_of_msg|> always ends the block.
+# A block's own open tag is there too: written again by a model whose prompt already opened it.
+_RAW_TAGS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    THINK: (frozenset({"think", "response", "tools"}), frozenset({"think", "message"})),
+    RESPONSE: (frozenset({"response", "tools"}), frozenset({"response", "message"})),
+    ARGUMENT: (frozenset(), frozenset({"argument", "call", "tools", "message"})),
+    JSON_BLOCK: (frozenset(), frozenset({"json", "call", "tools", "message"})),
+}
+_BLOCK_SEPARATOR = "\n"
+
+
+def _parse_header(header: str) -> tuple[str, dict[str, str], str]:
+    """Split an open tag's text (`call tool="x" index="1"`) into name, attributes and leftovers."""
+    match = _NAME_RE.match(header)
+    if match is None:
+        return "", {}, header.strip()
+    attrs: dict[str, str] = {}
+    pos = match.end()
+    for attr in _ATTR_RE.finditer(header, pos):
+        if attr.start() != pos:
+            break
+        attrs[attr.group(1)] = unescape_attr(attr.group(2))
+        pos = attr.end()
+    return match.group(1), attrs, header[pos:].strip()
+
+
+@dataclass
+class _Tag:
+    """A tag being read: its kind (OPEN or CLOSE) and the text after the token so far."""
+
+    kind: str
+    parts: list[str] = field(default_factory=list)
+
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+@dataclass
+class _Argument:
+    """One `argument` (or `json`) element of a call."""
+
+    key: str | None
+    type: str | None
+    parts: list[str] = field(default_factory=list)
+    is_json_block: bool = False
+    reopened: bool = False  # a `<|close|>argument<|sep|>` was found to be part of the value
+
+
+@dataclass
+class _Call:
+    """A call whose open tag was read."""
+
+    number: int  # 1-based position among the call elements of this output
+    name: str
+    index_attr: str | None
+    arguments: list[_Argument] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def label(self) -> str:
+        return tr(
+            f"call {self.number} ({self.name or '?'})", f"вызов {self.number} ({self.name or '?'})"
+        )
+
+
+def _closer_name(argument: _Argument) -> str:
+    """The tag name that closes an element of a call: `argument` or `json`."""
+    return "json" if argument.is_json_block else "argument"
+
+
+_TYPE_CHECKS = {
+    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+}
+
+
+def _decode_value(call: _Call, argument: _Argument) -> Any:
+    """The Python value of a typed argument (problems go to `call.problems`)."""
+    raw = "".join(argument.parts)
+    key = argument.key
+    where = tr(f"{call.label()}, argument {key!r}", f"{call.label()}, аргумент {key!r}")
+    kind = argument.type
+    if kind is None:
+        call.problems.append(
+            tr(
+                f"{where}: no type attribute; read as a string",
+                f"{where}: нет атрибута type; прочитан как строка",
+            )
+        )
+        return raw
+    if kind == "string":
+        return raw
+    if kind not in VALUE_TYPES:
+        call.problems.append(
+            tr(
+                f"{where}: unknown type {kind!r} (expected one of {', '.join(VALUE_TYPES)}); "
+                "decoded as JSON if it is JSON, else kept as text",
+                f"{where}: неизвестный тип {kind!r} (ожидался один из {', '.join(VALUE_TYPES)}); "
+                "разобран как JSON, если это JSON, иначе оставлен текстом",
+            )
+        )
+    try:
+        value = json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        if kind in VALUE_TYPES:
+            call.problems.append(
+                tr(
+                    f"{where}: type {kind!r} but the value is not valid JSON ({exc}): "
+                    f"kept as the text {snippet(raw)!r}",
+                    f"{where}: тип {kind!r}, но значение — некорректный JSON (json: «{exc}»): "
+                    f"оставлено текстом {snippet(raw)!r}",
+                )
+            )
+        return raw
+    check = _TYPE_CHECKS.get(kind)
+    if check is not None and not check(value):
+        call.problems.append(
+            tr(
+                f"{where}: type {kind!r} does not match the value {snippet(raw)!r}",
+                f"{where}: тип {kind!r} не подходит к значению {snippet(raw)!r}",
+            )
+        )
+    return value
+
+
+def _call_arguments(call: _Call) -> str:
+    """The arguments JSON text of a whole call (problems go to `call.problems`)."""
+    typed = [a for a in call.arguments if not a.is_json_block]
+    blocks = [a for a in call.arguments if a.is_json_block]
+    if blocks and (typed or len(blocks) > 1):
+        call.problems.append(
+            tr(
+                f"{call.label()}: a call has either typed arguments or one json block, "
+                f"here {len(typed)} argument(s) and {len(blocks)} json block(s): merged",
+                f"{call.label()}: у вызова либо типизированные аргументы, либо один блок json, "
+                f"а здесь аргументов {len(typed)} и блоков json {len(blocks)}: объединены",
+            )
+        )
+    if len(blocks) == 1 and not typed:
+        text = "".join(blocks[0].parts)
+        _check_json_block(call, blocks[0], text)
+        return text
+    values: dict[str, Any] = {}
+    for block in blocks:
+        text = "".join(block.parts)
+        if _check_json_block(call, block, text):
+            values.update(json.loads(text))
+    for argument in typed:
+        key = argument.key
+        if key is None:
+            call.problems.append(
+                tr(
+                    f"{call.label()}: an argument has no key attribute; stored under ''",
+                    f"{call.label()}: у аргумента нет атрибута key; сохранён под ключом ''",
+                )
+            )
+            key = ""
+        elif key in values:
+            call.problems.append(
+                tr(
+                    f"{call.label()}: argument {key!r} given twice; the last value kept",
+                    f"{call.label()}: аргумент {key!r} указан дважды; оставлено последнее значение",
+                )
+            )
+        values[key] = _decode_value(call, argument)
+    return json.dumps(values, ensure_ascii=False)
+
+
+def _check_json_block(call: _Call, block: _Argument, text: str) -> bool:
+    """Report a json block that is not a JSON object; True when it is one."""
+    if block.type != "object":
+        call.problems.append(
+            tr(
+                f"{call.label()}: json block with type {block.type!r}, expected 'object'",
+                f"{call.label()}: блок json с типом {block.type!r}, ожидался 'object'",
+            )
+        )
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        call.problems.append(
+            tr(
+                f"{call.label()}: the json block is not valid JSON ({exc})",
+                f"{call.label()}: блок json — некорректный JSON (json: «{exc}»)",
+            )
+        )
+        return False
+    if not isinstance(value, dict):
+        call.problems.append(
+            tr(
+                f"{call.label()}: the json block is valid JSON but not an object",
+                f"{call.label()}: блок json — корректный JSON, но не объект",
+            )
+        )
+        return False
+    return True
+
+
+class _Deltas:
+    """The deltas of one `feed`: neighbouring text pieces of one kind merged into one delta.
+
+    The pieces are joined once, when the kind changes or the feed ends, so that a feed of any
+    size costs time linear in what it emits (`list.append` only; nothing is copied per piece).
+    """
+
+    def __init__(self) -> None:
+        self._deltas: list[dict[str, Any]] = []
+        self._kind: str | None = None
+        self._parts: list[str] = []
+
+    def text(self, key: str, piece: str) -> None:
+        """Add a `content` or `reasoning_content` piece."""
+        if key != self._kind:
+            self._flush()
+            self._kind = key
+        self._parts.append(piece)
+
+    def call(self, delta: dict[str, Any]) -> None:
+        """Add a whole tool-call delta."""
+        self._flush()
+        self._deltas.append(delta)
+
+    def _flush(self) -> None:
+        if self._kind is not None:
+            self._deltas.append({self._kind: "".join(self._parts)})
+            self._kind, self._parts = None, []
+
+    def done(self) -> list[dict[str, Any]]:
+        """All deltas, in order."""
+        self._flush()
+        return self._deltas
+
+
+class KimiXtmlStreamParser:
+    """Incremental `parse_kimi_xtml`: feed text deltas, get OpenAI-style delta dicts back.
+
+    `feed(delta)` returns the deltas the new text completes: `{"reasoning_content": ...}` and
+    `{"content": ...}` as the text comes, and for each call, when its `<|close|>call<|sep|>`
+    arrives, ONE delta with its index, id, name and whole arguments. `close()` ends the text and
+    returns what was held back; `.result` then holds the whole `ParseResult`.
+
+    Contract (checked by the tests): for every split of a text into deltas the deltas add up
+    (through `ToolCallAccumulator`) to `parse_kimi_xtml(text)`, and `.result` equals it.
+    """
+
+    def __init__(self, opened: str | None = None, call_offset: int = 0) -> None:
+        """Start before the first character (`opened`, `call_offset`: as in `parse_kimi_xtml`)."""
+        if opened not in (None, THINK, RESPONSE):
+            raise ValueError(
+                tr(
+                    f"opened must be 'think', 'response' or None, not {opened!r}",
+                    f"opened должен быть 'think', 'response' или None, а не {opened!r}",
+                )
+            )
+        self._splitter = MarkerSplitter(XTML_TOKENS)
+        self._state = UNDECIDED if opened is None else opened
+        self._undecided: list[str] = []  # text read before opened=None was decided
+        self._message_seen = opened is not None
+        self._tag: _Tag | None = None
+        self._content = StrippedStream()
+        self._content_parts: list[str] = []
+        self._reasoning = StrippedStream()
+        self._reasoning_parts: list[str] = []
+        self._blocks_seen = {THINK: False, RESPONSE: False}
+        self._block_text_seen = False
+        self._call: _Call | None = None
+        self._argument: _Argument | None = None
+        self._closed_argument: _Argument | None = None  # may still be reopened (see module doc)
+        self._gap: list[str] = []  # whitespace after a closed argument, until that is decided
+        self._call_count = 0
+        self._call_offset = call_offset
+        self._stray: list[str] = []  # text between elements, judged at the next tag
+        self._tool_calls: list[dict[str, Any]] = []
+        self._errors: list[str] = []
+        self._result: ParseResult | None = None
+
+    # -- public interface ----------------------------------------------------------------------
+
+    def feed(self, text_delta: str) -> list[dict[str, Any]]:
+        """Read the next piece of model output; return the deltas it completes (maybe none)."""
+        if self._result is not None:
+            raise RuntimeError("feed() after close()")
+        out = _Deltas()
+        for is_token, piece in self._splitter.feed(text_delta):
+            if is_token:
+                self._on_token(piece, out)
+            else:
+                self._on_text(piece, out)
+        return out.done()
+
+    def close(self) -> list[dict[str, Any]]:
+        """The output ended: release what was held back, report what is open, build `.result`."""
+        if self._result is not None:
+            return []
+        out = _Deltas()
+        for _, piece in self._splitter.close():
+            self._on_text(piece, out)
+        self._on_end(out)
+        self._result = ParseResult(
+            "".join(self._content_parts),
+            self._tool_calls,
+            self._errors,
+            "".join(self._reasoning_parts),
+        )
+        return out.done()
+
+    @property
+    def result(self) -> ParseResult:
+        """The whole parse (content, tool calls, errors, reasoning); available after `close()`."""
+        if self._result is None:
+            raise RuntimeError("the result is known only after close()")
+        return self._result
+
+    # -- text and tokens -----------------------------------------------------------------------
+
+    def _on_text(self, piece: str, out: _Deltas) -> None:
+        """Plain text: part of a tag being read, or of the block we are in."""
+        tag = self._tag
+        if tag is not None:
+            tag.parts.append(piece)
+            if self._state in _RAW and not self._could_be_raw_tag(tag):
+                self._flush_tag_as_text(out)
+            return
+        self._text(piece, out)
+
+    def _on_token(self, token: str, out: _Deltas) -> None:
+        """One of the four special tokens."""
+        tag = self._tag
+        if token == SEP and tag is not None:
+            self._tag = None
+            self._on_tag(tag, out)
+            return
+        if tag is not None:  # a tag interrupted by another token: it was no tag
+            if self._state in _RAW or self._state == UNDECIDED:
+                self._flush_tag_as_text(out)
+            else:
+                self._tag = None
+                self._report_stray(tag.kind + tag.text())
+        if token in (OPEN, CLOSE):
+            self._tag = _Tag(token)
+        elif token == END_OF_MSG:
+            self._on_end_of_message(out)
+        else:  # a <|sep|> that ends no tag
+            if self._state in _RAW or self._state == UNDECIDED:
+                self._text(token, out)
+            else:
+                self._report_stray(token)
+
+    def _could_be_raw_tag(self, tag: _Tag) -> bool:
+        """Inside a raw block: can the tag still become one that means something here?"""
+        opens, closes = _RAW_TAGS[self._state]
+        names = opens if tag.kind == OPEN else closes
+        text = tag.text()
+        return any(name.startswith(text) for name in names)
+
+    def _looks_cut_off(self, tag: _Tag) -> bool:
+        """At the end of the text: is the unfinished tag the start of a real tag?"""
+        if self._state in _RAW:
+            return True  # only the start of a tag that means something is ever held
+        pattern = _CUT_OPEN_RE if tag.kind == OPEN else _CUT_CLOSE_RE
+        return pattern.fullmatch(tag.text()) is not None
+
+    def _flush_tag_as_text(self, out: _Deltas) -> None:
+        """A would-be tag in a raw block turned out to be text of the block."""
+        tag = self._tag
+        assert tag is not None
+        self._tag = None
+        self._text(tag.kind + tag.text(), out)
+
+    def _text(self, piece: str, out: _Deltas) -> None:
+        """Text that belongs to the current block."""
+        state = self._state
+        if state == UNDECIDED:
+            self._undecided.append(piece)
+        elif state == THINK:
+            self._block_text_seen = self._block_text_seen or bool(piece.strip())
+            self._push_reasoning(piece, out)
+        elif state in (RESPONSE, TOP):
+            self._block_text_seen = self._block_text_seen or bool(piece.strip())
+            self._push_content(piece, out)
+        elif state in (ARGUMENT, JSON_BLOCK):
+            assert self._argument is not None
+            self._argument.parts.append(piece)
+        elif state == CALL and self._closed_argument is not None:
+            if not piece.strip():
+                self._gap.append(piece)
+            else:  # text after a closed argument: its closing marker was part of the value
+                self._reopen_argument(piece)
+        else:  # TOOLS, CALL, ENDED: only whitespace belongs here
+            self._stray.append(piece)
+
+    def _push_content(self, piece: str, out: _Deltas) -> None:
+        visible = self._content.push(piece)
+        if visible:
+            self._content_parts.append(visible)
+            out.text("content", visible)
+
+    def _push_reasoning(self, piece: str, out: _Deltas) -> None:
+        visible = self._reasoning.push(piece)
+        if visible:
+            self._reasoning_parts.append(visible)
+            out.text("reasoning_content", visible)
+
+    def _report_stray(self, text: str) -> None:
+        self._errors.append(
+            tr(
+                f"unexpected {snippet(text)!r} ignored (in {self._where()})",
+                f"лишнее {snippet(text)!r} пропущено (в {self._where()})",
+            )
+        )
+
+    def _judge_stray(self) -> None:
+        """Report text that stood between elements if it was more than whitespace."""
+        if self._stray:
+            text = "".join(self._stray)
+            self._stray = []
+            if text.strip():
+                self._errors.append(
+                    tr(
+                        f"text outside any block ignored (in {self._where()}): {snippet(text)!r}",
+                        f"текст вне блоков пропущен (в {self._where()}): {snippet(text)!r}",
+                    )
+                )
+
+    def _where(self) -> str:
+        if self._call is not None:
+            return self._call.label()
+        return {
+            TOP: tr("the message", "сообщении"),
+            TOOLS: tr("the tools block", "блоке tools"),
+            ENDED: tr("text after the end of the message", "тексте после конца сообщения"),
+        }.get(self._state, self._state)
+
+    # -- tags ----------------------------------------------------------------------------------
+
+    def _on_tag(self, tag: _Tag, out: _Deltas) -> None:
+        """A whole tag (`<|open|>...<|sep|>` or `<|close|>...<|sep|>`)."""
+        if self._state == UNDECIDED:
+            self._decide(tag, out)
+        text = tag.text()
+        if self._state in _RAW:
+            opens, closes = _RAW_TAGS[self._state]
+            if text in (opens if tag.kind == OPEN else closes):
+                self._on_raw_block_tag(tag.kind, text, out)
+            else:  # `<|close|>resp<|sep|>`: the start of a tag, but no tag of this block
+                self._text(tag.kind + text + SEP, out)
+            return
+        closed = self._closed_argument
+        if self._state == CALL and closed is not None:
+            if tag.kind == CLOSE and text.strip() == _closer_name(closed):
+                # a second closing marker: the first one was part of the value
+                self._reopen_argument("")
+                self._close_argument()
+                return
+            self._commit_argument()
+        self._judge_stray()
+        if tag.kind == OPEN:
+            self._on_open(text)
+        else:
+            self._on_close(text.strip(), out)
+
+    def _decide(self, tag: _Tag, out: _Deltas) -> None:
+        """opened=None: the first tag tells where the text started."""
+        name = tag.text().strip()
+        if tag.kind == CLOSE and name in (THINK, RESPONSE):
+            self._state = name
+            self._message_seen = True
+        else:
+            self._state = TOP
+        held, self._undecided = "".join(self._undecided), []
+        if held:
+            self._text(held, out)
+
+    def _on_raw_block_tag(self, kind: str, name: str, out: _Deltas) -> None:
+        """A tag that means something inside think, response, an argument or a json block."""
+        state = self._state
+        if kind == CLOSE and name == state:
+            self._end_raw_block()
+            return
+        if kind == OPEN and name == state:
+            if self._block_has_text():
+                self._errors.append(
+                    tr(
+                        f"{open_tag(name)} inside the {name} block ignored",
+                        f"{open_tag(name)} внутри блока {name} пропущен",
+                    )
+                )
+            return  # at the start of the block: the prompt's opener, written again
+        # Any other tag here means the block was left open: close it, then read the tag.
+        self._errors.append(
+            tr(
+                f"{self._block_label()} not closed before {kind}{name}{SEP}",
+                f"{self._block_label()} не закрыт перед {kind}{name}{SEP}",
+            )
+        )
+        self._end_raw_block()
+        if self._state == CALL:
+            self._commit_argument()
+        if kind == OPEN:
+            self._on_open(name)
+        else:
+            self._on_close(name, out)
+
+    def _block_has_text(self) -> bool:
+        """Has the think or response block we are in received visible text yet?"""
+        return self._block_text_seen
+
+    def _block_label(self) -> str:
+        if self._state in (ARGUMENT, JSON_BLOCK):
+            assert self._call is not None and self._argument is not None
+            what = (
+                "json"
+                if self._argument.is_json_block
+                else tr(f"argument {self._argument.key!r}", f"аргумент {self._argument.key!r}")
+            )
+            return f"{self._call.label()}: {what}"
+        return tr(f"the {self._state} block", f"блок {self._state}")
+
+    def _end_raw_block(self) -> None:
+        """Leave the raw block we are in."""
+        if self._state in (THINK, RESPONSE):
+            self._state = TOP
+        else:
+            self._close_argument()
+
+    def _close_argument(self) -> None:
+        """The argument's closing marker: keep it open to a reopening until the next tag."""
+        self._closed_argument = self._argument
+        self._argument = None
+        self._gap = []
+        self._state = CALL
+
+    def _reopen_argument(self, text: str) -> None:
+        """Text (or a second marker) followed `<|close|>argument<|sep|>`: it was in the value."""
+        argument = self._closed_argument
+        assert argument is not None and self._call is not None
+        if not argument.reopened:
+            argument.reopened = True
+            name = "json" if argument.is_json_block else repr(argument.key)
+            marker = close_tag(_closer_name(argument))
+            self._call.problems.append(
+                tr(
+                    f"{self._call.label()}: the value of {name} contains "
+                    f"{marker}, which cannot be told from the closing marker; "
+                    "read as part of the value because text followed it: check this call",
+                    f"{self._call.label()}: значение {name} содержит {marker}, "
+                    "который не отличить от закрывающего маркера; прочитан как часть "
+                    "значения, потому что за ним шёл текст: проверьте этот вызов",
+                )
+            )
+        argument.parts += [close_tag(_closer_name(argument)), *self._gap, text]
+        self._gap = []
+        self._closed_argument = None
+        self._argument = argument
+        self._state = JSON_BLOCK if argument.is_json_block else ARGUMENT
+
+    def _commit_argument(self) -> None:
+        """The closed argument stays closed: store it in its call."""
+        if self._closed_argument is not None:
+            assert self._call is not None
+            self._call.arguments.append(self._closed_argument)
+            self._closed_argument = None
+            self._gap = []
+
+    def _on_open(self, header: str) -> None:
+        """An open tag outside raw blocks."""
+        name, attrs, rest = _parse_header(header)
+        if rest:
+            self._errors.append(
+                tr(
+                    f"tag {OPEN}{snippet(header)}{SEP}: could not read {snippet(rest)!r}",
+                    f"тег {OPEN}{snippet(header)}{SEP}: не удалось прочитать {snippet(rest)!r}",
+                )
+            )
+        state = self._state
+        if state == TOP and name in (THINK, RESPONSE):
+            self._message_seen = True
+            if self._blocks_seen[name]:  # a second block of the kind: keep them apart
+                (self._content if name == RESPONSE else self._reasoning).push(_BLOCK_SEPARATOR)
+            self._blocks_seen[name] = True
+            self._block_text_seen = False
+            self._state = name
+        elif state == TOP and name == "tools":
+            self._message_seen = True
+            self._state = TOOLS
+        elif state == TOP and name == "message" and not self._message_seen:
+            self._message_seen = True
+            if attrs.get("role") != "assistant":
+                self._errors.append(
+                    tr(
+                        f"message role {attrs.get('role')!r}: read as the assistant's",
+                        f"сообщение с ролью {attrs.get('role')!r}: прочитано как ответ модели",
+                    )
+                )
+        elif state in (TOP, TOOLS) and name == "call":
+            if state == TOP:
+                self._errors.append(
+                    tr(
+                        f"{OPEN}call{SEP} outside a tools block: read as a call anyway",
+                        f"{OPEN}call{SEP} вне блока tools: всё равно прочитан как вызов",
+                    )
+                )
+            self._message_seen = True
+            self._call_count += 1
+            self._call = _Call(self._call_count, attrs.get("tool", ""), attrs.get("index"))
+            self._state = CALL
+        elif state == CALL and name in ("argument", "json"):
+            self._argument = _Argument(
+                attrs.get("key"), attrs.get("type"), is_json_block=name == "json"
+            )
+            self._state = ARGUMENT if name == "argument" else JSON_BLOCK
+        else:
+            self._report_stray(f"{OPEN}{header}{SEP}")
+
+    def _on_close(self, name: str, out: _Deltas) -> None:
+        """A close tag outside raw blocks."""
+        state = self._state
+        if state == CALL and name == "call":
+            self._finish_call(out)
+            self._state = TOOLS
+        elif state == CALL and name in ("tools", "message"):
+            self._drop_call(tr(f"before {close_tag(name)}", f"перед {close_tag(name)}"))
+            self._state = TOOLS
+            self._on_close(name, out)
+        elif state == TOOLS and name == "tools":
+            self._state = TOP
+        elif state == TOOLS and name == "message":
+            self._errors.append(
+                tr(
+                    f"the tools block not closed before {close_tag('message')}",
+                    f"блок tools не закрыт перед {close_tag('message')}",
+                )
+            )
+            self._state = ENDED
+        elif state == TOP and name == "message":
+            self._state = ENDED
+        else:
+            self._report_stray(close_tag(name))
+
+    def _on_end_of_message(self, out: _Deltas) -> None:
+        """`<|end_of_msg|>`: the message is over, whatever is still open."""
+        if self._state == UNDECIDED:
+            self._decide(_Tag(END_OF_MSG), out)
+        if self._state in _RAW:
+            self._errors.append(
+                tr(
+                    f"{self._block_label()} not closed before {END_OF_MSG}",
+                    f"{self._block_label()} не закрыт перед {END_OF_MSG}",
+                )
+            )
+            self._end_raw_block()
+        self._commit_argument()
+        self._judge_stray()
+        if self._state == CALL:
+            self._drop_call(tr(f"before {END_OF_MSG}", f"перед {END_OF_MSG}"))
+            self._state = TOOLS
+        if self._state == TOOLS:
+            self._errors.append(
+                tr(
+                    f"the tools block not closed before {END_OF_MSG}",
+                    f"блок tools не закрыт перед {END_OF_MSG}",
+                )
+            )
+        self._state = ENDED
+
+    def _on_end(self, out: _Deltas) -> None:
+        """The text ended: decide, then report whatever is still open."""
+        if self._tag is not None and not self._looks_cut_off(self._tag):
+            self._flush_tag_as_text(out)  # `<|open|>` and text that can be no tag: plain text
+        if self._tag is not None:
+            tag = self._tag
+            self._tag = None
+            self._errors.append(
+                tr(
+                    f"tag {snippet(tag.kind + tag.text())!r} cut off {CUT_OFF.en}: dropped",
+                    f"тег {snippet(tag.kind + tag.text())!r} оборван: текст кончился "
+                    "(например, по max_tokens?): пропущен",
+                )
+            )
+        if self._state == UNDECIDED:  # no tag at all: plain text is content
+            self._state = TOP
+            held, self._undecided = "".join(self._undecided), []
+            if held:
+                self._push_content(held, out)
+        if self._state in _RAW and self._state not in (THINK, RESPONSE):
+            self._errors.append(
+                tr(
+                    f"{self._block_label()} not closed {CUT_OFF.en}",
+                    f"{self._block_label()} не закрыт {CUT_OFF.ru}",
+                )
+            )
+            self._end_raw_block()
+        self._commit_argument()
+        self._judge_stray()
+        if self._state == CALL:
+            self._drop_call(str(CUT_OFF))
+            self._state = TOOLS
+        if self._state == TOOLS:
+            self._errors.append(
+                tr(f"the tools block not closed {CUT_OFF.en}", f"блок tools не закрыт {CUT_OFF.ru}")
+            )
+        if self._state in (THINK, RESPONSE):
+            self._errors.append(
+                tr(
+                    f"the {self._state} block not closed {CUT_OFF.en}",
+                    f"блок {self._state} не закрыт {CUT_OFF.ru}",
+                )
+            )
+
+    # -- calls ---------------------------------------------------------------------------------
+
+    def _finish_call(self, out: _Deltas) -> None:
+        """`<|close|>call<|sep|>`: the call is whole; emit it (if it has a name)."""
+        call = self._call
+        assert call is not None
+        self._call = None
+        arguments = _call_arguments(call)
+        expected = str(call.number)
+        if call.index_attr is None:
+            call.problems.append(
+                tr(f"{call.label()}: no index attribute", f"{call.label()}: нет атрибута index")
+            )
+        elif call.index_attr != expected:
+            call.problems.append(
+                tr(
+                    f"{call.label()}: index={call.index_attr!r}, expected {expected!r}",
+                    f"{call.label()}: index={call.index_attr!r}, ожидался {expected!r}",
+                )
+            )
+        if not call.name:
+            call.problems.append(
+                tr(
+                    f"{call.label()}: no tool name (tool attribute): call dropped, "
+                    f"its arguments were {snippet(arguments)!r}",
+                    f"{call.label()}: нет имени инструмента (атрибут tool): вызов пропущен, "
+                    f"его аргументы: {snippet(arguments)!r}",
+                )
+            )
+            self._errors.extend(call.problems)
+            return
+        self._errors.extend(call.problems)
+        position = len(self._tool_calls)
+        call_id = f"functions.{call.name}:{self._call_offset + position}"
+        self._tool_calls.append(tool_call_dict(call_id, call.name, arguments))
+        out.call(
+            {
+                "tool_calls": [
+                    {
+                        "index": position,
+                        "id": call_id,
+                        "type": "function",
+                        "function": {"name": call.name, "arguments": arguments},
+                    }
+                ]
+            }
+        )
+
+    def _drop_call(self, why: str) -> None:
+        """A call that did not end with `<|close|>call<|sep|>`: not returned, but reported."""
+        call = self._call
+        assert call is not None
+        self._call = None
+        read = ", ".join(
+            f"{a.key}={snippet(''.join(a.parts), 30)!r}" for a in call.arguments if a.key
+        )
+        self._errors.append(
+            tr(
+                f"{call.label()}: no {close_tag('call')} {why}: the call is not whole and is "
+                f"NOT returned (read so far: {read or 'no arguments'})",
+                f"{call.label()}: нет {close_tag('call')} {why}: вызов не целый и НЕ "
+                f"возвращён (прочитано: {read or 'аргументов нет'})",
+            )
+        )
+        self._errors.extend(call.problems)
+
+
+def parse_kimi_xtml(text: str, opened: str | None = None, call_offset: int = 0) -> ParseResult:
+    """Read Kimi K3 XTML output into reasoning, content, whole tool calls and errors.
+
+    `opened`: the block the generation prompt opened, `"think"` (thinking on) or `"response"`;
+    None decides from the text (see the module docstring). `call_offset`: the number of calls
+    earlier in the conversation, so that invented ids `functions.NAME:N` stay unique.
+    """
+    parser = KimiXtmlStreamParser(opened, call_offset)
+    parser.feed(text)
+    parser.close()
+    return parser.result
+
+
+# ---------------------------------------------------------------------------------------------
+# Rendering
+# ---------------------------------------------------------------------------------------------
+
+_TOOLS_HEADER = "# Tools\nHere are the available tools, described in JSONSchema.\n\n```json\n"
+_DYNAMIC_TOOLS_HEADER = (
+    "## New Tools Available\nThe system dynamically extends the toolset via lazy-loading.\n"
+    "You have access to all existing and extended tools.\n"
+    "Here are the specs for the extended tools.\n\n```json\n"
+)
+_EFFORT_TEXT = (
+    "`thinking_effort` guides on how much to think in your thinking channel (not including the "
+    "response channel), supported values include `low`, `medium`, `high`, and `max`.\n"
+    "Now the system is invoked with `thinking_effort={effort}`."
+)
+_TOOL_CHOICE_TEXT = {
+    "required": "The system is invoked with `tool_choice=required`.\n"
+    "You MUST call tools in the next message.",
+    "none": "The system is invoked with `tool_choice=none`.\n"
+    "You MUST NOT call any tools in the next message.",
+}
+_RAW_JSON_TEXT = (
+    "The system is invoked with `response_format={kind}`.\nYour response must be raw JSON data "
+    "without markdown code blocks (```json) or any additional formatting."
+)
+
+
+def _sorted_json(value: Any) -> str:
+    """Compact JSON with every object's keys sorted (the tool declarations, a response schema)."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def _value_type(value: Any) -> str:
+    """The XTML `type` of an argument value."""
+    if isinstance(value, bool):
+        return "boolean"
+    if value is None:
+        return "null"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, Mapping):
+        return "object"
+    return "array"
+
+
+def _value_text(value: Any) -> str:
+    """A string as it is (raw, never escaped); any other value as compact JSON."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _content_text(content: Any) -> str:
+    """A message's content: a string, or a list of parts (text parts, images as placeholders)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    pieces = []
+    for part in content:
+        if part.get("type") in ("image", "image_url"):
+            pieces.append(IMAGE_PLACEHOLDER)
+        else:
+            pieces.append(str(part.get("text", "")))
+    return "".join(pieces)
+
+
+def _system_message(kind: str, body: str) -> str:
+    return open_tag("message", [("role", "system"), ("type", kind)]) + body.strip() + _end()
+
+
+def _end() -> str:
+    return close_tag("message") + END_OF_MSG
+
+
+def _function_of(call: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The `function` part of an OpenAI tool call (or the call itself, if flat)."""
+    function = call.get("function")
+    return function if isinstance(function, Mapping) else call
+
+
+def _render_arguments(arguments: Any) -> str:
+    """Typed `argument` elements for an object; a `json` block for text that is no JSON object.
+
+    OpenAI messages carry arguments as JSON text; servers decode it before rendering (vLLM does
+    so for every model), so JSON text of an object is rendered as typed elements, as the model
+    writes its calls. Other text is kept whole in a `json` block, as llama.cpp's template does.
+    """
+    if isinstance(arguments, str):
+        if not arguments.strip():
+            return ""
+        try:
+            decoded = json.loads(arguments)
+        except (ValueError, RecursionError):
+            decoded = None
+        if not isinstance(decoded, dict):
+            return open_tag("json", [("type", "object")]) + arguments + close_tag("json")
+        arguments = decoded
+    if arguments is None:
+        return ""
+    if not isinstance(arguments, Mapping):
+        raise ValueError(
+            tr(
+                f"tool call arguments must be an object or its JSON text, not {arguments!r}",
+                f"аргументы вызова должны быть объектом или его JSON-текстом, а не {arguments!r}",
+            )
+        )
+    return "".join(
+        open_tag("argument", [("key", key), ("type", _value_type(value))])
+        + _value_text(value)
+        + close_tag("argument")
+        for key, value in arguments.items()
+    )
+
+
+def _render_assistant(message: Mapping[str, Any], thinking: bool) -> str:
+    """An assistant message: think (when thinking), response, then its tool calls."""
+    parts = [open_tag("message", _name_attrs("assistant", message))]
+    if thinking:
+        reasoning = message.get("reasoning_content") or message.get("reasoning")
+        parts.append(open_tag("think"))
+        if reasoning is not None and str(reasoning).strip():
+            parts.append(str(reasoning))
+        parts.append(close_tag("think"))
+    parts += [open_tag("response"), _content_text(message.get("content")), close_tag("response")]
+    tool_calls = message.get("tool_calls")
+    if tool_calls:
+        parts.append(open_tag("tools"))
+        for number, call in enumerate(tool_calls, start=1):
+            function = _function_of(call)
+            if function.get("name") is None:
+                raise ValueError(
+                    tr(
+                        f"tool call {number} has no function name",
+                        f"у вызова {number} нет имени функции",
+                    )
+                )
+            parts.append(open_tag("call", [("tool", function["name"]), ("index", number)]))
+            parts.append(_render_arguments(function.get("arguments", {})))
+            parts.append(close_tag("call"))
+        parts.append(close_tag("tools"))
+    parts.append(_end())
+    return "".join(parts)
+
+
+def _name_attrs(role: str, message: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    attrs: list[tuple[str, Any]] = [("role", role)]
+    if message.get("name"):
+        attrs.append(("name", message["name"]))
+    return attrs
+
+
+def _render_tool_results(
+    run: Sequence[Mapping[str, Any]], calls: Sequence[Mapping[str, Any]] | None
+) -> str:
+    """A run of tool messages, matched to the assistant's calls by `tool_call_id`.
+
+    When every result names a call of the last assistant message, the results are written in the
+    order of its `tool_calls`, each with that call's tool name; otherwise in the order given, the
+    name taken from the message (`tool` or `name`) or from the call at the same position. `index`
+    counts the results written since that assistant message, from 1.
+    """
+    calls = list(calls or [])
+
+    def call_id(item: Mapping[str, Any]) -> Any:
+        return item.get("tool_call_id", item.get("id"))
+
+    known_ids = {str(c.get("id")) for c in calls if isinstance(c, Mapping) and c.get("id")}
+    ordered: list[tuple[Mapping[str, Any], Any]] = []
+    if run and all(call_id(m) is not None and str(call_id(m)) in known_ids for m in run):
+        done: set[str] = set()
+        for call in calls:
+            if not isinstance(call, Mapping) or call.get("id") is None:
+                continue
+            cid = str(call["id"])
+            if cid in done:
+                continue
+            done.add(cid)
+            for message in run:
+                if str(call_id(message)) == cid:
+                    ordered.append((message, _function_of(call).get("name")))
+    else:
+        ordered = [(message, None) for message in run]
+    parts = []
+    for number, (message, name) in enumerate(ordered, start=1):
+        if name is None:
+            name = message["tool"] if "tool" in message else message.get("name")
+        if name is None and number <= len(calls):
+            name = _function_of(calls[number - 1]).get("name")
+        if name is None:
+            raise ValueError(
+                tr(
+                    "a tool message needs a tool name: give it `tool_call_id` of a call of the "
+                    "assistant message before it, or `name`",
+                    "сообщению tool нужно имя инструмента: укажите `tool_call_id` вызова из "
+                    "предыдущего сообщения ассистента или `name`",
+                )
+            )
+        parts.append(open_tag("message", [("role", "tool"), ("tool", name), ("index", number)]))
+        parts.append(_content_text(message.get("content")))
+        parts.append(_end())
+    return "".join(parts)
+
+
+def render_kimi_xtml(
+    messages: Sequence[Mapping[str, Any]],
+    tools: Sequence[Mapping[str, Any]] | None = None,
+    tool_choice: str | Mapping[str, Any] | None = None,
+    add_generation_prompt: bool = True,
+    thinking: bool = True,
+    thinking_effort: str | None = "max",
+    response_format: Mapping[str, Any] | None = None,
+) -> str:
+    """Write the Kimi K3 prompt text for OpenAI-style `messages` (and `tools`).
+
+    Sources. Kimi K3 ships **no Jinja chat template**: its tokenizer renders a conversation with
+    a program (vLLM's K3 renderer calls it "a render program, not a Jinja template"). The one
+    template there is, llama.cpp's `models/templates/Kimi-K3.jinja` (vendored as
+    `data/templates/kimi_k3.jinja`), is a secondary reconstruction, not Moonshot's file. This
+    function follows it, and the tests compare the two on several conversations; where they
+    differ, this function follows the primary facts:
+
+    - the tool declarations (and a response schema) are compact JSON with keys sorted by code
+      point (`sort_keys=True`); the template sorts with Jinja's `dictsort`, which ignores case;
+    - non-string argument values are compact JSON (`{"a":1}`, as vLLM's K3 parser documents the
+      encoding); the template's `tojson` writes `{"a": 1}` under transformers' Jinja;
+    - arguments given as JSON text (the OpenAI wire form) are rendered as typed elements, as
+      servers decode them before rendering; the template writes such text as a `json` block;
+    - a message of another role (`developer`, ...) raises ValueError; the template drops it.
+
+    What is written, in order: a `tool-declare` system message with the tools; with thinking, a
+    `thinking-effort` system message (`low`, `high` or `max`, or None for none); the messages
+    (each ends `<|close|>message<|sep|><|end_of_msg|>`; an assistant message has a `think` block
+    when thinking, a `response` block, and a `tools` block of calls numbered by `index` from 1, with
+    no ids; a run of tool results is put in the order of the assistant's `tool_calls`, matched by
+    `tool_call_id`, each carrying its call's tool name and an `index`; a system message with a
+    `tools` list declares more tools); `tool_choice` `"required"` or `"none"` and a JSON
+    `response_format` as system option messages (`"auto"` and a named function write nothing:
+    K3 has no named choice); then, with `add_generation_prompt`, the opening of the assistant's
+    message and of its `think` block (thinking) or `response` block.
+    """
+    if thinking and thinking_effort is not None and thinking_effort not in THINKING_EFFORTS:
+        raise ValueError(
+            tr(
+                f"thinking_effort must be one of {', '.join(THINKING_EFFORTS)} or None, "
+                f"not {thinking_effort!r}",
+                f"thinking_effort должен быть одним из {', '.join(THINKING_EFFORTS)} или None, "
+                f"а не {thinking_effort!r}",
+            )
+        )
+    parts: list[str] = []
+    if tools:
+        parts.append(_tool_declaration(tools, _TOOLS_HEADER))
+    if thinking and thinking_effort is not None:
+        effort = _EFFORT_TEXT.format(effort=thinking_effort)
+        parts.append(_system_message("thinking-effort", effort))
+    calls: Sequence[Mapping[str, Any]] | None = None
+    position = 0
+    while position < len(messages):
+        message = messages[position]
+        role = message.get("role")
+        if role == "tool":
+            end = position
+            while end < len(messages) and messages[end].get("role") == "tool":
+                end += 1
+            parts.append(_render_tool_results(messages[position:end], calls))
+            position = end
+            continue
+        if role == "user" or (role == "system" and not message.get("tools")):
+            parts.append(open_tag("message", _name_attrs(role, message)))
+            parts.append(_content_text(message.get("content")) + _end())
+        elif role == "system":
+            parts.append(_tool_declaration(message["tools"], _DYNAMIC_TOOLS_HEADER))
+        elif role == "assistant":
+            calls = message.get("tool_calls")
+            parts.append(_render_assistant(message, thinking))
+        else:
+            raise ValueError(
+                tr(
+                    f"message {position}: role {role!r} is not one K3 knows "
+                    "(system, user, assistant, tool)",
+                    f"сообщение {position}: роль {role!r} K3 не знает "
+                    "(system, user, assistant, tool)",
+                )
+            )
+        position += 1
+    if isinstance(tool_choice, str) and tool_choice in _TOOL_CHOICE_TEXT:
+        parts.append(_system_message("tool-choice", _TOOL_CHOICE_TEXT[tool_choice]))
+    parts.append(_response_format_message(response_format))
+    if add_generation_prompt:
+        parts.append(open_tag("message", [("role", "assistant")]))
+        parts.append(open_tag(THINK if thinking else RESPONSE))
+    return "".join(parts)
+
+
+def _tool_declaration(tools: Iterable[Mapping[str, Any]], header: str) -> str:
+    body = header + _sorted_json(list(tools)) + "\n```"
+    return open_tag("message", [("role", "system"), ("type", "tool-declare")]) + body + _end()
+
+
+def _response_format_message(response_format: Mapping[str, Any] | None) -> str:
+    """The system option message for a JSON `response_format` ("" for none or text)."""
+    if not response_format:
+        return ""
+    kind = response_format.get("type")
+    if kind == "json_object":
+        return _system_message("response-format", _RAW_JSON_TEXT.format(kind=kind))
+    if kind == "json_schema":
+        wrapper = response_format.get("json_schema")
+        schema = wrapper.get("schema", wrapper) if isinstance(wrapper, Mapping) else wrapper
+        body = (
+            _RAW_JSON_TEXT.format(kind=kind)
+            + "\nThe JSON data must match the following schema:\n```json\n"
+            + _sorted_json(schema)
+            + "\n```"
+        )
+        return _system_message("response-format", body)
+    return ""
