@@ -450,6 +450,48 @@ def check_scenario(scenario: Scenario) -> None:
             raise ScenarioError(f"{where}: interleave only changes a streamed reply")
 
 
+def check_reply_allowed(scenario: Scenario, turn: Turn, body: dict[str, Any], where: str) -> None:
+    """Refuse a declared reply that the request as sent (`request_extra` plus `Turn.request`)
+    forbids, or that the engine profile cannot produce: synthesis must not record an answer
+    no real server gives to that request."""
+    names = [name for name, _ in turn.tool_calls]
+    if scenario.api == "chat":
+        choice = body.get("tool_choice")
+        if choice == "none" and names:
+            raise ScenarioError(
+                f'{where}: tool_choice="none" forbids tool calls, but the turn makes {len(names)}'
+            )
+        if choice == "required" and not names:
+            raise ScenarioError(f'{where}: tool_choice="required" needs a call; the turn has none')
+        if isinstance(choice, dict):
+            wanted = (choice.get("function") or {}).get("name")
+            if not names or any(name != wanted for name in names):
+                raise ScenarioError(
+                    f"{where}: tool_choice names the tool {wanted!r}, so the reply calls it and "
+                    f"only it; the turn calls {names or 'nothing'}"
+                )
+        if body.get("parallel_tool_calls") is False and len(names) > 1:
+            raise ScenarioError(
+                f"{where}: parallel_tool_calls=false allows at most one call per reply; the turn "
+                f"makes {len(names)}"
+            )
+    profile = (
+        None if scenario.api == "completions" else get_profile(scenario.provider, scenario.engine)
+    )
+    if turn.reasoning and (profile is None or not profile.reasoning_field):
+        engine = profile.name if profile else "/completions"
+        raise ScenarioError(
+            f"{where}: the turn has reasoning, but {engine} has no reasoning field to report it "
+            "in (it would be dropped silently)"
+        )
+    if turn.interleave and (profile is None or profile.whole_calls or len(names) < 2):
+        engine = profile.name if profile else "/completions"
+        raise ScenarioError(
+            f"{where}: interleave needs two or more calls streamed in fragments; {engine} with "
+            f"{len(names)} call(s) cannot interleave them"
+        )
+
+
 @dataclass
 class Exchange:
     """One request/response pair plus what the client takes from the response."""
@@ -554,6 +596,7 @@ def play(notebook: str, scenario: Scenario) -> list[dict[str, Any]]:
         label = f"{scenario.name}/{label_middle(scenario)}/round-{number}"
         where = f"{notebook}: {label}"
         exchange = exchange_for(scenario, turn, messages)
+        check_reply_allowed(scenario, turn, exchange.body, where)
         request = {"method": "POST", "path": exchange.path, "body": exchange.body}
         interactions.append({"label": label, "request": request, "response": exchange.response})
         if number == len(scenario.turns):
