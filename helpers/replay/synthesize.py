@@ -33,11 +33,12 @@ from helpers.formats import (
 )
 from helpers.lessons import scenario_module
 from helpers.paths import RECORDINGS_DIR
-from helpers.replay.cassette import FORMAT_VERSION, dump_cassette, save_cassette
+from helpers.replay.cassette import FORMAT_VERSION, dump_cassette, load_cassette, save_cassette
 from helpers.replay.matching import canonical_request, request_key
 from helpers.replay.profiles import EngineProfile, get_profile, replay_model, stable_hex
 from helpers.replay.scenarios import RUN_TOOL, Scenario, Turn, all_scenarios
 from helpers.replay.scenarios.common import lesson_registry
+from helpers.replay.server import served_id
 from helpers.tools import tool_result_content
 
 SOURCE = (
@@ -660,6 +661,21 @@ def synthesize_all() -> dict[str, dict[str, Any]]:
     for notebook, scenarios in all_scenarios().items():
         files[f"{notebook}.json"] = build_cassette(notebook, scenario_module(notebook), scenarios)
     return files
+
+
+def unused_recordings(served: set[str], cassettes: list[Path]) -> list[str]:
+    """The interactions of `cassettes` whose request the replay server never answered, by name,
+    given the `served_id`s it logged (`SERVED_LOG_VARIABLE`) while the notebooks ran. A
+    recording no notebook requests is dead weight that hides a scenario drifting from its
+    lesson, so `scripts/nbbuild.py` fails on one."""
+    unused = []
+    for path in cassettes:
+        for interaction in load_cassette(path).interactions:
+            request = interaction.request
+            key = request_key(canonical_request(request["path"], request["body"]))
+            if served_id(key) not in served:
+                unused.append(interaction.name)
+    return unused
 
 
 def stale_files(files: dict[str, dict[str, Any]], out: Path) -> list[str]:
