@@ -36,6 +36,8 @@ SERVED_LOG_VARIABLE = "LLM_REPLAY_SERVED_LOG"
 def served_id(key: str) -> str:
     """A short, stable name for a canonical request key (`matching.request_key`)."""
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
 ROUTE = re.compile(
     r"^(?P<prefix>/engines/(?P<engine>[A-Za-z0-9_.-]+))?/v1/"
     r"(?P<endpoint>chat/completions|completions|models)$"
