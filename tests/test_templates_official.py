@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scripts_support import lesson_code
+from scripts_support import nbbuild
 
-from helpers.paths import TOKENIZERS_DIR
+from helpers.paths import NOTEBOOKS_DIR, TOKENIZERS_DIR
 from helpers.replay.scenarios import all_scenarios
 from helpers.replay.synthesize import play
 from helpers.templates import TEMPLATE_FILES, load_tokenizer
@@ -79,7 +79,7 @@ def test_every_template_file_has_a_licence_and_a_source_row() -> None:
     assert (folder / "LICENSE-Kimi-K2-modified-MIT.txt").is_file()
     for name, path in TEMPLATE_FILES.items():
         row = next(line for line in readme.splitlines() if line.startswith(f"| `{path.name}` |"))
-        assert UPSTREAM_SHA256[name][:12] in row or name == "kimi-k2-thinking", row
+        assert hashlib.sha256(path.read_bytes()).hexdigest()[:12] in row, row
         licence = "Modified MIT" if name.startswith("kimi") else "Apache-2.0"
         assert licence in row, row
 
@@ -122,19 +122,22 @@ def renders() -> list[Render]:
 
     log: list[Render] = []
     where = [""]
+    unexpected = []
     patch = pytest.MonkeyPatch()
     patch.setenv("LLM_MODE", "replay")
     patch.setattr(PreTrainedTokenizerBase, "apply_chat_template", _record(where, log))
     try:
         for lesson in RENDERING_LESSONS:
             namespace: dict[str, Any] = {"__name__": "__main__"}
-            for number, source in enumerate(lesson_code(lesson)):
-                where[0] = f"{lesson} cell {number}"
+            cells = nbbuild().load_lesson(NOTEBOOKS_DIR / "src" / f"{lesson}.py").cells
+            for number, cell in enumerate(c for c in cells if c.kind == "code"):
+                where[0] = f"{lesson} code cell {number}"
                 with contextlib.redirect_stdout(io.StringIO()):
-                    try:  # the lesson's own cells; a few are meant to raise (shown as errors)
-                        exec(compile(source, f"<{lesson}>", "exec"), namespace)
-                    except Exception:  # noqa: BLE001 (compared below, render by render)
-                        pass
+                    try:  # the lesson's own cells, as the notebook runs them
+                        exec(compile(cell.en, f"<{lesson}>", "exec"), namespace)
+                    except Exception as exc:  # noqa: BLE001 (only tagged cells may raise)
+                        if "raises-exception" not in cell.tags:
+                            unexpected.append(f"{where[0]}: {type(exc).__name__}: {exc}")
         for notebook, scenarios in all_scenarios().items():
             for scenario in scenarios:
                 if scenario.api == "completions":
@@ -142,6 +145,7 @@ def renders() -> list[Render]:
                     play(notebook, scenario)
     finally:
         patch.undo()
+    assert not unexpected, f"lesson cells failed here, so their renders are missing: {unexpected}"
     return log
 
 
