@@ -36,10 +36,10 @@ from helpers.lessons import lesson_names
 from helpers.paths import NOTEBOOKS_DIR, REPO_ROOT
 
 LANGS = scripts_support.LANGS
-# Code that behaves differently outside replay mode: a skipped demo, the tokenizer's source, the
-# live settings' error, an engine profile, the mode itself.
+# Code that behaves differently outside replay mode: a skipped demo, the live settings' error, an
+# engine profile, the mode itself. (The tokenizers are the same in every mode.)
 MODE_SENSITIVE = re.compile(
-    r"replay_only\(|load_tokenizer\(|LiveSettingsError|\bengine=|LLM_MODE|\.mode\b|current_mode\("
+    r"replay_only\(|LiveSettingsError|\bengine=|LLM_MODE|\.mode\b|current_mode\("
 )
 
 
