@@ -1,27 +1,20 @@
-"""Offline chat templates and tokenizers for Kimi-K2 and Qwen2.5; real templates only on request.
+"""Offline tokenizers for Kimi-K2 and Qwen carrying the models' official chat templates.
 
-The local tokenizers live in `data/tokenizers/<name>/` (built by `scripts/build_tokenizers.py`):
-a small byte-level BPE plus the format markers at their real ids, and a chat template written for
-the course that reproduces the documented renders. `source="hub"` downloads ONLY the real chat
-template file (from the repo and pinned commit in HUB_TEMPLATES) and puts it on the offline
-tokenizer: no remote tokenizer code runs, ever. `source="auto"` follows LLM_MODE: the offline
-tokenizer in replay mode; in live and record mode the real template, or, when it cannot be
-fetched, the offline one with a one-line note saying why.
+The tokenizers live in `data/tokenizers/<name>/` (built by `scripts/build_tokenizers.py`): a small
+byte-level BPE plus the format markers at their real ids, and the official chat template vendored
+in `data/templates/` (sources and licences in its README). They are the same in every mode; nothing
+is ever downloaded and no tokenizer code from a hub runs.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-import os
-import urllib.error
-import urllib.request
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from helpers._hf import hub_offline, import_transformers
-from helpers.i18n import tr
 from helpers.paths import DATA_DIR, TOKENIZERS_DIR
 
 if TYPE_CHECKING:
@@ -90,62 +83,20 @@ MARKER_IDS: dict[str, dict[str, int]] = {
 TOKENIZER_NAMES: tuple[str, ...] = tuple(MARKERS)
 
 
-class HubTemplate(NamedTuple):
-    """Where the real chat template lives: repo, file, and the commit it is fetched at."""
-
-    repo: str
-    filename: str  # a .jinja file, or tokenizer_config.json with a "chat_template" field
-    revision: str | None  # a full commit hash a maintainer checked; None: not pinned, not fetched
-
-
-# Commit hashes of the hub repos whose template a maintainer has read and compared with the
-# documented render (docs/notes.md, "Pinned templates"). None until someone has: nothing here can
-# reach the hub to check one, and a branch name such as "main" would let the template change
-# under the course without notice.
-KIMI_K2_0905_REVISION: str | None = None
-QWEN2_5_REVISION: str | None = None
-
-# One entry per template: a new model is one more line here and in MARKERS / TEMPLATE_FILES.
-HUB_TEMPLATES: dict[str, HubTemplate] = {
-    "kimi-k2": HubTemplate(
-        "moonshotai/Kimi-K2-Instruct-0905", "chat_template.jinja", KIMI_K2_0905_REVISION
-    ),
-    "qwen2.5": HubTemplate("Qwen/Qwen2.5-7B-Instruct", "tokenizer_config.json", QWEN2_5_REVISION),
-    # K2-Thinking: not pinned, so never fetched (the offline template follows a mirror's copy).
-    "kimi-k2-thinking": HubTemplate("moonshotai/Kimi-K2-Thinking", "chat_template.jinja", None),
-}
-HUB_REPOS: dict[str, str] = {name: spec.repo for name, spec in HUB_TEMPLATES.items()}
 TEMPLATES_DIR: Path = DATA_DIR / "templates"
+# The official chat templates, vendored byte for byte (data/templates/README.md names each file's
+# source repo, path, commit and licence, and the one documented edit in kimi_k2_thinking.jinja).
 TEMPLATE_FILES: dict[str, Path] = {
     "kimi-k2": TEMPLATES_DIR / "kimi_k2.jinja",
     "qwen2.5": TEMPLATES_DIR / "qwen2_5.jinja",
     "kimi-k2-thinking": TEMPLATES_DIR / "kimi_k2_thinking.jinja",
+    "qwen3": TEMPLATES_DIR / "qwen3.jinja",
+    "qwen3.5": TEMPLATES_DIR / "qwen3_5.jinja",
 }
-# Qwen3 / Qwen3.5 (lesson 07): no revision checked yet, so live mode falls back to the offline ones.
-HUB_TEMPLATES.update(
-    {
-        "qwen3": HubTemplate("Qwen/Qwen3-0.6B", "tokenizer_config.json", None),
-        "qwen3.5": HubTemplate("Qwen/Qwen3.5-4B", "tokenizer_config.json", None),
-    }
-)
-HUB_REPOS.update({"qwen3": "Qwen/Qwen3-0.6B", "qwen3.5": "Qwen/Qwen3.5-4B"})
-TEMPLATE_FILES.update(
-    {"qwen3": TEMPLATES_DIR / "qwen3.jinja", "qwen3.5": TEMPLATES_DIR / "qwen3_5.jinja"}
-)
-HUB_PROBE_TIMEOUT_S = 3.0
-_TRUE = {"1", "true", "yes", "on"}
-
-
-class TokenizerUnavailableError(OSError):
-    """The real chat template could not be fetched (hub offline or unreachable, or not pinned)."""
-
-    def __init__(self, message: str, reason: str = "") -> None:
-        super().__init__(message)
-        self.reason = reason or message  # a short clause for one-line notes
 
 
 def _check_name(name: str) -> None:
-    """Reject names other than the two tokenizers the series ships."""
+    """Reject names other than the tokenizers the series ships."""
     if name not in MARKERS:
         valid = ", ".join(repr(n) for n in TOKENIZER_NAMES)
         raise ValueError(f"Unknown tokenizer {name!r}; valid names: {valid}.")
@@ -157,53 +108,9 @@ def local_tokenizer_dir(name: str) -> Path:
     return TOKENIZERS_DIR / name
 
 
-def load_tokenizer(name: str, source: str = "local") -> PreTrainedTokenizerBase:
-    """The offline tokenizer (`"local"`), the offline one with the real chat template (`"hub"`),
-    or the one LLM_MODE calls for (`"auto"`: local in replay mode, else hub, else local)."""
-    _check_name(name)
-    if source == "local":
-        return _load_local(name)
-    if source == "hub":
-        return _load_hub(name)
-    if source == "auto":
-        return _load_auto(name)
-    raise ValueError(f"Unknown source {source!r}; valid sources: 'local', 'hub', 'auto'.")
-
-
-def _load_auto(name: str) -> PreTrainedTokenizerBase:
-    """Replay: the offline tokenizer. Live/record: the real template if it can be fetched, else
-    the offline one with a one-line note (the notebook goes on with the documented render)."""
-    from helpers.replay.modes import current_mode
-
-    if current_mode() == "replay":
-        return _load_local(name)
-    try:
-        return _load_hub(name)
-    except TokenizerUnavailableError as exc:
-        reason = exc.reason
-    spec = HUB_TEMPLATES.get(name)
-    repo = spec.repo if spec else tr("no hub repo known", "репозиторий на хабе неизвестен")
-    print(
-        tr(
-            f"Note: the real {name} chat template ({repo}) could not be fetched: {reason}. "
-            f"Using the offline one from data/tokenizers/{name}/, which reproduces the "
-            "documented render, so /completions gets the same prompt text.",
-            f"Примечание: настоящий шаблон чата {name} ({repo}) скачать не удалось: {reason}. "
-            f"Берём офлайн-шаблон из data/tokenizers/{name}/: он воспроизводит документированный "
-            "промпт, так что /completions получит тот же текст.",
-        )
-    )
-    return _load_local(name)
-
-
-def _first_line(exc: object) -> str:
-    """The first line of a message (or exception), shortened: enough for a one-line note."""
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return text if len(text) <= 160 else text[:157] + "..."
-
-
-def _load_local(name: str) -> PreTrainedTokenizerBase:
-    """Load the committed tokenizer folder by path, with hub access disabled while it loads."""
+def load_tokenizer(name: str) -> PreTrainedTokenizerBase:
+    """The offline tokenizer `name`: its markers at their real ids and the official chat template.
+    The same in every mode (replay, live, record): nothing is downloaded."""
     folder = local_tokenizer_dir(name)
     if not (folder / "tokenizer.json").is_file():
         raise FileNotFoundError(
@@ -222,107 +129,6 @@ def tokenizer_class(folder: Path) -> Any:
     config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
     named = getattr(transformers, str(config.get("tokenizer_class", "")), None)
     return named if isinstance(named, type) else transformers.AutoTokenizer
-
-
-def _env_true(variable: str) -> bool:
-    """Whether an environment flag such as HF_HUB_OFFLINE is switched on."""
-    return os.environ.get(variable, "").strip().lower() in _TRUE
-
-
-def _hub_endpoint() -> str:
-    """The hub address huggingface_hub would use (HF_ENDPOINT or the public hub)."""
-    return os.environ.get("HF_ENDPOINT", "").strip() or "https://huggingface.co"
-
-
-def _hub_reachable(endpoint: str, timeout: float = HUB_PROBE_TIMEOUT_S) -> bool:
-    """One short HEAD request: any HTTP answer means the hub can be reached (proxies honoured)."""
-    request = urllib.request.Request(endpoint, method="HEAD")
-    try:
-        with urllib.request.urlopen(request, timeout=timeout):
-            return True
-    except urllib.error.HTTPError:
-        return True
-    except (urllib.error.URLError, OSError, ValueError):
-        return False
-
-
-def _unavailable(name: str, reason: str) -> TokenizerUnavailableError:
-    """The error for a template that cannot be fetched: why, and what to do instead."""
-    spec = HUB_TEMPLATES.get(name) or HubTemplate("?", "?", None)
-    return TokenizerUnavailableError(
-        tr(
-            f"Cannot fetch the real {name} chat template ({spec.repo}, {spec.filename}): "
-            f"{reason}. Use load_tokenizer({name!r}), the offline tokenizer in "
-            f"data/tokenizers/{name}/ with the documented template and markers.",
-            f"Не удалось скачать настоящий шаблон чата {name} ({spec.repo}, {spec.filename}): "
-            f"{reason}. Используйте load_tokenizer({name!r}) — офлайн-токенизатор из "
-            f"data/tokenizers/{name}/ с документированным шаблоном и маркерами.",
-        ),
-        reason=reason,
-    )
-
-
-def fetch_hub_template(name: str) -> str:
-    """The real chat template text: one file from the hub at the pinned commit (cache first)."""
-    _check_name(name)
-    spec = HUB_TEMPLATES.get(name)
-    if spec is None:
-        raise _unavailable(
-            name, tr("no hub template is listed for it", "шаблон на хабе для него не указан")
-        )
-    if not spec.revision:
-        raise _unavailable(
-            name,
-            tr(
-                "no verified revision of it is pinned in helpers/templates.py (HUB_TEMPLATES)",
-                "в helpers/templates.py (HUB_TEMPLATES) не закреплена проверенная ревизия",
-            ),
-        )
-    endpoint = _hub_endpoint()
-    offline = _env_true("HF_HUB_OFFLINE") or _env_true("TRANSFORMERS_OFFLINE")
-    if not offline and not _hub_reachable(endpoint):
-        raise _unavailable(
-            name, tr(f"the hub {endpoint} cannot be reached", f"хаб {endpoint} недоступен")
-        )
-    from huggingface_hub import hf_hub_download
-
-    try:
-        path = hf_hub_download(
-            spec.repo, spec.filename, revision=spec.revision, local_files_only=offline
-        )
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, ValueError) as exc:
-        if offline:
-            reason = tr(
-                "HF_HUB_OFFLINE=1 is set and the file is not in the local Hugging Face cache",
-                "задан HF_HUB_OFFLINE=1, а в локальном кэше Hugging Face этого файла нет",
-            )
-        else:
-            reason = tr(
-                f"the download failed ({_first_line(exc)})",
-                f"загрузка не удалась ({_first_line(exc)})",
-            )
-        raise _unavailable(name, reason) from exc
-    if spec.filename.endswith(".json"):
-        try:
-            template = json.loads(text).get("chat_template")
-        except (ValueError, AttributeError):
-            template = None
-        if not isinstance(template, str):
-            raise _unavailable(
-                name,
-                tr(f"{spec.filename} has no chat_template", f"в {spec.filename} нет chat_template"),
-            )
-        return template
-    return text
-
-
-def _load_hub(name: str) -> PreTrainedTokenizerBase:
-    """The offline tokenizer carrying the real chat template (no remote code is ever run)."""
-    template = fetch_hub_template(name)
-    tokenizer = _load_local(name)
-    tokenizer.chat_template = template
-    return tokenizer
 
 
 def marker_tokens(tokenizer: PreTrainedTokenizerBase) -> list[MarkerToken]:

@@ -1,9 +1,10 @@
-"""Build the offline Kimi-K2 and Qwen2.5 tokenizers into data/tokenizers/ (offline, reproducible).
+"""Build the offline Kimi-K2 and Qwen tokenizers into data/tokenizers/ (offline, reproducible).
 
 Each tokenizer is a small byte-level BPE trained on the short course corpus below (so any text,
 Russian and Chinese included, tokenizes without unknown tokens), plus the format markers as single
-tokens at their real ids, plus the course's chat template from data/templates/. The vocabulary is a
-dict with a gap: ordinary tokens take ids 0..N-1 and the markers sit at 151644+ / 163586+.
+tokens at their real ids, plus the model's official chat template vendored in data/templates/.
+The vocabulary is a dict with a gap: ordinary tokens take ids 0..N-1 and the markers sit at
+151644+ / 163586+.
 
 Usage: python scripts/build_tokenizers.py [--out FOLDER]   (default: data/tokenizers)
 Running it twice gives byte-identical files (tests/test_templates.py checks the committed ones).
@@ -21,7 +22,7 @@ from pathlib import Path
 
 from helpers._hf import import_transformers
 from helpers.paths import REPO_ROOT, TOKENIZERS_DIR
-from helpers.templates import HUB_TEMPLATES, MARKERS, TEMPLATE_FILES, Marker
+from helpers.templates import MARKERS, TEMPLATE_FILES, Marker
 
 # The byte-level base: 256 byte symbols plus merges learnt from CORPUS, at most this many tokens.
 BASE_VOCAB_SIZE = 1024
@@ -153,14 +154,9 @@ the real model.
 |---|---|---|---|
 {rows}
 {unconfirmed}
-The chat template (`chat_template.jinja`) is a copy of `{template}`, written for the
-course to reproduce the documented render (see the comment at its top).
-
-`load_tokenizer({name!r}, source="hub")` is this tokenizer carrying the real chat template:
-only the file `{HUB_TEMPLATES[name].filename}` of `{HUB_TEMPLATES[name].repo}` is downloaded, at the
-commit pinned in `helpers/templates.py`; no code from the hub runs. The lessons ask for
-`source="auto"`: this folder in replay mode; in live and record mode the real template, falling
-back to this folder's (with a one-line note) when it cannot be fetched.
+The chat template (`chat_template.jinja`) is a byte-for-byte copy of `{template}`, the model's
+official template; `data/templates/README.md` names its source, commit and licence. Every mode
+(replay, live, record) uses this folder: nothing is downloaded.
 """
 
 

@@ -20,6 +20,7 @@ import importlib.util
 import os
 import re
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -457,8 +458,37 @@ def main(argv: list[str] | None = None) -> None:
     if args.student:
         build_student(names, args.out)
         return
-    for name in names:
-        build(name, run=not args.no_execute)
+    if args.no_execute:
+        for name in names:
+            build(name, run=False)
+        return
+    unused = build_and_count_served(names)
+    if unused:
+        sys.exit(
+            "Recordings no notebook run requested (delete them from the lesson's scenarios, or "
+            "make the lesson send that request):\n" + "\n".join(f"  {name}" for name in unused)
+        )
+
+
+def build_and_count_served(names: list[str]) -> list[str]:
+    """Build and run the lessons (both editions) with the replay server logging what it answers;
+    return the recordings of their cassettes that no run requested."""
+    from helpers.paths import RECORDINGS_DIR
+    from helpers.replay.server import SERVED_LOG_VARIABLE
+    from helpers.replay.synthesize import unused_recordings
+
+    with tempfile.TemporaryDirectory() as tmp:
+        served_log = Path(tmp) / "served.txt"
+        served_log.touch()
+        os.environ[SERVED_LOG_VARIABLE] = str(served_log)  # the kernels inherit it
+        try:
+            for name in names:
+                build(name, run=True)
+        finally:
+            del os.environ[SERVED_LOG_VARIABLE]
+        served = set(served_log.read_text(encoding="utf-8").split())
+    cassettes = [RECORDINGS_DIR / f"{name}.json" for name in names]
+    return unused_recordings(served, [path for path in cassettes if path.is_file()])
 
 
 if __name__ == "__main__":

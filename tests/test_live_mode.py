@@ -7,9 +7,8 @@ it as it would reach vLLM or the Moonshot platform, with a made-up key. Every le
 behaves differently outside replay (`MODE_SENSITIVE`) runs top to bottom in one edition, the
 languages alternating along the series (`scripts_support.second_run_language`; nbval runs both
 editions in replay, and the editions share their code): no cell may fail except those tagged `raises-exception`, the key must never appear in an output,
-demos that need a recorded engine profile must say they were skipped, and the tokenizer must fall
-back (HF_HUB_OFFLINE=1 here) with its one-line note. One lesson also
-runs in record mode and must leave a cassette without the key.
+demos that need a recorded engine profile must say they were skipped. One lesson also runs in
+record mode and must leave a cassette without the key.
 
 What a stand-in cannot show: how a real model answers (its text, ids and chunking differ).
 """
@@ -37,13 +36,11 @@ from helpers.lessons import lesson_names
 from helpers.paths import NOTEBOOKS_DIR, REPO_ROOT
 
 LANGS = scripts_support.LANGS
-# Code that behaves differently outside replay mode: a skipped demo, the tokenizer's source, the
-# live settings' error, an engine profile, the mode itself.
+# Code that behaves differently outside replay mode: a skipped demo, the live settings' error, an
+# engine profile, the mode itself. (The tokenizers are the same in every mode.)
 MODE_SENSITIVE = re.compile(
-    r"replay_only\(|load_tokenizer\(|LiveSettingsError|\bengine=|LLM_MODE|\.mode\b|current_mode\("
+    r"replay_only\(|LiveSettingsError|\bengine=|LLM_MODE|\.mode\b|current_mode\("
 )
-# A tokenizer that tries the hub outside replay mode (`source="auto"`), so must fall back here.
-TOKENIZER_CALL = re.compile(r"load_tokenizer\(\s*[\"']([\w.-]+)[\"']\s*,\s*source=[\"']auto[\"']")
 
 
 def lesson_code(lesson: str) -> str:
@@ -58,10 +55,6 @@ LESSONS = tuple(name for name in lesson_names() if MODE_SENSITIVE.search(lesson_
 KEY = "test-key-123456"  # made up; long enough that the record proxy treats it as a secret
 WORKERS = 4  # kernels at once; each notebook takes 2-5 s alone
 SKIP_NOTE = {"en": "live mode: skipped, ", "ru": "режим live: пропущено, "}
-TOKENIZER_NOTE = {
-    "en": "Note: the real {} chat template",
-    "ru": "Примечание: настоящий шаблон чата {}",
-}
 # Lessons written for a thinking model: the stand-in serves them as that model's endpoint (the
 # thinking profile's path and model id), as a teacher would set KIMI_BASE_URL and KIMI_MODEL.
 THINKING_ENDPOINTS = {"06_thinking_models": ("/engines/moonshot_thinking/v1", "kimi-k2.6")}
@@ -112,7 +105,7 @@ def live_env(base_url: str, mode: str, lesson: str = "") -> dict[str, str]:
         return live_env(base_url, mode) | thinking
     env = {
         "LLM_MODE": mode,
-        "HF_HUB_OFFLINE": "1",  # no hub here: the tokenizer must fall back, not hang
+        "HF_HUB_OFFLINE": "1",  # no hub here
         "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1",
     }
     for provider in PROVIDERS:
@@ -207,22 +200,6 @@ def test_replay_only_demos_say_they_were_skipped_in_both_languages(
         assert count == lesson_code(lesson).count("replay_only("), (lesson, lang)
         seen |= {lang} if count else set()
     assert seen == set(LANGS), f"the skip note was shown only in {seen}: change the alternation"
-
-
-def test_tokenizer_falls_back_with_a_note_in_live_mode_in_both_languages(
-    live_runs: dict[tuple[str, str], Any],
-) -> None:
-    loads = {
-        (lesson, lang, name)
-        for lesson, lang in RUNS
-        for name in TOKENIZER_CALL.findall(lesson_code(lesson))
-    }
-    assert loads, "no lesson loads a tokenizer with load_tokenizer(...): is the pattern stale?"
-    for lesson, lang, name in loads:
-        shown = text_of(live_runs[(lesson, lang)])
-        assert TOKENIZER_NOTE[lang].format(name) in shown, (lesson, lang, name)
-    langs = {lang for _, lang, _ in loads}
-    assert langs == set(LANGS), f"the note was shown only in {langs}: change the alternation"
 
 
 def test_record_mode_writes_a_cassette_without_the_key(stand_in: str, tmp_path: Path) -> None:

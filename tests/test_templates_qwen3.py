@@ -1,13 +1,14 @@
 """Golden renders of the offline Qwen3 and Qwen3.5 chat templates (lesson 07).
 
 Expected texts are written from the documented template rules (Qwen3: the Qwen3-0.6B template;
-Qwen3.5: a MIRROR of the Qwen3.5-4B template, so every Qwen3.5 expectation is *unconfirmed*
-against the official file). Each test names the rule it checks.
+Qwen3.5: the official Qwen3.5 template as llama.cpp and alibaba/rtp-llm vendor it, issue 18), not
+read back from the renderer. Each test names the rule it checks.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -182,22 +183,57 @@ def test_qwen35_xml_calls_reasoning_and_merged_results(qwen35: Any) -> None:
         "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
         "<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>\n"
         "<tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n</parameter>\n"
-        "<parameter=days>\nnull\n</parameter>\n</function>\n</tool_call><|im_end|>\n"
+        "<parameter=days>\nNone\n</parameter>\n</function>\n</tool_call><|im_end|>\n"
         '<|im_start|>user\n<tool_response>\n{"weather": "Sunny"}\n</tool_response>\n'
         "<tool_response>\nSnow\n</tool_response><|im_end|>\n<|im_start|>assistant\n<think>\n"
     )
 
 
-def test_qwen35_empty_reasoning_renders_no_think_block(qwen35: Any) -> None:
-    text = render(qwen35, [QUESTION, assistant({"city": "Paris"}, reasoning=""), RESULT])
-    assert "<|im_start|>assistant\n<tool_call>\n<function=get_weather>\n" in text
+def test_qwen35_empty_think_block_in_every_assistant_turn_after_the_last_user_message(
+    qwen35: Any,
+) -> None:
+    """Official rule: after the last user query every assistant turn gets <think>...</think>, an
+    EMPTY one when there was no reasoning; turns before that query get none."""
+    first = assistant({"city": "Paris"})
+    answer = {"role": "assistant", "content": "Sunny."}
+    follow_up = {"role": "user", "content": "And Oslo?"}
+    second = assistant({"city": "Oslo"}, reasoning="")
+    messages = [QUESTION, first, RESULT, answer, follow_up, second, RESULT]
+    text = render(qwen35, messages)
+    before, after = text.split("<|im_start|>user\nAnd Oslo?<|im_end|>\n")
+    assert "<think>" not in before
+    assert "<|im_start|>assistant\n<tool_call>\n<function=get_weather>\n" in before
+    assert after.startswith(
+        "<|im_start|>assistant\n<think>\n\n</think>\n\n<tool_call>\n<function=get_weather>\n"
+    )
+    no_field = render(qwen35, [QUESTION, assistant({"city": "Paris"}), RESULT])
+    assert "<|im_start|>assistant\n<think>\n\n</think>\n\n<tool_call>" in no_field
 
 
-def test_qwen35_string_arguments_raise_a_clear_error(qwen35: Any) -> None:
+def test_qwen35_scalar_arguments_are_written_with_jinja_string(qwen35: Any) -> None:
+    """Official rule: scalars go through `| string` (Python spellings `True`, `None`), strings as
+    they are, mappings and lists through `tojson` (JSON spellings inside them)."""
+    arguments = {"flag": True, "off": False, "none": None, "n": 1.5, "s": "true"}
+    arguments |= {"items": [1, True], "nested": {"k": None}}
+    text = render(qwen35, [QUESTION, assistant(arguments), RESULT])
+    text = text[text.rindex("<|im_start|>assistant") :]  # not the example in the tools block
+    values = dict(re.findall(r"<parameter=(\w+)>\n(.*?)\n</parameter>", text))
+    assert values == {
+        "flag": "True",
+        "off": "False",
+        "none": "None",
+        "n": "1.5",
+        "s": "true",
+        "items": "[1, true]",
+        "nested": '{"k": null}',
+    }
+
+
+def test_qwen35_string_arguments_stop_the_render(qwen35: Any) -> None:
+    """The template iterates `arguments|items`: an OpenAI JSON string is not a mapping."""
     messages = [QUESTION, assistant('{"city": "Paris"}'), RESULT]
-    with pytest.raises(Exception, match="decode_tool_arguments") as raised:
+    with pytest.raises(TypeError, match="Can only get item pairs from a mapping"):
         render(qwen35, messages)
-    assert "get_weather" in str(raised.value)
     assert "<parameter=city>\nParis\n" in render(qwen35, decode_tool_arguments(messages))
 
 

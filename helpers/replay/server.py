@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+import os
 import re
 import socket
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -26,6 +28,16 @@ from helpers.replay.validation import ApiError, check_chat_request
 log = logging.getLogger("helpers.replay")
 
 LOOPBACK = "127.0.0.1"
+SERVED_LOG_VARIABLE = "LLM_REPLAY_SERVED_LOG"
+"""When set to a file path, every answered request's `served_id` is appended to it, one per line
+(scripts/nbbuild.py collects them to name recordings that no notebook run requests)."""
+
+
+def served_id(key: str) -> str:
+    """A short, stable name for a canonical request key (`matching.request_key`)."""
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
 ROUTE = re.compile(
     r"^(?P<prefix>/engines/(?P<engine>[A-Za-z0-9_.-]+))?/v1/"
     r"(?P<endpoint>chat/completions|completions|models)$"
@@ -441,6 +453,7 @@ class ReplayServer(LoopbackService):
         # (method, path) of the latest requests, and how many there were in all
         self.requests: deque[tuple[str, str]] = deque(maxlen=self.REQUEST_LOG_SIZE)
         self.request_count = 0
+        self.served: Counter[str] = Counter()  # served_id(request key) -> times answered
         self._lock = threading.Lock()
 
     def _add(self, interaction: Interaction) -> None:
@@ -479,12 +492,23 @@ class ReplayServer(LoopbackService):
             self.requests.append((method, path))
             self.request_count += 1
 
+    def _served(self, name: str) -> None:
+        """Count an answered request (and log it when SERVED_LOG_VARIABLE names a file)."""
+        with self._lock:
+            self.served[name] += 1
+            log_path = os.environ.get(SERVED_LOG_VARIABLE)
+            if log_path:
+                with open(log_path, "a", encoding="utf-8") as out:
+                    out.write(name + "\n")
+
     def find(self, path: str, body: dict[str, Any], lesson: str | None = None) -> Interaction:
         """The recording for a request (the lesson's own cassette first, else the last loaded
         answer), or an ApiError 404 explaining the closest miss."""
         canonical = canonical_request(path, body)
-        answers = self._index.get(request_key(canonical))
+        key = request_key(canonical)
+        answers = self._index.get(key)
         if answers:
+            self._served(served_id(key))
             if lesson is not None and lesson in answers:
                 return answers[lesson]
             return list(answers.values())[-1]

@@ -33,11 +33,12 @@ from helpers.formats import (
 )
 from helpers.lessons import scenario_module
 from helpers.paths import RECORDINGS_DIR
-from helpers.replay.cassette import FORMAT_VERSION, dump_cassette, save_cassette
+from helpers.replay.cassette import FORMAT_VERSION, dump_cassette, load_cassette, save_cassette
 from helpers.replay.matching import canonical_request, request_key
 from helpers.replay.profiles import EngineProfile, get_profile, replay_model, stable_hex
 from helpers.replay.scenarios import RUN_TOOL, Scenario, Turn, all_scenarios
 from helpers.replay.scenarios.common import lesson_registry
+from helpers.replay.server import served_id
 from helpers.tools import tool_result_content
 
 SOURCE = (
@@ -450,6 +451,48 @@ def check_scenario(scenario: Scenario) -> None:
             raise ScenarioError(f"{where}: interleave only changes a streamed reply")
 
 
+def check_reply_allowed(scenario: Scenario, turn: Turn, body: dict[str, Any], where: str) -> None:
+    """Refuse a declared reply that the request as sent (`request_extra` plus `Turn.request`)
+    forbids, or that the engine profile cannot produce: synthesis must not record an answer
+    no real server gives to that request."""
+    names = [name for name, _ in turn.tool_calls]
+    if scenario.api == "chat":
+        choice = body.get("tool_choice")
+        if choice == "none" and names:
+            raise ScenarioError(
+                f'{where}: tool_choice="none" forbids tool calls, but the turn makes {len(names)}'
+            )
+        if choice == "required" and not names:
+            raise ScenarioError(f'{where}: tool_choice="required" needs a call; the turn has none')
+        if isinstance(choice, dict):
+            wanted = (choice.get("function") or {}).get("name")
+            if not names or any(name != wanted for name in names):
+                raise ScenarioError(
+                    f"{where}: tool_choice names the tool {wanted!r}, so the reply calls it and "
+                    f"only it; the turn calls {names or 'nothing'}"
+                )
+        if body.get("parallel_tool_calls") is False and len(names) > 1:
+            raise ScenarioError(
+                f"{where}: parallel_tool_calls=false allows at most one call per reply; the turn "
+                f"makes {len(names)}"
+            )
+    profile = (
+        None if scenario.api == "completions" else get_profile(scenario.provider, scenario.engine)
+    )
+    if turn.reasoning and (profile is None or not profile.reasoning_field):
+        engine = profile.name if profile else "/completions"
+        raise ScenarioError(
+            f"{where}: the turn has reasoning, but {engine} has no reasoning field to report it "
+            "in (it would be dropped silently)"
+        )
+    if turn.interleave and (profile is None or profile.whole_calls or len(names) < 2):
+        engine = profile.name if profile else "/completions"
+        raise ScenarioError(
+            f"{where}: interleave needs two or more calls streamed in fragments; {engine} with "
+            f"{len(names)} call(s) cannot interleave them"
+        )
+
+
 @dataclass
 class Exchange:
     """One request/response pair plus what the client takes from the response."""
@@ -554,6 +597,7 @@ def play(notebook: str, scenario: Scenario) -> list[dict[str, Any]]:
         label = f"{scenario.name}/{label_middle(scenario)}/round-{number}"
         where = f"{notebook}: {label}"
         exchange = exchange_for(scenario, turn, messages)
+        check_reply_allowed(scenario, turn, exchange.body, where)
         request = {"method": "POST", "path": exchange.path, "body": exchange.body}
         interactions.append({"label": label, "request": request, "response": exchange.response})
         if number == len(scenario.turns):
@@ -617,6 +661,21 @@ def synthesize_all() -> dict[str, dict[str, Any]]:
     for notebook, scenarios in all_scenarios().items():
         files[f"{notebook}.json"] = build_cassette(notebook, scenario_module(notebook), scenarios)
     return files
+
+
+def unused_recordings(served: set[str], cassettes: list[Path]) -> list[str]:
+    """The interactions of `cassettes` whose request the replay server never answered, by name,
+    given the `served_id`s it logged (`SERVED_LOG_VARIABLE`) while the notebooks ran. A
+    recording no notebook requests is dead weight that hides a scenario drifting from its
+    lesson, so `scripts/nbbuild.py` fails on one."""
+    unused = []
+    for path in cassettes:
+        for interaction in load_cassette(path).interactions:
+            request = interaction.request
+            key = request_key(canonical_request(request["path"], request["body"]))
+            if served_id(key) not in served:
+                unused.append(interaction.name)
+    return unused
 
 
 def stale_files(files: dict[str, dict[str, Any]], out: Path) -> list[str]:

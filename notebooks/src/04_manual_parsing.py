@@ -69,23 +69,21 @@ tool calls: a missing flag, an engine without a Kimi-K2 parser, or your own infe
 ## Setup
 
 In replay mode the raw texts and answers below come from cassettes **synthesized** from the
-documented Kimi-K2 format, not captured from a real model, and the tokenizer is an offline one built
-for this course: the chat template and the marker ids are the documented ones, but ordinary words get
-different ids than in the real vocabulary of about 160k tokens. With `LLM_MODE=live` (see
-[lesson 00](00_start.ipynb)) the cells talk to your endpoint and use the official chat template
-(step 2). Raw `/completions` needs a self-hosted engine such as vLLM or SGLang; hosted chat APIs
-may not offer it.
+documented Kimi-K2 format, not captured from a real model. The tokenizer is an offline one built
+for this course: it carries the official chat template and the real marker ids, but ordinary words
+get different ids than in the real vocabulary of about 160k tokens. With `LLM_MODE=live` (see
+[lesson 00](00_start.ipynb)) the cells talk to your endpoint with the same tokenizer. Raw
+`/completions` needs a self-hosted engine such as vLLM or SGLang; hosted chat APIs may not offer it.
 """,
         """
 ## Подготовка
 
 В режиме воспроизведения (replay) сырые тексты и ответы ниже берутся из записей (кассет),
 **синтезированных** по документированному формату Kimi-K2, а не записанных с настоящей модели.
-Токенизатор (tokenizer) тоже собран для курса и работает без сети: шаблон чата и номера маркеров
-у него те, что описаны в документации, а вот обычные слова получают другие id, чем в настоящем
-словаре примерно на 160 тысяч токенов. В режиме live (с настоящей моделью), `LLM_MODE=live` (см.
-[урок 00](00_start.ipynb)), ячейки обращаются к вашему адресу API (endpoint) и берут официальный
-шаблон чата (шаг 2). Сырой `/completions` есть у движков, которые вы запускаете сами, например vLLM
+Токенизатор (tokenizer) собран для курса и работает без сети: шаблон чата у него официальный, номера
+маркеров настоящие, а вот обычные слова получают другие id, чем в настоящем словаре примерно на 160
+тысяч токенов. В режиме live (с настоящей моделью), `LLM_MODE=live` (см. [урок 00](00_start.ipynb)),
+ячейки обращаются к вашему адресу API (endpoint) с тем же токенизатором. Сырой `/completions` есть у движков, которые вы запускаете сами, например vLLM
 или SGLang; облачные чат-API могут его не предоставлять.
 """,
     ),
@@ -164,9 +162,9 @@ tokenizer = AutoTokenizer.from_pretrained("moonshotai/Kimi-K2-Instruct", trust_r
 ```
 
 That downloads the model's tokenizer files and runs their code. This lesson runs no code from the
-hub: `load_tokenizer(..., source="auto")` gives the course's offline tokenizer, which has the same
-template format and markers. In live and record mode it loads only the official chat template file
-(no remote code) and otherwise uses the offline one.
+hub: `load_tokenizer("kimi-k2")` gives the course's offline tokenizer. It carries Moonshot's official
+chat template for Kimi-K2-Instruct-0905 (a copy kept in the repo) and the real marker ids, so the
+prompt text below is the one the real tokenizer writes; only ordinary words get other token ids.
 """,
         """
 ## 2. Промпт — это текст
@@ -180,14 +178,15 @@ tokenizer = AutoTokenizer.from_pretrained("moonshotai/Kimi-K2-Instruct", trust_r
 ```
 
 Эта строка скачивает файлы токенизатора модели и выполняет их код. В этом уроке код с хаба не
-выполняется: `load_tokenizer(..., source="auto")` даёт офлайн-токенизатор курса с тем же форматом
-шаблона и теми же маркерами. В режимах live и record он загружает только официальный файл шаблона
-чата (без удалённого кода), а в остальном пользуется офлайн-токенизатором.
+выполняется: `load_tokenizer("kimi-k2")` даёт офлайн-токенизатор курса. В нём официальный шаблон
+чата Moonshot для Kimi-K2-Instruct-0905 (копия хранится в репозитории) и настоящие номера
+маркеров, поэтому текст промпта ниже — тот же, что пишет настоящий токенизатор; другие номера
+получают только обычные слова.
 """,
     ),
     code(
         '''
-tokenizer = load_tokenizer("kimi-k2", source="auto")  # replay: offline; live: the real one
+tokenizer = load_tokenizer("kimi-k2")  # offline, with the official chat template
 
 messages = [{"role": "user", "content": "What's the weather like in Beijing today? Let's check using the tool."}]
 # tokenize=False: we want the text, not token ids
@@ -198,7 +197,7 @@ print(prompt)
 ''',
         ru={"# tokenize=False: we want the text, not token ids":
             "# tokenize=False: нужна строка, а не номера токенов",
-            "# replay: offline; live: the real one": "# replay: офлайн; live: настоящий"},
+            "# offline, with the official chat template": "# офлайн, с официальным шаблоном чата"},
     ),
     md(
         """

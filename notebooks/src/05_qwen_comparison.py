@@ -51,11 +51,10 @@ call is text in a format the model was trained on, and a parser turns it into `t
 
 The model is `Qwen/Qwen2.5-7B-Instruct`, small enough for one GPU. In replay mode its answers come
 from cassettes **synthesized** from the documented Qwen2.5 format and vLLM's `hermes` parser, not
-captured from a real server. The offline tokenizer has the documented chat template and the real
-marker ids, but ordinary words get different ids than in the real vocabulary. With `LLM_MODE=live`
-and the `QWEN_*` variables ([lesson 00](00_start.ipynb)) the same cells talk to your Qwen server,
-and `load_tokenizer(..., source="auto")` uses Qwen's official chat template, or, when it cannot get
-it (no network), says so in one line and uses the offline one.
+captured from a real server. The offline tokenizer carries Qwen's official chat template and the
+real marker ids, but ordinary words get different ids than in the real vocabulary. With
+`LLM_MODE=live` and the `QWEN_*` variables ([lesson 00](00_start.ipynb)) the same cells talk to
+your Qwen server, with the same tokenizer.
 """,
         """
 ## Подготовка
@@ -63,11 +62,10 @@ it (no network), says so in one line and uses the offline one.
 Модель — `Qwen/Qwen2.5-7B-Instruct`, ей хватает одной видеокарты. В режиме воспроизведения
 (replay) её ответы берутся из записей (кассет), **синтезированных** по документированному формату
 Qwen2.5 и парсеру `hermes` из vLLM, а не записанных с настоящего сервера. У офлайн-токенизатора
-(tokenizer) шаблон чата взят из документации, а номера маркеров настоящие; обычные слова получают
+(tokenizer) официальный шаблон чата Qwen и настоящие номера маркеров; обычные слова получают
 другие id, чем в настоящем словаре. В режиме live (с настоящей моделью), с `LLM_MODE=live` и
-переменными `QWEN_*` ([урок 00](00_start.ipynb)), те же ячейки обращаются к вашему серверу Qwen, а
-`load_tokenizer(..., source="auto")` берёт официальный шаблон чата Qwen; если получить его не
-удаётся (например, нет сети), функция сообщает об этом одной строкой и берёт офлайн-токенизатор.
+переменными `QWEN_*` ([урок 00](00_start.ipynb)), те же ячейки обращаются к вашему серверу Qwen с
+тем же токенизатором.
 """,
     ),
     code(
@@ -163,17 +161,16 @@ conversation = [
     ),
     code(
         '''
-qwen_tokenizer = load_tokenizer("qwen2.5", source="auto")  # replay: offline; live: the real one
-kimi_tokenizer = load_tokenizer("kimi-k2")  # for comparison only: the course's offline tokenizer
+qwen_tokenizer = load_tokenizer("qwen2.5")  # offline tokenizers with the official templates
+kimi_tokenizer = load_tokenizer("kimi-k2")
 
 qwen_prompt = qwen_tokenizer.apply_chat_template(
     conversation, tools=tools, tokenize=False, add_generation_prompt=True
 )
 print(qwen_prompt)
 ''',
-        ru={"# for comparison only: the course's offline tokenizer":
-            "# только для сравнения: офлайн-токенизатор курса",
-            "# replay: offline; live: the real one": "# replay: офлайн; live: настоящий"},
+        ru={"# offline tokenizers with the official templates":
+            "# офлайн-токенизаторы с официальными шаблонами"},
     ),
     md(
         """

@@ -471,10 +471,10 @@ back for the Kimi template is worth checking (our sources do not settle it).
 
 Behind the API fields, a thinking model writes its reasoning as plain text between `<think>` and
 `</think>`, in front of the usual tool-call markers. With `/completions` (lesson 04) you render
-the prompt yourself. `load_tokenizer("kimi-k2-thinking")` carries a chat template written for this
-course after the K2-Thinking template as a llama.cpp mirror publishes it (likely faithful, not
-checked against Moonshot's own file). Look at what it does with an earlier finished exchange and
-with the current tool loop:
+the prompt yourself. `load_tokenizer("kimi-k2-thinking")` carries the K2-Thinking chat template as
+llama.cpp mirrors it, with the compact `tojson(separators=(',', ':'))` of Moonshot's file put back
+(llama.cpp had to drop it; Moonshot's own file was not compared byte for byte). Look at what it
+does with an earlier finished exchange and with the current tool loop:
 """,
         """
 Шаблон чата Kimi на сервере читает из истории `reasoning_content`. Когда vLLM убрал это имя,
@@ -485,10 +485,10 @@ with the current tool loop:
 
 За полями API стоит обычный текст: модель пишет рассуждение между `<think>` и `</think>`, перед
 привычными маркерами вызова. С `/completions` (урок 04) промпт собираете вы сами.
-`load_tokenizer("kimi-k2-thinking")` содержит шаблон чата, написанный для курса по шаблону
-K2-Thinking в том виде, в каком его публикует зеркало в llama.cpp (скорее всего, точно, но с
-собственным файлом Moonshot не сверено). Посмотрите, что он делает с более ранним законченным
-обменом репликами и с текущим циклом вызовов:
+`load_tokenizer("kimi-k2-thinking")` содержит шаблон чата K2-Thinking в том виде, в каком его
+хранит зеркало в llama.cpp, с возвращённым компактным `tojson(separators=(',', ':'))` из файла
+Moonshot (llama.cpp пришлось его убрать; с собственным файлом Moonshot побайтно не сверено).
+Посмотрите, что он делает с более ранним законченным обменом репликами и с текущим циклом вызовов:
 """,
     ),
     code(

@@ -53,10 +53,11 @@ the reasoning of thinking models, and know what a small Qwen on your own laptop 
 The main model of this lesson is `Qwen/Qwen3.5-4B` behind vLLM with
 `--tool-call-parser qwen3_coder --reasoning-parser qwen3`. In replay mode every answer comes from
 cassettes **synthesized** from the documented formats of vLLM, Ollama and llama.cpp, not captured
-from real servers. The offline tokenizers `qwen3` and `qwen3.5` carry chat templates written for
-the course from the documented renders; the Qwen3.5 one follows a mirrored copy of the official
-template, so its details are *unconfirmed*. With `LLM_MODE=live` and the `QWEN_*` variables (for
-example a local Ollama, see section 8) the cells that talk to a model use your server.
+from real servers. The offline tokenizers `qwen3` and `qwen3.5` carry the official chat templates
+of `Qwen/Qwen3-0.6B` and `Qwen/Qwen3.5-4B` (copies kept in the repo), so the renders below are the
+real ones; only ordinary words get other token ids. With `LLM_MODE=live` and the `QWEN_*`
+variables (for example a local Ollama, see section 8) the cells that talk to a model use your
+server.
 """,
         """
 ## Подготовка
@@ -65,9 +66,9 @@ example a local Ollama, see section 8) the cells that talk to a model use your s
 `--tool-call-parser qwen3_coder --reasoning-parser qwen3`. В режиме воспроизведения (replay) все
 ответы берутся из записей (кассет), **синтезированных** по документированным форматам vLLM, Ollama
 и llama.cpp, а не записанных с настоящих серверов. Офлайн-токенизаторы (tokenizer) `qwen3` и
-`qwen3.5` содержат шаблоны чата, написанные для курса по документированным примерам; шаблон Qwen3.5
-сделан по копии официального файла из стороннего репозитория, поэтому его детали *не
-подтверждены*. С `LLM_MODE=live` и переменными `QWEN_*` (например, для локального Ollama, см.
+`qwen3.5` содержат официальные шаблоны чата `Qwen/Qwen3-0.6B` и `Qwen/Qwen3.5-4B` (копии хранятся в
+репозитории), поэтому показанные ниже промпты — настоящие; другие номера токенов получают только
+обычные слова. С `LLM_MODE=live` и переменными `QWEN_*` (например, для локального Ollama, см.
 раздел 8) ячейки, которые обращаются к модели, работают с вашим сервером.
 """,
     ),
@@ -195,16 +196,21 @@ print(from_assistant(qwen35, conversation))
         """
 The result goes back the same way in both, as `<tool_response>` inside a user turn. The call does
 not: Qwen3 writes one JSON object, Qwen3.5 writes a `<function=...>` element with one
-`<parameter=...>` element per argument, each value on its own lines **as plain text**. The prompt
-changed too: Qwen3.5 puts the tools block first and your system message after it, Qwen3 the other
-way round.
+`<parameter=...>` element per argument, each value on its own lines **as plain text**, written with
+Jinja's `string` filter: the boolean comes out as Python's `True`, not JSON's `true`. Qwen3.5 also
+puts an empty `<think>` block into every assistant turn after the last user message, even when
+there was no reasoning. The prompt changed too: Qwen3.5 puts the tools block first and your system
+message after it, Qwen3 the other way round.
 """,
         """
 Результат в обоих случаях возвращается одинаково — как `<tool_response>` внутри реплики
 пользователя. А вот вызов записан по-разному: Qwen3 пишет один JSON-объект, а Qwen3.5 — элемент
 `<function=...>`, в котором на каждый аргумент свой элемент `<parameter=...>`, и каждое значение
-стоит на отдельных строках **обычным текстом**. Изменился и промпт: Qwen3.5 ставит блок с
-инструментами первым, а ваше системное сообщение — после него; у Qwen3 наоборот.
+стоит на отдельных строках **обычным текстом**, записанным через фильтр Jinja `string`: логическое
+значение выходит как `True` из Python, а не `true` из JSON. Кроме того, Qwen3.5 вставляет пустой
+блок `<think>` в каждую реплику ассистента после последнего сообщения пользователя, даже если
+рассуждения не было. Изменился и промпт: Qwen3.5 ставит блок с инструментами первым, а ваше
+системное сообщение — после него; у Qwen3 наоборот.
 """,
     ),
     code(
@@ -344,12 +350,12 @@ qwen35.apply_chat_template(history, tools=tools, tokenize=False)
     ),
     md(
         """
-The course's template names the fix in its error (the real template fails less clearly):
-decode the arguments first, as vLLM does before it applies a template.
+The error says only that a string is not a mapping. The fix: decode the arguments first, as vLLM
+does before it applies a template.
 """,
         """
-Шаблон курса называет исправление прямо в сообщении об ошибке (настоящий шаблон падает менее
-понятно): сначала разберите аргументы из JSON, как vLLM делает перед применением шаблона.
+Ошибка говорит лишь, что строка — не словарь. Исправление: сначала разберите аргументы из JSON,
+как vLLM делает перед применением шаблона.
 """,
     ),
     code(

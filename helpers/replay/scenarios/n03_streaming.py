@@ -22,13 +22,11 @@ SCENARIOS: list[Scenario] = [
         request_extra={**GUIDE_EXTRA, "stream_options": {"include_usage": True}},
         stream=True,
     ),
-    # Text first, then two calls: all deltas of call 0, then all deltas of call 1.
+    # Text first, then two calls: all deltas of call 0, then all deltas of call 1. The lesson
+    # stops at this request (it shows the chunks), so there is no second round.
     guide_scenario(
         "parallel-stream",
-        [
-            weather_calls("Beijing", "Shanghai", content="Let me check both cities."),
-            Turn(content="Beijing is sunny today, while Shanghai has light rain."),
-        ],
+        [weather_calls("Beijing", "Shanghai", content="Let me check both cities.")],
         messages=user(PARALLEL_PROMPT),
         stream=True,
     ),

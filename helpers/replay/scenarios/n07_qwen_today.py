@@ -3,6 +3,7 @@ servers, Ollama and llama.cpp's `llama-server`, send for the same two-city quest
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from helpers.replay.scenarios import Scenario, Turn
@@ -83,13 +84,14 @@ def laptop_scenario(engine: str, **fields: Any) -> Scenario:
 
 SCENARIOS: list[Scenario] = [
     # The same loop on Qwen2.5 behind vLLM's hermes parser (the provider's default engine; in
-    # live mode both loops of the lesson send exactly these requests). No reasoning field here.
+    # live mode both loops of the lesson send exactly these requests). No reasoning field here,
+    # and Qwen2.5 does not reason: the same turns without it.
     Scenario(
         name="forecast",
         provider="qwen",
         messages=user(FORECAST_PROMPT),
         tools=FORECAST_TOOLS,
-        turns=FORECAST_TURNS,
+        turns=[replace(turn, reasoning=None) for turn in FORECAST_TURNS],
     ),
     # Qwen3.5 behind vLLM (qwen3_coder + qwen3 parsers): the loop, reasoning in `reasoning`.
     Scenario(
