@@ -1202,7 +1202,111 @@ KIMI = [
     },
 ]
 
+# ------------------------------------------------------------------------- SGLang Qwen3 Coder
+
+SG_SRC = (
+    "sgl-project/sglang test/registered/function_call/test_qwen3_coder_detector/test_cases.py "
+    "@2c5fa031 (tools: test_fixtures.py @4e563f39)"
+)
+SG_TOOLS = [
+    fn(
+        "get_current_weather",
+        {
+            "location": {"type": "string"},
+            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+            "days": {"type": "integer"},
+        },
+    ),
+    fn("sql_interpreter", {"query": {"type": "string"}, "dry_run": {"type": "boolean"}}),
+    fn(
+        "TodoWrite",
+        {
+            "todos": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {"content": {"type": "string"}, "status": {"type": "string"}},
+                    "required": ["content", "status"],
+                },
+            }
+        },
+    ),
+]
+BOSTON = (
+    "<function=get_current_weather>\n<parameter=location>Boston</parameter>\n"
+    "<parameter=unit>celsius</parameter>\n<parameter=days>3</parameter>\n</function>"
+)
+BOSTON_ARGS = {"location": "Boston", "unit": "celsius", "days": 3}
+SGLANG = [
+    {
+        "id": "plain_text",
+        "text": "This is plain text test",
+        "calls": [],
+        "content": "This is plain text test",
+    },
+    {
+        "id": "single_tool_call",
+        "text": BOSTON,
+        "calls": [call("get_current_weather", BOSTON_ARGS)],
+        "content": "",
+    },
+    {
+        "id": "single_tool_call_with_text",
+        "text": "Text prefix + tool call test\n\n" + BOSTON,
+        "calls": [call("get_current_weather", BOSTON_ARGS)],
+        "content": "Text prefix + tool call test\n    \n",
+    },
+    {
+        "id": "double_tool_call",
+        "text": "Text prefix + double tool call test\n\n<function=get_current_weather>\n"
+        "<parameter=location>New York</parameter>\n</function>\n<function=sql_interpreter>\n"
+        "<parameter=query>SELECT * FROM users</parameter>\n<parameter=dry_run>True</parameter>\n"
+        "</function>\n",
+        "calls": [
+            call("get_current_weather", {"location": "New York"}),
+            call("sql_interpreter", {"query": "SELECT * FROM users", "dry_run": True}),
+        ],
+        "content": "Text prefix + double tool call test\n\n",
+    },
+    {
+        "id": "random_fragmentation",
+        "text": "Text prefix + random fragmentation stress test\n\n<function=get_current_weather>\n"
+        "<parameter=location>San Francisco</parameter>\n</function>",
+        "calls": [call("get_current_weather", {"location": "San Francisco"})],
+        "content": "Text prefix + random fragmentation stress test\n\n",
+    },
+    {
+        "id": "implicit_parameter_close",
+        "text": "Text prefix + implicit parameter close test\n\n<function=get_current_weather>\n"
+        "<parameter=location>Paris\n<parameter=unit>celsius\n<parameter=days>3\n</function>",
+        "calls": [call("get_current_weather", {"location": "Paris", "unit": "celsius", "days": 3})],
+        "content": "Text prefix + implicit parameter close test\n\n",
+    },
+    {
+        "id": "complex_schema",
+        "text": "Text prefix + complex schema tool call test\n\n<function=TodoWrite>\n<parameter=todos>\n"
+        '[\n {"content": "Buy a new car", "status": \'pending\'},\n'
+        ' {"content": "Buy a new house", "status": "completed"}\n]\n</parameter>\n</function>\n\n',
+        "calls": [
+            call(
+                "TodoWrite",
+                {
+                    "todos": [
+                        {"content": "Buy a new car", "status": "pending"},
+                        {"content": "Buy a new house", "status": "completed"},
+                    ]
+                },
+            )
+        ],
+        "content": "Text prefix + complex schema tool call test\n\n",
+    },
+]
+for case in SGLANG:
+    case["source"] = SG_SRC
+    case["tools"] = SG_TOOLS
+
 FILES = {
+    "sglang_qwen3_coder.json": ("qwen_xml", SGLANG),
     "vllm_qwen_xml.json": ("qwen_xml", QWEN_XML + QWEN_REASONING),
     "vllm_hermes.json": ("hermes", HERMES),
     "vllm_kimi_k2.json": ("kimi", KIMI),
