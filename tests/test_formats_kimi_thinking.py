@@ -176,3 +176,63 @@ def test_one_character_deltas_equal_batch(text: str, reasoning_open: bool | None
 def test_no_call_marker_is_lost(text: str) -> None:
     # Every <|tool_call_begin|> becomes a call, inside reasoning or not.
     assert len(parse_kimi(text).tool_calls) == text.count(CALL_BEGIN)
+
+
+# -------------------------------------------------- what vLLM's kimi_k2 parser also accepts
+
+
+def test_the_singular_section_markers_are_read_too() -> None:
+    text = (
+        "Let me check.<|tool_call_section_begin|><|tool_call_begin|>functions.get_weather:0"
+        '<|tool_call_argument_begin|>{"city": "Beijing"}<|tool_call_end|><|tool_call_section_end|>'
+    )
+    assert parse_kimi(text) == ParseResult("Let me check.", [WEATHER], [], "")
+
+
+WEATHER_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+    },
+}
+FILE_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "read_file",
+        "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
+    },
+}
+
+
+def test_a_bare_numeric_id_gets_its_name_from_the_tools() -> None:
+    text = (
+        f"{SECTION_BEGIN}<|tool_call_begin|>0<|tool_call_argument_begin|>"
+        '{"city": "Beijing"}<|tool_call_end|><|tool_calls_section_end|>'
+    )
+    result = parse_kimi(text, tools=[FILE_TOOL, WEATHER_TOOL])
+    expected = {
+        "id": "0",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": '{"city": "Beijing"}'},
+    }
+    assert (result.tool_calls, result.errors) == ([expected], [])
+    # Streamed, the name is known only at the call's end: header and arguments come together.
+    parser, accumulator, deltas = stream(
+        KimiStreamParser(tools=[FILE_TOOL, WEATHER_TOOL]),
+        [text[i : i + 4] for i in range(0, len(text), 4)],
+    )
+    assert accumulator.tool_calls == [expected] and parser.result == result
+    # Without tools there is nothing to infer from: the id is kept and the problem reported.
+    bare = parse_kimi(text)
+    assert bare.tool_calls[0]["id"] == "0" and len(bare.errors) == 1
+
+
+def test_a_bare_id_that_fits_no_single_tool_is_kept_with_an_error() -> None:
+    text = (
+        f"{SECTION_BEGIN}<|tool_call_begin|>0<|tool_call_argument_begin|>"
+        '{"nothing": 1}<|tool_call_end|><|tool_calls_section_end|>'
+    )
+    result = parse_kimi(text, tools=[FILE_TOOL, WEATHER_TOOL])
+    assert result.tool_calls[0]["function"] == {"name": "", "arguments": '{"nothing": 1}'}
+    assert len(result.errors) == 1 and "bare id" in result.errors[0]

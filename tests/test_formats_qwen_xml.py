@@ -530,3 +530,89 @@ def test_streamed_thinking_output_gives_the_reasoning_and_the_calls(
     assert_stream_matches_batch(text, split_at(text, cuts), typed_tools(calls))
     result = parse_qwen_xml(text, typed_tools(calls))
     assert (result.reasoning, result.content) == (thought.strip(), content.strip())
+
+
+# ------------------------------------------------ conversions of vLLM @00d0a333, and exact ints
+
+
+@pytest.mark.parametrize(
+    ("schema", "text", "expected"),
+    [
+        ({"type": "integer"}, "12345678901234567891", 12345678901234567891),  # beyond 2**53
+        ({"type": "number"}, "12345678901234567891", 12345678901234567891),  # no float trip
+        ({"type": "number"}, "2.50", 2.5),
+        ({"type": "number"}, "1e3", 1000),
+        ({"type": "integer"}, "None", None),
+        ({"type": "integer"}, "null", None),
+        ({"type": "string"}, "null", "null"),
+        ({"type": "string"}, "None", "None"),
+        ({"type": ["string", "null"]}, "None", None),
+        ({"type": ["integer", "null"]}, "7", 7),
+        ({"anyOf": [{"type": "null"}, {"type": "integer"}]}, "7", 7),
+        ({"oneOf": [{"type": "boolean"}, {"type": "null"}]}, "True", True),
+        ({"anyOf": [{"type": "string"}, {"type": "null"}]}, "null", None),
+        ({"type": "object"}, "\"{'k': 'v'}\"", {"k": "v"}),  # a Python repr in JSON quotes
+        ({"type": "array"}, "[1, true, null]", [1, True, None]),
+    ],
+)
+def test_convert_parameter_follows_vllm(schema: dict, text: str, expected: object) -> None:
+    value, note = convert_parameter(text, "x", {"x": schema})
+    assert (value, type(value), note) == (expected, type(expected), None)
+
+
+def test_a_big_integer_keeps_every_digit_in_the_arguments() -> None:
+    tools = [
+        {
+            "type": "function",
+            "function": {"name": "f", "parameters": {"properties": {"n": {"type": "integer"}}}},
+        }
+    ]
+    text = "<tool_call>\n<function=f>\n<parameter=n>\n9007199254740993\n</parameter>\n</function>\n</tool_call>"
+    assert (
+        parse_qwen_xml(text, tools).tool_calls[0]["function"]["arguments"]
+        == '{"n": 9007199254740993}'
+    )
+
+
+def test_a_value_may_hold_tags_as_text() -> None:
+    # A file written through a tool may itself hold tool-call markup (vLLM's cases).
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "write",
+                "parameters": {
+                    "properties": {"path": {"type": "string"}, "body": {"type": "string"}}
+                },
+            },
+        }
+    ]
+    body = (
+        "</parameter>\n<parameter=other>\nx\n</parameter>\n<tool_call>\n<function=g>\n</function>"
+    )
+    text = xml_call("write", path="a.txt", body=body)
+    result = parse_qwen_xml(text, tools)
+    assert json.loads(result.tool_calls[0]["function"]["arguments"]) == {
+        "path": "a.txt",
+        "body": body,
+    }
+    assert result.errors == []
+    for size in (1, 2, 7):
+        parser, _, _ = stream(
+            QwenXmlStreamParser(tools), [text[i : i + size] for i in range(0, len(text), size)]
+        )
+        assert parser.result == result
+
+
+def test_a_name_that_cannot_be_a_function_is_dropped_and_reported() -> None:
+    text = "<tool_call>\n<function={{ tc.name }}>\n<parameter=k>\nv\n</parameter>\n</function>\n</tool_call>"
+    result = parse_qwen_xml(text)
+    assert result.tool_calls == []
+    assert len(result.errors) == 1 and "dropped" in result.errors[0]
+
+
+def test_reasoning_that_mentions_tool_call_stays_reasoning() -> None:
+    text = "I would use <tool_call> later.\n</think>\n\n" + FACTS_EXAMPLE
+    result = parse_qwen_xml(text, TOOLS, reasoning_open=True)
+    assert result.reasoning == "I would use <tool_call> later."
+    assert [c["function"]["name"] for c in result.tool_calls] == ["get_weather"]
