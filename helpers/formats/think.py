@@ -2,8 +2,8 @@
 
 Thinking models (Kimi K2-Thinking / K2.5 / K2.6, Qwen3, Qwen3.5+) write their reasoning first,
 between `<think>` and `</think>`, then the visible answer and tool calls. The split follows vLLM's
-reasoning parsers (`qwen3`, `kimi_k2`; their behaviour is described by vllm-project/vllm
-tests/reasoning/test_qwen3_reasoning_parser.py @049d8df2):
+reasoning parsers (`qwen3`: vllm-project/vllm vllm/reasoning/qwen3_reasoning_parser.py @00a4c6a1,
+its tests @049d8df2; `kimi_k2`):
 
 - **Reasoning is a prefix.** Only a `<think>` at the very start (after whitespace) opens a block,
   and the first `</think>` ends it. Everything after that is visible text, tags included: a later
@@ -17,7 +17,8 @@ tests/reasoning/test_qwen3_reasoning_parser.py @049d8df2):
   for Kimi, `<tool_call>` for Qwen) ends an unclosed block, as vLLM's and SGLang's reasoning
   parsers do. A format may require a follower: for Qwen XML, `<tool_call>` ends reasoning only when
   `<function=` comes next (whitespace between allowed), so reasoning that merely mentions
-  `<tool_call>` stays reasoning.
+  `<tool_call>` stays reasoning. For Hermes any `<tool_call>` ends it, as SGLang's `Qwen3Detector`
+  does (vLLM's `qwen3` parser asks for `<function` there too, which a Hermes call never has).
 - **Nothing is lost silently.** A `<think>` inside open reasoning is dropped and reported;
   reasoning still open when the text ends (cut off by `max_tokens`?) is kept and reported.
 
