@@ -418,7 +418,9 @@ SOUP_PIECES = st.one_of(
     st.sampled_from((*QWEN_XML_TAGS, "<think>", "</think>")),
     st.sampled_from(["<tool_c", "<function", "</param", "<", "</", ">", "=", "f>", "x>"]),
     # declared names (TOOLS), so tags inside values meet the schema filter both ways
-    st.sampled_from(["get_weather>", "city>", "days>", "<parameter=city>", "<function=get_weather>"]),
+    st.sampled_from(
+        ["get_weather>", "city>", "days>", "<parameter=city>", "<function=get_weather>"]
+    ),
     st.sampled_from(["3", "true", "null", "[1, 2]", "{'a': 1}", "Paris"]),
     st.sampled_from([" ", "\n", "\u3000", "x"]),
     st.text(max_size=6),
