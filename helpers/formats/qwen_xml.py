@@ -290,8 +290,11 @@ class QwenXmlStreamParser(StreamParser):
     thing after whitespace is the end of the text, `</function>`, a tool-call tag, or a
     `<parameter=NAME>` whose NAME the schema declares; a `<parameter=NAME>` inside a value ends it
     (a missing `</parameter>`) only for a declared NAME not written yet; a `<function=` inside a
-    value opens a nested literal call whose `</function>` is text too. So a file written through
-    a tool may itself hold tool-call examples. Each character is buffered at most once and a held
+    value opens a nested literal call whose `</function>` is text too; a `</parameter>` that
+    closes a literal `<parameter=...>` is text unless `</function>` or `</tool_call>` follows it
+    outside any literal call. So a file written through a tool may itself hold tool-call
+    examples; an undeclared parameter written after a `</parameter>` becomes text of the value
+    before it, which `errors` reports. Each character is buffered at most once and a held
     decision waits only for whitespace and one tag name, so the cost stays linear.
     """
 
@@ -421,6 +424,17 @@ class QwenXmlStreamParser(StreamParser):
             self._open_value(name)
         else:
             assert self._value is not None
+            if self._probe_after_close:  # a student would expect a new parameter here: say why
+                self._errors.append(
+                    tr(
+                        f"{self._label()}, parameter {self._param!r}: {PARAMETER_CLOSE}"
+                        f"{PARAMETER_OPEN}{name}> kept as text of the value, since the tool's "
+                        f"schema has no parameter {name!r} (as vLLM reads it)",
+                        f"{self._label()}, параметр {self._param!r}: {PARAMETER_CLOSE}"
+                        f"{PARAMETER_OPEN}{name}> оставлен текстом значения: в схеме "
+                        f"инструмента нет параметра {name!r} (так читает vLLM)",
+                    )
+                )
             self._value.append(f"{self._probe_prefix}{PARAMETER_OPEN}{name}>")
             self._param_depth += 1
         return piece[end + 1 :]
@@ -429,6 +443,8 @@ class QwenXmlStreamParser(StreamParser):
         """The closing tag held back was text inside the value after all."""
         assert self._pending is not None and self._value is not None
         self._value.append("".join(self._pending))
+        if self._pending_kind == PARAMETER_CLOSE and self._param_depth:
+            self._param_depth -= 1  # it closed a literal <parameter=...>
         self._pending = None
 
     def _literal_probe(self) -> None:
@@ -453,6 +469,15 @@ class QwenXmlStreamParser(StreamParser):
     def _resolve_pending(self, tag: str, out: DeltaList) -> bool:
         """Judge the held closing tag by the tag that follows it; True when `tag` is used up."""
         assert self._pending is not None
+        if self._pending_kind == PARAMETER_CLOSE and self._param_depth:
+            # It may close a literal <parameter=...> inside the value, or (a value that wrote
+            # an undeclared parameter) the value itself: only a call's end says the latter.
+            if tag in (FUNCTION_CLOSE, TOOL_CALL_CLOSE) and not self._call_depth:
+                self._pending = None
+                self._end_parameter(None, out)
+                return False
+            self._literal_pending()
+            return False
         if self._pending_kind == PARAMETER_CLOSE:
             if tag == PARAMETER_OPEN:  # judged by its name: declared or not
                 self._probe_prefix, self._pending = "".join(self._pending), None
@@ -475,11 +500,8 @@ class QwenXmlStreamParser(StreamParser):
     def _value_tag(self, tag: str) -> None:
         """A tag inside a parameter value: text, a nested literal, or a closing tag to judge."""
         assert self._value is not None
-        if tag == PARAMETER_CLOSE and not self._param_depth:
+        if tag == PARAMETER_CLOSE:  # judged by what follows (nested or not)
             self._pending, self._pending_kind = [tag], PARAMETER_CLOSE
-        elif tag == PARAMETER_CLOSE:
-            self._param_depth -= 1
-            self._value.append(tag)
         elif tag == PARAMETER_OPEN:
             self._probe, self._probe_prefix, self._probe_after_close = [], "", False
         elif tag == FUNCTION_CLOSE and not self._call_depth:
