@@ -1305,7 +1305,127 @@ for case in SGLANG:
     case["source"] = SG_SRC
     case["tools"] = SG_TOOLS
 
+# ------------------------------------------------------------------------------ SGLang Kimi
+
+SK_SRC = "sgl-project/sglang test/registered/function_call/test_kimik2_detector.py @0d4564a1"
+PATH_SCHEMA = {"path": {"type": "string", "description": "File path"}}
+SK_TOOLS = [
+    fn("ReadFile", PATH_SCHEMA),
+    fn("get_weather", {"city": {"type": "string"}, "unit": {"type": "string"}}),
+]
+READ_TEST = f'{TB}functions.ReadFile:0{AB}{{"path": "/test.py"}}{TE}'
+SGLANG_KIMI = [
+    {
+        "id": "single_tool_call",
+        "text": SB + READ_TEST + SE,
+        "calls": [call("ReadFile", {"path": "/test.py"})],
+        "calls_raw": ['{"path": "/test.py"}'],
+        "content": "",
+    },
+    {
+        "id": "multiple_tool_calls",
+        "text": SB
+        + f'{TB}functions.ReadFile:0{AB}{{"path": "/a.py"}}{TE}'
+        + f'{TB}functions.get_weather:1{AB}{{"city": "Tokyo"}}{TE}'
+        + SE,
+        "calls": [call("ReadFile", None), call("get_weather", {"city": "Tokyo"})],
+        "calls_raw": ['{"path": "/a.py"}', '{"city": "Tokyo"}'],
+    },
+    {
+        "id": "non_streaming_tool_index_is_local",
+        "text": SB
+        + f'{TB}functions.ReadFile:5{AB}{{"path": "/a.py"}}{TE}'
+        + f'{TB}functions.get_weather:6{AB}{{"city": "Tokyo"}}{TE}'
+        + SE,
+        "calls": [call("ReadFile", None), call("get_weather", None)],
+    },
+    {
+        "id": "normal_text_before_tool_call",
+        "text": "Let me check the file." + SB + READ_TEST + SE,
+        "calls": [call("ReadFile", None)],
+        "content": "Let me check the file.",
+    },
+    {
+        "id": "no_tool_call",
+        "text": "Just a normal response.",
+        "calls": [],
+        "content": "Just a normal response.",
+    },
+    {
+        "id": "hyphenated_name_non_streaming",
+        "text": SB
+        + f'{TB}functions.mcp__portal__search-documents:0{AB}{{"path": "/docs"}}{TE}'
+        + SE,
+        "tools": [fn("mcp__portal__search-documents", PATH_SCHEMA), fn("list-files", PATH_SCHEMA)],
+        "calls": [call("mcp__portal__search-documents", None)],
+    },
+    {
+        "id": "hyphenated_name_streaming",
+        "chunks": [SB + f"{TB}functions.list-files:0{AB}" + '{"path', '": "/home"}', TE, SE],
+        "tools": [fn("mcp__portal__search-documents", PATH_SCHEMA), fn("list-files", PATH_SCHEMA)],
+        "calls": [call("list-files", {"path": "/home"})],
+    },
+    {
+        "id": "streaming_trailing_literal_left_angle_is_not_dropped",
+        "chunks": ["normal text <"],
+        "tools": [],
+        "content": "normal text <",
+    },
+    {
+        "id": "streaming_single_tool_call",
+        "chunks": [SB + f"{TB}functions.ReadFile:0{AB}" + "{", '"path": "/test.py"', "}", TE + SE],
+        "calls": [call("ReadFile", None)],
+        "calls_raw": ['{"path": "/test.py"}'],
+    },
+    {
+        "id": "streaming_multiple_tool_calls",
+        "chunks": [
+            SB + f'{TB}functions.ReadFile:0{AB}{{"path": "/a.py"}}',
+            TE,
+            f'{TB}functions.get_weather:1{AB}{{"city": "Paris"}}',
+            TE,
+            SE,
+        ],
+        "calls": [call("ReadFile", None), call("get_weather", {"city": "Paris"})],
+    },
+    {
+        "id": "no_leak_in_non_tool_text",
+        "chunks": ["normal text" + SE],
+        "tools": [fn("ReadFile", PATH_SCHEMA)],
+        "content_contains": ["normal text"],
+        "content_excludes": [SE],
+    },
+    {
+        "id": "no_leak_of_argument_begin_token",
+        "chunks": ["text" + AB + "more"],
+        "tools": [fn("ReadFile", PATH_SCHEMA)],
+        "content_excludes": [AB],
+    },
+    {
+        "id": "reasoning_normal_with_think_end",
+        "text": "<think>I need to check the file.</think>" + SB + READ_TEST + SE,
+        "reasoning": "I need to check the file.",
+        "calls": [call("ReadFile", {"path": "/test.py"})],
+    },
+    {
+        "id": "reasoning_tool_call_inside_think_without_close_tag",
+        "text": "<think>Let me read this file..." + SB + READ_TEST + SE,
+        "reasoning": "Let me read this file...",
+        "calls": [call("ReadFile", {"path": "/test.py"})],
+    },
+    {
+        "id": "reasoning_none_just_tool_call",
+        "text": SB + f'{TB}functions.ReadFile:0{AB}{{"path": "/x"}}{TE}' + SE,
+        "reasoning": "",
+        "calls": [call("ReadFile", {"path": "/x"})],
+    },
+]
+for case in SGLANG_KIMI:
+    case["source"] = SK_SRC
+    case.setdefault("tools", SK_TOOLS)
+
 FILES = {
+    "sglang_kimik2.json": ("kimi", SGLANG_KIMI),
     "sglang_qwen3_coder.json": ("qwen_xml", SGLANG),
     "vllm_qwen_xml.json": ("qwen_xml", QWEN_XML + QWEN_REASONING),
     "vllm_hermes.json": ("hermes", HERMES),
