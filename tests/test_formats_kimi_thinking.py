@@ -236,3 +236,25 @@ def test_a_bare_id_that_fits_no_single_tool_is_kept_with_an_error() -> None:
     result = parse_kimi(text, tools=[FILE_TOOL, WEATHER_TOOL])
     assert result.tool_calls[0]["function"] == {"name": "", "arguments": '{"nothing": 1}'}
     assert len(result.errors) == 1 and "bare id" in result.errors[0]
+
+
+@FAST
+@given(
+    bare=st.lists(st.booleans(), min_size=1, max_size=4),
+    cuts=st.lists(st.integers(0, 600), max_size=10),
+)
+def test_bare_ids_stream_like_the_whole_text_under_any_split(bare, cuts) -> None:
+    calls = "".join(
+        f"<|tool_call_begin|>{index if is_bare else f'functions.get_weather:{index}'}"
+        f'<|tool_call_argument_begin|>{{"city": "C{index}"}}<|tool_call_end|>'
+        for index, is_bare in enumerate(bare)
+    )
+    text = f"Checking.{SECTION_BEGIN}{calls}<|tool_calls_section_end|>"
+    tools = [FILE_TOOL, WEATHER_TOOL]
+    whole = parse_kimi(text, tools=tools)
+    assert [c["function"]["name"] for c in whole.tool_calls] == ["get_weather"] * len(bare)
+    parser, accumulator, _ = stream(
+        KimiStreamParser(tools=tools), split_at(text, [c for c in cuts if c <= len(text)])
+    )
+    assert parser.result == whole
+    assert accumulator.tool_calls == whole.tool_calls
