@@ -1,6 +1,7 @@
 """Is assembling a streamed answer linear in its length? Time n and 10n, print the ratio.
 
-Run: python bench/linear.py   (about 20 s on 2 slow cores)
+Run: python bench/linear.py          (about a minute on 2 slow cores; n = 100 KB, 10n = 1 MB)
+     python bench/linear.py --big    (n = 1 MB, 10n = 10 MB: the size of the reported cases)
 
 Linear code takes about 10x the time for 10x the text; code that re-copies the text it has
 gathered on every fragment (`text += fragment` on a dict value, which CPython cannot do in
@@ -8,7 +9,12 @@ place) takes about 100x. Three cases, each at two sizes:
   - ToolCallAccumulator: one call whose arguments arrive in 4-character fragments;
   - KimiStreamParser / HermesStreamParser: ONE big delta (a server that sends the whole text at
     once, or the parser playground) whose content is cut by stray markers into many pieces, which
-    the parser merges into one content delta.
+    the parser merges into one content delta;
+  - Kimi, Hermes and Qwen XML stream parsers on pathological input, as ONE delta: many calls
+    (the case that took 47 s for 10 MB, 111x for 10x input, before DeltaList stopped copying its
+    list on every delta), one call with a long argument, content full of near-markers (a
+    marker's first characters, held back and released again), and for Qwen XML a value full of
+    literal `</parameter>` (each one held until the next text shows it is not structural).
 Times are CPU seconds of this process (`time.process_time`), best of 3; the machine is shared,
 so read the ratios, not the absolute times.
 """
@@ -17,10 +23,18 @@ from __future__ import annotations
 
 import gc
 import json
+import sys
 import time
 from collections.abc import Callable
 
-from helpers.formats import HermesStreamParser, KimiStreamParser
+from helpers.formats import (
+    HermesStreamParser,
+    KimiStreamParser,
+    QwenXmlStreamParser,
+    render_hermes_tool_calls,
+    render_kimi_tool_calls,
+    render_qwen_xml_tool_calls,
+)
 from helpers.streaming import ToolCallAccumulator
 
 clock = time.process_time
@@ -82,6 +96,82 @@ def one_big_delta(parser: type, stray_marker: str, size: int) -> Callable[[], ob
     return work
 
 
+def repeat_to(size: int, piece: str) -> str:
+    """`piece` repeated to about `size` characters."""
+    return piece * max(1, size // len(piece))
+
+
+def many_calls(render: Callable[..., str], size: int) -> str:
+    """Rendered small calls, about `size` characters in all."""
+    one = render([_call(0)])
+    count = max(1, size // len(one))
+    return render([_call(i) for i in range(count)])
+
+
+def _call(index: int) -> dict:
+    """A small call with a Kimi-style id (the other renderers ignore the id)."""
+    arguments = json.dumps({"city": "Paris", "days": index % 7})
+    return {
+        "id": f"functions.get_weather:{index}",
+        "function": {"name": "get_weather", "arguments": arguments},
+    }
+
+
+def long_argument(render: Callable[..., str], size: int) -> str:
+    """One call whose string argument is about `size` characters."""
+    arguments = json.dumps({"text": "word " * (size // 5)})
+    return render(
+        [{"id": "functions.write:0", "function": {"name": "write", "arguments": arguments}}]
+    )
+
+
+def once(parser: type, text: str) -> Callable[[], object]:
+    """Feed `text` to a new `parser` as ONE delta and close it."""
+
+    def work() -> object:
+        stream = parser()
+        return stream.feed(text) + stream.close()
+
+    return work
+
+
+PARSERS = [
+    ("Kimi", KimiStreamParser, render_kimi_tool_calls, "<|tool_call "),
+    ("Hermes", HermesStreamParser, render_hermes_tool_calls, "<tool_cal "),
+    ("Qwen XML", QwenXmlStreamParser, render_qwen_xml_tool_calls, "<paramete "),
+]
+PATHOLOGICAL = (
+    [
+        (f"{name}: many calls, one delta", lambda n, p=parser, r=render: once(p, many_calls(r, n)))
+        for name, parser, render, _ in PARSERS
+    ]
+    + [
+        (
+            f"{name}: one long argument, one delta",
+            lambda n, p=parser, r=render: once(p, long_argument(r, n)),
+        )
+        for name, parser, render, _ in PARSERS
+    ]
+    + [
+        (
+            f"{name}: near-markers in content, one delta",
+            lambda n, p=parser, m=near: once(p, repeat_to(n, m)),
+        )
+        for name, parser, _, near in PARSERS
+    ]
+    + [
+        (
+            "Qwen XML: a value full of literal </parameter>",
+            lambda n: once(
+                QwenXmlStreamParser,
+                "<tool_call>\n<function=f>\n<parameter=x>\n"
+                + repeat_to(n, "a </parameter> b ")
+                + "\n</parameter>\n</function>\n</tool_call>",
+            ),
+        ),
+    ]
+)
+
 CASES = [
     ("ToolCallAccumulator, arguments in 4-char deltas", accumulate, 100_000),
     (
@@ -99,11 +189,14 @@ CASES = [
 
 def main() -> None:
     """Time every case at n and 10n characters and print a table with the ratio."""
+    size = 1_000_000 if "--big" in sys.argv else 100_000
+    runs = 1 if "--big" in sys.argv else 3
     print("| case | n chars | time(n) | time(10n) | ratio (linear ~10x, quadratic ~100x) |")
     print("|---|---:|---:|---:|---:|")
-    for label, make, size in CASES:
-        small = best_of(3, make(size))
-        large = best_of(3, make(10 * size))
+    cases = [*CASES, *((label, make, size) for label, make in PATHOLOGICAL)]
+    for label, make, size in cases:
+        small = best_of(runs, make(size))
+        large = best_of(runs, make(10 * size))
         print(
             f"| {label} | {size:,} | {small * 1e3:.1f} ms | {large * 1e3:.1f} ms "
             f"| {large / small:.1f}x |"

@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis_profiles import examples
 
-from helpers.formats._common import StreamParser
+from helpers.formats.stream import StreamParser
 from helpers.streaming import ToolCallAccumulator
 
 FAST = settings(

@@ -374,3 +374,63 @@ def test_qwen3_stream_sends_reasoning_content_deltas_first() -> None:
     reasoning = "".join(d.get("reasoning_content", "") for d in deltas)
     assert reasoning == "The user wants the temperature now."
     assert parser.result.tool_calls[0]["function"]["name"] == "get_current_weather"
+
+
+# ------------------------------------------------- several objects in one block (llama.cpp)
+
+
+def test_several_objects_in_one_block_are_several_calls() -> None:
+    # llama.cpp's grammar lets a model write two call objects inside one <tool_call> block, and
+    # llama-server returns them as two calls; so does parse_hermes (it used to report an error).
+    text = (
+        "<tool_call>\n"
+        '{"name": "get_weather", "arguments": {"city": "Paris"}}\n'
+        '{"name": "get_time", "arguments": {"zone": "CET"}}\n'
+        "</tool_call>"
+    )
+    result = parse_hermes(text)
+    assert result == ParseResult(
+        "",
+        [
+            call("call_0", "get_weather", '{"city": "Paris"}'),
+            call("call_1", "get_time", '{"zone": "CET"}'),
+        ],
+        [],
+    )
+    for size in (1, 5, len(text)):
+        parser, accumulator, _ = stream(
+            HermesStreamParser(), [text[i : i + size] for i in range(0, len(text), size)]
+        )
+        assert parser.result == result
+        assert accumulator.tool_calls == result.tool_calls
+
+
+def test_an_object_followed_by_garbage_stays_one_broken_call() -> None:
+    text = '<tool_call>{"name": "f", "arguments": {}} trailing words</tool_call>'
+    result = parse_hermes(text)
+    assert [c["function"]["name"] for c in result.tool_calls] == ["f"]
+    assert len(result.errors) == 1 and "not valid JSON" in result.errors[0]
+
+
+@FAST
+@given(
+    first=ARGUMENT_OBJECTS,
+    second=ARGUMENT_OBJECTS,
+    names=st.tuples(NAMES, NAMES),
+    cuts=st.lists(st.integers(0, 400), max_size=8),
+)
+def test_two_objects_in_a_block_round_trip_under_any_split(first, second, names, cuts) -> None:
+    objects = [
+        json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
+        for name, arguments in zip(names, (first, second), strict=True)
+    ]
+    text = "<tool_call>\n" + "\n".join(objects) + "\n</tool_call>"
+    result = parse_hermes(text)
+    assert [
+        (c["function"]["name"], json.loads(c["function"]["arguments"])) for c in result.tool_calls
+    ] == [
+        (names[0], first),
+        (names[1], second),
+    ]
+    parser, _, _ = stream(HermesStreamParser(), split_at(text, [c for c in cuts if c <= len(text)]))
+    assert parser.result == result

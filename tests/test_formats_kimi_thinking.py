@@ -50,13 +50,15 @@ def test_section_begin_ends_unclosed_reasoning_and_the_call_is_read() -> None:
     assert result == ParseResult("", [WEATHER], [], "Straight to the tool")
 
 
-def test_calls_inside_reasoning_are_returned_and_the_late_close_is_reported() -> None:
-    # As a provider once passed K2-Thinking output on: the section inside the think block.
+def test_calls_inside_reasoning_are_returned_and_the_late_close_stays_visible() -> None:
+    # As a provider once passed K2-Thinking output on: the section inside the think block. The
+    # section ends the reasoning (vLLM's kimi_k2 reasoning parser); reasoning is a prefix only,
+    # so the late </think> is visible text, not cut out.
     text = f"<think>I will look it up. {CALL_TEXT} </think>"
     result = parse_kimi(text)
     assert result.tool_calls == [WEATHER]
     assert result.reasoning == "I will look it up."
-    assert result.errors == ["</think> outside reasoning ignored"]
+    assert (result.content, result.errors) == ("</think>", [])
 
 
 def test_a_call_begun_inside_reasoning_without_a_section_is_kept_and_reported() -> None:
@@ -67,11 +69,11 @@ def test_a_call_begun_inside_reasoning_without_a_section_is_kept_and_reported() 
     result = parse_kimi(text)
     assert result.tool_calls == [WEATHER]
     assert result.reasoning == "Calling"
-    # Each oddity is reported: the stray </think>, the call outside a section, the text after it.
-    assert result.errors[:3] == [
-        "</think> outside reasoning ignored",
+    # Each oddity is reported: the call outside a section, the text after it (the late
+    # </think> is part of that text: reasoning ended at the call).
+    assert result.errors[:2] == [
         f"{CALL_BEGIN} outside a tool-calls section: read as a call anyway",
-        "text between tool calls ignored: 'Done.'",
+        "text between tool calls ignored: '</think>Done.'",
     ]
 
 
@@ -174,3 +176,85 @@ def test_one_character_deltas_equal_batch(text: str, reasoning_open: bool | None
 def test_no_call_marker_is_lost(text: str) -> None:
     # Every <|tool_call_begin|> becomes a call, inside reasoning or not.
     assert len(parse_kimi(text).tool_calls) == text.count(CALL_BEGIN)
+
+
+# -------------------------------------------------- what vLLM's kimi_k2 parser also accepts
+
+
+def test_the_singular_section_markers_are_read_too() -> None:
+    text = (
+        "Let me check.<|tool_call_section_begin|><|tool_call_begin|>functions.get_weather:0"
+        '<|tool_call_argument_begin|>{"city": "Beijing"}<|tool_call_end|><|tool_call_section_end|>'
+    )
+    assert parse_kimi(text) == ParseResult("Let me check.", [WEATHER], [], "")
+
+
+WEATHER_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+    },
+}
+FILE_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "read_file",
+        "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
+    },
+}
+
+
+def test_a_bare_numeric_id_gets_its_name_from_the_tools() -> None:
+    text = (
+        f"{SECTION_BEGIN}<|tool_call_begin|>0<|tool_call_argument_begin|>"
+        '{"city": "Beijing"}<|tool_call_end|><|tool_calls_section_end|>'
+    )
+    result = parse_kimi(text, tools=[FILE_TOOL, WEATHER_TOOL])
+    expected = {
+        "id": "0",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": '{"city": "Beijing"}'},
+    }
+    assert (result.tool_calls, result.errors) == ([expected], [])
+    # Streamed, the name is known only at the call's end: header and arguments come together.
+    parser, accumulator, deltas = stream(
+        KimiStreamParser(tools=[FILE_TOOL, WEATHER_TOOL]),
+        [text[i : i + 4] for i in range(0, len(text), 4)],
+    )
+    assert accumulator.tool_calls == [expected] and parser.result == result
+    # Without tools there is nothing to infer from: the id is kept and the problem reported.
+    bare = parse_kimi(text)
+    assert bare.tool_calls[0]["id"] == "0" and len(bare.errors) == 1
+
+
+def test_a_bare_id_that_fits_no_single_tool_is_kept_with_an_error() -> None:
+    text = (
+        f"{SECTION_BEGIN}<|tool_call_begin|>0<|tool_call_argument_begin|>"
+        '{"nothing": 1}<|tool_call_end|><|tool_calls_section_end|>'
+    )
+    result = parse_kimi(text, tools=[FILE_TOOL, WEATHER_TOOL])
+    assert result.tool_calls[0]["function"] == {"name": "", "arguments": '{"nothing": 1}'}
+    assert len(result.errors) == 1 and "bare id" in result.errors[0]
+
+
+@FAST
+@given(
+    bare=st.lists(st.booleans(), min_size=1, max_size=4),
+    cuts=st.lists(st.integers(0, 600), max_size=10),
+)
+def test_bare_ids_stream_like_the_whole_text_under_any_split(bare, cuts) -> None:
+    calls = "".join(
+        f"<|tool_call_begin|>{index if is_bare else f'functions.get_weather:{index}'}"
+        f'<|tool_call_argument_begin|>{{"city": "C{index}"}}<|tool_call_end|>'
+        for index, is_bare in enumerate(bare)
+    )
+    text = f"Checking.{SECTION_BEGIN}{calls}<|tool_calls_section_end|>"
+    tools = [FILE_TOOL, WEATHER_TOOL]
+    whole = parse_kimi(text, tools=tools)
+    assert [c["function"]["name"] for c in whole.tool_calls] == ["get_weather"] * len(bare)
+    parser, accumulator, _ = stream(
+        KimiStreamParser(tools=tools), split_at(text, [c for c in cuts if c <= len(text)])
+    )
+    assert parser.result == whole
+    assert accumulator.tool_calls == whole.tool_calls

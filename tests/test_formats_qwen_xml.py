@@ -21,9 +21,10 @@ from helpers.formats.qwen_xml import QWEN_XML_TAGS
 from tests.formats_support import FAST, NAMES, call, split_at, stream
 
 # --------------------------------------------------------------------------- a vLLM oracle
-# An independent re-implementation of how vLLM's `qwen3_coder` parser reads a whole output
-# (vllm/tool_parsers/qwen3coder_tool_parser.py): its regular expressions and its conversions,
-# written from the documented behaviour. It is the reference the parser must agree with.
+# An independent re-implementation of how vLLM's `qwen3_coder` parser reads a whole, well-behaved
+# output (vllm/tool_parsers/qwen3coder_tool_parser.py @00d0a333): its regular expressions and
+# its conversions, written from the documented behaviour. Values holding tag-like text are left
+# to vLLM's own published cases (tests/engine_cases/, test_formats_engine_cases.py).
 
 _V_CALL = re.compile(r"<tool_call>(.*?)</tool_call>|<tool_call>(.*?)$", re.DOTALL)
 _V_FUNCTION = re.compile(r"<function=(.*?)</function>|<function=(.*)$", re.DOTALL)
@@ -33,14 +34,14 @@ _V_PARAMETER = re.compile(
 
 
 def _v_convert(value: str, key: str, config: dict) -> object:
-    """vLLM's `_convert_param_value`, written out branch by branch."""
-    if value.lower() == "null":
-        return None
+    """vLLM's `_convert_param_value` (@00d0a333), written out branch by branch."""
     if key not in config:
         return value
     kind = str(config[key].get("type", "string")).strip().lower()
     if kind in ("string", "str", "text", "varchar", "char", "enum"):
         return value
+    if value.lower() in ("null", "none"):
+        return None
     if kind.startswith(("int", "uint", "long", "short", "unsigned")):
         try:
             return int(value)
@@ -148,13 +149,15 @@ VLLM_CASES = {
         "get_weather", hours="(1, 2)", filters="{'wind': None, 'sun': True}"
     ),
     "failed conversions degenerate to strings": xml_call(
-        "get_weather", days="three", lat="1e999", hours="[oops", filters="{bad"
+        "get_weather", days="three", lat="nan", hours="[oops", filters="{bad"
     ),
     "booleans other than true": xml_call("get_weather", metric="yes")
     + "\n"
     + xml_call("get_weather", metric="TRUE"),
-    "null for every type": xml_call("get_weather", city="null", days="NULL", hours="null"),
-    "parameter not in the schema": xml_call("get_weather", city="Oslo", extra="42"),
+    "null for every type but strings": xml_call(
+        "get_weather", city="null", days="NULL", hours="None"
+    ),
+    "parameter not in the schema": xml_call("get_weather", extra="42", city="Oslo"),
     "function not in the tools": xml_call("unknown", days="3"),
     "several calls": "Checking both.\n\n"
     + xml_call("get_weather", city="Paris")
@@ -210,7 +213,7 @@ def test_conversion_notes_go_to_errors() -> None:
     result = parse_qwen_xml(VLLM_CASES["failed conversions degenerate to strings"], TOOLS)
     assert json.loads(result.tool_calls[0]["function"]["arguments"]) == {
         "days": "three",
-        "lat": "1e999",
+        "lat": "nan",
         "hours": "[oops",
         "filters": "{bad",
     }
@@ -365,7 +368,8 @@ def typed_tools(calls: list[dict]) -> list[dict]:
     for c in calls:
         arguments = json.loads(c["function"]["arguments"])
         properties = {
-            k: {"type": kinds.get(type(v), "string")} for k, v in arguments.items() if v is not None
+            k: {"type": "null" if v is None else kinds.get(type(v), "string")}
+            for k, v in arguments.items()
         }
         tools.append(
             {
@@ -413,6 +417,10 @@ def test_string_values_round_trip_without_tools(content: str, data: st.DataObjec
 SOUP_PIECES = st.one_of(
     st.sampled_from((*QWEN_XML_TAGS, "<think>", "</think>")),
     st.sampled_from(["<tool_c", "<function", "</param", "<", "</", ">", "=", "f>", "x>"]),
+    # declared names (TOOLS), so tags inside values meet the schema filter both ways
+    st.sampled_from(
+        ["get_weather>", "city>", "days>", "<parameter=city>", "<function=get_weather>"]
+    ),
     st.sampled_from(["3", "true", "null", "[1, 2]", "{'a': 1}", "Paris"]),
     st.sampled_from([" ", "\n", "\u3000", "x"]),
     st.text(max_size=6),
@@ -454,7 +462,9 @@ def test_garbage_never_raises(text: str) -> None:
 # --------------------------------------------------------------------------- stream specifics
 
 
-def test_header_is_sent_at_the_name_and_each_parameter_when_it_ends() -> None:
+def test_header_is_sent_at_the_name_and_each_parameter_when_the_next_tag_shows_it_ended() -> None:
+    # A </parameter> ends the value only if a declared parameter, </function> or the end of the
+    # text follows it (vLLM's rule, so that a value may hold "</parameter>" as text).
     parser = QwenXmlStreamParser(TOOLS)
     assert parser.feed("Checking.\n\n<tool_call>\n<function=get_wea") == [{"content": "Checking."}]
     assert parser.feed("ther>\n<parameter=city>\nPar") == [
@@ -469,11 +479,9 @@ def test_header_is_sent_at_the_name_and_each_parameter_when_it_ends() -> None:
             ]
         }
     ]
-    assert parser.feed("is\n</parameter>\n<param") == [
-        {"tool_calls": [{"index": 0, "function": {"arguments": '{"city": "Paris"'}}]}
-    ]
+    assert parser.feed("is\n</parameter>\n<param") == []
     assert parser.feed("eter=days>\n3\n</parameter>\n</function>") == [
-        {"tool_calls": [{"index": 0, "function": {"arguments": ', "days": 3}'}}]}
+        {"tool_calls": [{"index": 0, "function": {"arguments": '{"city": "Paris", "days": 3}'}}]}
     ]
     assert parser.feed("\n</tool_call>") == []
     assert parser.close() == []
@@ -526,3 +534,98 @@ def test_streamed_thinking_output_gives_the_reasoning_and_the_calls(
     assert_stream_matches_batch(text, split_at(text, cuts), typed_tools(calls))
     result = parse_qwen_xml(text, typed_tools(calls))
     assert (result.reasoning, result.content) == (thought.strip(), content.strip())
+
+
+# ------------------------------------------------ conversions of vLLM @00d0a333, and exact ints
+
+
+@pytest.mark.parametrize(
+    ("schema", "text", "expected"),
+    [
+        ({"type": "integer"}, "12345678901234567891", 12345678901234567891),  # beyond 2**53
+        ({"type": "number"}, "12345678901234567891", 12345678901234567891),  # no float trip
+        ({"type": "number"}, "2.50", 2.5),
+        ({"type": "number"}, "1e3", 1000),
+        ({"type": "integer"}, "None", None),
+        ({"type": "integer"}, "null", None),
+        ({"type": "string"}, "null", "null"),
+        ({"type": "string"}, "None", "None"),
+        ({"type": ["string", "null"]}, "None", None),
+        ({"type": ["integer", "null"]}, "7", 7),
+        ({"anyOf": [{"type": "null"}, {"type": "integer"}]}, "7", 7),
+        ({"oneOf": [{"type": "boolean"}, {"type": "null"}]}, "True", True),
+        ({"anyOf": [{"type": "string"}, {"type": "null"}]}, "null", None),
+        ({"type": "object"}, "\"{'k': 'v'}\"", {"k": "v"}),  # a Python repr in JSON quotes
+        ({"type": "array"}, "[1, true, null]", [1, True, None]),
+    ],
+)
+def test_convert_parameter_follows_vllm(schema: dict, text: str, expected: object) -> None:
+    value, note = convert_parameter(text, "x", {"x": schema})
+    assert (value, type(value), note) == (expected, type(expected), None)
+
+
+def test_a_big_integer_keeps_every_digit_in_the_arguments() -> None:
+    tools = [
+        {
+            "type": "function",
+            "function": {"name": "f", "parameters": {"properties": {"n": {"type": "integer"}}}},
+        }
+    ]
+    text = "<tool_call>\n<function=f>\n<parameter=n>\n9007199254740993\n</parameter>\n</function>\n</tool_call>"
+    assert (
+        parse_qwen_xml(text, tools).tool_calls[0]["function"]["arguments"]
+        == '{"n": 9007199254740993}'
+    )
+
+
+def test_a_value_may_hold_tags_as_text() -> None:
+    # A file written through a tool may itself hold tool-call markup (vLLM's cases).
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "write",
+                "parameters": {
+                    "properties": {"path": {"type": "string"}, "body": {"type": "string"}}
+                },
+            },
+        }
+    ]
+    body = (
+        "</parameter>\n<parameter=other>\nx\n</parameter>\n<tool_call>\n<function=g>\n</function>"
+    )
+    text = xml_call("write", path="a.txt", body=body)
+    result = parse_qwen_xml(text, tools)
+    assert json.loads(result.tool_calls[0]["function"]["arguments"]) == {
+        "path": "a.txt",
+        "body": body,
+    }
+    assert len(result.errors) == 1 and "no parameter 'other'" in result.errors[0]
+    for size in (1, 2, 7):
+        parser, _, _ = stream(
+            QwenXmlStreamParser(tools), [text[i : i + size] for i in range(0, len(text), size)]
+        )
+        assert parser.result == result
+
+
+def test_a_name_that_cannot_be_a_function_is_dropped_and_reported() -> None:
+    text = "<tool_call>\n<function={{ tc.name }}>\n<parameter=k>\nv\n</parameter>\n</function>\n</tool_call>"
+    result = parse_qwen_xml(text)
+    assert result.tool_calls == []
+    assert len(result.errors) == 1 and "dropped" in result.errors[0]
+
+
+def test_reasoning_that_mentions_tool_call_stays_reasoning() -> None:
+    text = "I would use <tool_call> later.\n</think>\n\n" + FACTS_EXAMPLE
+    result = parse_qwen_xml(text, TOOLS, reasoning_open=True)
+    assert result.reasoning == "I would use <tool_call> later."
+    assert [c["function"]["name"] for c in result.tool_calls] == ["get_weather"]
+
+
+def test_an_undeclared_parameter_after_a_close_is_text_and_says_so() -> None:
+    # vLLM's schema filter: <parameter=extra> after </parameter> is text when `extra` is unknown.
+    result = parse_qwen_xml(xml_call("get_weather", city="Oslo", extra="42"), TOOLS)
+    assert json.loads(result.tool_calls[0]["function"]["arguments"]) == {
+        "city": "Oslo\n</parameter>\n<parameter=extra>\n42"
+    }
+    assert len(result.errors) == 1 and "no parameter 'extra'" in result.errors[0]

@@ -1,4 +1,8 @@
-"""Pieces shared by the Kimi-K2 and Hermes parsers: the result type and the streaming plumbing."""
+"""Pieces every raw-format parser shares: the result type, messages, and the text plumbing.
+
+This module imports nothing else from `helpers.formats`; `think.py` builds on it, and
+`stream.py` (the `StreamParser` base) builds on both, so the imports form no cycle.
+"""
 
 from __future__ import annotations
 
@@ -209,135 +213,29 @@ class DeltaList(list[dict[str, Any]]):
 
     def append(self, delta: dict[str, Any]) -> None:
         """Add a new delta (the previous one is complete: join what was merged into it)."""
-        self.done()
+        self._join()
         super().append(delta)
 
     def _merge(self, holder: dict[str, Any], key: str, text: str) -> None:
         """Note `text` as a continuation of `holder[key]`, to be joined by `done()`."""
         if self._merging is None or self._merging[0] is not holder:
-            self.done()
+            self._join()
             self._merging = (holder, key, [holder[key]])
         self._merging[2].append(text)
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         """Iterate over complete deltas (so `list(out)` is as good as `out.done()`)."""
-        self.done()
+        self._join()
         return super().__iter__()
 
-    def done(self) -> list[dict[str, Any]]:
-        """Join the merged fragments into their delta; return the deltas as a plain list."""
+    def _join(self) -> None:
+        """Join the merged fragments into their delta (cost: the fragments, not the list)."""
         if self._merging is not None:
             holder, key, parts = self._merging
             holder[key] = "".join(parts)
             self._merging = None
+
+    def done(self) -> list[dict[str, Any]]:
+        """Join the merged fragments into their delta; return the deltas as a plain list."""
+        self._join()
         return list(super().__iter__())
-
-
-class StreamParser:
-    """The plumbing of an incremental parser: feed text deltas, get OpenAI-style delta dicts back.
-
-    A `MarkerSplitter` over `markers` cuts the stream into text and markers; a subclass decides
-    what each piece means (`_on_text`, `_on_marker`) and what is still open at the end
-    (`_on_end`). Content goes through a `StrippedStream`, so the content deltas add up to the
-    batch parser's `content.strip()`. After `close()`, `.result` holds the whole `ParseResult`.
-
-    A subclass that sets `reasoning_ends` (its tool markers that end an unclosed `<think>`) also
-    splits reasoning off first, through `helpers.formats.think.ReasoningSplitter`: reasoning comes
-    out as `{"reasoning_content": ...}` deltas and in `.result.reasoning`; `reasoning_open` is as
-    in `split_reasoning`.
-    """
-
-    markers: tuple[str, ...]
-    reasoning_ends: tuple[str, ...] = ()
-
-    def __init__(self, reasoning_open: bool | None = None) -> None:
-        """Start with nothing read."""
-        from helpers.formats.think import ReasoningSplitter  # think.py imports this module
-
-        self._think = (
-            ReasoningSplitter(self.reasoning_ends, reasoning_open) if self.reasoning_ends else None
-        )
-        self._reasoning = StrippedStream()
-        self._reasoning_sent: list[str] = []
-        self._splitter = MarkerSplitter(self.markers)
-        self._content = StrippedStream()
-        self._content_sent: list[str] = []
-        self._tool_calls: list[dict[str, Any]] = []
-        self._errors: list[str] = []
-        self._result: ParseResult | None = None
-
-    def feed(self, text_delta: str) -> list[dict[str, Any]]:
-        """Read the next piece of model output; return the deltas it completes (maybe none)."""
-        if self._result is not None:
-            raise RuntimeError("feed() after close()")
-        out = DeltaList()
-        if self._think is None:
-            self._feed_visible(text_delta, out)
-        else:
-            self._route(self._think.feed(text_delta), out)
-        return list(out)
-
-    def _route(self, pieces: list[tuple[bool, str]], out: DeltaList) -> None:
-        """Send reasoning pieces to the reasoning stream and the rest to the format's parser."""
-        for is_reasoning, piece in pieces:
-            if is_reasoning:
-                visible = self._reasoning.push(piece)
-                if visible:
-                    self._reasoning_sent.append(visible)
-                    out.reasoning(visible)
-            else:
-                self._feed_visible(piece, out)
-
-    def _feed_visible(self, text: str, out: DeltaList) -> None:
-        """Cut visible text into plain text and markers, and apply each."""
-        for is_marker, piece in self._splitter.feed(text):
-            if is_marker:
-                self._on_marker(piece, out)
-            else:
-                self._on_text(piece, out)
-
-    def close(self) -> list[dict[str, Any]]:
-        """The output ended: flush what was held back, close what is open, build `.result`."""
-        if self._result is not None:
-            return []
-        out = DeltaList()
-        think_errors: list[str] = []
-        if self._think is not None:
-            self._route(self._think.close(), out)
-            think_errors = self._think.errors
-        for _, piece in self._splitter.close():  # a held-back tail that never became a marker
-            self._on_text(piece, out)
-        self._on_end(out)
-        self._result = ParseResult(
-            "".join(self._content_sent),
-            self._tool_calls,
-            think_errors + self._errors,
-            "".join(self._reasoning_sent),
-        )
-        return list(out)
-
-    @property
-    def result(self) -> ParseResult:
-        """The whole parse (content, tool calls, errors); available after `close()`."""
-        if self._result is None:
-            raise RuntimeError("the result is known only after close()")
-        return self._result
-
-    def _emit_content(self, piece: str, out: DeltaList) -> None:
-        """Pass visible text on as content (leading and trailing whitespace held back)."""
-        visible = self._content.push(piece)
-        if visible:
-            self._content_sent.append(visible)
-            out.content(visible)
-
-    def _on_text(self, piece: str, out: DeltaList) -> None:
-        """Route one piece of plain text (subclass)."""
-        raise NotImplementedError
-
-    def _on_marker(self, marker: str, out: DeltaList) -> None:
-        """Apply one marker (subclass)."""
-        raise NotImplementedError
-
-    def _on_end(self, out: DeltaList) -> None:
-        """The text ended: finish and report whatever is still open (subclass)."""
-        raise NotImplementedError

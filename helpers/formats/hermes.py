@@ -7,7 +7,9 @@ Qwen writes each call as one JSON object between two ordinary-text tags:
     {"name": "get_current_weather", "arguments": {"location": "Paris, France"}}
     </tool_call>
 
-Rules this module follows (the same in `parse_hermes` and `HermesStreamParser`):
+Rules this module follows (`parse_hermes` is `HermesStreamParser` fed once, so they are the same
+for both; engine behaviour as in vLLM's `hermes` parser and llama.cpp, differences in
+`docs/notes.md`):
 - content is all text outside `<tool_call>` blocks, joined as written, then `.strip()`-ed
   (vLLM keeps only the text before the first block; we also keep text after the calls);
 - every `<tool_call>` block is a call attempt and never goes to content, even when its JSON is
@@ -18,10 +20,12 @@ Rules this module follows (the same in `parse_hermes` and `HermesStreamParser`):
   kept as the model wrote it;
 - a block cut off at the end of the text (no `</tool_call>`) is still parsed and reported;
 - a `</tool_call>` outside a block is dropped and reported;
+- several JSON objects written one after another inside one block are several calls (the way
+  llama-server returns them: its grammar allows it);
 - Qwen3's reasoning is split off first (`helpers.formats.think`): `<think>...</think>` goes to
   `ParseResult.reasoning` (stream: `{"reasoning_content": ...}` deltas); a `</think>` with no
   opening tag means the prompt opened the block; an unclosed `<think>` ends at `<tool_call>`.
-  `reasoning_open` (None: decide from the text) is as in `split_reasoning`.
+  `reasoning_open` (None: decide from the text) is as in `helpers.formats.think`.
 """
 
 from __future__ import annotations
@@ -35,20 +39,16 @@ from helpers.formats._common import (
     CUT_OFF,
     DeltaList,
     ParseResult,
-    StreamParser,
     arguments_problem,
     snippet,
     tool_call_dict,
 )
-from helpers.formats.think import parse_with_reasoning
+from helpers.formats.stream import StreamParser
 from helpers.i18n import Text, tr
 
 OPEN_TAG = "<tool_call>"
 CLOSE_TAG = "</tool_call>"
 HERMES_TAGS = (OPEN_TAG, CLOSE_TAG)
-
-# Either tag; the parentheses make `re.split` keep the tags in its output.
-_TAG_RE = re.compile("(" + "|".join(re.escape(tag) for tag in HERMES_TAGS) + ")")
 
 # For salvaging broken JSON: a "name": "..." pair, and where "arguments": starts.
 _NAME_RE = re.compile(r'"name"\s*:\s*("(?:[^"\\]|\\.)*")')
@@ -79,6 +79,48 @@ def _salvage(body: str) -> tuple[str, str]:
         except (ValueError, RecursionError):  # cut off or broken: keep what the model wrote
             arguments = rest.strip()
     return name, arguments
+
+
+def _several_objects(body: str) -> list[str] | None:
+    """The texts of two or more JSON objects written one after another, or None.
+
+    llama.cpp's grammar lets a model write several call objects inside one `<tool_call>` block,
+    and llama-server returns them as several calls; so do we. Anything else between or after the
+    objects (or an object that does not parse) means it is not such a block: None.
+    """
+    decoder = json.JSONDecoder()
+    texts: list[str] = []
+    pos = 0
+    while pos < len(body):
+        start = pos
+        try:
+            value, pos = decoder.raw_decode(body, pos)
+        except (ValueError, RecursionError):
+            return None
+        if not isinstance(value, dict):
+            return None
+        texts.append(body[start:pos])
+        while pos < len(body) and body[pos].isspace():
+            pos += 1
+    return texts if len(texts) > 1 else None
+
+
+def _build_calls(
+    first_index: int, body: str, missing_end: str | None
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The calls of one `<tool_call>` block (usually one; several objects give several calls)."""
+    objects = _several_objects(body.strip())
+    if objects is None:
+        call, problems = _build_call(first_index, body, missing_end)
+        return [call], problems
+    calls, problems = [], []
+    for offset, text in enumerate(objects):
+        call, call_problems = _build_call(
+            first_index + offset, text, missing_end if not offset else None
+        )
+        calls.append(call)
+        problems += call_problems
+    return calls, problems
 
 
 def _build_call(index: int, body: str, missing_end: str | None) -> tuple[dict[str, Any], list[str]]:
@@ -147,46 +189,6 @@ def _build_call(index: int, body: str, missing_end: str | None) -> tuple[dict[st
     return tool_call_dict(call_id, name, arguments), problems
 
 
-def parse_hermes(text: str, reasoning_open: bool | None = None) -> ParseResult:
-    """Read Qwen/Hermes raw output into reasoning, content, tool calls and errors."""
-    return parse_with_reasoning(text, (OPEN_TAG,), reasoning_open, _parse_visible)
-
-
-def _parse_visible(text: str) -> ParseResult:
-    """Read the visible part (reasoning already split off) into content, calls and errors."""
-    content_parts: list[str] = []
-    tool_calls: list[dict[str, Any]] = []
-    errors: list[str] = []
-    body: list[str] | None = None  # the text of the open <tool_call> block, if one is open
-
-    def finish_block(missing_end: str | None) -> None:
-        """Close the open block: store its call and report its problems."""
-        assert body is not None
-        tool_call, problems = _build_call(len(tool_calls), "".join(body), missing_end)
-        tool_calls.append(tool_call)
-        errors.extend(problems)
-
-    # Walk the text piece by piece: each piece is either exactly one tag or the text between.
-    for piece in _TAG_RE.split(text):
-        if piece == OPEN_TAG:
-            if body is not None:  # the previous block never got its </tool_call>
-                finish_block(tr(f"before the next {OPEN_TAG}", f"перед следующим {OPEN_TAG}"))
-            body = []
-        elif piece == CLOSE_TAG:
-            if body is None:
-                errors.append(str(_STRAY_CLOSE))
-            else:
-                finish_block(None)
-                body = None
-        elif body is not None:
-            body.append(piece)
-        else:
-            content_parts.append(piece)
-    if body is not None:
-        finish_block(str(CUT_OFF))
-    return ParseResult("".join(content_parts).strip(), tool_calls, errors)
-
-
 class HermesStreamParser(StreamParser):
     """Incremental `parse_hermes`: content is streamed as it comes, a call when its block ends.
 
@@ -233,16 +235,24 @@ class HermesStreamParser(StreamParser):
             self._emit_content(piece, out)
 
     def _finish_block(self, missing_end: str | None, out: DeltaList) -> None:
-        """Parse the buffered block once and emit its call."""
+        """Parse the buffered block once and emit its call (or calls)."""
         assert self._body is not None
-        index = len(self._tool_calls)
-        tool_call, problems = _build_call(index, "".join(self._body), missing_end)
+        first = len(self._tool_calls)
+        tool_calls, problems = _build_calls(first, "".join(self._body), missing_end)
         self._body = None
-        self._tool_calls.append(tool_call)
         self._errors.extend(problems)
-        function = tool_call["function"]
-        out.call_header(index, tool_call["id"], function["name"])
-        out.arguments(index, function["arguments"])
+        for index, tool_call in enumerate(tool_calls, first):
+            self._tool_calls.append(tool_call)
+            function = tool_call["function"]
+            out.call_header(index, tool_call["id"], function["name"])
+            out.arguments(index, function["arguments"])
+
+
+def parse_hermes(text: str, reasoning_open: bool | None = None) -> ParseResult:
+    """Read Qwen/Hermes raw output into reasoning, content, tool calls and errors.
+
+    The stream parser fed once with the whole text: one set of rules for both."""
+    return HermesStreamParser(reasoning_open).parse_whole(text)
 
 
 def _arguments_object(arguments: Any) -> Any:

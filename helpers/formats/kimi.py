@@ -6,12 +6,16 @@ Kimi-K2 writes its tool calls as ordinary generated text between five marker tok
     <|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Beijing"}
     <|tool_call_end|><|tool_calls_section_end|>
 
-Rules this module follows (the same in `parse_kimi` and `KimiStreamParser`):
+Rules this module follows (`parse_kimi` is `KimiStreamParser` fed once, so the rules are one;
+engine behaviour as in vLLM's `kimi_k2` parser, differences listed in `docs/notes.md`):
 - content is all text outside tool-call sections, joined as written, then `.strip()`-ed;
 - every `<|tool_call_begin|>` starts a call, and every call is returned, even a damaged one, so a
   tool loop can tell the model what went wrong; the damage is described in `ParseResult.errors`;
 - the call id is the text between `<|tool_call_begin|>` and `<|tool_call_argument_begin|>`,
   stripped; the name is the id without the `functions.` prefix and the final `:<digits>`;
+  a bare numeric id (`0`) gets its name from the request's `tools` when they are given;
+- both spellings of the section markers are read: `<|tool_calls_section_begin|>` and the
+  singular `<|tool_call_section_begin|>` (and their `_end`), as vLLM does;
 - the arguments are the text up to `<|tool_call_end|>`, stripped, never changed otherwise;
 - whitespace between calls is ignored; other text there is dropped and reported;
 - a marker that makes no sense where it stands is dropped and reported;
@@ -23,7 +27,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,13 +35,12 @@ from helpers.formats._common import (
     CUT_OFF,
     DeltaList,
     ParseResult,
-    StreamParser,
     StrippedStream,
     arguments_problem,
     snippet,
     tool_call_dict,
 )
-from helpers.formats.think import parse_with_reasoning
+from helpers.formats.stream import StreamParser
 from helpers.i18n import Text, tr
 
 SECTION_BEGIN = "<|tool_calls_section_begin|>"
@@ -45,14 +48,23 @@ SECTION_END = "<|tool_calls_section_end|>"
 CALL_BEGIN = "<|tool_call_begin|>"
 ARGUMENT_BEGIN = "<|tool_call_argument_begin|>"
 CALL_END = "<|tool_call_end|>"
-KIMI_MARKERS = (SECTION_BEGIN, SECTION_END, CALL_BEGIN, ARGUMENT_BEGIN, CALL_END)
+# The singular spelling of the section markers, which vLLM's kimi_k2 parser also accepts.
+SECTION_BEGIN_SINGULAR = "<|tool_call_section_begin|>"
+SECTION_END_SINGULAR = "<|tool_call_section_end|>"
+KIMI_MARKERS = (
+    SECTION_BEGIN,
+    SECTION_END,
+    CALL_BEGIN,
+    ARGUMENT_BEGIN,
+    CALL_END,
+    SECTION_BEGIN_SINGULAR,
+    SECTION_END_SINGULAR,
+)
+# Each spelling as the state machine reads it.
+_CANONICAL = {SECTION_BEGIN_SINGULAR: SECTION_BEGIN, SECTION_END_SINGULAR: SECTION_END}
 # Markers that end reasoning left open: the section begin (as in vLLM's and SGLang's kimi_k2
 # reasoning parsers), and a call begun without a section, so that no call hides in the reasoning.
-REASONING_ENDS = (SECTION_BEGIN, CALL_BEGIN)
-
-# Any one marker. The parentheses make `re.split` keep the markers in its output:
-# re.split(...) on "a<|tool_call_end|>b" gives ["a", "<|tool_call_end|>", "b"].
-_MARKER_RE = re.compile("(" + "|".join(re.escape(marker) for marker in KIMI_MARKERS) + ")")
+REASONING_ENDS = (SECTION_BEGIN, SECTION_BEGIN_SINGULAR, CALL_BEGIN)
 
 # The ":<digits>" that ends a well-formed id ("functions.get_weather:0").
 _INDEX_SUFFIX_RE = re.compile(r":\d+\Z")
@@ -78,16 +90,56 @@ def _id_problem(call_id: str, name: str) -> str | None:
     return None
 
 
+def infer_name(arguments: str, tools: Sequence[Mapping[str, Any]]) -> str | None:
+    """The tool a call with a bare numeric id (`0`) meant, as vLLM infers it; None if unsure.
+
+    One tool: that tool. Several: the only tool whose schema declares every argument key."""
+    functions = [tool.get("function", tool) for tool in tools if isinstance(tool, Mapping)]
+    names = [f.get("name") for f in functions if isinstance(f, Mapping)]
+    if len(names) == 1:
+        return names[0] if isinstance(names[0], str) else None
+    try:
+        keys = json.loads(arguments)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(keys, dict):
+        return None
+    matches = []
+    for function in functions:
+        parameters = function.get("parameters") if isinstance(function, Mapping) else None
+        properties = parameters.get("properties") if isinstance(parameters, Mapping) else None
+        if isinstance(properties, Mapping) and all(key in properties for key in keys):
+            matches.append(function.get("name"))
+    return matches[0] if len(matches) == 1 and isinstance(matches[0], str) else None
+
+
 def _build_call(
-    index: int, call_id: str, arguments: str | None, missing_end: str | None
+    index: int,
+    call_id: str,
+    arguments: str | None,
+    missing_end: str | None,
+    tools: Sequence[Mapping[str, Any]] | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """Turn what was read for one call into its OpenAI dict and the list of its problems."""
-    name = kimi_name_from_id(call_id)
     label = tr(f"call {index} (id {call_id!r})", f"вызов {index} (id {call_id!r})")
     problems = []
-    id_problem = _id_problem(call_id, name)
-    if id_problem:
-        problems.append(f"{label}: {id_problem}")
+    if _is_bare(call_id, tools):
+        assert tools is not None
+        name = infer_name(arguments or "", tools) or ""
+        if not name:
+            problems.append(
+                tr(
+                    f"{label}: a bare id and no single tool whose parameters match the "
+                    "arguments, so no function name",
+                    f"{label}: голый id, и нет единственного инструмента, чьи параметры "
+                    "подходят к аргументам, поэтому имени функции нет",
+                )
+            )
+    else:
+        name = kimi_name_from_id(call_id)
+        id_problem = _id_problem(call_id, name)
+        if id_problem:
+            problems.append(f"{label}: {id_problem}")
     if missing_end:
         problems.append(
             tr(f"{label}: no {CALL_END} {missing_end}", f"{label}: нет {CALL_END} {missing_end}")
@@ -105,6 +157,11 @@ def _build_call(
         if arguments_issue:
             problems.append(f"{label}: {arguments_issue}")
     return tool_call_dict(call_id, name, arguments), problems
+
+
+def _is_bare(call_id: str, tools: Sequence[Mapping[str, Any]] | None) -> bool:
+    """A bare numeric id (`0`) whose name must be inferred from the request's tools."""
+    return tools is not None and call_id.isdigit()
 
 
 def _stray_text_error(text: str) -> str:
@@ -158,88 +215,6 @@ class _OpenCall:
     args_parts: list[str] | None = None  # None until <|tool_call_argument_begin|>
 
 
-def parse_kimi(text: str, reasoning_open: bool | None = None) -> ParseResult:
-    """Read Kimi raw output into reasoning, content, tool calls (from every section) and errors.
-
-    `<think>…</think>` goes to `.reasoning` (see `helpers.formats.think`); `reasoning_open` says
-    whether the prompt already opened `<think>` (None: decide from the text)."""
-    return parse_with_reasoning(text, REASONING_ENDS, reasoning_open, _parse_visible)
-
-
-def _parse_visible(text: str) -> ParseResult:
-    """Read the visible part of Kimi output (reasoning already split off) into calls and errors."""
-    content_parts: list[str] = []
-    tool_calls: list[dict[str, Any]] = []
-    errors: list[str] = []
-    in_section = False
-    call: _OpenCall | None = None  # the call being read, if any
-
-    def finish_call(missing_end: str | None) -> None:
-        """Close the open call: store its dict and report its problems."""
-        assert call is not None
-        arguments = None if call.args_parts is None else "".join(call.args_parts).strip()
-        tool_call, problems = _build_call(
-            call.index, "".join(call.id_parts).strip(), arguments, missing_end
-        )
-        tool_calls.append(tool_call)
-        errors.extend(problems)
-
-    # Walk the text piece by piece: each piece is either exactly one marker or the text between.
-    for piece in _MARKER_RE.split(text):
-        if not piece:
-            continue
-        if piece not in KIMI_MARKERS:  # plain text: where it goes depends on where we are
-            if call is not None and call.args_parts is not None:
-                call.args_parts.append(piece)  # inside the arguments
-            elif call is not None:
-                call.id_parts.append(piece)  # between <|tool_call_begin|> and the arguments
-            elif in_section:
-                if piece.strip():  # whitespace between calls is normal; anything else is not
-                    errors.append(_stray_text_error(piece))
-            else:
-                content_parts.append(piece)  # ordinary visible text
-            continue
-        open_index = None if call is None else call.index  # for error messages
-        if piece == SECTION_BEGIN:
-            if call is None and not in_section:
-                in_section = True
-            else:
-                errors.append(_misplaced(piece, in_section, open_index))
-        elif piece == CALL_BEGIN:
-            if call is not None:  # the previous call never got its <|tool_call_end|>
-                finish_call(tr(f"before the next {CALL_BEGIN}", f"перед следующим {CALL_BEGIN}"))
-            elif not in_section:
-                errors.append(str(_CALL_OUTSIDE_SECTION))
-            in_section = True
-            call = _OpenCall(index=len(tool_calls))
-        elif piece == ARGUMENT_BEGIN:
-            if call is not None and call.args_parts is None:
-                call.args_parts = []  # the id is complete; the arguments start here
-            else:
-                errors.append(_misplaced(piece, in_section, open_index))
-        elif piece == CALL_END:
-            if call is not None:
-                finish_call(None)
-                call = None
-            else:
-                errors.append(_misplaced(piece, in_section, None))
-        elif piece == SECTION_END:
-            if call is not None:
-                finish_call(tr(f"before {SECTION_END}", f"перед {SECTION_END}"))
-                call = None
-            if in_section:
-                in_section = False
-            else:
-                errors.append(_misplaced(piece, False, None))
-
-    # The text ended: whatever is still open was cut off.
-    if call is not None:
-        finish_call(str(CUT_OFF))
-    if in_section:
-        errors.append(str(_NO_SECTION_END))
-    return ParseResult("".join(content_parts).strip(), tool_calls, errors)
-
-
 @dataclass
 class _StreamingCall:
     """A call being streamed: its id is buffered, its arguments are passed on as they come."""
@@ -248,7 +223,8 @@ class _StreamingCall:
     id_parts: list[str] = field(default_factory=list)
     call_id: str | None = None  # set once the id is complete and the first delta was sent
     args: StrippedStream | None = None  # None until <|tool_call_argument_begin|>
-    args_sent: list[str] = field(default_factory=list)  # the fragments already emitted
+    args_sent: list[str] = field(default_factory=list)  # the fragments read (and emitted)
+    deferred: bool = False  # a bare id: header and arguments wait for the name (call end)
 
 
 class KimiStreamParser(StreamParser):
@@ -271,9 +247,14 @@ class KimiStreamParser(StreamParser):
     markers = KIMI_MARKERS
     reasoning_ends = REASONING_ENDS
 
-    def __init__(self, reasoning_open: bool | None = None) -> None:
-        """Start with nothing read (`reasoning_open` as in `parse_kimi`)."""
+    def __init__(
+        self,
+        reasoning_open: bool | None = None,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+    ) -> None:
+        """Start with nothing read (`reasoning_open`, `tools` as in `parse_kimi`)."""
         super().__init__(reasoning_open)
+        self._tools = tools
         self._in_section = False
         self._call: _StreamingCall | None = None
         self._stray: list[str] = []  # text between calls, judged at the next marker
@@ -293,7 +274,8 @@ class KimiStreamParser(StreamParser):
             fragment = call.args.push(piece)
             if fragment:
                 call.args_sent.append(fragment)
-                out.arguments(call.index, fragment)
+                if not call.deferred:
+                    out.arguments(call.index, fragment)
         elif call is not None:
             call.id_parts.append(piece)
         elif self._in_section:
@@ -302,7 +284,8 @@ class KimiStreamParser(StreamParser):
             self._emit_content(piece, out)
 
     def _on_marker(self, marker: str, out: DeltaList) -> None:
-        """Apply one marker: the same decisions as in `parse_kimi`, in the same order."""
+        """Apply one marker (either spelling of the section markers)."""
+        marker = _CANONICAL.get(marker, marker)
         self._judge_stray_text()
         call = self._call
         call_index = None if call is None else call.index
@@ -348,6 +331,9 @@ class KimiStreamParser(StreamParser):
     def _send_header(self, call: _StreamingCall, out: DeltaList) -> None:
         """Emit the first delta of a call: index, id, name and empty arguments."""
         call.call_id = "".join(call.id_parts).strip()
+        if _is_bare(call.call_id, self._tools):
+            call.deferred = True  # the name comes from the arguments, known at the call's end
+            return
         out.call_header(call.index, call.call_id, kimi_name_from_id(call.call_id))
 
     def _finish_call(self, missing_end: str | None, out: DeltaList) -> None:
@@ -358,10 +344,29 @@ class KimiStreamParser(StreamParser):
             self._send_header(call, out)
         assert call.call_id is not None
         arguments = None if call.args is None else "".join(call.args_sent)
-        tool_call, problems = _build_call(call.index, call.call_id, arguments, missing_end)
+        tool_call, problems = _build_call(
+            call.index, call.call_id, arguments, missing_end, self._tools
+        )
+        if call.deferred:
+            out.call_header(call.index, call.call_id, tool_call["function"]["name"])
+            out.arguments(call.index, tool_call["function"]["arguments"])
         self._tool_calls.append(tool_call)
         self._errors.extend(problems)
         self._call = None
+
+
+def parse_kimi(
+    text: str,
+    reasoning_open: bool | None = None,
+    tools: Sequence[Mapping[str, Any]] | None = None,
+) -> ParseResult:
+    """Read Kimi raw output into reasoning, content, tool calls (from every section) and errors.
+
+    `<think>…</think>` goes to `.reasoning` (see `helpers.formats.think`); `reasoning_open` says
+    whether the prompt already opened `<think>` (None: decide from the text). `tools` (the
+    request's tool list) lets a bare numeric id (`0`) get its name, as vLLM infers it. This is
+    `KimiStreamParser` fed once, so batch and stream follow one set of rules."""
+    return KimiStreamParser(reasoning_open, tools).parse_whole(text)
 
 
 def render_kimi_tool_calls(tool_calls: Iterable[dict[str, Any]], content: str = "") -> str:

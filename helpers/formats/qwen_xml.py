@@ -16,7 +16,9 @@ per tag, values as plain text:
     </function>
     </tool_call>
 
-Rules this module follows (the same in `parse_qwen_xml` and `QwenXmlStreamParser`):
+Rules this module follows (`parse_qwen_xml` is `QwenXmlStreamParser` fed once, so they are the
+same for both; engine behaviour as in vLLM's `qwen3_coder` parser @00d0a333, differences listed
+in `docs/notes.md`):
 - a call is a `<function=NAME>` block, normally inside `<tool_call>`; bare `<function=...>`
   blocks (no `<tool_call>` around them) are calls too, as in vLLM's `qwen3_coder` parser;
 - one leading and one trailing "\\n" are stripped from every value; with `tools`, the value is
@@ -29,24 +31,27 @@ Rules this module follows (the same in `parse_qwen_xml` and `QwenXmlStreamParser
   `call_1`, ... (like `parse_hermes`; a server invents its own);
 - content is all text outside calls, joined as written, then `.strip()`-ed (vLLM keeps only the
   text before the first call; we also keep text after the calls);
-- a call, function or parameter cut off at the end of the text (no closing tag) is still parsed
-  and reported; a closing tag that closes nothing is dropped and reported; problems go to
-  `ParseResult.errors`, never exceptions;
+- inside a parameter value, tag-like text is kept as text unless it is structural (see
+  `QwenXmlStreamParser`), so a value may hold `</parameter>` or a whole example call;
+- a call or parameter cut off at the end of the text (no closing tag) is still parsed and
+  reported; a closing tag that closes nothing is dropped and reported; a `<function=` whose
+  name never got its `>` or cannot be a name (`{{ tc.name }}`) is dropped and reported, as vLLM
+  drops it; problems go to `ParseResult.errors`, never exceptions;
 - reasoning is split off first (`helpers.formats.think`), as for Qwen3's Hermes format:
   `<think>...</think>` goes to `ParseResult.reasoning` (stream: `{"reasoning_content": ...}`
   deltas); Qwen3.5's generation prompt opens `<think>` itself, so its output shows only
-  `</think>`, which is read as "the prompt opened it"; an unclosed `<think>` ends at `<tool_call>`.
+  `</think>`, which is read as "the prompt opened it"; an unclosed `<think>` ends at a
+  `<tool_call>` followed by `<function=` (vLLM's `qwen3` reasoning parser).
 
-`parse_qwen_xml` splits the reasoning off with `split_reasoning`, then runs the stream parser's
-state machine over the visible text at once: one set of rules for the tags. The tests compare it
-with an independent re-implementation of vLLM's regular expressions, and the stream with the
-batch result under random chunkings.
+The tests run vLLM's and SGLang's published cases (`tests/engine_cases/`) and compare the stream
+under random chunkings with the whole text fed at once.
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -55,12 +60,11 @@ from helpers.formats._common import (
     CUT_OFF,
     DeltaList,
     ParseResult,
-    StreamParser,
     snippet,
     tool_call_dict,
 )
-from helpers.formats.think import parse_with_reasoning
-from helpers.i18n import tr
+from helpers.formats.stream import StreamParser
+from helpers.i18n import Text, tr
 
 TOOL_CALL_OPEN = "<tool_call>"
 TOOL_CALL_CLOSE = "</tool_call>"
@@ -82,6 +86,7 @@ _STRING_TYPES = {"string", "str", "text", "varchar", "char", "enum"}
 _BOOLEAN_TYPES = {"boolean", "bool", "binary"}
 _CONTAINER_TYPES = {"object", "array", "arr"}
 _INTEGER_PREFIXES = ("int", "uint", "long", "short", "unsigned")
+_WHOLE_NUMBER_RE = re.compile(r"[+-]?\d+")
 
 # ast.literal_eval is not eval (it accepts literals only), but deep or huge input can still
 # exhaust the parser: such values are not given to it and stay strings.
@@ -122,20 +127,57 @@ def parameter_types(tools: Sequence[Mapping[str, Any]] | None, name: str) -> dic
     return {}
 
 
+def schema_type(schema: Any) -> tuple[str, bool]:
+    """A parameter schema's type name (lower case) and whether it admits null, as vLLM reads it.
+
+    `{"type": "integer"}` -> ("integer", False); a type list `["integer", "null"]` -> its first
+    non-null type, nullable; `anyOf` / `oneOf` -> the first non-null option's type, nullable when
+    an option is `{"type": "null"}`; anything else is read as a string."""
+    if not isinstance(schema, Mapping):
+        return "string", False
+    if "type" in schema:
+        declared = schema["type"]
+        if isinstance(declared, list):
+            names = [str(item).strip().lower() for item in declared]
+            others = [name for name in names if name != "null"]
+            return (others[0] if others else "null"), "null" in names
+        name = str(declared).strip().lower()
+        return name, name == "null"
+    for union in ("anyOf", "oneOf"):
+        options = schema.get(union)
+        if isinstance(options, list):
+            kinds = [
+                str(option["type"]).strip().lower()
+                for option in options
+                if isinstance(option, Mapping) and "type" in option
+            ]
+            others = [kind for kind in kinds if kind != "null"]
+            return (others[0] if others else "string"), "null" in kinds
+    return "string", False
+
+
+def _kept(value: str, note: Text) -> tuple[str, str]:
+    """A value that could not be converted stays the text, with a note saying why."""
+    return value, str(note)
+
+
 def convert_parameter(
     value: str, key: str, properties: Mapping[str, Any] | None
 ) -> tuple[Any, str | None]:
     """A parameter's text as vLLM's qwen3_coder parser types it; plus a note when it had to guess.
 
+    Follows vllm-project/vllm vllm/tool_parsers/qwen3coder_tool_parser.py @00d0a333.
     `properties` is the function's schema properties (None: no tools were given, keep text).
-    "null" is None for every parameter; integer types go through `int`, number types through
-    `float` (a whole number becomes an int), booleans are true only for "true"; objects and arrays
-    are `json.loads`-ed, then `ast.literal_eval`-ed; whatever fails stays the text.
+    A parameter the schema does not declare stays text. The type comes from `schema_type`
+    (anyOf / oneOf / type lists understood). "null" and "None" are null when the schema admits
+    null; a string parameter keeps any other text as it is, "null" included; for other types
+    "null" / "None" are null. Integer types go through `int` (exact, any size); numbers too when
+    written as whole numbers, else through `float` (a whole result becomes an int); booleans are
+    true only for "true"; objects and arrays are `json.loads`-ed, then `ast.literal_eval`-ed (a
+    JSON string holding a Python repr is decoded once more); whatever fails stays the text.
     """
     if properties is None:
         return value, None
-    if value.lower() == "null":
-        return None, None
     if key not in properties:
         note = (
             tr(
@@ -146,49 +188,75 @@ def convert_parameter(
             else None
         )
         return value, note
-    schema = properties[key]
-    kind = "string"
-    if isinstance(schema, Mapping) and "type" in schema:
-        kind = str(schema["type"]).strip().lower()
+    kind, nullable = schema_type(properties[key])
+    lowered = value.lower()
+    if nullable and lowered in ("null", "none"):
+        return None, None
     if kind in _STRING_TYPES:
         return value, None
+    if lowered in ("null", "none"):
+        return None, None
     if kind.startswith(_INTEGER_PREFIXES):
         try:
             return int(value), None
         except ValueError:
-            return value, tr(
-                f"{snippet(value)!r} is not an integer; kept as a string",
-                f"{snippet(value)!r} — не целое число; оставлено строкой",
+            return _kept(
+                value,
+                Text(
+                    f"{snippet(value)!r} is not an integer; kept as a string",
+                    f"{snippet(value)!r} — не целое число; оставлено строкой",
+                ),
             )
     if kind.startswith(("num", "float")):
+        if _WHOLE_NUMBER_RE.fullmatch(value.strip()):
+            return int(value), None  # exact: no round trip through float
         try:
             number = float(value)
-            return (int(number) if number == int(number) else number), None
-        except (ValueError, OverflowError):
-            return value, tr(
+        except ValueError:
+            number = math.nan
+        if math.isfinite(number):
+            return (int(number) if number.is_integer() else number), None
+        return _kept(
+            value,
+            Text(
                 f"{snippet(value)!r} is not a finite number; kept as a string",
                 f"{snippet(value)!r} — не конечное число; оставлено строкой",
-            )
+            ),
+        )
     if kind in _BOOLEAN_TYPES:
-        lowered = value.lower()
         note = (
             None
             if lowered in ("true", "false")
             else tr(f"{snippet(value)!r} read as false", f"{snippet(value)!r} прочитано как false")
         )
         return lowered == "true", note
-    if kind in _CONTAINER_TYPES or kind.startswith(("dict", "list")):
+    container = kind in _CONTAINER_TYPES or kind.startswith(("dict", "list"))
+    if container:
         try:
-            return json.loads(value), None
+            parsed = json.loads(value)
         except (ValueError, RecursionError):
             pass  # not JSON: try a Python literal (single quotes, True/None), as vLLM does
+        else:
+            return _decode_repr(parsed), None
     ok, result = _literal(value)
     if ok:
-        return result, None
-    return value, tr(
-        f"{snippet(value)!r} is not a {kind} value; kept as a string",
-        f"{snippet(value)!r} — не значение типа {kind}; оставлено строкой",
+        return (_decode_repr(result) if container else result), None
+    return _kept(
+        value,
+        Text(
+            f"{snippet(value)!r} is not a {kind} value; kept as a string",
+            f"{snippet(value)!r} — не значение типа {kind}; оставлено строкой",
+        ),
     )
+
+
+def _decode_repr(value: Any) -> Any:
+    """A container value that came out as a string (a Python repr in JSON quotes): decode it."""
+    if isinstance(value, str):
+        ok, result = _literal(value)
+        if ok:
+            return result
+    return value
 
 
 def _strip_one_newline(value: str) -> str:
@@ -205,19 +273,34 @@ def _json_value(value: Any) -> str:
         return json.dumps(repr(value), ensure_ascii=False)
 
 
+_NAME_RE = re.compile(r"[^\s<>{}()\[\]\"'`]+")
+
+
 class QwenXmlStreamParser(StreamParser):
     """Incremental Qwen XML parser: content streams as it comes, calls as soon as they are known.
 
-    Any split of a text gives deltas that add up to `parse_qwen_xml(text, tools)`, and `.result`
-    after `close()` equals it, errors included. Eager: a call's header (index, id, name) is sent
-    when `>` ends the function name; each parameter is sent as `{"key": value` or `, "key": value`
-    when it ends (its type needs the whole value); the closing `}` when the function ends. Each
-    character is buffered at most once, and a partial tag at the end of a delta (`<param`) is held
-    back by the `MarkerSplitter`, so the cost is linear in the output.
+    `parse_qwen_xml` is this parser fed once with the whole text, so the two cannot disagree; any
+    split of a text gives the same deltas' sum and the same `.result`. A call's header (index, id,
+    name) is sent when `>` ends the function name; each parameter is sent as `{"key": value` or
+    `, "key": value` when it ends (its type needs the whole value); the closing `}` when the
+    function ends.
+
+    Inside a parameter value, tags are text unless they are structural, as vLLM's
+    `qwen3_coder` parser decides (@00d0a333): a `</parameter>` ends the value only when the next
+    thing after whitespace is the end of the text, `</function>`, a tool-call tag, or a
+    `<parameter=NAME>` whose NAME the schema declares; a `<parameter=NAME>` inside a value ends it
+    (a missing `</parameter>`) only for a declared NAME not written yet; a `<function=` inside a
+    value opens a nested literal call whose `</function>` is text too; a `</parameter>` that
+    closes a literal `<parameter=...>` is text unless `</function>` or `</tool_call>` follows it
+    outside any literal call. So a file written through a tool may itself hold tool-call
+    examples; an undeclared parameter written after a `</parameter>` becomes text of the value
+    before it, which `errors` reports. Each character is buffered at most once and a held
+    decision waits only for whitespace and one tag name, so the cost stays linear.
     """
 
     markers = QWEN_XML_TAGS
     reasoning_ends = (TOOL_CALL_OPEN,)
+    reasoning_follower = FUNCTION_OPEN
 
     def __init__(
         self, tools: Sequence[Mapping[str, Any]] | None = None, reasoning_open: bool | None = None
@@ -233,6 +316,17 @@ class QwenXmlStreamParser(StreamParser):
         self._key: list[str] | None = None  # the parameter name being read (before its ">")
         self._param = ""  # the name of the open parameter, once its ">" was read
         self._value: list[str] | None = None  # the value of the open parameter
+        self._reset_value_state()
+
+    def _reset_value_state(self) -> None:
+        """Forget the tags seen inside the value that just ended."""
+        self._param_depth = 0  # literal <parameter=...> opened inside the value
+        self._call_depth = 0  # literal <function=...> opened inside the value
+        self._pending: list[str] | None = None  # a closing tag (and whitespace) not yet judged
+        self._pending_kind = ""  # which closing tag: PARAMETER_CLOSE or FUNCTION_CLOSE
+        self._probe: list[str] | None = None  # the name after a <parameter= inside a value
+        self._probe_prefix = ""  # text before that <parameter= if it turns out literal
+        self._probe_after_close = False  # the <parameter= came right after a </parameter>
 
     # --- pieces of text ---------------------------------------------------------------------
 
@@ -243,31 +337,42 @@ class QwenXmlStreamParser(StreamParser):
                 piece = self._read_name(piece, out)
             elif self._key is not None:
                 piece = self._read_key(piece)
+            elif self._probe is not None:
+                piece = self._read_probe(piece, out)
+            elif self._pending is not None:
+                if not piece.strip():
+                    self._pending.append(piece)
+                    return
+                self._literal_pending()  # text after the closing tag: it was text
             elif self._value is not None:
                 self._value.append(piece)
                 return
             elif self._function is not None or self._in_block:
-                if piece.strip() and not self._stray_text:
-                    self._stray_text = True
-                    if self._function is not None:
-                        self._errors.append(
-                            tr(
-                                "text inside a function but outside its tags ignored",
-                                "текст внутри функции, но вне её тегов пропущен",
-                            )
-                        )
-                    else:
-                        self._errors.append(
-                            tr(
-                                f"text inside a {TOOL_CALL_OPEN} block but outside its tags "
-                                "ignored",
-                                f"текст внутри блока {TOOL_CALL_OPEN}, но вне его тегов пропущен",
-                            )
-                        )
+                self._note_stray_text(piece)
                 return
             else:
                 self._emit_content(piece, out)
                 return
+
+    def _note_stray_text(self, piece: str) -> None:
+        """Report (once per block or function) text that stands outside every tag."""
+        if not piece.strip() or self._stray_text:
+            return
+        self._stray_text = True
+        if self._function is not None:
+            self._errors.append(
+                tr(
+                    "text inside a function but outside its tags ignored",
+                    "текст внутри функции, но вне её тегов пропущен",
+                )
+            )
+        else:
+            self._errors.append(
+                tr(
+                    f"text inside a {TOOL_CALL_OPEN} block but outside its tags ignored",
+                    f"текст внутри блока {TOOL_CALL_OPEN}, но вне его тегов пропущен",
+                )
+            )
 
     def _read_name(self, piece: str, out: DeltaList) -> str:
         """Collect the function name up to ">"; at ">", start the call. Returns the rest."""
@@ -277,7 +382,7 @@ class QwenXmlStreamParser(StreamParser):
             self._name.append(piece)
             return ""
         self._name.append(piece[:end])
-        self._start_function(out)
+        self._start_function(True, out)
         return piece[end + 1 :]
 
     def _read_key(self, piece: str) -> str:
@@ -288,23 +393,131 @@ class QwenXmlStreamParser(StreamParser):
             self._key.append(piece)
             return ""
         self._key.append(piece[:end])
-        self._param, self._key = "".join(self._key), None
-        self._value = []
+        self._open_value("".join(self._key))
         return piece[end + 1 :]
+
+    def _open_value(self, key: str) -> None:
+        """A parameter's name is complete: its value starts."""
+        self._param, self._key = key, None
+        self._value = []
+        self._reset_value_state()
+
+    def _read_probe(self, piece: str, out: DeltaList) -> str:
+        """Collect the name after a `<parameter=` met inside a value; at ">", judge it."""
+        assert self._probe is not None and self._function is not None
+        end = piece.find(">")
+        if end < 0:
+            self._probe.append(piece)
+            return ""
+        self._probe.append(piece[:end])
+        name, self._probe = "".join(self._probe), None
+        declared = self._function["types"]
+        known = not declared or name in declared  # no schema to check against: any name
+        if self._probe_after_close:
+            structural = known  # </parameter> then a declared parameter: the value had ended
+        else:
+            written = name in self._function["keys"] or name == self._param
+            structural = known and not written  # a missing </parameter> before the next one
+        if structural:
+            before = tr(f"before the next {PARAMETER_OPEN}", f"перед следующим {PARAMETER_OPEN}")
+            self._end_parameter(None if self._probe_after_close else before, out)
+            self._open_value(name)
+        else:
+            assert self._value is not None
+            if self._probe_after_close:  # a student would expect a new parameter here: say why
+                self._errors.append(
+                    tr(
+                        f"{self._label()}, parameter {self._param!r}: {PARAMETER_CLOSE}"
+                        f"{PARAMETER_OPEN}{name}> kept as text of the value, since the tool's "
+                        f"schema has no parameter {name!r} (as vLLM reads it)",
+                        f"{self._label()}, параметр {self._param!r}: {PARAMETER_CLOSE}"
+                        f"{PARAMETER_OPEN}{name}> оставлен текстом значения: в схеме "
+                        f"инструмента нет параметра {name!r} (так читает vLLM)",
+                    )
+                )
+            self._value.append(f"{self._probe_prefix}{PARAMETER_OPEN}{name}>")
+            self._param_depth += 1
+        return piece[end + 1 :]
+
+    def _literal_pending(self) -> None:
+        """The closing tag held back was text inside the value after all."""
+        assert self._pending is not None and self._value is not None
+        self._value.append("".join(self._pending))
+        if self._pending_kind == PARAMETER_CLOSE and self._param_depth:
+            self._param_depth -= 1  # it closed a literal <parameter=...>
+        self._pending = None
+
+    def _literal_probe(self) -> None:
+        """A `<parameter=` inside a value never got its ">": it was text."""
+        assert self._probe is not None and self._value is not None
+        self._value.append(f"{self._probe_prefix}{PARAMETER_OPEN}{''.join(self._probe)}")
+        self._probe = None
 
     # --- tags -------------------------------------------------------------------------------
 
     def _on_marker(self, tag: str, out: DeltaList) -> None:
-        """Apply one tag: open or close a block, a function or a parameter."""
+        """Apply one tag: inside a value it may be text; otherwise it opens or closes something."""
+        if self._probe is not None:
+            self._literal_probe()
+        if self._pending is not None and self._resolve_pending(tag, out):
+            return
+        if self._value is not None and self._key is None:
+            self._value_tag(tag)
+            return
+        self._structural_tag(tag, out)
+
+    def _resolve_pending(self, tag: str, out: DeltaList) -> bool:
+        """Judge the held closing tag by the tag that follows it; True when `tag` is used up."""
+        assert self._pending is not None
+        if self._pending_kind == PARAMETER_CLOSE and self._param_depth:
+            # It may close a literal <parameter=...> inside the value, or (a value that wrote
+            # an undeclared parameter) the value itself: only a call's end says the latter.
+            if tag in (FUNCTION_CLOSE, TOOL_CALL_CLOSE) and not self._call_depth:
+                self._pending = None
+                self._end_parameter(None, out)
+                return False
+            self._literal_pending()
+            return False
+        if self._pending_kind == PARAMETER_CLOSE:
+            if tag == PARAMETER_OPEN:  # judged by its name: declared or not
+                self._probe_prefix, self._pending = "".join(self._pending), None
+                self._probe, self._probe_after_close = [], True
+                return True
+            if tag == PARAMETER_CLOSE:  # the first one was text; this one is held instead
+                self._literal_pending()
+                self._pending = [tag]
+                return True
+            self._pending = None  # </function> or a tool-call tag: the value ended
+            self._end_parameter(None, out)
+            return False
+        if tag in (TOOL_CALL_CLOSE, TOOL_CALL_OPEN):  # </function> then a call tag: structural
+            self._pending = None
+            self._end_function(None, tr(f"before {FUNCTION_CLOSE}", f"перед {FUNCTION_CLOSE}"), out)
+            return False
+        self._literal_pending()
+        return False
+
+    def _value_tag(self, tag: str) -> None:
+        """A tag inside a parameter value: text, a nested literal, or a closing tag to judge."""
+        assert self._value is not None
+        if tag == PARAMETER_CLOSE:  # judged by what follows (nested or not)
+            self._pending, self._pending_kind = [tag], PARAMETER_CLOSE
+        elif tag == PARAMETER_OPEN:
+            self._probe, self._probe_prefix, self._probe_after_close = [], "", False
+        elif tag == FUNCTION_CLOSE and not self._call_depth:
+            self._pending, self._pending_kind = [tag], FUNCTION_CLOSE
+        else:
+            if tag == FUNCTION_OPEN:
+                self._call_depth += 1
+            elif tag == FUNCTION_CLOSE:
+                self._call_depth -= 1
+            self._value.append(tag)
+
+    def _structural_tag(self, tag: str, out: DeltaList) -> None:
+        """Apply one tag outside a value: open or close a block, a function or a parameter."""
         if tag == PARAMETER_OPEN and (self._function is not None or self._name is not None):
             if self._name is not None:  # the function name never got its ">"
-                self._start_function(out)
-                self._errors.append(
-                    tr(
-                        f"{self._label()}: no '>' after the function name",
-                        f"{self._label()}: нет '>' после имени функции",
-                    )
-                )
+                self._start_function(False, out)
             self._end_parameter(
                 tr(f"before the next {PARAMETER_OPEN}", f"перед следующим {PARAMETER_OPEN}"), out
             )
@@ -372,6 +585,16 @@ class QwenXmlStreamParser(StreamParser):
 
     def _on_end(self, out: DeltaList) -> None:
         """The text ended: close whatever is open, and say so."""
+        if self._probe is not None:
+            self._literal_probe()
+        if self._pending is not None:  # a closing tag at the very end: it was structural
+            kind, self._pending = self._pending_kind, None
+            if kind == PARAMETER_CLOSE:
+                self._end_parameter(None, out)
+            else:
+                self._end_function(
+                    None, tr(f"before {FUNCTION_CLOSE}", f"перед {FUNCTION_CLOSE}"), out
+                )
         if self._function is not None or self._name is not None:
             self._end_function(str(CUT_OFF), str(CUT_OFF), out)
         if self._in_block:
@@ -390,16 +613,22 @@ class QwenXmlStreamParser(StreamParser):
         assert self._function is not None
         index = self._function["index"]
         name = self._function["name"]
+        if index is None:
+            return tr(f"dropped call {name!r}", f"отброшенный вызов {name!r}")
         return tr(
             f"call {index} (id 'call_{index}', {name!r})",
             f"вызов {index} (id 'call_{index}', {name!r})",
         )
 
-    def _start_function(self, out: DeltaList) -> None:
-        """The name is complete: register the call and send its header."""
+    def _start_function(self, closed: bool, out: DeltaList) -> None:
+        """The name is complete (`closed`: by its ">"): register the call and send its header.
+
+        A name that cannot be a function's (no ">", empty, whitespace, template syntax such as
+        `{{ tc.name }}`) is not a call, as in vLLM: its body is read and dropped, and reported."""
         assert self._name is not None
         name, self._name = "".join(self._name), None
-        index = len(self._tool_calls)
+        valid = closed and _NAME_RE.fullmatch(name) is not None
+        index = len(self._tool_calls) if valid else None
         self._function = {
             "index": index,
             "name": name,
@@ -407,14 +636,20 @@ class QwenXmlStreamParser(StreamParser):
             "keys": set(),
             "pieces": [],
         }
-        self._tool_calls.append(tool_call_dict(f"call_{index}", name, ""))
-        if not name.strip():
+        if not valid:
+            why = (
+                tr("no '>' after the function name", "нет '>' после имени функции")
+                if not closed
+                else tr("this is not a function name", "это не имя функции")
+            )
             self._errors.append(
                 tr(
-                    f"call {index} (id 'call_{index}'): the function name is empty",
-                    f"вызов {index} (id 'call_{index}'): имя функции пусто",
+                    f"{FUNCTION_OPEN}{snippet(name)!r}: {why}; the call is dropped",
+                    f"{FUNCTION_OPEN}{snippet(name)!r}: {why}; вызов отброшен",
                 )
             )
+            return
+        self._tool_calls.append(tool_call_dict(f"call_{index}", name, ""))
         out.call_header(index, f"call_{index}", name)
 
     def _end_parameter(self, missing_end: str | None, out: DeltaList) -> None:
@@ -422,6 +657,10 @@ class QwenXmlStreamParser(StreamParser):
         if self._key is None and self._value is None:
             return
         assert self._function is not None
+        if self._probe is not None:
+            self._literal_probe()
+        if self._pending is not None:
+            self._literal_pending()
         if self._key is not None:  # cut before the ">" of its name
             self._param, self._key, self._value = "".join(self._key), None, []
             self._errors.append(
@@ -434,6 +673,7 @@ class QwenXmlStreamParser(StreamParser):
         key = self._param
         raw = _strip_one_newline("".join(self._value))
         self._value = None
+        self._reset_value_state()
         label = tr(f"{self._label()}, parameter {key!r}", f"{self._label()}, параметр {key!r}")
         if missing_end:
             self._errors.append(
@@ -460,16 +700,10 @@ class QwenXmlStreamParser(StreamParser):
     def _end_function(self, missing_end: str | None, parameter_end: str, out: DeltaList) -> None:
         """Close the open function (and its open parameter): send the final `}`."""
         if self._name is not None:  # cut before the ">" of the function name
-            self._start_function(out)
-            self._errors.append(
-                tr(
-                    f"{self._label()}: no '>' after the function name",
-                    f"{self._label()}: нет '>' после имени функции",
-                )
-            )
+            self._start_function(False, out)
         assert self._function is not None
         self._end_parameter(parameter_end, out)
-        if missing_end:
+        if missing_end and self._function["index"] is not None:
             self._errors.append(
                 tr(
                     f"{self._label()}: no {FUNCTION_CLOSE} {missing_end}",
@@ -477,22 +711,20 @@ class QwenXmlStreamParser(StreamParser):
                 )
             )
         self._add_arguments("}" if self._function["pieces"] else "{}", out)
+        if self._function["index"] is not None:  # joined once: no copy per parameter
+            call = self._tool_calls[self._function["index"]]
+            call["function"]["arguments"] = "".join(self._function["pieces"])
         self._function = None
         self._stray_text = False
 
     def _add_arguments(self, fragment: str, out: DeltaList) -> None:
-        """Append an arguments fragment to the open call and send it."""
+        """Append an arguments fragment to the open call and send it (a dropped call: no-op)."""
         assert self._function is not None
         index = self._function["index"]
         self._function["pieces"].append(fragment)
-        self._tool_calls[index]["function"]["arguments"] += fragment
+        if index is None:
+            return
         out.arguments(index, fragment)
-
-
-class _VisibleXmlParser(QwenXmlStreamParser):
-    """The XML state machine alone, for text whose reasoning was already split off."""
-
-    reasoning_ends = ()
 
 
 def parse_qwen_xml(
@@ -505,17 +737,10 @@ def parse_qwen_xml(
     `tools` is the request's tool list (OpenAI shape): with it, parameter values are typed by the
     schema as vLLM does; without it they stay strings. `reasoning_open`: True when the prompt
     opened `<think>` (Qwen3.5's default generation prompt), False when it did not, None to decide
-    from the text (a `</think>` before any `<think>` means the prompt opened it).
+    from the text (a `</think>` before any tool call means the prompt opened it). This is
+    `QwenXmlStreamParser` fed once with the whole text.
     """
-
-    def parse_visible(visible: str) -> ParseResult:
-        """The tags of the visible text, read by the same state machine as the stream."""
-        parser = _VisibleXmlParser(tools)
-        parser.feed(visible)
-        parser.close()
-        return parser.result
-
-    return parse_with_reasoning(text, (TOOL_CALL_OPEN,), reasoning_open, parse_visible)
+    return QwenXmlStreamParser(tools, reasoning_open).parse_whole(text)
 
 
 def _parameter_text(value: Any) -> str:

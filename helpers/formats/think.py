@@ -1,40 +1,43 @@
-"""Reasoning in raw model text: `<think>…</think>` split off before the tool-call format is read.
+"""Reasoning in raw model text: a `<think>…</think>` prefix, split off before the calls are read.
 
-Thinking models (Kimi K2-Thinking / K2.5 / K2.6, Qwen3, Qwen3.5+) write their reasoning between
-`<think>` and `</think>`, then the visible answer and tool calls. Three things make this more than
-a pair of tags, and every raw-format parser here handles them the same way:
+Thinking models (Kimi K2-Thinking / K2.5 / K2.6, Qwen3, Qwen3.5+) write their reasoning first,
+between `<think>` and `</think>`, then the visible answer and tool calls. The split follows vLLM's
+reasoning parsers (`qwen3`: vllm-project/vllm vllm/reasoning/qwen3_reasoning_parser.py @00a4c6a1,
+its tests @049d8df2; `kimi_k2`):
 
-- **The prompt may open the block.** Some chat templates end the generation prompt with `<think>`,
-  so the output starts inside the reasoning and shows only `</think>`. `reasoning_open=True` says
-  so; `False` says the output starts outside; `None` (the default) decides from the text: when the
-  first tag or tool marker in it is `</think>`, the prompt opened the block.
-- **The block may end without `</think>`.** A model can start its tool calls right away; the
-  format's tool marker (`<|tool_calls_section_begin|>` for Kimi, `<tool_call>` for Qwen) then ends
-  the reasoning, as vLLM's and SGLang's reasoning parsers do. The calls are read as usual.
-- **Nothing is lost silently.** A stray tag is dropped and reported; reasoning still open when the
-  text ends (cut off by `max_tokens`?) is kept and reported.
+- **Reasoning is a prefix.** Only a `<think>` at the very start (after whitespace) opens a block,
+  and the first `</think>` ends it. Everything after that is visible text, tags included: a later
+  `<think>` inside an answer or a tool argument is kept as written, never cut out.
+- **The prompt may open the block.** Qwen3.5 and the thinking-only models end the generation
+  prompt with `<think>`, so the output starts inside the reasoning and shows only `</think>`.
+  `reasoning_open=True` says so (vLLM's default: thinking on); `False` says the prompt did not
+  open it (vLLM's `enable_thinking=False`); `None` decides from the text: reasoning when the
+  text starts with `<think>` or a `</think>` comes before any tool call.
+- **A tool call ends reasoning left open.** The format's tool marker (`<|tool_calls_section_begin|>`
+  for Kimi, `<tool_call>` for Qwen) ends an unclosed block, as vLLM's and SGLang's reasoning
+  parsers do. A format may require a follower: for Qwen XML, `<tool_call>` ends reasoning only when
+  `<function=` comes next (whitespace between allowed), so reasoning that merely mentions
+  `<tool_call>` stays reasoning. For Hermes any `<tool_call>` ends it, as SGLang's `Qwen3Detector`
+  does (vLLM's `qwen3` parser asks for `<function` there too, which a Hermes call never has).
+- **Nothing is lost silently.** A `<think>` inside open reasoning is dropped and reported;
+  reasoning still open when the text ends (cut off by `max_tokens`?) is kept and reported.
 
-Reasoning is the text of all blocks, a newline between blocks, `.strip()`-ed. The batch function
-`split_reasoning` and the incremental `ReasoningSplitter` are written separately and must agree
-for every split of the text (the tests check it).
-
-Streaming cost stays linear, with one price for `reasoning_open=None`: until the first tag or tool
-marker shows where the text starts, it is held back (it might still turn out to be reasoning).
-A caller that knows its prompt passes `True` or `False` and gets every piece at once.
+Streaming cost stays linear. With `reasoning_open=None` the text is held back until the first
+`</think>` or tool call shows what it was (the price of not knowing the prompt); a caller that
+knows its prompt passes `True` or `False` and gets every piece at once.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 
-from helpers.formats._common import CUT_OFF, MarkerSplitter, ParseResult
+from helpers.formats._common import MarkerSplitter
 from helpers.i18n import tr
 
 THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
-BLOCK_SEPARATOR = "\n"
+
+_START, _INSIDE, _AFTER = "start", "inside", "after"
 
 
 def _stray_open() -> str:
@@ -44,151 +47,148 @@ def _stray_open() -> str:
     )
 
 
-def _stray_close() -> str:
-    return tr(
-        f"{THINK_CLOSE} outside reasoning ignored",
-        f"{THINK_CLOSE} вне рассуждения пропущен",
-    )
-
-
 def _unclosed() -> str:
     return tr(
-        f"reasoning has no {THINK_CLOSE} {CUT_OFF.en}",
+        f"reasoning has no {THINK_CLOSE} at the end of the text (output cut off, e.g. by "
+        "max_tokens?)",
         f"у рассуждения нет {THINK_CLOSE}: текст оборвался (например, по max_tokens?)",
     )
 
 
-@dataclass
-class ReasoningSplit:
-    """A raw text cut in two: the reasoning, and the visible rest (tool markers included)."""
-
-    reasoning: str = ""
-    visible: str = ""
-    errors: list[str] = field(default_factory=list)
-
-
-def split_reasoning(
-    text: str, ends: Sequence[str], reasoning_open: bool | None = None
-) -> ReasoningSplit:
-    """Split `<think>` blocks off `text`; `ends` are the markers that close an unclosed block."""
-    tags = (THINK_OPEN, THINK_CLOSE, *ends)
-    pieces = [p for p in re.split("(" + "|".join(map(re.escape, tags)) + ")", text) if p]
-    if reasoning_open is None:
-        first_tag = next((p for p in pieces if p in tags), None)
-        reasoning_open = first_tag == THINK_CLOSE
-    inside = reasoning_open
-    reasoning: list[str] = []
-    visible: list[str] = []
-    errors: list[str] = []
-    for piece in pieces:
-        if piece == THINK_OPEN:
-            if inside:
-                errors.append(_stray_open())
-                continue
-            inside = True
-            if any(reasoning):
-                reasoning.append(BLOCK_SEPARATOR)
-        elif piece == THINK_CLOSE:
-            if inside:
-                inside = False
-            else:
-                errors.append(_stray_close())
-        elif piece in ends:
-            inside = False  # the tool calls begin: reasoning is over, whether closed or not
-            visible.append(piece)
-        else:
-            (reasoning if inside else visible).append(piece)
-    if inside:
-        errors.append(_unclosed())
-    return ReasoningSplit("".join(reasoning).strip(), "".join(visible), errors)
-
-
 class ReasoningSplitter:
-    """Incremental `split_reasoning`: feed text deltas, get `(is_reasoning, text)` pieces back.
+    """Feed text deltas, get `(is_reasoning, text)` pieces: the reasoning prefix, then the rest.
 
-    Visible pieces, tool markers included, go on to the format's own parser; reasoning pieces are
-    raw (the caller strips the whole, as `split_reasoning` does). `errors` is complete after
-    `close()`.
+    `ends` are the format's markers that end reasoning left open; with `follower`, an end marker
+    counts only when `follower` comes next (whitespace between allowed). Visible pieces, tool
+    markers included, go on to the format's own parser; reasoning pieces are raw (the caller
+    strips the whole). `errors` is complete after `close()`.
     """
 
-    def __init__(self, ends: Sequence[str], reasoning_open: bool | None = None) -> None:
-        """Prepare for a format whose tool markers `ends` close an unclosed block."""
+    def __init__(
+        self, ends: Sequence[str], reasoning_open: bool | None = None, follower: str | None = None
+    ) -> None:
+        """Prepare for a format whose markers `ends` (followed by `follower`) end reasoning."""
         self._ends = tuple(ends)
-        self._splitter = MarkerSplitter((THINK_OPEN, THINK_CLOSE, *self._ends))
-        self._inside = reasoning_open
-        self._undecided: list[str] = []  # text read before `reasoning_open=None` was decided
-        self._any_reasoning = False
+        self._follower = follower
+        markers = [THINK_OPEN, THINK_CLOSE, *self._ends] + ([follower] if follower else [])
+        self._splitter = MarkerSplitter(markers)
+        self._open = reasoning_open
+        self._state = _INSIDE if reasoning_open else _START
+        self._tentative = False  # inside, but not sure yet (reasoning_open=None, no <think>)
+        self._held: list[str] = []  # tentative reasoning, released once the text shows what it is
+        self._lead: list[str] = []  # whitespace before the first token (state _START)
+        self._end: list[str] | None = None  # an end marker and the whitespace after it, undecided
+        self._fresh = True  # no reasoning text yet (a <think> now repeats the prompt's)
         self.errors: list[str] = []
 
     def feed(self, delta: str) -> list[tuple[bool, str]]:
         """Read the next delta; return the pieces it settles (maybe none)."""
         out: list[tuple[bool, str]] = []
-        for is_tag, piece in self._splitter.feed(delta):
-            self._take(is_tag, piece, out)
+        if self._state == _AFTER:
+            text, self._splitter.pending = self._splitter.pending + delta, ""
+            if text:
+                out.append((False, text))
+            return out
+        for is_marker, piece in self._splitter.feed(delta):
+            self._take(is_marker, piece, out)
         return out
 
     def close(self) -> list[tuple[bool, str]]:
         """The text ended: release what was held back and report an unclosed block."""
         out: list[tuple[bool, str]] = []
-        for is_tag, piece in self._splitter.close():
-            self._take(is_tag, piece, out)
-        if self._inside is None:
-            self._decide(False, out)
-        if self._inside:
+        for _, piece in self._splitter.close():
+            self._take(False, piece, out)
+        if self._end is not None:  # an end marker with no follower: it was reasoning text
+            self._reason("".join(self._end), out)
+            self._end = None
+        if self._state == _START:
+            out.append((False, "".join(self._lead)))
+        elif self._state == _INSIDE and self._tentative:
+            self._settle(False, out)  # no </think> and no tool call: it was never reasoning
+        elif self._state == _INSIDE:
             self.errors.append(_unclosed())
-            self._inside = False
-        return out
+        self._state = _AFTER
+        return [(flag, text) for flag, text in out if text]
 
-    def _decide(self, inside: bool, out: list[tuple[bool, str]]) -> None:
-        """Fix where the text started and release what waited for that answer."""
-        self._inside = inside
-        held, self._undecided = "".join(self._undecided), []
-        if held:
-            self._text(held, out)
+    # --- the decisions ---------------------------------------------------------------------
 
-    def _text(self, piece: str, out: list[tuple[bool, str]]) -> None:
-        """Pass plain text on as reasoning or as visible text."""
-        if self._inside:
-            self._any_reasoning = True
-        out.append((bool(self._inside), piece))
-
-    def _take(self, is_tag: bool, piece: str, out: list[tuple[bool, str]]) -> None:
-        """Apply one piece from the splitter: the same decisions as `split_reasoning`."""
-        if self._inside is None:
-            if not is_tag:
-                self._undecided.append(piece)
-                return
-            self._decide(piece == THINK_CLOSE, out)
-        if not is_tag:
-            self._text(piece, out)
-        elif piece == THINK_OPEN:
-            if self._inside:
-                self.errors.append(_stray_open())
-            else:
-                self._inside = True
-                if self._any_reasoning:
-                    out.append((True, BLOCK_SEPARATOR))
-        elif piece == THINK_CLOSE:
-            if self._inside:
-                self._inside = False
-            else:
-                self.errors.append(_stray_close())
-        else:  # a tool marker of the format: reasoning is over, the marker is visible text
-            self._inside = False
+    def _take(self, is_marker: bool, piece: str, out: list[tuple[bool, str]]) -> None:
+        """Apply one piece from the splitter."""
+        if self._state == _AFTER:
             out.append((False, piece))
+        elif self._state == _START:
+            self._start(is_marker, piece, out)
+        elif self._end is not None:
+            self._after_end_marker(is_marker, piece, out)
+        elif not is_marker or piece == self._follower:
+            self._reason(piece, out)
+        elif piece == THINK_OPEN and self._tentative:  # text, then <think>: not a prefix block
+            self._settle(False, out)
+            self._state = _AFTER
+            out.append((False, piece))
+        elif piece == THINK_OPEN and self._fresh:  # the prompt opened it and the model too
+            pass
+        elif piece == THINK_OPEN:
+            self.errors.append(_stray_open())
+        elif piece == THINK_CLOSE:
+            if self._tentative:
+                self._settle(True, out)
+            self._state = _AFTER
+        else:  # an end marker: decided now, or by what follows it
+            if self._follower is None:
+                self._end_reasoning(piece, out)
+            else:
+                self._end = [piece]
 
+    def _start(self, is_marker: bool, piece: str, out: list[tuple[bool, str]]) -> None:
+        """Nothing but whitespace read so far: the first token decides where the text starts."""
+        if not is_marker and not piece.strip():
+            self._lead.append(piece)
+            return
+        if is_marker and piece == THINK_OPEN:
+            self._lead = []
+            self._state = _INSIDE
+            return
+        lead, self._lead = "".join(self._lead), []
+        if self._open is None:  # maybe reasoning: hold it until a </think> or a call decides
+            self._state, self._tentative = _INSIDE, True
+            self._held.append(lead)
+            self._take(is_marker, piece, out)
+            return
+        self._state = _AFTER  # reasoning_open=False and no <think> first: all visible
+        out.append((False, lead + piece))
 
-def parse_with_reasoning(
-    text: str,
-    ends: Sequence[str],
-    reasoning_open: bool | None,
-    parse_visible: Callable[[str], ParseResult],
-) -> ParseResult:
-    """Batch parsers' side of the contract: split the reasoning off, parse the rest.
+    def _after_end_marker(self, is_marker: bool, piece: str, out: list[tuple[bool, str]]) -> None:
+        """An end marker waits for its follower; whitespace keeps it waiting."""
+        assert self._end is not None
+        if not is_marker and not piece.strip():
+            self._end.append(piece)
+            return
+        pending, self._end = "".join(self._end), None
+        if is_marker and piece == self._follower:
+            self._end_reasoning(pending + piece, out)
+            return
+        self._reason(pending, out)  # not a tool call after all: the marker is reasoning text
+        self._take(is_marker, piece, out)
 
-    Errors about the `<think>` tags come first, then the format's own, as in `StreamParser`."""
-    split = split_reasoning(text, ends, reasoning_open)
-    result = parse_visible(split.visible)
-    return ParseResult(
-        result.content, result.tool_calls, split.errors + result.errors, split.reasoning
-    )
+    def _reason(self, text: str, out: list[tuple[bool, str]]) -> None:
+        """Reasoning text: emitted, or held while it is only tentative."""
+        if text.strip():
+            self._fresh = False
+        if self._tentative:
+            self._held.append(text)
+        else:
+            out.append((True, text))
+
+    def _settle(self, reasoning: bool, out: list[tuple[bool, str]]) -> None:
+        """The tentative text turned out to be reasoning (or not): release it."""
+        held, self._held = "".join(self._held), []
+        self._tentative = False
+        out.append((reasoning, held))
+
+    def _end_reasoning(self, visible: str, out: list[tuple[bool, str]]) -> None:
+        """A tool call begins: reasoning is over; the call's text is visible."""
+        if self._tentative:
+            self._settle(False, out)  # no </think> before the call: with None, never reasoning
+        self._state = _AFTER
+        out.append((False, visible))
