@@ -56,9 +56,12 @@ DIFFERENCES = {
 
 
 def load_cases() -> list[tuple[str, str, dict]]:
-    """(format, case id, case) for every case of every file."""
+    """(format, case id, case) for every case of every file of K2/Qwen cases (the Kimi K3 file has
+    its own shape and test, tests/test_formats_kimi_xtml.py)."""
     cases = []
     for path in sorted(CASES_DIR.glob("*.json")):
+        if path.name.startswith("kimi_k3"):
+            continue
         data = json.loads(path.read_text(encoding="utf-8"))
         cases += [(data["format"], case["id"], case) for case in data["cases"]]
     return cases
