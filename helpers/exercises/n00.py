@@ -12,7 +12,18 @@ from helpers.exercises._verdict import NotYet, Verdict, verdict
 MOONSHOT_URLS = ("https://api.moonshot.ai/v1", "https://api.moonshot.cn/v1")
 # Platform model ids are lower-case names without a slash: kimi-k2.6, kimi-k2-thinking, ...
 PLATFORM_ID = re.compile(r"^(?:kimi|moonshot)-[a-z0-9][a-z0-9.\-]*$")
-PLATFORM_EXAMPLES = "kimi-k2.6, kimi-k2.5, kimi-k2-thinking"
+PLATFORM_EXAMPLES = "kimi-k2.6, kimi-k2.5"
+# Ids third parties report retired in 2026 (Moonshot's own model guide no longer lists them).
+RETIRED_IDS = frozenset(
+    {
+        "kimi-k2-0711-preview",
+        "kimi-k2-0905-preview",
+        "kimi-k2-turbo-preview",
+        "kimi-k2-thinking",
+        "kimi-k2-thinking-turbo",
+        "kimi-latest",
+    }
+)
 
 
 def _live_env(env: Mapping[str, str]) -> None:
@@ -55,6 +66,13 @@ def _live_env(env: Mapping[str, str]) -> None:
             f"names its models without a slash, e.g. {PLATFORM_EXAMPLES}.",
             f"{model} — это id репозитория на Hugging Face (владелец/имя); на платформе "
             f"модели называются без косой черты, например {PLATFORM_EXAMPLES}.",
+        )
+    if model in RETIRED_IDS:
+        raise NotYet(
+            f"{model} was reported retired in 2026; take a model the platform serves today, "
+            "e.g. kimi-k2.6.",
+            f"{model}, по сообщениям, снята с платформы в 2026 году; возьмите модель, которую "
+            "платформа обслуживает сейчас, например kimi-k2.6.",
         )
     if not PLATFORM_ID.match(model):
         raise NotYet(

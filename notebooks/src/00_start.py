@@ -471,7 +471,7 @@ n00.check_live_env(live_env)
 live_env = {
     "LLM_MODE": "live",
     "KIMI_BASE_URL": "https://api.moonshot.ai/v1",
-    "KIMI_MODEL": "kimi-k2-0905-preview",
+    "KIMI_MODEL": "kimi-k2.6",
 }
 ''', hidden=True),
     code('''
