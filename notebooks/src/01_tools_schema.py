@@ -50,8 +50,9 @@ set_language("en")  # the language of the helpers' messages
 conn = connect("kimi")
 client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
 model_name = conn.model_name
+settings = conn.settings(temperature=0.3)  # the guide's temperature; left out where the platform locks it
 conn
-'''),
+''', ru={"# the guide's temperature; left out where the platform locks it": '# температура из руководства; не передаётся, где платформа её фиксирует'}),
     md("""
 ## 1. The function
 
@@ -174,7 +175,7 @@ messages = [{"role": "user", "content":
              "What's the weather like in Beijing today? Let's check using the tool."}]
 completion = client.chat.completions.create(
     model=model_name, messages=messages, tools=tools,
-    temperature=0.3, tool_choice="auto",
+    tool_choice="auto", **settings,
 )
 choice = completion.choices[0]
 print(choice.finish_reason)

@@ -105,10 +105,12 @@ set_language("en")  # the language of the helpers' messages
 conn = connect("kimi")
 endpoint = conn.endpoint
 model_name = conn.model_name
+settings = conn.settings(temperature=0.3)  # the guide's temperature; left out where the platform locks it
 headers = {"Authorization": f"Bearer {conn.api_key}"}  # a local vLLM ignores it; a cloud API needs it
 conn
 ''',
-        ru={"# a local vLLM ignores it; a cloud API needs it":
+        ru={"# the guide's temperature; left out where the platform locks it": '# температура из руководства; не передаётся, где платформа её фиксирует',
+            "# a local vLLM ignores it; a cloud API needs it":
             "# локальному vLLM ключ не нужен, облаку нужен"},
     ),
     md(
@@ -649,7 +651,7 @@ if conn.replay_only("no_parser is a recorded engine profile"):
 
     messages = [{"role": "user", "content": "What's the weather like in Beijing today? Let's check using the tool."}]
     completion = client.chat.completions.create(
-        model=model_name, messages=messages, temperature=0.3, tools=tools, tool_choice="auto"
+        model=model_name, messages=messages, tools=tools, tool_choice="auto", **settings
     )
     choice = completion.choices[0]
     print("finish_reason:", choice.finish_reason)
