@@ -140,7 +140,11 @@ class Connection:
             chosen = os.environ.get(THINKING_VARIABLE, "").strip().lower()
             if chosen not in ("", "on", "off"):
                 raise LiveSettingsError(
-                    f"{THINKING_VARIABLE}={chosen!r}: use on (the platform's default) or off"
+                    tr(
+                        f"{THINKING_VARIABLE}={chosen!r}: use on (the platform's default) or off.",
+                        f"{THINKING_VARIABLE}={chosen!r}: возможны on (как на платформе по "
+                        "умолчанию) или off.",
+                    )
                 )
             thinking = None if chosen in ("", "on") else False
         if thinking is False and model in MOONSHOT_THINKING_MODELS:
