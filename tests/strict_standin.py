@@ -151,6 +151,9 @@ class StrictStandIn:
                 return reply.status, reply.read(), reply.headers.get("Content-Type", "")
         except urllib.error.HTTPError as error:
             return error.code, error.read(), error.headers.get("Content-Type", "")
+        except urllib.error.URLError as error:  # the replay server is gone: say so
+            message = f"the stand-in's replay server did not answer: {error.reason}"
+            return 502, json.dumps(ApiError(502, message).body()).encode(), ""
 
     @staticmethod
     def rewrite(raw: bytes, kind: str, model: str, reasoning_field: str | None) -> bytes:

@@ -236,7 +236,8 @@ print(answer.content)
 A comment in the guide's own code warns that `finish_reason` at the end of tool calls can differ
 between engines. The replay server can answer like four serving stacks (engine profiles): the
 Moonshot platform (the default), vLLM and SGLang with the `kimi_k2` parser, and `stop_with_calls`,
-modelled on those vLLM and SGLang versions that parse the calls but report `finish_reason="stop"`.
+modelled on a reported case: vLLM answering a forced `tool_choice` (a named tool, or `"required"`)
+with the calls parsed but `finish_reason="stop"` (vLLM issue #9209, PR #20662; SGLang #2877).
 `connect(..., engine=...)` picks one. In live mode `engine` is ignored: all four clients talk to
 your one server, so the comparisons in sections 5 and 6 print a one-line note instead of running
 (`conn.replay_only(...)` is `True` only in replay mode).
@@ -246,8 +247,9 @@ your one server, so the comparisons in sections 5 and 6 print a one-line note in
 Комментарий в коде самого руководства предупреждает: `finish_reason` в конце вызовов у разных
 движков может быть разным. Сервер воспроизведения умеет отвечать как четыре разных сервера —
 профили движков (engine profiles): платформа Moonshot (по умолчанию), vLLM и SGLang с парсером
-`kimi_k2` и профиль `stop_with_calls`, который повторяет поведение тех версий vLLM и SGLang, что
-разбирают вызовы, но сообщают `finish_reason="stop"`. Профиль выбирается через
+`kimi_k2` и профиль `stop_with_calls`. Он повторяет случай из отчётов об ошибках: vLLM отвечал на
+принудительный `tool_choice` (конкретный инструмент или `"required"`) разобранными вызовами, но с
+`finish_reason="stop"` (issue vLLM #9209, PR #20662; у SGLang — #2877). Профиль выбирается через
 `connect(..., engine=...)`. В режиме live `engine` не учитывается: все четыре клиента обращаются к
 вашему единственному серверу, поэтому сравнения из разделов 5 и 6 вместо запуска печатают короткую
 пометку (`conn.replay_only(...)` возвращает `True` только в режиме воспроизведения).

@@ -166,9 +166,11 @@ tokenizer = AutoTokenizer.from_pretrained("moonshotai/Kimi-K2-Instruct", trust_r
 ```
 
 That downloads the model's tokenizer files and runs their code. This lesson runs no code from the
-hub: `load_tokenizer(..., source="auto")` gives the course's offline tokenizer, which has the same
-template format and markers. In live and record mode it loads only the official chat template file
-(no remote code) and otherwise uses the offline one.
+hub: `load_tokenizer(..., source="auto")` gives the course's offline tokenizer, which renders the
+template of **Kimi-K2-Instruct-0905** (September 2025) with the same markers. The repo the guide
+names holds the July 2025 template, which differs in details (it does not render the assistant's
+earlier calls or the `## Return of` header). In live and record mode it loads only the official
+chat template file (no remote code) and otherwise uses the offline one.
 """,
         """
 ## 2. Промпт — это текст
@@ -182,9 +184,11 @@ tokenizer = AutoTokenizer.from_pretrained("moonshotai/Kimi-K2-Instruct", trust_r
 ```
 
 Эта строка скачивает файлы токенизатора модели и выполняет их код. В этом уроке код с хаба не
-выполняется: `load_tokenizer(..., source="auto")` даёт офлайн-токенизатор курса с тем же форматом
-шаблона и теми же маркерами. В режимах live и record он загружает только официальный файл шаблона
-чата (без удалённого кода), а в остальном пользуется офлайн-токенизатором.
+выполняется: `load_tokenizer(..., source="auto")` даёт офлайн-токенизатор курса, который строит
+промпт по шаблону **Kimi-K2-Instruct-0905** (сентябрь 2025 года) с теми же маркерами. В репозитории,
+который называет руководство, лежит шаблон июля 2025 года, и в деталях он другой (не выводит
+прежние вызовы ассистента и заголовок `## Return of`). В режимах live и record он загружает только
+официальный файл шаблона чата (без удалённого кода), а в остальном пользуется офлайн-токенизатором.
 """,
     ),
     code(
@@ -448,8 +452,9 @@ Read the guide's column row by row:
 - **cut off**: `IndexError`, as above;
 - **`-` in the name**: its id pattern `[\\w\\.]+:\\d+` has no `-`, so the call is skipped without a
   word: the worst kind of failure;
-- **no `functions.` prefix** (the Moonshot API writes ids like `get_weather:0`): the name is taken
-  with `id.split(".")[1]`, which raises `IndexError`.
+- **no `functions.` prefix** (a model writes ids like `get_weather:0` when its history showed it
+  such ids, for example ones copied from the Moonshot API's answers; vLLM's parser tests carry such
+  text): the name is taken with `id.split(".")[1]`, which raises `IndexError`.
 
 `parse_kimi` returns every call it can see and says what was wrong. For the cut-off reply the call is
 returned with its damage described, so a loop can refuse to run it or ask again:
@@ -461,8 +466,9 @@ returned with its damage described, so a loop can refuse to run it or ask again:
 - **обрезанный ответ**: `IndexError`, как выше;
 - **`-` в имени**: регулярное выражение для id `[\\w\\.]+:\\d+` не допускает `-`, поэтому вызов
   пропускается без единого сообщения — худший вид ошибки;
-- **нет префикса `functions.`** (API Moonshot пишет id вида `get_weather:0`): имя берётся через
-  `id.split(".")[1]`, и это выбрасывает `IndexError`.
+- **нет префикса `functions.`** (модель пишет id вида `get_weather:0`, если такие id были в её
+  истории, например скопированные из ответов API Moonshot; такой текст есть в тестах парсера vLLM):
+  имя берётся через `id.split(".")[1]`, и это выбрасывает `IndexError`.
 
 `parse_kimi` возвращает все вызовы, которые видит, и сообщает, что было не так. Для обрезанного
 ответа вызов возвращается вместе с описанием повреждений, и цикл может отказаться его выполнять
