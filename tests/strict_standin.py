@@ -47,6 +47,9 @@ CANDIDATES = {
     ],
 }
 VLLM_NO_USER = "No user query found in messages."
+# Moonshot's API reference documents chat completions, not the raw `/v1/completions` of
+# self-hosted engines (our reading of its docs; the platform's exact answer is not known).
+NO_RAW_COMPLETIONS = "raw /v1/completions is not part of the Moonshot API: use a self-hosted engine"
 VLLM_SYSTEM_FIRST = "System message must be at the beginning."
 
 
@@ -104,7 +107,9 @@ class StrictStandIn:
             known = ", ".join(CANDIDATES)
             raise ApiError(404, f"The model `{model}` does not exist (this stand-in: {known})")
         endpoint = path.split("/v1/", 1)[1]
-        if endpoint != "chat/completions":  # raw completions: no chat rules to check
+        if endpoint != "chat/completions" and model == MOONSHOT_MODEL:
+            raise ApiError(404, NO_RAW_COMPLETIONS)
+        if endpoint != "chat/completions":  # vLLM's raw completions: no chat rules to check
             thinking, field = False, ""
         elif model == MOONSHOT_MODEL:
             check_chat_request(body)
