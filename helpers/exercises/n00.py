@@ -10,7 +10,7 @@ from typing import Any
 from helpers.exercises._verdict import NotYet, Verdict, verdict
 
 MOONSHOT_URLS = ("https://api.moonshot.ai/v1", "https://api.moonshot.cn/v1")
-# Platform model ids are lower-case names without a slash: kimi-k2.6, kimi-k2-thinking, ...
+# Platform model ids are lower-case names without a slash: kimi-k2.6, kimi-k2.7-code, ...
 PLATFORM_ID = re.compile(r"^(?:kimi|moonshot)-[a-z0-9][a-z0-9.\-]*$")
 PLATFORM_EXAMPLES = "kimi-k2.6, kimi-k2.5"
 # Ids third parties report retired in 2026 (Moonshot's own model guide no longer lists them).

@@ -701,7 +701,7 @@ with its reasoning, under the field name the server used.
 >   `top_p` and `n` of `kimi-k2.6`/`kimi-k2.5`; the answer to another value (a 400, "only 1 is
 >   allowed") is reported by users. The forced-`tool_choice` 400s are reported by users (AstrBot
 >   PR #7825 for `"required"`, an oh-my-pi report for a named function), not in Moonshot's docs.
->   `kimi-k2-0905-preview`, `kimi-k2-thinking(-turbo)` and the other preview ids are reported
+>   `kimi-k2-0905-preview`, the other preview ids and `kimi-k2-thinking(-turbo)` are reported
 >   retired in 2026 (promptfoo's provider docs), `kimi-k2.5` is to follow on 2026-08-31;
 >   `kimi-k3` takes `reasoning_effort` instead of `thinking` (third-party reports). Users also
 >   report advice to give thinking mode `max_tokens` of 16000 or more.
@@ -739,7 +739,7 @@ H200), поэтому в классе используют платформу.
 >   is allowed») известен из сообщений пользователей. Ошибки 400 на принудительный `tool_choice`
 >   тоже известны от пользователей (PR AstrBot #7825 для `"required"`, отчёт oh-my-pi для
 >   указанной функции), а не из документации Moonshot. `kimi-k2-0905-preview`,
->   `kimi-k2-thinking(-turbo)` и другие id `-preview`, по сообщениям, сняты в 2026 году
+>   другие id `-preview` и `kimi-k2-thinking(-turbo)`, по сообщениям, сняты в 2026 году
 >   (документация провайдера promptfoo), `kimi-k2.5` последует 2026-08-31; `kimi-k3` вместо
 >   `thinking` принимает `reasoning_effort` (по сторонним источникам). Пользователи также пишут о
 >   совете давать в режиме рассуждения `max_tokens` от 16000.
