@@ -103,10 +103,12 @@ def _qwen_command(command: str) -> None:
     if "--enable-auto-tool-choice" not in words:
         raise NotYet(
             "add --enable-auto-tool-choice: without it vLLM answers a request with "
-            'tool_choice="auto" (what clients send by default with tools) with a 400; '
+            'tool_choice="auto" (what the lessons send, and vLLM\'s default when a request has '
+            "tools) with a 400; "
             'only a named tool or "required" works without the flag.',
             "добавьте --enable-auto-tool-choice: без него vLLM отвечает 400 на запрос с "
-            'tool_choice="auto" (его клиенты отправляют по умолчанию вместе с tools); без '
+            'tool_choice="auto" (его передают уроки, и его же vLLM подразумевает, если в запросе '
+            "есть tools); без "
             'флага работают только конкретный инструмент или "required".',
         )
     parser = _option(words, "--tool-call-parser")
