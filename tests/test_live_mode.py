@@ -382,3 +382,36 @@ def test_the_strict_stand_in_refuses_what_the_platform_refuses(strict: StrictSta
     for choice in ("required", {"type": "function", "function": {"name": "get_weather"}}):
         with pytest.raises(openai.BadRequestError, match="incompatible with thinking enabled"):
             client.chat.completions.create(**ask, tools=[fixed], tool_choice=choice)
+
+
+@pytest.mark.parametrize("keep_reasoning", [True, False])
+def test_thinking_on_a_streamed_loop_must_send_the_added_reasoning_back(
+    strict: StrictStandIn, keep_reasoning: bool
+) -> None:
+    """The stand-in streams a reasoning delta first (recordings of an instruct model get one), so
+    a loop that drops it meets Moonshot's 400 on round 2, as lesson 03's loop would."""
+    import openai
+
+    from helpers import ToolCallAccumulator
+    from helpers.replay.scenarios.common import WEATHER_PROMPT, WEATHER_TOOLS, lesson_registry
+
+    client = openai.OpenAI(base_url=strict.url, api_key=KEY, max_retries=0)
+    messages: list[dict[str, Any]] = [{"role": "user", "content": WEATHER_PROMPT}]
+    ask = {"model": MOONSHOT_MODEL, "tools": WEATHER_TOOLS, "tool_choice": "auto", "stream": True}
+    accumulator = ToolCallAccumulator()
+    chunks = list(client.chat.completions.create(messages=messages, **ask))
+    assert chunks[0].choices[0].delta.model_extra["reasoning_content"]  # before any content
+    for chunk in chunks:
+        accumulator.add(chunk)
+    message = accumulator.assistant_message()
+    assert message["reasoning_content"] and message["tool_calls"]
+    if not keep_reasoning:
+        del message["reasoning_content"]
+    messages.append(message)
+    messages.extend(lesson_registry().call(call) for call in accumulator.tool_calls)
+    if keep_reasoning:
+        final = list(client.chat.completions.create(messages=messages, **ask))
+        assert any(c.choices and c.choices[0].delta.content for c in final)
+    else:
+        with pytest.raises(openai.BadRequestError, match="reasoning_content is missing"):
+            client.chat.completions.create(messages=messages, **ask)
