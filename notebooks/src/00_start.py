@@ -193,6 +193,10 @@ The series was written for `kimi-k2-0905-preview`, which third parties report re
   the guide's `temperature=0.3` in `settings = conn.settings(temperature=0.3)` and leave it out of
   requests to such a model.
 
+Lesson 04 also sends a rendered prompt to the raw `/completions` endpoint, which self-hosted
+engines offer and the Moonshot API does not document: run that lesson against your own server or in
+replay mode.
+
 `LLM_MODE=record` works the same way and also writes what it sees to `recordings-new/`, so you can
 replay a real conversation later; the key is never written to disk.
 """, """
@@ -228,6 +232,10 @@ jupyter lab
 - Её `temperature`, `top_p` и `n` «изменить нельзя» (список моделей Moonshot). Уроки хранят
   `temperature=0.3` из руководства в `settings = conn.settings(temperature=0.3)` и не передают её
   такой модели.
+
+Урок 04 ещё и отправляет готовый промпт на «сырой» адрес `/completions`: он есть у движков на своём
+сервере, а в документации API Moonshot его нет. Этот урок запускайте на своём сервере или в режиме
+воспроизведения.
 
 `LLM_MODE=record` работает так же, но ещё и сохраняет увиденное в `recordings-new/`, чтобы потом
 воспроизводить настоящий диалог; ключ на диск не попадает.
