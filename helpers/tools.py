@@ -107,14 +107,30 @@ def schema_from_function(fn: Callable[..., Any]) -> dict[str, Any]:
     """Build an OpenAI tool schema from type hints and a Google-style docstring.
 
     `Optional[X]` comes out of transformers as `"nullable": true`, which JSON Schema (and so the
-    argument check) does not know: it is rewritten as a type list with `"null"`.
+    argument check) does not know: it is rewritten as a type list with `"null"`. A `tuple[...]`
+    hint comes out as `prefixItems`, which the Moonshot platform's strict tools refuse: it is
+    rewritten as `items` (one schema, or `anyOf` the different ones).
     """
     schema = import_transformers().utils.get_json_schema(fn)
     schema["function"].pop("return", None)  # not part of the OpenAI tool format
     function = schema["function"]
     if "parameters" in function:
-        function["parameters"] = nullable_to_null_type(function["parameters"])
+        function["parameters"] = without_prefix_items(nullable_to_null_type(function["parameters"]))
     return schema
+
+
+def without_prefix_items(schema: Any) -> Any:
+    """A copy of `schema` with every `prefixItems` list turned into `items`."""
+    if isinstance(schema, list):
+        return [without_prefix_items(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: without_prefix_items(value) for key, value in schema.items()}
+    prefix = out.pop("prefixItems", None)
+    if isinstance(prefix, list) and prefix and "items" not in out:
+        distinct = [s for i, s in enumerate(prefix) if s not in prefix[:i]]
+        out["items"] = distinct[0] if len(distinct) == 1 else {"anyOf": distinct}
+    return out
 
 
 def normalize_schema(schema: Mapping[str, Any]) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from helpers.replay.scenarios.common import (
 from helpers.replay.scenarios.n06_thinking_models import FOREIGN_ID, SCENARIOS, earlier_exchange
 from helpers.replay.synthesize import play
 from helpers.replay.validation import (
+    NAMED_WITH_THINKING,
     REASONING_MISSING,
     REQUIRED_WITH_THINKING,
     ApiError,
@@ -285,3 +286,171 @@ def test_every_assistant_tool_call_message_in_the_history_is_checked(reasoning, 
         check_chat_request(body(_three_rounds(*reasoning)))
     assert caught.value.message == REASONING_MISSING.format(index=index)
     check_chat_request(body(_three_rounds("a", "b", "c")))
+
+
+# --- the Moonshot platform's other documented rules ------------------------------------------------
+
+
+def test_a_named_tool_choice_is_refused_with_thinking_on_too() -> None:
+    named = {"type": "function", "function": {"name": "get_weather"}}
+    with pytest.raises(ApiError) as caught:
+        check_chat_request(body(user("Weather?"), tool_choice=named))
+    assert caught.value.message == NAMED_WITH_THINKING
+    off = {"thinking": {"type": "disabled"}}
+    check_chat_request(body(user("Weather?"), tool_choice=named, **off))
+    check_chat_request(body(user("Weather?"), tool_choice="auto"))
+
+
+@pytest.mark.parametrize("model", ["kimi-k2.6", "kimi-k2.5"])
+def test_locked_sampling_refuses_other_values_and_accepts_the_fixed_ones(model: str) -> None:
+    off = {"thinking": {"type": "disabled"}}
+    for extra, name in [({"temperature": 0.3}, "temperature"), ({"top_p": 0.5}, "top_p")]:
+        with pytest.raises(ApiError) as caught:
+            check_chat_request(body(user("Hi"), model=model, **extra))
+        assert caught.value.param == name
+    with pytest.raises(ApiError, match="only 0.6 is allowed"):
+        check_chat_request(body(user("Hi"), model=model, temperature=1.0, **off))
+    with pytest.raises(ApiError, match="invalid n"):
+        check_chat_request(body(user("Hi"), model=model, n=2))
+    check_chat_request(body(user("Hi"), model=model, temperature=1, top_p=0.95, n=1))
+    check_chat_request(body(user("Hi"), model=model, temperature=0.6, **off))
+    check_chat_request(body(user("Hi"), model=model))  # nothing sent: the platform's values
+    check_chat_request(body(user("Hi"), model="moonshotai/Kimi-K2.6", temperature=0.3))
+
+
+def tool(name: str = "get_weather", strict: bool | None = None, **parameters: Any) -> dict:
+    """One function tool whose `parameters` schema is `{"type": "object", **parameters}`."""
+    function: dict[str, Any] = {"name": name, "parameters": {"type": "object", **parameters}}
+    if strict is not None:
+        function["strict"] = strict
+    return {"type": "function", "function": function}
+
+
+CITY = {"city": {"type": "string"}}
+
+
+@pytest.mark.parametrize(
+    ("schema", "where"),
+    [
+        ({"title": "Weather", "properties": CITY}, "title"),
+        ({"properties": {"day": {"type": "string", "format": "date"}}}, "properties.day.format"),
+        ({"$comment": "ours", "properties": CITY}, "$comment"),
+        (
+            {"properties": {"at": {"type": "array", "prefixItems": [{"type": "number"}]}}},
+            "properties.at.prefixItems",
+        ),
+        ({"properties": {"x": {"$defs": {}, "type": "string"}}}, "only at the root"),
+        ({"properties": {"x": {"$ref": "https://example.org/s.json"}}}, "internal references"),
+        ({"properties": {"x": {"enum": ["a", 1]}}}, "enum mixes value types"),
+    ],
+)
+def test_strict_tools_refuse_what_moonshots_schema_subset_leaves_out(
+    schema: dict, where: str
+) -> None:
+    with pytest.raises(ApiError) as caught:
+        check_chat_request(body(user("Hi"), tools=[tool(**schema)]))
+    assert where in caught.value.message and "strict" in caught.value.message
+    check_chat_request(body(user("Hi"), tools=[tool(strict=False, **schema)]))
+    check_chat_request(body(user("Hi"), model=SELF_HOSTED, tools=[tool(**schema)]))
+
+
+def test_a_property_named_like_a_keyword_is_fine() -> None:
+    named = {"title": {"type": "string"}, "format": {"type": "string"}}
+    check_chat_request(body(user("Hi"), tools=[tool(properties=named)]))
+
+
+@pytest.mark.parametrize("name", ["go", "1st_tool", "get weather", "-x-tool", "a" * 65])
+def test_tool_names_follow_moonshots_pattern(name: str) -> None:
+    with pytest.raises(ApiError, match="must match"):
+        check_chat_request(body(user("Hi"), tools=[tool(name)]))
+
+
+def test_at_most_128_functions() -> None:
+    check_chat_request(body(user("Hi"), tools=[tool(f"tool_{i}") for i in range(128)]))
+    with pytest.raises(ApiError, match="at most 128 functions"):
+        check_chat_request(body(user("Hi"), tools=[tool(f"tool_{i}") for i in range(129)]))
+
+
+def test_the_replay_moonshot_profile_checks_schemas_and_vllm_does_not(
+    server: ReplayServer,
+) -> None:
+    bad = tool(properties={"day": {"type": "string", "format": "date"}})
+    ask = {"messages": user(WEATHER_PROMPT), "tools": [bad]}
+    default = openai.OpenAI(base_url=f"{server.url}/v1", api_key="k", max_retries=0)
+    with pytest.raises(openai.BadRequestError, match="format is not supported"):
+        default.chat.completions.create(model="moonshotai/Kimi-K2-Instruct", **ask)
+    with pytest.raises(openai.NotFoundError):  # accepted, but nothing recorded for it
+        client_for(server, "vllm").chat.completions.create(
+            model="moonshotai/Kimi-K2-Instruct", **ask
+        )
+
+
+def test_kimi_k2_thinking_has_no_switch_and_k2_7_code_refuses_disabled() -> None:
+    off = {"thinking": {"type": "disabled"}}
+    with pytest.raises(ApiError, match="reasoning_content is missing"):
+        check_chat_request(body(round_two(), model="kimi-k2-thinking", **off))
+    with pytest.raises(ApiError, match="cannot be disabled"):
+        check_chat_request(body(user("Hi"), model="kimi-k2.7-code", **off))
+
+
+def test_keep_all_wants_reasoning_on_every_assistant_message() -> None:
+    history = [*user("Hi"), {"role": "assistant", "content": "Hello!"}, *user("Weather?")]
+    check_chat_request(body(history))
+    with pytest.raises(ApiError, match="index 1"):
+        check_chat_request(body(history, thinking={"type": "enabled", "keep": "all"}))
+
+
+def test_every_schema_the_series_sends_or_builds_is_accepted_by_the_platform() -> None:
+    from helpers import schema_from_function
+    from helpers.replay.cassette import cassette_files, load_cassette
+    from helpers.replay.validation import check_moonshot_tools
+
+    sent = 0
+    for path in cassette_files(RECORDINGS_DIR):
+        for interaction in load_cassette(path).interactions:
+            tools = interaction.request["body"].get("tools")
+            if tools:
+                check_moonshot_tools(tools)
+                sent += 1
+    assert sent > 20
+
+    def plan(route: tuple[float, float], mode: str = "walk") -> dict:
+        """Plan a trip.
+
+        Args:
+            route: start latitude and longitude
+            mode: how to travel
+        """
+        return {}
+
+    check_moonshot_tools([schema_from_function(plan)])  # prefixItems rewritten as items
+    assert schema_from_function(plan)["function"]["parameters"]["properties"]["route"] == {
+        "type": "array",
+        "items": {"type": "number"},
+        "description": "start latitude and longitude",
+    }
+
+
+def test_connection_settings_leave_locked_sampling_out_and_switch_thinking(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from helpers.replay.modes import Connection, LiveSettingsError
+
+    def conn(model: str, mode: str = "live") -> Connection:
+        return Connection("http://127.0.0.1:1/v1", "k", model, mode, "kimi", None)
+
+    monkeypatch.delenv("KIMI_THINKING", raising=False)
+    assert conn("moonshotai/Kimi-K2-Instruct", "replay").settings(temperature=0.3) == {
+        "temperature": 0.3
+    }
+    assert conn("kimi-k2.6").settings(temperature=0.3) == {}
+    off = {"extra_body": {"thinking": {"type": "disabled"}}}
+    assert conn("kimi-k2.6").settings(temperature=0.3, thinking=False) == off
+    assert conn("moonshotai/Kimi-K2-Instruct-0905").settings(thinking=False) == {}
+    monkeypatch.setenv("KIMI_THINKING", "off")
+    assert conn("kimi-k2.5").settings(temperature=0.3) == off
+    with pytest.raises(LiveSettingsError, match="always thinks"):
+        conn("kimi-k2.7-code").settings()
+    monkeypatch.setenv("KIMI_THINKING", "maybe")
+    with pytest.raises(LiveSettingsError, match="on .* or off"):
+        conn("kimi-k2.6").settings()

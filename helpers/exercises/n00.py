@@ -10,9 +10,20 @@ from typing import Any
 from helpers.exercises._verdict import NotYet, Verdict, verdict
 
 MOONSHOT_URLS = ("https://api.moonshot.ai/v1", "https://api.moonshot.cn/v1")
-# Platform model ids are lower-case names without a slash: kimi-k2.6, kimi-k2-thinking, ...
+# Platform model ids are lower-case names without a slash: kimi-k2.6, kimi-k2.7-code, ...
 PLATFORM_ID = re.compile(r"^(?:kimi|moonshot)-[a-z0-9][a-z0-9.\-]*$")
-PLATFORM_EXAMPLES = "kimi-k2.6, kimi-k2.5, kimi-k2-thinking"
+PLATFORM_EXAMPLES = "kimi-k2.6, kimi-k2.5"
+# Ids third parties report retired in 2026 (Moonshot's own model guide no longer lists them).
+RETIRED_IDS = frozenset(
+    {
+        "kimi-k2-0711-preview",
+        "kimi-k2-0905-preview",
+        "kimi-k2-turbo-preview",
+        "kimi-k2-thinking",
+        "kimi-k2-thinking-turbo",
+        "kimi-latest",
+    }
+)
 
 
 def _live_env(env: Mapping[str, str]) -> None:
@@ -56,6 +67,13 @@ def _live_env(env: Mapping[str, str]) -> None:
             f"{model} — это id репозитория на Hugging Face (владелец/имя); на платформе "
             f"модели называются без косой черты, например {PLATFORM_EXAMPLES}.",
         )
+    if model in RETIRED_IDS:
+        raise NotYet(
+            f"{model} was reported retired in 2026; take a model the platform serves today, "
+            "e.g. kimi-k2.6.",
+            f"{model}, по сообщениям, снята с платформы в 2026 году; возьмите модель, которую "
+            "платформа обслуживает сейчас, например kimi-k2.6.",
+        )
     if not PLATFORM_ID.match(model):
         raise NotYet(
             f"{model!r} does not look like a platform model id such as {PLATFORM_EXAMPLES}.",
@@ -85,10 +103,12 @@ def _qwen_command(command: str) -> None:
     if "--enable-auto-tool-choice" not in words:
         raise NotYet(
             "add --enable-auto-tool-choice: without it vLLM answers a request with "
-            'tool_choice="auto" (what clients send by default with tools) with a 400; '
+            'tool_choice="auto" (what the lessons send, and vLLM\'s default when a request has '
+            "tools) with a 400; "
             'only a named tool or "required" works without the flag.',
             "добавьте --enable-auto-tool-choice: без него vLLM отвечает 400 на запрос с "
-            'tool_choice="auto" (его клиенты отправляют по умолчанию вместе с tools); без '
+            'tool_choice="auto" (его передают уроки, и его же vLLM подразумевает, если в запросе '
+            "есть tools); без "
             'флага работают только конкретный инструмент или "required".',
         )
     parser = _option(words, "--tool-call-parser")

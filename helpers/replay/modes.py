@@ -12,6 +12,7 @@ import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from helpers import catalog
 from helpers.i18n import Text, tr
@@ -19,6 +20,12 @@ from helpers.replay.cassette import CassetteError
 from helpers.replay.profiles import replay_model
 from helpers.replay.record import MIN_SECRET_CHARS, RecordProxy, upstream_host
 from helpers.replay.server import ReplayServer
+from helpers.replay.validation import (
+    ALWAYS_THINKING,
+    LOCKED_SAMPLING_MODELS,
+    MOONSHOT_THINKING_MODELS,
+    REFUSES_DISABLED,
+)
 
 MODES = catalog.MODES
 PROVIDERS = catalog.PROVIDERS
@@ -29,29 +36,36 @@ REPLAY_API_KEY = catalog.REPLAY_API_KEY
 LIVE_EXAMPLES = {
     "kimi": Text(
         "  Moonshot platform:  KIMI_BASE_URL=https://api.moonshot.ai/v1  KIMI_API_KEY=<your key>  "
-        "KIMI_MODEL=<a model id from the platform, e.g. kimi-k2-0905-preview>\n"
+        "KIMI_MODEL=kimi-k2.6  (it thinks by default; KIMI_THINKING=off turns thinking off)\n"
         "  local vLLM/SGLang:  KIMI_BASE_URL=http://localhost:8000/v1  KIMI_API_KEY=EMPTY "
-        "(any key works)  KIMI_MODEL=moonshotai/Kimi-K2-Instruct\n"
+        "(any key works)  KIMI_MODEL=moonshotai/Kimi-K2-Instruct-0905\n"
         "  Ollama:             KIMI_BASE_URL=http://localhost:11434/v1  KIMI_API_KEY=ollama  "
         "KIMI_MODEL=<a name from `ollama list`>",
         "  платформа Moonshot: KIMI_BASE_URL=https://api.moonshot.ai/v1  KIMI_API_KEY=<ваш ключ>  "
-        "KIMI_MODEL=<id модели с платформы, например kimi-k2-0905-preview>\n"
+        "KIMI_MODEL=kimi-k2.6  (по умолчанию рассуждает; KIMI_THINKING=off выключает "
+        "рассуждение)\n"
         "  свой vLLM/SGLang:   KIMI_BASE_URL=http://localhost:8000/v1  KIMI_API_KEY=EMPTY "
-        "(подойдёт любой ключ)  KIMI_MODEL=moonshotai/Kimi-K2-Instruct\n"
+        "(подойдёт любой ключ)  KIMI_MODEL=moonshotai/Kimi-K2-Instruct-0905\n"
         "  Ollama:             KIMI_BASE_URL=http://localhost:11434/v1  KIMI_API_KEY=ollama  "
         "KIMI_MODEL=<имя из `ollama list`>",
     ),
     "qwen": Text(
         "  local vLLM/SGLang:  QWEN_BASE_URL=http://localhost:8000/v1  QWEN_API_KEY=EMPTY "
-        "(any key works)  QWEN_MODEL=Qwen/Qwen2.5-7B-Instruct\n"
+        "(any key works)  QWEN_MODEL=Qwen/Qwen2.5-7B-Instruct (lesson 05) or Qwen/Qwen3.5-4B "
+        "(lesson 07)\n"
         "  Ollama:             QWEN_BASE_URL=http://localhost:11434/v1  QWEN_API_KEY=ollama  "
         "QWEN_MODEL=qwen2.5:7b",
         "  свой vLLM/SGLang:   QWEN_BASE_URL=http://localhost:8000/v1  QWEN_API_KEY=EMPTY "
-        "(подойдёт любой ключ)  QWEN_MODEL=Qwen/Qwen2.5-7B-Instruct\n"
+        "(подойдёт любой ключ)  QWEN_MODEL=Qwen/Qwen2.5-7B-Instruct (урок 05) или "
+        "Qwen/Qwen3.5-4B (урок 07)\n"
         "  Ollama:             QWEN_BASE_URL=http://localhost:11434/v1  QWEN_API_KEY=ollama  "
         "QWEN_MODEL=qwen2.5:7b",
     ),
 }
+THINKING_VARIABLE = "KIMI_THINKING"
+"""`off` sends `thinking: {"type": "disabled"}` with every request that uses `conn.settings()`
+(Moonshot models with a switch: kimi-k2.6, kimi-k2.5); unset or `on`: the platform's default."""
+SAMPLING_NAMES = ("temperature", "top_p", "n")
 LOOPBACK_NAMES = ("127.0.0.1", "localhost")
 # A lesson name as the notebooks are named: 02_sync_loop.ipynb -> 02_sync_loop.
 LESSON_NAME = re.compile(r"\d\d_[A-Za-z0-9_]+")
@@ -105,6 +119,46 @@ class Connection:
             f"**{self.mode}** mode: model `{self.model_name}`; {self.answers_from}",
             f"режим **{self.mode}**: модель `{self.model_name}`; {self.answers_from}",
         )
+
+    def settings(self, *, thinking: bool | None = None, **sampling: Any) -> dict[str, Any]:
+        """Extra arguments for `client.chat.completions.create(..., **settings)`.
+
+        `sampling` (the guide's `temperature=0.3`) is kept, except on a Moonshot model whose
+        platform documents temperature, top_p and n as "cannot be modified" (kimi-k2.6,
+        kimi-k2.5): there it is left out, as the platform refuses other values. `thinking=False`
+        (or `KIMI_THINKING=off`) turns a Moonshot model's thinking off with
+        `extra_body={"thinking": {"type": "disabled"}}`; other models get nothing for it."""
+        unknown = set(sampling) - set(SAMPLING_NAMES)
+        if unknown:
+            raise TypeError(
+                f"settings() takes {', '.join(SAMPLING_NAMES)} and thinking, not "
+                f"{', '.join(sorted(unknown))}"
+            )
+        model = self.model_name
+        settings: dict[str, Any] = {} if model in LOCKED_SAMPLING_MODELS else dict(sampling)
+        if thinking is None and self.provider == "kimi" and self.mode != "replay":
+            chosen = os.environ.get(THINKING_VARIABLE, "").strip().lower()
+            if chosen not in ("", "on", "off"):
+                raise LiveSettingsError(
+                    tr(
+                        f"{THINKING_VARIABLE}={chosen!r}: use on (the platform's default) or off.",
+                        f"{THINKING_VARIABLE}={chosen!r}: возможны on (как на платформе по "
+                        "умолчанию) или off.",
+                    )
+                )
+            thinking = None if chosen in ("", "on") else False
+        if thinking is False and model in MOONSHOT_THINKING_MODELS:
+            if model in ALWAYS_THINKING or model in REFUSES_DISABLED:
+                raise LiveSettingsError(
+                    tr(
+                        f"{model} always thinks: it has no switch to turn thinking off. Use "
+                        "KIMI_MODEL=kimi-k2.6 (or unset KIMI_THINKING).",
+                        f"{model} рассуждает всегда: выключить рассуждение у неё нельзя. Возьмите "
+                        "KIMI_MODEL=kimi-k2.6 (или уберите KIMI_THINKING).",
+                    )
+                )
+            settings["extra_body"] = {"thinking": {"type": "disabled"}}
+        return settings
 
     def replay_only(self, what: str) -> bool:
         """True in replay mode. Live/record mode: print a one-line note and return False, so a

@@ -113,8 +113,10 @@ THINKING_PROFILES: tuple[EngineProfile, ...] = (
         providers=("kimi",),
         summary="Moonshot platform API with a thinking model (kimi-k2.6): reasoning in "
         "`reasoning_content`, streamed before the content; ids `name:N`; a history whose "
-        "assistant tool-call message lacks `reasoning_content` gets a 400, and so does "
-        '`tool_choice="required"` (the latter reported by third parties, unconfirmed).',
+        "assistant tool-call message lacks `reasoning_content` gets a 400, and so does a forced "
+        '`tool_choice` (`"required"` or a named function; the texts are reported by third '
+        "parties, unconfirmed); `temperature`, `top_p` and `n` are fixed (another value: a 400, "
+        "as third parties report), tools are strict (Moonshot's JSON-schema subset).",
         id_style="moonshot",
         empty_content="",
         lists_empty_tool_calls=False,
@@ -154,7 +156,9 @@ PROFILES: dict[str, EngineProfile] = {
             name="moonshot",
             providers=("kimi",),
             summary="Moonshot platform API: ids `name:N` (N counts every call in the dialog), "
-            'finish_reason `tool_calls`, content `""` when only calls are made.',
+            'finish_reason `tool_calls`, content `""` when only calls are made; tools are strict '
+            "by default (a schema outside Moonshot's JSON-schema subset, a bad name or more than "
+            "128 functions: a 400).",
             id_style="moonshot",
             empty_content="",
             lists_empty_tool_calls=False,
@@ -178,8 +182,10 @@ PROFILES: dict[str, EngineProfile] = {
         EngineProfile(
             name="stop_with_calls",
             providers=("kimi",),
-            summary="An engine version that parses calls like vLLM but reports finish_reason "
-            "`stop` while `tool_calls` are present.",
+            summary="vLLM answering a forced `tool_choice` (named: vllm issue #9209; "
+            "`required`: the Qwen3-8B answer in vllm PR #20662; SGLang reported the same in "
+            "sglang #2877): calls parsed like vLLM, but finish_reason `stop` while `tool_calls` "
+            "are present.",
             id_style="model",
             finish_with_calls="stop",
         ),

@@ -390,7 +390,7 @@ class _ReplayHandler(JsonHandler):
         if not isinstance(body, dict):
             raise ApiError(400, "The request body must be a JSON object.", param=None)
         if route["endpoint"] == "chat/completions":
-            check_chat_request(body)
+            check_chat_request(body, engine=route["engine"])
         elif "model" not in body:
             raise ApiError(400, "you must provide a model parameter")
         interaction = replay.find(path, body, lesson=lesson)

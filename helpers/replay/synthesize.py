@@ -368,8 +368,14 @@ def render_prompt(scenario: Scenario, messages: list[dict[str, Any]]) -> str:
 
 
 def _moonshot_rejects(body: dict[str, Any]) -> str | None:
-    """What the Moonshot API documents as unsupported: `tool_choice="required"`, and a
-    temperature outside [0, 1]."""
+    """What the Moonshot API documents as unsupported: `tool_choice="required"`, a
+    temperature outside [0, 1], and a tool its strict-schema rules refuse."""
+    from helpers.replay.validation import ApiError, check_moonshot_tools
+
+    try:
+        check_moonshot_tools(body.get("tools"))
+    except ApiError as error:
+        return error.message
     if body.get("tool_choice") == "required":
         return 'tool_choice="required" (documented as unsupported)'
     temperature = body.get("temperature")

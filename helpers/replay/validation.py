@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from helpers.catalog import MODEL_NAMES
 
 # The texts below are OpenAI's (their misspelling "preceeding" included), as reported publicly.
 ORPHAN_TOOL_MESSAGE = (
@@ -209,52 +212,199 @@ def check_messages(messages: Any) -> None:
         raise _unanswered(opened_at, pending)
 
 
-def check_chat_request(body: Any) -> None:
-    """Raise ApiError when a chat completions body would be rejected by a real server."""
+def check_chat_request(body: Any, engine: str | None = None) -> None:
+    """Raise ApiError when a chat completions body would be rejected by a real server.
+
+    `engine` is the replay path's engine profile (None: the provider's default). The Moonshot
+    rules apply to a Moonshot platform model id, and to the `moonshot` profile, whose cassettes
+    name the model as self-hosted engines do."""
     if not isinstance(body, dict):
         raise _invalid_type("body", "an object", body)
     if "model" not in body:
         raise ApiError(400, "you must provide a model parameter", param=None)
     check_messages(body.get("messages"))
     check_tools(body.get("tools"))
-    check_thinking(body)
+    check_moonshot(body)
+    if not is_moonshot_model(body.get("model")) and (
+        engine == "moonshot" or (engine is None and body.get("model") == MODEL_NAMES["kimi"])
+    ):
+        check_moonshot_tools(body.get("tools"))
 
 
-# --- Moonshot thinking models -------------------------------------------------------------------
+# --- The Moonshot platform (model ids `kimi-...`) ------------------------------------------------
+# Sources (platform.kimi.ai, read for this series in 2026): /docs/api/models-overview (sampling
+# that "cannot be modified"), /docs/api/tool-use (strict tools, name pattern, 128 functions),
+# /docs/guide/use-kimi-k2-thinking-model (the `thinking` parameter per model). Wordings marked
+# "reported" are Moonshot's as users quote them; "ours" means Moonshot's exact text is not known.
+
 # Moonshot's wording, as users report it (the index is the message's position in `messages`).
 REASONING_MISSING = (
     "thinking is enabled but reasoning_content is missing in assistant tool call message at "
     "index {index}"
 )
-# Reported by third parties (AstrBot PR #7825), not found in Moonshot's own docs: unconfirmed.
+# Reported by third parties (AstrBot PR #7825; oh-my-pi for the named form), not found in
+# Moonshot's own docs: unconfirmed.
 REQUIRED_WITH_THINKING = "tool_choice 'required' is incompatible with thinking enabled"
-# Moonshot platform ids of models that think by default (kimi-k2-thinking always does).
-MOONSHOT_THINKING_MODELS = frozenset(
-    {"kimi-k2-thinking", "kimi-k2-thinking-turbo", "kimi-k2.5", "kimi-k2.6"}
+NAMED_WITH_THINKING = "tool_choice 'specified' is incompatible with thinking enabled"
+# The answer to another sampling value: documented only as "cannot be modified"; the 400 and its
+# text are reported by third parties for the temperature in thinking mode (unconfirmed).
+LOCKED_SAMPLING = "invalid {name}: only {value} is allowed for this model"
+# Ours: Moonshot documents the rule, not the error text.
+STRICT_SCHEMA = (
+    "tools[{index}].function.parameters: {problem}; tools are strict by default on this "
+    'platform (function.strict defaults to true): remove it, or send "strict": false'
 )
+BAD_TOOL_NAME = (
+    "tools[{index}].function.name {name!r} must match ^[a-zA-Z_][a-zA-Z0-9-_]{{2,63}}$ "
+    "(3 to 64 letters, digits, '_' or '-', not starting with a digit or '-')"
+)
+TOO_MANY_TOOLS = "at most 128 functions may be sent in tools, not {count}"
+THINKING_ONLY = "thinking cannot be disabled for model {model}"
+
+# Models that think by default; the switch `thinking: {"type": "disabled"}` exists for some.
+MOONSHOT_THINKING_MODELS = frozenset(
+    {
+        "kimi-k2-thinking",
+        "kimi-k2-thinking-turbo",
+        "kimi-k2.5",
+        "kimi-k2.6",
+        "kimi-k2.7-code",
+        "kimi-k2.7-code-highspeed",
+    }
+)
+# No switch: K2-Thinking always thinks (what it does with "disabled" is unconfirmed: treated as
+# ignored); K2.7-Code documents "disabled" as an error.
+ALWAYS_THINKING = frozenset({"kimi-k2-thinking", "kimi-k2-thinking-turbo"})
+REFUSES_DISABLED = frozenset({"kimi-k2.7-code", "kimi-k2.7-code-highspeed"})
+# `temperature`, `top_p` and `n` "cannot be modified" (models overview). The temperature is 1.0
+# with thinking and 0.6 without (Moonshot's recommended values; the fixed 0.6 without thinking is
+# a third party's statement, unconfirmed).
+LOCKED_SAMPLING_MODELS = frozenset({"kimi-k2.5", "kimi-k2.6"})
+FIXED_TOP_P = 0.95
+# Moonshot's JSON-schema subset (MFJS): keywords a strict tool schema may not use anywhere.
+FORBIDDEN_KEYWORDS = ("title", "format", "$comment", "prefixItems")
+TOOL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9\-_]{2,63}")
+MAX_FUNCTIONS = 128
+
+
+def is_moonshot_model(model: Any) -> bool:
+    """Whether `model` is a Moonshot platform id (`kimi-...`), not a self-hosted model name."""
+    return isinstance(model, str) and model.startswith("kimi-")
 
 
 def thinking_enabled(body: dict[str, Any]) -> bool:
     """Whether a Moonshot API request runs a thinking model with thinking on (the default)."""
-    if body.get("model") not in MOONSHOT_THINKING_MODELS:
+    model = body.get("model")
+    if model not in MOONSHOT_THINKING_MODELS:
         return False
     thinking = body.get("thinking")
     disabled = isinstance(thinking, dict) and thinking.get("type") == "disabled"
-    return not disabled or body.get("model", "").startswith("kimi-k2-thinking")
+    return not disabled or model in ALWAYS_THINKING
+
+
+def check_moonshot(body: dict[str, Any]) -> None:
+    """Raise the 400s the Moonshot platform gives: strict tool schemas, tool names, locked
+    sampling, and the thinking rules. Other model names are not checked."""
+    if not is_moonshot_model(body.get("model")):
+        return
+    check_moonshot_tools(body.get("tools"))
+    model = body["model"]
+    thinking = body.get("thinking")
+    if model in REFUSES_DISABLED and isinstance(thinking, dict):
+        if thinking.get("type") == "disabled":
+            raise ApiError(400, THINKING_ONLY.format(model=model), param="thinking")
+    if model in LOCKED_SAMPLING_MODELS:
+        check_locked_sampling(body)
+    check_thinking(body)
+
+
+def check_locked_sampling(body: dict[str, Any]) -> None:
+    """`temperature`, `top_p` and `n` are fixed for kimi-k2.6 and kimi-k2.5: another value is
+    refused (sending the fixed value, or nothing, is accepted)."""
+    fixed = {
+        "temperature": 1.0 if thinking_enabled(body) else 0.6,
+        "top_p": FIXED_TOP_P,
+        "n": 1,
+    }
+    for name, value in fixed.items():
+        sent = body.get(name)
+        if sent is not None and sent != value:
+            shown = int(value) if float(value).is_integer() else value
+            raise ApiError(400, LOCKED_SAMPLING.format(name=name, value=shown), param=name)
+
+
+def schema_problem(schema: Any, path: str = "", root: bool = True) -> str | None:
+    """The first thing in a JSON schema that Moonshot's strict subset refuses, or None."""
+    if isinstance(schema, list):
+        for i, item in enumerate(schema):
+            found = schema_problem(item, f"{path}[{i}]", root=False)
+            if found:
+                return found
+        return None
+    if not isinstance(schema, dict):
+        return None
+    for key in FORBIDDEN_KEYWORDS:
+        if key in schema and not (path.endswith(".properties") or path == "properties"):
+            return f"{path + '.' if path else ''}{key} is not supported in strict mode"
+    if "$defs" in schema and not root:
+        return f"{path}.$defs: $defs are allowed only at the root"
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and not ref.startswith("#"):
+        return f"{path + '.' if path else ''}$ref {ref!r}: only internal references (#/...)"
+    enum = schema.get("enum")
+    if isinstance(enum, list) and len({type(v).__name__ for v in enum}) > 1:
+        return f"{path + '.' if path else ''}enum mixes value types"
+    for key, value in schema.items():
+        if key in ("enum", "const", "default", "examples", "description"):
+            continue
+        found = schema_problem(value, f"{path}.{key}" if path else key, root=False)
+        if found:
+            return found
+    return None
+
+
+def check_moonshot_tools(tools: Any) -> None:
+    """Names by Moonshot's pattern, at most 128 functions, strict schemas in its subset."""
+    if not isinstance(tools, list):
+        return
+    if len(tools) > MAX_FUNCTIONS:
+        raise ApiError(400, TOO_MANY_TOOLS.format(count=len(tools)), param="tools")
+    for index, tool in enumerate(tools):
+        fn = tool.get("function") if isinstance(tool, dict) else None
+        if not isinstance(fn, dict):
+            continue
+        name = fn.get("name")
+        if isinstance(name, str) and not TOOL_NAME.fullmatch(name):
+            param = f"tools[{index}].function.name"
+            raise ApiError(400, BAD_TOOL_NAME.format(index=index, name=name), param=param)
+        if fn.get("strict") is False:
+            continue
+        problem = schema_problem(fn.get("parameters"))
+        if problem:
+            message = STRICT_SCHEMA.format(index=index, problem=problem)
+            raise ApiError(400, message, param=f"tools[{index}].function.parameters")
 
 
 def check_thinking(body: dict[str, Any]) -> None:
-    """Raise the 400s Moonshot gives with thinking on: `tool_choice="required"`, and an
-    assistant message with `tool_calls` sent back without its `reasoning_content`."""
+    """Raise the 400s Moonshot gives with thinking on: a forced `tool_choice` (`"required"` or a
+    named function), and an assistant message with `tool_calls` sent back without its
+    `reasoning_content` (with `thinking.keep: "all"` or on K2.7-Code: every assistant message)."""
     if not thinking_enabled(body):
         return
-    if body.get("tool_choice") == "required":
+    choice = body.get("tool_choice")
+    if choice == "required":
         raise ApiError(400, REQUIRED_WITH_THINKING, param="tool_choice")
+    if isinstance(choice, dict):
+        raise ApiError(400, NAMED_WITH_THINKING, param="tool_choice")
+    thinking = body.get("thinking")
+    keep_all = body.get("model") in REFUSES_DISABLED or (
+        isinstance(thinking, dict) and thinking.get("keep") == "all"
+    )
     for index, message in enumerate(body.get("messages") or []):
         if (
             isinstance(message, dict)
             and message.get("role") == "assistant"
-            and message.get("tool_calls")
+            and (keep_all or message.get("tool_calls"))
             and not message.get("reasoning_content")
         ):
             raise ApiError(400, REASONING_MISSING.format(index=index), param=None)

@@ -179,14 +179,23 @@ The simplest real Kimi-K2 is the Moonshot platform (an OpenAI-compatible API):
 export LLM_MODE=live
 export KIMI_BASE_URL=https://api.moonshot.ai/v1
 export KIMI_API_KEY=...            # your key from the platform console
-export KIMI_MODEL=kimi-k2-0905-preview   # an id from the platform's model list
+export KIMI_MODEL=kimi-k2.6              # a model the platform serves today
 jupyter lab
 ```
 
-Take the model id from the platform's model list. This series was written for
-`kimi-k2-0905-preview`; whether the platform still serves it is unconfirmed. The current ids
-(`kimi-k2.5`, `kimi-k2.6`, `kimi-k2-thinking`) think before they answer by default, which lesson 06
-covers.
+The series was written for `kimi-k2-0905-preview`, which third parties report retired in 2026;
+`kimi-k2.6` is the platform's current model. It differs in two ways the lessons handle for you:
+
+- It **thinks** before it answers (lesson 06). Every lesson runs with thinking on; to turn it off,
+  `export KIMI_THINKING=off`, and the lessons add `extra_body={"thinking": {"type": "disabled"}}`
+  to their requests. Lesson 03's hand-written streaming loop always sends it (why: lesson 06).
+- Its `temperature`, `top_p` and `n` "cannot be modified" (Moonshot's model list). The lessons keep
+  the guide's `temperature=0.3` in `settings = conn.settings(temperature=0.3)` and leave it out of
+  requests to such a model.
+
+Lesson 04 also sends a rendered prompt to the raw `/completions` endpoint, which self-hosted
+engines offer and the Moonshot API does not document: run that lesson against your own server or in
+replay mode.
 
 `LLM_MODE=record` works the same way and also writes what it sees to `recordings-new/`, so you can
 replay a real conversation later; the key is never written to disk.
@@ -208,13 +217,25 @@ replay a real conversation later; the key is never written to disk.
 export LLM_MODE=live
 export KIMI_BASE_URL=https://api.moonshot.ai/v1
 export KIMI_API_KEY=...            # ваш ключ из консоли платформы
-export KIMI_MODEL=kimi-k2-0905-preview   # id из списка моделей платформы
+export KIMI_MODEL=kimi-k2.6              # модель, которую платформа обслуживает сейчас
 jupyter lab
 ```
 
-Id модели берите из списка моделей платформы. Эта серия написана для `kimi-k2-0905-preview`;
-доступен ли он на платформе до сих пор, не подтверждено. Нынешние модели (`kimi-k2.5`, `kimi-k2.6`,
-`kimi-k2-thinking`) по умолчанию сначала рассуждают, а потом отвечают; об этом урок 06.
+Серия написана для `kimi-k2-0905-preview`, а её, по сообщениям сторонних источников, сняли с
+платформы в 2026 году; нынешняя модель платформы — `kimi-k2.6`. Она отличается в двух вещах, и
+уроки это учитывают сами:
+
+- Она **рассуждает** перед ответом (урок 06). Все уроки работают с включённым рассуждением; чтобы
+  его выключить, задайте `export KIMI_THINKING=off`, и уроки добавят к запросам
+  `extra_body={"thinking": {"type": "disabled"}}`. Самодельный потоковый цикл урока 03 передаёт это
+  всегда (почему — в уроке 06).
+- Её `temperature`, `top_p` и `n` «изменить нельзя» (список моделей Moonshot). Уроки хранят
+  `temperature=0.3` из руководства в `settings = conn.settings(temperature=0.3)` и не передают её
+  такой модели.
+
+Урок 04 ещё и отправляет готовый промпт на «сырой» адрес `/completions`: он есть у движков на своём
+сервере, а в документации API Moonshot его нет. Этот урок запускайте на своём сервере или в режиме
+воспроизведения.
 
 `LLM_MODE=record` работает так же, но ещё и сохраняет увиденное в `recordings-new/`, чтобы потом
 воспроизводить настоящий диалог; ключ на диск не попадает.
@@ -230,19 +251,19 @@ that flag. With a parser for another format, the calls come back as plain text i
 nodes, so both commands below are one part of a multi-node setup:
 
 ```bash
-# vLLM (0.10 or newer)
-vllm serve moonshotai/Kimi-K2-Instruct --trust-remote-code \\
+# vLLM 0.11.0 or newer, template at or after commit 94a4053e (Moonshot's vendor verifier)
+vllm serve moonshotai/Kimi-K2-Instruct-0905 --trust-remote-code \\
     --enable-auto-tool-choice --tool-call-parser kimi_k2 \\
     --tensor-parallel-size 16          # 16 GPUs over two nodes: see the deploy guide
 
 # SGLang
-python -m sglang.launch_server --model-path moonshotai/Kimi-K2-Instruct --trust-remote-code \\
+python -m sglang.launch_server --model-path moonshotai/Kimi-K2-Instruct-0905 --trust-remote-code \\
     --tool-call-parser kimi_k2 --tp 16 --nnodes 2   # plus the multi-node options
 ```
 
 Then `KIMI_BASE_URL=http://<server>:8000/v1` (vLLM's default port; SGLang's is 30000), any
 non-empty `KIMI_API_KEY` unless the server was started with one, and
-`KIMI_MODEL=moonshotai/Kimi-K2-Instruct`.
+`KIMI_MODEL=moonshotai/Kimi-K2-Instruct-0905`.
 """, """
 ### Свой сервер с Kimi-K2
 
@@ -255,18 +276,18 @@ non-empty `KIMI_API_KEY` unless the server was started with one, and
 лишь часть многоузловой конфигурации:
 
 ```bash
-# vLLM (0.10 или новее)
-vllm serve moonshotai/Kimi-K2-Instruct --trust-remote-code \\
+# vLLM 0.11.0 или новее, шаблон с коммита 94a4053e или новее (так советует K2-Vendor-Verifier)
+vllm serve moonshotai/Kimi-K2-Instruct-0905 --trust-remote-code \\
     --enable-auto-tool-choice --tool-call-parser kimi_k2 \\
     --tensor-parallel-size 16          # 16 GPU на двух узлах: см. руководство по развёртыванию
 
 # SGLang
-python -m sglang.launch_server --model-path moonshotai/Kimi-K2-Instruct --trust-remote-code \\
+python -m sglang.launch_server --model-path moonshotai/Kimi-K2-Instruct-0905 --trust-remote-code \\
     --tool-call-parser kimi_k2 --tp 16 --nnodes 2   # плюс параметры для нескольких узлов
 ```
 
 Дальше: `KIMI_BASE_URL=http://<сервер>:8000/v1` (порт vLLM по умолчанию; у SGLang — 30000), любой
-непустой `KIMI_API_KEY`, если сервер запущен без ключа, и `KIMI_MODEL=moonshotai/Kimi-K2-Instruct`.
+непустой `KIMI_API_KEY`, если сервер запущен без ключа, и `KIMI_MODEL=moonshotai/Kimi-K2-Instruct-0905`.
 """),
     md("""
 ### Why 16 GPUs, and what to do with four
@@ -471,7 +492,7 @@ n00.check_live_env(live_env)
 live_env = {
     "LLM_MODE": "live",
     "KIMI_BASE_URL": "https://api.moonshot.ai/v1",
-    "KIMI_MODEL": "kimi-k2-0905-preview",
+    "KIMI_MODEL": "kimi-k2.6",
 }
 ''', hidden=True),
     code('''

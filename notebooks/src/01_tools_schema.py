@@ -50,8 +50,9 @@ set_language("en")  # the language of the helpers' messages
 conn = connect("kimi")
 client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
 model_name = conn.model_name
+settings = conn.settings(temperature=0.3)  # the guide's temperature; left out where the platform locks it
 conn
-'''),
+''', ru={"# the guide's temperature; left out where the platform locks it": '# температура из руководства; не передаётся, где платформа её фиксирует'}),
     md("""
 ## 1. The function
 
@@ -161,20 +162,23 @@ tool_map["get_weather"]("Shanghai")
 ## 4. Where the arguments come from
 
 Now one request with the tools, set up as in the guide (`temperature=0.3`, `tool_choice="auto"`:
-the model decides whether to call a tool). The model answers with a tool call instead of text:
+the model decides whether to call a tool). The temperature travels in `settings` from the setup
+cell, because `kimi-k2.6` on the Moonshot platform refuses any temperature but its own, and
+`conn.settings` leaves it out there. The model answers with a tool call instead of text:
 """, """
 ## 4. Откуда берутся аргументы
 
 Теперь один запрос с инструментами, с теми же настройками, что в руководстве (`temperature=0.3`,
-`tool_choice="auto"`: модель сама решает, вызывать ли инструмент). Вместо текста модель отвечает
-вызовом:
+`tool_choice="auto"`: модель сама решает, вызывать ли инструмент). Температура передаётся через
+`settings` из ячейки подготовки: `kimi-k2.6` на платформе Moonshot не принимает никакую температуру,
+кроме своей, и там `conn.settings` её не передаёт. Вместо текста модель отвечает вызовом:
 """),
     code('''
 messages = [{"role": "user", "content":
              "What's the weather like in Beijing today? Let's check using the tool."}]
 completion = client.chat.completions.create(
     model=model_name, messages=messages, tools=tools,
-    temperature=0.3, tool_choice="auto",
+    tool_choice="auto", **settings,
 )
 choice = completion.choices[0]
 print(choice.finish_reason)
@@ -193,11 +197,19 @@ print(tool_call.function.name)
 print(repr(tool_call.function.arguments))
 '''),
     md("""
-The arguments are a **string**: the JSON text the model wrote, token by token. It is usually valid
-JSON, but nothing guarantees it (step 7). Decode it to get a dict:
+The arguments are a **string**: the JSON text the model wrote, token by token. On a self-hosted
+server it is usually valid JSON, but nothing guarantees it (step 7). The Moonshot platform makes
+tools **strict** by default (`"strict": true` unless you send `false`): its decoder keeps the
+arguments to your schema, and in return the schema must fit Moonshot's subset of JSON Schema (no
+`title`, `format`, `$comment` or `prefixItems`; names of 3-64 letters, digits, `_` or `-`).
+Decode it to get a dict:
 """, """
-Аргументы — это **строка**: JSON-текст, который модель написала токен за токеном. Обычно это
-корректный JSON, но гарантий нет (шаг 7). `json.loads` превращает строку в словарь:
+Аргументы — это **строка**: JSON-текст, который модель написала токен за токеном. На своём
+сервере это обычно корректный JSON, но гарантий нет (шаг 7). Платформа Moonshot по умолчанию делает
+инструменты **строгими** (strict: `"strict": true`, если не передать `false`): её декодер держит
+аргументы в рамках вашей схемы, а схема взамен должна укладываться в подмножество JSON Schema от
+Moonshot (без `title`, `format`, `$comment` и `prefixItems`; имя из 3-64 букв, цифр, `_` или `-`).
+`json.loads` превращает строку в словарь:
 """),
     code('''
 arguments = json.loads(tool_call.function.arguments)
@@ -291,11 +303,15 @@ print(json.dumps(generated, indent=2))
     md("""
 The keys come in a different order, but it is the same schema as the hand-written one. (Because
 `get_weather` has a return annotation, `-> dict`, `get_json_schema` also adds a `"return"` entry,
-which is not part of the OpenAI format, so `schema_from_function` drops it.)
+which is not part of the OpenAI format, so `schema_from_function` drops it. It also rewrites the
+`prefixItems` that `get_json_schema` makes from a `tuple[...]` hint as `items`, since the Moonshot
+platform's strict tools refuse `prefixItems`.)
 """, """
 Ключи идут в другом порядке, но схема та же, что написана вручную. (У `get_weather` есть аннотация
 возвращаемого значения, `-> dict`, поэтому `get_json_schema` добавляет ещё поле `"return"`; в
-формате OpenAI его нет, и `schema_from_function` его убирает.)
+формате OpenAI его нет, и `schema_from_function` его убирает. А `prefixItems`, которое
+`get_json_schema` делает из аннотации `tuple[...]`, она переписывает в `items`: строгие инструменты
+платформы Moonshot `prefixItems` не принимают.)
 """),
     code('''
 assert generated == tools[0]

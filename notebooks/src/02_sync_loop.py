@@ -8,7 +8,7 @@ def tool_loop(client, messages, max_rounds=8):
     for _ in range(max_rounds):
         completion = client.chat.completions.create(
             model=model_name, messages=messages, tools=tools,
-            temperature=0.3, tool_choice="auto",
+            tool_choice="auto", **settings,
         )
         message = completion.choices[0].message
         messages.append(message)
@@ -30,7 +30,7 @@ def guide_loop(client, messages):
     while finish_reason is None or finish_reason == "tool_calls":
         completion = client.chat.completions.create(
             model=model_name, messages=messages, tools=tools,
-            temperature=0.3, tool_choice="auto",
+            tool_choice="auto", **settings,
         )
         choice = completion.choices[0]
         finish_reason = choice.finish_reason
@@ -96,8 +96,9 @@ set_language("en")  # the language of the helpers' messages
 conn = connect("kimi")
 client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
 model_name = conn.model_name
+settings = conn.settings(temperature=0.3)  # the guide's temperature; left out where the platform locks it
 conn
-'''),
+''', ru={"# the guide's temperature; left out where the platform locks it": '# температура из руководства; не передаётся, где платформа её фиксирует'}),
     md("""
 ## 1. The tool from lesson 01
 
@@ -150,7 +151,7 @@ user_message = {"role": "user", "content":
 messages = [user_message]
 completion = client.chat.completions.create(
     model=model_name, messages=messages, tools=tools,
-    temperature=0.3, tool_choice="auto",
+    tool_choice="auto", **settings,
 )
 choice = completion.choices[0]
 print(choice.finish_reason)
@@ -203,7 +204,7 @@ text; there are no tool calls this time.
     code('''
 completion = client.chat.completions.create(
     model=model_name, messages=messages, tools=tools,
-    temperature=0.3, tool_choice="auto",
+    tool_choice="auto", **settings,
 )
 choice = completion.choices[0]
 print(choice.finish_reason, "|", choice.message.content)
@@ -235,7 +236,8 @@ print(answer.content)
 A comment in the guide's own code warns that `finish_reason` at the end of tool calls can differ
 between engines. The replay server can answer like four serving stacks (engine profiles): the
 Moonshot platform (the default), vLLM and SGLang with the `kimi_k2` parser, and `stop_with_calls`,
-modelled on those vLLM and SGLang versions that parse the calls but report `finish_reason="stop"`.
+modelled on a reported case: vLLM answering a forced `tool_choice` (a named tool, or `"required"`)
+with the calls parsed but `finish_reason="stop"` (vLLM issue #9209, PR #20662; SGLang #2877).
 `connect(..., engine=...)` picks one. In live mode `engine` is ignored: all four clients talk to
 your one server, so the comparisons in sections 5 and 6 print a one-line note instead of running
 (`conn.replay_only(...)` is `True` only in replay mode).
@@ -245,8 +247,9 @@ your one server, so the comparisons in sections 5 and 6 print a one-line note in
 Комментарий в коде самого руководства предупреждает: `finish_reason` в конце вызовов у разных
 движков может быть разным. Сервер воспроизведения умеет отвечать как четыре разных сервера —
 профили движков (engine profiles): платформа Moonshot (по умолчанию), vLLM и SGLang с парсером
-`kimi_k2` и профиль `stop_with_calls`, который повторяет поведение тех версий vLLM и SGLang, что
-разбирают вызовы, но сообщают `finish_reason="stop"`. Профиль выбирается через
+`kimi_k2` и профиль `stop_with_calls`. Он повторяет случай из отчётов об ошибках: vLLM отвечал на
+принудительный `tool_choice` (конкретный инструмент или `"required"`) разобранными вызовами, но с
+`finish_reason="stop"` (issue vLLM #9209, PR #20662; у SGLang — #2877). Профиль выбирается через
 `connect(..., engine=...)`. В режиме live `engine` не учитывается: все четыре клиента обращаются к
 вашему единственному серверу, поэтому сравнения из разделов 5 и 6 вместо запуска печатают короткую
 пометку (`conn.replay_only(...)` возвращает `True` только в режиме воспроизведения).
@@ -268,7 +271,7 @@ if conn.replay_only("the four engine profiles are recordings"):
     for engine, engine_client in clients.items():
         completion = engine_client.chat.completions.create(
             model=model_name, messages=[user_message], tools=tools,
-            temperature=0.3, tool_choice="auto",
+            tool_choice="auto", **settings,
         )
         choice = completion.choices[0]
         rows.append((engine, choice.finish_reason, repr(choice.message.content),
@@ -379,7 +382,7 @@ The engine where the guide's loop failed:
     code('''
 messages = [user_message]
 answer = run_tool_loop(clients["stop_with_calls"], messages, registry, model=model_name,
-                       temperature=0.3, tool_choice="auto")
+                       tool_choice="auto", **settings)
 show_messages(messages)
 '''),
     md("""
@@ -397,7 +400,7 @@ matching `tool_call_id`, and all of them go back in the next request.
     code('''
 messages = [{"role": "user", "content": "Compare the weather in Beijing and Shanghai today."}]
 answer = run_tool_loop(client, messages, registry, model=model_name,
-                       temperature=0.3, tool_choice="auto")
+                       tool_choice="auto", **settings)
 show_messages(messages)
 '''),
     md("""
@@ -423,7 +426,7 @@ scripted so you can see this path; a live model may get it right the first time.
     code('''
 messages = [{"role": "user", "content": "What's the weather in Beijing? Use the weather tool."}]
 answer = run_tool_loop(client, messages, registry, model=model_name,
-                       temperature=0.3, tool_choice="auto")
+                       tool_choice="auto", **settings)
 show_messages(messages)
 '''),
     md("""
@@ -445,7 +448,7 @@ one_at_a_time = {"role": "user", "content":
                  "Check the weather in Beijing, then Shanghai, then Moscow, one call at a time."}
 messages = [one_at_a_time]
 run_tool_loop(client, messages, registry, model=model_name, max_rounds=2,
-              temperature=0.3, tool_choice="auto")
+              tool_choice="auto", **settings)
 ''', tags=("raises-exception",)),
     md("""
 With the default limit (8 rounds) the same task finishes: three rounds of calls, then the answer.
@@ -455,7 +458,7 @@ With the default limit (8 rounds) the same task finishes: three rounds of calls,
     code('''
 messages = [one_at_a_time]
 answer = run_tool_loop(client, messages, registry, model=model_name,
-                       temperature=0.3, tool_choice="auto")
+                       tool_choice="auto", **settings)
 print(answer["content"])
 print("messages in the history:", len(messages))
 ''', ru={'"messages in the history:"': '"сообщений в истории:"'}),

@@ -93,8 +93,15 @@ set_language("en")  # the language of the helpers' messages
 conn = connect("kimi")
 client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
 model_name = conn.model_name
+# the guide's temperature (left out where the platform locks it), and thinking off: the loop
+# below rebuilds assistant messages without the model's reasoning (why that fails: lesson 06)
+settings = conn.settings(temperature=0.3, thinking=False)
 conn
 ''',
+        ru={"# the guide's temperature (left out where the platform locks it), and thinking off: the loop":
+            "# температура из руководства (не передаётся, где платформа её фиксирует), рассуждение выключено:",
+            "# below rebuilds assistant messages without the model's reasoning (why that fails: lesson 06)":
+            "# цикл ниже собирает сообщения ассистента без рассуждения модели (чем это плохо — урок 06)"},
     ),
     md(
         """
@@ -160,10 +167,10 @@ messages = [{"role": "user", "content": "What's the weather like in Beijing toda
 stream = client.chat.completions.create(
     model=model_name,
     messages=messages,
-    temperature=0.3,
     tools=tools,
     tool_choice="auto",
     stream=True,
+    **settings,
 )
 chunks = list(stream)
 len(chunks)
@@ -347,8 +354,8 @@ finish_reason, rounds = None, 0
 while (finish_reason is None or finish_reason == "tool_calls") and rounds < 3:  # the bound is ours
     rounds += 1
     stream = client.chat.completions.create(
-        model=model_name, messages=messages, temperature=0.3,
-        tools=tools, tool_choice="auto", stream=True,
+        model=model_name, messages=messages,
+        tools=tools, tool_choice="auto", stream=True, **settings,
     )
     content, tool_calls, finish_reason = assemble(stream)
     if finish_reason == "tool_calls":
@@ -402,8 +409,8 @@ def streaming_loop(messages, max_rounds=8, **options):
     """The guide's streaming loop, fixed: the assistant message goes in before the results."""
     for _ in range(max_rounds):
         stream = client.chat.completions.create(
-            model=model_name, messages=messages, temperature=0.3,
-            tools=tools, tool_choice="auto", stream=True, **options,
+            model=model_name, messages=messages,
+            tools=tools, tool_choice="auto", stream=True, **settings, **options,
         )
         content, tool_calls, finish_reason = assemble(stream)
         if not tool_calls:  # no calls: this is the final answer
@@ -480,8 +487,8 @@ last two chunks of that stream:
         '''
 messages = [{"role": "user", "content": "What's the weather like in Beijing today? Let's check using the tool."}]
 stream = client.chat.completions.create(
-    model=model_name, messages=messages, temperature=0.3, tools=tools, tool_choice="auto",
-    stream=True, stream_options={"include_usage": True},
+    model=model_name, messages=messages, tools=tools, tool_choice="auto",
+    stream=True, **settings, stream_options={"include_usage": True},
 )
 usage_chunks = list(stream)
 show_chunks(usage_chunks[-2:])
@@ -563,7 +570,7 @@ registry.register(get_weather, schema=tools[0])
 
 messages = [{"role": "user", "content": "What's the weather like in Beijing today? Let's check using the tool."}]
 answer = run_tool_loop(
-    client, messages, registry, model=model_name, stream=True, temperature=0.3, tool_choice="auto"
+    client, messages, registry, model=model_name, stream=True, tool_choice="auto", **settings
 )
 print(answer["content"])
 ''',
@@ -589,8 +596,8 @@ fragment. (A widget needs a running kernel: run the cell to see it.)
         '''
 messages = [{"role": "user", "content": "Compare the weather in Beijing and Shanghai today."}]
 stream = client.chat.completions.create(
-    model=model_name, messages=messages, temperature=0.3, tools=tools, tool_choice="auto",
-    stream=True,
+    model=model_name, messages=messages, tools=tools, tool_choice="auto",
+    stream=True, **settings,
 )
 parallel_chunks = list(stream)
 StreamViewer(parallel_chunks)
@@ -622,8 +629,8 @@ a real engine may send one call after the other, and then both lines below come 
         '''
 messages = [{"role": "user", "content": "Compare the weather in Shanghai and Moscow today."}]
 stream = client.chat.completions.create(
-    model=model_name, messages=messages, temperature=0.3, tools=tools, tool_choice="auto",
-    stream=True,
+    model=model_name, messages=messages, tools=tools, tool_choice="auto",
+    stream=True, **settings,
 )
 interleaved = list(stream)
 show_chunks(interleaved)

@@ -103,10 +103,12 @@ set_language("en")  # the language of the helpers' messages
 conn = connect("kimi")
 endpoint = conn.endpoint
 model_name = conn.model_name
+settings = conn.settings(temperature=0.3)  # the guide's temperature; left out where the platform locks it
 headers = {"Authorization": f"Bearer {conn.api_key}"}  # a local vLLM ignores it; a cloud API needs it
 conn
 ''',
-        ru={"# a local vLLM ignores it; a cloud API needs it":
+        ru={"# the guide's temperature; left out where the platform locks it": '# температура из руководства; не передаётся, где платформа её фиксирует',
+            "# a local vLLM ignores it; a cloud API needs it":
             "# локальному vLLM ключ не нужен, облаку нужен"},
     ),
     md(
@@ -163,8 +165,10 @@ tokenizer = AutoTokenizer.from_pretrained("moonshotai/Kimi-K2-Instruct", trust_r
 
 That downloads the model's tokenizer files and runs their code. This lesson runs no code from the
 hub: `load_tokenizer("kimi-k2")` gives the course's offline tokenizer. It carries Moonshot's official
-chat template for Kimi-K2-Instruct-0905 (a copy kept in the repo) and the real marker ids, so the
-prompt text below is the one the real tokenizer writes; only ordinary words get other token ids.
+chat template for **Kimi-K2-Instruct-0905** (September 2025; a copy kept in the repo) and the real
+marker ids, so the prompt text below is the one the real tokenizer writes; only ordinary words get
+other token ids. The repo the guide names holds the July 2025 template, which differs in details
+(it does not render the assistant's earlier calls or the `## Return of` header).
 """,
         """
 ## 2. Промпт — это текст
@@ -179,9 +183,11 @@ tokenizer = AutoTokenizer.from_pretrained("moonshotai/Kimi-K2-Instruct", trust_r
 
 Эта строка скачивает файлы токенизатора модели и выполняет их код. В этом уроке код с хаба не
 выполняется: `load_tokenizer("kimi-k2")` даёт офлайн-токенизатор курса. В нём официальный шаблон
-чата Moonshot для Kimi-K2-Instruct-0905 (копия хранится в репозитории) и настоящие номера
-маркеров, поэтому текст промпта ниже — тот же, что пишет настоящий токенизатор; другие номера
-получают только обычные слова.
+чата Moonshot для **Kimi-K2-Instruct-0905** (сентябрь 2025 года; копия хранится в репозитории) и
+настоящие номера маркеров, поэтому текст промпта ниже — тот же, что пишет настоящий токенизатор;
+другие номера получают только обычные слова. В репозитории, который называет руководство, лежит
+шаблон июля 2025 года, и в деталях он другой (не выводит прежние вызовы ассистента и заголовок
+`## Return of`).
 """,
     ),
     code(
@@ -445,8 +451,9 @@ Read the guide's column row by row:
 - **cut off**: `IndexError`, as above;
 - **`-` in the name**: its id pattern `[\\w\\.]+:\\d+` has no `-`, so the call is skipped without a
   word: the worst kind of failure;
-- **no `functions.` prefix** (the Moonshot API writes ids like `get_weather:0`): the name is taken
-  with `id.split(".")[1]`, which raises `IndexError`.
+- **no `functions.` prefix** (a model writes ids like `get_weather:0` when its history showed it
+  such ids, for example ones copied from the Moonshot API's answers; vLLM's parser tests carry such
+  text): the name is taken with `id.split(".")[1]`, which raises `IndexError`.
 
 `parse_kimi` returns every call it can see and says what was wrong. For the cut-off reply the call is
 returned with its damage described, so a loop can refuse to run it or ask again:
@@ -458,8 +465,9 @@ returned with its damage described, so a loop can refuse to run it or ask again:
 - **обрезанный ответ**: `IndexError`, как выше;
 - **`-` в имени**: регулярное выражение для id `[\\w\\.]+:\\d+` не допускает `-`, поэтому вызов
   пропускается без единого сообщения — худший вид ошибки;
-- **нет префикса `functions.`** (API Moonshot пишет id вида `get_weather:0`): имя берётся через
-  `id.split(".")[1]`, и это выбрасывает `IndexError`.
+- **нет префикса `functions.`** (модель пишет id вида `get_weather:0`, если такие id были в её
+  истории, например скопированные из ответов API Moonshot; такой текст есть в тестах парсера vLLM):
+  имя берётся через `id.split(".")[1]`, и это выбрасывает `IndexError`.
 
 `parse_kimi` возвращает все вызовы, которые видит, и сообщает, что было не так. Для обрезанного
 ответа вызов возвращается вместе с описанием повреждений, и цикл может отказаться его выполнять
@@ -648,7 +656,7 @@ if conn.replay_only("no_parser is a recorded engine profile"):
 
     messages = [{"role": "user", "content": "What's the weather like in Beijing today? Let's check using the tool."}]
     completion = client.chat.completions.create(
-        model=model_name, messages=messages, temperature=0.3, tools=tools, tool_choice="auto"
+        model=model_name, messages=messages, tools=tools, tool_choice="auto", **settings
     )
     choice = completion.choices[0]
     print("finish_reason:", choice.finish_reason)

@@ -87,9 +87,11 @@ conn = connect("qwen")
 client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
 endpoint = conn.endpoint
 model_name = conn.model_name
+settings = conn.settings(temperature=0.3)  # the guide's temperature; left out where the platform locks it
 headers = {"Authorization": f"Bearer {conn.api_key}"}
 conn
 ''',
+        ru={"# the guide's temperature; left out where the platform locks it": '# температура из руководства; не передаётся, где платформа её фиксирует'},
     ),
     md(
         """
@@ -261,7 +263,7 @@ vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice --tool-call-parser
         '''
 messages = [{"role": "user", "content": "What's the weather like in Beijing today? Let's check using the tool."}]
 answer = run_tool_loop(
-    client, messages, registry, model=model_name, temperature=0.3, tool_choice="auto"
+    client, messages, registry, model=model_name, tool_choice="auto", **settings
 )
 print(answer["content"])
 ''',
@@ -359,7 +361,7 @@ messages = [
     {"role": "user", "content": "What's the temperature in San Francisco now? How about tomorrow?"},
 ]
 answer = run_tool_loop(
-    client, messages, temperature_tools, model=model_name, temperature=0.3, tool_choice="auto"
+    client, messages, temperature_tools, model=model_name, tool_choice="auto", **settings
 )
 for call in messages[2].get("tool_calls", []):  # two parallel calls in one message
     print(call["function"]["name"], call["function"]["arguments"])
@@ -586,7 +588,7 @@ if conn.replay_only("no_parser is a recorded engine profile"):
 
     messages = [{"role": "user", "content": "What's the weather like in Beijing today? Let's check using the tool."}]
     completion = raw_client.chat.completions.create(
-        model=model_name, messages=messages, temperature=0.3, tools=tools, tool_choice="auto"
+        model=model_name, messages=messages, tools=tools, tool_choice="auto", **settings
     )
     choice = completion.choices[0]
     print("finish_reason:", choice.finish_reason, "| tool_calls:", choice.message.tool_calls)

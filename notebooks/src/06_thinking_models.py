@@ -28,8 +28,8 @@ reasoning travels, and keep the loop from failing on its second round.
   reasoning deltas that come first in a stream;
 - a loop that rebuilds the assistant message from `content` and `tool_calls` only, as the guide's
   loops do: the Moonshot API refuses its second request with **400**; then the fix;
-- three tool rounds with `run_tool_loop`, streamed and not; thinking switched off; why
-  `tool_choice="required"` fails with thinking on;
+- three tool rounds with `run_tool_loop`, streamed and not; thinking switched off; why a forced
+  `tool_choice` fails with thinking on;
 - `reasoning` (vLLM >= 0.17) versus `reasoning_content` (Moonshot, SGLang, llama.cpp);
 - `<think>` in raw text and the K2-Thinking chat template; the parser's rule for a block that
   never closes;
@@ -45,7 +45,7 @@ reasoning travels, and keep the loop from failing on its second round.
   `tool_calls`, как циклы из руководства: API Moonshot отклонит второй запрос с ошибкой **400**;
   затем исправите это;
 - проведёте три раунда вызовов через `run_tool_loop` с потоковой выдачей и без неё, отключите
-  рассуждение и узнаете, почему `tool_choice="required"` с ним несовместим;
+  рассуждение и узнаете, почему принудительный `tool_choice` с ним несовместим;
 - сравните поле `reasoning` (vLLM >= 0.17) и `reasoning_content` (Moonshot, SGLang, llama.cpp);
 - разберёте `<think>` в сыром выводе модели (raw output) и шаблон чата (chat template)
   K2-Thinking, а также правило парсера (parser) для блока рассуждения, который так и не закрылся;
@@ -57,7 +57,7 @@ reasoning travels, and keep the loop from failing on its second round.
         """
 ## Setup
 
-Moonshot's current models (`kimi-k2.6`, `kimi-k2.5`, `kimi-k2-thinking`) think by default. In
+Moonshot's current models (`kimi-k2.6`, `kimi-k2.5`, `kimi-k2.7-code`) think by default. In
 replay mode the answers come from cassettes **synthesized** from the documented formats of the
 Moonshot API, vLLM and SGLang with a thinking model, not captured from a real service; the replay
 server checks each history the way the Moonshot API does. The setup cell asks for the engine
@@ -68,7 +68,7 @@ profile `moonshot_thinking`, which answers as `kimi-k2.6`. With `LLM_MODE=live` 
         """
 ## Подготовка
 
-Текущие модели Moonshot (`kimi-k2.6`, `kimi-k2.5`, `kimi-k2-thinking`) по умолчанию рассуждают.
+Текущие модели Moonshot (`kimi-k2.6`, `kimi-k2.5`, `kimi-k2.7-code`) по умолчанию рассуждают.
 В режиме воспроизведения (replay) ответы берутся из записей (cassettes), **синтезированных** по
 документированным форматам API Moonshot, vLLM и SGLang с рассуждающей моделью, а не записанных с
 настоящего сервиса; сервер воспроизведения проверяет каждую историю так же, как API Moonshot.
@@ -151,17 +151,17 @@ print(sorted(registry.tool_map))
         """
 ## 2. Reasoning on the wire
 
-One request, three cities to check one at a time. The request sends no `temperature`: in thinking
-mode Moonshot recommends 1.0 and, according to third-party reports (unconfirmed), the API refuses
-other values. The answer carries a field the OpenAI SDK does not declare, `reasoning_content`; the
+One request, three cities to check one at a time. The request sends no `temperature`: Moonshot's
+model list says the temperature, `top_p` and `n` of `kimi-k2.6` and `kimi-k2.5` "cannot be
+modified" (1.0 with thinking). The answer carries a field the OpenAI SDK does not declare, `reasoning_content`; the
 SDK keeps it anyway, so read it with `getattr`.
 """,
         """
 ## 2. Рассуждение в ответе API
 
-Один запрос: проверить погоду в трёх городах по очереди. `temperature` в запросе нет: в режиме
-рассуждения Moonshot рекомендует 1.0, а по сообщениям сторонних разработчиков (не подтверждено)
-API отклоняет другие значения. В ответе есть поле, которого SDK OpenAI не объявляет, —
+Один запрос: проверить погоду в трёх городах по очереди. `temperature` в запросе нет: в списке
+моделей Moonshot сказано, что температуру, `top_p` и `n` у `kimi-k2.6` и `kimi-k2.5` «изменить
+нельзя» (с рассуждением это 1.0). В ответе есть поле, которого SDK OpenAI не объявляет, —
 `reasoning_content`; SDK его всё равно сохраняет, читайте его через `getattr`.
 """,
     ),
@@ -358,26 +358,27 @@ print(streaming_loop(messages, extra_body={"thinking": {"type": "disabled"}}))
     ),
     md(
         """
-`kimi-k2-thinking` always thinks, and `kimi-k2.7-code` rejects `"disabled"`. Moonshot's K2.5 notes
-recommend temperature 1.0 with thinking and 0.6 without.
+`kimi-k2.7-code` rejects `"disabled"`, and K2-Thinking has no switch at all: it always thinks.
+Moonshot recommends temperature 1.0 with thinking and 0.6 without; on the platform these values
+are fixed.
 
-## 6. `tool_choice="required"` and thinking
+## 6. A forced `tool_choice` and thinking
 
-`"required"` forces the model to call a tool in this turn. Moonshot documented it as unsupported
-even for the earlier models; with thinking on, third-party reports show a dedicated 400
-(unconfirmed: we have not found it in Moonshot's own docs). The replay server answers the way
-those reports describe:
+`"required"` forces the model to call some tool in this turn, a named function
+(`{"type": "function", "function": {"name": "get_weather"}}`) forces that one. With thinking on,
+Moonshot refuses both with a 400 (the wording is as users report it; see the box in step 10):
 """,
         """
-`kimi-k2-thinking` рассуждает всегда, а `kimi-k2.7-code` отклоняет `"disabled"`. В заметках к K2.5
-Moonshot рекомендует температуру 1.0 с рассуждением и 0.6 без него.
+`kimi-k2.7-code` отклоняет `"disabled"`, а у K2-Thinking переключателя нет вовсе: она рассуждает
+всегда. Moonshot рекомендует температуру 1.0 с рассуждением и 0.6 без него; на платформе эти
+значения зафиксированы.
 
-## 6. `tool_choice="required"` и рассуждение
+## 6. Принудительный `tool_choice` и рассуждение
 
-`"required"` заставляет модель вызвать инструмент в этом ходе. Moonshot и для прежних моделей
-указывал, что это значение не поддерживается; при включённом рассуждении сторонние разработчики
-сообщают об отдельной ошибке 400 (не подтверждено: в документации самого Moonshot мы её не нашли).
-Сервер воспроизведения отвечает так, как описано в этих сообщениях:
+`"required"` заставляет модель вызвать в этом ходе какой-нибудь инструмент, а указанная функция
+(`{"type": "function", "function": {"name": "get_weather"}}`) — именно её. При включённом
+рассуждении Moonshot отклоняет оба варианта с ошибкой 400 (текст ошибки — такой, как его приводят
+пользователи; см. справку в шаге 10):
 """,
     ),
     code(
@@ -385,6 +386,15 @@ Moonshot рекомендует температуру 1.0 с рассужден
 messages = [{"role": "user", "content": "Check the weather in Beijing, then Shanghai, then Moscow, one call at a time."}]
 client.chat.completions.create(
     model=model_name, messages=messages, tools=tools, tool_choice="required"
+)
+''',
+        tags=("raises-exception",),
+    ),
+    code(
+        '''
+client.chat.completions.create(
+    model=model_name, messages=messages, tools=tools,
+    tool_choice={"type": "function", "function": {"name": "get_weather"}},
 )
 ''',
         tags=("raises-exception",),
@@ -402,7 +412,7 @@ The same reasoning has different names on different servers:
 | server | field in `message` and `delta` |
 |---|---|
 | Moonshot API, SGLang, llama.cpp (`--reasoning-format deepseek`) | `reasoning_content` |
-| vLLM >= 0.17 (renamed in PRs #27752 and #33402) | `reasoning` |
+| vLLM >= 0.17 | `reasoning` |
 | Ollama | `reasoning` |
 | OpenRouter | `reasoning`, plus `reasoning_details` |
 
@@ -421,7 +431,7 @@ The profile `vllm_thinking` answers like vLLM serving `moonshotai/Kimi-K2.6`:
 | сервер | поле в `message` и `delta` |
 |---|---|
 | API Moonshot, SGLang, llama.cpp (`--reasoning-format deepseek`) | `reasoning_content` |
-| vLLM >= 0.17 (переименовано в PR #27752 и #33402) | `reasoning` |
+| vLLM >= 0.17 | `reasoning` |
 | Ollama | `reasoning` |
 | OpenRouter | `reasoning` и ещё `reasoning_details` |
 
@@ -463,9 +473,8 @@ if conn.replay_only("it needs the vllm_thinking profile above"):
     ),
     md(
         """
-Kimi's chat template on the server reads `reasoning_content` from the history. When vLLM removed
-that name, templates that expected it briefly broke; whether your vLLM version maps `reasoning`
-back for the Kimi template is worth checking (our sources do not settle it).
+Kimi's chat template on the server reads `reasoning_content` from the history; when vLLM removed
+that name, templates that expected it briefly broke (see the box in step 10).
 
 ## 8. `<think>` in raw text
 
@@ -477,9 +486,8 @@ llama.cpp mirrors it, with the compact `tojson(separators=(',', ':'))` of Moonsh
 does with an earlier finished exchange and with the current tool loop:
 """,
         """
-Шаблон чата Kimi на сервере читает из истории `reasoning_content`. Когда vLLM убрал это имя,
-шаблоны, которые на него рассчитывали, на время сломались; переводит ли ваша версия vLLM
-`reasoning` обратно для шаблона Kimi, стоит проверить (наши источники этого не проясняют).
+Шаблон чата Kimi на сервере читает из истории `reasoning_content`; когда vLLM убрал это имя,
+шаблоны, которые на него рассчитывали, на время сломались (см. справку в шаге 10).
 
 ## 8. `<think>` в сыром выводе
 
@@ -519,7 +527,7 @@ assistant header without `<think>`: the model opens the block itself.
 
 The model's output has three shapes. `parse_kimi` puts `<think>` blocks into `.reasoning`; a
 `</think>` with no `<think>` before it means the prompt opened the block (the K2.5 and K2.6
-templates likely do that with thinking on: a third-party reimplementation says so, unconfirmed); a block that never closes ends at
+templates do that with thinking on); a block that never closes ends at
 `<|tool_calls_section_begin|>`, as in vLLM's and SGLang's reasoning parsers:
 """,
         """
@@ -529,9 +537,8 @@ templates likely do that with thinking on: a third-party reimplementation says s
 заканчивается заголовком ассистента без `<think>`: блок модель открывает сама.
 
 Сырой вывод модели бывает трёх видов. `parse_kimi` кладёт блоки `<think>` в `.reasoning`;
-`</think>` без предшествующего `<think>` означает, что блок открыл промпт (шаблоны K2.5 и K2.6,
-по всей видимости, так делают при включённом рассуждении: это утверждает сторонняя
-реализация, не подтверждено); блок, который так и не закрылся, заканчивается на
+`</think>` без предшествующего `<think>` означает, что блок открыл промпт (так делают шаблоны
+K2.5 и K2.6 при включённом рассуждении); блок, который так и не закрылся, заканчивается на
 `<|tool_calls_section_begin|>`, как в парсерах рассуждения vLLM и SGLang:
 """,
     ),
@@ -675,17 +682,36 @@ if conn.replay_only("sglang_drift is a recorded engine profile"):
 | where | model id | thinking |
 |---|---|---|
 | Moonshot API (`https://api.moonshot.ai/v1`) | `kimi-k2.6`, `kimi-k2.5` | on by default; off with `extra_body={"thinking": {"type": "disabled"}}` |
-| Moonshot API | `kimi-k2-thinking`, `kimi-k2-thinking-turbo` | always on |
-| Moonshot API | `kimi-k2.7-code` | only on; `"disabled"` is an error |
-| your own vLLM | `moonshotai/Kimi-K2.6` (vLLM >= 0.25.0), `moonshotai/Kimi-K2.5` (>= 0.19.1), `moonshotai/Kimi-K2-Thinking` | switch off per request with `chat_template_kwargs: {"thinking": false}` |
+| Moonshot API | `kimi-k2.7-code` | always on; `"disabled"` is an error |
+| your own vLLM or SGLang | `moonshotai/Kimi-K2.6`, `moonshotai/Kimi-K2.5` | on by default; off per request with `chat_template_kwargs: {"thinking": false}` |
+| your own vLLM or SGLang | `moonshotai/Kimi-K2-Thinking` | always on: no switch |
 
 The vLLM flags for all of them: `--tool-call-parser kimi_k2 --enable-auto-tool-choice
 --reasoning-parser kimi_k2 --trust-remote-code`; `--reasoning-parser` is the flag that moves the
 `<think>` text into the reasoning field. These are large models (K2-Thinking runs in INT4 on 8
-H200 GPUs), so a class uses the platform. Two notes are unconfirmed: whether the `-preview` ids of the guide's
-era are retired, and whether `kimi-k3` drops `thinking` for a `reasoning_effort` setting.
-Third-party sources say Moonshot advises `max_tokens` of 16000 or more in thinking mode, because
-reasoning and answer share the budget (also unconfirmed).
+H200 GPUs), so a class uses the platform.
+
+**The one rule to remember:** with thinking on, every assistant message goes back into the history
+with its reasoning, under the field name the server used.
+
+> **Reference: versions, reports, sources** (checked in 2026; they change, the rule above does not)
+> - vLLM: Moonshot's K2.6 deploy guide recommends 0.19.1; the K2.5 recipe asks for 0.15.0 or newer
+>   (its 0.25.0 line is for the B300 EAGLE3 and CPU KV-offload path only). The reasoning field was
+>   renamed `reasoning` in vLLM PR #27752 and the old name removed in #33402 (0.17.x);
+>   vllm#33616 tells how Kimi templates broke.
+> - Moonshot platform: the model list (platform.kimi.ai, models overview) fixes `temperature`,
+>   `top_p` and `n` of `kimi-k2.6`/`kimi-k2.5`; the answer to another value (a 400, "only 1 is
+>   allowed") is reported by users. The forced-`tool_choice` 400s are reported by users (AstrBot
+>   PR #7825 for `"required"`, an oh-my-pi report for a named function), not in Moonshot's docs.
+>   `kimi-k2-0905-preview`, the other preview ids and `kimi-k2-thinking(-turbo)` are reported
+>   retired in 2026 (promptfoo's provider docs), `kimi-k2.5` is to follow on 2026-08-31;
+>   `kimi-k3` takes `reasoning_effort` instead of `thinking` (third-party reports). Users also
+>   report advice to give thinking mode `max_tokens` of 16000 or more.
+> - Real vs synthesized: every answer in this lesson is synthesized. The missing-reasoning 400
+>   copies Moonshot's wording as users quote it (cherry-studio #12619, mastra #12592); the
+>   `reasoning` field, vLLM's source; the K2-Thinking render, llama.cpp's mirror of the template;
+>   the `</think>`-only prompts of K2.5/K2.6, tinker-cookbook's renderers; the id drift, HF
+>   discussion #48 on Kimi-K2-Instruct, SGLang PR #21377 and vLLM PR #46127.
 """,
         """
 ## 10. Какие id моделей и флаги сервера использовать
@@ -693,17 +719,37 @@ reasoning and answer share the budget (also unconfirmed).
 | где | id модели | рассуждение |
 |---|---|---|
 | API Moonshot (`https://api.moonshot.ai/v1`) | `kimi-k2.6`, `kimi-k2.5` | включено по умолчанию; выключается через `extra_body={"thinking": {"type": "disabled"}}` |
-| API Moonshot | `kimi-k2-thinking`, `kimi-k2-thinking-turbo` | включено всегда |
-| API Moonshot | `kimi-k2.7-code` | только включено; `"disabled"` — ошибка |
-| свой vLLM | `moonshotai/Kimi-K2.6` (vLLM >= 0.25.0), `moonshotai/Kimi-K2.5` (>= 0.19.1), `moonshotai/Kimi-K2-Thinking` | выключается в запросе через `chat_template_kwargs: {"thinking": false}` |
+| API Moonshot | `kimi-k2.7-code` | включено всегда; `"disabled"` — ошибка |
+| свой vLLM или SGLang | `moonshotai/Kimi-K2.6`, `moonshotai/Kimi-K2.5` | включено по умолчанию; выключается в запросе через `chat_template_kwargs: {"thinking": false}` |
+| свой vLLM или SGLang | `moonshotai/Kimi-K2-Thinking` | включено всегда: переключателя нет |
 
 Флаги vLLM для всех этих моделей: `--tool-call-parser kimi_k2 --enable-auto-tool-choice
 --reasoning-parser kimi_k2 --trust-remote-code`; именно `--reasoning-parser` переносит текст
 `<think>` в поле рассуждения. Это большие модели (K2-Thinking в INT4 работает на 8 видеокартах
-H200), поэтому в классе используют платформу. Две вещи не подтверждены: выведены ли из употребления id `-preview` времён
-руководства и заменяет ли `kimi-k3` параметр `thinking` настройкой `reasoning_effort`. По
-сторонним источникам, Moonshot советует `max_tokens` от 16000 в режиме рассуждения, потому что
-рассуждение и ответ делят один бюджет токенов (тоже не подтверждено).
+H200), поэтому в классе используют платформу.
+
+**Главное правило:** при включённом рассуждении каждое сообщение ассистента возвращается в историю
+вместе с рассуждением, под тем именем поля, которое дал сервер.
+
+> **Справка: версии, отчёты, источники** (проверено в 2026 году; они меняются, правило выше — нет)
+> - vLLM: руководство Moonshot по развёртыванию K2.6 советует 0.19.1; рецепт K2.5 требует 0.15.0
+>   или новее (строка про 0.25.0 относится только к варианту B300 с EAGLE3 и выгрузкой KV-кэша на
+>   CPU). Поле рассуждения переименовано в `reasoning` в PR vLLM #27752, старое имя удалено в
+>   #33402 (0.17.x); как из-за этого сломались шаблоны Kimi, описано в vllm#33616.
+> - Платформа Moonshot: список моделей (platform.kimi.ai, обзор моделей) фиксирует
+>   `temperature`, `top_p` и `n` у `kimi-k2.6`/`kimi-k2.5`; ответ на другое значение (400, «only 1
+>   is allowed») известен из сообщений пользователей. Ошибки 400 на принудительный `tool_choice`
+>   тоже известны от пользователей (PR AstrBot #7825 для `"required"`, отчёт oh-my-pi для
+>   указанной функции), а не из документации Moonshot. `kimi-k2-0905-preview`,
+>   другие id `-preview` и `kimi-k2-thinking(-turbo)`, по сообщениям, сняты в 2026 году
+>   (документация провайдера promptfoo), `kimi-k2.5` последует 2026-08-31; `kimi-k3` вместо
+>   `thinking` принимает `reasoning_effort` (по сторонним источникам). Пользователи также пишут о
+>   совете давать в режиме рассуждения `max_tokens` от 16000.
+> - Настоящее и синтезированное: все ответы этого урока синтезированы. Ошибка 400 без рассуждения
+>   повторяет текст Moonshot в том виде, в каком его цитируют пользователи (cherry-studio #12619,
+>   mastra #12592); поле `reasoning` — по исходному коду vLLM; промпт K2-Thinking — по зеркалу
+>   шаблона в llama.cpp; промпты K2.5/K2.6 с одним `</think>` — по рендерерам tinker-cookbook;
+>   дрейф id — по обсуждению #48 у Kimi-K2-Instruct на HF, PR SGLang #21377 и PR vLLM #46127.
 """,
     ),
     md(
@@ -718,7 +764,7 @@ H200), поэтому в классе используют платформу. �
   `content` and `tool_calls`, as the guide's do, hit it. Send the reasoning back under the name the
   server used: `ToolCallAccumulator.assistant_message()` and `run_tool_loop` do.
 - `extra_body={"thinking": {"type": "disabled"}}` switches thinking off on `kimi-k2.5`/`kimi-k2.6`;
-  `tool_choice="required"` and thinking do not mix on Moonshot.
+  a forced `tool_choice` (`"required"` or a named function) and thinking do not mix on Moonshot.
 - In raw text the reasoning is a `<think>` block; `parse_kimi` and `KimiStreamParser` split it off,
   end an unclosed block at the tool-call section and keep every call.
 - A self-hosted Kimi needs `functions.NAME:IDX` ids in its history: `normalize_kimi_ids`.
@@ -735,7 +781,8 @@ H200), поэтому в классе используют платформу. �
   рассуждение под тем именем, которое дал сервер: так делают `ToolCallAccumulator.assistant_message()`
   и `run_tool_loop`.
 - `extra_body={"thinking": {"type": "disabled"}}` отключает рассуждение у `kimi-k2.5`/`kimi-k2.6`;
-  `tool_choice="required"` и рассуждение у Moonshot несовместимы.
+  принудительный `tool_choice` (`"required"` или указанная функция) и рассуждение у Moonshot
+  несовместимы.
 - В сыром выводе рассуждение — это блок `<think>`; `parse_kimi` и `KimiStreamParser` отделяют его,
   заканчивают незакрытый блок на секции вызовов и сохраняют каждый вызов.
 - Kimi на своём сервере должна видеть в истории id вида `functions.NAME:IDX`: для этого есть

@@ -368,15 +368,17 @@ print(text[text.rindex("<tool_call>"):])
         """
 ## 6. Thinking: `<think>` in the text, `reasoning` in the API
 
-Qwen3 and Qwen3.5 are thinking models: before answering they write their reasoning between
-`<think>` and `</think>`. Qwen3 writes the whole block; our parsers split it off into
+Qwen3 (the first, hybrid release) and Qwen3.5 think by default: before answering they write their
+reasoning between `<think>` and `</think>` (Qwen3-2507 split this in two: its Instruct model never
+thinks, its Thinking model always does). Qwen3 writes the whole block; our parsers split it off into
 `ParseResult.reasoning`:
 """,
         """
 ## 6. Рассуждение: `<think>` в тексте, `reasoning` в API
 
-Qwen3 и Qwen3.5 — думающие модели: прежде чем ответить, они записывают своё рассуждение
-(reasoning) между `<think>` и `</think>`. Qwen3 пишет блок целиком; наши парсеры отделяют его в
+Qwen3 (первый, гибридный выпуск) и Qwen3.5 по умолчанию рассуждают: прежде чем ответить, они
+записывают своё рассуждение (reasoning) между `<think>` и `</think>` (в Qwen3-2507 это разделили:
+модель Instruct не рассуждает никогда, модель Thinking — всегда). Qwen3 пишет блок целиком; наши парсеры отделяют его в
 `ParseResult.reasoning`:
 """,
     ),
@@ -549,7 +551,8 @@ if conn.replay_only("ollama and llamacpp are recorded engine profiles"):
 Read the two streams line by line:
 
 - **ids**: Ollama `call_` + 8 characters, llama.cpp 32 letters and digits (that shape is
-  *unconfirmed*), vLLM `chatcmpl-tool-` + 16 hex digits: never rely on an id's shape;
+  *unconfirmed*), vLLM `chatcmpl-tool-` + 16 hex digits in a whole answer but `call_` + 24 hex
+  when its `qwen3_coder` parser streams: never rely on an id's shape;
 - **reasoning** arrives first, under `reasoning` (Ollama) or `reasoning_content` (llama.cpp);
 - Ollama sends **each call whole in one chunk**, arguments complete (read from its parser code,
   *unconfirmed* on the wire); llama.cpp sends a header and then fragments, as vLLM does.
@@ -561,8 +564,9 @@ Read the two streams line by line:
 Прочитайте оба потока строка за строкой:
 
 - **id**: у Ollama — `call_` и 8 символов, у llama.cpp — 32 буквы и цифры (этот вид *не
-  подтверждён*), у vLLM — `chatcmpl-tool-` и 16 шестнадцатеричных цифр: никогда не полагайтесь на
-  вид id;
+  подтверждён*), у vLLM — `chatcmpl-tool-` и 16 шестнадцатеричных цифр в цельном ответе, но
+  `call_` и 24 шестнадцатеричные цифры, когда его парсер `qwen3_coder` отдаёт поток: никогда не
+  полагайтесь на вид id;
 - **рассуждение** приходит первым, в поле `reasoning` (Ollama) или `reasoning_content` (llama.cpp);
 - Ollama присылает **каждый вызов целиком в одном фрагменте** (chunk), с полными аргументами (так
   следует из кода его парсера; на реальном потоке *не подтверждено*); llama.cpp — заголовок, а
@@ -648,8 +652,8 @@ compare_table(
     ),
     md(
         """
-Kimi's own thinking models (K2-Thinking and later) have a reasoning field and a switch of their own;
-this series follows K2-Instruct, which has neither.
+Kimi's own thinking models have a reasoning field too (lesson 06); K2.5 and K2.6 can switch
+thinking off, K2-Thinking cannot. Lessons 00-05 follow K2-Instruct, which does not think.
 
 ## Summary
 
@@ -665,8 +669,8 @@ this series follows K2-Instruct, which has neither.
   context of Ollama); the loop of lessons 02 and 03 works on all of them.
 """,
         """
-У собственных думающих моделей Kimi (K2-Thinking и новее) есть и поле для рассуждения, и свой
-переключатель; эта серия разбирает K2-Instruct, у которого нет ни того, ни другого.
+У думающих моделей Kimi тоже есть поле для рассуждения (урок 06); K2.5 и K2.6 умеют выключать
+рассуждение, K2-Thinking — нет. Уроки 00-05 разбирают K2-Instruct, которая не рассуждает.
 
 ## Итоги
 
