@@ -111,6 +111,15 @@ def _call_tool(call_tool: Callable[..., Any]) -> None:
                 f'то, что вернула функция ({expected!r}). Сообщение с role "tool" собирают '
                 "в следующем уроке.",
             )
+        if isinstance(result, str) and repr(arguments) in result:
+            raise NotYet(
+                f"for arguments {json.dumps(arguments)} the tool returned {result!r}: the whole "
+                "dict went into its first parameter. Unpack it so that each key becomes a "
+                "keyword argument: function(**arguments).",
+                f"для аргументов {json.dumps(arguments)} инструмент вернул {result!r}: весь "
+                "словарь попал в его первый параметр. Распакуйте его, чтобы каждый ключ стал "
+                "именованным аргументом: function(**arguments).",
+            )
         if result != expected:
             raise NotYet(
                 f"for arguments {json.dumps(arguments)} expected {expected!r}, got "
