@@ -322,13 +322,15 @@ registry.tool_map
 
 The model writes the arguments, and models make mistakes: a wrong name, a number instead of a
 string, a missing field. `validate_arguments` checks a decoded dict against the `parameters` schema
-and lists the problems (an empty list means fine):
+and lists the problems (an empty list means fine). The problems are written for the model, so they
+are in English in both editions, like the prompts: they travel back to it in a tool message.
 """, """
 ## 7. Проверка аргументов
 
 Аргументы пишет модель, а модели ошибаются: не то имя, число вместо строки, пропущенное поле.
 `validate_arguments` сверяет полученный из JSON словарь со схемой `parameters` и перечисляет
-проблемы (пустой список — всё в порядке):
+проблемы (пустой список — всё в порядке). Эти фразы адресованы модели, поэтому они на английском в
+обоих изданиях, как и промпты: модель получит их в сообщении с результатом (tool message).
 """),
     code('''
 from helpers import validate_arguments
@@ -352,10 +354,15 @@ model retrying).
 registry.call(tool_call)
 '''),
     md("""
-The same with three typical mistakes: a wrong argument name, broken JSON, an unknown tool.
+The same with three typical mistakes: a wrong argument name, broken JSON, an unknown tool. Below
+is the `content` of the messages the model gets (data for the model, so in English): the required
+`city` is missing and `town` is unexpected; the arguments are not valid JSON; there is no tool
+`get_wether`, only `get_weather`.
 """, """
 То же самое с тремя типичными ошибками: не то имя аргумента, сломанный JSON, неизвестный
-инструмент.
+инструмент. Ниже — `content` сообщений, которые получит модель (данные для неё, поэтому по-английски):
+отсутствует обязательный `city` и есть лишний `town`; аргументы — не корректный JSON; инструмента
+`get_wether` нет, есть только `get_weather`.
 """),
     code('''
 mistakes = [

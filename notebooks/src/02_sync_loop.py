@@ -291,7 +291,7 @@ Run the guide's loop on `stop_with_calls`:
 """, """
 Все движки вернули один и тот же вызов, но детали разные: платформа Moonshot пишет id вида
 `get_weather:0`, а у vLLM и SGLang id в формате самой модели, `functions.get_weather:0`; `content`
-равен `''` или `None`; а `stop_with_calls` говорит `"stop"`, хотя вызов выполнить нужно. Не извлекайте
+равен `''` или `None`; а `stop_with_calls` сообщает `"stop"`, хотя вызов выполнить нужно. Не извлекайте
 сведения из id и не полагайтесь на один только `finish_reason`. (Эти ответы синтезированы по
 документированному поведению движков, а не измерены, и детали меняются от версии к версии: профиль
 `sglang` отдаёт `None`, как SGLang в конце 2025 года, а нынешний SGLang отдаёт `''`.)
@@ -407,8 +407,10 @@ loop goes on because there are calls.
 ## 10. A tool error goes back to the model
 
 What if the model gets the arguments wrong? The registry does not crash the loop: it sends the
-problem back as the tool result, and the model can try again. (In replay the first, wrong call is
-scripted so you can see this path; a live model may get it right the first time.)
+problem back as the tool result, and the model can try again. The error text is written for the
+model, in English in both editions: message `[2]` below says the required `city` is missing and
+`town` is unexpected. (In replay the first, wrong call is scripted so you can see this
+path; a live model may get it right the first time.)
 """, """
 Здесь модель написала рядом с вызовами ещё и строчку текста. Это пока не ответ: раз есть вызовы,
 цикл продолжается.
@@ -416,7 +418,9 @@ scripted so you can see this path; a live model may get it right the first time.
 ## 10. Ошибка инструмента возвращается модели
 
 А если модель ошиблась в аргументах? Реестр не обрывает цикл: он возвращает описание проблемы как
-результат инструмента, и модель может попробовать снова. (В режиме воспроизведения первый,
+результат инструмента, и модель может попробовать снова. Текст ошибки адресован модели, поэтому
+он на английском в обоих изданиях: в сообщении `[2]` ниже сказано, что не хватает обязательного
+аргумента `city`, а `town` — лишний. (В режиме воспроизведения первый,
 неверный вызов прописан в сценарии, чтобы показать этот путь; настоящая модель вполне может сразу
 передать верные аргументы.)
 """),

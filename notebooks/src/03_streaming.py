@@ -268,8 +268,8 @@ chunk; it gives the assistant message ready to append to the history (`content` 
 model wrote no text, as in the non-streaming API).
 """,
         """
-`helpers.ToolCallAccumulator` делает то же самое и вдобавок справляется с тем, что настоящие
-движки (engines) присылают сверх идеального случая: фрагменты без `choices`, дельты без
+`helpers.ToolCallAccumulator` делает то же самое и вдобавок справляется с тем, чего нет в
+идеальном случае, но что присылают настоящие движки (engines): фрагменты без `choices`, дельты без
 `function`, отсутствующий `index`. Передавайте ему фрагменты по одному, и он отдаст готовое
 сообщение ассистента для истории диалога (`content` равно `None`, если модель не написала текста,
 как и в API без потоковой выдачи).

@@ -14,8 +14,8 @@ the reasoning of thinking models, and know what a small Qwen on your own laptop 
 # Qwen тогда и сейчас
 
 **Цель:** увидеть, как изменились вызовы инструментов от Qwen2.5 до нынешнего Qwen3.5, научиться
-разбирать оба формата и рассуждения думающих моделей и понять, что присылает маленькая Qwen,
-запущенная на вашем ноутбуке.
+разбирать оба формата и то, что пишут модели с рассуждением (thinking models), и понять, что
+присылает маленькая Qwen, запущенная на вашем ноутбуке.
 """,
     ),
     md(
@@ -290,7 +290,8 @@ objects written as Python literals (single quotes, `None`) are read with `ast.li
 accepts literals only and never runs code. A value that does not convert stays a string.
 """,
         """
-Правила по одному значению (`convert_parameter` — функция, которой пользуются оба парсера).
+Вот как правила действуют на отдельные значения (`convert_parameter` — функция, которой
+пользуются оба парсера).
 Некоторые из них неожиданны: целое значение типа `number` становится целым числом, любое логическое
 значение, кроме `true`, становится `false`, а объекты в записи Python (одинарные кавычки, `None`)
 читаются через `ast.literal_eval`, который принимает только литералы и никогда не выполняет код.
@@ -320,11 +321,11 @@ template encodes it a second time. Qwen3 inserts a string as it is. Qwen3.5 iter
 arguments, so it needs a **mapping** (a dict), and a string stops the render:
 """,
         """
-## 5. Аргументы-текст: закодированы дважды или отвергнуты
+## 5. Аргументы строкой: закодированы дважды или отвергнуты
 
 Урок 05 показал ловушку Qwen2.5: в формате OpenAI `arguments` — это JSON-**строка**, а шаблон
 Qwen2.5 кодирует её второй раз. Qwen3 вставляет строку как есть. Qwen3.5 перебирает аргументы по
-одному, поэтому ему нужен **словарь** (mapping), а строка останавливает применение шаблона:
+одному, поэтому ему нужен **словарь** (mapping), а на строке шаблон выдаёт ошибку:
 """,
     ),
     code(
@@ -344,12 +345,16 @@ qwen35.apply_chat_template(history, tools=tools, tokenize=False)
     ),
     md(
         """
-The course's template names the fix in its error (the real template fails less clearly):
-decode the arguments first, as vLLM does before it applies a template.
+The error text is written in the course's template itself and names the fix: Qwen3.5 needs the
+arguments as a mapping, and those of `get_forecast` are a JSON string, so decode them first with
+`decode_tool_arguments`. The real template fails less clearly. The fix is to decode the arguments
+from JSON before the template is applied, as vLLM does:
 """,
         """
-Шаблон курса называет исправление прямо в сообщении об ошибке (настоящий шаблон падает менее
-понятно): сначала разберите аргументы из JSON, как vLLM делает перед применением шаблона.
+Текст ошибки написан в самом шаблоне курса, поэтому он по-английски. Он говорит: Qwen3.5 нужны
+аргументы вызова в виде словаря, а у `get_forecast` это JSON-строка; сначала раскодируйте их
+через `decode_tool_arguments`. Настоящий шаблон падает с менее понятной ошибкой. Исправление —
+разобрать аргументы из JSON до применения шаблона, как это делает vLLM:
 """,
     ),
     code(
@@ -369,7 +374,7 @@ Qwen3 and Qwen3.5 are thinking models: before answering they write their reasoni
         """
 ## 6. Рассуждение: `<think>` в тексте, `reasoning` в API
 
-Qwen3 и Qwen3.5 — думающие модели: прежде чем ответить, они записывают своё рассуждение
+Qwen3 и Qwen3.5 — модели с рассуждением: прежде чем ответить, они записывают своё рассуждение
 (reasoning) между `<think>` и `</think>`. Qwen3 пишет блок целиком; наши парсеры отделяют его в
 `ParseResult.reasoning`:
 """,
@@ -537,6 +542,8 @@ if conn.replay_only("ollama and llamacpp are recorded engine profiles"):
         print(f"--- {engine} ({laptop.model_name})")
         show_chunks(list(stream))
 ''',
+        ru={'"ollama and llamacpp are recorded engine profiles"':
+            '"профили ollama и llamacpp есть только в записях"'},
     ),
     md(
         """
@@ -580,6 +587,8 @@ if conn.replay_only("llamacpp is a recorded engine profile"):
         accumulator.add(chunk)
     show_tool_calls(accumulator.tool_calls)
 ''',
+        ru={'"llamacpp is a recorded engine profile"':
+            '"профиль llamacpp есть только в записях"'},
     ),
     md(
         """
@@ -659,7 +668,7 @@ this series follows K2-Instruct, which has neither.
   context of Ollama); the loop of lessons 02 and 03 works on all of them.
 """,
         """
-У собственных думающих моделей Kimi (K2-Thinking и новее) есть и поле для рассуждения, и свой
+У собственных моделей Kimi с рассуждением (K2-Thinking и новее) есть и поле для рассуждения, и свой
 переключатель; эта серия разбирает K2-Instruct, у которого нет ни того, ни другого.
 
 ## Итоги
