@@ -390,9 +390,9 @@ else:
 |---|---|
 | [01 Tools and their schemas](01_tools_schema.ipynb) | describe a function for the model, `tool_map`, schemas from typed functions, argument checks, the guide's first defect |
 | [02 The tool-call loop](02_sync_loop.ipynb) | `client.chat.completions.create` with tools, `finish_reason`, the loop, engines that disagree, parallel calls, errors, round limits |
-| [03 Streaming](03_streaming.ipynb) | chunks, assembling calls by `index`, the missing assistant message |
-| [04 Manual parsing](04_manual_parsing.ipynb) | the chat template, special tokens, raw `/completions` output and its parser |
-| [05 Kimi-K2 and Qwen](05_qwen_comparison.ipynb) | the same loop with Qwen, two raw formats side by side |
+| [03 Streaming tool calls](03_streaming.ipynb) | streaming, chunks, assembling calls by `index`, the missing assistant message |
+| [04 Parsing tool calls by hand](04_manual_parsing.ipynb) | the chat template, special tokens, raw `/completions` output and its parser |
+| [05 The same loop with Qwen](05_qwen_comparison.ipynb) | the same loop with Qwen, two raw formats side by side |
 | [06 Thinking models and tool calls](06_thinking_models.ipynb) | Kimi K2.6's reasoning on the wire, the 400 when a loop drops it, `reasoning` vs `reasoning_content`, `<think>` in raw text, Kimi id hygiene |
 | [07 Qwen then and now](07_qwen_today.ipynb) | Qwen3's thinking and Qwen3.5's XML calls, typed values, Ollama and llama.cpp on a laptop |
 """, """
@@ -402,9 +402,9 @@ else:
 |---|---|
 | [01 Инструменты и их схемы](01_tools_schema.ipynb) | описание функции для модели, `tool_map`, схемы по функциям с аннотациями типов, проверка аргументов, первый дефект руководства |
 | [02 Цикл вызова инструментов](02_sync_loop.ipynb) | `client.chat.completions.create` с инструментами, `finish_reason`, цикл, расхождения между движками, параллельные вызовы, ошибки, лимит раундов |
-| [03 Потоковая выдача (streaming)](03_streaming.ipynb) | фрагменты (chunks), сборка вызовов по `index`, потерянное сообщение ассистента |
-| [04 Ручной разбор](04_manual_parsing.ipynb) | шаблон чата (chat template), спецтокены (special tokens), сырой вывод `/completions` и его парсер |
-| [05 Kimi-K2 и Qwen](05_qwen_comparison.ipynb) | тот же цикл с Qwen, два сырых формата рядом |
+| [03 Вызов инструментов при потоковой выдаче](03_streaming.ipynb) | потоковая выдача (streaming), фрагменты (chunks), сборка вызовов по `index`, потерянное сообщение ассистента |
+| [04 Ручной разбор вызовов инструментов](04_manual_parsing.ipynb) | шаблон чата (chat template), спецтокены (special tokens), сырой вывод `/completions` и его парсер |
+| [05 Тот же цикл с Qwen](05_qwen_comparison.ipynb) | тот же цикл с Qwen, два сырых формата рядом |
 | [06 Модели с рассуждением и вызов инструментов](06_thinking_models.ipynb) | рассуждение Kimi K2.6 в ответе API, ошибка 400, когда цикл его теряет, `reasoning` и `reasoning_content`, `<think>` в сыром выводе, порядок в id вызовов Kimi |
 | [07 Qwen тогда и сейчас](07_qwen_today.ipynb) | рассуждения Qwen3 и вызовы в XML у Qwen3.5, типы значений, Ollama и llama.cpp на ноутбуке |
 """),

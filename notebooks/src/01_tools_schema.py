@@ -194,7 +194,7 @@ print(repr(tool_call.function.arguments))
 '''),
     md("""
 The arguments are a **string**: the JSON text the model wrote, token by token. It is usually valid
-JSON, but nothing guarantees it (step 7). Decode it to get a dict:
+JSON, but nothing guarantees it (step 7). `json.loads` decodes it into a dict:
 """, """
 Аргументы — это **строка**: JSON-текст, который модель написала токен за токеном. Обычно это
 корректный JSON, но гарантий нет (шаг 7). `json.loads` превращает строку в словарь:
@@ -381,7 +381,7 @@ for name, text in mistakes:
 - A tool is a Python function plus a JSON schema: `type`, `function.name`, `function.description`
   and `function.parameters` (a JSON Schema with `properties` and `required`).
 - `tool_map` (or `ToolRegistry`) maps the name the model writes to the function; nothing else runs.
-- The model sends arguments as JSON **text**: decode it, then call `function(**arguments)`. The
+- The model sends arguments as JSON **text**: decode it (`json.loads`), then call `function(**arguments)`. The
   guide's `tool_function(tool_call_arguments)` passes the dict as one argument; its stub hid that.
 - `schema_from_function` builds the schema from type hints and a Google docstring;
   `validate_arguments` and `registry.call` turn the model's mistakes into messages it can read.

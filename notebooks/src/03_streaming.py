@@ -28,7 +28,8 @@ bugs hidden in the guide's streaming loop.
 - the guide's streaming loop run as published: the replay server, which checks the history as
   OpenAI's API does, answers **400**, because the assistant message with the calls never reaches
   the history; then the fix;
-- the second, latent bug: a final usage chunk with `choices: []` crashes `chunk.choices[0]`;
+- the second, latent bug: a final chunk with the token counts (`usage`) and `choices: []` crashes
+  `chunk.choices[0]`;
 - `run_tool_loop(..., stream=True)`, a widget that replays a stream chunk by chunk, and parallel calls
   whose fragments interleave.
 
@@ -263,7 +264,7 @@ assert "city" in json.loads(tool_calls[0]["function"]["arguments"])  # glued int
     md(
         """
 `helpers.ToolCallAccumulator` does the same job and also copes with what real engines send besides
-the happy path: chunks without choices, deltas without `function`, a missing `index`. Feed it chunk by
+the happy path: chunks without `choices`, deltas without `function`, a missing `index`. Feed it chunk by
 chunk; it gives the assistant message ready to append to the history (`content` is `None` when the
 model wrote no text, as in the non-streaming API).
 """,

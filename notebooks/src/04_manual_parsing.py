@@ -321,7 +321,7 @@ of `errors` describing anything odd instead of raising.
 ## 4. Разбор: `parse_kimi`
 
 `parse_kimi` возвращает `ParseResult`: видимый текст `content`, вызовы `tool_calls` в формате
-OpenAI и список `errors`. Вместо того чтобы бросать исключения, парсер описывает в `errors` всё
+OpenAI и список `errors`: вместо того чтобы бросать исключения, парсер описывает в нём всё
 подозрительное.
 """,
     ),

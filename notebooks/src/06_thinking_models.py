@@ -926,10 +926,10 @@ check_reasoning_of(reasoning_of)
     ),
     md(
         """
-[Next: 07 Qwen today](07_qwen_today.ipynb)
+[Next: 07 Qwen then and now](07_qwen_today.ipynb)
 """,
         """
-[Дальше: 07 Qwen сегодня](07_qwen_today.ipynb)
+[Дальше: 07 Qwen тогда и сейчас](07_qwen_today.ipynb)
 """,
     ),
 ])

@@ -222,7 +222,7 @@ for name, tokenizer in [("Qwen3", qwen3), ("Qwen3.5", qwen35)]:
         """
 ## 3. Raw text and two parsers
 
-What each model generates for the same call (the lesson's renderers write the templates' format),
+What each model generates for the same call (the `render_*` functions write the templates' format),
 and what our parsers make of it. Neither format carries a call id, so both parsers invent
 `call_0`, `call_1`, ...; a server invents its own.
 """,
@@ -845,10 +845,10 @@ check_split_think(split_think)
     ),
     md(
         """
-That is the end of the series. Back to the start: [00 Start here](00_start.ipynb)
+That is the end of the series. Back to the start: [00 Start here: how an LLM calls tools](00_start.ipynb)
 """,
         """
-Это конец серии. Вернуться к началу: [00 С чего начать](00_start.ipynb)
+Это конец серии. Вернуться к началу: [00 С чего начать: как LLM вызывает инструменты](00_start.ipynb)
 """,
     ),
 ])
