@@ -917,8 +917,8 @@ WRONG: list[Row] = [
     row(
         n07.check_typed,
         _typed_variant(int_via_float=True),
-        "int(float(value)) would cut",
-        "int(float(value)) обрезал бы",
+        "int(float(value)) would turn",
+        "int(float(value)) превратил бы",
         "07-2 int(float(v))",
     ),
     row(

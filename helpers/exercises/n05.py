@@ -103,6 +103,13 @@ def _hermes_mismatch(name: str, expected: list[Any], got: Any) -> NotYet:
             '"arguments" уже лежит объект, так что берите call["arguments"] после json.loads '
             "всего блока.",
         )
+    if not got and expected:
+        return NotYet(
+            head_en + "Find every <tool_call>...</tool_call> block (re.findall with re.DOTALL: "
+            "the JSON sits on its own line) and json.loads the text of each.",
+            head_ru + "Найдите каждый блок <tool_call>...</tool_call> (re.findall с re.DOTALL: "
+            "JSON стоит на отдельной строке) и разберите текст каждого через json.loads.",
+        )
     if len(got) < len(expected):
         return NotYet(
             head_en + f"{len(expected)} <tool_call> blocks, {len(got)} found: look for every "

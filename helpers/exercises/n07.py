@@ -99,25 +99,36 @@ TYPED_CASES: list[tuple[str, str]] = [
 ]
 
 
-def _typed_reason(value: str, kind: str) -> tuple[str, str]:
-    """The rule a case tests, in both languages."""
+def _typed_reason(value: str, kind: str, expected: Any, got: Any) -> tuple[str, str]:
+    """The rule a case tests, in both languages, worded for what the answer got wrong."""
     if value.lower() == "null":
         return (
             '"null" in any case (NULL, Null) is None, whatever the type: compare value.lower().',
             '"null" в любом регистре (NULL, Null) — это None при любом типе: сравнивайте '
             "value.lower().",
         )
+    if kind == "integer" and isinstance(expected, str):
+        return (
+            f"int() refuses {value!r}, so it stays the string; int(float(value)) would turn "
+            "3.7 into 3.",
+            f"int() не принимает {value!r}, поэтому значение остаётся строкой; "
+            "int(float(value)) превратил бы 3.7 в 3.",
+        )
     if kind == "integer":
         return (
-            "An integer goes through int(value) alone: a value int() refuses (3.7, three) stays "
-            "the string; int(float(value)) would cut 3.7 to 3.",
-            "Целое проходит только через int(value): значение, которое int() не принимает (3.7, "
-            "three), остаётся строкой; int(float(value)) обрезал бы 3.7 до 3.",
+            'A value of type "integer" is converted with int(value).',
+            'Значение типа "integer" преобразуйте через int(value).',
         )
     if kind == "number":
+        if isinstance(expected, str):
+            return (
+                f"float() refuses {value!r}, so it stays the string.",
+                f"float() не принимает {value!r}, поэтому значение остаётся строкой.",
+            )
         return (
-            "A number goes through float(value); a whole one (2.0) becomes an int.",
-            "Число проходит через float(value); целое (2.0) становится int.",
+            'A value of type "number" is converted with float(value); a whole one (2.0) '
+            "becomes an int.",
+            'Значение типа "number" преобразуйте через float(value); целое (2.0) становится int.',
         )
     if kind == "boolean":
         return (
@@ -136,7 +147,7 @@ def check_typed(typed: Callable[[str, str], Any]) -> Verdict:
             expected, _ = convert_parameter(value, "x", {"x": {"type": kind}})
             got = call_student(typed, value, kind, case=(repr(value), value))
             if got != expected or type(got) is not type(expected):
-                why_en, why_ru = _typed_reason(value, kind)
+                why_en, why_ru = _typed_reason(value, kind, expected, got)
                 raise NotYet(
                     f"typed({value!r}, {kind!r}) should be {expected!r}, got {got!r}. {why_en}",
                     f"typed({value!r}, {kind!r}) должно быть {expected!r}, получено {got!r}. "
