@@ -8,11 +8,19 @@ of a `show_messages` block (what the user and the model wrote), a server's own e
 range`). Anything else that is data (a model's answer printed bare, a chat template's
 system prompt) is allowed only by an explicit entry of `ALLOWED`: lesson, snippet, reason.
 
-English prose in a Russian line is found two ways:
+English prose in a Russian line is found four ways:
 - a run of three or more plain English words, two of them common function words
   ("1 message in the history: the tool never ran", "not valid JSON", "the guide loses ...");
 - a line without Cyrillic that has two or more plain English words that are not protocol words
-  (a table header "variant", "raw text written by", labels "1 call(s)", "special yes/no").
+  (a table header "variant", "raw text written by", labels "1 call(s)", "special yes/no");
+- one English sentence inside a Russian line: a sentence without Cyrillic holding three or more
+  lower-case English words that are not protocol words ("Checking both cities now.");
+- a one-word English label at the start of a line, quoted or not, followed by a colon or by a
+  table's column gap ("'closed'   ...", "skipped: ...").
+
+The Russian prose of the lessons (markdown) is read the same way, paragraph by paragraph
+(`markdown_problems`), and the two editions of a markdown cell must have as many paragraphs, links
+and code spans (`markdown_shape`): a sentence left out or a link lost shows up as a count.
 """
 
 from __future__ import annotations
@@ -38,6 +46,14 @@ PROTOCOL = frozenset(
     """
 role user assistant tool system developer content name arguments id type function tool_calls
 finish_reason stop length usage true false none null json python dict list str int float bool
+reasoning reasoning_content
+""".split()
+)
+
+# Lower-case names that both editions print as they are: providers and engine profiles.
+NAMES = frozenset(
+    """
+kimi qwen moonshot vllm sglang ollama llamacpp hermes no_parser stop_with_calls
 """.split()
 )
 
@@ -95,6 +111,14 @@ ALLOWED: tuple[tuple[str, str, str], ...] = (
         "a thinking model's reasoning from the cassette, printed as the model wrote it",
     ),
     ("05_qwen_comparison", "It is 26.1 °C in San Francisco now", MODEL_ANSWER),
+    *(
+        (
+            "07_qwen_today",
+            snippet,
+            "a parameter value as the model wrote it in the XML (the table's input)",
+        )
+        for snippet in ("'three'           integer", "'yes'             boolean")
+    ),
     (
         "07_qwen_today",
         "Paris: sunny today, cloudy tomorrow, light rain the day after.",
@@ -186,6 +210,39 @@ def english_prose(line: str) -> str | None:
     return None
 
 
+SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
+LOWER_WORD = re.compile(r"^[a-z]+(?:'[a-z]+)?$")
+# A label: unquoted, or a Python repr in single quotes (a JSON key, in double quotes, is data).
+LABEL = re.compile(r"^\s*('?)([a-z]+(?: [a-z]+){0,2})\1(?::\s|:$|\s{2,})")
+
+
+def english_sentence(line: str) -> str | None:
+    """Why `line` holds one English sentence among Russian ones, or None: a sentence with no
+    Cyrillic and three or more lower-case English words that are neither protocol words nor names
+    (capitalised words are names: Moonshot, SGLang, API)."""
+    for sentence in SENTENCE_END.split(blank_data(line)):
+        if CYRILLIC.search(sentence):
+            continue
+        words = [
+            word
+            for raw in sentence.split()
+            for word in [raw.strip(EDGE_PUNCTUATION)]
+            if LOWER_WORD.match(word) and word not in PROTOCOL and word not in NAMES
+        ]
+        if len(words) >= 3:
+            return f"an English sentence {' '.join(words)!r}"
+    return None
+
+
+def english_label(line: str) -> str | None:
+    """Why `line` starts with an English label (a table row's name, `label: value`), or None."""
+    found = LABEL.match(line)
+    if not found:
+        return None
+    words = [w for w in found.group(2).split() if w not in PROTOCOL and w not in NAMES]
+    return f"an English label {found.group(2)!r}" if words else None
+
+
 def allowed(lesson: str, line: str) -> bool:
     """The line holds data that `ALLOWED` names for this lesson."""
     return any(lesson == name and snippet in line for name, snippet, _ in ALLOWED)
@@ -215,7 +272,7 @@ def language_problems(lesson: str, lang: str, text: str) -> list[str]:
             if CYRILLIC.search(line):
                 problems.append(f"Cyrillic in the English edition: {line.strip()[:100]!r}")
         else:
-            why = english_prose(line)
+            why = english_prose(line) or english_sentence(line) or english_label(line)
             if why:
                 problems.append(f"{why} in the Russian edition: {line.strip()[:100]!r}")
     return problems
@@ -224,3 +281,57 @@ def language_problems(lesson: str, lang: str, text: str) -> list[str]:
 def texts_in_language(lesson: str, lang: str, texts: Iterable[str]) -> list[str]:
     """Problems over several texts."""
     return [problem for text in texts for problem in language_problems(lesson, lang, text)]
+
+
+# --- the lessons' markdown ------------------------------------------------------------------------
+
+FENCE = re.compile(r"```.*?```", re.S)
+LINK = re.compile(r"\[[^\]\n]*\]\([^)\s]+\)")
+LINK_TARGET = re.compile(r"\]\([^)\s]+\)")
+CODE_SPAN = re.compile(r"`[^`\n]+`")
+LIST_ITEM = re.compile(r"\s*(?:[-*]|\d+\.)\s")
+
+
+def markdown_shape(text: str) -> tuple[int, int, int]:
+    """(paragraphs, links, code spans) of a markdown cell; a fenced block counts as a paragraph."""
+    text = FENCE.sub("\n\nCODE\n\n", text)
+    paragraphs = [p for p in re.split(r"\n\s*\n", text.strip()) if p.strip()]
+    return len(paragraphs), len(LINK.findall(text)), len(CODE_SPAN.findall(text))
+
+
+def markdown_blocks(text: str) -> list[str]:
+    """The prose of a markdown cell as units to read: a paragraph or a list item joined onto one
+    line, a table row alone; fenced code and link targets left out."""
+    text = LINK_TARGET.sub("]", FENCE.sub("\n\n", text))
+    units: list[str] = []
+    for paragraph in re.split(r"\n\s*\n", text):
+        lines = [line for line in paragraph.splitlines() if line.strip()]
+        if any(line.lstrip().startswith("|") for line in lines):
+            units.extend(lines)
+            continue
+        current: list[str] = []
+        for line in lines:
+            if LIST_ITEM.match(line) and current:
+                units.append(" ".join(current))
+                current = []
+            current.append(line.strip())
+        if current:
+            units.append(" ".join(current))
+    return units
+
+
+def markdown_problems(lesson: str, lang: str, text: str) -> list[str]:
+    """Prose of a markdown cell in the wrong language (Russian: English prose or a sentence;
+    English: Cyrillic)."""
+    problems = []
+    for unit in markdown_blocks(text):
+        if allowed(lesson, unit):
+            continue
+        if lang == "en":
+            if CYRILLIC.search(unit):
+                problems.append(f"Cyrillic in the English prose: {unit.strip()[:100]!r}")
+            continue
+        why = english_sentence(unit) or (english_prose(unit) if CYRILLIC.search(unit) else None)
+        if why:
+            problems.append(f"{why} in the Russian prose: {unit.strip()[:100]!r}")
+    return problems

@@ -12,9 +12,19 @@ import re
 
 import nbformat
 import pytest
-from output_language import ALLOWED, english_prose, language_problems
+from output_language import (
+    ALLOWED,
+    english_label,
+    english_prose,
+    english_sentence,
+    language_problems,
+    markdown_problems,
+    markdown_shape,
+)
+from scripts_support import nbbuild
 
 from helpers.i18n import LANGUAGES as LANGS
+from helpers.lessons import lesson_names
 from helpers.paths import NOTEBOOKS_DIR
 
 CHECKED_MIMES = ("text/plain", "text/markdown", "text/html")
@@ -191,6 +201,21 @@ PLANTED = {
         _stdout("Beijing is sunny, Shanghai has light rain, and Moscow has snow.\n"),
         "English words",
     ),
+    "one English sentence in a Russian line": (
+        "ru",
+        _stdout("Пока нет: верните список. Checking both cities now.\n"),
+        "English sentence",
+    ),
+    "one-word English label in ru": (
+        "ru",
+        _stdout("'closed'            'Beijing first.' ['functions.get_weather:0'] []\n"),
+        "English label",
+    ),
+    "English label with a colon in ru": (
+        "ru",
+        _stdout("skipped: нужен профиль vllm_thinking\n"),
+        "English label",
+    ),
     "Cyrillic in en stdout": ("en", _stdout("Пока нет: верните список\n"), "Cyrillic"),
     "Cyrillic in en exception": (
         "en",
@@ -245,3 +270,148 @@ def test_data_is_not_prose(line):
 )
 def test_prose_and_labels_are_caught(line):
     assert english_prose(line), line
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Пока нет: для варианта «закрыт» ожидалось 'Beijing first.'",
+        '"description": "Get weather information. Call this tool when the user needs it"',
+        "reasoning: 'Three days for Paris, hour by hour.'",
+        "moonshot         tool_calls     ''       get_weather:0",
+        "| API Moonshot, SGLang, llama.cpp | `reasoning_content` |",
+    ],
+)
+def test_data_names_and_json_keys_are_not_labels_or_sentences(line):
+    assert english_sentence(line) is None and english_label(line) is None, line
+
+
+# ---------------------------------------------------------------------------------------------
+# The lessons' markdown: the same shape in both editions, each in its language
+
+MARKDOWN_CELLS = [
+    (name, index, cell)
+    for name in lesson_names()
+    for index, cell in enumerate(nbbuild().load_lesson(NOTEBOOKS_DIR / "src" / f"{name}.py").cells)
+    if cell.kind == "markdown"
+]
+
+
+def test_markdown_cells_have_as_many_paragraphs_links_and_code_spans_in_both_editions():
+    differ = [
+        f"{name} cell {index}: en {markdown_shape(cell.en)}, ru {markdown_shape(cell.ru)} "
+        "(paragraphs, links, code spans)"
+        for name, index, cell in MARKDOWN_CELLS
+        if markdown_shape(cell.en) != markdown_shape(cell.ru)
+    ]
+    assert not differ, "\n".join(differ)
+
+
+def test_markdown_prose_speaks_the_editions_language():
+    problems = [
+        f"{name} cell {index}: {problem}"
+        for name, index, cell in MARKDOWN_CELLS
+        for lang in LANGS
+        for problem in markdown_problems(name, lang, getattr(cell, lang))
+    ]
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    ("en", "ru", "shape"),
+    [
+        ("One. Two.\n\nThree.", "Раз. Два.", "paragraphs"),
+        ("See [lesson 03](03_streaming.ipynb).", "См. урок 03.", "links"),
+        ("Use `json.loads` and `dict`.", "Используйте `json.loads` и dict.", "code spans"),
+    ],
+)
+def test_a_markdown_cell_that_differs_between_the_editions_is_caught(en, ru, shape):
+    index = ("paragraphs", "links", "code spans").index(shape)
+    assert markdown_shape(en)[index] != markdown_shape(ru)[index]
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "Модель отвечает сразу. The loop stops here.",
+        "- первый пункт;\n- the second item is still English",
+        "Вот так. Checking both cities now.",
+    ],
+)
+def test_english_inside_russian_prose_is_caught(prose):
+    assert markdown_problems("04_manual_parsing", "ru", prose), prose
+
+
+# ---------------------------------------------------------------------------------------------
+# Links to a lesson name it by its title; one Russian term for thinking models; no known calques
+
+LESSON_LINK = re.compile(r"\[(?:(?:Next|Дальше): )?(\d\d) ([^\]]+)\]\((\d\d_\w+)\.ipynb\)")
+
+
+def lesson_titles(lang: str) -> dict[str, str]:
+    """Each lesson's H1 in one edition."""
+    titles = {}
+    for name in lesson_names():
+        first = nbbuild().load_lesson(NOTEBOOKS_DIR / "src" / f"{name}.py").cells[0]
+        heading = getattr(first, lang).strip().splitlines()[0]
+        titles[name] = heading.removeprefix("# ")
+    return titles
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_link_to_a_lesson_is_titled_as_the_lesson(lang):
+    titles = lesson_titles(lang)
+    wrong = [
+        f"{name}: [{number} {text}] links {target}, titled {titles.get(target)!r}"
+        for name, _, cell in MARKDOWN_CELLS
+        for number, text, target in LESSON_LINK.findall(getattr(cell, lang))
+        if target in titles and (number != target[:2] or text != titles[target])
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_link_title_check_can_fail():
+    assert LESSON_LINK.findall("[Дальше: 07 Qwen сегодня](07_qwen_today.ipynb)") == [
+        ("07", "Qwen сегодня", "07_qwen_today")
+    ]
+    assert lesson_titles("ru")["07_qwen_today"] != "Qwen сегодня"
+
+
+# Russian wordings a student found unnatural (word-by-word renderings of the English), and the
+# thinking-model synonyms: the series says «модель с рассуждением» (thinking model) throughout.
+CALQUES = (
+    "думающ",
+    "рассуждающ",
+    "рассчитывает vLLM",
+    "запускает Kimi-K2",
+    'говорит `"stop"`',
+    "сверх идеального",
+    "не только учебный случай",
+    "проводит один пример",
+    "заставляют модель писать",
+    "второй — первый",
+    "только другими словами",
+    "разрешает его отказом",
+    "число считает вызовы",
+    "считает вызовы по всему",
+    "следует за своим вызовом",
+    "Аргументы-текст",
+    "останавливает применение",
+    "Правила по одному значению",
+    "Id модели берите",
+    "несёт дельту",
+    "роняет `chunk",
+    "узнаёт режим",
+    "кладёт дату",
+    "проходит руководство",
+)
+
+
+def test_the_russian_prose_has_no_known_calques():
+    found = [
+        f"{name} cell {index}: {calque!r}"
+        for name, index, cell in MARKDOWN_CELLS
+        for calque in CALQUES
+        if calque.lower() in cell.ru.lower()
+    ]
+    assert not found, "\n".join(found)

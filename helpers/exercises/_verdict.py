@@ -194,3 +194,53 @@ def student_error(
 def _capital(text: str) -> str:
     """The sentence with its first letter in upper case."""
     return text[:1].upper() + text[1:]
+
+
+# What a server's 400 about the history means, by the start of its (English) text: the server's
+# words stay quoted, the explanation comes in the notebook's language.
+SERVER_ERRORS: tuple[tuple[str, str, str], ...] = (
+    (
+        "Invalid parameter: messages with role 'tool' must be a response",
+        'a role "tool" message must come right after the assistant message whose tool_calls '
+        "it answers; here no such assistant message comes before it.",
+        'сообщение с role "tool" должно идти сразу после сообщения ассистента, на чьи '
+        "tool_calls оно отвечает; здесь перед ним такого сообщения нет.",
+    ),
+    (
+        "An assistant message with 'tool_calls' must be followed by tool messages",
+        'after an assistant message with tool_calls, every call needs its own role "tool" '
+        "message before any other message.",
+        "после сообщения ассистента с tool_calls каждый вызов должен получить своё сообщение "
+        'с role "tool", прежде чем придёт любое другое сообщение.',
+    ),
+    (
+        "Invalid parameter: 'tool_call_id' of",
+        "a tool_call_id names no call of the assistant message just before it: copy the "
+        "call's id exactly.",
+        "tool_call_id не совпадает ни с одним вызовом в сообщении ассистента перед ним: "
+        "скопируйте id вызова без изменений.",
+    ),
+    (
+        "thinking is enabled but reasoning_content is missing",
+        "with thinking on, Moonshot wants every assistant message with tool_calls sent back "
+        "with its reasoning_content.",
+        "когда рассуждение включено, Moonshot требует, чтобы каждое сообщение ассистента с "
+        "tool_calls возвращалось вместе с его reasoning_content.",
+    ),
+)
+
+
+def server_refusal(message: str) -> NotYet:
+    """The NotYet for a history a server would refuse with a 400: its words quoted verbatim,
+    then what they mean, in the notebook's language."""
+    en, ru = next(
+        ((en, ru) for start, en, ru in SERVER_ERRORS if message.startswith(start)),
+        (
+            "the server refuses this history; read its message and fix the field it names.",
+            "сервер не примет такую историю; прочтите его сообщение и исправьте названное поле.",
+        ),
+    )
+    return NotYet(
+        f'a server would answer 400: "{message}". That means: {en}',
+        f"сервер ответил бы 400 (его текст: «{message}»). Это значит: {ru}",
+    )

@@ -95,10 +95,12 @@ def _qwen_command(command: str) -> None:
             f"the command does not parse as a shell line: {exc}.",
             f"команда не разбирается как строка терминала: {exc}.",
         ) from exc
-    if words[:2] != ["vllm", "serve"] or "Qwen/Qwen2.5-7B-Instruct" not in words:
+    if _model_served(words) != MODEL:
         raise NotYet(
-            "start with: vllm serve Qwen/Qwen2.5-7B-Instruct",
-            "начните с: vllm serve Qwen/Qwen2.5-7B-Instruct",
+            f"start with: vllm serve {MODEL} (or the older form: python -m "
+            f"{API_SERVER} --model {MODEL})",
+            f"начните с: vllm serve {MODEL} (или со старой формы: python -m "
+            f"{API_SERVER} --model {MODEL})",
         )
     if "--enable-auto-tool-choice" not in words:
         raise NotYet(
@@ -123,6 +125,23 @@ def _qwen_command(command: str) -> None:
             f"Qwen2.5 пишет вызовы в стиле Hermes (<tool_call>): нужен парсер hermes, "
             f"а не {parser}.",
         )
+
+
+MODEL = "Qwen/Qwen2.5-7B-Instruct"
+# vLLM's OpenAI server started as a module: the form older docs and scripts use.
+API_SERVER = "vllm.entrypoints.openai.api_server"
+
+
+def _model_served(words: list[str]) -> str | None:
+    """The model a vLLM command line serves: `vllm serve MODEL ...`, or
+    `python -m vllm.entrypoints.openai.api_server --model MODEL ...`; None for anything else."""
+    if words[:2] == ["vllm", "serve"]:
+        positional = len(words) > 2 and not words[2].startswith("-")
+        return words[2] if positional else _option(words, "--model")
+    python = re.fullmatch(r"(?:.*/)?python[\d.]*", words[0]) if words else None
+    if python and words[1:3] == ["-m", API_SERVER]:
+        return _option(words, "--model")
+    return None
 
 
 def _option(words: list[str], name: str) -> str | None:

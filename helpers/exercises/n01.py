@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from helpers.exercises._verdict import NotYet, Verdict, student_error, verdict
+from helpers.exercises._verdict import NotYet, Verdict, call_student, student_error, verdict
 
 UNITS = ["celsius", "fahrenheit"]
 
@@ -98,12 +99,27 @@ def _call_tool(call_tool: Callable[..., Any]) -> None:
         try:
             result = call_tool(tool_call, tool_map)
         except TypeError as exc:
-            raise NotYet(
-                f"`TypeError: {exc}`. Unpack the arguments: function(**arguments).",
-                f"`TypeError: {exc}`. Распакуйте аргументы: function(**arguments).",
-            ) from exc
+            raise _call_tool_type_error(exc) from exc
         except Exception as exc:  # the student's code may fail in any way: report, don't crash
             raise student_error(exc) from exc
+        if isinstance(result, Mapping) and result.get("role") == "tool":
+            raise NotYet(
+                "call_tool returns a whole tool message; here it should return only what the "
+                f'function returned ({expected!r}). Building the role "tool" message is the '
+                "next lesson's step.",
+                "call_tool возвращает целое сообщение с результатом; здесь нужно вернуть только "
+                f'то, что вернула функция ({expected!r}). Сообщение с role "tool" собирают '
+                "в следующем уроке.",
+            )
+        if isinstance(result, str) and repr(arguments) in result:
+            raise NotYet(
+                f"for arguments {json.dumps(arguments)} the tool returned {result!r}: the whole "
+                "dict went into its first parameter. Unpack it so that each key becomes a "
+                "keyword argument: function(**arguments).",
+                f"для аргументов {json.dumps(arguments)} инструмент вернул {result!r}: весь "
+                "словарь попал в его первый параметр. Распакуйте его, чтобы каждый ключ стал "
+                "именованным аргументом: function(**arguments).",
+            )
         if result != expected:
             raise NotYet(
                 f"for arguments {json.dumps(arguments)} expected {expected!r}, got "
@@ -112,6 +128,29 @@ def _call_tool(call_tool: Callable[..., Any]) -> None:
                 f"получено {result!r}. Передайте ключи JSON именованными аргументами "
                 "(**arguments).",
             )
+
+
+def _call_tool_type_error(exc: TypeError) -> NotYet:
+    """The hint for a TypeError from call_tool: arguments not decoded, or not unpacked."""
+    name = f"`TypeError: {exc}`"
+    if "must be a mapping, not str" in str(exc):
+        return NotYet(
+            f'{name}. function["arguments"] is JSON text (a str), and ** needs a dict: '
+            "decode it first with json.loads, then call function(**arguments).",
+            f'{name}. function["arguments"] — это JSON-текст (str), а ** нужен словарь: '
+            "сначала раскодируйте его через json.loads, затем вызовите function(**arguments).",
+        )
+    if "string indices must be integers" in str(exc):
+        return NotYet(
+            f'{name}. function["arguments"] is JSON text (a str), not a dict: decode it '
+            "with json.loads before reading keys.",
+            f'{name}. function["arguments"] — это JSON-текст (str), а не словарь: '
+            "раскодируйте его через json.loads, прежде чем читать ключи.",
+        )
+    return NotYet(
+        f"{name}. Unpack the decoded arguments as keywords: function(**arguments).",
+        f"{name}. Передайте раскодированные аргументы как именованные: function(**arguments).",
+    )
 
 
 def check_call_tool(call_tool: Callable[..., Any]) -> Verdict:
@@ -123,15 +162,22 @@ def _typed_function(fn: Callable[..., Any]) -> None:
     """Raise NotYet unless `fn` converts correctly and its generated schema is complete."""
     from helpers.tools import schema_from_function
 
-    try:
-        works = abs(fn(100, "fahrenheit") - 212) < 1e-6 and abs(fn(212, "celsius") - 100) < 1e-6
-    except Exception as exc:  # the student's code may fail in any way: report, don't crash
-        raise student_error(exc) from exc
-    if not works:
-        raise NotYet(
-            "keep the conversion working: 100 °C -> 212 °F and 212 °F -> 100 °C.",
-            "перевод должен работать: 100 °C -> 212 °F и 212 °F -> 100 °C.",
-        )
+    for value, unit, expected in ((100, "fahrenheit", 212), (212, "celsius", 100)):
+        got = call_student(fn, value, unit, case=(f"({value}, {unit!r})", f"({value}, {unit!r})"))
+        if isinstance(got, bool) or not isinstance(got, (int, float)):
+            raise NotYet(
+                f"convert_temperature({value}, {unit!r}) returned {got!r}; return the "
+                f"converted number ({expected}).",
+                f"convert_temperature({value}, {unit!r}) вернула {got!r}; верните "
+                f"число после перевода ({expected}).",
+            )
+        if abs(got - expected) > 1e-6:
+            raise NotYet(
+                "keep the conversion working: 100 °C -> 212 °F and 212 °F -> 100 °C; "
+                f"convert_temperature({value}, {unit!r}) gave {got!r}.",
+                "перевод должен работать: 100 °C -> 212 °F и 212 °F -> 100 °C; "
+                f"convert_temperature({value}, {unit!r}) дала {got!r}.",
+            )
     untyped = [
         name
         for name, p in inspect.signature(fn).parameters.items()
@@ -150,11 +196,46 @@ def _typed_function(fn: Callable[..., Any]) -> None:
     try:
         schema = schema_from_function(fn)
     except Exception as exc:  # transformers raises its own parsing exceptions
-        raise NotYet(
-            f"schema_from_function cannot read it yet: `{exc}`",
-            f"schema_from_function пока не может её прочитать: `{exc}`",
-        ) from exc
+        raise NotYet(*_schema_failure(exc)) from exc
     _schema(schema, ("the generated schema", "созданная схема"))
+
+
+def _schema_failure(exc: Exception) -> tuple[str, str]:
+    """Why schema_from_function could not read the function, in both languages. The library's
+    English message stays quoted; the explanation comes in the notebook's language."""
+    quoted = f"`{type(exc).__name__}: {exc}`"
+    text = str(exc)
+    argument = re.search(r"no description for the argument '(\w+)'", text)
+    if argument:
+        name = argument.group(1)
+        return (
+            f"schema_from_function found no description for {name!r} ({quoted}). Under Args: "
+            f"write one indented line per argument, `{name}: what it is`; the docstring must "
+            "start with a summary line before Args:.",
+            f"schema_from_function не нашла описания аргумента {name!r} ({quoted}). В разделе "
+            f"Args: нужна строка с отступом для каждого аргумента: `{name}: что это`; перед "
+            "Args: в docstring должна стоять строка с общим описанием.",
+        )
+    if isinstance(exc, json.JSONDecodeError) or "choices" in text:
+        return (
+            f"the (choices: [...]) list must be JSON, with the values in double quotes: "
+            f'(choices: ["celsius", "fahrenheit"]) ({quoted}).',
+            f"список (choices: [...]) должен быть JSON, значения — в двойных кавычках: "
+            f'(choices: ["celsius", "fahrenheit"]) ({quoted}).',
+        )
+    if isinstance(exc, NameError) or "type hint" in text.lower():
+        return (
+            f"schema_from_function cannot turn a type hint into a JSON type ({quoted}): use "
+            "float, int, str or bool.",
+            f"schema_from_function не может превратить аннотацию типа в тип JSON ({quoted}): "
+            "используйте float, int, str или bool.",
+        )
+    return (
+        f"schema_from_function cannot read the function yet ({quoted}): check the type "
+        "hints and the Args: section of the docstring.",
+        f"schema_from_function пока не может прочитать функцию ({quoted}): проверьте "
+        "аннотации типов и раздел Args: в docstring.",
+    )
 
 
 def check_typed_function(fn: Callable[..., Any]) -> Verdict:

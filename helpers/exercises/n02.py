@@ -128,8 +128,9 @@ def _broken_tool(city: str) -> dict[str, str]:
     raise TimeoutError(f"weather service did not answer for {city}")
 
 
-def _error_text(content: Any, en: str, ru: str) -> None:
-    """Raise NotYet unless `content` is JSON text of an object with an "error" key."""
+def _error_text(content: Any, en: str, ru: str) -> str:
+    """The "error" text of `content`, or NotYet unless it is JSON text of an object with a
+    non-empty "error" key."""
     try:
         parsed = json.loads(content)
     except (TypeError, ValueError) as exc:
@@ -142,6 +143,7 @@ def _error_text(content: Any, en: str, ru: str) -> None:
             f'{en}: the JSON needs a non-empty "error" field.',
             f'{ru}: в JSON нужно непустое поле "error".',
         )
+    return str(parsed["error"])
 
 
 def _tool_content(tool_content: Callable[[Callable[..., Any], str], Any]) -> None:
@@ -152,19 +154,28 @@ def _tool_content(tool_content: Callable[[Callable[..., Any], str], Any]) -> Non
             "a working call should return the result as JSON text.",
             "удачный вызов должен вернуть результат JSON-текстом.",
         )
-    for function, text, en, ru in [
+    errors = []
+    for function, text, en, ru, clues in [
         (
             _get_weather,
             '{"city": "Mos',
             "with arguments that are not valid JSON",
             "когда аргументы — некорректный JSON",
+            ("json", "unterminated", "expecting", "decode"),
         ),
-        (_broken_tool, '{"city": "Moscow"}', "with a tool that fails", "когда инструмент падает"),
+        (
+            _broken_tool,
+            '{"city": "Moscow"}',
+            "with a tool that fails",
+            "когда инструмент падает",
+            ("timeout", "did not answer"),
+        ),
         (
             _get_weather,
             '{"town": "Moscow"}',
             "with a wrong argument name (TypeError)",
             "когда имя аргумента неверное (TypeError)",
+            ("town", "typeerror", "keyword argument"),
         ),
     ]:
         try:
@@ -175,7 +186,24 @@ def _tool_content(tool_content: Callable[[Callable[..., Any], str], Any]) -> Non
                 f"{ru}, tool_content выбрасывает {type(exc).__name__}; поймайте "
                 "исключение и верните ошибку.",
             ) from exc
-        _error_text(content, en, ru)
+        error = _error_text(content, en, ru)
+        if not any(clue in error.lower() for clue in clues):
+            raise NotYet(
+                f"{en}, the error says only {error!r}: the model cannot tell from it what "
+                "went wrong, so it cannot fix its call. Put the exception into the text: "
+                'f"{type(error).__name__}: {error}".',
+                f"{ru}, в ошибке сказано только {error!r}: по такому тексту модель не поймёт, "
+                "что случилось, и не сможет исправить вызов. Вставьте в текст само "
+                'исключение: f"{type(error).__name__}: {error}".',
+            )
+        errors.append(error)
+    if len(set(errors)) < len(errors):
+        raise NotYet(
+            f"two different failures got the same error text {errors}: say what went wrong "
+            "in each case (include the exception's message).",
+            f"два разных сбоя получили одинаковый текст ошибки {errors}: опишите, что "
+            "случилось в каждом случае (добавьте текст исключения).",
+        )
 
 
 def check_tool_content(tool_content: Callable[[Callable[..., Any], str], Any]) -> Verdict:

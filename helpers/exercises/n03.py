@@ -7,7 +7,14 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from helpers.exercises._verdict import Explain, NotYet, Verdict, call_student, verdict
+from helpers.exercises._verdict import (
+    Explain,
+    NotYet,
+    Verdict,
+    call_student,
+    server_refusal,
+    verdict,
+)
 from helpers.streaming import ToolCallAccumulator
 
 _HEAD = {"id": "chatcmpl-exercise", "object": "chat.completion.chunk", "created": 0, "model": "m"}
@@ -192,10 +199,7 @@ def check_history(repair: Callable[..., Any]) -> Verdict:
         try:
             check_messages(repaired)
         except ApiError as error:
-            raise NotYet(
-                f'a server would answer 400: "{error.message}"',
-                f"сервер ответил бы 400: «{error.message}»",
-            ) from None
+            raise server_refusal(error.message) from None
         roles = [m.get("role") for m in repaired]
         if roles != ["user", "assistant", "tool"]:
             raise NotYet(

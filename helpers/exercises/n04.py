@@ -15,6 +15,8 @@ NAME_CASES: tuple[str, ...] = (
     "functions.get-weather:12",
     "functions.weather.today:3",
     "search:1",
+    # a dot in the name and no prefix: only "functions." is cut, never the text before a dot
+    "weather.today:3",
 )
 
 
@@ -41,11 +43,21 @@ def check_name_from_id(name_from_id: Callable[[str], Any]) -> Verdict:
             got = call_student(
                 name_from_id, call_id, explain=NAME_MISTAKES, case=(repr(call_id), call_id)
             )
-            if got != expected:
+            if got == expected:
+                continue
+            if "." in expected:
                 raise NotYet(
-                    f"name_from_id({call_id!r}) should be {expected!r}, got {got!r}.",
-                    f"name_from_id({call_id!r}) должно быть {expected!r}, получено {got!r}.",
+                    f"name_from_id({call_id!r}) should be {expected!r}, got {got!r}: the dot "
+                    "is part of this name. Remove only the prefix functions. (when it is "
+                    "there), not everything up to the first dot.",
+                    f"name_from_id({call_id!r}) должно быть {expected!r}, получено {got!r}: "
+                    "точка здесь — часть имени. Убирайте только префикс functions. (если он "
+                    "есть), а не всё до первой точки.",
                 )
+            raise NotYet(
+                f"name_from_id({call_id!r}) should be {expected!r}, got {got!r}.",
+                f"name_from_id({call_id!r}) должно быть {expected!r}, получено {got!r}.",
+            )
 
     return verdict(check)
 
@@ -76,6 +88,10 @@ def extract_cases() -> dict[str, str]:
         "newlines between markers": "<|tool_calls_section_begin|>\n<|tool_call_begin|> "
         'functions.get_weather:0 <|tool_call_argument_begin|>\n{"city": "Beijing"}\n'
         "<|tool_call_end|>\n<|tool_calls_section_end|>",
+        # pretty-printed JSON: without re.DOTALL, "." stops at the newline and the call is lost
+        "arguments over several lines": _section(
+            _call("functions.get_weather:0", '{\n  "city": "Beijing"\n}')
+        ),
     }
 
 
@@ -90,6 +106,7 @@ CASE_RU = {
     "'-' in the name": "'-' в имени",
     "id without 'functions.'": "id без 'functions.'",
     "newlines between markers": "переводы строк между маркерами",
+    "arguments over several lines": "аргументы на нескольких строках",
 }
 
 EXTRACT_MISTAKES = (
@@ -124,6 +141,64 @@ def _brief(calls: Any) -> tuple[str, str]:
     return f"{en} {items}", f"{n} {russian_plural(n, 'вызов', 'вызова', 'вызовов')} {items}"
 
 
+def _first_difference(expected: list[dict[str, Any]], got: Any) -> tuple[str, str] | None:
+    """Where two lists of calls first differ, as `calls[i].field: expected X, got Y`, or None
+    when the difference is not inside matching dicts."""
+    if not isinstance(got, list) or len(got) != len(expected):
+        return None
+
+    def walk(want: Any, have: Any, path: str) -> tuple[str, str] | None:
+        if isinstance(want, dict) and isinstance(have, dict):
+            for key in want:
+                if key not in have:
+                    return (f'{path} has no "{key}"', f'в {path} нет "{key}"')
+                found = walk(want[key], have[key], f"{path}.{key}")
+                if found:
+                    return found
+            extra = sorted(set(have) - set(want))
+            if extra:
+                return (f"{path} has extra keys {extra}", f"в {path} лишние ключи {extra}")
+            return None
+        if want != have:
+            return (
+                f"{path} should be {want!r}, got {have!r}",
+                f"{path} должно быть {want!r}, получено {have!r}",
+            )
+        return None
+
+    for i, (want, have) in enumerate(zip(expected, got, strict=True)):
+        found = walk(want, have, f"calls[{i}]")
+        if found:
+            return found
+    return None
+
+
+def _extract_mismatch(name: str, text: str, expected: list[dict[str, Any]], got: Any) -> NotYet:
+    """The hint for an extractor that disagrees with parse_kimi on one variant."""
+    name_ru = CASE_RU[name]
+    (want, want_ru), (have, have_ru) = _brief(expected), _brief(got)
+    difference = _first_difference(expected, got)
+    if difference:
+        return NotYet(
+            f"variant '{name}': {difference[0]}.",
+            f"вариант «{name_ru}»: {difference[1]}.",
+        )
+    lost = isinstance(got, list) and len(got) < len(expected)
+    if lost and any("\n" in c["function"]["arguments"] for c in expected):
+        return NotYet(
+            f"variant '{name}': expected {want}, got {have}. These arguments span several "
+            "lines, and in a regular expression . does not match a newline unless you pass "
+            "re.DOTALL.",
+            f"вариант «{name_ru}»: ожидалось {want_ru}, получено {have_ru}. Здесь аргументы "
+            "занимают несколько строк, а . в регулярном выражении не совпадает с переводом "
+            "строки, если не передать re.DOTALL.",
+        )
+    return NotYet(
+        f"variant '{name}': expected {want}, got {have}.",
+        f"вариант «{name_ru}»: ожидалось {want_ru}, получено {have_ru}.",
+    )
+
+
 def check_extract(extract_tool_calls: Callable[[str], Any]) -> Verdict:
     """Exercise 2: the learner's extractor must find the same calls as `parse_kimi`."""
 
@@ -137,10 +212,6 @@ def check_extract(extract_tool_calls: Callable[[str], Any]) -> Verdict:
                 case=(f"the variant '{name}'", CASE_RU[name]),
             )
             if got != expected:
-                (want, want_ru), (have, have_ru) = _brief(expected), _brief(got)
-                raise NotYet(
-                    f"variant '{name}': expected {want}, got {have}.",
-                    f"вариант «{CASE_RU[name]}»: ожидалось {want_ru}, получено {have_ru}.",
-                )
+                raise _extract_mismatch(name, text, expected, got)
 
     return verdict(check)

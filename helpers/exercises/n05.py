@@ -79,6 +79,57 @@ def hermes_cases() -> dict[str, str]:
     }
 
 
+def _hermes_mismatch(name: str, expected: list[Any], got: Any) -> NotYet:
+    """Expected and got for one case, and what the difference most likely means."""
+    name_ru = HERMES_RU[name]
+    head_en = f"for '{name}' expected {expected}, got {got!r}. "
+    head_ru = f"для варианта «{name_ru}» ожидалось {expected}, получено {got!r}. "
+    if not isinstance(got, list):
+        return NotYet(
+            head_en + "Return a list of (name, arguments) pairs.",
+            head_ru + "Верните список пар (name, arguments).",
+        )
+    pairs = [item for item in got if isinstance(item, tuple) and len(item) == 2]
+    if len(pairs) != len(got):
+        return NotYet(
+            head_en + "Each item is a pair: (name, arguments).",
+            head_ru + "Каждый элемент — пара: (name, arguments).",
+        )
+    if any(isinstance(arguments, str) for _, arguments in pairs):
+        return NotYet(
+            head_en + "arguments must be a dict: the block's JSON already holds an object "
+            'under "arguments", so take call["arguments"] after json.loads of the block.',
+            head_ru + "arguments должен быть словарём: в JSON блока под ключом "
+            '"arguments" уже лежит объект, так что берите call["arguments"] после json.loads '
+            "всего блока.",
+        )
+    if not got and expected:
+        return NotYet(
+            head_en + "Find every <tool_call>...</tool_call> block (re.findall with re.DOTALL: "
+            "the JSON sits on its own line) and json.loads the text of each.",
+            head_ru + "Найдите каждый блок <tool_call>...</tool_call> (re.findall с re.DOTALL: "
+            "JSON стоит на отдельной строке) и разберите текст каждого через json.loads.",
+        )
+    if len(got) < len(expected):
+        return NotYet(
+            head_en + f"{len(expected)} <tool_call> blocks, {len(got)} found: look for every "
+            "block (re.findall), not only the first.",
+            head_ru + f"Блоков <tool_call> {len(expected)}, а найдено {len(got)}: ищите все "
+            "блоки (re.findall), а не только первый.",
+        )
+    if len(got) > len(expected):
+        return NotYet(
+            head_en + "More pairs than <tool_call> blocks: read only what stands between "
+            "<tool_call> and </tool_call>.",
+            head_ru + "Пар больше, чем блоков <tool_call>: читайте только то, что стоит между "
+            "<tool_call> и </tool_call>.",
+        )
+    return NotYet(
+        head_en + 'Each pair is (call["name"], call["arguments"]) of one block, in order.',
+        head_ru + 'Каждая пара — (call["name"], call["arguments"]) одного блока, по порядку.',
+    )
+
+
 def check_hermes_calls(hermes_calls: Callable[[str], Any]) -> Verdict:
     """Exercise 1: (name, arguments dict) pairs equal to what `parse_hermes` finds."""
 
@@ -94,10 +145,7 @@ def check_hermes_calls(hermes_calls: Callable[[str], Any]) -> Verdict:
             if isinstance(got, list):
                 got = [tuple(item) if isinstance(item, list) else item for item in got]
             if got != expected:
-                raise NotYet(
-                    f"for '{name}' expected {expected}, got {got!r}.",
-                    f"для варианта «{HERMES_RU[name]}» ожидалось {expected}, получено {got!r}.",
-                )
+                raise _hermes_mismatch(name, expected, got)
 
     return verdict(check)
 
@@ -122,6 +170,12 @@ def unparsed_cases() -> list[tuple[str, str, dict[str, Any], bool]]:
         ),
         ("a plain answer", "обычный ответ", {"content": "It's sunny in Beijing today."}, False),
         (
+            "an answer that merely mentions the word tool_call",
+            "ответ, где слово tool_call просто упомянуто",
+            {"content": "I answered without a tool_call: it's sunny in Beijing."},
+            False,
+        ),
+        (
             "content None with parsed tool_calls",
             "content равен None, tool_calls разобраны",
             {"content": None, "tool_calls": parsed},
@@ -142,6 +196,26 @@ def unparsed_cases() -> list[tuple[str, str, dict[str, Any], bool]]:
     ]
 
 
+def _unparsed_reason(message: dict[str, Any], expected: bool) -> tuple[str, str]:
+    """Why a case expects True or False, in both languages."""
+    if expected:
+        return (
+            "content holds call markup and tool_calls is empty: the server left the call unparsed.",
+            "В content есть разметка вызова, а tool_calls пуст: сервер не разобрал вызов.",
+        )
+    if message.get("tool_calls"):
+        return (
+            "tool_calls is not empty: the server parsed the calls, whatever content says.",
+            "tool_calls не пуст: сервер разобрал вызовы, что бы ни было в content.",
+        )
+    return (
+        "This content has no call markup: look for the markers themselves "
+        "(<tool_call>, <|tool_call_begin|>), not for a word that text may contain.",
+        "В этом content нет разметки вызова: ищите сами маркеры (<tool_call>, "
+        "<|tool_call_begin|>), а не слово, которое может встретиться в тексте.",
+    )
+
+
 def check_unparsed(has_unparsed_calls: Callable[[dict[str, Any]], Any]) -> Verdict:
     """Exercise 2: True exactly when call markup sits in `content` and `tool_calls` is empty."""
 
@@ -153,10 +227,18 @@ def check_unparsed(has_unparsed_calls: Callable[[dict[str, Any]], Any]) -> Verdi
                 explain=UNPARSED_MISTAKES,
                 case=(description, description_ru),
             )
-            if bool(got) != expected or not isinstance(got, bool):
+            why_en, why_ru = _unparsed_reason(message, expected)
+            if not isinstance(got, bool):
                 raise NotYet(
-                    f"{description}: expected {expected}, got {got!r}.",
-                    f"{description_ru}: ожидалось {expected}, получено {got!r}.",
+                    f"{description}: expected {expected}, got {got!r}: return a real bool "
+                    "(True or False), e.g. with bool(...).",
+                    f"{description_ru}: ожидалось {expected}, получено {got!r}: верните "
+                    "именно bool (True или False), например через bool(...).",
+                )
+            if got != expected:
+                raise NotYet(
+                    f"{description}: expected {expected}, got {got!r}. {why_en}",
+                    f"{description_ru}: ожидалось {expected}, получено {got!r}. {why_ru}",
                 )
 
     return verdict(check)

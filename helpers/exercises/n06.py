@@ -8,7 +8,14 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from helpers.exercises._verdict import NotYet, Verdict, call_student, verdict
+from helpers.exercises._verdict import (
+    Explain,
+    NotYet,
+    Verdict,
+    call_student,
+    server_refusal,
+    verdict,
+)
 from helpers.formats._common import tool_call_dict
 from helpers.kimi_ids import normalize_kimi_ids
 
@@ -54,6 +61,19 @@ def server_messages() -> dict[str, dict[str, Any]]:
     }
 
 
+# The variants' names in Russian, for the hints.
+VARIANT_RU = {
+    "Moonshot, thinking on": "Moonshot, рассуждение включено",
+    "vLLM >= 0.17": "vLLM >= 0.17",
+    "no thinking": "без рассуждения",
+    "a final answer": "окончательный ответ",
+    "OpenAI-style ids": "id в стиле OpenAI",
+    "two calls in one message": "два вызова в одном сообщении",
+    "Moonshot": "Moonshot",
+    "vLLM with a usage chunk": "vLLM и фрагмент со статистикой",
+}
+
+
 def _comparable(message: Any) -> dict[str, Any]:
     """The fields the check compares: role, content, calls (empty = none), reasoning by name."""
     if not isinstance(message, dict):
@@ -85,12 +105,13 @@ def check_history_message(for_history: Callable[[dict], Any]) -> Verdict:
                 raise NotYet(
                     f"for '{name}' the reasoning is lost: keep {missing[0]!r} as the server "
                     "named it (Moonshot would answer 400 on the next round).",
-                    f"для варианта '{name}' рассуждение потерялось: сохраните {missing[0]!r} под "
-                    "тем же именем, что у сервера (Moonshot ответит 400 в следующем раунде).",
+                    f"для варианта «{VARIANT_RU[name]}» рассуждение потерялось: сохраните "
+                    f"{missing[0]!r} под тем же именем, что у сервера (Moonshot ответит 400 "
+                    "в следующем раунде).",
                 )
             raise NotYet(
                 f"for '{name}' expected {expected}, got {got}.",
-                f"для варианта '{name}' ожидалось {expected}, получено {got}.",
+                f"для варианта «{VARIANT_RU[name]}» ожидалось {expected}, получено {got}.",
             )
         moonshot = call_student(for_history, server_messages()["Moonshot, thinking on"])
         result = {"role": "tool", "tool_call_id": "get_weather:0", "content": "{}"}
@@ -101,10 +122,7 @@ def check_history_message(for_history: Callable[[dict], Any]) -> Verdict:
         try:
             check_chat_request(body)
         except ApiError as error:
-            raise NotYet(
-                f"the replay server would answer 400: {error.message}",
-                f"сервер воспроизведения ответил бы 400: {error.message}",
-            ) from None
+            raise server_refusal(error.message) from None
 
     return verdict(check)
 
@@ -174,11 +192,14 @@ def check_normalize(normalize_ids: Callable[[list], Any]) -> Verdict:
             if have != want:
                 raise NotYet(
                     f"for '{name}' the call ids should be {want}, got {have}.",
-                    f"для варианта '{name}' id вызовов должны быть {want}, получено {have}.",
+                    f"для варианта «{VARIANT_RU[name]}» id вызовов должны быть {want}, "
+                    f"получено {have}.",
                 )
             raise NotYet(
-                f"for '{name}' each tool_call_id must follow its call: expected {expected}.",
-                f"для варианта '{name}' каждый tool_call_id должен следовать за своим вызовом: "
+                f"for '{name}' each tool_call_id must get the new id of its call: "
+                f"expected {expected}.",
+                f"для варианта «{VARIANT_RU[name]}» каждый tool_call_id должен получить новый id "
+                "своего вызова: "
                 f"ожидалось {expected}.",
             )
 
@@ -225,18 +246,42 @@ def reasoning_streams() -> dict[str, tuple[list[Any], tuple[str | None, str]]]:
     }
 
 
+REASONING_MISTAKES = (
+    Explain(
+        IndexError,
+        r"list index out of range",
+        "the usage chunk at the end of a stream has `choices: []` (you met it in lesson 03): skip "
+        "a chunk without choices before reading chunk.choices[0].",
+        "у фрагмента со статистикой в конце потока `choices: []` (вы уже видели его в уроке 03): "
+        "пропускайте фрагмент без choices, прежде чем читать chunk.choices[0].",
+    ),
+    Explain(
+        AttributeError,
+        r"object has no attribute '(reasoning_content|reasoning)'",
+        'a delta has only the fields the server sent: read .{0} with getattr(delta, "{0}", None).',
+        "у дельты есть только те поля, что прислал сервер: читайте .{0} через "
+        'getattr(delta, "{0}", None).',
+    ),
+)
+
+
 def check_reasoning_of(reasoning_of: Callable[[list], Any]) -> Verdict:
     """Exercise 3: (field name, whole reasoning) from a stream, under either name."""
 
     def check() -> None:
         for name, (chunks, expected) in reasoning_streams().items():
-            got = call_student(reasoning_of, list(chunks))
+            got = call_student(
+                reasoning_of,
+                list(chunks),
+                explain=REASONING_MISTAKES,
+                case=(f"the stream '{name}'", VARIANT_RU[name]),
+            )
             if isinstance(got, list):
                 got = tuple(got)
             if got != expected:
                 raise NotYet(
                     f"for the stream '{name}' expected {expected}, got {got!r}.",
-                    f"для потока '{name}' ожидалось {expected}, получено {got!r}.",
+                    f"для потока «{VARIANT_RU[name]}» ожидалось {expected}, получено {got!r}.",
                 )
 
     return verdict(check)

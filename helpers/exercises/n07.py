@@ -21,12 +21,33 @@ def xml_cases() -> dict[str, str]:
     paris = _call("get_forecast", {"city": "Paris", "days": 3})
     oslo = _call("get_forecast", {"city": "Oslo", "hourly": True})
     note = _call("save_note", {"text": "line one\nline two"})
+    # spaces that belong to the value (indented code): .strip() would lose them
+    code = _call("save_note", {"text": "    return 1  "})
     return {
         "one call": _render([paris]),
         "text and two calls": _render([paris, oslo], "Checking both."),
         "a value over two lines": _render([note]),
+        "spaces at the edges of a value": _render([code]),
         "no calls": "Paris will be sunny.",
     }
+
+
+# The cases' names in Russian, for the hints.
+XML_RU = {
+    "one call": "один вызов",
+    "text and two calls": "текст и два вызова",
+    "a value over two lines": "значение на двух строках",
+    "spaces at the edges of a value": "пробелы по краям значения",
+    "no calls": "без вызовов",
+}
+
+
+def _strip_values(calls: Any) -> Any:
+    """The calls with every parameter value stripped (to recognise an over-eager .strip())."""
+    try:
+        return [(name, {k: str(v).strip() for k, v in params.items()}) for name, params in calls]
+    except (TypeError, ValueError, AttributeError):
+        return None
 
 
 def check_xml_calls(xml_calls: Callable[[str], Any]) -> Verdict:
@@ -38,14 +59,25 @@ def check_xml_calls(xml_calls: Callable[[str], Any]) -> Verdict:
                 (c["function"]["name"], json.loads(c["function"]["arguments"]))
                 for c in parse_qwen_xml(text).tool_calls
             ]
-            got = call_student(xml_calls, text)
+            got = call_student(xml_calls, text, case=(f"'{case}'", XML_RU[case]))
             if isinstance(got, list):
                 got = [tuple(item) if isinstance(item, list) else item for item in got]
-            if got != expected:
+            if got == expected:
+                continue
+            if _strip_values(got) == _strip_values(expected):
                 raise NotYet(
-                    f"for '{case}' expected {expected}, got {got!r}.",
-                    f"для варианта '{case}' ожидалось {expected}, получено {got!r}.",
+                    f"for '{case}' expected {expected!r}, got {got!r}: the value lost its own "
+                    "spaces or newlines. Cut exactly one newline after <parameter=KEY> and one "
+                    "before </parameter>; .strip() removes more than that.",
+                    f"для варианта «{XML_RU[case]}» ожидалось {expected!r}, получено {got!r}: "
+                    "значение потеряло собственные пробелы или переводы строк. Отрежьте ровно "
+                    "один перевод строки после <parameter=KEY> и один перед </parameter>; "
+                    ".strip() убирает больше.",
                 )
+            raise NotYet(
+                f"for '{case}' expected {expected!r}, got {got!r}.",
+                f"для варианта «{XML_RU[case]}» ожидалось {expected!r}, получено {got!r}.",
+            )
 
     return verdict(check)
 
@@ -58,9 +90,53 @@ TYPED_CASES: list[tuple[str, str]] = [
     ("True", "boolean"),
     ("yes", "boolean"),
     ("null", "integer"),
+    ("NULL", "string"),
+    ("Null", "number"),
+    ("3.7", "integer"),
+    ("-4", "integer"),
     ("Paris", "string"),
     ("three", "integer"),
 ]
+
+
+def _typed_reason(value: str, kind: str, expected: Any, got: Any) -> tuple[str, str]:
+    """The rule a case tests, in both languages, worded for what the answer got wrong."""
+    if value.lower() == "null":
+        return (
+            '"null" in any case (NULL, Null) is None, whatever the type: compare value.lower().',
+            '"null" в любом регистре (NULL, Null) — это None при любом типе: сравнивайте '
+            "value.lower().",
+        )
+    if kind == "integer" and isinstance(expected, str):
+        return (
+            f"int() refuses {value!r}, so it stays the string; int(float(value)) would turn "
+            "3.7 into 3.",
+            f"int() не принимает {value!r}, поэтому значение остаётся строкой; "
+            "int(float(value)) превратил бы 3.7 в 3.",
+        )
+    if kind == "integer":
+        return (
+            'A value of type "integer" is converted with int(value).',
+            'Значение типа "integer" преобразуйте через int(value).',
+        )
+    if kind == "number":
+        if isinstance(expected, str):
+            return (
+                f"float() refuses {value!r}, so it stays the string.",
+                f"float() не принимает {value!r}, поэтому значение остаётся строкой.",
+            )
+        return (
+            'A value of type "number" is converted with float(value); a whole one (2.0) '
+            "becomes an int.",
+            'Значение типа "number" преобразуйте через float(value); целое (2.0) становится int.',
+        )
+    if kind == "boolean":
+        return (
+            'A boolean is True only for "true" in any case; anything else is False.',
+            'Логическое значение равно True только для "true" в любом регистре; всё остальное '
+            "— False.",
+        )
+    return ("A string stays as it is.", "Строка остаётся как есть.")
 
 
 def check_typed(typed: Callable[[str, str], Any]) -> Verdict:
@@ -69,11 +145,13 @@ def check_typed(typed: Callable[[str, str], Any]) -> Verdict:
     def check() -> None:
         for value, kind in TYPED_CASES:
             expected, _ = convert_parameter(value, "x", {"x": {"type": kind}})
-            got = call_student(typed, value, kind)
+            got = call_student(typed, value, kind, case=(repr(value), value))
             if got != expected or type(got) is not type(expected):
+                why_en, why_ru = _typed_reason(value, kind, expected, got)
                 raise NotYet(
-                    f"typed({value!r}, {kind!r}) should be {expected!r}, got {got!r}.",
-                    f"typed({value!r}, {kind!r}) должно быть {expected!r}, получено {got!r}.",
+                    f"typed({value!r}, {kind!r}) should be {expected!r}, got {got!r}. {why_en}",
+                    f"typed({value!r}, {kind!r}) должно быть {expected!r}, получено {got!r}. "
+                    f"{why_ru}",
                 )
 
     return verdict(check)
@@ -90,6 +168,10 @@ THINK_CASES: dict[str, tuple[str, str]] = {
     ),
     "no thinking": ("Paris is sunny.", "без рассуждения"),
     "empty block": ("<think>\n\n</think>\n\nParis is sunny.", "пустой блок"),
+    "no thinking, newlines around the answer": (
+        "\n\nParis is sunny.\n",
+        "без рассуждения, переводы строк вокруг ответа",
+    ),
 }
 
 
@@ -100,13 +182,22 @@ def check_split_think(split_think: Callable[[str], Any]) -> Verdict:
         for case, (text, case_ru) in THINK_CASES.items():
             result = parse_hermes(text)
             expected = (result.reasoning, result.content)
-            got = call_student(split_think, text)
+            got = call_student(split_think, text, case=(f"'{case}'", case_ru))
             if isinstance(got, list):
                 got = tuple(got)
-            if got != expected:
+            if got == expected:
+                continue
+            if isinstance(got, tuple) and tuple(str(x).strip() for x in got) == expected:
                 raise NotYet(
-                    f"for '{case}' expected {expected!r}, got {got!r}.",
-                    f"для варианта «{case_ru}» ожидалось {expected!r}, получено {got!r}.",
+                    f"for '{case}' expected {expected!r}, got {got!r}: strip both parts, "
+                    "also when the text has no </think>.",
+                    f"для варианта «{case_ru}» ожидалось {expected!r}, получено {got!r}: "
+                    "уберите пробелы и переводы строк по краям обеих частей, даже когда "
+                    "</think> в тексте нет.",
                 )
+            raise NotYet(
+                f"for '{case}' expected {expected!r}, got {got!r}.",
+                f"для варианта «{case_ru}» ожидалось {expected!r}, получено {got!r}.",
+            )
 
     return verdict(check)

@@ -69,13 +69,26 @@ FIELD_ORDER = (
 )
 SHOW_CHARS = 80
 LIVE_HINT = Text(
-    "Replay answers only the requests recorded for the lessons. To ask a real model instead, set "
-    "LLM_MODE=live with KIMI_BASE_URL, KIMI_API_KEY and KIMI_MODEL (for Qwen: QWEN_BASE_URL, "
-    "QWEN_API_KEY and QWEN_MODEL); see README.md, section Modes.",
-    "В режиме воспроизведения есть ответы только на запросы, записанные для уроков. Чтобы "
-    "спросить настоящую модель, задайте LLM_MODE=live и переменные KIMI_BASE_URL, KIMI_API_KEY, "
-    "KIMI_MODEL (для Qwen: QWEN_BASE_URL, QWEN_API_KEY, QWEN_MODEL); подробности в README.md, "
-    "раздел Modes.",
+    "Replay mode answers only the exact requests recorded for the lessons, so a request you "
+    "changed (a prompt, a tool, a setting) has no answer here: that is expected when you "
+    "experiment. To try your change on a real model, switch to live mode (lesson 00, step 3; "
+    "README.md, section Modes) in one of two ways:\n"
+    "  - a local model, no GPU needed: Ollama or llama.cpp on your computer (lesson 07, "
+    "section 8 gives the commands), then LLM_MODE=live with QWEN_BASE_URL, QWEN_API_KEY and "
+    "QWEN_MODEL;\n"
+    "  - the class endpoint, if your teacher runs one: LLM_MODE=live with the values you are "
+    "given for KIMI_BASE_URL, KIMI_API_KEY and KIMI_MODEL (or the QWEN_* ones) "
+    "(docs/class_endpoint.md).",
+    "В режиме воспроизведения (replay) есть ответы только на те запросы, что записаны для "
+    "уроков, поэтому на изменённый вами запрос (промпт, инструмент, настройку) ответа нет: для "
+    "экспериментов это нормально. Чтобы проверить изменение на настоящей модели, перейдите в "
+    "режим live (урок 00, шаг 3 «Режим live») одним из двух способов:\n"
+    "  - локальная модель, GPU не нужен: Ollama или llama.cpp на вашем компьютере (команды — "
+    "в уроке 07, раздел 8), затем LLM_MODE=live и переменные QWEN_BASE_URL, QWEN_API_KEY, "
+    "QWEN_MODEL;\n"
+    "  - общий сервер класса, если его поднял преподаватель: LLM_MODE=live и значения "
+    "KIMI_BASE_URL, KIMI_API_KEY, KIMI_MODEL (или QWEN_*), которые он вам даст "
+    "(docs/class_endpoint.ru.md).",
 )
 
 
@@ -319,7 +332,8 @@ def mismatch_message(
         tr(
             "No recorded answer matches this request (replay mode).",
             "Для этого запроса нет записанного ответа (режим воспроизведения).",
-        )
+        ),
+        str(LIVE_HINT),
     ]
     best = closest(request, candidates)
     field: str | None = None
@@ -327,8 +341,12 @@ def mismatch_message(
         lines.append(tr("No recordings are loaded at all.", "Записи не загружены вовсе."))
     else:
         canonical, interaction = best
+        shown = repr(interaction.label) if interaction.label else f"#{interaction.index}"
         lines.append(
-            tr(f"Closest recording: {interaction.name}.", f"Ближайшая запись: {interaction.name}.")
+            tr(
+                f"Closest recording: {interaction.name}.",
+                f"Ближайшая запись: {shown} из файла {interaction.cassette}.",
+            )
         )
         diff = first_difference(request, canonical)
         if diff is not None:
@@ -339,5 +357,4 @@ def mismatch_message(
         lines.append(
             _author_hint(interaction.cassette, (scenario_files or {}).get(interaction.cassette))
         )
-    lines.append(str(LIVE_HINT))
     return "\n".join(lines), field

@@ -18,7 +18,7 @@ code only works by luck, and compares Kimi-K2 with Qwen.
 **Цель:** понять, как устроен цикл вызова инструментов, выбрать режим работы (replay, live или record)
 и проверить, что подключение к модели работает.
 
-В этом разделе мы шаг за шагом разбираем руководство Moonshot AI по вызову инструментов в Kimi-K2
+В этой серии уроков мы шаг за шагом разбираем руководство Moonshot AI по вызову инструментов в Kimi-K2
 (MoonshotAI/Kimi-K2, `docs/tool_call_guidance.md`), исправляем места, где код руководства работает
 лишь по счастливой случайности, и сравниваем Kimi-K2 с Qwen.
 """),
@@ -271,8 +271,8 @@ non-empty `KIMI_API_KEY` unless the server was started with one, and
 `--enable-auto-tool-choice` vLLM отвечает на `tool_choice="auto"` (его передают и руководство, и
 эти уроки) ошибкой 400 и называет недостающие флаги; вызов конкретного инструмента или
 `tool_choice="required"` работает и без этого флага. С парсером для чужого формата вызовы придут
-обычным текстом внутри `content` (как это выглядит, покажет урок 04). Руководство по
-развёртыванию (deployment) запускает Kimi-K2 на 16 GPU на двух узлах, поэтому обе команды ниже —
+обычным текстом внутри `content` (как это выглядит, покажет урок 04). По руководству
+по развёртыванию (deployment) Kimi-K2 работает на 16 GPU в двух узлах, поэтому обе команды ниже —
 лишь часть многоузловой конфигурации:
 
 ```bash
@@ -316,8 +316,8 @@ calls in a different text format (Hermes style, lesson 05), so the parser flag i
 Kimi-K2 — модель со смесью экспертов (mixture of experts, MoE), в ней около **1 трлн** параметров
 (на каждый токен работают примерно 32 млрд из них). Даже в FP8, по байту на параметр, одни веса
 занимают около 1 ТБ, и это ещё без памяти под контекст. Поэтому руководство Moonshot по
-развёртыванию рассчитывает vLLM и SGLang на **16 GPU** уровня H200, с весами в FP8 и
-контекстом 128k. KTransformers, который держит большую часть весов в оперативной памяти, запускает её
+развёртыванию предполагает для vLLM и SGLang **16 GPU** уровня H200, веса в FP8 и
+контекст 128k. KTransformers, который держит большую часть весов в оперативной памяти, запускает её
 на гораздо меньшем числе GPU, но медленно — для занятия слишком медленно. С четырьмя картами можно
 сделать вот что:
 
@@ -411,9 +411,9 @@ else:
 |---|---|
 | [01 Tools and their schemas](01_tools_schema.ipynb) | describe a function for the model, `tool_map`, schemas from typed functions, argument checks, the guide's first defect |
 | [02 The tool-call loop](02_sync_loop.ipynb) | `client.chat.completions.create` with tools, `finish_reason`, the loop, engines that disagree, parallel calls, errors, round limits |
-| [03 Streaming](03_streaming.ipynb) | chunks, assembling calls by `index`, the missing assistant message |
-| [04 Manual parsing](04_manual_parsing.ipynb) | the chat template, special tokens, raw `/completions` output and its parser |
-| [05 Kimi-K2 and Qwen](05_qwen_comparison.ipynb) | the same loop with Qwen, two raw formats side by side |
+| [03 Streaming tool calls](03_streaming.ipynb) | streaming, chunks, assembling calls by `index`, the missing assistant message |
+| [04 Parsing tool calls by hand](04_manual_parsing.ipynb) | the chat template, special tokens, raw `/completions` output and its parser |
+| [05 The same loop with Qwen](05_qwen_comparison.ipynb) | the same loop with Qwen, two raw formats side by side |
 | [06 Thinking models and tool calls](06_thinking_models.ipynb) | Kimi K2.6's reasoning on the wire, the 400 when a loop drops it, `reasoning` vs `reasoning_content`, `<think>` in raw text, Kimi id hygiene |
 | [07 Qwen then and now](07_qwen_today.ipynb) | Qwen3's thinking and Qwen3.5's XML calls, typed values, Ollama and llama.cpp on a laptop |
 """, """
@@ -423,9 +423,9 @@ else:
 |---|---|
 | [01 Инструменты и их схемы](01_tools_schema.ipynb) | описание функции для модели, `tool_map`, схемы по функциям с аннотациями типов, проверка аргументов, первый дефект руководства |
 | [02 Цикл вызова инструментов](02_sync_loop.ipynb) | `client.chat.completions.create` с инструментами, `finish_reason`, цикл, расхождения между движками, параллельные вызовы, ошибки, лимит раундов |
-| [03 Потоковая выдача (streaming)](03_streaming.ipynb) | фрагменты (chunks), сборка вызовов по `index`, потерянное сообщение ассистента |
-| [04 Ручной разбор](04_manual_parsing.ipynb) | шаблон чата (chat template), спецтокены (special tokens), сырой вывод `/completions` и его парсер |
-| [05 Kimi-K2 и Qwen](05_qwen_comparison.ipynb) | тот же цикл с Qwen, два сырых формата рядом |
+| [03 Вызов инструментов при потоковой выдаче](03_streaming.ipynb) | потоковая выдача (streaming), фрагменты (chunks), сборка вызовов по `index`, потерянное сообщение ассистента |
+| [04 Ручной разбор вызовов инструментов](04_manual_parsing.ipynb) | шаблон чата (chat template), спецтокены (special tokens), сырой вывод `/completions` и его парсер |
+| [05 Тот же цикл с Qwen](05_qwen_comparison.ipynb) | тот же цикл с Qwen, два сырых формата рядом |
 | [06 Модели с рассуждением и вызов инструментов](06_thinking_models.ipynb) | рассуждение Kimi K2.6 в ответе API, ошибка 400, когда цикл его теряет, `reasoning` и `reasoning_content`, `<think>` в сыром выводе, порядок в id вызовов Kimi |
 | [07 Qwen тогда и сейчас](07_qwen_today.ipynb) | рассуждения Qwen3 и вызовы в XML у Qwen3.5, типы значений, Ollama и llama.cpp на ноутбуке |
 """),

@@ -338,13 +338,15 @@ registry.tool_map
 
 The model writes the arguments, and models make mistakes: a wrong name, a number instead of a
 string, a missing field. `validate_arguments` checks a decoded dict against the `parameters` schema
-and lists the problems (an empty list means fine):
+and lists the problems (an empty list means fine). The problems are written for the model, so they
+are in English in both editions, like the prompts: they travel back to it in a tool message.
 """, """
 ## 7. Проверка аргументов
 
 Аргументы пишет модель, а модели ошибаются: не то имя, число вместо строки, пропущенное поле.
 `validate_arguments` сверяет полученный из JSON словарь со схемой `parameters` и перечисляет
-проблемы (пустой список — всё в порядке):
+проблемы (пустой список — всё в порядке). Эти фразы адресованы модели, поэтому они на английском в
+обоих изданиях, как и промпты: модель получит их в сообщении с результатом (tool message).
 """),
     code('''
 from helpers import validate_arguments
@@ -368,10 +370,15 @@ model retrying).
 registry.call(tool_call)
 '''),
     md("""
-The same with three typical mistakes: a wrong argument name, broken JSON, an unknown tool.
+The same with three typical mistakes: a wrong argument name, broken JSON, an unknown tool. Below
+is the `content` of the messages the model gets (data for the model, so in English): the required
+`city` is missing and `town` is unexpected; the arguments are not valid JSON; there is no tool
+`get_wether`, only `get_weather`.
 """, """
 То же самое с тремя типичными ошибками: не то имя аргумента, сломанный JSON, неизвестный
-инструмент.
+инструмент. Ниже — `content` сообщений, которые получит модель (данные для неё, поэтому по-английски):
+отсутствует обязательный `city` и есть лишний `town`; аргументы — некорректный JSON; инструмента
+`get_wether` нет, есть только `get_weather`.
 """),
     code('''
 mistakes = [
@@ -390,7 +397,7 @@ for name, text in mistakes:
 - A tool is a Python function plus a JSON schema: `type`, `function.name`, `function.description`
   and `function.parameters` (a JSON Schema with `properties` and `required`).
 - `tool_map` (or `ToolRegistry`) maps the name the model writes to the function; nothing else runs.
-- The model sends arguments as JSON **text**: decode it, then call `function(**arguments)`. The
+- The model sends arguments as JSON **text**: decode it (`json.loads`), then call `function(**arguments)`. The
   guide's `tool_function(tool_call_arguments)` passes the dict as one argument; its stub hid that.
 - `schema_from_function` builds the schema from type hints and a Google docstring;
   `validate_arguments` and `registry.call` turn the model's mistakes into messages it can read.

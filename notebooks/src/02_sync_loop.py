@@ -294,7 +294,7 @@ Run the guide's loop on `stop_with_calls`:
 """, """
 Все движки вернули один и тот же вызов, но детали разные: платформа Moonshot пишет id вида
 `get_weather:0`, а у vLLM и SGLang id в формате самой модели, `functions.get_weather:0`; `content`
-равен `''` или `None`; а `stop_with_calls` говорит `"stop"`, хотя вызов выполнить нужно. Не извлекайте
+равен `''` или `None`; а `stop_with_calls` сообщает `"stop"`, хотя вызов выполнить нужно. Не извлекайте
 сведения из id и не полагайтесь на один только `finish_reason`. (Эти ответы синтезированы по
 документированному поведению движков, а не измерены, и детали меняются от версии к версии: профиль
 `sglang` отдаёт `None`, как SGLang в конце 2025 года, а нынешний SGLang отдаёт `''`.)
@@ -347,8 +347,20 @@ The same dialog on all four engines now ends with an answer:
     code('''
 for engine, engine_client in clients.items():  # live mode: your one server, four times
     answer = tool_loop(engine_client, [user_message])
-    print(f"{engine:16} {answer.content}")
+    print(f"{engine:16} tool_calls={answer.tool_calls!r:5} {answer.content}")
 ''', ru={"# live mode: your one server, four times": "# режим live: ваш сервер, четыре раза"}),
+    md("""
+Look at `tool_calls` in the final answers: Moonshot and SGLang leave the field out (`None`), while
+vLLM and `stop_with_calls` send an **empty list**, `[]`. Both mean "no calls", so test the list's
+truth (`if message.tool_calls:`), never `is not None` or `"tool_calls" in message`: on vLLM those
+would take the final answer for a call. Exercise 1 checks this case.
+""", """
+Посмотрите на `tool_calls` в окончательных ответах: Moonshot и SGLang это поле не присылают
+(`None`), а vLLM и `stop_with_calls` присылают **пустой список** `[]`. И то и другое значит «вызовов
+нет», поэтому проверяйте список на истинность (`if message.tool_calls:`), а не `is not None` и не
+`"tool_calls" in message`: на vLLM такая проверка примет окончательный ответ за вызов. Этот случай
+проверяет упражнение 1.
+"""),
     md("""
 ## 8. The same logic as a helper: `run_tool_loop`
 
@@ -357,6 +369,14 @@ tools through a `ToolRegistry` (lesson 01), so bad JSON, wrong arguments or a fa
 an error message for the model instead of an exception; it appends plain dicts to `messages`; it raises
 `ToolLoopLimitError` after `max_rounds`; and it refuses to run a call cut off by `max_tokens`.
 Extra keyword arguments go to `client.chat.completions.create`.
+
+Note the switch from SDK objects to dicts. Until now the history held `choice.message`, the SDK's
+`ChatCompletionMessage`, read with dots (`message.tool_calls`). `run_tool_loop` appends plain dicts
+instead, the same JSON shape the API receives (`{"role": "assistant", "content": ...,
+"tool_calls": [...]}`), read with brackets: `message["content"]`, or `message.get("tool_calls")`
+when a key may be missing. A dict can be printed, saved as JSON, compared and written by hand; the
+SDK's object turns into one with `choice.message.model_dump(exclude_none=True)`. From here on, and
+in the exercises, messages are dicts.
 """, """
 ## 8. Та же логика в готовой функции: `run_tool_loop`
 
@@ -366,6 +386,15 @@ Extra keyword arguments go to `client.chat.completions.create`.
 исключение; добавляет в историю обычные словари; бросает `ToolLoopLimitError` после `max_rounds`
 раундов и отказывается выполнять вызов, обрезанный по `max_tokens`. Остальные именованные
 аргументы она передаёт в `client.chat.completions.create`.
+
+Обратите внимание: здесь объекты SDK сменяются словарями. До сих пор в истории лежал
+`choice.message` — объект SDK `ChatCompletionMessage`, поля которого читаются через точку
+(`message.tool_calls`). `run_tool_loop` добавляет в историю обычные словари той же JSON-формы, что
+получает API (`{"role": "assistant", "content": ..., "tool_calls": [...]}`), а их читают в
+квадратных скобках: `message["content"]` или `message.get("tool_calls")`, если ключа может не быть.
+Словарь можно напечатать, сохранить в JSON, сравнить и написать вручную; объект SDK превращается в
+словарь через `choice.message.model_dump(exclude_none=True)`. Дальше, и в упражнениях тоже,
+сообщения — словари.
 """),
     code('''
 from helpers import ToolRegistry, run_tool_loop
@@ -410,8 +439,10 @@ loop goes on because there are calls.
 ## 10. A tool error goes back to the model
 
 What if the model gets the arguments wrong? The registry does not crash the loop: it sends the
-problem back as the tool result, and the model can try again. (In replay the first, wrong call is
-scripted so you can see this path; a live model may get it right the first time.)
+problem back as the tool result, and the model can try again. The error text is written for the
+model, in English in both editions: message `[2]` below says the required `city` is missing and
+`town` is unexpected. (In replay the first, wrong call is scripted so you can see this
+path; a live model may get it right the first time.)
 """, """
 Здесь модель написала рядом с вызовами ещё и строчку текста. Это пока не ответ: раз есть вызовы,
 цикл продолжается.
@@ -419,7 +450,9 @@ scripted so you can see this path; a live model may get it right the first time.
 ## 10. Ошибка инструмента возвращается модели
 
 А если модель ошиблась в аргументах? Реестр не обрывает цикл: он возвращает описание проблемы как
-результат инструмента, и модель может попробовать снова. (В режиме воспроизведения первый,
+результат инструмента, и модель может попробовать снова. Текст ошибки адресован модели, поэтому
+он на английском в обоих изданиях: в сообщении `[2]` ниже сказано, что не хватает обязательного
+аргумента `city`, а `town` — лишний. (В режиме воспроизведения первый,
 неверный вызов прописан в сценарии, чтобы показать этот путь; настоящая модель вполне может сразу
 передать верные аргументы.)
 """),

@@ -28,7 +28,8 @@ bugs hidden in the guide's streaming loop.
 - the guide's streaming loop run as published: the replay server, which checks the history as
   OpenAI's API does, answers **400**, because the assistant message with the calls never reaches
   the history; then the fix;
-- the second, latent bug: a final usage chunk with `choices: []` crashes `chunk.choices[0]`;
+- the second, latent bug: a final chunk with the token counts (`usage`) and `choices: []` crashes
+  `chunk.choices[0]`;
 - `run_tool_loop(..., stream=True)`, a widget that replays a stream chunk by chunk, and parallel calls
   whose fragments interleave.
 
@@ -270,13 +271,13 @@ assert "city" in json.loads(tool_calls[0]["function"]["arguments"])  # glued int
     md(
         """
 `helpers.ToolCallAccumulator` does the same job and also copes with what real engines send besides
-the happy path: chunks without choices, deltas without `function`, a missing `index`. Feed it chunk by
+the happy path: chunks without `choices`, deltas without `function`, a missing `index`. Feed it chunk by
 chunk; it gives the assistant message ready to append to the history (`content` is `None` when the
 model wrote no text, as in the non-streaming API).
 """,
         """
-`helpers.ToolCallAccumulator` делает то же самое и вдобавок справляется с тем, что настоящие
-движки (engines) присылают сверх идеального случая: фрагменты без `choices`, дельты без
+`helpers.ToolCallAccumulator` делает то же самое и вдобавок справляется с тем, чего нет в
+идеальном случае, но что присылают настоящие движки (engines): фрагменты без `choices`, дельты без
 `function`, отсутствующий `index`. Передавайте ему фрагменты по одному, и он отдаст готовое
 сообщение ассистента для истории диалога (`content` равно `None`, если модель не написала текста,
 как и в API без потоковой выдачи).

@@ -42,6 +42,9 @@ turn that text into `tool_calls` yourself.
 This lesson follows the guide's section on manual parsing (MoonshotAI/Kimi-K2,
 `docs/tool_call_guidance.md`). It matters whenever the server in front of a model does not parse
 tool calls: a missing flag, an engine without a Kimi-K2 parser, or your own inference code.
+
+**You need:** basic regular expressions (`re.findall`, groups, the non-greedy `.*?`). Exercise 2
+explains the rest step by step before you write your own: escaping `|` and the `re.DOTALL` flag.
 """,
         """
 ## Что вы сделаете
@@ -62,6 +65,10 @@ tool calls: a missing flag, an engine without a Kimi-K2 parser, or your own infe
 `docs/tool_call_guidance.md`). Он пригодится всякий раз, когда сервер перед моделью не разбирает
 вызовы сам: забыт флаг, у движка (engine) нет парсера для Kimi-K2 или модель запускает ваш
 собственный код.
+
+**Что нужно знать:** основы регулярных выражений (`re.findall`, группы, нежадное `.*?`). Остальное
+упражнение 2 объясняет по шагам, прежде чем вы напишете своё выражение: экранирование `|` и флаг
+`re.DOTALL`.
 """,
     ),
     md(
@@ -319,7 +326,7 @@ of `errors` describing anything odd instead of raising.
 ## 4. Разбор: `parse_kimi`
 
 `parse_kimi` возвращает `ParseResult`: видимый текст `content`, вызовы `tool_calls` в формате
-OpenAI и список `errors`. Вместо того чтобы бросать исключения, парсер описывает в `errors` всё
+OpenAI и список `errors`: вместо того чтобы бросать исключения, парсер описывает в нём всё
 подозрительное.
 """,
     ),
@@ -354,8 +361,8 @@ read:
         """
 ## 5. Парсер из руководства на практике
 
-Модели и движки выдают не только учебный случай. Две маленькие функции-конструктора помогут
-собрать варианты так, чтобы их было легко читать:
+На практике модели и движки выдают не только то, что показано в учебном примере. Две маленькие
+функции-конструктора помогут собрать варианты так, чтобы их было легко читать:
 """,
     ),
     code(
@@ -832,6 +839,34 @@ Markdown(f"```python\n{inspect.getsource(guide)}```")
     ),
     md(
         """
+What its comments say, in short:
+
+- two patterns, as in the guide: a whole section (non-greedy, so it stops at the first section
+  end) and one call inside it; the id pattern `[\\w\\.]+:\\d+` has no `-`;
+- no `<|tool_calls_section_begin|>` in the text: the result is `[]`;
+- only the first complete section is read: the calls of a second section are lost;
+- a section that begins but never ends (output cut off by `max_tokens`) leaves no complete section,
+  and `sections[0]` raises `IndexError` (kept on purpose);
+- a call whose id contains `-` is skipped in silence;
+- the name is `id.split(".")[1].split(":")[0]`: a name with `.` is cut short, and an id without
+  the `functions.` prefix (as the Moonshot API writes them) raises `IndexError`.
+""",
+        """
+Что говорят комментарии в этом коде, вкратце:
+
+- два шаблона, как в руководстве: секция целиком (нежадный, поэтому останавливается на конце
+  первой секции) и один вызов внутри неё; в шаблоне id `[\\w\\.]+:\\d+` нет `-`;
+- если в тексте нет `<|tool_calls_section_begin|>`, результат — `[]`;
+- читается только первая законченная секция: вызовы из второй теряются;
+- если секция началась, но не закончилась (вывод обрезан по `max_tokens`), законченных секций нет,
+  и `sections[0]` выбрасывает `IndexError` (так оставлено намеренно);
+- вызов, в id которого есть `-`, молча пропускается;
+- имя вычисляется как `id.split(".")[1].split(":")[0]`: имя с `.` обрезается, а id без префикса
+  `functions.` (так их пишет API Moonshot) выбрасывает `IndexError`.
+""",
+    ),
+    md(
+        """
 **Step 1.** Find every call, not every section: one pattern over the whole text sees the calls of
 all sections. The markers contain `|`, which means "or" in a regular expression, so escape it:
 `\\|` by hand, or let `re.escape` do it.
@@ -855,14 +890,35 @@ re.findall(BEGIN + r"\s*(.+?)\s*" + ARGUMENT_BEGIN, variants["second section"])
     ),
     md(
         """
-**Step 2.** The arguments run up to `<|tool_call_end|>`, or to the section end, or to the end of the
-text when the output was cut off: put the three in one group with `|` between them (the last one is
-`$`). Then build each call with your `name_from_id`.
+**Step 2.** In a regular expression `.` matches any character **except a newline**. Arguments may
+span several lines (a model that pretty-prints its JSON), and then `(.*?)` stops at the first line
+break and finds nothing. The `re.DOTALL` flag lets `.` match newlines too:
 """,
         """
-**Шаг 2.** Аргументы идут до `<|tool_call_end|>`, или до конца секции, или до конца текста, если
-вывод обрезан: соберите эти три варианта в одну группу через `|` (последний — `$`). Затем
-соберите каждый вызов с помощью вашей `name_from_id`.
+**Шаг 2.** В регулярном выражении `.` совпадает с любым символом, **кроме перевода строки**.
+Аргументы могут занимать несколько строк (если модель печатает JSON с отступами), и тогда `(.*?)`
+упирается в первый же перевод строки и ничего не находит. Флаг `re.DOTALL` разрешает `.`
+совпадать и с переводом строки:
+""",
+    ),
+    code(
+        r'''
+pretty = '<|tool_call_argument_begin|>{\n  "city": "Beijing"\n}<|tool_call_end|>'
+ARGUMENTS = ARGUMENT_BEGIN + r"(.*?)" + re.escape("<|tool_call_end|>")
+print(re.findall(ARGUMENTS, pretty))
+print(re.findall(ARGUMENTS, pretty, re.DOTALL))
+''',
+    ),
+    md(
+        """
+**Step 3.** The arguments run up to `<|tool_call_end|>`, or to the section end, or to the end of the
+text when the output was cut off: put the three in one group with `|` between them (the last one is
+`$`), and pass `re.DOTALL`. Then build each call with your `name_from_id`.
+""",
+        """
+**Шаг 3.** Аргументы идут до `<|tool_call_end|>`, или до конца секции, или до конца текста, если
+вывод обрезан: соберите эти три варианта в одну группу через `|` (последний — `$`) и передайте
+`re.DOTALL`. Затем соберите каждый вызов с помощью вашей `name_from_id`.
 """,
     ),
     code(

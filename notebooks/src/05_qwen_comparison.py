@@ -28,7 +28,8 @@ call is text in a format the model was trained on, and a parser turns it into `t
 - the manual loop over `/completions` with `parse_hermes`, and the trap of arguments encoded twice;
 - the two raw formats and parsers side by side, and what a server that does not parse Qwen's calls
   sends;
-- a summary of the whole series: the guide's four defects and their fixes.
+- a summary of lessons 01-05: the guide's four defects and their fixes (lessons 06 and 07 go on
+  with thinking models and today's Qwen).
 """,
         """
 ## Что вы сделаете
@@ -42,7 +43,8 @@ call is text in a format the model was trained on, and a parser turns it into `t
   ловушкой двойного кодирования аргументов;
 - сравните два формата сырого вывода модели (raw output) и два парсера и посмотрите, что присылает
   сервер, который не разбирает вызовы Qwen;
-- подведёте итоги всей серии: четыре ошибки руководства и их исправления.
+- подведёте итоги уроков 01–05: четыре ошибки руководства и их исправления (уроки 06 и 07
+  продолжают тему моделями с рассуждением и нынешними версиями Qwen).
 """,
     ),
     md(
@@ -300,7 +302,7 @@ builds each schema from the function, as `transformers` does for Qwen's template
         """
 ## 4. Пример из документации Qwen: два инструмента, два вызова
 
-Документация Qwen проводит один пример через все описанные в ней фреймворки: два инструмента,
+Во всех разделах документации Qwen, для каждого фреймворка, используется один и тот же пример: два инструмента,
 которые сообщают температуру, в виде функций Python с аннотациями типов и docstring в стиле Google,
 и вопрос, для ответа на который нужны оба. `ToolRegistry.register(fn)` строит описание каждого
 инструмента по самой функции, как это делает `transformers` для шаблона Qwen.
@@ -606,14 +608,14 @@ if conn.replay_only("it needs the no_parser answer above"):
     ),
     md(
         """
-This is the main lesson of the whole series. The model only ever produces text. A tool
+This is the main lesson of the series so far. The model only ever produces text. A tool
 call is text in a format the model was trained on: dedicated marker tokens for Kimi-K2, JSON in
 `<tool_call>` tags for Qwen. The server's parser (`kimi_k2`, `hermes`) turns that text into the
 `tool_calls` field; without it, or with the wrong one, you get the text. Knowing the format lets you
 check what the server did and parse it yourself when you must.
 """,
         """
-В этом главный вывод всей серии. Модель всегда выдаёт только текст. Вызов инструмента — это
+В этом главный вывод всех уроков до этого места. Модель всегда выдаёт только текст. Вызов инструмента — это
 текст в формате, которому модель обучена: отдельные маркеры-токены у Kimi-K2, JSON в тегах
 `<tool_call>` у Qwen. Парсер сервера (`kimi_k2`, `hermes`) превращает этот текст в поле
 `tool_calls`; без парсера или с чужим парсером вы получите сам текст. Зная формат, вы можете
@@ -631,7 +633,7 @@ check what the server did and parse it yourself when you must.
 - In a manual loop, decode JSON-string arguments before Qwen2.5's template (`decode_tool_arguments`)
   or they are encoded twice.
 
-## The series in one table: the guide's defects and their fixes
+## Lessons 01-05 in one table: the guide's defects and their fixes
 
 | # | where in the guide | what goes wrong | fix | lesson |
 |---|---|---|---|---|
@@ -645,6 +647,9 @@ And one latent bug: `chunk.choices[0]` fails on the usage chunk (`choices: []`);
 
 ## What to read next
 
+- Lessons 06 and 07 of this series: thinking models in a tool loop (the reasoning in the history,
+  `<think>` in raw text), and Qwen today (Qwen3.5's XML calls, a small Qwen on a laptop with
+  Ollama or llama.cpp).
 - The source guide and deployment flags: MoonshotAI/Kimi-K2, `docs/tool_call_guidance.md` and
   `docs/deploy_guidance.md`.
 - Qwen's "Function Calling" documentation (Qwen-Agent, transformers, Ollama, vLLM).
@@ -665,7 +670,7 @@ And one latent bug: `chunk.choices[0]` fails on the usage chunk (`choices: []`);
 - В ручном цикле разбирайте аргументы из JSON-строки перед шаблоном Qwen2.5
   (`decode_tool_arguments`), иначе они закодируются дважды.
 
-## Вся серия одной таблицей: ошибки руководства и их исправления
+## Уроки 01–05 одной таблицей: ошибки руководства и их исправления
 
 | № | где в руководстве | что идёт не так | исправление | урок |
 |---|---|---|---|---|
@@ -679,6 +684,9 @@ And one latent bug: `chunk.choices[0]` fails on the usage chunk (`choices: []`);
 
 ## Что почитать дальше
 
+- Уроки 06 и 07 этой серии: модели с рассуждением в цикле вызова инструментов (рассуждение в
+  истории диалога, `<think>` в сыром выводе) и Qwen сегодня (вызовы в XML у Qwen3.5, маленькая Qwen
+  на ноутбуке через Ollama или llama.cpp).
 - Исходное руководство и флаги развёртывания: MoonshotAI/Kimi-K2, `docs/tool_call_guidance.md` и
   `docs/deploy_guidance.md`.
 - Документация Qwen «Function Calling» (Qwen-Agent, transformers, Ollama, vLLM).

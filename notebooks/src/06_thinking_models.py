@@ -49,8 +49,8 @@ reasoning travels, and keep the loop from failing on its second round.
 - сравните поле `reasoning` (vLLM >= 0.17) и `reasoning_content` (Moonshot, SGLang, llama.cpp);
 - разберёте `<think>` в сыром выводе модели (raw output) и шаблон чата (chat template)
   K2-Thinking, а также правило парсера (parser) для блока рассуждения, который так и не закрылся;
-- наведёте порядок в id вызовов для Kimi на своём сервере: чужие id в истории диалога
-  (conversation history) заставляют модель писать сломанные.
+- наведёте порядок в id вызовов для Kimi на своём сервере: из-за чужих id в истории диалога
+  (conversation history) модель начинает писать id, которые парсер не может прочитать.
 """,
     ),
     md(
@@ -70,7 +70,7 @@ profile `moonshot_thinking`, which answers as `kimi-k2.6`. With `LLM_MODE=live` 
 
 Текущие модели Moonshot (`kimi-k2.6`, `kimi-k2.5`, `kimi-k2.7-code`) по умолчанию рассуждают.
 В режиме воспроизведения (replay) ответы берутся из записей (cassettes), **синтезированных** по
-документированным форматам API Moonshot, vLLM и SGLang с рассуждающей моделью, а не записанных с
+документированным форматам API Moonshot, vLLM и SGLang для модели с рассуждением, а не записанных с
 настоящего сервиса; сервер воспроизведения проверяет каждую историю так же, как API Moonshot.
 Ячейка подготовки выбирает профиль движка (engine) `moonshot_thinking`, который отвечает от имени
 `kimi-k2.6`. С `LLM_MODE=live` (см. [урок 00](00_start.ipynb)) профиль не используется, и ячейки
@@ -182,7 +182,7 @@ The model thought first, then made one call; `content` is empty. In a stream the
 as deltas of its own, **before** any content or call:
 """,
         """
-Модель сначала порассуждала, затем сделала один вызов; `content` пуст. В потоке рассуждение
+Модель сначала рассуждала, затем сделала один вызов; `content` пуст. В потоке рассуждение
 приходит отдельными дельтами (delta), **раньше** любого текста и вызовов:
 """,
     ),
@@ -234,7 +234,9 @@ def streaming_loop(messages, max_rounds=8, **options):
         messages.extend(registry.call(tool_call) for tool_call in accumulator.tool_calls)
     raise RuntimeError(f"Still calling tools after {max_rounds} rounds.")
 ''',
-        ru={"# the reasoning is left out": "# рассуждение не попадает в историю"},
+        ru={"# the reasoning is left out": "# рассуждение не попадает в историю",
+            'f"Still calling tools after {max_rounds} rounds."':
+            'f"Модель всё ещё вызывает инструменты после {max_rounds} раундов."'},
     ),
     code(
         '''
@@ -254,7 +256,7 @@ the error users of agent frameworks reported again and again in 2026 with `kimi-
         """
 `openai.BadRequestError`, HTTP 400, в формулировке Moonshot: рассуждение включено, а сообщение
 ассистента с индексом 1 — то, где вызовы, — вернулось без своего `reasoning_content`. Первый запрос
-прошёл; второй — первый, в истории которого есть это сообщение, — завершился ошибкой. Именно об этой ошибке в 2026
+прошёл, а второй, где это сообщение впервые оказалось в истории, завершился ошибкой. Именно об этой ошибке в 2026
 году снова и снова сообщали пользователи фреймворков для агентов с `kimi-k2.5` и `kimi-k2.6`.
 История, которую цикл пытался отправить:
 """,
@@ -340,8 +342,8 @@ works as it is:
         """
 В собственном цикле исправление занимает одну строку: добавляйте в историю
 `accumulator.assistant_message()` (потоковая выдача) или сохраняйте поле рассуждения из
-`response.choices[0].message` (без неё). Такое правило есть не только у Kimi: DeepSeek отклоняет
-такую же историю, только другими словами.
+`response.choices[0].message` (без неё). Такое правило есть не только у Kimi: DeepSeek тоже
+отклоняет такую историю, хотя текст ошибки у него свой.
 
 ## 5. Как отключить рассуждение
 
@@ -419,14 +421,14 @@ The same reasoning has different names on different servers:
 The profile `vllm_thinking` answers like vLLM serving `moonshotai/Kimi-K2.6`:
 """,
         """
-Модель, которая обязана вызвать инструмент ещё до того, как подумает, нужен ли он, — противоречие,
-и API разрешает его отказом. Оставляйте `tool_choice="auto"` (значение по умолчанию) и говорите в
+Нельзя требовать от модели вызвать инструмент раньше, чем она подумает, нужен ли он: это
+противоречие, и API просто отклоняет такой запрос. Оставляйте `tool_choice="auto"` (значение по умолчанию) и говорите в
 промпте, что вам нужно, или проверяйте вызовы в ответе в своём коде, как это делает
 `run_tool_loop`.
 
 ## 7. `reasoning` или `reasoning_content`
 
-Одно и то же рассуждение на разных серверах называется по-разному:
+Поле с рассуждением на разных серверах называется по-разному:
 
 | сервер | поле в `message` и `delta` |
 |---|---|
@@ -451,6 +453,8 @@ if conn.replay_only("vllm_thinking is a recorded engine profile"):
     print(sorted(fields))
     print(fields["reasoning"])
 ''',
+        ru={'"vllm_thinking is a recorded engine profile"':
+            '"профиль vllm_thinking есть только в записях"'},
     ),
     md(
         """
@@ -470,6 +474,8 @@ if conn.replay_only("it needs the vllm_thinking profile above"):
     print(answer["content"])
     print(sorted(messages[1]))
 ''',
+        ru={'"it needs the vllm_thinking profile above"':
+            '"ей нужен профиль vllm_thinking из ячейки выше"'},
     ),
     md(
         """
@@ -536,7 +542,7 @@ templates do that with thinking on); a block that never closes ends at
 инструменты компактным JSON без строки `# Tools`, не ставит отступ перед результатом инструмента и
 заканчивается заголовком ассистента без `<think>`: блок модель открывает сама.
 
-Сырой вывод модели бывает трёх видов. `parse_kimi` кладёт блоки `<think>` в `.reasoning`;
+Сырой вывод модели бывает трёх видов. `parse_kimi` переносит блоки `<think>` в `.reasoning`;
 `</think>` без предшествующего `<think>` означает, что блок открыл промпт (так делают шаблоны
 K2.5 и K2.6 при включённом рассуждении); блок, который так и не закрылся, заканчивается на
 `<|tool_calls_section_begin|>`, как в парсерах рассуждения vLLM и SGLang:
@@ -557,6 +563,8 @@ for shape, text in outputs.items():
     result = parse_kimi(text)
     print(f"{shape!r:19} {result.reasoning!r} {[c['id'] for c in result.tool_calls]} {result.errors}")
 ''',
+        ru={'"closed"': '"закрыт"', '"prompt opened it"': '"открыл промпт"',
+            '"never closed"': '"не закрыт"'},
     ),
     md(
         """
@@ -582,7 +590,7 @@ for start in range(0, len(text), 40):  # 40-character deltas
         print(delta)
 print(parser.close(), parser.result.errors)
 ''',
-        ru={"# 40-character deltas": "# дельты по 40 символов"},
+        ru={"# 40-character deltas": "# дельты по 40 символов", '"never closed"': '"не закрыт"'},
     ),
     md(
         """
@@ -599,8 +607,8 @@ The profile `sglang_drift` imitates this on SGLang:
         """
 ## 9. Порядок в id вызовов для Kimi на своём сервере
 
-Модели Kimi обучены на id вызовов вида `functions.get_weather:0`, где число считает вызовы по всему
-диалогу, а шаблон чата показывает модели id как есть. API Moonshot сам переименовывает id в истории,
+Модели Kimi обучены на id вызовов вида `functions.get_weather:0`, где число — порядковый номер
+вызова в диалоге, а шаблон чата показывает модели id как есть. API Moonshot сам переименовывает id в истории,
 прежде чем их увидит модель. Kimi на своём сервере (vLLM, SGLang) этого не делает: если в истории
 чужие id — например, `call_...` из диалога, начатого у другого провайдера, — модель начинает им
 подражать, и парсер сервера не может прочитать результат. Среди известных случаев —
@@ -632,6 +640,8 @@ if conn.replay_only("sglang_drift is a recorded engine profile"):
     print("tool_calls" in answer)
     show_raw(answer["content"])
 ''',
+        ru={'"sglang_drift is a recorded engine profile"':
+            '"профиль sglang_drift есть только в записях"'},
     ),
     md(
         """
@@ -652,6 +662,8 @@ if conn.replay_only("it needs the sglang_drift answer above"):
     show_tool_calls(leaked.tool_calls)
     print(leaked.errors)
 ''',
+        ru={'"it needs the sglang_drift answer above"':
+            '"ей нужен ответ sglang_drift из ячейки выше"'},
     ),
     md(
         """
@@ -661,8 +673,8 @@ every call id is `functions.{name}:{k}`, k counting calls over the conversation,
 """,
         """
 Предотвратить это можно на стороне клиента: `normalize_kimi_ids` возвращает копию истории, где id
-каждого вызова имеет вид `functions.{name}:{k}` (k считает вызовы по всему диалогу), а каждый
-`tool_call_id` следует за своим вызовом. С такой историей модель не сбивается:
+каждого вызова имеет вид `functions.{name}:{k}` (k — номер вызова в диалоге, с 0), а каждый
+`tool_call_id` получает новый id своего вызова. С такой историей модель не сбивается:
 """,
     ),
     code(
@@ -674,6 +686,8 @@ if conn.replay_only("sglang_drift is a recorded engine profile"):
     print(answer["content"])
     show_tool_calls(messages[-3]["tool_calls"])
 ''',
+        ru={'"sglang_drift is a recorded engine profile"':
+            '"профиль sglang_drift есть только в записях"'},
     ),
     md(
         """
@@ -866,7 +880,7 @@ Write `normalize_ids(messages)`: a **new** list in which every assistant tool-ca
 ### Упражнение 2. Id для Kimi вручную
 
 Напишите `normalize_ids(messages)`: она возвращает **новый** список, в котором id каждого вызова
-ассистента становится `functions.{name}:{k}` (k считает вызовы по всему диалогу, с 0), а каждый
+ассистента становится `functions.{name}:{k}` (k — номер вызова в диалоге, с 0), а каждый
 `tool_call_id` переименован так же, как вызов, на который он отвечает. Проверка сравнивает ваш
 результат с `normalize_kimi_ids` на истории с id в стиле OpenAI и на истории с двумя вызовами в
 одном сообщении.
@@ -959,10 +973,10 @@ check_reasoning_of(reasoning_of)
     ),
     md(
         """
-[Next: 07 Qwen today](07_qwen_today.ipynb)
+[Next: 07 Qwen then and now](07_qwen_today.ipynb)
 """,
         """
-[Дальше: 07 Qwen сегодня](07_qwen_today.ipynb)
+[Дальше: 07 Qwen тогда и сейчас](07_qwen_today.ipynb)
 """,
     ),
 ])

@@ -14,8 +14,8 @@ the reasoning of thinking models, and know what a small Qwen on your own laptop 
 # Qwen тогда и сейчас
 
 **Цель:** увидеть, как изменились вызовы инструментов от Qwen2.5 до нынешнего Qwen3.5, научиться
-разбирать оба формата и рассуждения думающих моделей и понять, что присылает маленькая Qwen,
-запущенная на вашем ноутбуке.
+разбирать оба формата и то, что пишут модели с рассуждением (thinking models), и понять, что
+присылает маленькая Qwen, запущенная на вашем ноутбуке.
 """,
     ),
     md(
@@ -228,7 +228,7 @@ for name, tokenizer in [("Qwen3", qwen3), ("Qwen3.5", qwen35)]:
         """
 ## 3. Raw text and two parsers
 
-What each model generates for the same call (the lesson's renderers write the templates' format),
+What each model generates for the same call (the `render_*` functions write the templates' format),
 and what our parsers make of it. Neither format carries a call id, so both parsers invent
 `call_0`, `call_1`, ...; a server invents its own.
 """,
@@ -296,7 +296,8 @@ objects written as Python literals (single quotes, `None`) are read with `ast.li
 accepts literals only and never runs code. A value that does not convert stays a string.
 """,
         """
-Правила по одному значению (`convert_parameter` — функция, которой пользуются оба парсера).
+Вот как правила действуют на отдельные значения (`convert_parameter` — функция, которой
+пользуются оба парсера).
 Некоторые из них неожиданны: целое значение типа `number` становится целым числом, любое логическое
 значение, кроме `true`, становится `false`, а объекты в записи Python (одинарные кавычки, `None`)
 читаются через `ast.literal_eval`, который принимает только литералы и никогда не выполняет код.
@@ -326,11 +327,11 @@ template encodes it a second time. Qwen3 inserts a string as it is. Qwen3.5 iter
 arguments, so it needs a **mapping** (a dict), and a string stops the render:
 """,
         """
-## 5. Аргументы-текст: закодированы дважды или отвергнуты
+## 5. Аргументы строкой: закодированы дважды или отвергнуты
 
 Урок 05 показал ловушку Qwen2.5: в формате OpenAI `arguments` — это JSON-**строка**, а шаблон
 Qwen2.5 кодирует её второй раз. Qwen3 вставляет строку как есть. Qwen3.5 перебирает аргументы по
-одному, поэтому ему нужен **словарь** (mapping), а строка останавливает применение шаблона:
+одному, поэтому ему нужен **словарь** (mapping), а на строке шаблон выдаёт ошибку:
 """,
     ),
     code(
@@ -545,6 +546,8 @@ if conn.replay_only("ollama and llamacpp are recorded engine profiles"):
         print(f"--- {engine} ({laptop.model_name})")
         show_chunks(list(stream))
 ''',
+        ru={'"ollama and llamacpp are recorded engine profiles"':
+            '"профили ollama и llamacpp есть только в записях"'},
     ),
     md(
         """
@@ -590,6 +593,8 @@ if conn.replay_only("llamacpp is a recorded engine profile"):
         accumulator.add(chunk)
     show_tool_calls(accumulator.tool_calls)
 ''',
+        ru={'"llamacpp is a recorded engine profile"':
+            '"профиль llamacpp есть только в записях"'},
     ),
     md(
         """
@@ -669,8 +674,8 @@ thinking off, K2-Thinking cannot. Lessons 00-05 follow K2-Instruct, which does n
   context of Ollama); the loop of lessons 02 and 03 works on all of them.
 """,
         """
-У думающих моделей Kimi тоже есть поле для рассуждения (урок 06); K2.5 и K2.6 умеют выключать
-рассуждение, K2-Thinking — нет. Уроки 00-05 разбирают K2-Instruct, которая не рассуждает.
+У моделей Kimi с рассуждением тоже есть поле для рассуждения (урок 06); K2.5 и K2.6 умеют
+выключать рассуждение, K2-Thinking — нет. Уроки 00-05 разбирают K2-Instruct, которая не рассуждает.
 
 ## Итоги
 
@@ -762,9 +767,9 @@ not convert, stays the string.
 ### Упражнение 2. Приведите значение к типу, как vLLM
 
 Напишите `typed(value, kind)` для простых типов схемы: `"null"` (в любом регистре) — это `None`
-при любом типе; `"integer"` проходит через `int`; `"number"` — через `float`, а целое число
-становится `int`; `"boolean"` равно `True` только для `"true"` в любом регистре; всё остальное, а
-также значение, которое не удалось преобразовать, остаётся строкой.
+при любом типе; значение типа `"integer"` преобразуйте через `int`, типа `"number"` — через
+`float`, и целое число становится `int`; `"boolean"` равно `True` только для `"true"` в любом
+регистре; всё остальное, а также значение, которое не удалось преобразовать, остаётся строкой.
 """,
     ),
     code(
@@ -846,10 +851,10 @@ check_split_think(split_think)
     ),
     md(
         """
-That is the end of the series. Back to the start: [00 Start here](00_start.ipynb)
+That is the end of the series. Back to the start: [00 Start here: how an LLM calls tools](00_start.ipynb)
 """,
         """
-Это конец серии. Вернуться к началу: [00 С чего начать](00_start.ipynb)
+Это конец серии. Вернуться к началу: [00 С чего начать: как LLM вызывает инструменты](00_start.ipynb)
 """,
     ),
 ])
