@@ -405,8 +405,12 @@ def _xml_first_only(text):
     return solution("07", "xml_calls")(text)[:1]
 
 
-def _typed_variant(*, case_sensitive_null=False, int_via_float=False, bool_any=False):
+def _typed_variant(
+    *, case_sensitive_null=False, int_via_float=False, bool_any=False, null_first=False
+):
     def typed(value, kind):
+        if kind == "string" and not null_first:
+            return value
         if (value == "null") if case_sensitive_null else (value.lower() == "null"):
             return None
         try:
@@ -913,6 +917,13 @@ WRONG: list[Row] = [
         "in any case (NULL, Null)",
         "в любом регистре",
         "07-2 case-sensitive null",
+    ),
+    row(
+        n07.check_typed,
+        _typed_variant(null_first=True),
+        'keeps "null" as its text',
+        'оставляет "null" текстом',
+        "07-2 null before the type",
     ),
     row(
         n07.check_typed,

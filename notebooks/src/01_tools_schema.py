@@ -202,7 +202,7 @@ server it is usually valid JSON, but nothing guarantees it (step 7). The Moonsho
 tools **strict** by default (`"strict": true` unless you send `false`): its decoder keeps the
 arguments to your schema, and in return the schema must fit Moonshot's subset of JSON Schema (no
 `title`, `format`, `$comment` or `prefixItems`; names of 3-64 letters, digits, `_` or `-`).
-Decode it to get a dict:
+`json.loads` decodes the string into a dict:
 """, """
 Аргументы — это **строка**: JSON-текст, который модель написала токен за токеном. На своём
 сервере это обычно корректный JSON, но гарантий нет (шаг 7). Платформа Moonshot по умолчанию делает

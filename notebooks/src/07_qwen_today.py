@@ -758,16 +758,16 @@ check_xml_calls(xml_calls)
         """
 ### Exercise 2. Type a value as vLLM does
 
-Write `typed(value, kind)` for the simple schema types: `"null"` (any case) is `None` whatever the
-type; `"integer"` goes through `int`; `"number"` through `float`, and a whole number becomes an
+Write `typed(value, kind)` for the simple schema types: a `"string"` stays as it is, `"null"`
+included; for the other types `"null"` (any case) is `None`; `"integer"` goes through `int`; `"number"` through `float`, and a whole number becomes an
 `int`; `"boolean"` is `True` only for `"true"` in any case; anything else, and any value that does
 not convert, stays the string.
 """,
         """
 ### Упражнение 2. Приведите значение к типу, как vLLM
 
-Напишите `typed(value, kind)` для простых типов схемы: `"null"` (в любом регистре) — это `None`
-при любом типе; значение типа `"integer"` преобразуйте через `int`, типа `"number"` — через
+Напишите `typed(value, kind)` для простых типов схемы: значение типа `"string"` остаётся как есть,
+даже `"null"`; для остальных типов `"null"` (в любом регистре) — это `None`; значение типа `"integer"` преобразуйте через `int`, типа `"number"` — через
 `float`, и целое число становится `int`; `"boolean"` равно `True` только для `"true"` в любом
 регистре; всё остальное, а также значение, которое не удалось преобразовать, остаётся строкой.
 """,
@@ -788,6 +788,8 @@ check_typed(typed)
     code(
         '''
 def typed(value, kind):
+    if kind == "string":
+        return value
     if value.lower() == "null":
         return None
     try:
