@@ -170,6 +170,31 @@ def deck(lang: str) -> str:
     return "\n\n---\n\n".join(slides) + "\n"
 
 
+# How the self-study times in docs/teacher_guide.md were estimated for the lessons nobody timed:
+# reading speed for technical prose, time to run and read a code cell and its lines, and time
+# per exercise, each as a (slow, fast) pair. `--times` prints the estimate for every lesson.
+READING_WPM = (100, 130)
+MINUTES_PER_CELL = (0.75, 0.5)
+MINUTES_PER_CODE_LINE = (0.12, 0.08)
+MINUTES_PER_EXERCISE = (15, 8)
+
+
+def estimated_minutes(name: str) -> tuple[int, int]:
+    """(fast, slow) minutes for a student working through lesson `name` alone, from its size."""
+    lesson = nbbuild.load_lesson(nbbuild.SRC / f"{name}.py")
+    words = sum(len(re.findall(r"\w+", c.en)) for c in lesson.cells if c.kind == "markdown")
+    cells = [c for c in lesson.cells if c.kind == "code" and not c.hidden]
+    lines = sum(len(c.en.strip().splitlines()) for c in cells)
+    exercises = sum(1 for c in lesson.cells if c.kind == "code" and c.hidden)
+    slow, fast = (
+        words / wpm + len(cells) * cell + lines * line + exercises * exercise
+        for wpm, cell, line, exercise in zip(
+            READING_WPM, MINUTES_PER_CELL, MINUTES_PER_CODE_LINE, MINUTES_PER_EXERCISE, strict=True
+        )
+    )
+    return round(fast), round(slow)
+
+
 def build(out: Path = DEFAULT_OUT) -> list[Path]:
     """Write deck.en.md and deck.ru.md into `out`."""
     out.mkdir(parents=True, exist_ok=True)
@@ -185,7 +210,15 @@ def main(argv: list[str] | None = None) -> None:
     """Command line."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="default build/deck")
+    parser.add_argument(
+        "--times", action="store_true", help="print each lesson's estimated minutes and stop"
+    )
     args = parser.parse_args(argv)
+    if args.times:
+        for path in sorted(nbbuild.SRC.glob("[0-9][0-9]_*.py")):
+            fast, slow = estimated_minutes(path.stem)
+            print(f"{path.stem}: {fast}-{slow} min")
+        return
     for path in build(args.out):
         print(f"wrote {path}")
 

@@ -55,3 +55,10 @@ def test_a_step_that_is_gone_stops_the_build():
     lesson = nbbuild.load_lesson(nbbuild.SRC / "00_start.py")
     with pytest.raises(build_deck.DeckError, match="00_start has no step '## 99.'"):
         build_deck.step_cells(lesson, "99")
+
+
+def test_time_estimates_grow_with_the_lesson_and_are_ranges():
+    times = {p.stem: build_deck.estimated_minutes(p.stem) for p in nbbuild.SRC.glob("[0-9]*.py")}
+    assert all(0 < fast < slow < 180 for fast, slow in times.values()), times
+    # The streaming lesson is longer than the first one by every measure the estimate uses.
+    assert times["03_streaming"][1] > times["01_tools_schema"][1]
