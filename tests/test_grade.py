@@ -351,3 +351,21 @@ def test_an_endless_loop_is_interrupted_and_later_cells_still_run(endless):
     loop = next(c for c in nb.cells if c.source.startswith("while True"))
     assert any("[grader] interrupted after 3 s" in o.get("text", "") for o in loop.outputs)
     assert not any("ZMQ" in str(o) for c in nb.cells for o in c.get("outputs", []))
+
+
+def test_secrets_of_the_teachers_shell_do_not_reach_the_students_kernel(tmp_path, monkeypatch):
+    for name in ("ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN", "KIMI_API_KEY"):
+        monkeypatch.setenv(name, "do-not-leak")
+    folder = tmp_path / "submissions"
+    folder.mkdir()
+    (folder / "01_tools_schema.ipynb").write_text(
+        _notebook(
+            "import os\n"
+            "print(sorted(k for k, v in os.environ.items() if v == 'do-not-leak'))\n"
+            "print(os.environ['LLM_MODE'])"
+        ),
+        encoding="utf-8",
+    )
+    grade_folder(folder, tmp_path / "grades.csv", timeout=60, executed=tmp_path / "run")
+    nb = nbformat.read(tmp_path / "run" / "01_tools_schema.ipynb", as_version=4)
+    assert nb.cells[0].outputs[0]["text"] == "[]\nreplay\n"
