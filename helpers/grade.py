@@ -192,15 +192,14 @@ class Reference:
 
 @cache
 def _nbbuild() -> Any:
-    """scripts/nbbuild.py, which makes the student edition (loaded once)."""
-    if "nbbuild" not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            "nbbuild", REPO_ROOT / "scripts" / "nbbuild.py"
-        )
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["nbbuild"] = module
-        spec.loader.exec_module(module)
-    return sys.modules["nbbuild"]
+    """scripts/nbbuild.py, which makes the student edition, loaded once under a private name (a
+    module called `nbbuild` elsewhere on the path, e.g. in the working folder, is not taken)."""
+    path = REPO_ROOT / "scripts" / "nbbuild.py"
+    spec = importlib.util.spec_from_file_location("_toolcall_nbbuild", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while it loads
+    spec.loader.exec_module(module)
+    return module
 
 
 @cache
