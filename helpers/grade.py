@@ -188,6 +188,7 @@ class Reference:
     checks: dict[str, str]  # grade id (`01-check_schema`) -> the cell's code
     starters: dict[str, str]  # `01-check_schema` -> the starter code of its answer cell
     solutions: tuple[str, ...]
+    code: frozenset[str] = frozenset()  # every code cell of the student edition
 
 
 @cache
@@ -213,10 +214,12 @@ def reference(lesson: str) -> Reference | None:
     checks: dict[str, str] = {}
     starters: dict[str, str] = {}
     solutions: list[str] = []
+    code: set[str] = set()
     for path in keys:
         key = nbformat.read(path, as_version=4)
         solutions += [_no_comments(c.source) for c in key.cells if _nbbuild()._is_hidden(c)]
         student = _nbbuild().student_notebook(key, path.stem, path.parent.name)
+        code |= {_no_comments(c.source) for c in student.cells if c.cell_type == "code"}
         for cell in student.cells:
             meta = cell.metadata.get("nbgrader", {})
             if "grade_id" not in meta:
@@ -225,7 +228,8 @@ def reference(lesson: str) -> Reference | None:
                 starters[meta["grade_id"].removesuffix("-answer")] = _no_comments(cell.source)
             else:
                 checks[meta["grade_id"]] = _no_comments(cell.source)
-    return Reference(checks, starters, tuple(dict.fromkeys(s for s in solutions if s)))
+    solutions = list(dict.fromkeys(s for s in solutions if s))
+    return Reference(checks, starters, tuple(solutions), frozenset(code))
 
 
 def compare_with_reference(nb: Any, lesson: str, result: Result) -> dict[str, str]:
@@ -256,10 +260,15 @@ def compare_with_reference(nb: Any, lesson: str, result: Result) -> dict[str, st
     for grade_id, starter in ref.starters.items():
         exercise = grade_id.replace("-", ":", 1)
         cell = by_id.get(f"{grade_id}-answer")
-        if cell is not None:
-            result.attempted[exercise] = "no" if _no_comments(cell.source) == starter else "yes"
-        elif starter in sources:
-            result.attempted[exercise] = "no"
+        at = code.index(cell) if cell is not None else _find(sources, starter)
+        if at is None:
+            continue  # no starter cell to compare with: left blank
+        changed = sources[at] != starter
+        # Cells the student added after the starter, before its check, are an attempt too.
+        check = by_id.get(grade_id)
+        end = code.index(check) if check is not None else _find(sources, ref.checks[grade_id])
+        added = any(src not in ref.code for src in sources[at + 1 : end if end else at + 1])
+        result.attempted[exercise] = "yes" if changed or added else "no"
     hidden = sum(1 for c in code if c.metadata.get("jupyter", {}).get("source_hidden"))
     copied = sum(1 for s in ref.solutions if s in sources)
     if hidden or copied:
@@ -269,6 +278,11 @@ def compare_with_reference(nb: Any, lesson: str, result: Result) -> dict[str, st
     else:
         result.answer_key = "no"
     return trusted
+
+
+def _find(sources: list[str], wanted: str) -> int | None:
+    """The index of the first cell whose code is `wanted`, or None."""
+    return sources.index(wanted) if wanted in sources else None
 
 
 def _log_lines(log_path: Path) -> list[dict[str, Any]]:

@@ -229,6 +229,15 @@ def graded(tmp_path_factory) -> dict[str, dict[str, str]]:
     tampered.cells.remove(_check_cell(tampered, "check_typed_function"))
     _write(folder, "smirnov/01_tools_schema.ipynb", tampered)
 
+    added = copy.deepcopy(edition)  # the starter left alone, an attempt in a new cell below it
+    starter = next(
+        i
+        for i, c in enumerate(added.cells)
+        if c.metadata.get("nbgrader", {}).get("grade_id") == "01-check_schema-answer"
+    )
+    added.cells.insert(starter + 1, nbformat.v4.new_code_cell(WRONG_SCHEMA))
+    _write(folder, "novikova/01_tools_schema.ipynb", added)
+
     key = nbformat.read(NOTEBOOKS_DIR / "ru" / "01_tools_schema.ipynb", as_version=4)
     _write(folder, "kuznetsova/01_tools_schema.ipynb", key)  # the teacher's key, handed in
 
@@ -299,6 +308,13 @@ def test_the_forging_cell_gets_nothing_and_is_reported(graded):
     assert "3 record(s) from other cells ignored" in row["verdict_log"]
     assert "touch the self-check code" in row["verdict_log"]  # it names LLM_GRADE_LOG
     assert row["score"] == "0"
+
+
+def test_an_attempt_in_an_added_cell_counts_as_attempted(graded):
+    row = graded["novikova/01_tools_schema.ipynb"]
+    assert _verdicts(row) == ["not yet"] * 3
+    assert _attempts(row) == ["yes", "no", "no"]
+    assert row["check_cells"] == "ok"
 
 
 def test_a_patched_check_is_restored_before_the_check_cell_runs(graded):
