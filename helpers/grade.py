@@ -1,13 +1,26 @@
-"""Grade a folder of submitted notebooks: run each in replay mode, write one CSV of verdicts.
+"""Grade a folder of submitted notebooks: run each in replay mode, write one CSV of marks.
 
-    python -m helpers.grade submissions/ --out grades.csv [--timeout 300] [--executed run/]
+    python -m helpers.grade submissions/ --out grades.csv [--weights weights.csv]
+        [--timeout 600] [--cell-timeout 60] [--jobs 2] [--executed run/]
 
 Each notebook runs in its own kernel (nbclient), started in the notebook's folder, with
-`LLM_MODE=replay` forced, no API keys or proxies in its environment and the Hugging Face hub
-offline. The self-checks record their verdicts to `LLM_GRADE_LOG` (see
-`helpers.exercises._verdict`), so the table never depends on printed text. The grader itself runs
-nothing but the submitted notebooks, and a broken notebook (invalid JSON, a cell that raises, an
-endless loop) gets a row that says so instead of stopping the run.
+`LLM_MODE=replay` forced, an allow-list of environment variables (no keys, tokens or proxies) and
+the Hugging Face hub offline. The grader runs the cells one by one: a cell that runs longer than
+`--cell-timeout` is interrupted and the next cell runs; `--timeout` caps the whole notebook.
+
+Verdicts: the self-checks record them to `LLM_GRADE_LOG` (see `helpers.exercises._verdict`). The
+grader counts a record only when it was written while the unchanged self-check cell of that very
+exercise ran (it knows which cell runs when), and it reloads the check modules in the kernel just
+before each self-check cell, so a cell that writes to the log or replaces a check function gets
+nothing; the forged records are counted in the `verdict_log` column. Each submission is compared
+with the teacher's key (`notebooks/<lang>/`) and its student edition: `attempted` says whether the
+starter code of an exercise was changed, `check_cells` names edited or deleted self-check cells,
+`answer_key` says when reference solutions were handed in.
+
+A row per notebook; `student` is the first folder under the submissions folder, or the file name
+without the lesson's name (`ivanova_02_sync_loop.ipynb` -> `ivanova`). `score` adds the weights of
+the passed exercises (1 each, or from `--weights`, a CSV `exercise,weight`; `--weights-template`
+writes one); `student_total` adds a student's best score per lesson.
 """
 
 from __future__ import annotations
@@ -15,35 +28,88 @@ from __future__ import annotations
 import argparse
 import csv
 import importlib
+import importlib.util
 import inspect
 import json
 import os
 import re
+import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
+from helpers.paths import NOTEBOOKS_DIR, REPO_ROOT
+
 PASSED, NOT_YET, ERROR, MISSING = "passed", "not yet", "error", "missing"
-DEFAULT_TIMEOUT = 300
-# What the kernel must not inherit: credentials, live settings, proxies (replay is loopback only).
-DROPPED_ENV = re.compile(
-    r"^(KIMI_|QWEN_|OPENAI_|MOONSHOT_|LLM_|HF_TOKEN|HUGGING_FACE_HUB_TOKEN)|_proxy$", re.IGNORECASE
+DEFAULT_TIMEOUT = 600
+DEFAULT_CELL_TIMEOUT = 60
+# The only variables a student's kernel inherits (plus LC_*): what Python, Jupyter and the OS
+# need to start. Keys, tokens, cloud credentials and proxies are never on the list.
+ALLOWED_ENV = frozenset(
+    {
+        "PATH",
+        "HOME",
+        "USER",
+        "LOGNAME",
+        "LANG",
+        "LANGUAGE",
+        "TZ",
+        "TMPDIR",
+        "TEMP",
+        "TMP",
+        "PYTHONPATH",
+        "VIRTUAL_ENV",
+        "SYSTEMROOT",
+        "SYSTEMDRIVE",
+        "WINDIR",
+        "COMSPEC",
+        "PATHEXT",
+        "USERPROFILE",
+        "APPDATA",
+        "LOCALAPPDATA",
+        "PROGRAMDATA",
+        "JUPYTER_PATH",
+        "JUPYTER_DATA_DIR",
+        "JUPYTER_CONFIG_DIR",
+        "JUPYTER_RUNTIME_DIR",
+    }
 )
 LESSON_IN_CODE = re.compile(r"\bhelpers\.exercises(?:\.n(\d\d)\b|\s+import\s+n(\d\d)\b)")
 LESSON_IN_NAME = re.compile(r"^(\d\d)_")
+CHECK_CALL = re.compile(r"\b(check_\w+)\s*\(")
+# Student code that reaches into the self-check machinery: shown to the teacher, never run away.
+GRADING_INTERNALS = re.compile(r"LLM_GRADE_LOG|_verdict\b|\bRECORDED\b|\bverdict\s*=|Verdict\(")
+COPY_SUFFIX = re.compile(r"\s*\(\d+\)$|[-_ ]copy\d*$", re.IGNORECASE)
+# Run in the kernel before each self-check cell: the check code as shipped, whatever ran before.
+RELOAD_CHECKS = (
+    "import importlib as _il, helpers.exercises._verdict as _v\n"
+    "_il.reload(_v)\n"
+    "import helpers.exercises.n{lesson} as _m\n"
+    "_il.reload(_m)\n"
+    "del _il, _v, _m"
+)
 
 
 @dataclass
 class Result:
-    """One submitted notebook: how the run went and each exercise's value."""
+    """One submitted notebook: how the run went, each exercise's verdict, hint and attempt."""
 
     notebook: str
+    student: str = ""
     lesson: str = ""
     run: str = "ok"
     values: dict[str, str] = field(default_factory=dict)
+    hints: dict[str, str] = field(default_factory=dict)
+    attempted: dict[str, str] = field(default_factory=dict)
+    check_cells: str = ""
+    answer_key: str = ""
+    verdict_log: str = ""
+    score: float = 0.0
+    max_score: float = 0.0
 
 
 def exercises_of(lesson: str) -> list[str]:
@@ -71,9 +137,20 @@ def lesson_of(path: Path, nb: Any | None) -> str:
     return found.group(1) if found else ""
 
 
+def student_of(relative: Path) -> str:
+    """The student a submission belongs to: its first folder, else its file name without the
+    lesson's name (`ivanova_02_sync_loop.ipynb`, `02_sync_loop-ivanova (1).ipynb` -> `ivanova`)."""
+    if len(relative.parts) > 1:
+        return relative.parts[0]
+    stem = COPY_SUFFIX.sub("", relative.stem)
+    left = re.sub(r"\d\d_[a-z0-9]+(?:_[a-z0-9]+)*", " ", stem, count=1)
+    left = re.sub(r"(?:^|(?<=[-_ ]))\d\d(?=[-_ ]|$)", " ", left).strip(" _-.")
+    return left or stem
+
+
 def kernel_env(log_path: Path) -> dict[str, str]:
-    """The kernel's environment: ours minus secrets, live settings and proxies; replay forced."""
-    env = {k: v for k, v in os.environ.items() if not DROPPED_ENV.search(k)}
+    """The kernel's environment: the allow-list only, replay forced, the hub offline."""
+    env = {k: v for k, v in os.environ.items() if k in ALLOWED_ENV or k.startswith("LC_")}
     env.update(
         {
             "LLM_MODE": "replay",
@@ -88,57 +165,246 @@ def kernel_env(log_path: Path) -> dict[str, str]:
     return env
 
 
-def run_notebook(nb: Any, folder: Path, log_path: Path, timeout: float) -> str:
-    """Execute `nb` in place, in `folder`; say how the run went (a broken notebook never raises)."""
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellTimeoutError, DeadKernelError
-
-    deadline = time.monotonic() + timeout
-    client = NotebookClient(
-        nb,
-        kernel_name="python3",
-        allow_errors=True,
-        interrupt_on_timeout=False,
-        timeout_func=lambda cell: max(1, int(deadline - time.monotonic())),
-        resources={"metadata": {"path": str(folder)}},
-    )
-    try:
-        client.execute(env=kernel_env(log_path))
-    except CellTimeoutError:
-        return f"timeout after {timeout:g} s"
-    except DeadKernelError:
-        return "kernel died"
-    except RuntimeError as exc:  # nbclient reports a kernel that would not start this way
-        return f"failed to run: {exc}"
-    failed = sum(  # a cell tagged raises-exception shows a defect on purpose
-        1
-        for cell in nb.cells
-        if any(o.get("output_type") == "error" for o in cell.get("outputs", []))
-        and "raises-exception" not in cell.get("metadata", {}).get("tags", [])
-    )
-    return f"ok, {failed} cell(s) raised" if failed else "ok"
+def _normal(source: str) -> str:
+    """A cell's code for comparison: trailing spaces and surrounding blank lines ignored."""
+    return "\n".join(line.rstrip() for line in source.strip().splitlines())
 
 
-def read_log(log_path: Path) -> dict[str, bool]:
-    """The last verdict per exercise from a grade log (a torn last line is ignored)."""
-    last: dict[str, bool] = {}
+def _no_comments(source: str) -> str:
+    """The code without comment-only lines and end-of-line comments (the editions differ there)."""
+    lines = []
+    for line in _normal(source).splitlines():
+        code = re.sub(r"\s+#[^\"']*$", "", line)
+        if code.strip() and not code.lstrip().startswith("#"):
+            lines.append(code.rstrip())
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Reference:
+    """What the teacher's copy says about one lesson: the student edition's self-check cells and
+    starter cells, by grade id, and the key's reference solutions."""
+
+    checks: dict[str, str]  # grade id (`01-check_schema`) -> the cell's code
+    starters: dict[str, str]  # `01-check_schema` -> the starter code of its answer cell
+    solutions: tuple[str, ...]
+    code: frozenset[str] = frozenset()  # every code cell of the student edition
+
+
+@cache
+def _nbbuild() -> Any:
+    """scripts/nbbuild.py, which makes the student edition, loaded once under a private name (a
+    module called `nbbuild` elsewhere on the path, e.g. in the working folder, is not taken)."""
+    path = REPO_ROOT / "scripts" / "nbbuild.py"
+    spec = importlib.util.spec_from_file_location("_toolcall_nbbuild", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while it loads
+    spec.loader.exec_module(module)
+    return module
+
+
+@cache
+def reference(lesson: str) -> Reference | None:
+    """The reference of a lesson from the teacher's key (both editions), or None without one."""
+    import nbformat
+
+    keys = sorted(NOTEBOOKS_DIR.glob(f"*/{lesson}_*.ipynb")) if lesson else []
+    if not keys:
+        return None
+    checks: dict[str, str] = {}
+    starters: dict[str, str] = {}
+    solutions: list[str] = []
+    code: set[str] = set()
+    for path in keys:
+        key = nbformat.read(path, as_version=4)
+        solutions += [_no_comments(c.source) for c in key.cells if _nbbuild()._is_hidden(c)]
+        student = _nbbuild().student_notebook(key, path.stem, path.parent.name)
+        code |= {_no_comments(c.source) for c in student.cells if c.cell_type == "code"}
+        for cell in student.cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if "grade_id" not in meta:
+                continue
+            if meta.get("solution"):
+                starters[meta["grade_id"].removesuffix("-answer")] = _no_comments(cell.source)
+            else:
+                checks[meta["grade_id"]] = _no_comments(cell.source)
+    solutions = list(dict.fromkeys(s for s in solutions if s))
+    return Reference(checks, starters, tuple(solutions), frozenset(code))
+
+
+def compare_with_reference(nb: Any, lesson: str, result: Result) -> dict[str, str]:
+    """Fill `attempted`, `check_cells` and `answer_key`; return the trusted self-check code of
+    each exercise (`01:check_schema` -> code) that this notebook still has unchanged."""
+    ref = reference(lesson)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    by_id = {c.metadata.get("nbgrader", {}).get("grade_id"): c for c in code}
+    sources = [_no_comments(c.source) for c in code]
+    if ref is None:
+        result.check_cells = "no reference"
+        return {}
+    trusted: dict[str, str] = {}
+    edited, deleted = [], []
+    for grade_id, check in ref.checks.items():
+        exercise = grade_id.replace("-", ":", 1)
+        if check in sources:
+            trusted[exercise] = check
+        elif grade_id in by_id or any(
+            exercise.split(":")[1] in CHECK_CALL.findall(c.source) for c in code
+        ):
+            edited.append(exercise.split(":")[1])
+        else:
+            deleted.append(exercise.split(":")[1])
+    problems = [f"edited: {', '.join(edited)}"] * bool(edited)
+    problems += [f"deleted: {', '.join(deleted)}"] * bool(deleted)
+    result.check_cells = "; ".join(problems) or "ok"
+    for grade_id, starter in ref.starters.items():
+        exercise = grade_id.replace("-", ":", 1)
+        cell = by_id.get(f"{grade_id}-answer")
+        at = code.index(cell) if cell is not None else _find(sources, starter)
+        if at is None:
+            continue  # no starter cell to compare with: left blank
+        changed = sources[at] != starter
+        # Cells the student added after the starter, before its check, are an attempt too.
+        check = by_id.get(grade_id)
+        end = code.index(check) if check is not None else _find(sources, ref.checks[grade_id])
+        added = any(src not in ref.code for src in sources[at + 1 : end if end else at + 1])
+        result.attempted[exercise] = "yes" if changed or added else "no"
+    hidden = sum(1 for c in code if c.metadata.get("jupyter", {}).get("source_hidden"))
+    copied = sum(1 for s in ref.solutions if s in sources)
+    if hidden or copied:
+        result.answer_key = f"yes: {copied} of {len(ref.solutions)} reference solutions" + (
+            f", {hidden} collapsed solution cell(s)" if hidden else ""
+        )
+    else:
+        result.answer_key = "no"
+    return trusted
+
+
+def _find(sources: list[str], wanted: str) -> int | None:
+    """The index of the first cell whose code is `wanted`, or None."""
+    return sources.index(wanted) if wanted in sources else None
+
+
+def _log_lines(log_path: Path) -> list[dict[str, Any]]:
+    """The complete JSON records of a grade log (a torn last line is skipped)."""
     if not log_path.exists():
-        return last
+        return []
+    entries = []
     for line in log_path.read_text(encoding="utf-8").splitlines():
         try:
             entry = json.loads(line)
         except json.JSONDecodeError:
             continue
         if isinstance(entry, dict) and "exercise" in entry:
-            last[str(entry["exercise"])] = bool(entry.get("passed"))
-    return last
+            entries.append(entry)
+    return entries
 
 
-def grade_notebook(path: Path, root: Path, timeout: float, executed: Path | None) -> Result:
-    """Run one submitted notebook and read its verdicts."""
+def read_log(log_path: Path) -> dict[str, bool]:
+    """The last verdict per exercise from a grade log (a torn last line is ignored)."""
+    return {str(e["exercise"]): bool(e.get("passed")) for e in _log_lines(log_path)}
+
+
+@dataclass
+class Run:
+    """How a run went, and the verdict records each cell wrote, by cell index."""
+
+    status: str = "ok"
+    records: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+
+
+def run_notebook(
+    nb: Any,
+    folder: Path,
+    log_path: Path,
+    timeout: float,
+    cell_timeout: float = DEFAULT_CELL_TIMEOUT,
+    reload_before: dict[int, str] | None = None,
+) -> Run:
+    """Execute `nb` in place, in `folder`, one cell at a time (a broken notebook never raises).
+
+    A cell over `cell_timeout` seconds is interrupted (its output says so) and the run goes on;
+    over `timeout` for the whole notebook the run stops. `reload_before` maps a cell index to the
+    lesson whose check modules are reloaded (silently) before that cell runs."""
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellTimeoutError, DeadKernelError
+
+    deadline = time.monotonic() + timeout
+    run = Run()
+    client = NotebookClient(
+        nb,
+        kernel_name="python3",
+        allow_errors=True,
+        interrupt_on_timeout=True,
+        error_on_timeout={
+            "ename": "CellTimeoutError",
+            "evalue": f"the grader interrupted this cell after {cell_timeout:g} s",
+            "traceback": [f"CellTimeoutError: interrupted after {cell_timeout:g} s"],
+        },
+        timeout_func=lambda cell: max(1, int(min(cell_timeout, deadline - time.monotonic()))),
+        resources={"metadata": {"path": str(folder)}},
+    )
+    client.reset_execution_trackers()
+    interrupted = 0
+    try:
+        with client.setup_kernel(env=kernel_env(log_path)):
+            client.wait_for_reply(client.kc.kernel_info())
+            for index, cell in enumerate(nb.cells):
+                if time.monotonic() >= deadline:
+                    run.status = f"timeout after {timeout:g} s"
+                    break
+                lesson = (reload_before or {}).get(index)
+                if lesson:
+                    reply = client.kc.execute(
+                        RELOAD_CHECKS.format(lesson=lesson), silent=True, store_history=False
+                    )
+                    client.wait_for_reply(reply, None)
+                seen = len(_log_lines(log_path))
+                limit = max(1, int(min(cell_timeout, deadline - time.monotonic())))
+                started = time.monotonic()
+                client.execute_cell(cell, index, execution_count=client.code_cells_executed + 1)
+                if cell.cell_type == "code" and time.monotonic() - started >= limit:
+                    interrupted += 1
+                    cell.outputs.append(
+                        nbformat.v4.new_output(
+                            "stream", name="stderr", text=f"[grader] interrupted after {limit} s\n"
+                        )
+                    )
+                new = _log_lines(log_path)[seen:]
+                if new:
+                    run.records[index] = new
+    except CellTimeoutError:
+        run.status = f"timeout after {timeout:g} s"
+    except DeadKernelError:
+        run.status = "kernel died"
+    except RuntimeError as exc:  # nbclient reports a kernel that would not start this way
+        run.status = f"failed to run: {exc}"
+    if run.status == "ok":
+        failed = sum(  # a cell tagged raises-exception shows a defect on purpose
+            1
+            for cell in nb.cells
+            if any(o.get("output_type") == "error" for o in cell.get("outputs", []))
+            and "raises-exception" not in cell.get("metadata", {}).get("tags", [])
+        )
+        parts = [f"{failed} cell(s) raised"] * bool(failed)
+        parts += [f"{interrupted} cell(s) interrupted after {cell_timeout:g} s"] * bool(interrupted)
+        run.status = ", ".join(["ok", *parts])
+    return run
+
+
+def grade_notebook(
+    path: Path,
+    root: Path,
+    timeout: float,
+    executed: Path | None,
+    cell_timeout: float = DEFAULT_CELL_TIMEOUT,
+) -> Result:
+    """Run one submitted notebook and read its verdicts, counting only the trusted ones."""
     import nbformat
 
-    result = Result(notebook=path.relative_to(root).as_posix())
+    relative = path.relative_to(root)
+    result = Result(notebook=relative.as_posix(), student=student_of(relative))
     try:
         nb = nbformat.read(path, as_version=4)
     except Exception as exc:  # any unreadable file is the student's problem, not the grader's
@@ -147,16 +413,45 @@ def grade_notebook(path: Path, root: Path, timeout: float, executed: Path | None
         result.values = {name: MISSING for name in exercises_of(result.lesson)}
         return result
     result.lesson = lesson_of(path, nb)
+    trusted = compare_with_reference(nb, result.lesson, result)
+    trusted_cells: dict[int, set[str]] = {}
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "code":
+            code = _no_comments(cell.source)
+            names = {e for e, check in trusted.items() if check == code}
+            if names:
+                trusted_cells[index] = names
+    reload_before = {index: result.lesson for index in trusted_cells}
     with tempfile.TemporaryDirectory() as tmp:
-        log_path = Path(tmp) / "verdicts.jsonl"
-        result.run = run_notebook(nb, path.parent, log_path, timeout)
-        verdicts = read_log(log_path)
+        log_path = Path(tmp) / f"verdicts-{os.urandom(6).hex()}.jsonl"
+        run = run_notebook(nb, path.parent, log_path, timeout, cell_timeout, reload_before)
+    result.run = run.status
+    verdicts: dict[str, dict[str, Any]] = {}
+    forged = 0
+    for index, entries in run.records.items():
+        for entry in entries:
+            if str(entry.get("exercise")) in trusted_cells.get(index, set()):
+                verdicts[str(entry["exercise"])] = entry
+            else:
+                forged += 1
+    touching = [
+        str(i + 1)
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "code" and i not in trusted_cells and GRADING_INTERNALS.search(c.source)
+    ]
+    notes = [f"{forged} record(s) from other cells ignored"] * bool(forged)
+    notes += [f"cell(s) {', '.join(touching)} touch the self-check code"] * bool(touching)
+    result.verdict_log = "; ".join(notes) or "ok"
     sources = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
     for name in exercises_of(result.lesson):
         if name in verdicts:
-            result.values[name] = PASSED if verdicts[name] else NOT_YET
+            passed = bool(verdicts[name].get("passed"))
+            result.values[name] = PASSED if passed else NOT_YET
+            result.hints[name] = str(verdicts[name].get("hint") or "")
+            if passed:
+                result.attempted[name] = "yes"
         elif re.search(rf"\b{re.escape(name.split(':', 1)[1])}\s*\(", sources):
-            result.values[name] = ERROR  # the check is there but gave no verdict
+            result.values[name] = ERROR  # the check is there but gave no trusted verdict
         else:
             result.values[name] = MISSING
     if executed is not None:
@@ -166,12 +461,56 @@ def grade_notebook(path: Path, root: Path, timeout: float, executed: Path | None
     return result
 
 
+def read_weights(path: Path | None) -> dict[str, float]:
+    """`exercise,weight` rows of a CSV (a header row is fine); exercises not listed weigh 1."""
+    if path is None:
+        return {}
+    weights = {}
+    with path.open(encoding="utf-8", newline="") as handle:
+        for row in csv.reader(handle):
+            if len(row) < 2 or not row[0].strip() or row[0].strip().lower() == "exercise":
+                continue
+            try:
+                weights[row[0].strip()] = float(row[1])
+            except ValueError as exc:
+                raise ValueError(
+                    f"{path}: weight of {row[0]!r} is not a number: {row[1]!r}"
+                ) from exc
+    known = {e for lesson in range(100) for e in exercises_of(f"{lesson:02d}")}
+    unknown = sorted(set(weights) - known)
+    if unknown:
+        raise ValueError(
+            f"{path}: no such exercise(s): {', '.join(unknown)} (see --weights-template)"
+        )
+    return weights
+
+
+def score(results: list[Result], weights: dict[str, float]) -> dict[str, tuple[float, float]]:
+    """Set each result's score and maximum; return each student's total and maximum, counting
+    the best submission of each lesson once."""
+    best: dict[tuple[str, str], Result] = {}
+    for r in results:
+        exercises = exercises_of(r.lesson)
+        r.max_score = sum(weights.get(e, 1.0) for e in exercises)
+        r.score = sum(weights.get(e, 1.0) for e in exercises if r.values.get(e) == PASSED)
+        key = (r.student, r.lesson)
+        if key not in best or r.score > best[key].score:
+            best[key] = r
+    totals: dict[str, tuple[float, float]] = {}
+    for (student, _), r in best.items():
+        got, out_of = totals.get(student, (0.0, 0.0))
+        totals[student] = (got + r.score, out_of + r.max_score)
+    return totals
+
+
 def grade_folder(
     folder: Path,
     out: Path,
     timeout: float = DEFAULT_TIMEOUT,
     executed: Path | None = None,
     jobs: int = 1,
+    weights: dict[str, float] | None = None,
+    cell_timeout: float = DEFAULT_CELL_TIMEOUT,
 ) -> list[Result]:
     """Grade every `*.ipynb` under `folder` and write the table to `out` (rows in path order).
 
@@ -180,42 +519,87 @@ def grade_folder(
 
     def grade(path: Path) -> Result:
         print(f"grading {path.relative_to(folder).as_posix()} ...", flush=True)
-        return grade_notebook(path, folder, timeout, executed)
+        return grade_notebook(path, folder, timeout, executed, cell_timeout)
 
     if jobs > 1:
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             results = list(pool.map(grade, paths))
     else:
         results = [grade(path) for path in paths]
-    write_table(results, out)
+    write_table(results, out, weights or {})
     return results
 
 
-def write_table(results: list[Result], out: Path) -> None:
-    """One row per notebook, one column per exercise of any lesson seen; blank = other lesson."""
-    columns: list[str] = []
+def _number(value: float) -> str:
+    return f"{value:g}"
+
+
+def write_table(results: list[Result], out: Path, weights: dict[str, float] | None = None) -> None:
+    """One row per notebook: who, which lesson, how the run went, the flags, the marks, then
+    three columns per exercise of any lesson seen (verdict, attempted, hint); blank = other
+    lesson."""
+    totals = score(results, weights or {})
+    exercises: list[str] = []
     for lesson in sorted({r.lesson for r in results if r.lesson}):
-        columns += exercises_of(lesson)
+        exercises += exercises_of(lesson)
+    head = ["student", "notebook", "lesson", "run", "check_cells", "answer_key", "verdict_log"]
+    head += ["score", "max_score", "student_total", "student_max"]
+    for e in exercises:
+        head += [e, f"{e} attempted", f"{e} hint"]
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["notebook", "lesson", "run", *columns])
+        writer.writerow(head)
         for r in results:
-            writer.writerow([r.notebook, r.lesson, r.run, *(r.values.get(c, "") for c in columns)])
+            total, most = totals.get(r.student, (0.0, 0.0))
+            row = [r.student, r.notebook, r.lesson, r.run, r.check_cells, r.answer_key]
+            row += [r.verdict_log, _number(r.score), _number(r.max_score)]
+            row += [_number(total), _number(most)]
+            for e in exercises:
+                row += [r.values.get(e, ""), r.attempted.get(e, ""), r.hints.get(e, "")]
+            writer.writerow(row)
+
+
+def write_weights_template(path: Path) -> None:
+    """Every exercise of every lesson with weight 1, for the teacher to edit."""
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["exercise", "weight"])
+        for lesson in range(100):
+            for e in exercises_of(f"{lesson:02d}"):
+                writer.writerow([e, 1])
 
 
 def main(argv: list[str] | None = None) -> None:
     """Command line: grade a folder."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "folder", type=Path, help="folder of submitted .ipynb files (searched recursively)"
+        "folder",
+        type=Path,
+        nargs="?",
+        help="folder of submitted .ipynb files (searched recursively)",
     )
     parser.add_argument("--out", type=Path, default=Path("grades.csv"), help="the CSV to write")
+    parser.add_argument(
+        "--weights", type=Path, default=None, help="CSV of `exercise,weight` (default: 1 each)"
+    )
+    parser.add_argument(
+        "--weights-template",
+        type=Path,
+        default=None,
+        help="write every exercise with weight 1 to this CSV and stop",
+    )
     parser.add_argument(
         "--timeout",
         type=float,
         default=DEFAULT_TIMEOUT,
         help=f"seconds per notebook (default {DEFAULT_TIMEOUT})",
+    )
+    parser.add_argument(
+        "--cell-timeout",
+        type=float,
+        default=DEFAULT_CELL_TIMEOUT,
+        help=f"seconds per cell before it is interrupted (default {DEFAULT_CELL_TIMEOUT})",
     )
     parser.add_argument(
         "--jobs",
@@ -227,13 +611,27 @@ def main(argv: list[str] | None = None) -> None:
         "--executed",
         type=Path,
         default=None,
-        help="also save each executed notebook under this folder",
+        help="also save each executed notebook (with its outputs) under this folder",
     )
     args = parser.parse_args(argv)
-    if not args.folder.is_dir():
+    if args.weights_template is not None:
+        write_weights_template(args.weights_template)
+        print(f"wrote {args.weights_template}")
+        return
+    if args.folder is None or not args.folder.is_dir():
         parser.error(f"{args.folder} is not a folder")
+    try:
+        weights = read_weights(args.weights)
+    except (OSError, ValueError) as exc:
+        parser.error(str(exc))
     results = grade_folder(
-        args.folder.resolve(), args.out, args.timeout, args.executed, max(1, args.jobs)
+        args.folder.resolve(),
+        args.out,
+        args.timeout,
+        args.executed,
+        max(1, args.jobs),
+        weights,
+        args.cell_timeout,
     )
     print(f"wrote {args.out}: {len(results)} notebook(s)")
 

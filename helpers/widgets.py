@@ -141,9 +141,32 @@ class StreamViewer(widgets.VBox):
         self.slider.value = step
         return state
 
+    def add(self, chunk: Any) -> dict[str, Any]:
+        """Append one more chunk, stretch the slider (and Play) to it and show it."""
+        self.chunks.append(chunk)
+        self.slider.max = len(self.chunks)
+        if self.play is not None:
+            self.play.max = len(self.chunks)
+        return self.show(len(self.chunks))
+
     def __repr__(self) -> str:
         """A fixed text/plain form: the saved notebook gets no widget internals."""
         return f"StreamViewer({len(self.chunks)} chunks)"
+
+
+def watch_stream(stream: Iterable[Any], play: bool = True, interval: int = 400) -> list[Any]:
+    """Show a stream while it arrives and return its chunks (what `list(stream)` returns).
+
+    The viewer is displayed first, then redrawn after every chunk, so with `LLM_REPLAY_PACE=1`
+    (or a real model) the calls and the text grow on screen at the model's pace; afterwards the
+    slider and Play step through the same chunks again."""
+    from IPython.display import display
+
+    viewer = StreamViewer([], play=play, interval=interval)
+    display(viewer)
+    for chunk in stream:
+        viewer.add(chunk)
+    return viewer.chunks
 
 
 # --------------------------------------------------------------------------- parser playground

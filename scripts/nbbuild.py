@@ -336,6 +336,10 @@ EXERCISES_IMPORT = re.compile(r"\bhelpers\.exercises\b")
 SOLUTION_SENTENCE = re.compile(
     r"[^.!?\n]*(?:reference solution|эталонн\w* решени)[^.!?]*[.!?] ?", re.IGNORECASE
 )
+# The kernel the student edition asks for: the project's venv, registered under this name
+# (`python -m ipykernel install --sys-prefix --name toolcall-series`, or `--user` on a JupyterHub),
+# so a hub opens each notebook in it instead of its default kernel without the packages.
+STUDENT_KERNEL = "toolcall-series"
 STUDENT_NOTE = {
     "en": "*Student edition: the reference solutions are not included; your teacher has them.*",
     "ru": "*Версия для студентов: эталонных решений здесь нет, они есть у преподавателя.*",
@@ -400,6 +404,9 @@ def student_notebook(key: nbformat.NotebookNode, lesson: str, lang: str) -> nbfo
         checks = _checks_called(cell)
         if checks:
             cell.metadata["nbgrader"] = _nbgrader(f"{prefix}-{checks[0]}", solution=False)
+            # JupyterLab (and Notebook 7) refuse to edit or delete such a cell.
+            cell.metadata["editable"] = False
+            cell.metadata["deletable"] = False
             before = cells[i - 1] if i > start else None
             if before is not None and before.cell_type == "code" and not _checks_called(before):
                 before.metadata["nbgrader"] = _nbgrader(
@@ -410,6 +417,11 @@ def student_notebook(key: nbformat.NotebookNode, lesson: str, lang: str) -> nbfo
         note["id"] = f"{prefix}-student-note"
         cells.insert(start, note)
     nb.cells = cells
+    nb.metadata["kernelspec"] = {
+        "display_name": f"Python ({STUDENT_KERNEL})",
+        "language": "python",
+        "name": STUDENT_KERNEL,
+    }
     return nb
 
 

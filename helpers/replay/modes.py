@@ -7,6 +7,7 @@ server, no key, no network), `live` (a real endpoint from environment variables)
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import threading
@@ -295,6 +296,85 @@ def keep_loopback_off_proxies() -> None:
         os.environ[name] = ",".join(filter(None, [value.rstrip(", "), *missing]))
 
 
+# The proxy schemes the SDK's HTTP client (httpx) accepts; SOCKS 5 also needs `socksio`.
+PROXY_SCHEMES = ("http", "https", "socks5", "socks5h")
+PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy")  # what httpx reads, in any case
+SET_ASIDE_PROXIES: dict[str, str] = {}  # unusable proxy variables removed from this kernel
+
+
+def unusable_proxies() -> dict[str, str]:
+    """The proxy variables the SDK's client would refuse at `OpenAI(...)`: {name: value}.
+
+    httpx builds a transport for every proxy variable when a client is created, even for hosts
+    that NO_PROXY exempts, so `all_proxy=socks://...` (as desktops export it) fails with
+    "Unknown scheme for proxy URL", and `socks5://` without `socksio` with an ImportError."""
+    has_socksio = importlib.util.find_spec("socksio") is not None
+    found = {}
+    for name, value in os.environ.items():
+        if name.lower() not in PROXY_VARIABLES or not value.strip():
+            continue
+        scheme = value.split("://", 1)[0].lower() if "://" in value else "http"
+        if scheme not in PROXY_SCHEMES or (scheme.startswith("socks") and not has_socksio):
+            found[name] = value
+    return found
+
+
+def set_aside_unusable_proxies() -> None:
+    """Loopback only (replay, record, a local live server): remove from this kernel the proxy
+    variables the client cannot use, whatever their scheme; no request needs them. A one-line
+    note names them (the values are not shown: a proxy URL may carry a password)."""
+    found = unusable_proxies()
+    for name, value in found.items():
+        SET_ASIDE_PROXIES[name] = os.environ.pop(name, value)
+    if found:
+        names = ", ".join(sorted(found))
+        print(
+            tr(
+                f"note: {names} ignored in this kernel: the local server needs no proxy.",
+                f"примечание: {names} в этом ядре не используется: локальному серверу прокси "
+                "не нужен.",
+            )
+        )
+
+
+def check_proxies_for_live(base_url: str) -> None:
+    """Live mode to a remote endpoint: a proxy the client cannot use is a clear error, not a
+    traceback from inside httpx. Says what to install or what to unset."""
+    found = unusable_proxies()
+    if not found:
+        return
+    shown = ", ".join(f"{name}={_without_credentials(value)}" for name, value in found.items())
+    unset = " ".join(sorted(found))
+    raise LiveSettingsError(
+        tr(
+            f"The OpenAI client cannot use the proxy in {shown} to reach "
+            f"{upstream_host(base_url)}: it accepts http://, https://, socks5:// and socks5h:// "
+            "proxies, SOCKS only with the `socksio` package. Either\n"
+            "  - install it: .venv/bin/pip install socksio (and write a socks:// address as "
+            "socks5h://host:port if your proxy speaks SOCKS 5, as ssh -D and most desktop proxy "
+            "tools do), then restart the kernel; or\n"
+            f"  - unset it before starting Jupyter: unset {unset} (PowerShell: "
+            "Remove-Item Env:ALL_PROXY), if the endpoint is reachable without it.",
+            f"Клиент OpenAI не может использовать прокси из {shown}, чтобы достучаться до "
+            f"{upstream_host(base_url)}: он принимает прокси http://, https://, socks5:// и "
+            "socks5h://, а SOCKS — только с пакетом `socksio`. Либо\n"
+            "  - установите его: .venv/bin/pip install socksio (и запишите адрес socks:// как "
+            "socks5h://host:port, если прокси говорит на SOCKS 5, как ssh -D и большинство "
+            "программ-прокси на рабочем столе), затем перезапустите ядро; либо\n"
+            f"  - уберите переменную перед запуском Jupyter: unset {unset} (PowerShell: "
+            "Remove-Item Env:ALL_PROXY), если сервер доступен без прокси.",
+        )
+    )
+
+
+def _is_loopback(url: str) -> bool:
+    """True when `url` points at this machine (127.x, localhost, ::1)."""
+    from urllib.parse import urlsplit
+
+    host = (urlsplit(url).hostname or "").lower()
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
 def notebook_lesson() -> str | None:
     """The lesson of the running notebook (JupyterLab names it in JPY_SESSION_NAME), if known."""
     session = os.environ.get("JPY_SESSION_NAME", "").strip()
@@ -329,6 +409,7 @@ def connect(
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
         keep_loopback_off_proxies()
+        set_aside_unusable_proxies()
         server = replay_server()
         prefix = "" if engine == DEFAULT_ENGINE[provider] else f"/engines/{engine}"
         scope = lesson or notebook_lesson()
@@ -351,6 +432,11 @@ def connect(
         )
     base_url, api_key, model = live_settings(provider)
     if mode == "live":
+        if _is_loopback(base_url):
+            keep_loopback_off_proxies()
+            set_aside_unusable_proxies()
+        else:
+            check_proxies_for_live(base_url)
         return Connection(
             endpoint=base_url,
             api_key=api_key,
@@ -364,6 +450,7 @@ def connect(
             ),
         )
     keep_loopback_off_proxies()
+    set_aside_unusable_proxies()  # the client talks to the loopback proxy only
     out = record_path(provider, lesson)
     proxy = _record_proxy(base_url, out, api_key)
     return Connection(

@@ -88,7 +88,7 @@ from openai import OpenAI
 
 from helpers import ToolCallAccumulator, ToolRegistry, connect, run_tool_loop, set_language
 from helpers.display import show_chunks, show_messages, show_tool_calls
-from helpers.widgets import StreamViewer
+from helpers.widgets import watch_stream
 
 set_language("en")  # the language of the helpers' messages
 conn = connect("kimi")
@@ -580,17 +580,20 @@ print(answer["content"])
         """
 ## 7. Watching a stream grow
 
-Two calls in one answer, after a sentence of text. `StreamViewer` steps through the collected chunks:
-press Play or move the slider and watch the text, then call 0, then call 1 grow fragment by
-fragment. (A widget needs a running kernel: run the cell to see it.)
+Two calls in one answer, after a sentence of text. `watch_stream` shows a viewer at once and redraws
+it after every chunk, so you see the text, then call 0, then call 1 grow fragment by fragment as they
+arrive (at a model's pace with `LLM_REPLAY_PACE=1`). It returns the chunks, like `list(stream)`;
+afterwards press Play or move the slider to watch them again. (A widget needs a running kernel: run
+the cell to see it.)
 """,
         """
 ## 7. Как растёт поток
 
-Два вызова в одном ответе, после одной фразы текста. `StreamViewer` показывает собранные
-фрагменты по одному: нажмите Play или двигайте ползунок и смотрите, как фрагмент за фрагментом
-растут текст, потом вызов 0, потом вызов 1. (Виджету нужно работающее ядро: выполните ячейку, чтобы его
-увидеть.)
+Два вызова в одном ответе, после одной фразы текста. `watch_stream` сразу показывает окно просмотра и
+перерисовывает его после каждого фрагмента: текст, потом вызов 0, потом вызов 1 растут по мере того,
+как приходят фрагменты (с `LLM_REPLAY_PACE=1` — в темпе настоящей модели). Функция возвращает
+фрагменты, как `list(stream)`; потом нажмите Play или двигайте ползунок, чтобы посмотреть их ещё раз.
+(Виджету нужно работающее ядро: выполните ячейку, чтобы его увидеть.)
 """,
     ),
     code(
@@ -600,8 +603,7 @@ stream = client.chat.completions.create(
     model=model_name, messages=messages, tools=tools, tool_choice="auto",
     stream=True, **settings,
 )
-parallel_chunks = list(stream)
-StreamViewer(parallel_chunks)
+parallel_chunks = watch_stream(stream)  # the view grows as the chunks arrive
 ''',
         tags=("nbval-ignore-output",),
     ),

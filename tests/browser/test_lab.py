@@ -69,7 +69,7 @@ class Lesson:
 
 
 LESSONS = [
-    Lesson("notebooks/en/03_streaming.ipynb", "StreamViewer", "slider"),
+    Lesson("notebooks/en/03_streaming.ipynb", "watch_stream", "slider"),
     Lesson("notebooks/ru/04_manual_parsing.ipynb", "ParserPlayground", "textarea"),
 ]
 

@@ -1,0 +1,191 @@
+"""Build the student kit: what students get, as a folder and a zip, without the answer key.
+
+    python scripts/build_kit.py                    # build/kit/toolcall-series-student/ and .zip
+    python scripts/build_kit.py --out /tmp/kit
+
+The kit holds the student edition of every lesson in both languages (`nbbuild --student`: no
+reference solutions), the `helpers` package the notebooks import, `data/` (replay cassettes,
+offline tokenizers, chat templates), a requirements file without the test tools, a minimal
+pyproject.toml (for `pip install -e .`) and a short README in English and Russian with the
+pre-class checklist. It leaves out the answer key (`notebooks/en`, `notebooks/ru`), the lesson
+sources (`notebooks/src`), the tests, the scripts, the teacher's docs and the benchmarks.
+`tests/test_kit.py` checks the contents and runs a lesson from a built kit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import nbbuild  # noqa: E402  (scripts/ is not a package)
+
+KIT_NAME = "toolcall-series-student"
+DEFAULT_OUT = ROOT / "build" / "kit"
+# Packages a student needs; the test tools of requirements.txt (pytest, nbval, ...) stay out.
+TEST_TOOLS = ("nbval", "pytest", "pytest-xdist", "hypothesis")
+SKIPPED_NAMES = ("__pycache__", ".ipynb_checkpoints", ".pytest_cache", ".hypothesis")
+KERNEL = nbbuild.STUDENT_KERNEL
+
+PYPROJECT = """\
+[build-system]
+requires = ["setuptools>=68"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "toolcall-series-student"
+version = "0.1.0"
+description = "Tool calling with Kimi-K2 and Qwen: the student kit (no reference solutions)."
+requires-python = ">=3.10"
+dependencies = []
+
+[tool.setuptools.packages.find]
+include = ["helpers*"]
+"""
+
+README = """\
+# Tool calling with Kimi-K2 and Qwen: student kit
+
+Русская версия: [README.ru.md](README.ru.md).
+
+The notebooks are in `notebooks/en/` (English) and `notebooks/ru/` (Russian); the code is the
+same in both. They run offline: a small server inside the notebook replays recorded answers, so
+you need no key, GPU or network once the packages are installed. Your teacher has the reference
+solutions.
+
+## Install (once, at home, before the class)
+
+You need Python 3.10 or newer (`python3 --version`; on a Mac the built-in 3.9 is too old). In a
+terminal, inside this folder:
+
+```bash
+python3 -m venv .venv
+.venv/bin/pip install -r requirements.txt
+.venv/bin/python -m ipykernel install --sys-prefix --name {kernel}
+.venv/bin/jupyter lab notebooks/en/00_start.ipynb
+```
+
+On Windows use `py -3.11 -m venv .venv` and `.venv\\Scripts\\` instead of `.venv/bin/`, one
+command per line. The install takes a few minutes and about 600 MB. On a JupyterHub, run the
+third line with `--user` instead of `--sys-prefix`.
+
+## Checklist before the class
+
+1. Install as above.
+2. Open `notebooks/en/00_start.ipynb` (or `notebooks/ru/00_start.ipynb`) and run the first code
+   cell, the setup cell (Shift+Enter).
+3. Its output starts with **replay** mode. Copy that line, or the error if you got one, and bring
+   it to the class (or send it to your teacher beforehand).
+
+## Handing in your work
+
+Before you hand in a notebook: **Kernel → Restart Kernel and Run All Cells**, wait until the
+last cell has run, save (Ctrl+S). Hand in the `.ipynb` file named as your teacher says (for
+example `ivanova_02_sync_loop.ipynb`), where your teacher says. Do not delete or change the
+self-check cells (the ones that print "Correct!" or "Not yet"): they are locked, and a changed one
+is flagged when your notebook is marked.
+"""
+
+README_RU = """\
+# Вызов инструментов с Kimi-K2 и Qwen: комплект для студента
+
+English version: [README.md](README.md).
+
+Блокноты лежат в `notebooks/ru/` (по-русски) и `notebooks/en/` (по-английски); код в них
+одинаковый. Они работают без сети: маленький сервер внутри блокнота воспроизводит записанные
+ответы, поэтому после установки пакетов не нужны ни ключ, ни видеокарта, ни интернет. Эталонные
+решения есть у преподавателя.
+
+## Установка (один раз, дома, до занятия)
+
+Нужен Python 3.10 или новее (`python3 --version`; встроенный в macOS Python 3.9 слишком старый).
+В терминале, в этой папке:
+
+```bash
+python3 -m venv .venv
+.venv/bin/pip install -r requirements.txt
+.venv/bin/python -m ipykernel install --sys-prefix --name {kernel}
+.venv/bin/jupyter lab notebooks/ru/00_start.ipynb
+```
+
+В Windows пишите `py -3.11 -m venv .venv` и `.venv\\Scripts\\` вместо `.venv/bin/`, по одной
+команде в строке. Установка занимает несколько минут и около 600 МБ. На JupyterHub в третьей
+строке вместо `--sys-prefix` напишите `--user`.
+
+## Перед занятием
+
+1. Установите всё, как написано выше.
+2. Откройте `notebooks/ru/00_start.ipynb` и выполните первую ячейку с кодом, ячейку настройки
+   (Shift+Enter).
+3. Её вывод начинается с «режим **replay**». Скопируйте эту строку или ошибку, если она была, и
+   принесите на занятие (или заранее пришлите преподавателю).
+
+## Как сдавать работу
+
+Перед сдачей блокнота: **Kernel → Restart Kernel and Run All Cells** (перезапустить ядро и
+выполнить все ячейки), дождитесь последней ячейки и сохраните (Ctrl+S). Сдайте файл `.ipynb` с
+именем, которое назовёт преподаватель (например, `ivanova_02_sync_loop.ipynb`), туда, куда он
+скажет. Не удаляйте и не меняйте ячейки самопроверки (те, что печатают «Верно!» или «Пока нет»):
+они заблокированы, а изменённая ячейка будет отмечена при проверке.
+"""
+
+
+def kit_requirements(path: Path = ROOT / "requirements.txt") -> str:
+    """requirements.txt without the test tools; `-e .` (the helpers package) stays."""
+    kept = ["# The student kit's packages (the project's requirements.txt without test tools)."]
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        name = line.split("#", 1)[0].strip()
+        bare = name.split(">", 1)[0].split("<", 1)[0].split("=", 1)[0].split("[", 1)[0].strip()
+        if bare.lower() in TEST_TOOLS:
+            continue
+        kept.append(name)
+    return "\n".join(kept) + "\n"
+
+
+def _copy_tree(src: Path, dest: Path) -> None:
+    """Copy a folder without caches."""
+    shutil.copytree(src, dest, ignore=shutil.ignore_patterns(*SKIPPED_NAMES, "*.pyc"))
+
+
+def build_kit(out: Path = DEFAULT_OUT, names: list[str] | None = None) -> tuple[Path, Path]:
+    """Write `out/<KIT_NAME>/` and `out/<KIT_NAME>.zip`; return both paths (replaced if there)."""
+    names = names or sorted(p.stem for p in nbbuild.SRC.glob("[0-9][0-9]_*.py"))
+    folder, archive = out / KIT_NAME, out / f"{KIT_NAME}.zip"
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    nbbuild.build_student(names, folder / "notebooks")
+    _copy_tree(ROOT / "helpers", folder / "helpers")
+    _copy_tree(ROOT / "data", folder / "data")
+    (folder / "requirements.txt").write_text(kit_requirements(), encoding="utf-8")
+    (folder / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
+    (folder / "README.md").write_text(README.format(kernel=KERNEL), encoding="utf-8")
+    (folder / "README.ru.md").write_text(README_RU.format(kernel=KERNEL), encoding="utf-8")
+    archive.unlink(missing_ok=True)
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zipped:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file():
+                zipped.write(path, path.relative_to(out).as_posix())
+    return folder, archive
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Command line."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="default build/kit")
+    args = parser.parse_args(argv)
+    folder, archive = build_kit(args.out.resolve())
+    files = sum(1 for p in folder.rglob("*") if p.is_file())
+    print(f"kit: {folder} ({files} files); {archive} ({archive.stat().st_size / 2**20:.1f} MB)")
+
+
+if __name__ == "__main__":
+    main()
