@@ -42,6 +42,12 @@ LONGEST_FIRST = (
 )
 
 
+REGISTRY_SKIP = pytest.mark.skip(
+    reason="downloads from the package index; the default run needs no network. "
+    "Run it with: LLM_TEST_REGISTRY=1 .venv/bin/pytest -m registry"
+)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark what runs notebooks in kernels (nbval cells, the live-mode, lab-proxy, grading and
     browser tests) as `notebooks`, so `-m 'not notebooks'` is the quick unit loop; put the longest
@@ -57,3 +63,5 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             or item.get_closest_marker("browser")
         ):
             item.add_marker(pytest.mark.notebooks)
+        if item.get_closest_marker("registry") and not os.environ.get("LLM_TEST_REGISTRY"):
+            item.add_marker(REGISTRY_SKIP)

@@ -1,5 +1,7 @@
 """The lab wheelhouse (scripts/wheelhouse.py): outside the project, bounded, and enough offline.
 
+The two tests marked `registry` download from the package index, so they run only when asked:
+`LLM_TEST_REGISTRY=1 .venv/bin/pytest -m registry` (the default run needs no network).
 The end-to-end test downloads the wheels (this needs the package index pip is configured with),
 then, in a network namespace with no network at all (`unshare -n`, loopback only), creates a
 fresh venv, installs with `--no-index --find-links` and runs lesson 00 in that venv's kernel.
@@ -66,6 +68,7 @@ def test_a_destination_inside_the_project_is_refused_before_pip_runs(tmp_path):
         wheelhouse.main(["--dest", str(ROOT / "wheelhouse")])
 
 
+@pytest.mark.registry
 def test_pip_is_stopped_when_the_folder_passes_the_limit(tmp_path):
     """A real download with a 3 MB limit: the folder passes it within seconds and pip is killed."""
     dest = tmp_path / "small"
@@ -74,6 +77,7 @@ def test_pip_is_stopped_when_the_folder_passes_the_limit(tmp_path):
     assert wheelhouse.folder_size(dest) < 200 * 2**20  # stopped long before the full set
 
 
+@pytest.mark.registry
 @pytest.mark.notebooks
 def test_wheelhouse_installs_offline_into_a_fresh_venv_and_a_lesson_runs(tmp_path):
     dest = tmp_path / "wheelhouse"
