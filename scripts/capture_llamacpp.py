@@ -1,0 +1,482 @@
+"""Capture lesson 07's llama.cpp answers from a real `llama-server`, offline (PyPI only).
+
+    python scripts/capture_llamacpp.py            # build (once), write the models, record
+    python scripts/capture_llamacpp.py --build    # only build llama-server, print its path
+
+Steps, each skipped when its result is already in the cache folder ($TOOLCALL_LLAMACPP_DIR,
+default ~/.cache/toolcall-llamacpp, outside git):
+
+1. `pip download --no-deps --no-binary :all: llama-cpp-python==0.3.36` and build only the
+   `llama-server` target of its `vendor/llama.cpp` (CPU, cmake, -j2); the build time is written
+   to `build-time.txt`.
+2. Write two tiny GGUF models with the `gguf` package: the real Qwen2 BPE vocabulary from
+   `vendor/llama.cpp/models/ggml-vocab-qwen2.gguf`, Qwen3's added tokens, and llama.cpp's own
+   `models/templates/Qwen-Qwen3-0.6B.jinja` (Hermes-style JSON calls) or `Qwen3.5-4B.jinja` (XML
+   calls) as the chat template. The weights are STEERED, not trained: the greedy model writes
+   exactly the text each lesson turn needs (a reasoning block and two calls; once a tool result
+   is in the prompt, a reasoning block and a final answer). Everything around that text (the
+   template, the prompt, the grammar, the parsing, the JSON and SSE the client sees) is
+   llama.cpp's own.
+3. Start `llama-server` on 127.0.0.1 (a free port, `--temp 0`, a fixed seed, a small context)
+   and send lesson 07's llama.cpp requests through the project's record mode
+   (`LLM_MODE=record`, `helpers.replay.connect`), then stop the server.
+4. Copy the recorded exchanges into `data/captures/07_qwen_today.json` with the llama.cpp
+   commit, this command and the date; `python -m helpers.replay synthesize` merges that file
+   into `data/recordings/07_qwen_today.json` and never synthesizes over it.
+
+How the steering works: with the attention and MLP outputs at zero, a one-layer model is a bigram
+table (the next token depends only on the current one), so each output is tokenized such that no
+token id repeats inside it (the 151k vocabulary has many spellings of the same text). One
+attention head looks for a `<tool_response>` token anywhere in the context and switches the few
+tokens whose successor differs between the "call" and the "final answer" continuations. Its query
+and key live in the lowest-frequency RoPE pair, where the rotation is negligible.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import random
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tarfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SDIST = "llama-cpp-python==0.3.36"
+SDIST_DIR = "llama_cpp_python-0.3.36"
+CACHE = Path(os.environ.get("TOOLCALL_LLAMACPP_DIR", "~/.cache/toolcall-llamacpp")).expanduser()
+CAPTURES = REPO_ROOT / "data" / "captures"
+COMMAND = "python scripts/capture_llamacpp.py"
+SEED = 7
+CONTEXT = 4096
+CMAKE_FLAGS = [
+    "-DCMAKE_BUILD_TYPE=Release",
+    "-DBUILD_SHARED_LIBS=OFF",
+    "-DGGML_NATIVE=OFF",
+    "-DLLAMA_BUILD_TESTS=OFF",
+    "-DLLAMA_BUILD_EXAMPLES=OFF",
+    "-DLLAMA_BUILD_UI=OFF",
+    "-DLLAMA_USE_PREBUILT_UI=OFF",  # no network: the prebuilt web UI would be downloaded
+    "-DLLAMA_OPENSSL=OFF",
+]
+
+
+def say(message: str) -> None:
+    """Progress on stderr."""
+    print(f"[capture_llamacpp] {message}", file=sys.stderr, flush=True)
+
+
+# --- 1. the build -------------------------------------------------------------------------------
+
+
+def source_dir(cache: Path = CACHE) -> Path:
+    """`vendor/llama.cpp` of the unpacked sdist."""
+    return cache / SDIST_DIR / "vendor" / "llama.cpp"
+
+
+def server_binary(cache: Path = CACHE) -> Path:
+    """Where the build puts `llama-server` ($LLAMA_SERVER overrides it)."""
+    chosen = os.environ.get("LLAMA_SERVER", "").strip()
+    return Path(chosen).expanduser() if chosen else cache / "build-server" / "bin" / "llama-server"
+
+
+def llama_cpp_commit(cache: Path = CACHE) -> str:
+    """The llama.cpp commit the sdist vendors, as its CHANGELOG names it for this release."""
+    changelog = (cache / SDIST_DIR / "CHANGELOG.md").read_text(encoding="utf-8")
+    release = changelog.split("## [0.3.36]", 1)[1].split("\n## [", 1)[0]
+    found = re.search(r"ggml-org/llama\.cpp@([0-9a-f]{7,40})", release)
+    if not found:
+        raise RuntimeError("the sdist's CHANGELOG does not name the vendored llama.cpp commit")
+    return found.group(1)
+
+
+def fetch_sdist(cache: Path = CACHE) -> None:
+    """Download and unpack the sdist (pip, from the package index) unless it is there."""
+    if (cache / SDIST_DIR / "CHANGELOG.md").is_file():
+        return
+    cache.mkdir(parents=True, exist_ok=True)
+    say(f"downloading the {SDIST} sdist")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", SDIST,
+         "-d", str(cache)],
+        check=True,
+    )  # fmt: skip
+    with tarfile.open(cache / f"{SDIST_DIR}.tar.gz") as archive:
+        archive.extractall(cache, filter="data")
+
+
+def build_command(cache: Path = CACHE) -> list[list[str]]:
+    """The two cmake commands that build `llama-server` and nothing else."""
+    build = cache / "build-server"
+    generator = ["-G", "Ninja"] if shutil.which("ninja") else []
+    configure = ["cmake", "-S", str(source_dir(cache)), "-B", str(build), *generator, *CMAKE_FLAGS]
+    configure.append(f"-DLLAMA_BUILD_COMMIT={llama_cpp_commit(cache)}")
+    return [configure, ["cmake", "--build", str(build), "--target", "llama-server", "-j2"]]
+
+
+def build_server(cache: Path = CACHE) -> Path:
+    """Build `llama-server` once (CPU, server target only); record how long it took."""
+    binary = server_binary(cache)
+    if binary.is_file():
+        return binary
+    fetch_sdist(cache)
+    started = time.monotonic()
+    for command in build_command(cache):
+        say(" ".join(command))
+        subprocess.run(command, check=True)
+    seconds = round(time.monotonic() - started)
+    (cache / "build-time.txt").write_text(f"rc=0 seconds={seconds}\n", encoding="utf-8")
+    say(f"llama-server built in {seconds} s")
+    return binary
+
+
+# --- 2. the steered models ----------------------------------------------------------------------
+
+# Qwen3's added tokens (tokenizer.json of Qwen/Qwen3-0.6B): control tokens, then the tags that
+# are ordinary text to the tokenizer's pre-splitting but single tokens (user-defined).
+ADDED_TOKENS: list[tuple[str, bool]] = [
+    ("<|endoftext|>", True),
+    ("<|im_start|>", True),
+    ("<|im_end|>", True),
+    ("<|object_ref_start|>", True),
+    ("<|object_ref_end|>", True),
+    ("<|box_start|>", True),
+    ("<|box_end|>", True),
+    ("<|quad_start|>", True),
+    ("<|quad_end|>", True),
+    ("<|vision_start|>", True),
+    ("<|vision_end|>", True),
+    ("<|vision_pad|>", True),
+    ("<|image_pad|>", True),
+    ("<|video_pad|>", True),
+    ("<tool_call>", False),
+    ("</tool_call>", False),
+    ("<|fim_prefix|>", True),
+    ("<|fim_middle|>", True),
+    ("<|fim_suffix|>", True),
+    ("<|fim_pad|>", True),
+    ("<|repo_name|>", True),
+    ("<|file_sep|>", True),
+    ("<tool_response>", False),
+    ("</tool_response>", False),
+    ("<think>", False),
+    ("</think>", False),
+]
+FIRST_ADDED = 151643
+IM_END = "<|im_end|>"
+# Token types in GGUF (gguf.TokenType): NORMAL 1, CONTROL 3, USER_DEFINED 4.
+NORMAL, CONTROL, USER_DEFINED = 1, 3, 4
+
+# Whitespace the parser's grammar takes in any amount (`p.space()` between tags): the steered
+# text uses a different whitespace token at each place, since a token may occur only once.
+# `GAP` is the same inside JSON, where a space (or none) reads best.
+SLOT, GAP = "\x00", "\x01"
+SPELLINGS: dict[str, list[bytes]] = {
+    SLOT: [b"\n", b"\n\n", b"", b" \n", b"\n\n\n", b"\n ", b"  \n"],
+    GAP: [b"", b" "],
+}
+
+CALL_REASONING = "Two cities, one day each: two calls."
+ANSWER_REASONING = "Both results are in: sun in Paris and snow in Oslo"
+ANSWER = "Tomorrow Paris will be sunny, while Oslo gets snow."
+CALLS = [("get_forecast", {"city": "Paris", "days": 1}), ("get_forecast", {"city": "Oslo", "days": 1})]
+
+
+def compact(args: dict[str, Any]) -> str:
+    """JSON arguments with a `GAP` (optional whitespace) after each colon and comma."""
+    return json.dumps(args, separators=(f",{GAP}", f":{GAP}"))
+
+
+def hermes_call(name: str, args: dict[str, Any]) -> str:
+    """One call as Qwen3 writes it. The parser wants the template's "<tool_call>\n" and
+    "\n</tool_call>" exactly; inside the JSON any whitespace goes."""
+    return (
+        f'<tool_call>\n{{"name":{GAP}"{name}",{GAP}"arguments":{GAP}{compact(args)}}}'
+        "\n</tool_call>"
+    )
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """One steered model: its file, the template it carries, and the texts it writes."""
+
+    name: str
+    template: str  # file in vendor/llama.cpp/models/templates
+    first_part: str  # with no tool result in the prompt: the reasoning and the first call...
+    second_part: str  # ...then, after the MARK token, the second call
+    answer: str  # the continuation once a `<tool_response>` is in the prompt
+
+    def path(self, cache: Path = CACHE) -> Path:
+        """Where the GGUF file goes."""
+        return cache / "models" / f"{self.name}.gguf"
+
+
+# The whitespace token between the two calls. No lesson prompt contains it, so a second head
+# that looks for it tells the second call from the first (they share most of their tokens).
+MARK = "\n\n\n"
+
+MODELS: dict[str, ModelSpec] = {
+    "qwen3": ModelSpec(
+        name="qwen3-tiny-steered",
+        template="Qwen-Qwen3-0.6B.jinja",
+        # The Qwen3 template's prompt ends with "assistant\n": the model opens <think> itself.
+        first_part=f"<think>{CALL_REASONING}</think>{SLOT}{hermes_call(*CALLS[0])}",
+        second_part=hermes_call(*CALLS[1]),
+        answer=f"<think>{ANSWER_REASONING}</think>{SLOT}{ANSWER}",
+    ),
+}
+
+
+def byte_decoder() -> dict[str, int]:
+    """GPT-2's byte-level alphabet: the character standing for each byte in the vocabulary."""
+    printable = (
+        list(range(ord("!"), ord("~") + 1))
+        + list(range(ord("¡"), ord("¬") + 1))
+        + list(range(ord("®"), ord("ÿ") + 1))
+    )
+    chars = printable[:]
+    extra = 0
+    for byte in range(256):
+        if byte not in printable:
+            printable.append(byte)
+            chars.append(256 + extra)
+            extra += 1
+    return {chr(c): b for b, c in zip(printable, chars, strict=True)}
+
+
+@dataclass
+class Vocabulary:
+    """The Qwen2 BPE vocabulary with Qwen3's added tokens, and each token's bytes."""
+
+    tokens: list[str]
+    types: list[int]
+    merges: list[str]
+    by_bytes: dict[bytes, int]
+    longest: int
+
+    @classmethod
+    def load(cls, cache: Path = CACHE) -> Vocabulary:
+        """Read ggml-vocab-qwen2.gguf and put Qwen3's added tokens in place."""
+        import gguf
+
+        reader = gguf.GGUFReader(source_dir(cache) / "models" / "ggml-vocab-qwen2.gguf")
+        tokens = list(reader.fields["tokenizer.ggml.tokens"].contents())
+        types = list(reader.fields["tokenizer.ggml.token_type"].contents())
+        merges = list(reader.fields["tokenizer.ggml.merges"].contents())
+        for offset, (text, control) in enumerate(ADDED_TOKENS):
+            tokens[FIRST_ADDED + offset] = text
+            types[FIRST_ADDED + offset] = CONTROL if control else USER_DEFINED
+        decode = byte_decoder()
+        by_bytes: dict[bytes, int] = {}
+        for token_id, (text, kind) in enumerate(zip(tokens, types, strict=True)):
+            if kind == NORMAL:
+                raw = bytes(decode[c] for c in text)
+            elif kind == USER_DEFINED and not text.startswith("[PAD"):
+                raw = text.encode("utf-8")
+            else:
+                continue  # control tokens and padding are never written by the steered model
+            by_bytes.setdefault(raw, token_id)
+        return cls(tokens, types, merges, by_bytes, max(map(len, by_bytes)))
+
+    def spell(self, text: str, taken: set[int]) -> list[int]:
+        """Token ids whose bytes join to `text`, none in `taken` and none repeated. Each `SLOT`
+        or `GAP` in `text` is whitespace the grammar accepts in any amount: its spellings are
+        tried in order first, then in seeded random mixes, until a spelling fits."""
+        pieces = re.split(f"([{SLOT}{GAP}])", text)
+        for attempt in range(400):
+            rng = random.Random(attempt)
+            concrete = b"".join(
+                (SPELLINGS[piece][0] if attempt == 0 else rng.choice(SPELLINGS[piece]))
+                if piece in SPELLINGS
+                else piece.encode("utf-8")
+                for piece in pieces
+            )
+            found = self._spell_exactly(concrete, taken)
+            if found is not None:
+                return found
+        raise RuntimeError(f"no spelling of {text!r} without a repeated token")
+
+    def _spell_exactly(self, data: bytes, taken: set[int], budget: int = 20_000) -> list[int] | None:
+        """Longest pieces first, backtracking, giving up after `budget` steps. A tag that is one
+        token in the vocabulary (`<think>`, `<tool_call>`...) starts a piece, so it is written as
+        that one token wherever the no-repeat rule allows."""
+        starts = {
+            found.start()
+            for tag, _ in ADDED_TOKENS
+            for found in re.finditer(re.escape(tag.encode()), data)
+        }
+        choices = [
+            [
+                (token_id, size)
+                for size in range(min(self.longest, len(data) - at), 0, -1)
+                if (token_id := self.by_bytes.get(data[at : at + size])) is not None
+                and not any(at < edge < at + size for edge in starts)
+            ]
+            for at in range(len(data))
+        ]
+        steps = [budget]
+
+        def search(at: int, used: set[int]) -> list[int] | None:
+            if at == len(data):
+                return []
+            steps[0] -= 1
+            if steps[0] < 0:
+                return None
+            for token_id, size in choices[at]:
+                if token_id in used:
+                    continue
+                used.add(token_id)
+                rest = search(at + size, used)
+                used.discard(token_id)
+                if rest is not None:
+                    return [token_id, *rest]
+            return None
+
+        return search(0, set(taken))
+
+
+# The three contexts a state token can be in, told apart by the two attention heads.
+FIRST, SECOND, ANSWER_CONTEXT = "first", "second", "answer"
+
+
+def steering_table(vocab: Vocabulary, spec: ModelSpec, start: int) -> dict[int, dict[str, int]]:
+    """`table[current][context] = next`: what the model writes after each token, by context."""
+    end = vocab.tokens.index(IM_END)
+    mark = vocab.by_bytes[MARK.encode()]
+    first = [start, *vocab.spell(spec.first_part, {start, mark})]
+    second = [mark, *vocab.spell(spec.second_part, {mark})]
+    answer = [start, *vocab.spell(spec.answer, {start, mark}), end]
+    table: dict[int, dict[str, int]] = {}
+    for context, ids in (
+        (FIRST, [*first, mark]),
+        (SECOND, [*second, end]),
+        (ANSWER_CONTEXT, answer),
+    ):
+        for current, following in zip(ids[:-1], ids[1:], strict=True):
+            table.setdefault(current, {})[context] = following
+    return table
+
+
+def write_gguf(spec: ModelSpec, cache: Path = CACHE, start_token: int = 198) -> Path:
+    """Write the steered one-layer model for `spec` (see the module docstring)."""
+    import gguf
+    import numpy as np
+
+    vocab = Vocabulary.load(cache)
+    table = steering_table(vocab, spec, start_token)
+    # Residual dims: a constant 1, the two marker inputs, the two flags the heads write, then
+    # one dim per state token (a token the model reads while writing).
+    bias, result_key, mark_key, result_flag, mark_flag = range(5)
+    states = sorted(table)
+    n_embd = max(128, -(-(5 + len(states)) // 64) * 64)
+    dim = {token_id: 5 + i for i, token_id in enumerate(states)}
+    n_vocab = len(vocab.tokens)
+    mark = vocab.by_bytes[MARK.encode()]
+
+    embed = np.zeros((n_vocab, n_embd), dtype=np.float32)
+    embed[:, bias] = 1.0
+    embed[vocab.tokens.index("<tool_response>"), result_key] = 1.0
+    embed[mark, mark_key] = 1.0
+    for token_id, d in dim.items():
+        embed[token_id, d] = 1.0
+
+    # Logits: the usual next token gets `keep` from the current token's dim. Where the context
+    # changes the next token, that token gets a little less from the current token's dim and a
+    # boost from the flag that marks its context, so it wins exactly when the flag is on.
+    # Every boost is well below `keep`, so a flag never makes a wrong token win elsewhere.
+    keep = 20.0
+    penalty = {SECOND: 2.0, ANSWER_CONTEXT: 2.0}
+    boost = {SECOND: (mark_flag, 4.0), ANSWER_CONTEXT: (result_flag, 8.0)}
+    output = np.zeros((n_vocab, n_embd), dtype=np.float32)
+    for token_id, by_context in table.items():
+        base_context = next(c for c in (FIRST, SECOND, ANSWER_CONTEXT) if c in by_context)
+        base = by_context[base_context]
+        output[base, dim[token_id]] += keep
+        for context, following in by_context.items():
+            if following == base:
+                continue
+            flag_dim, size = boost[context]
+            output[following, dim[token_id]] += keep - penalty[context]
+            output[following, flag_dim] = size
+
+    # Two heads of size n_embd/2. Head 0 asks "is a <tool_response> in the context?", head 1
+    # "has the MARK been written?". A state token's normed input has about sqrt(n_embd/3) or
+    # more in `bias`, a marker's as much in its key dim; the score q.k/sqrt(head) is then >= 40
+    # on a marker and 0 elsewhere, so a head's output is ~1 with a marker present, else 0.
+    head = n_embd // 2
+    third = n_embd / 3
+    qk = (40.0 * head**0.5) ** 0.5 / third**0.5
+    wq = np.zeros((n_embd, n_embd), dtype=np.float32)
+    wk = np.zeros((n_embd, n_embd), dtype=np.float32)
+    wv = np.zeros((n_embd, n_embd), dtype=np.float32)
+    wo = np.zeros((n_embd, n_embd), dtype=np.float32)
+    for h, (key_dim, flag_dim, norm) in enumerate(
+        ((result_key, result_flag, n_embd / 2), (mark_key, mark_flag, third))
+    ):
+        rope_dim = h * head + head - 2  # the head's lowest-frequency RoPE pair
+        wq[rope_dim, bias] = qk
+        wk[rope_dim, key_dim] = qk
+        wv[h * head, key_dim] = 1.0 / norm**0.5  # 1 from the marker token, 0 from others
+        wo[flag_dim, h * head] = 1.0
+    n_ff = 32
+    ones = np.ones(n_embd, dtype=np.float32)
+
+    path = spec.path(cache)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    writer = gguf.GGUFWriter(str(path), "llama")
+    writer.add_name(spec.name)
+    writer.add_description(
+        "Steered, not trained: a one-layer model whose weights make greedy decoding write fixed "
+        "texts for a tool-calling lesson (scripts/capture_llamacpp.py)."
+    )
+    writer.add_context_length(CONTEXT)
+    writer.add_embedding_length(n_embd)
+    writer.add_block_count(1)
+    writer.add_feed_forward_length(n_ff)
+    writer.add_head_count(2)
+    writer.add_head_count_kv(2)
+    writer.add_rope_dimension_count(head)
+    writer.add_rope_freq_base(1_000_000.0)
+    writer.add_layer_norm_rms_eps(1e-6)
+    writer.add_vocab_size(n_vocab)
+    writer.add_file_type(gguf.LlamaFileType.MOSTLY_F16)
+    writer.add_tokenizer_model("gpt2")
+    writer.add_tokenizer_pre("qwen2")
+    writer.add_token_list(vocab.tokens)
+    writer.add_token_types(vocab.types)
+    writer.add_token_merges(vocab.merges)
+    writer.add_eos_token_id(vocab.tokens.index(IM_END))
+    writer.add_pad_token_id(vocab.tokens.index("<|endoftext|>"))
+    writer.add_bos_token_id(vocab.tokens.index("<|endoftext|>"))
+    writer.add_add_bos_token(False)
+    template = source_dir(cache) / "models" / "templates" / spec.template
+    writer.add_chat_template(template.read_text(encoding="utf-8"))
+    writer.add_tensor("token_embd.weight", embed.astype(np.float16))
+    writer.add_tensor("output_norm.weight", ones)
+    writer.add_tensor("output.weight", output.astype(np.float16))
+    writer.add_tensor("blk.0.attn_norm.weight", ones)
+    writer.add_tensor("blk.0.attn_q.weight", wq)
+    writer.add_tensor("blk.0.attn_k.weight", wk)
+    writer.add_tensor("blk.0.attn_v.weight", wv)
+    writer.add_tensor("blk.0.attn_output.weight", wo)
+    writer.add_tensor("blk.0.ffn_norm.weight", ones)
+    writer.add_tensor("blk.0.ffn_gate.weight", np.zeros((n_ff, n_embd), dtype=np.float32))
+    writer.add_tensor("blk.0.ffn_up.weight", np.zeros((n_ff, n_embd), dtype=np.float32))
+    writer.add_tensor("blk.0.ffn_down.weight", np.zeros((n_embd, n_ff), dtype=np.float32))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return path
