@@ -480,3 +480,238 @@ def write_gguf(spec: ModelSpec, cache: Path = CACHE, start_token: int = 198) -> 
     writer.write_tensors_to_file()
     writer.close()
     return path
+
+
+# --- 3. the server ------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    """A port nothing listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def server_flags(spec: ModelSpec, port: int, cache: Path = CACHE) -> list[str]:
+    """llama-server's arguments: greedy, seeded, one slot, a small context. `--jinja` and
+    `--reasoning-format deepseek` are this build's defaults, so they are not passed."""
+    return [
+        "-m", str(spec.path(cache)), "--alias", spec.name,
+        "--host", "127.0.0.1", "--port", str(port),
+        "-c", str(CONTEXT), "-np", "1", "--temp", "0", "--seed", str(SEED),
+    ]  # fmt: skip
+
+
+@contextmanager
+def serve(spec: ModelSpec, *extra: str, cache: Path = CACHE) -> Iterator[str]:
+    """Run llama-server with `spec`'s model on 127.0.0.1; yield its /v1 base URL; stop it."""
+    port = free_port()
+    log_path = cache / f"server-{spec.name}.log"
+    command = [str(server_binary(cache)), *server_flags(spec, port, cache), *extra]
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            if process.poll() is not None:
+                tail = log_path.read_text(errors="replace")[-2000:]
+                raise RuntimeError(f"llama-server exited ({process.returncode}):\n{tail}")
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"llama-server did not come up; see {log_path}")
+            time.sleep(0.5)
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+# --- 4. recording through record mode -----------------------------------------------------------
+
+NOTEBOOK = "07_qwen_today"
+ENGINE_PATH = "/engines/llamacpp/v1"
+
+
+def lesson_requests() -> list[tuple[str, dict[str, Any]]]:
+    """(label, create() arguments) of every llama.cpp request lesson 07 sends in replay mode:
+    the same two-city question, streamed, without and with `parallel_tool_calls`."""
+    from helpers.replay.scenarios.n07_qwen_today import COMPARE_PROMPT, FORECAST_TOOLS
+
+    question = [{"role": "user", "content": COMPARE_PROMPT}]
+    base = {"messages": question, "tools": FORECAST_TOOLS, "stream": True}
+    return [
+        ("compare-stream/llamacpp/captured", base),
+        ("compare-stream-parallel/llamacpp/captured", {**base, "parallel_tool_calls": True}),
+    ]
+
+
+def observation_requests() -> list[tuple[str, dict[str, Any]]]:
+    """Requests no lesson sends, kept as evidence for what the lesson and profile say."""
+    from helpers.replay.scenarios.n07_qwen_today import COMPARE_PROMPT, FORECAST_TOOLS
+
+    question = [{"role": "user", "content": COMPARE_PROMPT}]
+    base = {"messages": question, "tools": FORECAST_TOOLS}
+    return [
+        ("no-stream", base),
+        ("parallel-false", {**base, "parallel_tool_calls": False}),
+        # 20 tokens end inside the first call's name, 30 inside its arguments.
+        ("cut-in-name", {**base, "max_tokens": 20}),
+        ("cut-in-name-stream", {**base, "max_tokens": 20, "stream": True}),
+        ("cut-in-arguments", {**base, "max_tokens": 30}),
+        ("cut-in-arguments-stream", {**base, "max_tokens": 30, "stream": True}),
+        ("usage-stream", {**base, "stream": True, "stream_options": {"include_usage": True}}),
+        ("tool-choice-none", {**base, "tool_choice": "none"}),
+        ("tool-choice-required", {**base, "tool_choice": "required"}),
+    ]
+
+
+def _record_env(base_url: str, model: str, folder: Path) -> None:
+    """Record mode towards `base_url` (llama-server needs no key; the client sends one)."""
+    os.environ.update(
+        LLM_MODE="record",
+        QWEN_BASE_URL=base_url,
+        QWEN_API_KEY="no-key",
+        QWEN_MODEL=model,
+        LLM_RECORD_DIR=str(folder),
+    )
+
+
+def _recorded(folder: Path, name: str) -> list[dict[str, Any]]:
+    """The exchanges record mode wrote to `<folder>/<name>.json`."""
+    from helpers.replay.cassette import load_cassette
+
+    path = folder / f"{name}.json"
+    if not path.is_file():
+        raise RuntimeError(f"record mode wrote nothing to {path}")
+    return [
+        {"label": item.label, "request": item.request, "response": item.response}
+        for item in load_cassette(path).interactions
+    ]
+
+
+def _send(client: Any, kwargs: dict[str, Any]) -> None:
+    """Send one request; an HTTP error is an answer worth recording, not a failure."""
+    import openai
+
+    try:
+        result = client.chat.completions.create(**kwargs)
+        if kwargs.get("stream"):
+            for _ in result:
+                pass
+    except openai.APIError as exc:
+        say(f"  answered with an error (kept): {type(exc).__name__}: {str(exc)[:120]}")
+
+
+def record_all(spec: ModelSpec, folder: Path, cache: Path = CACHE) -> dict[str, Any]:
+    """Run every request through record mode against a live llama-server; return the capture
+    file's sections."""
+    from openai import OpenAI
+
+    from helpers.loop import run_tool_loop
+    from helpers.replay.modes import connect, stop_servers
+    from helpers.replay.scenarios.n07_qwen_today import COMPARE_PROMPT, get_forecast
+    from helpers.tools import ToolRegistry
+
+    cassette: list[dict[str, Any]] = []
+    observations: list[dict[str, Any]] = []
+    with serve(spec, cache=cache) as base_url:
+        _record_env(base_url, spec.name, folder)
+        for number, (label, kwargs) in enumerate(lesson_requests(), 1):
+            conn = connect("qwen", lesson=f"lesson-{number}")
+            client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key, max_retries=0)
+            say(f"lesson request: {label}")
+            _send(client, {"model": conn.model_name, **kwargs})
+            [item] = _recorded(folder, f"lesson-{number}")
+            cassette.append({**item, "label": label})
+        for number, (label, kwargs) in enumerate(observation_requests(), 1):
+            conn = connect("qwen", lesson=f"observation-{number}")
+            client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key, max_retries=0)
+            say(f"observation: {label}")
+            _send(client, {"model": conn.model_name, **kwargs})
+            [item] = _recorded(folder, f"observation-{number}")
+            observations.append({**item, "label": label})
+        # The whole tool loop, as lesson 07 runs it on the vLLM profiles.
+        conn = connect("qwen", lesson="tool-loop")
+        client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key, max_retries=0)
+        registry = ToolRegistry()
+        registry.register(get_forecast, schema=lesson_requests()[0][1]["tools"][0])
+        messages = [{"role": "user", "content": COMPARE_PROMPT}]
+        say("observation: tool loop")
+        final = run_tool_loop(client, messages, registry, model=conn.model_name)
+        say(f"  final answer: {final.get('content')!r}")
+        for number, item in enumerate(_recorded(folder, "tool-loop"), 1):
+            observations.append({**item, "label": f"tool-loop/round-{number}"})
+        stop_servers()
+    with serve(spec, "--no-jinja", cache=cache) as base_url:
+        _record_env(base_url, spec.name, folder)
+        conn = connect("qwen", lesson="no-jinja")
+        client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key, max_retries=0)
+        say("observation: --no-jinja with tools")
+        _send(client, {"model": conn.model_name, **observation_requests()[0][1]})
+        [item] = _recorded(folder, "no-jinja")
+        observations.append({**item, "label": "no-jinja-with-tools"})
+        stop_servers()
+    for item in cassette:
+        item["request"]["path"] = ENGINE_PATH + item["request"]["path"].removeprefix("/v1")
+    return {"cassettes": {NOTEBOOK: cassette}, "observations": observations}
+
+
+def capture_meta(spec: ModelSpec, cache: Path = CACHE) -> dict[str, str]:
+    """Where the capture comes from: build, server command, model, the command, the date."""
+    commit = llama_cpp_commit(cache)
+    flags = server_flags(spec, 0, cache)
+    flags[flags.index("-m") + 1] = f"{spec.name}.gguf"
+    flags[flags.index("--port") + 1] = "<free port>"
+    date = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d")
+    return {
+        "source": f"captured from llama.cpp {commit} (tiny steered model, {date})",
+        "engine": "llamacpp",
+        "build": f"llama.cpp ggml-org/llama.cpp@{commit} as vendored in the {SDIST} sdist "
+        "(PyPI), llama-server target only, CPU, cmake Release",
+        "server_command": "llama-server " + " ".join(flags),
+        "model": f"{spec.name}.gguf: written by {COMMAND}; the real Qwen2 BPE vocabulary "
+        "(models/ggml-vocab-qwen2.gguf) with Qwen3's added tokens and llama.cpp's own "
+        f"models/templates/{spec.template}; the weights are STEERED (one layer, not trained) "
+        "so that greedy decoding writes a fixed reasoning block and two get_forecast calls, and "
+        "a fixed final answer once tool results are in the prompt. The model's text is "
+        "scripted; the prompt, grammar, parsing, ids and response shapes are llama-server's.",
+        "command": COMMAND,
+        "date": date,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Build, write the model, record, and write data/captures/llamacpp.json."""
+    parser = argparse.ArgumentParser(prog=COMMAND, description=__doc__.split("\n\n")[0])
+    parser.add_argument("--build", action="store_true", help="only build llama-server")
+    parser.add_argument("--out", type=Path, default=CAPTURES / "llamacpp.json")
+    args = parser.parse_args(argv)
+    sys.path.insert(0, str(REPO_ROOT))
+    binary = build_server()
+    if args.build:
+        print(binary)
+        return 0
+    spec = MODELS["qwen3"]
+    write_gguf(spec)
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="capture-llamacpp-") as tmp:
+        sections = record_all(spec, Path(tmp))
+    capture = {"meta": capture_meta(spec), **sections}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(capture, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    say(f"wrote {args.out}; now run: python -m helpers.replay synthesize")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
