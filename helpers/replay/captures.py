@@ -19,6 +19,8 @@ from helpers.paths import REPO_ROOT
 from helpers.replay.cassette import CassetteError, validate_cassette
 
 CAPTURES_DIR = REPO_ROOT / "data" / "captures"
+# Appended to a cassette's `meta.source` when captures are merged into it.
+CAPTURED_NOTE = "; except the exchanges listed in `captured`, which are captures of a real server"
 META_KEYS = ("source", "engine", "build", "server_command", "model", "command", "date")
 
 
@@ -72,6 +74,6 @@ def merge_into(cassette: dict[str, Any], folder: Path = CAPTURES_DIR) -> dict[st
     for capture_meta, items in captured:
         notes.append({**capture_meta, "labels": [item["label"] for item in items]})
         interactions.extend(items)
-    meta["source"] += "; except the exchanges listed in `captured`, which are captures of a real server"
+    meta["source"] += CAPTURED_NOTE
     meta["captured"] = notes
     return {"meta": meta, "interactions": interactions}
