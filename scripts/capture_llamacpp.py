@@ -675,6 +675,8 @@ def capture_meta(spec: ModelSpec, cache: Path = CACHE) -> dict[str, str]:
     return {
         "source": f"captured from llama.cpp {commit} (tiny steered model, {date})",
         "engine": "llamacpp",
+        "software": "llama.cpp",
+        "commit": commit,
         "build": f"llama.cpp ggml-org/llama.cpp@{commit} as vendored in the {SDIST} sdist "
         "(PyPI), llama-server target only, CPU, cmake Release",
         "server_command": "llama-server " + " ".join(flags),

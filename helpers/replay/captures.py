@@ -21,7 +21,7 @@ from helpers.replay.cassette import CassetteError, validate_cassette
 CAPTURES_DIR = REPO_ROOT / "data" / "captures"
 # Appended to a cassette's `meta.source` when captures are merged into it.
 CAPTURED_NOTE = "; except the exchanges listed in `captured`, which are captures of a real server"
-META_KEYS = ("source", "engine", "build", "server_command", "model", "command", "date")
+META_KEYS = ("source", "engine", "software", "commit", "build", "server_command", "model", "command", "date")
 
 
 def capture_files(folder: Path = CAPTURES_DIR) -> list[Path]:
@@ -77,3 +77,26 @@ def merge_into(cassette: dict[str, Any], folder: Path = CAPTURES_DIR) -> dict[st
     meta["source"] += CAPTURED_NOTE
     meta["captured"] = notes
     return {"meta": meta, "interactions": interactions}
+
+
+def provenance(engine: str, folder: Path = CAPTURES_DIR) -> str:
+    """One line for a lesson cell: where the replayed answers of `engine` come from."""
+    from helpers.i18n import tr
+
+    path = folder / f"{engine}.json"
+    if path.is_file():
+        meta = load_capture(path)["meta"]
+        software, commit, date = meta["software"], meta["commit"], meta["date"]
+        return tr(
+            f"captured from {software} {commit} (tiny steered model, {date})",
+            f"записано с настоящего {software} {commit} (крошечная модель с подобранными весами, "
+            f"{date})",
+        )
+    name = ENGINE_NAMES.get(engine, engine)
+    return tr(
+        f"synthesized from the documented format of {name} (not a capture)",
+        f"синтезировано по документированному формату {name} (не запись с сервера)",
+    )
+
+
+ENGINE_NAMES = {"ollama": "Ollama", "llamacpp": "llama.cpp", "vllm_qwen3_coder": "vLLM"}
