@@ -191,7 +191,10 @@ SPELLINGS: dict[str, list[bytes]] = {
 CALL_REASONING = "Two cities, one day each: two calls."
 ANSWER_REASONING = "Both results are in: sun in Paris and snow in Oslo"
 ANSWER = "Tomorrow Paris will be sunny, while Oslo gets snow."
-CALLS = [("get_forecast", {"city": "Paris", "days": 1}), ("get_forecast", {"city": "Oslo", "days": 1})]
+CALLS = [
+    ("get_forecast", {"city": "Paris", "days": 1}),
+    ("get_forecast", {"city": "Oslo", "days": 1}),
+]
 
 
 def compact(args: dict[str, Any]) -> str:
@@ -203,8 +206,7 @@ def hermes_call(name: str, args: dict[str, Any]) -> str:
     """One call as Qwen3 writes it. The parser wants the template's "<tool_call>\n" and
     "\n</tool_call>" exactly; inside the JSON any whitespace goes."""
     return (
-        f'<tool_call>\n{{"name":{GAP}"{name}",{GAP}"arguments":{GAP}{compact(args)}}}'
-        "\n</tool_call>"
+        f'<tool_call>\n{{"name":{GAP}"{name}",{GAP}"arguments":{GAP}{compact(args)}}}\n</tool_call>'
     )
 
 
@@ -308,7 +310,9 @@ class Vocabulary:
                 return found
         raise RuntimeError(f"no spelling of {text!r} without a repeated token")
 
-    def _spell_exactly(self, data: bytes, taken: set[int], budget: int = 20_000) -> list[int] | None:
+    def _spell_exactly(
+        self, data: bytes, taken: set[int], budget: int = 20_000
+    ) -> list[int] | None:
         """Longest pieces first, backtracking, giving up after `budget` steps. A tag that is one
         token in the vocabulary (`<think>`, `<tool_call>`...) starts a piece, so it is written as
         that one token wherever the no-repeat rule allows."""

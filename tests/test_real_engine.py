@@ -199,7 +199,10 @@ def test_the_accumulator_assembles_a_live_stream(live: str) -> None:
         accumulator.add(chunk)
     assert accumulator.finish_reason == "tool_calls"
     assert cities(accumulator.tool_calls) == CITIES
-    assert [json.loads(c["function"]["arguments"])["days"] for c in accumulator.tool_calls] == [1, 1]
+    assert [json.loads(c["function"]["arguments"])["days"] for c in accumulator.tool_calls] == [
+        1,
+        1,
+    ]
 
 
 @real_engine

@@ -21,7 +21,17 @@ from helpers.replay.cassette import CassetteError, validate_cassette
 CAPTURES_DIR = REPO_ROOT / "data" / "captures"
 # Appended to a cassette's `meta.source` when captures are merged into it.
 CAPTURED_NOTE = "; except the exchanges listed in `captured`, which are captures of a real server"
-META_KEYS = ("source", "engine", "software", "commit", "build", "server_command", "model", "command", "date")
+META_KEYS = (
+    "source",
+    "engine",
+    "software",
+    "commit",
+    "build",
+    "server_command",
+    "model",
+    "command",
+    "date",
+)
 
 
 def capture_files(folder: Path = CAPTURES_DIR) -> list[Path]:
