@@ -210,6 +210,12 @@ def hermes_call(name: str, args: dict[str, Any]) -> str:
     )
 
 
+def xml_call(name: str, args: dict[str, Any]) -> str:
+    """One call as Qwen3.5 writes it (its template's rendering; the parser wants it exactly)."""
+    params = "".join(f"<parameter={key}>\n{value}\n</parameter>\n" for key, value in args.items())
+    return f"<tool_call>\n<function={name}>\n{params}</function>\n</tool_call>"
+
+
 @dataclass(frozen=True)
 class ModelSpec:
     """One steered model: its file, the template it carries, and the texts it writes."""
@@ -219,6 +225,8 @@ class ModelSpec:
     first_part: str  # with no tool result in the prompt: the reasoning and the first call...
     second_part: str  # ...then, after the MARK token, the second call
     answer: str  # the continuation once a `<tool_response>` is in the prompt
+    trigram: bool = False  # True: the next token depends on the previous two (see write_gguf)
+    mark: str = "\n\n\n"  # the token that starts the second call (see MARK)
 
     def path(self, cache: Path = CACHE) -> Path:
         """Where the GGUF file goes."""
@@ -237,6 +245,19 @@ MODELS: dict[str, ModelSpec] = {
         first_part=f"<think>{CALL_REASONING}</think>{SLOT}{hermes_call(*CALLS[0])}",
         second_part=hermes_call(*CALLS[1]),
         answer=f"<think>{ANSWER_REASONING}</think>{SLOT}{ANSWER}",
+    ),
+    "qwen3.5": ModelSpec(
+        name="qwen3.5-tiny-steered",
+        template="Qwen3.5-4B.jinja",
+        # The Qwen3.5 template's prompt ends with "<think>\n": the model starts reasoning. Its
+        # parser wants many exact newlines, so this model reads two tokens, not one.
+        first_part=f"{CALL_REASONING}\n</think>\n\n{xml_call(*CALLS[0])}",
+        # The grammar allows no whitespace token between the calls that the prompt lacks, so
+        # the second call's "<tool_call>" is spelled "<t" "ool" ..., and "<t" is the MARK.
+        second_part=xml_call(*CALLS[1]).removeprefix("<t"),
+        mark="<t",
+        answer=f"{ANSWER_REASONING}\n</think>\n\n{ANSWER}",
+        trigram=True,
     ),
 }
 
@@ -292,12 +313,22 @@ class Vocabulary:
             by_bytes.setdefault(raw, token_id)
         return cls(tokens, types, merges, by_bytes, max(map(len, by_bytes)))
 
-    def spell(self, text: str, taken: set[int]) -> list[int]:
-        """Token ids whose bytes join to `text`, none in `taken` and none repeated. Each `SLOT`
-        or `GAP` in `text` is whitespace the grammar accepts in any amount: its spellings are
-        tried in order first, then in seeded random mixes, until a spelling fits."""
+    def spell(
+        self,
+        text: str,
+        taken: set[Any],
+        after: int | None = None,
+        variant: int = 0,
+        then: int | None = None,
+    ) -> list[int]:
+        """Token ids whose bytes join to `text`, none in `taken` and none repeated. With `after`
+        (the token before the text), a (previous, current) pair may recur if the same token
+        follows it each time, and `then` is the token that must follow the text. Each `SLOT` or
+        `GAP` in `text` is whitespace the grammar accepts in any amount: its spellings are tried
+        in order first, then in seeded random mixes. Another `variant` gives another spelling
+        (pieces tried in a seeded, mostly-longest-first order)."""
         pieces = re.split(f"([{SLOT}{GAP}])", text)
-        for attempt in range(400):
+        for attempt in range(variant * 1000, variant * 1000 + 400):
             rng = random.Random(attempt)
             concrete = b"".join(
                 (SPELLINGS[piece][0] if attempt == 0 else rng.choice(SPELLINGS[piece]))
@@ -305,13 +336,19 @@ class Vocabulary:
                 else piece.encode("utf-8")
                 for piece in pieces
             )
-            found = self._spell_exactly(concrete, taken)
+            found = self._spell_exactly(concrete, taken, after, rng if variant else None, then)
             if found is not None:
                 return found
         raise RuntimeError(f"no spelling of {text!r} without a repeated token")
 
     def _spell_exactly(
-        self, data: bytes, taken: set[int], budget: int = 20_000
+        self,
+        data: bytes,
+        taken: set[Any],
+        after: int | None,
+        rng: random.Random | None = None,
+        then: int | None = None,
+        budget: int = 20_000,
     ) -> list[int] | None:
         """Longest pieces first, backtracking, giving up after `budget` steps. A tag that is one
         token in the vocabulary (`<think>`, `<tool_call>`...) starts a piece, so it is written as
@@ -330,9 +367,14 @@ class Vocabulary:
             ]
             for at in range(len(data))
         ]
+        if after is not None:  # the tokens in `taken` are reserved for other places
+            choices = [[o for o in options if o[0] not in taken] for options in choices]
+        if rng is not None:  # a longer piece still tends to come first
+            for options in choices:
+                options.sort(key=lambda option: -option[1] - 3 * rng.random())
         steps = [budget]
 
-        def search(at: int, used: set[int]) -> list[int] | None:
+        def search(at: int, used: set[Any], previous: int | None) -> list[int] | None:
             if at == len(data):
                 return []
             steps[0] -= 1
@@ -342,15 +384,40 @@ class Vocabulary:
                 if token_id in used:
                     continue
                 used.add(token_id)
-                rest = search(at + size, used)
+                rest = search(at + size, used, token_id)
                 used.discard(token_id)
                 if rest is not None:
                     return [token_id, *rest]
             return None
 
-        return search(0, set(taken))
+        def search_pairs(
+            at: int, rules: dict[tuple[Any, int], int], state: tuple[Any, int]
+        ) -> list[int] | None:
+            """The same, where a (previous, current) pair may recur if it is followed by the
+            same token each time (the model reads two tokens)."""
+            if at == len(data):
+                return [] if then is None or rules.get(state, then) == then else None
+            steps[0] -= 1
+            if steps[0] < 0:
+                return None
+            for token_id, size in choices[at]:
+                known = rules.get(state)
+                if known is not None and known != token_id:
+                    continue
+                rules[state] = token_id
+                rest = search_pairs(at + size, rules, (state[1], token_id))
+                if known is None:
+                    del rules[state]
+                if rest is not None:
+                    return [token_id, *rest]
+            return None
+
+        if after is not None:
+            return search_pairs(0, {}, (None, after))
+        return search(0, set(taken), None)
 
 
+ROPE_BASE = 1_000_000.0
 # The three contexts a state token can be in, told apart by the two attention heads.
 FIRST, SECOND, ANSWER_CONTEXT = "first", "second", "answer"
 
@@ -373,12 +440,10 @@ def steering_table(vocab: Vocabulary, spec: ModelSpec, start: int) -> dict[int, 
     return table
 
 
-def write_gguf(spec: ModelSpec, cache: Path = CACHE, start_token: int = 198) -> Path:
-    """Write the steered one-layer model for `spec` (see the module docstring)."""
-    import gguf
+def bigram_weights(vocab: Vocabulary, spec: ModelSpec, start_token: int) -> dict[str, Any]:
+    """The Qwen3 model: next token = f(current token, two switches) (see the module docstring)."""
     import numpy as np
 
-    vocab = Vocabulary.load(cache)
     table = steering_table(vocab, spec, start_token)
     # Residual dims: a constant 1, the two marker inputs, the two flags the heads write, then
     # one dim per state token (a token the model reads while writing).
@@ -434,8 +499,151 @@ def write_gguf(spec: ModelSpec, cache: Path = CACHE, start_token: int = 198) -> 
         wk[rope_dim, key_dim] = qk
         wv[h * head, key_dim] = 1.0 / norm**0.5  # 1 from the marker token, 0 from others
         wo[flag_dim, h * head] = 1.0
-    n_ff = 32
+    return {"n_embd": n_embd, "embed": embed, "output": output, "q": wq, "k": wk, "v": wv, "o": wo}
+
+
+def trigram_table(
+    vocab: Vocabulary, spec: ModelSpec, start: int, variant: int = 0
+) -> dict[tuple[int | None, int], dict[str, int]]:
+    """`table[(previous, current)][context] = next`; `previous` is None for a prompt token the
+    model never writes. The two calls are separate regions (the MARK between them switches),
+    since their last tokens are the same text."""
+    end = vocab.tokens.index(IM_END)
+    mark = vocab.by_bytes[spec.mark.encode()]
+    first = [start, *vocab.spell(spec.first_part, {mark}, start, variant, then=mark)]
+    second = [mark, *vocab.spell(spec.second_part, {mark}, mark, variant, then=end), end]
+    answer = [start, *vocab.spell(spec.answer, {mark}, start, variant, then=end), end]
+    table: dict[tuple[int | None, int], dict[str, int]] = {}
+    for context, ids, previous in (
+        (FIRST, [*first, mark], None),
+        (SECOND, second, first[-1]),
+        (ANSWER_CONTEXT, answer, None),
+    ):
+        for current, following in zip(ids[:-1], ids[1:], strict=True):
+            table.setdefault((previous, current), {})[context] = following
+            previous = current
+    return table
+
+
+def trigram_weights(vocab: Vocabulary, spec: ModelSpec, start_token: int) -> dict[str, Any]:
+    """The Qwen3.5 model: next token = f(previous token, current token, one switch).
+
+    Head 0 is the `<tool_response>` switch of the Qwen3 model. Head 1 copies the previous token
+    into the residual stream: its query and key use the eight highest RoPE frequencies, with the
+    key turned one position ahead, so the score peaks at a distance of exactly one token. The
+    MLP has one unit per rule (previous, current[, switch]): its gate opens only when all of them
+    are present, and it writes the rule's own dim, which the output maps to the rule's next
+    token."""
+    import numpy as np
+
+    table = trigram_table(vocab, spec, start_token)
+    states = sorted({t for key in table for t in key if t is not None})
+    count = len(states)
+    mark = vocab.by_bytes[spec.mark.encode()]
+    units: list[tuple[int | None, int, str | None, int]] = []  # previous, current, switch, next
+    for (before, current), by_context in table.items():
+        if len(set(by_context.values())) == 1:
+            units.append((before, current, None, next(iter(by_context.values()))))
+        else:
+            units.extend((before, current, context, nxt) for context, nxt in by_context.items())
+    # Residual dims: a constant 1, the "<tool_response>" input, the switch, "not a state"
+    # (every token has exactly two ones, so every normed input has the same size), the current
+    # token, the previous token as head 1 copies it (the last: "not a state"), one per rule.
+    bias, result_key, result_flag, other, mark_flag = range(5)
+    cur = {token_id: 5 + i for i, token_id in enumerate(states)}
+    prev: dict[int | None, int] = {t: 5 + count + i for i, t in enumerate(states)}
+    prev[None] = 5 + 2 * count
+    rule = [6 + 2 * count + i for i in range(len(units))]
+    head = -(-max(count + 1, (6 + 2 * count + len(units) + 2) // 3) // 32) * 32
+    n_embd = 3 * head
+    n_vocab = len(vocab.tokens)
+    response = vocab.tokens.index("<tool_response>")
+
+    embed = np.zeros((n_vocab, n_embd), dtype=np.float32)
+    embed[:, bias] = 1.0
+    embed[:, other] = 1.0
+    embed[response, other], embed[response, result_key] = 0.0, 1.0
+    for token_id, d in cur.items():
+        embed[token_id, other], embed[token_id, d] = 0.0, 1.0
+
+    half = n_embd / 2  # a normed input has sqrt(n_embd/2) in each of its two dims
+    wq = np.zeros((n_embd, n_embd), dtype=np.float32)
+    wk = np.zeros((n_embd, n_embd), dtype=np.float32)
+    wv = np.zeros((n_embd, n_embd), dtype=np.float32)
+    wo = np.zeros((n_embd, n_embd), dtype=np.float32)
+    qk = (40.0 * head**0.5) ** 0.5 / half**0.5
+    # Heads 0 and 2, the lowest-frequency pair: the <tool_response> and the MARK switches (the
+    # MARK is read from its own token dim, so its input keeps two ones like every token's).
+    for h, key_dim, flag_dim in ((0, result_key, result_flag), (2, cur[mark], mark_flag)):
+        wq[h * head + head - 2, bias] = qk
+        wk[h * head + head - 2, key_dim] = qk
+        wv[h * head, key_dim] = 1.0 / half**0.5
+        wo[flag_dim, h * head] = 1.0
+    pairs = 8  # head 1: score(distance) = sum of cos(theta_i * (distance - 1)) over 8 pairs
+    amplitude = (100.0 / pairs * head**0.5) ** 0.5 / half**0.5
+    for i in range(pairs):
+        theta = ROPE_BASE ** (-2 * i / head)
+        wq[head + 2 * i, bias] = amplitude
+        wk[head + 2 * i, bias] = amplitude * np.cos(theta)
+        wk[head + 2 * i + 1, bias] = amplitude * np.sin(theta)
+    for i, token_id in enumerate(states):  # the value: which token stood one position back
+        wv[head + i, cur[token_id]] = 1.0 / half**0.5
+        wo[prev[token_id], head + i] = 1.0
+    wv[head + count, other] = 1.0 / half**0.5
+    wo[prev[None], head + count] = 1.0
+
+    # The MLP's input holds 3 to 5 ones (constant, current, previous, the switches that are
+    # on), all normed to one size v (0.45 to 0.58 of sqrt(n_embd)). Counted in v through the
+    # constant input, a unit's gate is (its inputs present) - 2 * threshold: +0.44 when both
+    # tokens are there, -0.56 with one (threshold 0.78); with its switch as a third input, +0.5
+    # and -0.5 (threshold 1.25). A switch that must be off weighs -3. `sharp` makes that +-10.
+    root = n_embd**0.5
+    sharp = 50.0 / root
+    gate = np.zeros((len(units), n_embd), dtype=np.float32)
+    up = np.zeros((len(units), n_embd), dtype=np.float32)
+    down = np.zeros((n_embd, len(units)), dtype=np.float32)
+    output = np.zeros((n_vocab, n_embd), dtype=np.float32)
+    threshold = {None: 0.78, FIRST: 0.78, SECOND: 1.25, ANSWER_CONTEXT: 1.25}
+    switches = {  # (result switch, mark switch) weights: on for its own context, off otherwise
+        None: (0.0, 0.0),
+        FIRST: (-3.0, -3.0),
+        SECOND: (-3.0, 1.0),
+        ANSWER_CONTEXT: (1.0, -3.0),
+    }
+    for u, (before, current, context, following) in enumerate(units):
+        gate[u, cur[current]] = sharp
+        gate[u, prev[before]] = sharp
+        gate[u, result_flag] = sharp * switches[context][0]
+        gate[u, mark_flag] = sharp * switches[context][1]
+        gate[u, bias] = -sharp * threshold[context] * 2.0  # the constant input is ~0.5 of root
+        up[u, bias] = 2.0 / root
+        down[rule[u], u] = 1.0
+        output[following, rule[u]] = 1.0
+    return {
+        "n_embd": n_embd, "embed": embed, "output": output,
+        "q": wq, "k": wk, "v": wv, "o": wo, "gate": gate, "up": up, "down": down,
+    }  # fmt: skip
+
+
+def write_gguf(spec: ModelSpec, cache: Path = CACHE, start_token: int = 198) -> Path:
+    """Write the steered one-layer model for `spec` (see the module docstring)."""
+    import gguf
+    import numpy as np
+
+    vocab = Vocabulary.load(cache)
+    weights = (trigram_weights if spec.trigram else bigram_weights)(vocab, spec, start_token)
+    n_embd = weights["n_embd"]
+    n_vocab = len(vocab.tokens)
+    n_head = 3 if spec.trigram else 2
+    head = n_embd // n_head
     ones = np.ones(n_embd, dtype=np.float32)
+    embed, output = weights["embed"], weights["output"]
+    wq, wk, wv, wo = weights["q"], weights["k"], weights["v"], weights["o"]
+    n_ff = 32  # the Qwen3 model's MLP is all zeros
+    gate = weights.get("gate", np.zeros((n_ff, n_embd), dtype=np.float32))
+    up = weights.get("up", np.zeros((n_ff, n_embd), dtype=np.float32))
+    down = weights.get("down", np.zeros((n_embd, n_ff), dtype=np.float32))
+    n_ff = gate.shape[0]
 
     path = spec.path(cache)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -449,10 +657,10 @@ def write_gguf(spec: ModelSpec, cache: Path = CACHE, start_token: int = 198) -> 
     writer.add_embedding_length(n_embd)
     writer.add_block_count(1)
     writer.add_feed_forward_length(n_ff)
-    writer.add_head_count(2)
-    writer.add_head_count_kv(2)
+    writer.add_head_count(n_head)
+    writer.add_head_count_kv(n_head)
     writer.add_rope_dimension_count(head)
-    writer.add_rope_freq_base(1_000_000.0)
+    writer.add_rope_freq_base(ROPE_BASE)
     writer.add_layer_norm_rms_eps(1e-6)
     writer.add_vocab_size(n_vocab)
     writer.add_file_type(gguf.LlamaFileType.MOSTLY_F16)
@@ -476,9 +684,9 @@ def write_gguf(spec: ModelSpec, cache: Path = CACHE, start_token: int = 198) -> 
     writer.add_tensor("blk.0.attn_v.weight", wv)
     writer.add_tensor("blk.0.attn_output.weight", wo)
     writer.add_tensor("blk.0.ffn_norm.weight", ones)
-    writer.add_tensor("blk.0.ffn_gate.weight", np.zeros((n_ff, n_embd), dtype=np.float32))
-    writer.add_tensor("blk.0.ffn_up.weight", np.zeros((n_ff, n_embd), dtype=np.float32))
-    writer.add_tensor("blk.0.ffn_down.weight", np.zeros((n_embd, n_ff), dtype=np.float32))
+    writer.add_tensor("blk.0.ffn_gate.weight", gate)
+    writer.add_tensor("blk.0.ffn_up.weight", up)
+    writer.add_tensor("blk.0.ffn_down.weight", down)
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()
