@@ -18,18 +18,21 @@ default ~/.cache/toolcall-llamacpp, outside git):
    template, the prompt, the grammar, the parsing, the JSON and SSE the client sees) is
    llama.cpp's own.
 3. Start `llama-server` on 127.0.0.1 (a free port, `--temp 0`, a fixed seed, a small context)
-   and send lesson 07's llama.cpp requests through the project's record mode
-   (`LLM_MODE=record`, `helpers.replay.connect`), then stop the server.
-4. Copy the recorded exchanges into `data/captures/07_qwen_today.json` with the llama.cpp
-   commit, this command and the date; `python -m helpers.replay synthesize` merges that file
-   into `data/recordings/07_qwen_today.json` and never synthesizes over it.
+   and send lesson 07's llama.cpp requests, and a few more kept as evidence, through the
+   project's record mode (`LLM_MODE=record`, `helpers.replay.connect`); again with
+   `--no-jinja`, and with the Qwen3.5 model; then stop the server.
+4. Write the exchanges to `data/captures/llamacpp.json` with the llama.cpp commit, this command
+   and the date; `python -m helpers.replay synthesize` appends the lesson's part to
+   `data/recordings/07_qwen_today.json` and never synthesizes over it.
 
-How the steering works: with the attention and MLP outputs at zero, a one-layer model is a bigram
-table (the next token depends only on the current one), so each output is tokenized such that no
-token id repeats inside it (the 151k vocabulary has many spellings of the same text). One
-attention head looks for a `<tool_response>` token anywhere in the context and switches the few
-tokens whose successor differs between the "call" and the "final answer" continuations. Its query
-and key live in the lowest-frequency RoPE pair, where the rotation is negligible.
+How the steering works (docs/real_engines.md has more). With the attention and MLP outputs at
+zero, a one-layer model is a bigram table (the next token depends only on the current one), so
+the Qwen3 model's texts are tokenized such that no token id repeats inside them (the 151k
+vocabulary has many spellings of the same text). Attention heads whose query and key sit in the
+lowest-frequency RoPE pair, where the rotation is negligible, switch the few tokens whose
+successor differs: one looks for a `<tool_response>` anywhere in the context (call or answer),
+one for the marker that starts the second call. The Qwen3.5 model also copies the previous token
+(a head on the highest RoPE frequencies) and has one MLP unit per (previous, current) rule.
 """
 
 from __future__ import annotations
@@ -786,6 +789,19 @@ def observation_requests() -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
+def xml_requests() -> list[tuple[str, dict[str, Any]]]:
+    """The same question to the Qwen3.5 model (XML calls, llama.cpp's Qwen3-Coder parser)."""
+    from helpers.replay.scenarios.n07_qwen_today import COMPARE_PROMPT, FORECAST_TOOLS
+
+    question = [{"role": "user", "content": COMPARE_PROMPT}]
+    base = {"messages": question, "tools": FORECAST_TOOLS}
+    return [
+        ("qwen3.5/no-stream", base),
+        ("qwen3.5/parallel-false", {**base, "parallel_tool_calls": False}),
+        ("qwen3.5/stream", {**base, "stream": True}),
+    ]
+
+
 def _record_env(base_url: str, model: str, folder: Path) -> None:
     """Record mode towards `base_url` (llama-server needs no key; the client sends one)."""
     os.environ.update(
@@ -872,6 +888,17 @@ def record_all(spec: ModelSpec, folder: Path, cache: Path = CACHE) -> dict[str, 
         [item] = _recorded(folder, "no-jinja")
         observations.append({**item, "label": "no-jinja-with-tools"})
         stop_servers()
+    xml = MODELS["qwen3.5"]
+    with serve(xml, cache=cache) as base_url:
+        _record_env(base_url, xml.name, folder)
+        for number, (label, kwargs) in enumerate(xml_requests(), 1):
+            conn = connect("qwen", lesson=f"xml-{number}")
+            client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key, max_retries=0)
+            say(f"observation: {label}")
+            _send(client, {"model": conn.model_name, **kwargs})
+            [item] = _recorded(folder, f"xml-{number}")
+            observations.append({**item, "label": label})
+        stop_servers()
     for item in cassette:
         item["request"]["path"] = ENGINE_PATH + item["request"]["path"].removeprefix("/v1")
     return {"cassettes": {NOTEBOOK: cassette}, "observations": observations}
@@ -892,12 +919,14 @@ def capture_meta(spec: ModelSpec, cache: Path = CACHE) -> dict[str, str]:
         "build": f"llama.cpp ggml-org/llama.cpp@{commit} as vendored in the {SDIST} sdist "
         "(PyPI), llama-server target only, CPU, cmake Release",
         "server_command": "llama-server " + " ".join(flags),
-        "model": f"{spec.name}.gguf: written by {COMMAND}; the real Qwen2 BPE vocabulary "
-        "(models/ggml-vocab-qwen2.gguf) with Qwen3's added tokens and llama.cpp's own "
-        f"models/templates/{spec.template}; the weights are STEERED (one layer, not trained) "
-        "so that greedy decoding writes a fixed reasoning block and two get_forecast calls, and "
-        "a fixed final answer once tool results are in the prompt. The model's text is "
-        "scripted; the prompt, grammar, parsing, ids and response shapes are llama-server's.",
+        "model": f"{spec.name}.gguf (the `qwen3.5/` observations: "
+        f"{MODELS['qwen3.5'].name}.gguf with models/templates/{MODELS['qwen3.5'].template}): "
+        f"written by {COMMAND}; the real Qwen2 BPE vocabulary (models/ggml-vocab-qwen2.gguf) "
+        f"with Qwen3's added tokens and llama.cpp's own models/templates/{spec.template}; the "
+        "weights are STEERED (one layer, not trained) so that greedy decoding writes a fixed "
+        "reasoning block and two get_forecast calls, and a fixed final answer once tool "
+        "results are in the prompt. The model's text is scripted; the prompt, grammar, parsing, "
+        "ids and response shapes are llama-server's.",
         "command": COMMAND,
         "date": date,
     }
@@ -915,7 +944,8 @@ def main(argv: list[str] | None = None) -> int:
         print(binary)
         return 0
     spec = MODELS["qwen3"]
-    write_gguf(spec)
+    for model in MODELS.values():
+        write_gguf(model)
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="capture-llamacpp-") as tmp:

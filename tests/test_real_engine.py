@@ -18,7 +18,7 @@ import requests
 from openai import OpenAI
 from scripts_support import script
 
-from helpers.formats import parse_hermes
+from helpers.formats import parse_hermes, parse_qwen_xml
 from helpers.loop import run_tool_loop
 from helpers.paths import RECORDINGS_DIR
 from helpers.replay import ReplayServer
@@ -129,6 +129,23 @@ def test_no_jinja_with_tools_is_a_server_error() -> None:
     assert response["body"]["error"]["message"] == "tools param requires --jinja flag"
 
 
+def test_qwen3_5_xml_calls_arrive_as_compact_typed_json() -> None:
+    message = observation("qwen3.5/no-stream")["response"]["body"]["choices"][0]["message"]
+    assert [c["function"]["arguments"] for c in message["tool_calls"]] == [
+        '{"city":"Paris","days":1}',
+        '{"city":"Oslo","days":1}',
+    ]
+    # With the XML format, parallel_tool_calls: false does limit the reply to one call.
+    single = observation("qwen3.5/parallel-false")["response"]["body"]["choices"][0]["message"]
+    assert cities(single["tool_calls"]) == ["Paris"]
+    accumulator = ToolCallAccumulator()
+    for chunk in chunks(observation("qwen3.5/stream")):
+        accumulator.add(chunk)
+    assert [c["function"]["arguments"] for c in accumulator.tool_calls] == [
+        c["function"]["arguments"] for c in message["tool_calls"]
+    ]
+
+
 def test_the_captured_tool_loop_ends_with_the_answer() -> None:
     first, second = (observation(f"tool-loop/round-{n}") for n in (1, 2))
     messages = second["request"]["body"]["messages"]
@@ -153,15 +170,26 @@ needs_binary = pytest.mark.skipif(
 )
 
 
-@pytest.fixture(scope="module")
-def live() -> Iterator[str]:
-    """A running llama-server with the steered Qwen3 model (written first when missing)."""
-    spec = capture.MODELS["qwen3"]
+def serving(model: str) -> Iterator[str]:
+    """A running llama-server with a steered model (written first when missing)."""
+    spec = capture.MODELS[model]
     if not spec.path().is_file():
         pytest.importorskip("gguf", reason="pip install -r requirements-capture.txt")
         capture.write_gguf(spec)
     with capture.serve(spec) as base_url:
         yield base_url
+
+
+@pytest.fixture(scope="module")
+def live() -> Iterator[str]:
+    """llama-server with the Qwen3 model (Hermes JSON calls)."""
+    yield from serving("qwen3")
+
+
+@pytest.fixture(scope="module")
+def live_xml() -> Iterator[str]:
+    """llama-server with the Qwen3.5 model (XML calls)."""
+    yield from serving("qwen3.5")
 
 
 def registry() -> ToolRegistry:
@@ -238,3 +266,47 @@ def test_parse_hermes_reads_the_raw_text_llama_server_writes(live: str) -> None:
         json.loads(c["function"]["arguments"]) for c in result.tool_calls
     ]
     assert server_calls[0]["function"]["arguments"] in text  # verbatim from the raw text
+
+
+@real_engine
+@needs_binary
+def test_parse_qwen_xml_reads_the_raw_text_llama_server_writes(live_xml: str) -> None:
+    root = live_xml.removesuffix("/v1")
+    messages = [{"role": "user", "content": COMPARE_PROMPT}]
+    rendered = requests.post(
+        f"{root}/apply-template", json={"messages": messages, "tools": FORECAST_TOOLS}, timeout=60
+    )
+    rendered.raise_for_status()
+    prompt = rendered.json()["prompt"]
+    assert prompt.endswith("<|im_start|>assistant\n<think>\n")  # Qwen3.5 opens the reasoning
+    raw = requests.post(
+        f"{root}/completions", json={"prompt": prompt, "max_tokens": 300}, timeout=120
+    )
+    raw.raise_for_status()
+    text = raw.json()["content"]
+    assert "<think>" not in text and text.count("<function=get_forecast>") == 2
+    result = parse_qwen_xml(text, FORECAST_TOOLS, reasoning_open=True)
+    assert not result.errors
+    assert result.reasoning.strip() == "Two cities, one day each: two calls."
+    assert [json.loads(c["function"]["arguments"]) for c in result.tool_calls] == [
+        {"city": "Paris", "days": 1},
+        {"city": "Oslo", "days": 1},
+    ]  # `days` typed as an integer by the schema, as the server does
+    client = OpenAI(base_url=live_xml, api_key="no-key", max_retries=0)
+    reply = client.chat.completions.create(
+        model="qwen3.5-tiny-steered", messages=messages, tools=FORECAST_TOOLS
+    )
+    server_calls = [c.model_dump() for c in reply.choices[0].message.tool_calls]
+    assert [json.loads(c["function"]["arguments"]) for c in server_calls] == [
+        json.loads(c["function"]["arguments"]) for c in result.tool_calls
+    ]
+
+
+@real_engine
+@needs_binary
+def test_the_tool_loop_runs_against_llama_server_with_xml_calls(live_xml: str) -> None:
+    client = OpenAI(base_url=live_xml, api_key="no-key", max_retries=0)
+    messages = [{"role": "user", "content": COMPARE_PROMPT}]
+    final = run_tool_loop(client, messages, registry(), model="qwen3.5-tiny-steered", stream=True)
+    assert final["content"] == "Tomorrow Paris will be sunny, while Oslo gets snow."
+    assert cities(messages[1]["tool_calls"]) == CITIES

@@ -570,8 +570,9 @@ Read the two streams line by line:
   `timings`);
 - llama.cpp made **both** calls without being asked: it takes the default of
   `parallel_tool_calls` from the chat template, and Qwen3's template allows several calls. In the
-  same capture, even `parallel_tool_calls: false` still brought two calls in Qwen3's JSON format. Sent
-  explicitly, `true` changes nothing here:
+  same capture, even `parallel_tool_calls: false` still brought two calls in Qwen3's JSON format
+  (with Qwen3.5's XML format, `false` did limit the reply to one call). Sent explicitly, `true`
+  changes nothing here:
 """,
         """
 Прочитайте оба потока строка за строкой:
@@ -589,8 +590,9 @@ Read the two streams line by line:
   свои `timings`);
 - llama.cpp сделал **оба** вызова без всякой просьбы: значение `parallel_tool_calls` по умолчанию
   он берёт из шаблона чата, а шаблон Qwen3 разрешает несколько вызовов. В той же записи даже
-  `parallel_tool_calls: false` не помешал второму вызову в JSON-формате Qwen3. Явное `true` здесь
-  ничего не меняет:
+  `parallel_tool_calls: false` не помешал второму вызову в JSON-формате Qwen3 (с XML-форматом
+  Qwen3.5 значение `false` действительно оставило один вызов). Явное `true` здесь ничего не
+  меняет:
 """,
     ),
     code(
