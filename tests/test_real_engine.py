@@ -19,6 +19,7 @@ from openai import OpenAI
 from scripts_support import script
 
 from helpers.formats import parse_hermes, parse_qwen_xml
+from helpers.i18n import reset_language, set_language
 from helpers.loop import run_tool_loop
 from helpers.paths import RECORDINGS_DIR
 from helpers.replay import ReplayServer
@@ -61,9 +62,16 @@ def test_the_capture_names_its_build_command_and_date() -> None:
     assert meta["command"] == "python scripts/capture_llamacpp.py"
     assert re.fullmatch(r"\d{4}-\d\d-\d\d", meta["date"])
     assert "STEERED" in meta["model"]
-    assert provenance("llamacpp") == (
-        f"captured from llama.cpp 0c1e57098 (tiny steered model, {meta['date']})"
-    )
+    set_language("en")
+    try:
+        assert provenance("llamacpp") == (
+            f"captured from llama.cpp 0c1e57098 (tiny steered model, {meta['date']})"
+        )
+        assert provenance("ollama").startswith("synthesized from the documented format of Ollama")
+        set_language("ru")
+        assert provenance("llamacpp").startswith("записано с настоящего llama.cpp 0c1e57098")
+    finally:
+        reset_language()
 
 
 def test_the_lesson_cassette_serves_the_captures_unchanged() -> None:
