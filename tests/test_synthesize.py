@@ -18,6 +18,7 @@ from helpers.loop import ToolLoopLimitError, run_tool_loop
 from helpers.paths import RECORDINGS_DIR
 from helpers.replay import ReplayServer, canonical_request, request_key
 from helpers.replay.__main__ import main as replay_cli
+from helpers.replay.captures import CAPTURED_NOTE
 from helpers.replay.profiles import MODEL_NAMES, PROFILES
 from helpers.replay.scenarios import Scenario, Turn, all_scenarios
 from helpers.replay.scenarios.common import (
@@ -166,8 +167,11 @@ def test_every_cassette_says_it_is_synthesized() -> None:
     for name in SHIPPED:
         meta = shipped(name)["meta"]
         assert meta["notebook"] + ".json" == name
-        assert meta["source"] == SOURCE
+        captured = {label for note in meta.get("captured", []) for label in note["labels"]}
+        # A cassette holding captures (data/captures/) says so, and names each captured label.
+        assert meta["source"] == SOURCE + (CAPTURED_NOTE if captured else "")
         assert "synthesized" in meta["source"] and "not a capture" in meta["source"]
+        assert captured <= {item["label"] for item in shipped(name)["interactions"]}
         assert meta["format"] == 1
         assert {p["name"] for p in meta["profiles"]} <= set(PROFILES) | {"completions"}
         labels = [item["label"] for item in shipped(name)["interactions"]]
@@ -218,7 +222,7 @@ EXPECTED_FINISH = {
     "ollama": "tool_calls",
     "llamacpp": "tool_calls",
 }
-# Lesson 07's engines invent ids in their documented shapes (llama.cpp's is unconfirmed).
+# Lesson 07's engines invent ids in their documented shapes.
 LOCAL_ID_SHAPES = {
     "vllm_qwen3_coder": r"chatcmpl-tool-[0-9a-f]{16}",
     "ollama": r"call_[a-z0-9]{8}",
@@ -248,9 +252,8 @@ def test_profile_ids_finish_reason_and_content(engine: str) -> None:
         return
     if engine in LOCAL_ID_SHAPES:
         assert all(re.fullmatch(LOCAL_ID_SHAPES[engine], i) for i in ids[0] + ids[1])
-        # llama.cpp: parallel calls off unless the request sends parallel_tool_calls: true
-        assert [len(i) for i in ids] == ([1, 1] if engine == "llamacpp" else [2, 1])
-        empty = "" if engine == "ollama" else None
+        assert [len(i) for i in ids] == [2, 1]
+        empty = "" if engine in ("ollama", "llamacpp") else None
         assert messages[0]["content"] == empty and messages[1]["content"] == empty
         return
     if engine == "vllm_hermes":
@@ -315,6 +318,16 @@ def test_streams_reassemble_to_the_non_streamed_message(notebook: str, scenario:
         assert got["request"]["body"]["stream"] is True and "stream" not in want["request"]["body"]
 
 
+def captured_labels() -> set[str]:
+    """Labels of the shipped interactions that are captures of a real server, not synthesized."""
+    return {
+        label
+        for name in SHIPPED
+        for note in shipped(name)["meta"].get("captured", [])
+        for label in note["labels"]
+    }
+
+
 def test_chunks_have_the_documented_shape() -> None:
     checked = 0
     for item in shipped_interactions():
@@ -322,6 +335,8 @@ def test_chunks_have_the_documented_shape() -> None:
             "/chat/completions"
         ):
             continue
+        if item["label"] in captured_labels():
+            continue  # a real server's shapes: tests/test_real_engine.py checks those
         data = sse_data(item)
         assert data[-1] == "[DONE]"
         chunks = [d for d in data[:-1] if d["choices"]]

@@ -38,7 +38,7 @@ class EngineProfile:
     model_name: str | None = None  # the served model; None: the provider's `MODEL_NAMES` entry
     whole_calls: bool = False  # streaming: each call in ONE delta, arguments complete (Ollama)
     parallel_by_default: bool = True  # False: one call per reply unless the request sends
-    # `parallel_tool_calls: true` (llama.cpp's server)
+    # `parallel_tool_calls: true`
     system_fingerprint: str | None = None  # sent on every response and chunk when set
     drifts_on_foreign_ids: bool = False  # foreign history ids make the model write odd ids
 
@@ -93,15 +93,22 @@ QWEN_TODAY_PROFILES: tuple[EngineProfile, ...] = (
     EngineProfile(
         name="llamacpp",
         providers=("qwen",),
-        summary="llama.cpp's `llama-server --jinja` serving a Qwen3 GGUF: reasoning in "
-        "`reasoning_content`, parallel tool calls off by default (one call per reply unless the "
-        "request sends `parallel_tool_calls: true`), ids of 32 random letters and digits "
-        "(unconfirmed), argument fragments streamed as with vLLM.",
+        summary="llama.cpp's `llama-server` (ggml-org/llama.cpp@0c1e57098, the defaults `--jinja` "
+        "and `--reasoning-format deepseek`) serving a tiny steered GGUF with the Qwen3 "
+        "template; lesson 07's answers are captures (data/captures/llamacpp.json). Observed: "
+        "reasoning in `reasoning_content`; parallel calls on by default (two calls with no "
+        "flag, and with `parallel_tool_calls: false` too); ids of 32 letters and digits; "
+        'content `""` with calls in a whole reply; a stream opens with '
+        '`{"role": "assistant", "content": null}`, each call\'s first chunk carries its '
+        "index, id, name and first argument fragment; `system_fingerprint` on every chunk; a "
+        "call cut by `max_tokens` before its name is complete is dropped; with `--no-jinja` a "
+        "request with tools gets HTTP 500 `tools param requires --jinja flag`.",
         id_style="llamacpp",
+        empty_content="",
         lists_empty_tool_calls=False,
         reasoning_field="reasoning_content",
-        model_name="Qwen3-0.6B-Q8_0.gguf",
-        parallel_by_default=False,
+        model_name="qwen3-tiny-steered",
+        system_fingerprint="b1-0c1e57098",
     ),
 )
 

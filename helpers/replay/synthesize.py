@@ -33,6 +33,7 @@ from helpers.formats import (
 )
 from helpers.lessons import scenario_module
 from helpers.paths import RECORDINGS_DIR
+from helpers.replay import captures
 from helpers.replay.cassette import FORMAT_VERSION, dump_cassette, load_cassette, save_cassette
 from helpers.replay.matching import canonical_request, request_key
 from helpers.replay.profiles import EngineProfile, get_profile, replay_model, stable_hex
@@ -658,7 +659,8 @@ def build_cassette(notebook: str, module: str, scenarios: list[Scenario]) -> dic
         "scenarios": f"helpers/replay/scenarios/{module}.py",
         "profiles": profile_notes(scenarios),
     }
-    return {"meta": meta, "interactions": interactions}
+    # Captured exchanges (data/captures/) are appended as they are, never synthesized over.
+    return captures.merge_into({"meta": meta, "interactions": interactions})
 
 
 def synthesize_all() -> dict[str, dict[str, Any]]:

@@ -51,21 +51,24 @@ the reasoning of thinking models, and know what a small Qwen on your own laptop 
 ## Setup
 
 The main model of this lesson is `Qwen/Qwen3.5-4B` behind vLLM with
-`--tool-call-parser qwen3_coder --reasoning-parser qwen3`. In replay mode every answer comes from
-cassettes **synthesized** from the documented formats of vLLM, Ollama and llama.cpp, not captured
-from real servers. The offline tokenizers `qwen3` and `qwen3.5` carry the official chat templates
-of `Qwen/Qwen3-0.6B` and `Qwen/Qwen3.5-4B` (copies kept in the repo), so the renders below are the
-real ones; only ordinary words get other token ids. With `LLM_MODE=live` and the `QWEN_*`
-variables (for example a local Ollama, see section 8) the cells that talk to a model use your
-server.
+`--tool-call-parser qwen3_coder --reasoning-parser qwen3`. In replay mode the vLLM and Ollama
+answers come from cassettes **synthesized** from their documented formats, not captured from real
+servers; the llama.cpp answers of section 8 are **captured** from a real `llama-server` running a
+tiny model whose weights are steered to write this lesson's reasoning and calls. The offline
+tokenizers `qwen3` and `qwen3.5` carry the official chat templates of `Qwen/Qwen3-0.6B` and
+`Qwen/Qwen3.5-4B` (copies kept in the repo), so the renders below are the real ones; only ordinary
+words get other token ids. With `LLM_MODE=live` and the `QWEN_*` variables (for example a local
+Ollama, see section 8) the cells that talk to a model use your server.
 """,
         """
 ## Подготовка
 
 Главная модель урока — `Qwen/Qwen3.5-4B`, запущенная в vLLM с флагами
-`--tool-call-parser qwen3_coder --reasoning-parser qwen3`. В режиме воспроизведения (replay) все
-ответы берутся из записей (кассет), **синтезированных** по документированным форматам vLLM, Ollama
-и llama.cpp, а не записанных с настоящих серверов. Офлайн-токенизаторы (tokenizer) `qwen3` и
+`--tool-call-parser qwen3_coder --reasoning-parser qwen3`. В режиме воспроизведения (replay)
+ответы vLLM и Ollama берутся из записей (кассет), **синтезированных** по документированным форматам
+этих серверов, а не записанных с настоящих серверов; ответы llama.cpp в разделе 8 **записаны** с
+настоящего `llama-server`, на котором работает крошечная модель с подобранными (steered) весами: она
+пишет ровно те рассуждения и вызовы, которые нужны уроку. Офлайн-токенизаторы (tokenizer) `qwen3` и
 `qwen3.5` содержат официальные шаблоны чата `Qwen/Qwen3-0.6B` и `Qwen/Qwen3.5-4B` (копии хранятся в
 репозитории), поэтому показанные ниже промпты — настоящие; другие номера токенов получают только
 обычные слова. С `LLM_MODE=live` и переменными `QWEN_*` (например, для локального Ollama, см.
@@ -84,6 +87,7 @@ from helpers import (
 )
 from helpers.display import compare_table, show_chunks, show_tool_calls
 from helpers.formats import convert_parameter, render_hermes_tool_calls, render_qwen_xml_tool_calls
+from helpers.replay.captures import provenance
 from helpers.templates import decode_tool_arguments
 
 set_language("en")  # the language of the helpers' messages
@@ -490,19 +494,24 @@ give it an OpenAI-compatible API:
 ollama run qwen3:0.6b
 export LLM_MODE=live QWEN_BASE_URL=http://localhost:11434/v1 QWEN_API_KEY=ollama QWEN_MODEL=qwen3:0.6b
 
-# llama.cpp: --jinja turns on the model's chat template and tool calling
-llama-server -hf Qwen/Qwen3-1.7B-GGUF:Q8_0 --jinja --reasoning-format deepseek -c 16384
+# llama.cpp: the model's chat template (--jinja) and the reasoning field are on by default
+llama-server -hf Qwen/Qwen3-1.7B-GGUF:Q8_0 -c 16384
 export LLM_MODE=live QWEN_BASE_URL=http://localhost:8080/v1 QWEN_API_KEY=none QWEN_MODEL=<id from /v1/models>
 ```
 
 Two caveats. Ollama's context is 4096 tokens by default on machines without a big GPU; a long tool
 list or history is cut silently and the tools seem ignored: start it with
-`OLLAMA_CONTEXT_LENGTH=16384 ollama serve`. llama.cpp makes **one call per reply** unless the request
-sends `parallel_tool_calls: true`. (The GGUF repository name above follows Qwen's naming pattern
-and is *unconfirmed*.)
+`OLLAMA_CONTEXT_LENGTH=16384 ollama serve`. Current llama.cpp builds use the model's chat template
+(`--jinja`) and put reasoning into `reasoning_content` (`--reasoning-format deepseek`) without being
+asked; started with `--no-jinja`, the server answers any request that carries `tools` with HTTP
+500 `tools param requires --jinja flag`. (The GGUF repository name above follows Qwen's naming
+pattern and is *unconfirmed*.)
 
-The same two-city question, streamed from each (replay profiles built from the servers' documented
-behaviour):
+The same two-city question, streamed from each. Ollama's stream is synthesized from its documented
+behaviour. llama.cpp's is a capture: `llama-server` built from the llama.cpp source that the
+`llama-cpp-python` 0.3.36 package vendors, serving a one-layer model with Qwen's real vocabulary and
+Qwen3's chat template. Its weights are steered, not trained, so it always writes the same reasoning
+and calls; everything else (prompt, grammar, parsing, ids, chunks) is the server's own.
 """,
         """
 Один и тот же вызов с одинаковыми типизированными аргументами: каждый сервер разобрал формат своей
@@ -518,19 +527,25 @@ behaviour):
 ollama run qwen3:0.6b
 export LLM_MODE=live QWEN_BASE_URL=http://localhost:11434/v1 QWEN_API_KEY=ollama QWEN_MODEL=qwen3:0.6b
 
-# llama.cpp: --jinja включает шаблон чата модели и вызов инструментов
-llama-server -hf Qwen/Qwen3-1.7B-GGUF:Q8_0 --jinja --reasoning-format deepseek -c 16384
+# llama.cpp: шаблон чата модели (--jinja) и поле рассуждения включены по умолчанию
+llama-server -hf Qwen/Qwen3-1.7B-GGUF:Q8_0 -c 16384
 export LLM_MODE=live QWEN_BASE_URL=http://localhost:8080/v1 QWEN_API_KEY=none QWEN_MODEL=<id from /v1/models>
 ```
 
 Две оговорки. У Ollama на машинах без мощной видеокарты контекст по умолчанию — 4096 токенов;
 длинный список инструментов или история обрезаются без предупреждения, и кажется, что модель
-игнорирует инструменты: запускайте `OLLAMA_CONTEXT_LENGTH=16384 ollama serve`. llama.cpp делает
-**один вызов за ответ**, если в запросе нет `parallel_tool_calls: true`. (Имя GGUF-репозитория выше
+игнорирует инструменты: запускайте `OLLAMA_CONTEXT_LENGTH=16384 ollama serve`. Современные
+сборки llama.cpp сами включают шаблон чата модели (`--jinja`) и выносят рассуждение в поле
+`reasoning_content` (`--reasoning-format deepseek`); если запустить сервер с `--no-jinja`, любой
+запрос с `tools` получит HTTP 500 `tools param requires --jinja flag`. (Имя GGUF-репозитория выше
 построено по схеме имён Qwen и *не подтверждено*.)
 
-Тот же вопрос про два города в потоковой выдаче (streaming) от каждого сервера (профили
-воспроизведения построены по документированному поведению серверов):
+Тот же вопрос про два города в потоковой выдаче (streaming) от каждого сервера. Поток Ollama
+синтезирован по документированному поведению. Поток llama.cpp записан с настоящего сервера:
+`llama-server` собран из исходников llama.cpp, которые вложены в пакет `llama-cpp-python` 0.3.36, и
+обслуживает однослойную модель с настоящим словарём Qwen и шаблоном чата Qwen3. Её веса не обучены,
+а подобраны так, что она всегда пишет одни и те же рассуждение и вызовы; всё остальное (промпт,
+грамматика, разбор, id, фрагменты потока) — работа самого сервера.
 """,
     ),
     code(
@@ -543,7 +558,7 @@ if conn.replay_only("ollama and llamacpp are recorded engine profiles"):
         stream = laptop_client.chat.completions.create(
             model=laptop.model_name, messages=question, tools=tools, stream=True
         )
-        print(f"--- {engine} ({laptop.model_name})")
+        print(f"--- {engine} ({laptop.model_name}): {provenance(engine)}")
         show_chunks(list(stream))
 ''',
         ru={'"ollama and llamacpp are recorded engine profiles"':
@@ -553,30 +568,44 @@ if conn.replay_only("ollama and llamacpp are recorded engine profiles"):
         """
 Read the two streams line by line:
 
-- **ids**: Ollama `call_` + 8 characters, llama.cpp 32 letters and digits (that shape is
-  *unconfirmed*), vLLM `chatcmpl-tool-` + 16 hex digits in a whole answer but `call_` + 24 hex
-  when its `qwen3_coder` parser streams: never rely on an id's shape;
+- **ids**: Ollama `call_` + 8 characters, llama.cpp 32 letters and digits, vLLM `chatcmpl-tool-`
+  + 16 hex digits in a whole answer but `call_` + 24 hex when its `qwen3_coder` parser streams:
+  never rely on an id's shape;
+- llama.cpp's first chunk is `{"role": "assistant", "content": null}` (line 0 shows no
+  `content`), and every chunk names the build in `system_fingerprint`;
 - **reasoning** arrives first, under `reasoning` (Ollama) or `reasoning_content` (llama.cpp);
 - Ollama sends **each call whole in one chunk**, arguments complete (read from its parser code,
-  *unconfirmed* on the wire); llama.cpp sends a header and then fragments, as vLLM does.
-  Accumulating by `index` (lesson 03) handles both;
-- the last chunk has an empty `delta` and `finish_reason: "tool_calls"`;
-- llama.cpp made **one** call for a two-city question. Allow parallel calls and both come:
+  *unconfirmed* on the wire); llama.cpp's first chunk of a call carries its index, id, name **and**
+  the first piece of the arguments (`{`), and small fragments follow. Accumulating by `index`
+  (lesson 03) handles both;
+- the last chunk has an empty `delta` and `finish_reason: "tool_calls"` (llama.cpp adds its
+  `timings`);
+- llama.cpp made **both** calls without being asked: it takes the default of
+  `parallel_tool_calls` from the chat template, and Qwen3's template allows several calls. In the
+  same capture, even `parallel_tool_calls: false` still brought two calls in Qwen3's JSON format
+  (with Qwen3.5's XML format, `false` did limit the reply to one call). Sent explicitly, `true`
+  changes nothing here:
 """,
         """
 Прочитайте оба потока строка за строкой:
 
-- **id**: у Ollama — `call_` и 8 символов, у llama.cpp — 32 буквы и цифры (этот вид *не
-  подтверждён*), у vLLM — `chatcmpl-tool-` и 16 шестнадцатеричных цифр в цельном ответе, но
-  `call_` и 24 шестнадцатеричные цифры, когда его парсер `qwen3_coder` отдаёт поток: никогда не
-  полагайтесь на вид id;
+- **id**: у Ollama — `call_` и 8 символов, у llama.cpp — 32 буквы и цифры, у vLLM —
+  `chatcmpl-tool-` и 16 шестнадцатеричных цифр в цельном ответе, но `call_` и 24 шестнадцатеричные
+  цифры, когда его парсер `qwen3_coder` отдаёт поток: никогда не полагайтесь на вид id;
+- первый фрагмент llama.cpp — `{"role": "assistant", "content": null}` (в строке 0 нет
+  `content`), и в каждом фрагменте поле `system_fingerprint` называет сборку сервера;
 - **рассуждение** приходит первым, в поле `reasoning` (Ollama) или `reasoning_content` (llama.cpp);
 - Ollama присылает **каждый вызов целиком в одном фрагменте** (chunk), с полными аргументами (так
-  следует из кода его парсера; на реальном потоке *не подтверждено*); llama.cpp — заголовок, а
-  затем части аргументов, как vLLM. Сборка по `index` (урок 03) справляется с обоими вариантами;
-- у последнего фрагмента пустая `delta` и `finish_reason: "tool_calls"`;
-- llama.cpp сделал **один** вызов на вопрос про два города. Разрешите параллельные вызовы — и
-  придут оба:
+  следует из кода его парсера; на реальном потоке *не подтверждено*); у llama.cpp первый фрагмент
+  вызова несёт его index, id, имя **и** первый кусок аргументов (`{`), а за ним идут мелкие части.
+  Сборка по `index` (урок 03) справляется с обоими вариантами;
+- у последнего фрагмента пустая `delta` и `finish_reason: "tool_calls"` (llama.cpp добавляет ещё
+  свои `timings`);
+- llama.cpp сделал **оба** вызова без всякой просьбы: значение `parallel_tool_calls` по умолчанию
+  он берёт из шаблона чата, а шаблон Qwen3 разрешает несколько вызовов. В той же записи даже
+  `parallel_tool_calls: false` не помешал второму вызову в JSON-формате Qwen3 (с XML-форматом
+  Qwen3.5 значение `false` действительно оставило один вызов). Явное `true` здесь ничего не
+  меняет:
 """,
     ),
     code(
@@ -591,6 +620,7 @@ if conn.replay_only("llamacpp is a recorded engine profile"):
     accumulator = ToolCallAccumulator()
     for chunk in stream:
         accumulator.add(chunk)
+    print(provenance("llamacpp"))
     show_tool_calls(accumulator.tool_calls)
 ''',
         ru={'"llamacpp is a recorded engine profile"':
@@ -670,8 +700,9 @@ thinking off, K2-Thinking cannot. Lessons 00-05 follow K2-Instruct, which does n
   them; `decode_tool_arguments` suits all three.
 - Reasoning is a `<think>` block in raw text (Qwen3.5's prompt opens it) and a separate field over
   the API, named differently by each server.
-- Laptop servers differ in ids, chunking and defaults (`parallel_tool_calls` on llama.cpp, the 4k
-  context of Ollama); the loop of lessons 02 and 03 works on all of them.
+- Laptop servers differ in ids, chunking and defaults (llama.cpp takes `parallel_tool_calls` from
+  the chat template, Ollama cuts the context at 4k); the loop of lessons 02 and 03 works on all of
+  them.
 """,
         """
 У моделей Kimi с рассуждением тоже есть поле для рассуждения (урок 06); K2.5 и K2.6 умеют
@@ -688,8 +719,8 @@ thinking off, K2-Thinking cannot. Lessons 00-05 follow K2-Instruct, which does n
 - Рассуждение — это блок `<think>` в сыром тексте (у Qwen3.5 его открывает промпт) и отдельное
   поле в ответе API, которое каждый сервер называет по-своему.
 - Серверы на ноутбуке различаются id, нарезкой на фрагменты и настройками по умолчанию
-  (`parallel_tool_calls` у llama.cpp, контекст 4k у Ollama); цикл из уроков 02 и 03 работает со
-  всеми.
+  (llama.cpp берёт `parallel_tool_calls` из шаблона чата, Ollama обрезает контекст до 4k); цикл из
+  уроков 02 и 03 работает со всеми.
 """,
     ),
     md(

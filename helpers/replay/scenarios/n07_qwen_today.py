@@ -1,5 +1,6 @@
 """Lesson 07: Qwen3.5 behind vLLM's XML parser (reasoning in `reasoning`), and what the two laptop
-servers, Ollama and llama.cpp's `llama-server`, send for the same two-city question."""
+servers, Ollama and llama.cpp's `llama-server`, send for the same two-city question (llama.cpp's
+answers are captures, see data/captures/llamacpp.json)."""
 
 from __future__ import annotations
 
@@ -104,10 +105,8 @@ SCENARIOS: list[Scenario] = [
     ),
     # Ollama: ids call_xxxxxxxx, each call whole in one chunk, `reasoning`, a `delta: {}` finish.
     laptop_scenario("ollama"),
-    # llama.cpp: parallel calls off by default, so the model may write only the first call...
-    laptop_scenario("llamacpp"),
-    # ...and both once the request allows it.
-    laptop_scenario(
-        "llamacpp", name="compare-stream-parallel", request_extra={"parallel_tool_calls": True}
-    ),
+    # llama.cpp: not synthesized. The lesson's two llama.cpp requests (this question streamed,
+    # without and with `parallel_tool_calls: true`) are captured from a real llama-server by
+    # `python scripts/capture_llamacpp.py` into data/captures/llamacpp.json, which synthesis
+    # appends to this lesson's cassette as is.
 ]
