@@ -249,7 +249,10 @@ def column(engine_conn):
 
 
 if conn.replay_only("the five recorded engines"):
-    columns = {name: column(connect(*where)) for name, where in ENGINES.items()}
+    columns = {
+        name: column(connect(provider, engine=engine))
+        for name, (provider, engine) in ENGINES.items()
+    }
 else:
     columns = {conn.model_name: column(conn)}
 rows = [[setting, *cells] for setting, *cells in zip(SETTINGS, *columns.values())]
