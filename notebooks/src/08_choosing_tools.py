@@ -106,7 +106,7 @@ tools = [{
         },
     },
 }]
-messages = [{"role": "user", "content": "Compare the weather in Beijing and Shanghai today."}]
+messages = [{"role": "user", "content": "Do I need an umbrella in Beijing or in Shanghai today?"}]
 '''),
     md("""
 Every request below sends these `messages` and `tools`; only the settings change. `outcome` sums
@@ -197,11 +197,12 @@ vLLM выполняет обещания через **структурирова
 с флагом `--exclude-tools-when-tool-choice-none`.
 """),
     code('''
-completion = client.chat.completions.create(
-    model=model_name, messages=messages, tools=tools, tool_choice=named
-)
-show_tool_calls(completion.choices[0].message.tool_calls)
-'''),
+if conn.replay_only("vLLM's answer to a named function"):
+    completion = client.chat.completions.create(
+        model=model_name, messages=messages, tools=tools, tool_choice=named
+    )
+    show_tool_calls(completion.choices[0].message.tool_calls)
+''', ru={'"vLLM\'s answer to a named function"': '"ответ vLLM на функцию по имени"'}),
     md("""
 One call, for Beijing only: the grammar made the model stop after the first city. A loop that
 forces a tool should expect to ask again for the rest.
@@ -256,8 +257,9 @@ if conn.replay_only("the five recorded engines"):
 else:
     columns = {conn.model_name: column(conn)}
 rows = [[setting, *cells] for setting, *cells in zip(SETTINGS, *columns.values())]
-compare_table(rows, ["tool_choice", *columns])
-''', ru={'"the five recorded engines"': '"пять записанных движков"'}),
+compare_table(rows, ["request settings", *columns])
+''', ru={'"the five recorded engines"': '"пять записанных движков"',
+        '"request settings"': '"настройки запроса"'}),
     md("""
 Read the table row by row:
 

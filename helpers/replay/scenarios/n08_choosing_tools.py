@@ -22,10 +22,13 @@ from __future__ import annotations
 from typing import Any
 
 from helpers.replay.scenarios import Scenario, Turn
-from helpers.replay.scenarios.common import PARALLEL_PROMPT, WEATHER_TOOLS, user
+from helpers.replay.scenarios.common import WEATHER_TOOLS, user
 
 NOTEBOOK = "08_choosing_tools"
 
+UMBRELLA_PROMPT = "Do I need an umbrella in Beijing or in Shanghai today?"
+"""Two cities, so two calls under "auto" (a prompt of its own: lesson 02's two-city prompt is
+answered by other recordings of the same engines)."""
 NAMED: dict[str, Any] = {"type": "function", "function": {"name": "get_weather"}}
 SETTINGS: dict[str, dict[str, Any]] = {
     "auto": {"tool_choice": "auto"},
@@ -38,9 +41,7 @@ SETTINGS: dict[str, dict[str, Any]] = {
 
 THOUGHT = "Two cities: one get_weather call for each."
 BOTH = [("get_weather", {"city": "Beijing"}), ("get_weather", {"city": "Shanghai"})]
-NO_TOOL_TEXT = (
-    "I can't look the weather up right now, so I can't compare Beijing and Shanghai for today."
-)
+NO_TOOL_TEXT = "I can't look the weather up right now, so I can't tell which city needs one."
 
 
 def both(thinks: bool, content: str | None = None) -> Turn:
@@ -97,7 +98,7 @@ def choice_scenarios() -> list[Scenario]:
                     name=f"choice-{row}",
                     provider=provider,  # type: ignore[arg-type]
                     engine=engine,
-                    messages=user(PARALLEL_PROMPT),
+                    messages=user(UMBRELLA_PROMPT),
                     tools=WEATHER_TOOLS,
                     turns=[turn],
                     request_extra=SETTINGS[row],
