@@ -169,5 +169,7 @@ def test_the_server_answers_a_recorded_refusal_and_counts_it_served(tmp_path: Pa
         key = served_id(request_key(canonical_request(request["path"], request["body"])))
         assert server.served == {key: 1}
         other = dict(request["body"], tool_choice="anything")  # refused too, but not recorded
-        assert requests.post(server.url + request["path"], json=other, timeout=10).status_code == 400
+        assert (
+            requests.post(server.url + request["path"], json=other, timeout=10).status_code == 400
+        )
         assert server.served == {key: 1}

@@ -113,7 +113,9 @@ def _with(change):
         ),
         (_with(lambda t: t["function"]["parameters"]["properties"].pop("date")), "both parameters"),
         (
-            _with(lambda t: t["function"]["parameters"]["properties"].update(date={"type": "string"})),
+            _with(
+                lambda t: t["function"]["parameters"]["properties"].update(date={"type": "string"})
+            ),
             "description",
         ),
         (_with(lambda t: t["function"].update(name="weather")), "keep the tool's shape"),

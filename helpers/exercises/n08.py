@@ -15,6 +15,7 @@ ENGINES = ("Moonshot K2.6", "Moonshot K3", "vLLM")
 # it, Kimi K3 ignores it, vLLM holds it to one call with structured outputs.
 NAMED_REFUSED = frozenset({"Moonshot K2.6"})
 NAMED_IGNORED = frozenset({"Moonshot K3"})
+SHAPE = '{"type": "function", "function": {"name": "get_weather", ...}}'
 
 
 def _one_call(settings: Any) -> None:
@@ -22,7 +23,8 @@ def _one_call(settings: Any) -> None:
     if not isinstance(settings, dict):
         raise NotYet(
             f"settings should be a dict of keyword arguments, got {type(settings).__name__}.",
-            f"settings должен быть словарём именованных аргументов, а не {type(settings).__name__}.",
+            "settings должен быть словарём именованных аргументов, а не "
+            f"{type(settings).__name__}.",
         )
     choice = settings.get("tool_choice", "auto")
     if choice in ("auto", None):
@@ -134,9 +136,8 @@ def _strict_tool(tool: Any) -> None:
     function = tool.get("function") if isinstance(tool, dict) else None
     if not isinstance(function, dict) or function.get("name") != TOOL:
         raise NotYet(
-            f'keep the tool\'s shape: {{"type": "function", "function": {{"name": "{TOOL}", ...}}}}.',
-            f'сохраните вид инструмента: {{"type": "function", "function": {{"name": "{TOOL}", '
-            "...}}.",
+            f"keep the tool's shape: {SHAPE}.",
+            f"сохраните вид инструмента: {SHAPE}.",
         )
     if "strict" in tool or "strict" in function:
         raise NotYet(

@@ -412,7 +412,7 @@ def check_thinking(body: dict[str, Any]) -> None:
             raise ApiError(400, REASONING_MISSING.format(index=index), param=None)
 
 
-# --- Kimi K3 on the Moonshot platform --------------------------------------------------------------
+# --- Kimi K3 on the Moonshot platform ---------------------------------------------------------
 # Source: MoonshotAI's Kimi-Vendor-Verifier, tests/k3_features/test_tool_choice.py (read for this
 # series in 2026): `tool_choice` may be "auto", "none" or "required"; a named function is silently
 # ignored (the request is answered as if no `tool_choice` were sent); "required" without tools, and
