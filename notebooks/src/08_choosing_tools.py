@@ -139,7 +139,7 @@ outcome(client, model_name, tool_choice="auto")
     md("""
 ## 2. What each setting promises
 
-OpenAI defined these settings, and every engine in this lesson accepts their spelling. What
+OpenAI defined these settings, and the other engines of this lesson reuse their names. What
 OpenAI promises:
 
 | setting | promise |
@@ -157,7 +157,7 @@ how vLLM answers the four values of `tool_choice`:
 """, """
 ## 2. Что обещает каждая настройка
 
-Эти настройки придумала OpenAI, и все движки в этом уроке принимают их в том же написании. Что
+Эти настройки придумала OpenAI, а остальные движки урока используют те же названия. Что
 обещает OpenAI:
 
 | настройка | обещание |
@@ -263,8 +263,8 @@ compare_table(rows, ["request settings", *columns])
     md("""
 Read the table row by row:
 
-- **auto** and **none** behave the same everywhere.
-- **required** is refused by Kimi K2.6 with thinking on, and kept by the others.
+- **auto** and **none** behave the same on every engine recorded.
+- **required** is refused by Kimi K2.6 with thinking on, and kept by the other engines recorded.
 - **a named function**: a 400 on K2.6, one call on vLLM, and on K3 two calls: K3 ignored the
   choice and answered as under `"auto"`.
 - **parallel_tool_calls=False** is recorded for llama.cpp alone, and it still made two calls.
@@ -275,13 +275,14 @@ The next sections take these engines one at a time.
 
 On Moonshot's platform a thinking model (K2.5, K2.6, with thinking on, their default) refuses
 `"required"` and a named function with HTTP 400. The texts below are the ones third parties
-report; Moonshot's docs do not quote them. The error itself names the way out: the switch of
-lesson 06 turns thinking off for one request, and a forced choice is accepted again.
+report; Moonshot's docs do not quote them. Their wording points at the way out, thinking switched
+off for the request (lesson 06's switch); no source we have confirms that this works.
 """, """
 Читайте таблицу по строкам:
 
-- **auto** и **none** ведут себя везде одинаково.
-- **required** отвергает Kimi K2.6 с включённым рассуждением, остальные выполняют.
+- **auto** и **none** ведут себя одинаково на всех записанных движках.
+- **required** отвергает Kimi K2.6 с включённым рассуждением, остальные записанные движки
+  выполняют.
 - **функция по имени**: 400 у K2.6, один вызов у vLLM и два вызова у K3 — K3 не заметил выбор и
   ответил так же, как при `"auto"`.
 - **parallel_tool_calls=False** записан только для llama.cpp, и он всё равно сделал два вызова.
@@ -292,9 +293,9 @@ lesson 06 turns thinking off for one request, and a forced choice is accepted ag
 
 На платформе Moonshot думающая модель (K2.5, K2.6 с включённым рассуждением — так по умолчанию)
 отвечает HTTP 400 на `"required"` и на функцию по имени. Тексты ошибок ниже — те, что приводят
-сторонние разработчики; в документации Moonshot их нет. Сама ошибка подсказывает выход:
-переключатель из урока 06 выключает рассуждение для одного запроса, и принудительный выбор снова
-принимается.
+сторонние разработчики; в документации Moonshot их нет. Их формулировка подсказывает выход —
+выключить рассуждение для этого запроса (переключатель из урока 06); подтверждения, что это
+работает, в наших источниках нет.
 """),
     code('''
 if conn.replay_only("Kimi K2.6 on the Moonshot platform"):
@@ -372,8 +373,7 @@ Ollama's OpenAI-compatible endpoint (`/v1`) lists `tool_choice` as **not support
 do not count on it. The cassette records Ollama's default answer only; what the server does with
 each value is unconfirmed here.
 
-SGLang accepts the same `tool_choice` values; how it enforces each one is unconfirmed in our
-sources. One known report (sglang #2877): a forced choice came back with `finish_reason: "stop"`
+How SGLang handles each `tool_choice` value is unconfirmed in our sources. One known report (sglang #2877): a forced choice came back with `finish_reason: "stop"`
 while the message held calls, so look at `tool_calls`, not at `finish_reason` (lesson 02).
 
 ## 7. `strict`: who checks the schema
@@ -394,8 +394,8 @@ enough for a 400:
 **неподдерживаемый**: отправлять его можно, рассчитывать на него нельзя. В записи есть только ответ
 Ollama по умолчанию; что сервер делает с каждым значением, здесь не подтверждено.
 
-SGLang принимает те же значения `tool_choice`; как он соблюдает каждое из них, в наших источниках
-не подтверждено. Есть одно известное сообщение (sglang #2877): при принудительном выборе ответ
+Как SGLang обрабатывает каждое значение `tool_choice`, в наших источниках не подтверждено. Есть
+одно известное сообщение (sglang #2877): при принудительном выборе ответ
 пришёл с `finish_reason: "stop"`, хотя в сообщении были вызовы, — поэтому смотрите на
 `tool_calls`, а не на `finish_reason` (урок 02).
 
