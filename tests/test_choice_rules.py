@@ -173,3 +173,48 @@ def test_the_server_answers_a_recorded_refusal_and_counts_it_served(tmp_path: Pa
             requests.post(server.url + request["path"], json=other, timeout=10).status_code == 400
         )
         assert server.served == {key: 1}
+
+
+# --- the lesson's table is the cassette's answers ------------------------------------------------
+
+
+def recorded_outcome(response: dict[str, Any]) -> str:
+    """What the lesson's `outcome` makes of one recorded answer (English labels)."""
+    if response["status"] == 400:
+        return "refused (400)"
+    calls = response["body"]["choices"][0]["message"].get("tool_calls") or []
+    return {0: "text", 1: "1 call"}.get(len(calls), f"{len(calls)} calls")
+
+
+def test_the_lessons_table_shows_what_the_cassette_records() -> None:
+    import json
+
+    from helpers.lessons import cassette_path
+    from helpers.paths import NOTEBOOKS_DIR
+    from helpers.replay.scenarios.n08_choosing_tools import ANSWERS, SETTINGS
+
+    columns = {"moonshot_thinking": 1, "moonshot_k3": 2, "vllm": 3, "llamacpp_hermes": 4}
+    columns["ollama"] = 5
+    nb = json.loads((NOTEBOOKS_DIR / "en" / "08_choosing_tools.ipynb").read_text("utf-8"))
+    table = next(
+        "".join(o["text"])
+        for c in nb["cells"]
+        if c["cell_type"] == "code" and "compare_table(rows" in "".join(c["source"])
+        for o in c["outputs"]
+    )
+    cells = [
+        [cell.strip() for cell in line.split("  ") if cell.strip()]
+        for line in table.splitlines()[2:]
+    ]
+    assert len(cells) == len(SETTINGS) and all(len(row) == 6 for row in cells)
+    recorded = {
+        tuple(item["label"].split("/")[:2]): recorded_outcome(item["response"])
+        for item in json.loads(cassette_path("08_choosing_tools").read_text("utf-8"))[
+            "interactions"
+        ]
+    }
+    for (_, engine, _), rows in ANSWERS.items():
+        for row_number, row in enumerate(SETTINGS):
+            expected = recorded.get((f"choice-{row}", engine), "no answer (404)")
+            assert cells[row_number][columns[engine]] == expected, (engine, row)
+            assert (row in rows) == (expected != "no answer (404)")
