@@ -209,7 +209,7 @@ forces a tool should expect to ask again for the rest.
 
 ## 3. The same settings on five engines
 
-Now the same five requests go to five engines. Each column is one engine, each row one setting,
+Now five settings go to five engines. Each column is one engine, each row one setting,
 and each cell is what `outcome` made of that engine's answer: in replay mode the recorded answer,
 or the 400 the replay server gives where the engine documents one. "no answer (404)" means the
 cassette holds no answer, because none of our sources says what that engine does.
@@ -219,7 +219,7 @@ cassette holds no answer, because none of our sources says what that engine does
 
 ## 3. Те же настройки на пяти движках
 
-Теперь те же пять запросов уходят к пяти движкам. Столбец — это движок, строка — настройка, а
+Теперь пять настроек уходят к пяти движкам. Столбец — это движок, строка — настройка, а
 ячейка — то, что `outcome` извлекла из ответа этого движка: в режиме воспроизведения — записанный
 ответ или 400, который replay-сервер выдаёт там, где движок такую ошибку документирует. «нет ответа
 (404)» значит, что в записи ответа нет: ни один из наших источников не говорит, что делает этот
@@ -390,8 +390,8 @@ enough for a 400:
 """, """
 ## 6. Ollama и SGLang
 
-В документации OpenAI-совместимого адреса API (endpoint) Ollama (`/v1`) `tool_choice` значится как
-**неподдерживаемый**: отправлять его можно, рассчитывать на него нельзя. В записи есть только ответ
+Документация Ollama относит `tool_choice` к **неподдерживаемым** параметрам его OpenAI-совместимого
+адреса API (endpoint) `/v1`: отправить его можно, рассчитывать на него нельзя. В записи есть только ответ
 Ollama по умолчанию; что сервер делает с каждым значением, здесь не подтверждено.
 
 Как SGLang обрабатывает каждое значение `tool_choice`, в наших источниках не подтверждено. Есть
@@ -457,7 +457,7 @@ if conn.replay_only("Kimi K2.6 on the Moonshot platform"):
     md("""
 ## Summary
 
-- `"auto"` and `"none"` mean the same everywhere; `"required"`, a named function and
+- `"auto"` and `"none"` mean the same on every engine recorded; `"required"`, a named function and
   `parallel_tool_calls` depend on the engine: refused (Moonshot with thinking on), ignored (a
   named function on Kimi K3, `parallel_tool_calls: false` on llama.cpp with a Hermes template),
   or enforced by a grammar (vLLM, llama.cpp).
@@ -469,7 +469,7 @@ if conn.replay_only("Kimi K2.6 on the Moonshot platform"):
 """, """
 ## Итоги
 
-- `"auto"` и `"none"` везде значат одно и то же; `"required"`, функция по имени и
+- `"auto"` и `"none"` на всех записанных движках значат одно и то же; `"required"`, функция по имени и
   `parallel_tool_calls` зависят от движка: отказ (Moonshot с включённым рассуждением), молчаливое
   игнорирование (функция по имени у Kimi K3, `parallel_tool_calls: false` у llama.cpp с шаблоном
   Hermes) или соблюдение через грамматику (vLLM, llama.cpp).
