@@ -31,6 +31,8 @@ ENGINES: tuple[str, ...] = (
     "vllm_qwen3_coder",
     "ollama",
     "llamacpp",
+    "moonshot_k3",
+    "llamacpp_hermes",
 )
 """Every engine profile in `helpers.replay.profiles.PROFILES`, in that order."""
 

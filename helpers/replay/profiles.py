@@ -15,6 +15,10 @@ from typing import Literal
 from helpers import catalog
 
 Provider = Literal["kimi", "qwen"]
+NamedChoice = Literal["calls_of_it", "one_call", "ignored"]
+"""A named `tool_choice`: calls of that tool only (OpenAI's promise), exactly one call (vLLM's
+structured output holds one function's arguments), or no effect at all (Kimi K3 on Moonshot's
+platform treats it as if no `tool_choice` were sent)."""
 IdStyle = Literal["moonshot", "model", "history", "hermes", "vllm16", "ollama", "llamacpp"]
 
 MODEL_NAMES: dict[str, str] = catalog.MODEL_NAMES
@@ -41,6 +45,9 @@ class EngineProfile:
     # `parallel_tool_calls: true`
     system_fingerprint: str | None = None  # sent on every response and chunk when set
     drifts_on_foreign_ids: bool = False  # foreign history ids make the model write odd ids
+    honours_parallel_false: bool = True  # False: `parallel_tool_calls: false` may still give
+    # several calls (llama.cpp with a Hermes-format template keeps `(tool-call space)+`)
+    named_choice: NamedChoice = "calls_of_it"  # what a named `tool_choice` lets the model write
 
     def base_path(self, provider: str) -> str:
         """URL prefix the replay server serves this profile under, e.g. `/v1`."""
@@ -156,6 +163,43 @@ THINKING_PROFILES: tuple[EngineProfile, ...] = (
     ),
 )
 
+# Choosing tools (lesson 08): engines whose `tool_choice` and `parallel_tool_calls` handling the
+# lesson compares. `vllm`, `moonshot_thinking` and `ollama` are reused from above.
+CHOICE_PROFILES: tuple[EngineProfile, ...] = (
+    EngineProfile(
+        name="moonshot_k3",
+        providers=("kimi",),
+        summary="Moonshot platform API with Kimi K3 (`kimi-k3`, thinking always on): reasoning in "
+        "`reasoning_content`; `tool_choice` accepts only auto, none and required (required with "
+        "no tools and any other string: a 400), and a named function is silently ignored, as "
+        "if no `tool_choice` were sent (Kimi-Vendor-Verifier's K3 tests); tools strict by "
+        "default. Ids `name:N` as for K2 (unconfirmed for K3).",
+        id_style="moonshot",
+        empty_content="",
+        lists_empty_tool_calls=False,
+        response_id_hex=24,
+        reasoning_field="reasoning_content",
+        model_name="kimi-k3",
+        named_choice="ignored",
+    ),
+    EngineProfile(
+        name="llamacpp_hermes",
+        providers=("qwen",),
+        summary="llama.cpp's `llama-server` (`--jinja`, the default) serving a Qwen3 GGUF, whose "
+        "template writes Hermes-style `<tool_call>` JSON: calls constrained by a grammar; the "
+        "parallel default comes from the template's capabilities (on for Qwen3), and with the "
+        "Hermes format `parallel_tool_calls: false` still allows several calls (the grammar "
+        "keeps `(tool-call space)+`); `required` lets text come before the first call; "
+        "reasoning in `reasoning_content`; ids of 32 letters and digits.",
+        id_style="llamacpp",
+        empty_content="",
+        lists_empty_tool_calls=False,
+        reasoning_field="reasoning_content",
+        model_name="Qwen3-8B-Q8_0.gguf",
+        honours_parallel_false=False,
+    ),
+)
+
 PROFILES: dict[str, EngineProfile] = {
     p.name: p
     for p in [
@@ -177,6 +221,7 @@ PROFILES: dict[str, EngineProfile] = {
             summary="vLLM with `--tool-call-parser kimi_k2`: ids `functions.name:N` as the model "
             "wrote them, finish_reason `tool_calls`, content null when only calls are made.",
             id_style="model",
+            named_choice="one_call",  # structured outputs hold one function's arguments
         ),
         EngineProfile(
             name="sglang",
@@ -215,6 +260,7 @@ PROFILES: dict[str, EngineProfile] = {
         ),
         *THINKING_PROFILES,
         *QWEN_TODAY_PROFILES,
+        *CHOICE_PROFILES,
     ]
 }
 

@@ -390,7 +390,11 @@ class _ReplayHandler(JsonHandler):
         if not isinstance(body, dict):
             raise ApiError(400, "The request body must be a JSON object.", param=None)
         if route["endpoint"] == "chat/completions":
-            check_chat_request(body, engine=route["engine"])
+            try:
+                check_chat_request(body, engine=route["engine"])
+            except ApiError:
+                replay.note_refusal(path, body)  # a cassette may record this very refusal
+                raise
         elif "model" not in body:
             raise ApiError(400, "you must provide a model parameter")
         interaction = replay.find(path, body, lesson=lesson)
@@ -500,6 +504,13 @@ class ReplayServer(LoopbackService):
             if log_path:
                 with open(log_path, "a", encoding="utf-8") as out:
                     out.write(name + "\n")
+
+    def note_refusal(self, path: str, body: dict[str, Any]) -> None:
+        """Count a request the server's checks refused as served when a cassette records it
+        (synthesis records the same error for a turn declared refused)."""
+        key = request_key(canonical_request(path, body))
+        if key in self._index:
+            self._served(served_id(key))
 
     def find(self, path: str, body: dict[str, Any], lesson: str | None = None) -> Interaction:
         """The recording for a request (the lesson's own cassette first, else the last loaded

@@ -40,6 +40,7 @@ from helpers.replay.profiles import EngineProfile, get_profile, replay_model, st
 from helpers.replay.scenarios import RUN_TOOL, Scenario, Turn, all_scenarios
 from helpers.replay.scenarios.common import lesson_registry
 from helpers.replay.server import served_id
+from helpers.replay.validation import ApiError, check_chat_request
 from helpers.tools import tool_result_content
 
 SOURCE = (
@@ -448,6 +449,12 @@ def check_scenario(scenario: Scenario) -> None:
     for number, turn in enumerate(scenario.turns, 1):
         where = f"{scenario.name} turn {number}"
         last = number == len(scenario.turns)
+        if turn.refused:
+            if turn.tool_calls or turn.content is not None or turn.results or not last:
+                raise ScenarioError(
+                    f"{where}: a refused turn is the last one and has no content, calls or results"
+                )
+            continue
         if not turn.tool_calls and turn.content is None:
             raise ScenarioError(f"{where}: neither content nor tool calls")
         if not turn.tool_calls and not last:
@@ -463,7 +470,12 @@ def check_reply_allowed(scenario: Scenario, turn: Turn, body: dict[str, Any], wh
     forbids, or that the engine profile cannot produce: synthesis must not record an answer
     no real server gives to that request."""
     names = [name for name, _ in turn.tool_calls]
-    if scenario.api == "chat":
+    profile = (
+        None if scenario.api == "completions" else get_profile(scenario.provider, scenario.engine)
+    )
+    if turn.refused:
+        return
+    if profile is not None:
         choice = body.get("tool_choice")
         if choice == "none" and names:
             raise ScenarioError(
@@ -471,21 +483,24 @@ def check_reply_allowed(scenario: Scenario, turn: Turn, body: dict[str, Any], wh
             )
         if choice == "required" and not names:
             raise ScenarioError(f'{where}: tool_choice="required" needs a call; the turn has none')
-        if isinstance(choice, dict):
+        if isinstance(choice, dict) and profile.named_choice != "ignored":
             wanted = (choice.get("function") or {}).get("name")
             if not names or any(name != wanted for name in names):
                 raise ScenarioError(
                     f"{where}: tool_choice names the tool {wanted!r}, so the reply calls it and "
                     f"only it; the turn calls {names or 'nothing'}"
                 )
-        if body.get("parallel_tool_calls") is False and len(names) > 1:
+            if profile.named_choice == "one_call" and len(names) != 1:
+                raise ScenarioError(
+                    f"{where}: {profile.name} holds a named tool_choice to one call (structured "
+                    f"output of one function's arguments); the turn makes {len(names)}"
+                )
+        parallel_capped = body.get("parallel_tool_calls") is False
+        if parallel_capped and profile.honours_parallel_false and len(names) > 1:
             raise ScenarioError(
                 f"{where}: parallel_tool_calls=false allows at most one call per reply; the turn "
                 f"makes {len(names)}"
             )
-    profile = (
-        None if scenario.api == "completions" else get_profile(scenario.provider, scenario.engine)
-    )
     if turn.reasoning and (profile is None or not profile.reasoning_field):
         engine = profile.name if profile else "/completions"
         raise ScenarioError(
@@ -542,6 +557,9 @@ def chat_exchange(scenario: Scenario, turn: Turn, messages: list[dict[str, Any]]
             f"{scenario.name}: the {profile.name} engine rejects {refused}; "
             "its real service would answer with an error, not a reply"
         )
+    refusal = server_refusal(scenario, body)
+    if turn.refused or refusal:
+        return refused_exchange(scenario, turn, path, body, refusal)
     seed = request_seed(path, body)
     reply = engine_reply(profile, scenario.provider, turn, messages, seed)
     prompt_chars = len(json.dumps(body["messages"])) + len(json.dumps(scenario.tools or []))
@@ -573,6 +591,38 @@ def chat_exchange(scenario: Scenario, turn: Turn, messages: list[dict[str, Any]]
     if reply.reasoning and profile.reasoning_field:
         reasoning = {profile.reasoning_field: reply.reasoning}
     return Exchange(path, body, response, seen, reasoning)
+
+
+def server_refusal(scenario: Scenario, body: dict[str, Any]) -> ApiError | None:
+    """The error the replay server's own checks give this request at the scenario's engine (the
+    rules of `helpers.replay.validation`), or None when it is accepted."""
+    try:
+        check_chat_request(body, engine=scenario.engine)
+    except ApiError as error:
+        return error
+    return None
+
+
+def refused_exchange(
+    scenario: Scenario, turn: Turn, path: str, body: dict[str, Any], refusal: ApiError | None
+) -> Exchange:
+    """A turn the engine refuses: the recorded answer is the replay server's own error, so the
+    cassette and the server agree. A refused turn the checks accept, or an accepted turn they
+    refuse, stops synthesis."""
+    engine = get_profile(scenario.provider, scenario.engine).name
+    if refusal is None:
+        raise ScenarioError(
+            f"{scenario.name}: the turn is declared refused, but {engine} accepts this request "
+            "(helpers/replay/validation.py has no rule refusing it)"
+        )
+    if not turn.refused:
+        raise ScenarioError(
+            f"{scenario.name}: {engine} refuses this request with HTTP {refusal.status} "
+            f"({refusal.message}); declare Turn(refused=True) to record the error, or change "
+            "the setting"
+        )
+    response = {"status": refusal.status, "headers": refusal.headers, "body": refusal.body()}
+    return Exchange(path, body, response, ParseResult("", []))
 
 
 def include_usage(body: dict[str, Any]) -> bool:

@@ -316,6 +316,8 @@ def check_moonshot(body: dict[str, Any]) -> None:
     if model in LOCKED_SAMPLING_MODELS:
         check_locked_sampling(body)
     check_thinking(body)
+    if model in K3_MODELS:
+        check_k3_tool_choice(body)
 
 
 def check_locked_sampling(body: dict[str, Any]) -> None:
@@ -408,3 +410,31 @@ def check_thinking(body: dict[str, Any]) -> None:
             and not message.get("reasoning_content")
         ):
             raise ApiError(400, REASONING_MISSING.format(index=index), param=None)
+
+
+# --- Kimi K3 on the Moonshot platform ---------------------------------------------------------
+# Source: MoonshotAI's Kimi-Vendor-Verifier, tests/k3_features/test_tool_choice.py (read for this
+# series in 2026): `tool_choice` may be "auto", "none" or "required"; a named function is silently
+# ignored (the request is answered as if no `tool_choice` were sent); "required" without tools, and
+# any other value, get a 400. The tests check the status, not the wording: both texts are ours.
+K3_MODELS = frozenset({"kimi-k3"})
+K3_TOOL_CHOICES = ("auto", "none", "required")
+K3_BAD_TOOL_CHOICE = (
+    "tool_choice {value} is not supported by {model}: use 'auto', 'none' or 'required' "
+    "(a named function is accepted and ignored)"
+)
+K3_REQUIRED_WITHOUT_TOOLS = "tool_choice 'required' needs at least one tool in tools"
+
+
+def check_k3_tool_choice(body: dict[str, Any]) -> None:
+    """Raise the 400s Kimi K3 gives for `tool_choice`: a value other than auto / none / required
+    or a named function, and "required" with no tools (a missing or empty `tools`). A named
+    function passes: K3 ignores it."""
+    choice = body.get("tool_choice")
+    if choice is None or isinstance(choice, dict):
+        return
+    if choice not in K3_TOOL_CHOICES:
+        message = K3_BAD_TOOL_CHOICE.format(value=_quoted(choice), model=body.get("model"))
+        raise ApiError(400, message, param="tool_choice")
+    if choice == "required" and not body.get("tools"):
+        raise ApiError(400, K3_REQUIRED_WITHOUT_TOOLS, param="tool_choice")

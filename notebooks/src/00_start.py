@@ -416,6 +416,7 @@ else:
 | [05 The same loop with Qwen](05_qwen_comparison.ipynb) | the same loop with Qwen, two raw formats side by side |
 | [06 Thinking models and tool calls](06_thinking_models.ipynb) | Kimi K2.6's reasoning on the wire, the 400 when a loop drops it, `reasoning` vs `reasoning_content`, `<think>` in raw text, Kimi id hygiene |
 | [07 Qwen then and now](07_qwen_today.ipynb) | Qwen3's thinking and Qwen3.5's XML calls, typed values, Ollama and llama.cpp on a laptop |
+| [08 Choosing tools](08_choosing_tools.ipynb) | `tool_choice`, parallel calls and `strict` on five engines: what is refused, ignored or enforced |
 """, """
 ## 5. Карта уроков
 
@@ -428,6 +429,7 @@ else:
 | [05 Тот же цикл с Qwen](05_qwen_comparison.ipynb) | тот же цикл с Qwen, два сырых формата рядом |
 | [06 Модели с рассуждением и вызов инструментов](06_thinking_models.ipynb) | рассуждение Kimi K2.6 в ответе API, ошибка 400, когда цикл его теряет, `reasoning` и `reasoning_content`, `<think>` в сыром выводе, порядок в id вызовов Kimi |
 | [07 Qwen тогда и сейчас](07_qwen_today.ipynb) | рассуждения Qwen3 и вызовы в XML у Qwen3.5, типы значений, Ollama и llama.cpp на ноутбуке |
+| [08 Выбор инструментов](08_choosing_tools.ipynb) | `tool_choice`, параллельные вызовы и `strict` на пяти движках: что отвергается, не учитывается или соблюдается |
 """),
     md("""
 ## Summary

@@ -884,10 +884,10 @@ check_split_think(split_think)
     ),
     md(
         """
-That is the end of the series. Back to the start: [00 Start here: how an LLM calls tools](00_start.ipynb)
+[Next: 08 Choosing tools](08_choosing_tools.ipynb)
 """,
         """
-Это конец серии. Вернуться к началу: [00 С чего начать: как LLM вызывает инструменты](00_start.ipynb)
+[Дальше: 08 Выбор инструментов](08_choosing_tools.ipynb)
 """,
     ),
 ])

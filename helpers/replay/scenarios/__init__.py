@@ -45,6 +45,10 @@ class Turn:
     request: dict[str, Any] = field(default_factory=dict)
     """Settings of the request that asks for this reply, over `Scenario.request_extra` (e.g.
     `{"tool_choice": "none"}` in the last round); a value of None leaves the setting out."""
+    refused: bool = False
+    """The engine answers this request with an HTTP error instead of a reply: synthesis records
+    the error the replay server's own checks give (`helpers.replay.validation`), and refuses the
+    scenario when those checks accept the request. A refused turn is the last one."""
 
 
 @dataclass(frozen=True)

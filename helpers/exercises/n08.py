@@ -1,0 +1,172 @@
+"""Self-checks for lesson 08 (choosing tools): settings that give exactly one call on vLLM, which
+engine refuses or ignores a named function, and a tool schema Moonshot accepts in strict mode."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from helpers.exercises._verdict import NotYet, Verdict, verdict
+from helpers.replay.validation import ApiError, check_moonshot_tools
+
+TOOL = "get_weather"
+ENGINES = ("Moonshot K2.6", "Moonshot K3", "vLLM")
+# A named tool_choice, engine by engine (the lesson's table): Kimi K2.6 with thinking on refuses
+# it, Kimi K3 ignores it, vLLM holds it to one call with structured outputs.
+NAMED_REFUSED = frozenset({"Moonshot K2.6"})
+NAMED_IGNORED = frozenset({"Moonshot K3"})
+SHAPE = '{"type": "function", "function": {"name": "get_weather", ...}}'
+
+
+def _one_call(settings: Any) -> None:
+    """Raise NotYet at the first reason `settings` does not force exactly one call on vLLM."""
+    if not isinstance(settings, dict):
+        raise NotYet(
+            f"settings should be a dict of keyword arguments, got {type(settings).__name__}.",
+            "settings должен быть словарём именованных аргументов, а не "
+            f"{type(settings).__name__}.",
+        )
+    choice = settings.get("tool_choice", "auto")
+    if choice in ("auto", None):
+        raise NotYet(
+            'with "auto" the model decides: it may answer in text or make two calls '
+            "(parallel_tool_calls=False would only cap the number, and vLLM's handling of it is "
+            "not confirmed).",
+            'при "auto" решает модель: она может ответить текстом или сделать два вызова '
+            "(parallel_tool_calls=False только ограничил бы их число, а как его соблюдает vLLM, "
+            "не подтверждено).",
+        )
+    if choice == "none":
+        raise NotYet('"none" forbids calls altogether.', '"none" вообще запрещает вызовы.')
+    if choice == "required":
+        raise NotYet(
+            '"required" promises at least one call, not exactly one: the table shows two.',
+            '"required" обещает хотя бы один вызов, а не ровно один: в таблице их два.',
+        )
+    if isinstance(choice, str):
+        raise NotYet(
+            f"tool_choice {choice!r} is not a value vLLM knows: a function is named with an "
+            'object {"type": "function", "function": {"name": ...}}.',
+            f"tool_choice {choice!r} — не то значение, которое знает vLLM: функцию называют "
+            'объектом {"type": "function", "function": {"name": ...}}.',
+        )
+    if not isinstance(choice, dict) or choice.get("type") != "function":
+        raise NotYet(
+            'a named choice is an object with "type": "function".',
+            'выбор по имени — это объект с "type": "function".',
+        )
+    function = choice.get("function")
+    name = function.get("name") if isinstance(function, dict) else None
+    if name != TOOL:
+        raise NotYet(
+            f'the object names its function under "function": {{"name": ...}}; here it names '
+            f"{name!r}, the tool is {TOOL!r}.",
+            f'объект называет функцию в "function": {{"name": ...}}; здесь названо {name!r}, '
+            f"а инструмент называется {TOOL!r}.",
+        )
+
+
+def check_one_call(settings: Any) -> Verdict:
+    """Exercise 1: the create() settings that make vLLM return exactly one get_weather call."""
+    return verdict(lambda: _one_call(settings))
+
+
+def _engine_set(value: Any, name: str) -> set[str]:
+    """The student's set of engine names, checked against the three the exercise lists."""
+    if isinstance(value, str) or not isinstance(value, set | frozenset | list | tuple):
+        raise NotYet(
+            f"{name} should be a set of engine names, such as {{'vLLM'}}.",
+            f"{name} должен быть множеством названий движков, например {{'vLLM'}}.",
+        )
+    unknown = sorted(str(item) for item in value if item not in ENGINES)
+    if unknown:
+        raise NotYet(
+            f"{name} holds {unknown}; use the names {list(ENGINES)}.",
+            f"в {name} есть {unknown}; используйте названия {list(ENGINES)}.",
+        )
+    return set(value)
+
+
+def _named_choice(refuses: Any, ignores: Any) -> None:
+    """Raise NotYet at the first engine put in the wrong set."""
+    refused = _engine_set(refuses, "refuses")
+    ignored = _engine_set(ignores, "ignores")
+    if not refused and not ignored:
+        raise NotYet(
+            "fill both sets from the table's row for the named function (get_weather).",
+            "заполните оба множества по строке таблицы для функции по имени (get_weather).",
+        )
+    if "Moonshot K3" in refused:
+        raise NotYet(
+            "Kimi K3 does not refuse a named function: it accepts the request and ignores the "
+            "choice.",
+            "Kimi K3 не отказывает в выборе функции по имени: он принимает запрос и не учитывает "
+            "выбор.",
+        )
+    if "vLLM" in refused | ignored:
+        raise NotYet(
+            "vLLM keeps a named choice: structured outputs hold the reply to one call of that "
+            "function.",
+            "vLLM соблюдает выбор по имени: структурированный вывод ограничивает ответ одним "
+            "вызовом этой функции.",
+        )
+    if "Moonshot K2.6" in ignored or "Moonshot K2.6" not in refused:
+        raise NotYet(
+            "Kimi K2.6 with thinking on answers a forced choice, named or required, with HTTP 400.",
+            "Kimi K2.6 с включённым рассуждением отвечает на принудительный выбор, по имени или "
+            "required, ошибкой HTTP 400.",
+        )
+    if ignored != NAMED_IGNORED:
+        raise NotYet(
+            "one engine answers a named choice as if tool_choice were absent: which one ignored "
+            "it in the table?",
+            "один движок отвечает на выбор по имени так, будто tool_choice нет: какой из них "
+            "не заметил его в таблице?",
+        )
+    assert refused == NAMED_REFUSED  # every other combination was named above
+
+
+def check_named_choice(refuses: Any, ignores: Any) -> Verdict:
+    """Exercise 2: which engines refuse a named tool_choice, and which ignore it."""
+    return verdict(lambda: _named_choice(refuses, ignores))
+
+
+def _strict_tool(tool: Any) -> None:
+    """Raise NotYet unless Moonshot accepts `tool` in strict mode with both parameters kept."""
+    function = tool.get("function") if isinstance(tool, dict) else None
+    if not isinstance(function, dict) or function.get("name") != TOOL:
+        raise NotYet(
+            f"keep the tool's shape: {SHAPE}.",
+            f"сохраните вид инструмента: {SHAPE}.",
+        )
+    if "strict" in tool or "strict" in function:
+        raise NotYet(
+            "leave strict out: the exercise asks for a schema strict mode accepts (strict: false "
+            'would switch the check off, and "false" as a string is not false at all).',
+            "не указывайте strict: нужна схема, которую примет строгий режим (strict: false "
+            'выключил бы проверку, а "false" строкой — вовсе не false).',
+        )
+    properties = (function.get("parameters") or {}).get("properties")
+    if not isinstance(properties, dict) or not {"city", "date"} <= set(properties):
+        raise NotYet(
+            "keep both parameters, city and date: dropping one is not a fix.",
+            "сохраните оба параметра, city и date: удалить один — не исправление.",
+        )
+    try:
+        check_moonshot_tools([copy.deepcopy(tool)])
+    except ApiError as error:
+        raise NotYet(
+            f"Moonshot still refuses it: «{error.message.split(';')[0]}».",
+            f"Moonshot всё ещё отвергает схему: «{error.message.split(';')[0]}».",
+        ) from None
+    date = properties["date"]
+    if not isinstance(date, dict) or not str(date.get("description") or "").strip():
+        raise NotYet(
+            "tell the model what a date looks like in the date's description.",
+            "опишите в description параметра date, как выглядит дата.",
+        )
+
+
+def check_strict_tool(tool: Any) -> Verdict:
+    """Exercise 3: a tool schema the Moonshot platform accepts with strict mode left on."""
+    return verdict(lambda: _strict_tool(tool))

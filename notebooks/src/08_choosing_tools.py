@@ -1,0 +1,590 @@
+"""Lesson 08: choosing tools: tool_choice, parallel_tool_calls and strict, engine by engine."""
+
+from nbbuild import Lesson, code, md
+
+# Student-facing strings of the outcome and table cells, shared by the cells that print them.
+OUTCOME_RU = {
+    '"refused (400)"': '"отказ (400)"',
+    '"no answer (404)"': '"нет ответа (404)"',
+    '"text"': '"текст"',
+    '"1 call"': '"1 вызов"',
+    '" calls"': '" вызова"',
+}
+
+LESSON = Lesson("08_choosing_tools", [
+    md("""
+# Choosing tools
+
+**Goal:** know what `tool_choice`, `parallel_tool_calls` and `strict` promise, and what each engine
+really does with them, so that you pick settings that hold on the server you deploy to.
+""", """
+# Выбор инструментов
+
+**Цель:** понять, что обещают `tool_choice`, `parallel_tool_calls` и `strict` и что с ними на самом
+деле делает каждый движок, чтобы выбирать настройки, которые работают на вашем сервере.
+"""),
+    md("""
+## What you will build
+
+- a small function that sums up one request's answer: refused, text, one call or several;
+- the four values of `tool_choice` and `parallel_tool_calls: false` sent to vLLM;
+- a compatibility table of five engines, computed from their answers, not typed by hand;
+- the Moonshot platform's two surprises: forced choices refused with thinking on, and Kimi K3
+  ignoring a named function without a word;
+- llama.cpp's parallel calls that stay on, and Moonshot's strict schemas.
+""", """
+## Что вы сделаете
+
+- напишете маленькую функцию, которая подводит итог ответа на один запрос: отказ, текст, один
+  вызов или несколько;
+- отправите в vLLM четыре значения `tool_choice` и `parallel_tool_calls: false`;
+- соберёте таблицу совместимости пяти движков (engine) — она вычисляется из их ответов, а не
+  набирается вручную;
+- увидите два сюрприза платформы Moonshot: отказ от принудительного выбора при включённом
+  рассуждении и Kimi K3, который молча не замечает выбор инструмента по имени;
+- разберёте параллельные вызовы llama.cpp, которые не выключаются, и строгие схемы Moonshot.
+"""),
+    md("""
+## Setup
+
+The main engine of this lesson is vLLM serving Kimi-K2 (`--tool-call-parser kimi_k2`). In replay
+mode every answer comes from a cassette **synthesized** from each engine's documentation, not
+captured from real servers: Moonshot's platform docs and third-party reports of its errors, the
+Kimi K3 tests of Moonshot's vendor verifier, vLLM's tool-calling docs, llama.cpp's behaviour as
+observed on a real `llama-server`, and Ollama's compatibility docs. A setting no source documents
+for an engine is not recorded, and the table below says so. With `LLM_MODE=live` and the `KIMI_*`
+variables the cells talk to your server, and the table gets one column: that server.
+""", """
+## Подготовка
+
+Главный движок урока — vLLM с моделью Kimi-K2 (`--tool-call-parser kimi_k2`). В режиме
+воспроизведения (replay) все ответы берутся из записи (кассеты), **синтезированной** по документации
+каждого движка, а не записанной с настоящих серверов: документация платформы Moonshot и сообщения
+сторонних разработчиков о её ошибках, тесты Kimi K3 из набора проверок Moonshot для поставщиков
+(vendor verifier), документация vLLM о вызове инструментов, поведение llama.cpp, которое наблюдали
+на настоящем `llama-server`, и документация Ollama о совместимости. Если ни один источник не
+описывает, что движок делает с настройкой, ответ не записан, и таблица ниже так и пишет. С
+`LLM_MODE=live` и переменными `KIMI_*` ячейки работают с вашим сервером, а в таблице остаётся один
+столбец — этот сервер.
+"""),
+    code('''
+import openai
+from openai import OpenAI
+
+from helpers import connect, set_language
+from helpers.display import compare_table, show_tool_calls
+
+set_language("en")  # the language of the helpers' messages
+conn = connect("kimi", engine="vllm")  # Kimi-K2 behind vLLM's kimi_k2 parser
+client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
+model_name = conn.model_name
+conn
+''', ru={"# Kimi-K2 behind vLLM's kimi_k2 parser": "# Kimi-K2 в vLLM с парсером kimi_k2"}),
+    md("""
+## 1. One question, many possible answers
+
+The guide's weather tool and a question that needs it twice: the model may call `get_weather` for
+both cities at once (parallel calls), call it once, or answer in words.
+""", """
+## 1. Один вопрос, много возможных ответов
+
+Инструмент погоды из руководства и вопрос, для которого он нужен дважды: модель может вызвать
+`get_weather` сразу для обоих городов (параллельные вызовы), вызвать его один раз или ответить
+словами.
+"""),
+    code('''
+tools = [{
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Get weather information. "
+                       "Call this tool when the user needs to get weather information",
+        "parameters": {
+            "type": "object",
+            "required": ["city"],
+            "properties": {"city": {"type": "string", "description": "City name"}},
+        },
+    },
+}]
+messages = [{"role": "user", "content": "Do I need an umbrella in Beijing or in Shanghai today?"}]
+'''),
+    md("""
+Every request below sends these `messages` and `tools`; only the settings change. `outcome` sums
+up the answer in a few words. A refusal is an answer too: `openai` raises `BadRequestError` for an
+HTTP 400, and we keep it as a result instead of letting it stop the cell.
+""", """
+Все запросы ниже отправляют эти `messages` и `tools`; меняются только настройки. `outcome`
+подводит итог ответа в нескольких словах. Отказ — тоже ответ: на HTTP 400 библиотека `openai`
+выбрасывает `BadRequestError`, и мы сохраняем его как результат, а не даём ему остановить ячейку.
+"""),
+    code('''
+def outcome(client, model_name, **settings):
+    """What one request gets back: refused, text, or how many tool calls."""
+    try:
+        completion = client.chat.completions.create(
+            model=model_name, messages=messages, tools=tools, **settings
+        )
+    except openai.BadRequestError:
+        return "refused (400)"
+    except openai.NotFoundError:
+        return "no answer (404)"
+    tool_calls = completion.choices[0].message.tool_calls or []
+    if not tool_calls:
+        return "text"
+    return "1 call" if len(tool_calls) == 1 else str(len(tool_calls)) + " calls"
+
+
+outcome(client, model_name, tool_choice="auto")
+''', ru=OUTCOME_RU),
+    md("""
+## 2. What each setting promises
+
+OpenAI defined these settings, and the other engines of this lesson reuse their names. What
+OpenAI promises:
+
+| setting | promise |
+|---|---|
+| `tool_choice="auto"` | the model decides: text, one call or several (the default when `tools` are sent) |
+| `tool_choice="none"` | no call, text only (the default without `tools`) |
+| `tool_choice="required"` | at least one call; how many is the model's choice |
+| `tool_choice={"type": "function", "function": {"name": "get_weather"}}` | a call of that function |
+| `parallel_tool_calls=False` | at most one call per reply (the default is `True`) |
+| `"strict": True` in a function | the arguments follow the schema exactly |
+
+Note what is missing: no single value means "exactly one call". On OpenAI, a forced choice
+(`"required"` or a named function) together with `parallel_tool_calls=False` gives that. Here is
+how vLLM answers the four values of `tool_choice`:
+""", """
+## 2. Что обещает каждая настройка
+
+Эти настройки придумала OpenAI, а остальные движки урока используют те же названия. Что
+обещает OpenAI:
+
+| настройка | обещание |
+|---|---|
+| `tool_choice="auto"` | решает модель: текст, один вызов или несколько (по умолчанию, если переданы `tools`) |
+| `tool_choice="none"` | никаких вызовов, только текст (по умолчанию без `tools`) |
+| `tool_choice="required"` | хотя бы один вызов; сколько именно, выбирает модель |
+| `tool_choice={"type": "function", "function": {"name": "get_weather"}}` | вызов именно этой функции |
+| `parallel_tool_calls=False` | не больше одного вызова в ответе (по умолчанию `True`) |
+| `"strict": True` в описании функции | аргументы в точности соответствуют схеме |
+
+Обратите внимание, чего здесь нет: ни одно значение само по себе не означает «ровно один вызов».
+У OpenAI это дают принудительный выбор (`"required"` или функция по имени) вместе с
+`parallel_tool_calls=False`. Вот как vLLM отвечает на четыре значения `tool_choice`:
+"""),
+    code('''
+named = {"type": "function", "function": {"name": "get_weather"}}
+for tool_choice in ["auto", "none", "required", named]:
+    print(tool_choice, "->", outcome(client, model_name, tool_choice=tool_choice))
+'''),
+    md("""
+vLLM keeps the promises with **structured outputs**: for `"required"` and a named function it
+constrains generation with a grammar built from the tool schemas, so the model cannot write
+anything but calls. A named function gives exactly one call, because the grammar holds one
+function's arguments. `"auto"` is left unconstrained unless a tool says `"strict": true` (and the
+server's `VLLM_ENFORCE_STRICT_TOOL_CALLING` is on, its default). The first forced request is
+slower while the grammar compiles. With `"none"` the tools are still written into the prompt;
+start vLLM with `--exclude-tools-when-tool-choice-none` to leave them out.
+""", """
+vLLM выполняет обещания через **структурированный вывод** (structured outputs): для `"required"`
+и функции по имени он ограничивает генерацию грамматикой, построенной по схемам инструментов, и
+модель не может написать ничего, кроме вызовов. Функция по имени даёт ровно один вызов, потому что
+грамматика описывает аргументы одной функции. `"auto"` остаётся без ограничений, если только у
+инструмента нет `"strict": true` (и на сервере включён `VLLM_ENFORCE_STRICT_TOOL_CALLING` — он
+включён по умолчанию). Первый запрос с принудительным выбором выполняется дольше, пока грамматика
+компилируется. При `"none"` инструменты всё равно попадают в промпт; чтобы их убрать, запустите vLLM
+с флагом `--exclude-tools-when-tool-choice-none`.
+"""),
+    code('''
+if conn.replay_only("vLLM's answer to a named function"):
+    completion = client.chat.completions.create(
+        model=model_name, messages=messages, tools=tools, tool_choice=named
+    )
+    show_tool_calls(completion.choices[0].message.tool_calls)
+''', ru={'"vLLM\'s answer to a named function"': '"ответ vLLM на функцию по имени"'}),
+    md("""
+One call, for Beijing only: the grammar made the model stop after the first city. A loop that
+forces a tool should expect to ask again for the rest.
+
+## 3. The same settings on five engines
+
+Now five settings go to five engines. Each column is one engine, each row one setting,
+and each cell is what `outcome` made of that engine's answer: in replay mode the recorded answer,
+or the 400 the replay server gives where the engine documents one. "no answer (404)" means the
+cassette holds no answer, because none of our sources says what that engine does.
+""", """
+Один вызов, только для Пекина: грамматика заставила модель остановиться после первого города.
+Цикл, который принуждает модель к вызову, должен быть готов спросить ещё раз об остальном.
+
+## 3. Те же настройки на пяти движках
+
+Теперь пять настроек уходят к пяти движкам. Столбец — это движок, строка — настройка, а
+ячейка — то, что `outcome` извлекла из ответа этого движка: в режиме воспроизведения — записанный
+ответ или 400, который replay-сервер выдаёт там, где движок такую ошибку документирует. «нет ответа
+(404)» значит, что в записи ответа нет: ни один из наших источников не говорит, что делает этот
+движок.
+"""),
+    code('''
+SETTINGS = {
+    "auto": {"tool_choice": "auto"},
+    "none": {"tool_choice": "none"},
+    "required": {"tool_choice": "required"},
+    "named: get_weather": {"tool_choice": named},
+    "auto, parallel_tool_calls=False": {"tool_choice": "auto", "parallel_tool_calls": False},
+}
+ENGINES = {  # column -> (provider, engine profile)
+    "Moonshot K2.6": ("kimi", "moonshot_thinking"),
+    "Moonshot K3": ("kimi", "moonshot_k3"),
+    "vLLM": ("kimi", "vllm"),
+    "llama.cpp": ("qwen", "llamacpp_hermes"),
+    "Ollama": ("qwen", "ollama"),
+}
+''', ru={"# column -> (provider, engine profile)": "# столбец -> (провайдер, профиль движка)",
+        '"named: get_weather"': '"по имени: get_weather"'}),
+    code('''
+def column(engine_conn):
+    """One engine's answers to every setting."""
+    engine_client = OpenAI(base_url=engine_conn.endpoint, api_key=engine_conn.api_key)
+    return [outcome(engine_client, engine_conn.model_name, **s) for s in SETTINGS.values()]
+
+
+if conn.replay_only("the five recorded engines"):
+    columns = {
+        name: column(connect(provider, engine=engine))
+        for name, (provider, engine) in ENGINES.items()
+    }
+else:
+    columns = {conn.model_name: column(conn)}
+rows = [[setting, *cells] for setting, *cells in zip(SETTINGS, *columns.values())]
+compare_table(rows, ["request settings", *columns])
+''', ru={'"the five recorded engines"': '"пять записанных движков"',
+        '"request settings"': '"настройки запроса"'}),
+    md("""
+Read the table row by row:
+
+- **auto** and **none** behave the same on every engine recorded.
+- **required** is refused by Kimi K2.6 with thinking on, and kept by the other engines recorded.
+- **a named function**: a 400 on K2.6, one call on vLLM, and on K3 two calls: K3 ignored the
+  choice and answered as under `"auto"`.
+- **parallel_tool_calls=False** is recorded for llama.cpp alone, and it still made two calls.
+
+The next sections take these engines one at a time.
+
+## 4. Moonshot: thinking refuses a forced choice, K3 ignores a name
+
+On Moonshot's platform a thinking model (K2.5, K2.6, with thinking on, their default) refuses
+`"required"` and a named function with HTTP 400. The texts below are the ones third parties
+report; Moonshot's docs do not quote them. Their wording points at the way out, thinking switched
+off for the request (lesson 06's switch); no source we have confirms that this works.
+""", """
+Читайте таблицу по строкам:
+
+- **auto** и **none** ведут себя одинаково на всех записанных движках.
+- **required** отвергает Kimi K2.6 с включённым рассуждением, остальные записанные движки
+  выполняют.
+- **функция по имени**: 400 у K2.6, один вызов у vLLM и два вызова у K3 — K3 не заметил выбор и
+  ответил так же, как при `"auto"`.
+- **parallel_tool_calls=False** записан только для llama.cpp, и он всё равно сделал два вызова.
+
+Дальше разберём эти движки по одному.
+
+## 4. Moonshot: рассуждение отвергает принудительный выбор, K3 не замечает имя
+
+На платформе Moonshot думающая модель (K2.5, K2.6 с включённым рассуждением — так по умолчанию)
+отвечает HTTP 400 на `"required"` и на функцию по имени. Тексты ошибок ниже — те, что приводят
+сторонние разработчики; в документации Moonshot их нет. Их формулировка подсказывает выход —
+выключить рассуждение для этого запроса (переключатель из урока 06); подтверждения, что это
+работает, в наших источниках нет.
+"""),
+    code('''
+if conn.replay_only("Kimi K2.6 on the Moonshot platform"):
+    k26 = connect("kimi", engine="moonshot_thinking")
+    k26_client = OpenAI(base_url=k26.endpoint, api_key=k26.api_key)
+    for tool_choice in ["required", named]:
+        try:
+            k26_client.chat.completions.create(
+                model=k26.model_name, messages=messages, tools=tools, tool_choice=tool_choice
+            )
+        except openai.BadRequestError as error:
+            print(error.status_code, repr(error.body["message"]))
+''', ru={'"Kimi K2.6 on the Moonshot platform"': '"Kimi K2.6 на платформе Moonshot"'}),
+    md("""
+Kimi K3 is stricter about the values and looser about the meaning. Moonshot's vendor verifier
+tests it: `"auto"`, `"none"` and `"required"` are accepted, `"required"` without tools and any
+other string get a 400, and a named function is **silently ignored**: the request is answered as
+if it had no `tool_choice`. No error tells you; only the calls do.
+""", """
+Kimi K3 строже к значениям и свободнее к их смыслу. Так его проверяют тесты Moonshot для
+поставщиков: `"auto"`, `"none"` и `"required"` принимаются, `"required"` без инструментов и любая
+другая строка получают 400, а функция по имени **молча не учитывается**: запрос обрабатывается
+так, будто `tool_choice` в нём нет. Никакая ошибка об этом не сообщает — это видно только по
+вызовам.
+"""),
+    code('''
+if conn.replay_only("Kimi K3 on the Moonshot platform"):
+    k3 = connect("kimi", engine="moonshot_k3")
+    k3_client = OpenAI(base_url=k3.endpoint, api_key=k3.api_key)
+    completion = k3_client.chat.completions.create(
+        model=k3.model_name, messages=messages, tools=tools, tool_choice=named
+    )
+    show_tool_calls(completion.choices[0].message.tool_calls)
+''', ru={'"Kimi K3 on the Moonshot platform"': '"Kimi K3 на платформе Moonshot"'}),
+    md("""
+Both calls are `get_weather` only because this conversation has one tool. With several tools, the
+"forced" request could call any of them, or none.
+
+## 5. llama.cpp: a grammar, and parallel calls from the template
+
+`llama-server` also constrains calls with a grammar. Two details differ from OpenAI's promises,
+both seen on a real server. The default of `parallel_tool_calls` comes from the chat template's
+capabilities, and Qwen3's template says it supports parallel calls, so they are on. And with a
+Hermes-style template (Qwen3's `<tool_call>` JSON) even `parallel_tool_calls: false` keeps the
+grammar rule that allows one call *or more*; Qwen3.5's XML template does give one call. Its
+`"required"` also lets the model write some text before the first call:
+""", """
+Оба вызова — `get_weather` только потому, что в этом диалоге один инструмент. Будь инструментов
+несколько, «принудительный» запрос мог бы вызвать любой из них или ни одного.
+
+## 5. llama.cpp: грамматика и параллельные вызовы из шаблона
+
+`llama-server` тоже ограничивает вызовы грамматикой. Две детали расходятся с обещаниями OpenAI, и
+обе замечены на настоящем сервере. Значение `parallel_tool_calls` по умолчанию берётся из
+возможностей шаблона чата (chat template), а шаблон Qwen3 заявляет поддержку параллельных вызовов,
+поэтому они включены. А с шаблоном в стиле Hermes (JSON в `<tool_call>` у Qwen3) даже
+`parallel_tool_calls: false` оставляет в грамматике правило «один вызов *или больше*»; шаблон
+Qwen3.5 с XML действительно даёт один вызов. Кроме того, при `"required"` модель может написать
+немного текста перед первым вызовом:
+"""),
+    code('''
+if conn.replay_only("llama.cpp serving Qwen3"):
+    llama = connect("qwen", engine="llamacpp_hermes")
+    llama_client = OpenAI(base_url=llama.endpoint, api_key=llama.api_key)
+    message = llama_client.chat.completions.create(
+        model=llama.model_name, messages=messages, tools=tools, tool_choice="required"
+    ).choices[0].message
+    print(repr(message.content))
+    show_tool_calls(message.tool_calls)
+''', ru={'"llama.cpp serving Qwen3"': '"llama.cpp с моделью Qwen3"'}),
+    md("""
+## 6. Ollama and SGLang
+
+Ollama's OpenAI-compatible endpoint (`/v1`) lists `tool_choice` as **not supported**: send it and
+do not count on it. The cassette records Ollama's default answer only; what the server does with
+each value is unconfirmed here.
+
+How SGLang handles each `tool_choice` value is unconfirmed in our sources. One known report (sglang #2877): a forced choice came back with `finish_reason: "stop"`
+while the message held calls, so look at `tool_calls`, not at `finish_reason` (lesson 02).
+
+## 7. `strict`: who checks the schema
+
+`"strict": true` in a function promises arguments that follow its schema. On OpenAI you ask for
+it, and the schema must then close every object (`"additionalProperties": false`) and list every
+property in `required` (an optional one takes `["string", "null"]`). On vLLM, a strict tool is
+what makes `"auto"` constrained too.
+
+The Moonshot platform turns it around: tools are **strict by default** (`strict` omitted means
+`true`), and a strict schema must stay inside Moonshot's JSON-schema subset, which has no
+`title`, `format`, `$comment` or `prefixItems`, among other limits. A plain-looking date field is
+enough for a 400:
+""", """
+## 6. Ollama и SGLang
+
+Документация Ollama относит `tool_choice` к **неподдерживаемым** параметрам его OpenAI-совместимого
+адреса API (endpoint) `/v1`: отправить его можно, рассчитывать на него нельзя. В записи есть только ответ
+Ollama по умолчанию; что сервер делает с каждым значением, здесь не подтверждено.
+
+Как SGLang обрабатывает каждое значение `tool_choice`, в наших источниках не подтверждено. Есть
+одно известное сообщение (sglang #2877): при принудительном выборе ответ
+пришёл с `finish_reason: "stop"`, хотя в сообщении были вызовы, — поэтому смотрите на
+`tool_calls`, а не на `finish_reason` (урок 02).
+
+## 7. `strict`: кто проверяет схему
+
+`"strict": true` в описании функции обещает аргументы, которые в точности следуют её схеме. В
+OpenAI это включают сами, и тогда схема должна закрывать каждый объект
+(`"additionalProperties": false`) и перечислять все свойства в `required` (необязательное свойство
+получает тип `["string", "null"]`). В vLLM именно строгий инструмент делает ограниченным и режим
+`"auto"`.
+
+Платформа Moonshot устроена наоборот: инструменты **строгие по умолчанию** (если `strict` не указан,
+он равен `true`), а строгая схема должна укладываться в подмножество JSON-схемы Moonshot, где среди
+прочего нет `title`, `format`, `$comment` и `prefixItems`. Безобидного на вид поля с датой
+достаточно для ошибки 400:
+"""),
+    code('''
+dated_tool = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Get the weather for a city on a date.",
+        "parameters": {
+            "type": "object",
+            "required": ["city", "date"],
+            "properties": {
+                "city": {"type": "string", "description": "City name"},
+                "date": {"type": "string", "format": "date"},
+            },
+        },
+    },
+}
+dated_messages = [{"role": "user", "content": "What will the weather be in Beijing on 2026-12-02?"}]
+'''),
+    code('''
+if conn.replay_only("Kimi K2.6 on the Moonshot platform"):
+    try:
+        k26_client.chat.completions.create(
+            model=k26.model_name, messages=dated_messages, tools=[dated_tool]
+        )
+    except openai.BadRequestError as error:
+        print(error.status_code, repr(error.body["message"]))
+''', ru={'"Kimi K2.6 on the Moonshot platform"': '"Kimi K2.6 на платформе Moonshot"'}),
+    md("""
+Two fixes: write the date's shape in the description instead of `format` (exercise 3), or say
+`"strict": false` in so many words, and the platform accepts the schema as it is:
+""", """
+Исправить можно двумя способами: описать вид даты в `description` вместо `format` (упражнение 3)
+или прямо написать `"strict": false`, и тогда платформа примет схему как есть:
+"""),
+    code('''
+if conn.replay_only("Kimi K2.6 on the Moonshot platform"):
+    loose_tool = {"type": "function", "function": {**dated_tool["function"], "strict": False}}
+    completion = k26_client.chat.completions.create(
+        model=k26.model_name, messages=dated_messages, tools=[loose_tool]
+    )
+    show_tool_calls(completion.choices[0].message.tool_calls)
+''', ru={'"Kimi K2.6 on the Moonshot platform"': '"Kimi K2.6 на платформе Moonshot"'}),
+    md("""
+## Summary
+
+- `"auto"` and `"none"` mean the same on every engine recorded; `"required"`, a named function and
+  `parallel_tool_calls` depend on the engine: refused (Moonshot with thinking on), ignored (a
+  named function on Kimi K3, `parallel_tool_calls: false` on llama.cpp with a Hermes template),
+  or enforced by a grammar (vLLM, llama.cpp).
+- No single value means "exactly one call"; on vLLM a named function gives one, on OpenAI a forced
+  choice plus `parallel_tool_calls=False`.
+- Moonshot's tools are strict by default, within its JSON-schema subset; `"strict": false` must be
+  written out.
+- Build the table for your own server and keep the check in your loop: count the calls you get.
+""", """
+## Итоги
+
+- `"auto"` и `"none"` на всех записанных движках значат одно и то же; `"required"`, функция по имени и
+  `parallel_tool_calls` зависят от движка: отказ (Moonshot с включённым рассуждением), молчаливое
+  игнорирование (функция по имени у Kimi K3, `parallel_tool_calls: false` у llama.cpp с шаблоном
+  Hermes) или соблюдение через грамматику (vLLM, llama.cpp).
+- Ни одно значение само по себе не означает «ровно один вызов»; в vLLM его даёт функция по имени, у
+  OpenAI — принудительный выбор вместе с `parallel_tool_calls=False`.
+- Инструменты Moonshot строгие по умолчанию и должны укладываться в его подмножество JSON-схемы;
+  `"strict": false` нужно писать явно.
+- Соберите такую таблицу для своего сервера и оставьте проверку в цикле: считайте вызовы, которые
+  приходят.
+"""),
+    md("""
+## Exercises
+
+Each exercise has a cell for you to edit and a self-check cell. As committed, the self-check says
+"Not yet"; make it say "Correct!". A reference solution follows in a hidden cell.
+
+### Exercise 1. Exactly one call on vLLM
+
+Set `settings` to the keyword arguments for `client.chat.completions.create` that guarantee
+exactly one call of `get_weather` from the vLLM server of this lesson, whatever the question.
+""", """
+## Упражнения
+
+В каждом упражнении есть ячейка, которую вы правите, и ячейка самопроверки (self-check). В
+исходном виде самопроверка говорит «Пока нет»; добейтесь «Верно!». Эталонное решение — в скрытой
+ячейке следом.
+
+### Упражнение 1. Ровно один вызов в vLLM
+
+Запишите в `settings` именованные аргументы для `client.chat.completions.create`, которые
+гарантируют ровно один вызов `get_weather` от сервера vLLM из этого урока, каким бы ни был вопрос.
+"""),
+    code('''
+from helpers.exercises.n08 import check_named_choice, check_one_call, check_strict_tool
+
+settings = {"tool_choice": "auto"}  # your settings here
+''', ru={"# your settings here": "# ваши настройки здесь"}),
+    code('''
+check_one_call(settings)
+'''),
+    code('''
+settings = {"tool_choice": {"type": "function", "function": {"name": "get_weather"}}}
+check_one_call(settings)
+''', hidden=True),
+    md("""
+### Exercise 2. Who refuses, who ignores
+
+A request names a function: `tool_choice={"type": "function", "function": {"name":
+"get_weather"}}`. Of the engines `"Moonshot K2.6"` (thinking on), `"Moonshot K3"` and `"vLLM"`,
+put into `refuses` the ones that answer with HTTP 400, and into `ignores` the ones that accept the
+request and answer as if no `tool_choice` were sent.
+""", """
+### Упражнение 2. Кто отказывает, кто не замечает
+
+Запрос называет функцию по имени: `tool_choice={"type": "function", "function": {"name":
+"get_weather"}}`. Из движков `"Moonshot K2.6"` (рассуждение включено), `"Moonshot K3"` и `"vLLM"`
+положите в `refuses` те, что отвечают HTTP 400, а в `ignores` — те, что принимают запрос и отвечают
+так, будто `tool_choice` не передан.
+"""),
+    code('''
+refuses = set()  # engines answering with HTTP 400
+ignores = set()  # engines answering as if no tool_choice were sent
+''', ru={"# engines answering with HTTP 400": "# движки, которые отвечают HTTP 400",
+        "# engines answering as if no tool_choice were sent":
+        "# движки, которые отвечают так, будто tool_choice нет"}),
+    code('''
+check_named_choice(refuses, ignores)
+'''),
+    code('''
+refuses = {"Moonshot K2.6"}
+ignores = {"Moonshot K3"}
+check_named_choice(refuses, ignores)
+''', hidden=True),
+    md("""
+### Exercise 3. A strict schema Moonshot accepts
+
+Change `my_tool` so that the Moonshot platform accepts it **in strict mode** (leave `strict` out):
+keep the function's name and both parameters, and say in the date's `description` what a date
+looks like instead of using `format`.
+""", """
+### Упражнение 3. Строгая схема, которую примет Moonshot
+
+Измените `my_tool` так, чтобы платформа Moonshot приняла его **в строгом режиме** (`strict` не
+указывайте): сохраните имя функции и оба параметра, а вид даты опишите в `description` вместо
+`format`.
+"""),
+    code('''
+my_tool = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Get the weather for a city on a date.",
+        "parameters": {
+            "type": "object",
+            "required": ["city", "date"],
+            "properties": {
+                "city": {"type": "string", "description": "City name"},
+                "date": {"type": "string", "format": "date"},
+            },
+        },
+    },
+}
+'''),
+    code('''
+check_strict_tool(my_tool)
+'''),
+    code('''
+my_tool["function"]["parameters"]["properties"]["date"] = {
+    "type": "string", "description": "The date as YYYY-MM-DD",
+}
+check_strict_tool(my_tool)
+''', hidden=True),
+    md("""
+That is the end of the series. Back to the start: [00 Start here](00_start.ipynb)
+""", """
+Это конец серии. Вернуться к началу: [00 С чего начать](00_start.ipynb)
+"""),
+])
