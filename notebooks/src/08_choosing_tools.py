@@ -577,8 +577,20 @@ my_tool = {
 check_strict_tool(my_tool)
 '''),
     code('''
-my_tool["function"]["parameters"]["properties"]["date"] = {
-    "type": "string", "description": "The date as YYYY-MM-DD",
+my_tool = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Get the weather for a city on a date.",
+        "parameters": {
+            "type": "object",
+            "required": ["city", "date"],
+            "properties": {
+                "city": {"type": "string", "description": "City name"},
+                "date": {"type": "string", "description": "The date as YYYY-MM-DD"},
+            },
+        },
+    },
 }
 check_strict_tool(my_tool)
 ''', hidden=True),
