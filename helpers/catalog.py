@@ -31,6 +31,8 @@ ENGINES: tuple[str, ...] = (
     "vllm_qwen3_coder",
     "ollama",
     "llamacpp",
+    "moonshot_k3",
+    "vllm_kimi_k3",
 )
 """Every engine profile in `helpers.replay.profiles.PROFILES`, in that order."""
 

@@ -41,6 +41,7 @@ class EngineProfile:
     # `parallel_tool_calls: true` (llama.cpp's server)
     system_fingerprint: str | None = None  # sent on every response and chunk when set
     drifts_on_foreign_ids: bool = False  # foreign history ids make the model write odd ids
+    ignores_named_choice: bool = False  # a named `tool_choice` is accepted and ignored (Kimi K3)
 
     def base_path(self, provider: str) -> str:
         """URL prefix the replay server serves this profile under, e.g. `/v1`."""
@@ -149,6 +150,39 @@ THINKING_PROFILES: tuple[EngineProfile, ...] = (
     ),
 )
 
+# Kimi K3 (July 2026, lesson 09): the model writes XTML tags, not K2's call sections; no call id
+# is in the text, so the server invents one. Reasoning is always on and goes back in the history.
+K3_PROFILES: tuple[EngineProfile, ...] = (
+    EngineProfile(
+        name="moonshot_k3",
+        providers=("kimi",),
+        summary="Moonshot platform API with kimi-k3: thinking always on, reasoning in "
+        "`reasoning_content`, which must come back with every assistant message; "
+        "`thinking.effort` low, high or max; `tool_choice` only auto, none or required (a named "
+        'function is accepted and silently ignored; "required" without tools: a 400); ids '
+        "`name:N` as for K2 (the K3 id style on the platform is unconfirmed).",
+        id_style="moonshot",
+        empty_content="",
+        lists_empty_tool_calls=False,
+        response_id_hex=24,
+        reasoning_field="reasoning_content",
+        model_name="kimi-k3",
+        ignores_named_choice=True,
+    ),
+    EngineProfile(
+        name="vllm_kimi_k3",
+        providers=("kimi",),
+        summary="vLLM with `--tool-call-parser kimi_k3 --reasoning-parser kimi_k3` serving "
+        "Kimi-K3: reasoning in the field `reasoning`; the text has no call ids, so the server "
+        "invents `functions.name:N` (N counts the calls of the conversation); streaming sends "
+        "each call whole when its closing tag arrives.",
+        id_style="history",
+        reasoning_field="reasoning",
+        model_name="moonshotai/Kimi-K3",
+        whole_calls=True,
+    ),
+)
+
 PROFILES: dict[str, EngineProfile] = {
     p.name: p
     for p in [
@@ -208,6 +242,7 @@ PROFILES: dict[str, EngineProfile] = {
         ),
         *THINKING_PROFILES,
         *QWEN_TODAY_PROFILES,
+        *K3_PROFILES,
     ]
 }
 
