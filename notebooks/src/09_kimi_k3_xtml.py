@@ -342,7 +342,7 @@ k3_generation_prompt = render_kimi_xtml(question, tools=tools, thinking_effort="
 k3_history = render_kimi_xtml(messages[:2], tools=tools, thinking_effort="high",
                               add_generation_prompt=False)
 raw_k3 = k3_history.removeprefix(k3_generation_prompt)
-print(k3_generation_prompt[-40:])
+print(k3_generation_prompt[k3_generation_prompt.rindex("<|open|>message"):])
 print(raw_k3)
 ''',
     ),
@@ -456,7 +456,7 @@ for start in range(0, len(raw_k3), 5):
             print("after", len(read), "of", len(raw_k3), "characters, read up to:", repr(read[-24:]))
             show_tool_calls(delta["tool_calls"])
 parser.close()
-assert parser.result().tool_calls == k3.tool_calls
+assert parser.result.tool_calls == k3.tool_calls
 ''',
         ru={'"after"': '"после"', '"of"': '"из"', '"characters, read up to:"': '"символов, прочитано до:"'},
     ),
@@ -704,21 +704,25 @@ if conn.replay_only("vllm_kimi_k3 is a recorded engine profile"):
     stream = vllm_client.chat.completions.create(
         model=vllm.model_name, messages=messages, tools=tools, tool_choice="auto", stream=True
     )
+    reasoning, call_deltas = "", []
     for chunk in stream:
         delta = chunk.choices[0].delta
-        if delta.model_extra.get("reasoning"):
-            print("reasoning:", repr(delta.model_extra["reasoning"]))
-        for item in delta.tool_calls or []:
-            print("tool call delta:", item.id, item.function.name, item.function.arguments)
+        reasoning += delta.model_extra.get("reasoning") or ""
+        call_deltas += delta.tool_calls or []
+    print("reasoning:", reasoning)
+    print("tool call deltas:", len(call_deltas))
+    for item in call_deltas:
+        print(item.id, item.function.name, item.function.arguments)
 ''',
         ru={"# vLLM with the kimi_k3 parsers": "# vLLM с парсерами kimi_k3",
+            '"reasoning:"': '"рассуждение:"', '"tool call deltas:"': '"дельт с вызовами:"',
             '"vllm_kimi_k3 is a recorded engine profile"': '"профиль vllm_kimi_k3 есть только в кассетах"'},
     ),
     md(
         """
-The reasoning streams word by word; the call arrives once, whole, with its arguments: an
-accumulator written for fragment-by-fragment streams (lesson 03) still works, it just gets one
-fragment.
+The reasoning came in many small deltas; the call came in one, whole, with its id and all its
+arguments. An accumulator written for fragment-by-fragment streams (lesson 03) still works: it
+just gets one fragment.
 
 ## Summary
 
@@ -735,9 +739,9 @@ fragment.
   `thinking.effort`, and remember that a named `tool_choice` is silently ignored.
 """,
         """
-Рассуждение приходит в потоке по словам, а вызов — один раз, целиком, вместе с аргументами:
-аккумулятор (accumulator), написанный для потоков с кусочками аргументов (урок 03), по-прежнему
-работает, просто получает один кусочек.
+Рассуждение пришло множеством маленьких дельт, а вызов — одной, целиком, с id и всеми
+аргументами. Аккумулятор (accumulator), написанный для потоков с кусочками аргументов (урок 03),
+по-прежнему работает: он просто получает один кусочек.
 
 ## Итоги
 
