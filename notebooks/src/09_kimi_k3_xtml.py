@@ -622,7 +622,7 @@ try:
         extra_body={"thinking": thinking},
     )
 except openai.BadRequestError as error:
-    print(error.status_code, error.body["message"])
+    print(error)
 ''',
     ),
     md(
@@ -669,7 +669,7 @@ try:
         extra_body={"thinking": thinking},
     )
 except openai.BadRequestError as error:
-    print(error.status_code, error.body["message"])
+    print(error)
 ''',
     ),
     md(
