@@ -34,6 +34,7 @@ from helpers.replay.scenarios.common import (
     weather_calls,
 )
 from helpers.replay.synthesize import SOURCE, ScenarioError, count_calls, main, play
+from helpers.replay.validation import K3_MODELS
 
 SHIPPED = sorted(f"{notebook}.json" for notebook in all_scenarios())
 
@@ -110,6 +111,9 @@ def streamed(scenario: Scenario, on: bool) -> Scenario:
 def probe(engine: str, stream: bool = False) -> Scenario:
     """Two rounds of calls (two in parallel, then one) and an answer, on one engine profile."""
     provider = PROFILES[engine].providers[0]
+    turns = [weather_calls("Beijing", "Shanghai"), weather_calls("Moscow"), Turn(content="Done.")]
+    if PROFILES[engine].model_name in K3_MODELS:  # K3 always thinks; its reasoning goes back
+        turns = [dataclasses.replace(turn, reasoning="Think.") for turn in turns]
     return Scenario(
         name="probe",
         provider=provider,
@@ -118,11 +122,7 @@ def probe(engine: str, stream: bool = False) -> Scenario:
         tools=WEATHER_TOOLS,
         request_extra=GUIDE_EXTRA,
         stream=stream,
-        turns=[
-            weather_calls("Beijing", "Shanghai"),
-            weather_calls("Moscow"),
-            Turn(content="Done."),
-        ],
+        turns=turns,
     )
 
 
@@ -203,6 +203,11 @@ EXPECTED_IDS = {
         ["functions.get_weather:0", "functions.get_weather:1"],
         ["functions.get_weather:2"],
     ),
+    "moonshot_k3": (["get_weather:0", "get_weather:1"], ["get_weather:2"]),
+    "vllm_kimi_k3": (
+        ["functions.get_weather:0", "functions.get_weather:1"],
+        ["functions.get_weather:2"],
+    ),
 }
 EXPECTED_FINISH = {
     "moonshot": "tool_calls",
@@ -217,6 +222,8 @@ EXPECTED_FINISH = {
     "vllm_qwen3_coder": "tool_calls",
     "ollama": "tool_calls",
     "llamacpp": "tool_calls",
+    "moonshot_k3": "tool_calls",
+    "vllm_kimi_k3": "tool_calls",
 }
 # Lesson 07's engines invent ids in their documented shapes (llama.cpp's is unconfirmed).
 LOCAL_ID_SHAPES = {
@@ -259,7 +266,7 @@ def test_profile_ids_finish_reason_and_content(engine: str) -> None:
         assert play("probe", probe(engine)) == rounds  # derived from hashes, not random
     else:
         assert tuple(ids) == EXPECTED_IDS[engine]
-    empty = "" if engine in ("moonshot", "moonshot_thinking") else None
+    empty = "" if engine in ("moonshot", "moonshot_thinking", "moonshot_k3") else None
     assert messages[0]["content"] == empty and messages[1]["content"] == empty
 
 
@@ -334,7 +341,11 @@ def test_chunks_have_the_documented_shape() -> None:
         seen: set[int] = set()
         for chunk in chunks:
             for piece in chunk["choices"][0]["delta"].get("tool_calls", []):
-                whole = "/engines/ollama/" in item["request"]["path"]  # a call in one chunk
+                whole = any(  # a call in one chunk (Ollama, vLLM's kimi_k3)
+                    f"/engines/{name}/" in item["request"]["path"]
+                    for name, profile in PROFILES.items()
+                    if profile.whole_calls
+                )
                 if piece["index"] not in seen:
                     assert set(piece) == {"index", "id", "type", "function"}
                     assert (piece["function"]["arguments"] != "") == whole

@@ -29,7 +29,7 @@ TYPED_MISTAKES = (
         json.JSONDecodeError,
         r".",
         'a value with type="string" is raw text, not JSON: return it unchanged.',
-        "значение с type=\"string\" — сырой текст, а не JSON: верните его без изменений.",
+        'значение с type="string" — сырой текст, а не JSON: верните его без изменений.',
     ),
 )
 

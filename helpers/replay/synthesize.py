@@ -476,7 +476,8 @@ def check_reply_allowed(scenario: Scenario, turn: Turn, body: dict[str, Any], wh
     names = [name for name, _ in turn.tool_calls]
     if scenario.api == "chat":
         choice = body.get("tool_choice")
-        if isinstance(choice, dict) and get_profile(scenario.provider, scenario.engine).ignores_named_choice:
+        ignores_named = get_profile(scenario.provider, scenario.engine).ignores_named_choice
+        if isinstance(choice, dict) and ignores_named:
             choice = "auto"  # Kimi K3: a named function is accepted and ignored
         if choice == "none" and names:
             raise ScenarioError(
