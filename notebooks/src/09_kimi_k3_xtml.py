@@ -627,13 +627,12 @@ except openai.BadRequestError as error:
     ),
     md(
         """
-A named `tool_choice`, on a question that needs no tool. OpenAI (and vLLM, which constrains the
-output) would force a `get_weather` call; K3 ignores the choice, and the model just answers:
+A named `tool_choice`, on a question that needs no tool. OpenAI would force a `get_weather` call;
+the platform's K3 ignores the choice, and the model just answers:
 """,
         """
-Именованный `tool_choice` на вопросе, которому инструмент не нужен. OpenAI (и vLLM, который
-ограничивает вывод) заставили бы модель вызвать `get_weather`; K3 игнорирует выбор, и модель
-просто отвечает:
+Именованный `tool_choice` на вопросе, которому инструмент не нужен. OpenAI заставил бы модель
+вызвать `get_weather`; K3 на платформе игнорирует выбор, и модель просто отвечает:
 """,
     ),
     code(
@@ -680,8 +679,9 @@ Self-hosted, K3 runs as `vllm serve moonshotai/Kimi-K3 --enable-auto-tool-choice
 --tool-call-parser kimi_k3 --reasoning-parser kimi_k3`. vLLM reports the reasoning in the field
 `reasoning`, invents ids `functions.NAME:N`, and streams each call in one delta. The replay
 server's `vllm_kimi_k3` profile shows that (in live mode your server decides, so the cell prints a
-note instead). One difference to remember: vLLM honours a named `tool_choice` for K3 only with
-strict tool calling on; the platform ignores it.
+note instead). One difference to remember: for K3, vLLM refuses a named `tool_choice` unless
+strict tool calling is on (`VLLM_ENFORCE_STRICT_TOOL_CALLING`), and then enforces it; the
+platform accepts it and ignores it.
 """,
         """
 ## 8. K3 на vLLM
@@ -690,9 +690,9 @@ strict tool calling on; the platform ignores it.
 --tool-call-parser kimi_k3 --reasoning-parser kimi_k3`. vLLM отдаёт рассуждение в поле
 `reasoning`, придумывает id вида `functions.NAME:N` и передаёт в потоке каждый вызов одной дельтой
 (delta). Это показывает профиль `vllm_kimi_k3` сервера воспроизведения (в режиме live всё решает
-ваш сервер, поэтому ячейка вместо этого печатает пометку). Одно различие стоит запомнить:
-именованный `tool_choice` для K3 vLLM соблюдает только при включённом строгом режиме вызовов
-(strict); платформа его игнорирует.
+ваш сервер, поэтому ячейка вместо этого печатает пометку). Одно различие стоит запомнить: для K3
+vLLM отклоняет именованный `tool_choice`, если не включён строгий режим вызовов (strict,
+`VLLM_ENFORCE_STRICT_TOOL_CALLING`), а с ним — соблюдает; платформа же принимает его и игнорирует.
 """,
     ),
     code(
