@@ -102,3 +102,73 @@ def test_lesson_reference_solutions_are_the_oracles_here() -> None:
     code = "\n".join(lesson_code("09_kimi_k3_xtml"))
     assert 'return text if kind == "string" else json.loads(text)' in code
     assert 'json.dumps(value, separators=(",", ":"))' in code
+
+
+def result_tags_reference(messages):
+    tags, calls = {}, []
+    for message in messages:
+        if message["role"] == "assistant":
+            calls = message.get("tool_calls") or []
+        elif message["role"] == "tool":
+            for index, call in enumerate(calls, start=1):
+                if call["id"] == message["tool_call_id"]:
+                    tags[call["id"]] = (call["function"]["name"], index)
+    return tags
+
+
+def test_result_tags_rejects_wrong_answers_with_a_hint(capsys) -> None:
+    check = lambda fn: verdict_of(n09.check_result_tags, fn, capsys)  # noqa: E731
+
+    def starter(messages):  # the committed starter
+        tool_messages = [m for m in messages if m["role"] == "tool"]
+        return {m["tool_call_id"]: (m.get("name"), n) for n, m in enumerate(tool_messages)}
+
+    out = check(starter)
+    assert_not_yet(out)
+    assert "name from the call" in out and "из вызова" in out
+
+    def by_result_order(messages):  # index = place among the results, not among the calls
+        tags, calls, seen = {}, {}, 0
+        for message in messages:
+            if message["role"] == "assistant":
+                calls, seen = {c["id"]: c["function"]["name"] for c in message["tool_calls"]}, 0
+            elif message["role"] == "tool":
+                seen += 1
+                tags[message["tool_call_id"]] = (calls[message["tool_call_id"]], seen)
+        return tags
+
+    out = check(by_result_order)
+    assert_not_yet(out)
+    assert "results in the other order" in out and "not the result's place" in out
+
+    def over_the_conversation(messages):  # index counted over every call, not per message
+        tags, number = {}, 0
+        names = {}
+        for message in messages:
+            for call in message.get("tool_calls") or []:
+                number += 1
+                names[call["id"]] = (call["function"]["name"], number)
+            if message["role"] == "tool":
+                tags[message["tool_call_id"]] = names[message["tool_call_id"]]
+        return tags
+
+    out = check(over_the_conversation)
+    assert_not_yet(out)
+    assert "two rounds" in out
+
+    def from_zero(messages):
+        return {
+            k: (name, index - 1) for k, (name, index) in result_tags_reference(messages).items()
+        }
+
+    assert_not_yet(check(from_zero))
+    assert_not_yet(check(lambda messages: []))
+    assert check(result_tags_reference) == CORRECT + "\n"
+
+
+def test_the_result_oracle_follows_the_render_not_the_message_order() -> None:
+    cases = n09.result_cases()
+    assert n09.expected_tags(cases["results in the other order"]) == n09.expected_tags(
+        cases["two calls"]
+    )
+    assert n09.expected_tags(cases["two rounds"])["c"] == ("get_weather", 1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -148,5 +149,97 @@ def check_render_call(render_call: Callable[[str, int, dict[str, Any]], Any]) ->
                 )
             en, ru = _render_hint(expected, got)
             raise NotYet(f"{case}: {en}", f"{case}: {ru}")
+
+    return verdict(check)
+
+
+def _call_of(call_id: str, name: str) -> dict[str, Any]:
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": "{}"}}
+
+
+def _result(call_id: str, content: str) -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": call_id, "content": content}
+
+
+def result_cases() -> dict[str, list[dict[str, Any]]]:
+    """Conversations for exercise 3 (the tool messages carry no `name`, as many clients send)."""
+    ask = {"role": "user", "content": "?"}
+    one = [ask, {"role": "assistant", "tool_calls": [_call_of("c1", "get_weather")]}]
+    one.append(_result("c1", "sunny"))
+    pair = [_call_of("a", "get_weather"), _call_of("b", "get_time")]
+    two = [ask, {"role": "assistant", "tool_calls": pair}]
+    two += [_result("a", "sunny"), _result("b", "noon")]
+    swapped = [*two[:2], _result("b", "noon"), _result("a", "sunny")]
+    rounds = [*two, {"role": "assistant", "tool_calls": [_call_of("c", "get_weather")]}]
+    rounds.append(_result("c", "snow"))
+    return {
+        "one call": one,
+        "two calls": two,
+        "results in the other order": swapped,
+        "two rounds": rounds,
+    }
+
+
+CASE_RU = {
+    "one call": "один вызов",
+    "two calls": "два вызова",
+    "results in the other order": "результаты в обратном порядке",
+    "two rounds": "два раунда",
+}
+_RESULT_HEADER = re.compile(
+    re.escape(OPEN) + r'message role="tool" tool="([^"]*)" index="(\d+)"' + re.escape(SEP)
+)
+
+
+def expected_tags(messages: list[dict[str, Any]]) -> dict[str, tuple[str, int]]:
+    """`{tool_call_id: (tool, index)}` read from `render_kimi_xtml`'s result headers (the oracle).
+
+    The renderer writes each run of results in the order of its assistant message's calls, so
+    the k-th header of a run names the call with that index."""
+    text = render_kimi_xtml(messages, thinking=False, add_generation_prompt=False)
+    headers = iter(_RESULT_HEADER.findall(text))
+    tags: dict[str, tuple[str, int]] = {}
+    calls: list[dict[str, Any]] = []
+    for message in messages:
+        if message["role"] == "assistant":
+            calls = message.get("tool_calls") or []
+        elif message["role"] == "tool":
+            tool, index = next(headers)
+            tags[calls[int(index) - 1]["id"]] = (tool, int(index))
+    return tags
+
+
+def check_result_tags(result_tags: Callable[[list[dict[str, Any]]], Any]) -> Verdict:
+    """Exercise 3: which call (tool name and index) each tool result answers, as K3 writes it."""
+
+    def check() -> None:
+        for case, messages in result_cases().items():
+            expected = expected_tags(messages)
+            got = call_student(result_tags, [dict(m) for m in messages], case=(case, CASE_RU[case]))
+            if got == expected:
+                continue
+            if isinstance(got, dict) and sorted(got) == sorted(expected):
+                wrong = next(k for k in expected if got[k] != expected[k])
+                if not isinstance(got[wrong], tuple) or got[wrong][0] != expected[wrong][0]:
+                    raise NotYet(
+                        f"'{case}': the result for {wrong!r} should be {expected[wrong]!r}, got "
+                        f"{got[wrong]!r}. Take the tool's name from the call with that id (a tool "
+                        "message need not carry a name).",
+                        f"«{CASE_RU[case]}»: для результата {wrong!r} ожидалось "
+                        f"{expected[wrong]!r}, получено {got[wrong]!r}. Имя инструмента берите из "
+                        "вызова с этим id (у сообщения инструмента имени может не быть).",
+                    )
+                raise NotYet(
+                    f"'{case}': the result for {wrong!r} should be {expected[wrong]!r}, got "
+                    f"{got[wrong]!r}. The index is the call's place in the assistant message's "
+                    "tool_calls (from 1), not the result's place among the tool messages.",
+                    f"«{CASE_RU[case]}»: для результата {wrong!r} ожидалось {expected[wrong]!r}, "
+                    f"получено {got[wrong]!r}. Индекс — место вызова в tool_calls сообщения "
+                    "ассистента (с 1), а не место результата среди сообщений инструмента.",
+                )
+            raise NotYet(
+                f"'{case}': expected {expected!r}, got {got!r}.",
+                f"«{CASE_RU[case]}»: ожидалось {expected!r}, получено {got!r}.",
+            )
 
     return verdict(check)

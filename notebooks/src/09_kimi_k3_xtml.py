@@ -36,7 +36,8 @@ sections of lesson 04 but nested tags, called XTML in vLLM and SGLang.
         """
 ## Что вы сделаете
 
-- отрисуете один и тот же диалог дважды: как его пишет Kimi-K2 (урок 04) и как его пишет Kimi K3;
+- соберёте промпт для одного и того же диалога дважды: как его пишет Kimi-K2 (урок 04) и как его
+  пишет Kimi K3;
 - соберёте промпт K3 без сети и сравните его с единственным шаблоном Jinja, который для K3 есть;
 - разберёте вывод модели в формате K3 функцией `parse_kimi_xtml` рядом с `parse_kimi` на тексте
   K2 и пропустите его через потоковый парсер `KimiXtmlStreamParser`;
@@ -162,7 +163,8 @@ Kimi-K2 first, with lesson 04's offline tokenizer and the official K2-Instruct-0
 print from the assistant's turn on:
 """,
         """
-Сначала Kimi-K2 — офлайн-токенизатором из урока 04 с официальным шаблоном K2-Instruct-0905.
+Сначала Kimi-K2 — офлайн-токенизатором из урока 04 с официальным шаблоном чата (chat template)
+K2-Instruct-0905.
 Печатаем всё, начиная с реплики ассистента:
 """,
     ),
@@ -277,8 +279,8 @@ is one place where they differ, on our conversation:
         """
 ## 3. Откуда берётся промпт K3
 
-К K2 прилагается шаблон чата (chat template) на Jinja; **к K3 — нет**. Его токенизатор собирает
-диалог программой (vLLM называет её «программой отрисовки, а не шаблоном Jinja»), и копии этой
+К K2 прилагается шаблон чата на Jinja; **к K3 — нет**. Его токенизатор собирает
+диалог программой (vLLM так и пишет: это программа, а не шаблон Jinja), и копии этой
 программы в курсе нет. Единственный шаблон Jinja — `models/templates/Kimi-K3.jinja` из llama.cpp;
 это реконструкция авторов llama.cpp, а не файл Moonshot, то есть **вторичный** источник. Его копия
 лежит в `data/templates/kimi_k3.jinja` (источник и лицензия — в заметке рядом). `render_kimi_xtml`
@@ -313,7 +315,7 @@ one the model writes, and the one vLLM and SGLang parse.
         """
 Шаблон записывает аргументы (в сообщениях OpenAI это текст JSON) одним блоком `json`, а
 `render_kimi_xtml` сначала декодирует текст и пишет типизированные элементы `argument`, как это
-делают серверы перед отрисовкой. Обе формы допустимы в K3: у вызова либо типизированные элементы,
+делают серверы, прежде чем собрать промпт. Обе формы допустимы в K3: у вызова либо типизированные элементы,
 либо один блок `json`. Какую из них пишет для истории программа Moonshot, не опубликовано;
 типизированную форму пишет сама модель, и именно её разбирают vLLM и SGLang.
 """,
@@ -331,7 +333,7 @@ above. Cut it out of the history's render: that is K3's raw output for this call
 
 Промпт заканчивается там, где начинает модель: внутри открытого сообщения ассистента и открытого
 блока `think` (рассуждение включено). Дальше модель пишет ровно остаток сообщения ассистента,
-который мы видели выше. Вырежем его из отрисовки истории — это и есть сырой вывод K3 для этого
+который мы видели выше. Вырежем его из промпта, собранного для истории, — это и есть сырой вывод K3 для этого
 вызова.
 """,
     ),
@@ -439,7 +441,7 @@ characters at a time and note where the call comes out:
         """
 ## 5. Потоковая выдача: каждый вызов целиком
 
-Парсер `kimi_k3` в vLLM не передаёт аргументы по кусочкам: он отдаёт каждый вызов целиком, как
+Парсер `kimi_k3` в vLLM не передаёт аргументы по частям: он отдаёт каждый вызов целиком, как
 только приходит его `<|close|>call<|sep|>`. `KimiXtmlStreamParser` поступает так же. Подадим ему
 сырой текст по пять символов и посмотрим, где появится вызов:
 """,
@@ -499,7 +501,7 @@ K2 — один текст JSON, а обрезанный JSON не разбир�
 ## 6. `tool_choice` и `response_format` — это текст промпта
 
 `tool_choice` и `response_format` из запроса к API доходят до K3 не как настройки: программа
-отрисовки вписывает их в промпт системными сообщениями с опциями. `"required"`:
+сборки промпта вписывает их туда системными сообщениями с опциями. `"required"`:
 """,
     ),
     code(
@@ -740,8 +742,8 @@ just gets one fragment.
 """,
         """
 Рассуждение пришло множеством маленьких дельт, а вызов — одной, целиком, с id и всеми
-аргументами. Аккумулятор (accumulator), написанный для потоков с кусочками аргументов (урок 03),
-по-прежнему работает: он просто получает один кусочек.
+аргументами. Аккумулятор (accumulator), написанный для потоков с аргументами по частям (урок 03),
+по-прежнему работает: он просто получает один фрагмент (chunk).
 
 ## Итоги
 
@@ -867,6 +869,62 @@ def render_call(name, index, arguments):
 
 
 check_render_call(render_call)
+''',
+        hidden=True,
+    ),
+    md(
+        """
+### Exercise 3. Which call does a result answer?
+
+K3's prompt has no ids, so each tool result is written with its call's tool name and `index`.
+Write `result_tags(messages)` returning, for every `role: "tool"` message of a conversation, a
+dict `{tool_call_id: (tool_name, index)}` as K3 renders it: the tool result answers the call with
+that id in the **latest** assistant message before it, and `index` is that call's position in the
+message's `tool_calls`, counted from 1. Results may come back in any order.
+""",
+        """
+### Упражнение 3. На какой вызов отвечает результат?
+
+В промпте K3 нет id, поэтому каждый результат инструмента записывается с именем инструмента и
+`index` своего вызова. Напишите `result_tags(messages)`, которая для каждого сообщения
+`role: "tool"` в диалоге возвращает словарь `{tool_call_id: (имя_инструмента, index)}` — так, как
+его записывает K3: результат отвечает на вызов с этим id в **последнем** перед ним сообщении
+ассистента, а `index` — место этого вызова в `tool_calls` сообщения, считая с 1. Результаты могут
+приходить в любом порядке.
+""",
+    ),
+    code(
+        '''
+from helpers.exercises.n09 import check_result_tags
+
+
+def result_tags(messages):
+    # your code here
+    tool_messages = [m for m in messages if m["role"] == "tool"]
+    return {m["tool_call_id"]: (m.get("name"), n) for n, m in enumerate(tool_messages)}
+''',
+        ru={"# your code here": "# ваш код здесь"},
+    ),
+    code(
+        '''
+check_result_tags(result_tags)
+''',
+    ),
+    code(
+        '''
+def result_tags(messages):
+    tags, calls = {}, []
+    for message in messages:
+        if message["role"] == "assistant":
+            calls = message.get("tool_calls") or []
+        elif message["role"] == "tool":
+            for index, call in enumerate(calls, start=1):
+                if call["id"] == message["tool_call_id"]:
+                    tags[call["id"]] = (call["function"]["name"], index)
+    return tags
+
+
+check_result_tags(result_tags)
 ''',
         hidden=True,
     ),
