@@ -1,7 +1,11 @@
 """Lesson 09: Kimi K3 over the API. The model writes XTML; these scenarios record what the
 Moonshot platform (`kimi-k3`) and vLLM's `kimi_k3` parsers make of it: reasoning always on and
 sent back, a named `tool_choice` ignored, each call streamed whole. (The raw XTML part of the
-lesson is rendered and parsed offline: it sends no request.)"""
+lesson is rendered and parsed offline: it sends no request.)
+
+The cassette is synthesized, not captured: the platform's rules come from Kimi-Vendor-Verifier's
+K3 tests and Moonshot's platform docs, vLLM's from its `kimi_k3` parser (whole calls, invented
+ids); no K3 service was called. What is unconfirmed is named in the profiles' summaries."""
 
 from dataclasses import replace
 
