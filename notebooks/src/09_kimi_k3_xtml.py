@@ -164,8 +164,7 @@ print from the assistant's turn on:
 """,
         """
 Сначала Kimi-K2 — офлайн-токенизатором из урока 04 с официальным шаблоном чата (chat template)
-K2-Instruct-0905.
-Печатаем всё, начиная с реплики ассистента:
+K2-Instruct-0905. Печатаем всё, начиная с реплики ассистента:
 """,
     ),
     code(
@@ -539,8 +538,9 @@ show_xtml(json_prompt[json_prompt.index('<|open|>message role="user"'):])
 On Moonshot's platform `kimi-k3` always thinks. The rules, from the platform's docs and Moonshot's
 vendor-verification tests:
 
-- the reasoning comes back in `reasoning_content`, and every assistant message you send back must
-  carry it (thinking cannot be switched off, and the platform keeps all of it);
+- the reasoning comes back in `reasoning_content`, and the assistant messages you send back must
+  carry it (thinking cannot be switched off, and K3 keeps the reasoning of the whole
+  conversation, so send it with every assistant message);
 - `thinking: {"effort": ...}` is `low`, `high` or `max` (the default); a top-level
   `reasoning_effort` is ignored when `thinking.effort` is set;
 - `tool_choice` takes `"auto"`, `"none"` and `"required"` (unlike `kimi-k2.6`, which refuses
@@ -555,8 +555,9 @@ The `thinking` field is not part of the OpenAI SDK, so it goes in `extra_body`:
 На платформе Moonshot `kimi-k3` рассуждает всегда. Правила — из документации платформы и тестов
 Moonshot для проверки провайдеров:
 
-- рассуждение приходит в `reasoning_content`, и каждое сообщение ассистента, которое вы отправляете
-  обратно, должно его содержать (выключить рассуждение нельзя, и платформа хранит его целиком);
+- рассуждение приходит в `reasoning_content`, и сообщения ассистента, которые вы отправляете
+  обратно, должны его содержать (выключить рассуждение нельзя, а K3 хранит рассуждения всего
+  диалога, поэтому отправляйте его с каждым сообщением ассистента);
 - `thinking: {"effort": ...}` принимает `low`, `high` или `max` (по умолчанию); `reasoning_effort`
   на верхнем уровне игнорируется, если задан `thinking.effort`;
 - `tool_choice` принимает `"auto"`, `"none"` и `"required"` (в отличие от `kimi-k2.6`, который
