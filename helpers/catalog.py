@@ -33,6 +33,7 @@ ENGINES: tuple[str, ...] = (
     "llamacpp",
     "moonshot_k3",
     "llamacpp_hermes",
+    "vllm_kimi_k3",
 )
 """Every engine profile in `helpers.replay.profiles.PROFILES`, in that order."""
 

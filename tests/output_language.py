@@ -69,6 +69,7 @@ DATA = [
     re.compile(r"«[^»\n]*»"),  # a quotation
     re.compile(r'"(?:[^"\\\n]|\\.)*"'),  # a double-quoted string (JSON, repr)
     re.compile(r"(?<![\w])'(?:[^'\\\n]|\\.)*'(?![\w])"),  # a single-quoted string (repr)
+    re.compile(r"<\|(?:open|close)\|>[^<\n]*?<\|sep\|>"),  # a Kimi K3 (XTML) tag, attributes too
     re.compile(r"<\|[^|<>\s]*\|>|</?[A-Za-z_][\w-]*>"),  # special markers and tags
     re.compile(r"\{[^{}\n]*\}|\[[^\[\]\n]*\]"),  # a dict or list on one line
     re.compile(r"https?://\S+"),
@@ -164,6 +165,28 @@ ALLOWED: tuple[tuple[str, str, str], ...] = (
         "For each function call, return a json object with function name",
         "Qwen's chat template text about tools",
     ),
+    # Lesson 09: K3 renders (llama.cpp's template sentences), the lesson's conversation, cassette
+    # answers.
+    *(
+        ("09_kimi_k3_xtml", snippet, "Kimi K3's option messages, as the K3 render writes them")
+        for snippet in (
+            "guides on how much to think in your thinking channel",
+            "system is invoked with `",
+            "You MUST call tools in the next message.",
+            "Your response must be raw JSON data without markdown code blocks",
+            "The JSON data must match the following schema:",
+        )
+    ),
+    ("09_kimi_k3_xtml", "## Return of functions.get_weather:0", "Kimi-K2's template text"),
+    ("09_kimi_k3_xtml", "What's the weather like in Beijing today?", PROMPT),
+    ("09_kimi_k3_xtml", "I should call get_weather.", "the reasoning of the lesson's conversation"),
+    (
+        "09_kimi_k3_xtml",
+        "The user asks about Beijing today. I should call get_weather.",
+        "a thinking model's reasoning from the cassette, printed as the model wrote it",
+    ),
+    ("09_kimi_k3_xtml", "It's sunny in Beijing today.", MODEL_ANSWER),
+    ("09_kimi_k3_xtml", "Hello, class!", MODEL_ANSWER),
 )
 
 

@@ -4,7 +4,9 @@ serving Qwen3.5 (`--tool-call-parser qwen3_coder --reasoning-parser qwen3`).
 A stand-in checks every request by the rules the real service documents, and answers the ones it
 accepts from the series' cassettes (served by a replay server it forwards to):
 
-- Moonshot (`kimi-...` ids): `helpers.replay.validation.check_chat_request`: locked `temperature`,
+- Moonshot (`kimi-...` ids; `kimi-k3` for lesson 09, with K3's rules: "required" allowed but not
+  without tools, a named choice ignored, reasoning kept on every assistant message):
+  `helpers.replay.validation.check_chat_request`: locked `temperature`,
   `top_p` and `n` (kimi-k2.6 / k2.5), strict tool schemas in Moonshot's subset, tool names,
   at most 128 functions, and with thinking on: a forced `tool_choice` (named or `"required"`) is
   refused, and so is an assistant tool-call message sent back without its `reasoning_content`.
@@ -29,9 +31,15 @@ from typing import Any
 
 from helpers.catalog import MODEL_NAMES
 from helpers.replay.profiles import PROFILES
-from helpers.replay.validation import ApiError, check_chat_request, thinking_enabled
+from helpers.replay.validation import (
+    ApiError,
+    check_chat_request,
+    is_moonshot_model,
+    thinking_enabled,
+)
 
 MOONSHOT_MODEL = "kimi-k2.6"
+K3_MODEL = PROFILES["moonshot_k3"].model_name or "kimi-k3"  # lesson 09: K3's own platform rules
 QWEN35_MODEL = PROFILES["vllm_qwen3_coder"].model_name or "Qwen/Qwen3.5-4B"
 REASONING = "The stand-in's reasoning: decide whether a tool is needed."
 # Where the cassettes answer each live model: (replay path, model name it was recorded with),
@@ -41,6 +49,7 @@ CANDIDATES = {
         ("/engines/moonshot_thinking/v1", MOONSHOT_MODEL),
         ("/v1", MODEL_NAMES["kimi"]),
     ],
+    K3_MODEL: [("/engines/moonshot_k3/v1", K3_MODEL)],
     QWEN35_MODEL: [
         ("/engines/vllm_qwen3_coder/v1", QWEN35_MODEL),
         ("/v1", MODEL_NAMES["qwen"]),
@@ -107,11 +116,11 @@ class StrictStandIn:
             known = ", ".join(CANDIDATES)
             raise ApiError(404, f"The model `{model}` does not exist (this stand-in: {known})")
         endpoint = path.split("/v1/", 1)[1]
-        if endpoint != "chat/completions" and model == MOONSHOT_MODEL:
+        if endpoint != "chat/completions" and is_moonshot_model(model):
             raise ApiError(404, NO_RAW_COMPLETIONS)
         if endpoint != "chat/completions":  # vLLM's raw completions: no chat rules to check
             thinking, field = False, ""
-        elif model == MOONSHOT_MODEL:
+        elif is_moonshot_model(model):
             check_chat_request(body)
             thinking, field = thinking_enabled(body), "reasoning_content"
         else:

@@ -30,7 +30,7 @@ from typing import Any
 import nbformat
 import pytest
 import scripts_support
-from strict_standin import MOONSHOT_MODEL, QWEN35_MODEL, StrictStandIn
+from strict_standin import K3_MODEL, MOONSHOT_MODEL, QWEN35_MODEL, StrictStandIn
 
 from helpers.catalog import MODEL_NAMES, PROVIDERS, live_variables
 from helpers.lessons import lesson_names
@@ -58,7 +58,10 @@ WORKERS = 4  # kernels at once; each notebook takes 2-5 s alone
 SKIP_NOTE = {"en": "live mode: skipped, ", "ru": "режим live: пропущено, "}
 # Lessons written for a thinking model: the stand-in serves them as that model's endpoint (the
 # thinking profile's path and model id), as a teacher would set KIMI_BASE_URL and KIMI_MODEL.
-THINKING_ENDPOINTS = {"06_thinking_models": ("/engines/moonshot_thinking/v1", "kimi-k2.6")}
+THINKING_ENDPOINTS = {
+    "06_thinking_models": ("/engines/moonshot_thinking/v1", "kimi-k2.6"),
+    "09_kimi_k3_xtml": ("/engines/moonshot_k3/v1", "kimi-k3"),
+}
 
 
 def free_port() -> int:
@@ -254,15 +257,20 @@ STRICT_LESSONS = tuple(
 SETTINGS_LESSONS = tuple(n for n in STRICT_LESSONS if "conn.settings(" in lesson_code(n))
 
 
-def strict_env(url: str, thinking: str) -> dict[str, str]:
-    """A teacher's variables for kimi-k2.6 on the Moonshot platform and Qwen3.5 on vLLM."""
+# A lesson written for another Moonshot model talks to that one (lesson 09 is about Kimi K3).
+STRICT_KIMI_MODELS = {"09_kimi_k3_xtml": K3_MODEL}
+
+
+def strict_env(url: str, thinking: str, kimi_model: str = MOONSHOT_MODEL) -> dict[str, str]:
+    """A teacher's variables for kimi-k2.6 (or `kimi_model`) on the Moonshot platform and
+    Qwen3.5 on vLLM."""
     env = {
         "LLM_MODE": "live",
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1",
         "KIMI_THINKING": thinking,
     }
-    for provider, model in (("kimi", MOONSHOT_MODEL), ("qwen", QWEN35_MODEL)):
+    for provider, model in (("kimi", kimi_model), ("qwen", QWEN35_MODEL)):
         base, key, name = live_variables(provider)
         env |= {base: url, key: KEY, name: model}
     return env
@@ -282,13 +290,19 @@ def strict(stand_in: str) -> Iterator[StrictStandIn]:
 def strict_runs(strict: StrictStandIn) -> dict[tuple[str, str], nbformat.NotebookNode]:
     """Every lesson that talks to a model with thinking on; the settings lessons with it off."""
     runs = {}
-    for thinking, lessons in (("on", STRICT_LESSONS), ("off", SETTINGS_LESSONS)):
-        paths = [
-            NOTEBOOKS_DIR / scripts_support.second_run_language(name, "live") / f"{name}.ipynb"
-            for name in lessons
-        ]
-        done = run_all(paths, strict_env(strict.url, thinking))
-        runs |= {(name, thinking): done[path] for name, path in zip(lessons, paths, strict=True)}
+    for thinking, all_lessons in (("on", STRICT_LESSONS), ("off", SETTINGS_LESSONS)):
+        by_model: dict[str, list[str]] = {}
+        for name in all_lessons:
+            by_model.setdefault(STRICT_KIMI_MODELS.get(name, MOONSHOT_MODEL), []).append(name)
+        for kimi_model, lessons in by_model.items():
+            paths = [
+                NOTEBOOKS_DIR / scripts_support.second_run_language(name, "live") / f"{name}.ipynb"
+                for name in lessons
+            ]
+            done = run_all(paths, strict_env(strict.url, thinking, kimi_model))
+            runs |= {
+                (name, thinking): done[path] for name, path in zip(lessons, paths, strict=True)
+            }
     return runs
 
 
@@ -303,7 +317,8 @@ def test_lesson_reaches_its_end_on_kimi_k2_6_and_qwen3_5(
     assert problems(nb) == []
     last = [c for c in nb.cells if c.cell_type == "code"][-1]
     assert last.get("execution_count"), "the last code cell did not run"
-    assert f"model_name='{MOONSHOT_MODEL}'" in text_of(nb) or "qwen" in lesson_code(lesson)
+    kimi_model = STRICT_KIMI_MODELS.get(lesson, MOONSHOT_MODEL)
+    assert f"model_name='{kimi_model}'" in text_of(nb) or "qwen" in lesson_code(lesson)
 
 
 def test_strict_stand_in_saw_both_models_and_the_thinking_switch(

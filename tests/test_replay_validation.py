@@ -261,3 +261,61 @@ def test_a_tool_message_right_after_a_user_turn_is_refused(
     assert (caught.value.message, caught.value.param) == (ORPHAN, f"messages.[{index}].role")
     error = _bad_request(client, server, messages, tools=TOOLS)
     assert error.body["param"] == f"messages.[{index}].role"
+
+
+# --- Kimi K3 on the Moonshot platform (lesson 09) ------------------------------------------------
+
+K3_TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {}}}]
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ({"tool_choice": "required"}, "tool_choice 'required' needs at least one tool"),
+        ({"tool_choice": "required", "tools": []}, "tool_choice 'required' needs at least one"),
+        ({"tool_choice": "any", "tools": K3_TOOLS}, "must be 'auto', 'none' or 'required'"),
+        ({"thinking": {"type": "enabled", "effort": "medium"}}, "effort must be 'low', 'high'"),
+    ],
+)
+def test_kimi_k3_refuses_what_its_platform_refuses(extra: dict[str, Any], message: str) -> None:
+    body = {"model": "kimi-k3", "messages": [{"role": "user", "content": "hi"}], **extra}
+    with pytest.raises(ApiError, match=message) as caught:
+        check_chat_request(body)
+    assert caught.value.status == 400
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"tool_choice": "required", "tools": K3_TOOLS},  # kimi-k2.6 refuses this with thinking on
+        {"tool_choice": {"type": "function", "function": {"name": "get_weather"}}},  # ignored
+        {"tool_choice": "none", "thinking": {"type": "enabled", "effort": "low"}},
+        {"thinking": {"type": "disabled"}},  # K3 always thinks; the switch is not an error here
+    ],
+)
+def test_kimi_k3_accepts_its_subset(extra: dict[str, Any]) -> None:
+    body = {"model": "kimi-k3", "messages": [{"role": "user", "content": "hi"}], "tools": K3_TOOLS}
+    check_chat_request(body | extra)
+
+
+def test_required_passes_on_kimi_k3_where_kimi_k2_6_refuses_it() -> None:
+    body = {
+        "messages": [{"role": "user", "content": "hi"}],
+        "tools": K3_TOOLS,
+        "tool_choice": "required",
+    }
+    check_chat_request({"model": "kimi-k3", **body})
+    with pytest.raises(ApiError, match="incompatible with thinking enabled"):
+        check_chat_request({"model": "kimi-k2.6", **body})
+
+
+def test_kimi_k3_needs_the_reasoning_on_every_assistant_message() -> None:
+    messages = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "Hello."},  # no calls, still needs its reasoning
+        {"role": "user", "content": "bye"},
+    ]
+    with pytest.raises(ApiError, match="reasoning_content is missing .* index 1"):
+        check_chat_request({"model": "kimi-k3", "messages": messages})
+    messages[1]["reasoning_content"] = "A greeting."
+    check_chat_request({"model": "kimi-k3", "messages": messages})

@@ -35,7 +35,7 @@ from helpers.replay.scenarios.common import (
     weather_calls,
 )
 from helpers.replay.synthesize import SOURCE, ScenarioError, count_calls, main, play
-from helpers.replay.validation import is_moonshot_model
+from helpers.replay.validation import K3_MODELS, is_moonshot_model
 
 SHIPPED = sorted(f"{notebook}.json" for notebook in all_scenarios())
 
@@ -119,6 +119,8 @@ def probe(engine: str, stream: bool = False) -> Scenario:
         # is fixed, and a thinking model's reasoning goes back with its calls.
         extra = {k: v for k, v in GUIDE_EXTRA.items() if k != "temperature"}
         turns = [dataclasses.replace(t, reasoning="Look it up.") for t in turns]
+    elif PROFILES[engine].model_name in K3_MODELS:  # K3 always thinks; its reasoning goes back
+        turns = [dataclasses.replace(turn, reasoning="Think.") for turn in turns]
     return Scenario(
         name="probe",
         provider=provider,
@@ -212,6 +214,10 @@ EXPECTED_IDS = {
         ["functions.get_weather:2"],
     ),
     "moonshot_k3": (["get_weather:0", "get_weather:1"], ["get_weather:2"]),
+    "vllm_kimi_k3": (
+        ["functions.get_weather:0", "functions.get_weather:1"],
+        ["functions.get_weather:2"],
+    ),
 }
 EXPECTED_FINISH = {
     "moonshot": "tool_calls",
@@ -228,6 +234,7 @@ EXPECTED_FINISH = {
     "llamacpp": "tool_calls",
     "moonshot_k3": "tool_calls",
     "llamacpp_hermes": "tool_calls",
+    "vllm_kimi_k3": "tool_calls",
 }
 # Lesson 07's engines invent ids in their documented shapes.
 LOCAL_ID_SHAPES = {
@@ -357,7 +364,11 @@ def test_chunks_have_the_documented_shape() -> None:
         seen: set[int] = set()
         for chunk in chunks:
             for piece in chunk["choices"][0]["delta"].get("tool_calls", []):
-                whole = "/engines/ollama/" in item["request"]["path"]  # a call in one chunk
+                whole = any(  # a call in one chunk (Ollama, vLLM's kimi_k3)
+                    f"/engines/{name}/" in item["request"]["path"]
+                    for name, profile in PROFILES.items()
+                    if profile.whole_calls
+                )
                 if piece["index"] not in seen:
                     assert set(piece) == {"index", "id", "type", "function"}
                     assert (piece["function"]["arguments"] != "") == whole

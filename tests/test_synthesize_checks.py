@@ -114,3 +114,29 @@ def test_every_shipped_scenario_keeps_the_rules() -> None:
     for notebook, scenarios in all_scenarios().items():
         for item in scenarios:
             play(notebook, item)
+
+
+# --- Kimi K3 on the Moonshot platform (lesson 09) ------------------------------------------------
+
+K3_ANSWER = Turn(content="Hello!", reasoning="A greeting.")
+
+
+def test_kimi_k3_ignores_a_named_choice_but_refuses_what_the_platform_refuses() -> None:
+    # a named choice: the reply without a call is what K3 gives (the choice is ignored) ...
+    played = play("t", scenario([with_request(K3_ANSWER, tool_choice=NAMED)], "moonshot_k3"))
+    assert bodies(played)[0]["tool_choice"] == NAMED
+    # ... while on an engine that honours it the same reply is refused
+    with pytest.raises(ScenarioError, match="names the tool 'get_weather'"):
+        play("t", scenario([with_request(K3_ANSWER, tool_choice=NAMED)], "vllm_thinking"))
+    # "required" is accepted on K3 (kimi-k2.6 refuses it with thinking on) but not without tools
+    call = dataclasses.replace(ONE_CALL, reasoning="Call it.")
+    played = play("t", scenario([with_request(call, tool_choice="required"), K3_ANSWER], "moonshot_k3"))  # fmt: skip
+    assert bodies(played)[0]["tool_choice"] == "required"
+    no_tools = dataclasses.replace(
+        scenario([K3_ANSWER], "moonshot_k3"), tools=None, request_extra={"tool_choice": "required"}
+    )
+    with pytest.raises(ScenarioError, match="needs at least one tool"):
+        play("t", no_tools)
+    # a reply without reasoning cannot go back into a K3 history: round 2 would be a 400
+    with pytest.raises(ScenarioError, match="reasoning_content is missing"):
+        play("t", scenario([ONE_CALL, K3_ANSWER], "moonshot_k3"))

@@ -170,8 +170,9 @@ CHOICE_PROFILES: tuple[EngineProfile, ...] = (
         name="moonshot_k3",
         providers=("kimi",),
         summary="Moonshot platform API with Kimi K3 (`kimi-k3`, thinking always on): reasoning in "
-        "`reasoning_content`; `tool_choice` accepts only auto, none and required (required with "
-        "no tools and any other string: a 400), and a named function is silently ignored, as "
+        "`reasoning_content`, which must come back with every assistant message; "
+        "`thinking.effort` low, high or max; `tool_choice` accepts only auto, none and "
+        "required (required with no tools and any other string: a 400), and a named function is silently ignored, as "
         "if no `tool_choice` were sent (Kimi-Vendor-Verifier's K3 tests); tools strict by "
         "default. Ids `name:N` as for K2 (unconfirmed for K3).",
         id_style="moonshot",
@@ -197,6 +198,24 @@ CHOICE_PROFILES: tuple[EngineProfile, ...] = (
         reasoning_field="reasoning_content",
         model_name="Qwen3-8B-Q8_0.gguf",
         honours_parallel_false=False,
+    ),
+)
+
+# Kimi K3 (July 2026, lesson 09): the model writes XTML tags, not K2's call sections; no call id
+# is in the text, so the server invents one. Reasoning is always on and goes back in the history.
+# The platform's profile, `moonshot_k3`, is in CHOICE_PROFILES above (lesson 08 uses it too).
+K3_PROFILES: tuple[EngineProfile, ...] = (
+    EngineProfile(
+        name="vllm_kimi_k3",
+        providers=("kimi",),
+        summary="vLLM with `--tool-call-parser kimi_k3 --reasoning-parser kimi_k3` serving "
+        "Kimi-K3: reasoning in the field `reasoning`; the text has no call ids, so the server "
+        "invents `functions.name:N` (N counts the calls of the conversation); streaming sends "
+        "each call whole when its closing tag arrives.",
+        id_style="history",
+        reasoning_field="reasoning",
+        model_name="moonshotai/Kimi-K3",
+        whole_calls=True,
     ),
 )
 
@@ -261,6 +280,7 @@ PROFILES: dict[str, EngineProfile] = {
         *THINKING_PROFILES,
         *QWEN_TODAY_PROFILES,
         *CHOICE_PROFILES,
+        *K3_PROFILES,
     ]
 }
 

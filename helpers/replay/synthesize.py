@@ -386,8 +386,20 @@ def _moonshot_rejects(body: dict[str, Any]) -> str | None:
     return None
 
 
+def _moonshot_k3_rejects(body: dict[str, Any]) -> str | None:
+    """What the Moonshot platform refuses for kimi-k3 (the replay server's own checks)."""
+    from helpers.replay.validation import ApiError, check_moonshot
+
+    try:
+        check_moonshot(body)
+    except ApiError as error:
+        return error.message
+    return None
+
+
 REJECTED_SETTINGS: dict[str, Callable[[dict[str, Any]], str | None]] = {
     "moonshot": _moonshot_rejects,
+    "moonshot_k3": _moonshot_k3_rejects,
 }
 """Engine profile -> a check naming a request setting its real service answers with an error.
 Synthesis refuses such a scenario instead of recording an answer the service would not give."""
@@ -477,6 +489,9 @@ def check_reply_allowed(scenario: Scenario, turn: Turn, body: dict[str, Any], wh
         return
     if profile is not None:
         choice = body.get("tool_choice")
+        ignores_named = get_profile(scenario.provider, scenario.engine).named_choice == "ignored"
+        if isinstance(choice, dict) and ignores_named:
+            choice = "auto"  # Kimi K3: a named function is accepted and ignored
         if choice == "none" and names:
             raise ScenarioError(
                 f'{where}: tool_choice="none" forbids tool calls, but the turn makes {len(names)}'

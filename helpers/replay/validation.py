@@ -261,6 +261,17 @@ BAD_TOOL_NAME = (
 TOO_MANY_TOOLS = "at most 128 functions may be sent in tools, not {count}"
 THINKING_ONLY = "thinking cannot be disabled for model {model}"
 
+# Kimi K3 (kimi-k3): Kimi-Vendor-Verifier's `tests/k3_features` (read for this series in 2026)
+# check that thinking is always on with its reasoning kept ("keep": "all"), that `tool_choice`
+# takes only "auto", "none" or "required" (a named function is accepted and silently ignored,
+# another value is a 400), that "required" with no tools (or `tools: []`) is a 400, and that
+# `thinking.effort` is low, high or max. The verifier checks the status; the texts are ours.
+K3_MODELS = frozenset({"kimi-k3"})
+K3_CHOICES = ("auto", "none", "required")
+K3_EFFORTS = ("low", "high", "max")
+K3_REQUIRED_WITHOUT_TOOLS = "tool_choice 'required' needs at least one tool in 'tools'"
+K3_BAD_CHOICE = "tool_choice must be 'auto', 'none' or 'required' for this model, not {value}"
+K3_BAD_EFFORT = "thinking.effort must be 'low', 'high' or 'max', not {value}"
 # Models that think by default; the switch `thinking: {"type": "disabled"}` exists for some.
 MOONSHOT_THINKING_MODELS = frozenset(
     {
@@ -270,11 +281,12 @@ MOONSHOT_THINKING_MODELS = frozenset(
         "kimi-k2.6",
         "kimi-k2.7-code",
         "kimi-k2.7-code-highspeed",
+        *K3_MODELS,
     }
 )
 # No switch: K2-Thinking always thinks (what it does with "disabled" is unconfirmed: treated as
 # ignored); K2.7-Code documents "disabled" as an error.
-ALWAYS_THINKING = frozenset({"kimi-k2-thinking", "kimi-k2-thinking-turbo"})
+ALWAYS_THINKING = frozenset({"kimi-k2-thinking", "kimi-k2-thinking-turbo", *K3_MODELS})
 REFUSES_DISABLED = frozenset({"kimi-k2.7-code", "kimi-k2.7-code-highspeed"})
 # `temperature`, `top_p` and `n` "cannot be modified" (models overview). The temperature is 1.0
 # with thinking and 0.6 without (Moonshot's recommended values; the fixed 0.6 without thinking is
@@ -315,9 +327,23 @@ def check_moonshot(body: dict[str, Any]) -> None:
             raise ApiError(400, THINKING_ONLY.format(model=model), param="thinking")
     if model in LOCKED_SAMPLING_MODELS:
         check_locked_sampling(body)
-    check_thinking(body)
     if model in K3_MODELS:
-        check_k3_tool_choice(body)
+        check_k3_options(body)
+    check_thinking(body)
+
+
+def check_k3_options(body: dict[str, Any]) -> None:
+    """Kimi K3's `tool_choice` subset and thinking effort: "required" needs tools, a named
+    function passes (the platform ignores it), any other value and an unknown effort are 400s."""
+    choice = body.get("tool_choice")
+    if choice is not None and not isinstance(choice, dict) and choice not in K3_CHOICES:
+        raise ApiError(400, K3_BAD_CHOICE.format(value=_quoted(choice)), param="tool_choice")
+    if choice == "required" and not body.get("tools"):
+        raise ApiError(400, K3_REQUIRED_WITHOUT_TOOLS, param="tool_choice")
+    thinking = body.get("thinking")
+    effort = thinking.get("effort") if isinstance(thinking, dict) else None
+    if effort is not None and effort not in K3_EFFORTS:
+        raise ApiError(400, K3_BAD_EFFORT.format(value=_quoted(effort)), param="thinking.effort")
 
 
 def check_locked_sampling(body: dict[str, Any]) -> None:
@@ -389,17 +415,20 @@ def check_moonshot_tools(tools: Any) -> None:
 
 def check_thinking(body: dict[str, Any]) -> None:
     """Raise the 400s Moonshot gives with thinking on: a forced `tool_choice` (`"required"` or a
-    named function), and an assistant message with `tool_calls` sent back without its
-    `reasoning_content` (with `thinking.keep: "all"` or on K2.7-Code: every assistant message)."""
+    named function; not on K3), and an assistant message with `tool_calls` sent back without its
+    `reasoning_content` (with `thinking.keep: "all"`, on K2.7-Code and on K3: every assistant
+    message)."""
     if not thinking_enabled(body):
         return
     choice = body.get("tool_choice")
+    if body.get("model") in K3_MODELS:  # K3 takes "required" and ignores a named choice
+        choice = None
     if choice == "required":
         raise ApiError(400, REQUIRED_WITH_THINKING, param="tool_choice")
     if isinstance(choice, dict):
         raise ApiError(400, NAMED_WITH_THINKING, param="tool_choice")
     thinking = body.get("thinking")
-    keep_all = body.get("model") in REFUSES_DISABLED or (
+    keep_all = body.get("model") in REFUSES_DISABLED | K3_MODELS or (
         isinstance(thinking, dict) and thinking.get("keep") == "all"
     )
     for index, message in enumerate(body.get("messages") or []):
@@ -410,31 +439,3 @@ def check_thinking(body: dict[str, Any]) -> None:
             and not message.get("reasoning_content")
         ):
             raise ApiError(400, REASONING_MISSING.format(index=index), param=None)
-
-
-# --- Kimi K3 on the Moonshot platform ---------------------------------------------------------
-# Source: MoonshotAI's Kimi-Vendor-Verifier, tests/k3_features/test_tool_choice.py (read for this
-# series in 2026): `tool_choice` may be "auto", "none" or "required"; a named function is silently
-# ignored (the request is answered as if no `tool_choice` were sent); "required" without tools, and
-# any other value, get a 400. The tests check the status, not the wording: both texts are ours.
-K3_MODELS = frozenset({"kimi-k3"})
-K3_TOOL_CHOICES = ("auto", "none", "required")
-K3_BAD_TOOL_CHOICE = (
-    "tool_choice {value} is not supported by {model}: use 'auto', 'none' or 'required' "
-    "(a named function is accepted and ignored)"
-)
-K3_REQUIRED_WITHOUT_TOOLS = "tool_choice 'required' needs at least one tool in tools"
-
-
-def check_k3_tool_choice(body: dict[str, Any]) -> None:
-    """Raise the 400s Kimi K3 gives for `tool_choice`: a value other than auto / none / required
-    or a named function, and "required" with no tools (a missing or empty `tools`). A named
-    function passes: K3 ignores it."""
-    choice = body.get("tool_choice")
-    if choice is None or isinstance(choice, dict):
-        return
-    if choice not in K3_TOOL_CHOICES:
-        message = K3_BAD_TOOL_CHOICE.format(value=_quoted(choice), model=body.get("model"))
-        raise ApiError(400, message, param="tool_choice")
-    if choice == "required" and not body.get("tools"):
-        raise ApiError(400, K3_REQUIRED_WITHOUT_TOOLS, param="tool_choice")

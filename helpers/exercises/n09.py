@@ -1,0 +1,245 @@
+"""Self-checks for lesson 09 (Kimi K3's XTML): reading a typed value, writing a call element."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from helpers.exercises._verdict import Explain, NotYet, Verdict, call_student, verdict
+from helpers.formats import parse_kimi_xtml, render_kimi_xtml
+from helpers.formats.kimi_xtml import CLOSE, OPEN, SEP
+
+# (text of the element, its type attribute, the value): what `parse_kimi_xtml` reads.
+TYPED_CASES: list[tuple[str, str]] = [
+    ("Beijing", "string"),
+    ("3", "number"),
+    ("2.5", "number"),
+    ("true", "boolean"),
+    ("null", "null"),
+    ('{"max":5}', "object"),
+    ('["a","b"]', "array"),
+    ("42", "string"),
+    ('"quoted"', "string"),
+    ("false", "string"),
+]
+
+TYPED_MISTAKES = (
+    Explain(
+        json.JSONDecodeError,
+        r".",
+        'a value with type="string" is raw text, not JSON: return it unchanged.',
+        'значение с type="string" — сырой текст, а не JSON: верните его без изменений.',
+    ),
+)
+
+
+def expected_value(text: str, kind: str) -> Any:
+    """The value `parse_kimi_xtml` reads from one argument element (the oracle)."""
+    raw = (
+        f'{OPEN}call tool="f" index="1"{SEP}{OPEN}argument key="x" type="{kind}"{SEP}{text}'
+        f"{CLOSE}argument{SEP}{CLOSE}call{SEP}"
+    )
+    calls = parse_kimi_xtml(raw).tool_calls
+    return json.loads(calls[0]["function"]["arguments"])["x"]
+
+
+def check_typed_value(typed_value: Callable[[str, str], Any]) -> Verdict:
+    """Exercise 1: the Python value of a K3 argument element's text, given its type."""
+
+    def check() -> None:
+        for text, kind in TYPED_CASES:
+            expected = expected_value(text, kind)
+            got = call_student(
+                typed_value,
+                text,
+                kind,
+                explain=TYPED_MISTAKES,
+                case=(f"({text!r}, {kind!r})", f"({text!r}, {kind!r})"),
+            )
+            if got == expected and type(got) is type(expected):
+                continue
+            call = f"typed_value({text!r}, {kind!r})"
+            if kind == "string":
+                raise NotYet(
+                    f"{call} should be the text {expected!r}, got {got!r}: a string value stays "
+                    "text even when it looks like JSON; decide by the type, not by the text.",
+                    f"{call} должно быть текстом {expected!r}, получено {got!r}: строковое "
+                    "значение остаётся текстом, даже если похоже на JSON; решайте по типу, а не "
+                    "по тексту.",
+                )
+            raise NotYet(
+                f"{call} should be {expected!r} ({type(expected).__name__}), got {got!r}: "
+                f'values of type="{kind}" are compact JSON; decode them with json.loads.',
+                f"{call} должно быть {expected!r} ({type(expected).__name__}), получено "
+                f'{got!r}: значения с type="{kind}" — компактный JSON; декодируйте их через '
+                "json.loads.",
+            )
+
+    return verdict(check)
+
+
+# (name, index, arguments) for exercise 2.
+CALL_CASES: list[tuple[str, int, dict[str, Any]]] = [
+    ("get_weather", 1, {"city": "Beijing"}),
+    ("get_forecast", 2, {"city": "Paris", "days": 3, "hourly": True}),
+    ("save_note", 1, {"text": 'He said "hi"', "tags": ["a", "b"], "due": None}),
+    ("search", 3, {"filters": {"max": 5, "sort": "date"}, "ratio": 0.5}),
+]
+
+
+def expected_call(name: str, index: int, arguments: dict[str, Any]) -> str:
+    """The call element as `render_kimi_xtml` writes it at position `index` of a message."""
+    calls = [
+        {"id": f"c{n}", "type": "function", "function": {"name": name, "arguments": arguments}}
+        for n in range(index)
+    ]
+    history = [{"role": "user", "content": "?"}, {"role": "assistant", "tool_calls": calls}]
+    text = render_kimi_xtml(history, thinking=False, add_generation_prompt=False)
+    start = text.rindex(f"{OPEN}call ")
+    end = text.index(f"{CLOSE}call{SEP}", start) + len(f"{CLOSE}call{SEP}")
+    return text[start:end]
+
+
+def _render_hint(expected: str, got: str) -> tuple[str, str]:
+    """What the learner's call element most likely got wrong."""
+    if 'type="number"' in got and 'type="boolean"' in expected and 'type="boolean"' not in got:
+        return (
+            "True is also an int in Python, so a boolean became a number: test for bool first.",
+            "в Python True — тоже int, поэтому логическое значение стало числом: проверяйте bool "
+            "первым.",
+        )
+    if '"Beijing"' in got or '"Paris"' in got:
+        return (
+            "string values are raw text: no quotes, no json.dumps.",
+            "строковые значения пишутся сырым текстом: без кавычек и без json.dumps.",
+        )
+    if (", " in got or ": " in got) and ", " not in expected and ": " not in expected:
+        return (
+            'non-string values are compact JSON: json.dumps(value, separators=(",", ":")).',
+            'нестроковые значения — компактный JSON: json.dumps(value, separators=(",", ":")).',
+        )
+    position = next(
+        (i for i, (a, b) in enumerate(zip(expected, got, strict=False)) if a != b),
+        min(len(expected), len(got)),
+    )
+    return (
+        f"the texts differ from character {position}: expected "
+        f"{expected[position : position + 40]!r}, got {got[position : position + 40]!r}.",
+        f"тексты расходятся с символа {position}: ожидалось "
+        f"{expected[position : position + 40]!r}, получено {got[position : position + 40]!r}.",
+    )
+
+
+def check_render_call(render_call: Callable[[str, int, dict[str, Any]], Any]) -> Verdict:
+    """Exercise 2: one call element with typed arguments, exactly as the renderer writes it."""
+
+    def check() -> None:
+        for name, index, arguments in CALL_CASES:
+            expected = expected_call(name, index, arguments)
+            case = f"render_call({name!r}, {index}, {arguments!r})"
+            got = call_student(render_call, name, index, dict(arguments), case=(case, case))
+            if got == expected:
+                continue
+            if not isinstance(got, str):
+                raise NotYet(
+                    f"{case} should return text, got {type(got).__name__}.",
+                    f"{case} должна вернуть текст, а вернула {type(got).__name__}.",
+                )
+            en, ru = _render_hint(expected, got)
+            raise NotYet(f"{case}: {en}", f"{case}: {ru}")
+
+    return verdict(check)
+
+
+def _call_of(call_id: str, name: str) -> dict[str, Any]:
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": "{}"}}
+
+
+def _result(call_id: str, content: str) -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": call_id, "content": content}
+
+
+def result_cases() -> dict[str, list[dict[str, Any]]]:
+    """Conversations for exercise 3 (the tool messages carry no `name`, as many clients send)."""
+    ask = {"role": "user", "content": "?"}
+    one = [ask, {"role": "assistant", "tool_calls": [_call_of("c1", "get_weather")]}]
+    one.append(_result("c1", "sunny"))
+    pair = [_call_of("a", "get_weather"), _call_of("b", "get_time")]
+    two = [ask, {"role": "assistant", "tool_calls": pair}]
+    two += [_result("a", "sunny"), _result("b", "noon")]
+    swapped = [*two[:2], _result("b", "noon"), _result("a", "sunny")]
+    rounds = [*two, {"role": "assistant", "tool_calls": [_call_of("c", "get_weather")]}]
+    rounds.append(_result("c", "snow"))
+    return {
+        "one call": one,
+        "two calls": two,
+        "results in the other order": swapped,
+        "two rounds": rounds,
+    }
+
+
+CASE_RU = {
+    "one call": "один вызов",
+    "two calls": "два вызова",
+    "results in the other order": "результаты в обратном порядке",
+    "two rounds": "два раунда",
+}
+_RESULT_HEADER = re.compile(
+    re.escape(OPEN) + r'message role="tool" tool="([^"]*)" index="(\d+)"' + re.escape(SEP)
+)
+
+
+def expected_tags(messages: list[dict[str, Any]]) -> dict[str, tuple[str, int]]:
+    """`{tool_call_id: (tool, index)}` read from `render_kimi_xtml`'s result headers (the oracle).
+
+    The renderer writes each run of results in the order of its assistant message's calls, so
+    the k-th header of a run names the call with that index."""
+    text = render_kimi_xtml(messages, thinking=False, add_generation_prompt=False)
+    headers = iter(_RESULT_HEADER.findall(text))
+    tags: dict[str, tuple[str, int]] = {}
+    calls: list[dict[str, Any]] = []
+    for message in messages:
+        if message["role"] == "assistant":
+            calls = message.get("tool_calls") or []
+        elif message["role"] == "tool":
+            tool, index = next(headers)
+            tags[calls[int(index) - 1]["id"]] = (tool, int(index))
+    return tags
+
+
+def check_result_tags(result_tags: Callable[[list[dict[str, Any]]], Any]) -> Verdict:
+    """Exercise 3: which call (tool name and index) each tool result answers, as K3 writes it."""
+
+    def check() -> None:
+        for case, messages in result_cases().items():
+            expected = expected_tags(messages)
+            got = call_student(result_tags, [dict(m) for m in messages], case=(case, CASE_RU[case]))
+            if got == expected:
+                continue
+            if isinstance(got, dict) and sorted(got) == sorted(expected):
+                wrong = next(k for k in expected if got[k] != expected[k])
+                if not isinstance(got[wrong], tuple) or got[wrong][0] != expected[wrong][0]:
+                    raise NotYet(
+                        f"'{case}': the result for {wrong!r} should be {expected[wrong]!r}, got "
+                        f"{got[wrong]!r}. Take the tool's name from the call with that id (a tool "
+                        "message need not carry a name).",
+                        f"«{CASE_RU[case]}»: для результата {wrong!r} ожидалось "
+                        f"{expected[wrong]!r}, получено {got[wrong]!r}. Имя инструмента берите из "
+                        "вызова с этим id (у сообщения инструмента имени может не быть).",
+                    )
+                raise NotYet(
+                    f"'{case}': the result for {wrong!r} should be {expected[wrong]!r}, got "
+                    f"{got[wrong]!r}. The index is the call's place in the assistant message's "
+                    "tool_calls (from 1), not the result's place among the tool messages.",
+                    f"«{CASE_RU[case]}»: для результата {wrong!r} ожидалось {expected[wrong]!r}, "
+                    f"получено {got[wrong]!r}. Индекс — место вызова в tool_calls сообщения "
+                    "ассистента (с 1), а не место результата среди сообщений инструмента.",
+                )
+            raise NotYet(
+                f"'{case}': expected {expected!r}, got {got!r}.",
+                f"«{CASE_RU[case]}»: ожидалось {expected!r}, получено {got!r}.",
+            )
+
+    return verdict(check)

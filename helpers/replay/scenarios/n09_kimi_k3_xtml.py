@@ -1,0 +1,67 @@
+"""Lesson 09: Kimi K3 over the API. The model writes XTML; these scenarios record what the
+Moonshot platform (`kimi-k3`) and vLLM's `kimi_k3` parsers make of it: reasoning always on and
+sent back, a named `tool_choice` ignored, each call streamed whole. (The raw XTML part of the
+lesson is rendered and parsed offline: it sends no request.)
+
+The cassette is synthesized, not captured: the platform's rules come from Kimi-Vendor-Verifier's
+K3 tests and Moonshot's platform docs, vLLM's from its `kimi_k3` parser (whole calls, invented
+ids); no K3 service was called. What is unconfirmed is named in the profiles' summaries."""
+
+from dataclasses import replace
+
+from helpers.replay.scenarios import Scenario, Turn
+from helpers.replay.scenarios.common import WEATHER_TOOLS, user, weather_calls
+
+NOTEBOOK = "09_kimi_k3_xtml"
+
+K3_THINKING = {"type": "enabled", "effort": "high"}
+"""The lesson's `extra_body`: K3 always thinks; the effort is low, high or max."""
+HELLO_PROMPT = "Say hello to the class in one short sentence."
+WEATHER_PROMPT = "What's the weather like in Beijing today? Let's check using the tool."
+NAMED_CHOICE = {"type": "function", "function": {"name": "get_weather"}}
+
+WEATHER_K3_TURNS = [
+    replace(
+        weather_calls("Beijing"),
+        reasoning="The user asks about Beijing today. I should call get_weather.",
+    ),
+    Turn(
+        content="It's sunny in Beijing today.",
+        reasoning="The tool says Beijing is sunny. Answer in one sentence.",
+    ),
+]
+
+SCENARIOS: list[Scenario] = [
+    # The guide's request on kimi-k3: reasoning_content in each reply, sent back in round 2.
+    Scenario(
+        name="weather-k3",
+        provider="kimi",
+        engine="moonshot_k3",
+        messages=user(WEATHER_PROMPT),
+        tools=WEATHER_TOOLS,
+        request_extra={"tool_choice": "auto", "thinking": K3_THINKING},
+        turns=WEATHER_K3_TURNS,
+    ),
+    # A named tool_choice: accepted and ignored, so the model answers a greeting with text.
+    Scenario(
+        name="named-choice-ignored",
+        provider="kimi",
+        engine="moonshot_k3",
+        messages=user(HELLO_PROMPT),
+        tools=WEATHER_TOOLS,
+        request_extra={"tool_choice": NAMED_CHOICE, "thinking": K3_THINKING},
+        turns=[Turn(content="Hello, class!", reasoning="A greeting: no tool is needed.")],
+    ),
+    # vLLM's kimi_k3 parsers, streamed: reasoning in `reasoning`, the call in one delta with an
+    # id the server invented. The lesson stops after this request.
+    Scenario(
+        name="weather-stream",
+        provider="kimi",
+        engine="vllm_kimi_k3",
+        messages=user(WEATHER_PROMPT),
+        tools=WEATHER_TOOLS,
+        stream=True,
+        request_extra={"tool_choice": "auto"},
+        turns=[WEATHER_K3_TURNS[0]],
+    ),
+]
