@@ -595,8 +595,8 @@ my_tool = {
 check_strict_tool(my_tool)
 ''', hidden=True),
     md("""
-That is the end of the series. Back to the start: [00 Start here](00_start.ipynb)
+[Next: 09 Kimi K3's XTML](09_kimi_k3_xtml.ipynb)
 """, """
-Это конец серии. Вернуться к началу: [00 С чего начать](00_start.ipynb)
+[Дальше: 09 XTML в Kimi K3](09_kimi_k3_xtml.ipynb)
 """),
 ])

@@ -931,10 +931,10 @@ check_result_tags(result_tags)
     ),
     md(
         """
-That is the end of the series for now. Back to the start: [00 Start here](00_start.ipynb)
+That is the end of the series for now. Back to the start: [00 Start here: how an LLM calls tools](00_start.ipynb)
 """,
         """
-Пока это конец серии. Вернуться к началу: [00 С чего начать](00_start.ipynb)
+Пока это конец серии. Вернуться к началу: [00 С чего начать: как LLM вызывает инструменты](00_start.ipynb)
 """,
     ),
 ])
