@@ -386,20 +386,8 @@ def _moonshot_rejects(body: dict[str, Any]) -> str | None:
     return None
 
 
-def _moonshot_k3_rejects(body: dict[str, Any]) -> str | None:
-    """What the Moonshot platform refuses for kimi-k3 (the replay server's own checks)."""
-    from helpers.replay.validation import ApiError, check_moonshot
-
-    try:
-        check_moonshot(body)
-    except ApiError as error:
-        return error.message
-    return None
-
-
 REJECTED_SETTINGS: dict[str, Callable[[dict[str, Any]], str | None]] = {
     "moonshot": _moonshot_rejects,
-    "moonshot_k3": _moonshot_k3_rejects,
 }
 """Engine profile -> a check naming a request setting its real service answers with an error.
 Synthesis refuses such a scenario instead of recording an answer the service would not give."""

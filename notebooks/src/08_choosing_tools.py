@@ -227,9 +227,9 @@ cassette holds no answer, because none of our sources says what that engine does
 """),
     code('''
 SETTINGS = {
-    "auto": {"tool_choice": "auto"},
-    "none": {"tool_choice": "none"},
-    "required": {"tool_choice": "required"},
+    'tool_choice="auto"': {"tool_choice": "auto"},
+    'tool_choice="none"': {"tool_choice": "none"},
+    'tool_choice="required"': {"tool_choice": "required"},
     "named: get_weather": {"tool_choice": named},
     "auto, parallel_tool_calls=False": {"tool_choice": "auto", "parallel_tool_calls": False},
 }
@@ -291,7 +291,7 @@ off for the request (lesson 06's switch); no source we have confirms that this w
 
 ## 4. Moonshot: рассуждение отвергает принудительный выбор, K3 не замечает имя
 
-На платформе Moonshot думающая модель (K2.5, K2.6 с включённым рассуждением — так по умолчанию)
+На платформе Moonshot модель с рассуждением (K2.5, K2.6 с включённым рассуждением — так по умолчанию)
 отвечает HTTP 400 на `"required"` и на функцию по имени. Тексты ошибок ниже — те, что приводят
 сторонние разработчики; в документации Moonshot их нет. Их формулировка подсказывает выход —
 выключить рассуждение для этого запроса (переключатель из урока 06); подтверждения, что это
@@ -440,7 +440,7 @@ if conn.replay_only("Kimi K2.6 on the Moonshot platform"):
         print(error.status_code, repr(error.body["message"]))
 ''', ru={'"Kimi K2.6 on the Moonshot platform"': '"Kimi K2.6 на платформе Moonshot"'}),
     md("""
-Two fixes: write the date's shape in the description instead of `format` (exercise 3), or say
+Two fixes: write the date's shape in the `description` instead of `format` (exercise 3), or say
 `"strict": false` in so many words, and the platform accepts the schema as it is:
 """, """
 Исправить можно двумя способами: описать вид даты в `description` вместо `format` (упражнение 3)

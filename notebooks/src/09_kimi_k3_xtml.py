@@ -389,7 +389,7 @@ rows = [
 ]
 compare_table(rows, ("", "parse_kimi (K2)", "parse_kimi_xtml (K3)"))
 ''',
-        ru={'"reasoning"': '"рассуждение"'},
+        ru={'"reasoning"': '"рассуждение"', '"errors"': '"ошибки (errors)"'},
     ),
     md(
         """
@@ -829,11 +829,11 @@ are compact JSON (`json.dumps(value, separators=(",", ":"))`). Careful: in Pytho
 ### Упражнение 2. Запишите вызов
 
 Напишите `render_call(name, index, arguments)`, которая возвращает один элемент вызова K3 для
-словаря аргументов ровно так, как его пишет `render_kimi_xtml`: `<|open|>call tool="ИМЯ"
-index="N"<|sep|>`, затем по элементу `argument` на каждый ключ в порядке словаря, с его `type`
-(`string`, `number`, `boolean`, `null`, `object` или `array`), затем `<|close|>call<|sep|>`. Строки
-пишутся как есть, остальные значения — компактным JSON (`json.dumps(value, separators=(",",
-":"))`). Осторожно: в Python `True` — тоже `int`.
+словаря аргументов ровно так, как его пишет `render_kimi_xtml`:
+`<|open|>call tool="ИМЯ" index="N"<|sep|>`, затем по элементу `argument` на каждый ключ в порядке
+словаря, с его `type` (`string`, `number`, `boolean`, `null`, `object` или `array`), затем
+`<|close|>call<|sep|>`. Строки пишутся как есть, остальные значения — компактным JSON
+(`json.dumps(value, separators=(",", ":"))`). Осторожно: в Python `True` — тоже `int`.
 """,
     ),
     code(
