@@ -172,8 +172,8 @@ CHOICE_PROFILES: tuple[EngineProfile, ...] = (
         summary="Moonshot platform API with Kimi K3 (`kimi-k3`, thinking always on): reasoning in "
         "`reasoning_content`, which must come back with every assistant message; "
         "`thinking.effort` low, high or max; `tool_choice` accepts only auto, none and "
-        "required (required with no tools and any other string: a 400), and a named function is silently ignored, as "
-        "if no `tool_choice` were sent (Kimi-Vendor-Verifier's K3 tests); tools strict by "
+        "required (required with no tools and any other string: a 400), and a named function "
+        "is silently ignored, as if no `tool_choice` were sent (Kimi-Vendor-Verifier's K3 tests); tools strict by "
         "default. Ids `name:N` as for K2 (unconfirmed for K3).",
         id_style="moonshot",
         empty_content="",
