@@ -173,8 +173,8 @@ CHOICE_PROFILES: tuple[EngineProfile, ...] = (
         "`reasoning_content`, which must come back with every assistant message; "
         "`thinking.effort` low, high or max; `tool_choice` accepts only auto, none and "
         "required (required with no tools and any other string: a 400), and a named function "
-        "is silently ignored, as if no `tool_choice` were sent (Kimi-Vendor-Verifier's K3 tests); tools strict by "
-        "default. Ids `name:N` as for K2 (unconfirmed for K3).",
+        "is silently ignored, as if no `tool_choice` were sent (Kimi-Vendor-Verifier's K3 "
+        "tests); tools strict by default. Ids `name:N` as for K2 (unconfirmed for K3).",
         id_style="moonshot",
         empty_content="",
         lists_empty_tool_calls=False,
