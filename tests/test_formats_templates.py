@@ -136,17 +136,26 @@ def test_renders_follow_the_templates_and_parse_back(calls: list[dict], content:
     assert parsed.errors == []
 
 
-# Qwen3.5: strings, integers, lists and objects only. The official template writes a boolean or
-# null scalar with Jinja's `| string` (`True`, `None`); render_qwen_xml_tool_calls writes JSON's
-# `true` / `null` (docs/notes.md), so those values are left out here.
+# Qwen3.5: the official template writes objects and lists with `tojson` and every other value
+# with Jinja's `| string`, so a boolean is `True` and null is `None` (not JSON's `true` / `null`).
 XML_ARGUMENTS = st.dictionaries(
     st.from_regex(r"[a-z_]{1,8}", fullmatch=True),
-    st.integers()
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(st.characters(blacklist_characters="<>"), max_size=8)
     | st.lists(st.integers() | st.booleans(), max_size=3)
     | st.dictionaries(st.text(max_size=3), st.none() | st.integers(), max_size=2),
     max_size=4,
 )
+
+
+def test_qwen_xml_render_writes_scalars_as_the_official_template() -> None:
+    calls = [call("c0", "f", '{"on": true, "off": false, "none": null, "x": 2.5}')]
+    rendered = render_qwen_xml_tool_calls(calls)
+    assert rendered == qwen35_turn(calls, "")
+    assert "\nTrue\n" in rendered and "\nFalse\n" in rendered and "\nNone\n" in rendered
 
 
 @SOME

@@ -744,8 +744,11 @@ def parse_qwen_xml(
 
 
 def _parameter_text(value: Any) -> str:
-    """A value as the Qwen3.5 template writes it: strings as they are, anything else tojson."""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    """A value as the Qwen3.5 template writes it: objects and lists `tojson`, any other value
+    with Jinja's `| string`, i.e. Python's `str` (`True`, `None`, `2.5`, strings as they are)."""
+    if isinstance(value, Mapping | list):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
 
 
 def _arguments_mapping(arguments: Any, name: str) -> Mapping[str, Any]:
