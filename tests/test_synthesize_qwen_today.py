@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -56,6 +57,14 @@ def test_ollama_sends_each_call_whole_in_one_chunk_and_an_empty_finish_delta() -
         c["choices"][0]["delta"] for c in chunks if "reasoning" in c["choices"][0]["delta"]
     ]
     assert reasoning and all("reasoning_content" not in d for d in reasoning)
+
+
+def test_vllm_qwen3_coder_streams_call_ids_of_24_hex() -> None:
+    # vLLM's qwen3_coder parser: `call_` + uuid4().hex[:24] when streaming; a whole answer gets
+    # the server's `chatcmpl-tool-<16 hex>` (test_synthesize.LOCAL_ID_SHAPES)
+    ids = [d["id"] for d in call_deltas(streamed("vllm_qwen3_coder")) if "id" in d]
+    assert len(ids) == 2 and len(set(ids)) == 2
+    assert all(re.fullmatch(r"call_[0-9a-f]{24}", i) for i in ids)
 
 
 @pytest.mark.parametrize("engine", ["vllm_qwen3_coder", "ollama", "llamacpp"])

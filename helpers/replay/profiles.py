@@ -19,7 +19,9 @@ NamedChoice = Literal["calls_of_it", "one_call", "ignored"]
 """A named `tool_choice`: calls of that tool only (OpenAI's promise), exactly one call (vLLM's
 structured output holds one function's arguments), or no effect at all (Kimi K3 on Moonshot's
 platform treats it as if no `tool_choice` were sent)."""
-IdStyle = Literal["moonshot", "model", "history", "hermes", "vllm16", "ollama", "llamacpp"]
+IdStyle = Literal[
+    "moonshot", "model", "history", "hermes", "vllm16", "vllm24", "ollama", "llamacpp"
+]
 
 MODEL_NAMES: dict[str, str] = catalog.MODEL_NAMES
 DEFAULT_ENGINES: dict[str, str] = catalog.DEFAULT_ENGINES
@@ -33,6 +35,7 @@ class EngineProfile:
     providers: tuple[str, ...]
     summary: str
     id_style: IdStyle
+    streamed_id_style: IdStyle | None = None  # the ids of a streamed reply, when they differ
     finish_with_calls: str = "tool_calls"
     parses_calls: bool = True
     empty_content: str | None = None  # `content` reported when the model wrote only calls
@@ -55,16 +58,19 @@ class EngineProfile:
             return "/v1"
         return f"/engines/{self.name}/v1"
 
-    def call_id(self, model_id: str, name: str, history_count: int, index: int, seed: str) -> str:
+    def call_id(
+        self, model_id: str, name: str, history_count: int, index: int, seed: str, stream: bool
+    ) -> str:
         """Id the API reports for the `index`-th call of a reply the model wrote as `model_id`."""
-        if self.id_style == "moonshot":
+        style = (self.streamed_id_style if stream else None) or self.id_style
+        if style == "moonshot":
             return model_id.removeprefix("functions.")
-        if self.id_style == "model":
+        if style == "model":
             return model_id
-        if self.id_style == "history":
+        if style == "history":
             return f"functions.{name}:{history_count + index}"
-        if self.id_style in ("vllm16", "ollama", "llamacpp"):
-            return local_call_id(self.id_style, f"{seed}|call|{index}")
+        if style in ("vllm16", "vllm24", "ollama", "llamacpp"):
+            return local_call_id(style, f"{seed}|call|{index}")
         return "chatcmpl-tool-" + stable_hex(f"{seed}|call|{index}", 32)
 
 
@@ -74,9 +80,12 @@ QWEN_TODAY_PROFILES: tuple[EngineProfile, ...] = (
         name="vllm_qwen3_coder",
         providers=("qwen",),
         summary="vLLM >= 0.17 with `--tool-call-parser qwen3_coder --reasoning-parser qwen3` "
-        "serving Qwen3.5 (XML calls): reasoning in the field `reasoning`, ids "
-        "`chatcmpl-tool-<16 hex>` invented by the server, content null when only calls are made.",
+        "serving Qwen3.5 (XML calls): reasoning in the field `reasoning`, ids invented by the "
+        "server: `chatcmpl-tool-<16 hex>` in a whole answer, `call_<24 hex>` when the parser "
+        "streams (vllm/tool_parsers/qwen3coder_tool_parser.py), content null when only calls "
+        "are made.",
         id_style="vllm16",
+        streamed_id_style="vllm24",
         response_id_hex=16,
         reasoning_field="reasoning",
         model_name="Qwen/Qwen3.5-4B",
@@ -292,6 +301,8 @@ def local_call_id(style: str, seed: str) -> str:
     """A deterministic stand-in for a server's random call id in its documented shape."""
     if style == "vllm16":
         return "chatcmpl-tool-" + stable_hex(seed, 16)
+    if style == "vllm24":  # vLLM's qwen3_coder stream: `call_` + uuid4().hex[:24]
+        return "call_" + stable_hex(seed, 24)
     digits = bytes.fromhex(stable_hex(seed, 64))
     if style == "ollama":  # `call_` + 8 characters from [a-z0-9]
         return "call_" + "".join(_ALNUM[b % 36] for b in digits[:8])

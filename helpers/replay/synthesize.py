@@ -114,7 +114,12 @@ def raw_output(provider: str, turn: Turn, history: list[dict[str, Any]]) -> str:
 
 
 def engine_reply(
-    profile: EngineProfile, provider: str, turn: Turn, history: list[dict[str, Any]], seed: str
+    profile: EngineProfile,
+    provider: str,
+    turn: Turn,
+    history: list[dict[str, Any]],
+    seed: str,
+    stream: bool,
 ) -> Reply:
     """What `profile` makes of the model's output for a chat request."""
     reasoning = turn.reasoning if profile.reasoning_field else None
@@ -133,7 +138,7 @@ def engine_reply(
     history_count = count_calls(history)
     for index, call in enumerate(calls):
         name = call["function"]["name"]
-        call["id"] = profile.call_id(call["id"], name, history_count, index, seed)
+        call["id"] = profile.call_id(call["id"], name, history_count, index, seed, stream)
     return Reply(before or profile.empty_content, calls, finish, reasoning)
 
 
@@ -564,7 +569,7 @@ def chat_exchange(scenario: Scenario, turn: Turn, messages: list[dict[str, Any]]
     if turn.refused or refusal:
         return refused_exchange(scenario, turn, path, body, refusal)
     seed = request_seed(path, body)
-    reply = engine_reply(profile, scenario.provider, turn, messages, seed)
+    reply = engine_reply(profile, scenario.provider, turn, messages, seed, scenario.stream)
     prompt_chars = len(json.dumps(body["messages"])) + len(json.dumps(scenario.tools or []))
     use = usage(prompt_chars, reply_chars(reply))
     hex_digits, model = profile.response_id_hex, body["model"]

@@ -264,9 +264,9 @@ show_tool_calls(parse_qwen_xml(raw["Qwen3.5"]).tool_calls)
     ),
     md(
         """
-Look at the second table: `"3"` and `"true"` are **strings**. The XML text has no types, and
-without the tool list the parser cannot know that `days` is an integer. `get_forecast` would get
-`days="3"`, and `days + 1` would fail.
+The XML shows the boolean as the template writes it, `True`. Look at the second table: `"3"` and
+`"True"` are **strings**. The XML text has no types, and without the tool list the parser cannot
+know that `days` is an integer. `get_forecast` would get `days="3"`, and `days + 1` would fail.
 
 ## 4. Typed parameters
 
@@ -274,9 +274,10 @@ vLLM's `qwen3_coder` parser converts each value by the type of that parameter in
 tool schema. `parse_qwen_xml(text, tools)` follows the same rules:
 """,
         """
-Посмотрите на вторую таблицу: `"3"` и `"true"` — это **строки**. В тексте XML нет типов, и без
-списка инструментов парсер не может знать, что `days` — целое число. Функция `get_forecast`
-получила бы `days="3"`, и `days + 1` упало бы с ошибкой.
+Логическое значение в XML записано так, как его пишет шаблон: `True`. Посмотрите на вторую
+таблицу: `"3"` и `"True"` — это **строки**. В тексте XML нет типов, и без списка инструментов
+парсер не может знать, что `days` — целое число. Функция `get_forecast` получила бы `days="3"`,
+и `days + 1` упало бы с ошибкой.
 
 ## 4. Типизированные параметры
 
@@ -295,7 +296,8 @@ assert json.loads(typed.tool_calls[0]["function"]["arguments"]) == {
     md(
         """
 The rules, one value at a time (`convert_parameter` is the function both parsers use). Some are
-surprising: a whole `number` becomes an integer, any boolean other than `true` becomes `false`, and
+surprising: a whole `number` becomes an integer, any boolean other than `true` (in any case)
+becomes `false`, `"null"` stays text for a `string` parameter (it is null for the other types), and
 objects written as Python literals (single quotes, `None`) are read with `ast.literal_eval`, which
 accepts literals only and never runs code. A value that does not convert stays a string.
 """,
@@ -303,7 +305,8 @@ accepts literals only and never runs code. A value that does not convert stays a
 Вот как правила действуют на отдельные значения (`convert_parameter` — функция, которой
 пользуются оба парсера).
 Некоторые из них неожиданны: целое значение типа `number` становится целым числом, любое логическое
-значение, кроме `true`, становится `false`, а объекты в записи Python (одинарные кавычки, `None`)
+значение, кроме `true` (в любом регистре), становится `false`, `"null"` у параметра типа `string`
+остаётся текстом (у остальных типов это null), а объекты в записи Python (одинарные кавычки, `None`)
 читаются через `ast.literal_eval`, который принимает только литералы и никогда не выполняет код.
 Значение, которое не удалось преобразовать, остаётся строкой.
 """,
