@@ -185,8 +185,8 @@ class DeltaList(list[dict[str, Any]]):
         else:
             self.append({"reasoning_content": text})
 
-    def call_header(self, index: int, call_id: str, name: str) -> None:
-        """Add the first delta of a call: index, id, type, name and empty arguments."""
+    def call_header(self, index: int, call_id: str, name: str, arguments: str = "") -> None:
+        """Add the first delta of a call: index, id, type, name and arguments (empty: to come)."""
         self.append(
             {
                 "tool_calls": [
@@ -194,7 +194,7 @@ class DeltaList(list[dict[str, Any]]):
                         "index": index,
                         "id": call_id,
                         "type": "function",
-                        "function": {"name": name, "arguments": ""},
+                        "function": {"name": name, "arguments": arguments},
                     }
                 ]
             }

@@ -71,12 +71,12 @@ from typing import Any
 
 from helpers.formats._common import (
     CUT_OFF,
-    MarkerSplitter,
+    DeltaList,
     ParseResult,
-    StrippedStream,
     snippet,
     tool_call_dict,
 )
+from helpers.formats.stream import StreamParser
 from helpers.i18n import tr
 
 OPEN = "<|open|>"
@@ -338,42 +338,7 @@ def _check_json_block(call: _Call, block: _Argument, text: str) -> bool:
     return True
 
 
-class _Deltas:
-    """The deltas of one `feed`: neighbouring text pieces of one kind merged into one delta.
-
-    The pieces are joined once, when the kind changes or the feed ends, so that a feed of any
-    size costs time linear in what it emits (`list.append` only; nothing is copied per piece).
-    """
-
-    def __init__(self) -> None:
-        self._deltas: list[dict[str, Any]] = []
-        self._kind: str | None = None
-        self._parts: list[str] = []
-
-    def text(self, key: str, piece: str) -> None:
-        """Add a `content` or `reasoning_content` piece."""
-        if key != self._kind:
-            self._flush()
-            self._kind = key
-        self._parts.append(piece)
-
-    def call(self, delta: dict[str, Any]) -> None:
-        """Add a whole tool-call delta."""
-        self._flush()
-        self._deltas.append(delta)
-
-    def _flush(self) -> None:
-        if self._kind is not None:
-            self._deltas.append({self._kind: "".join(self._parts)})
-            self._kind, self._parts = None, []
-
-    def done(self) -> list[dict[str, Any]]:
-        """All deltas, in order."""
-        self._flush()
-        return self._deltas
-
-
-class KimiXtmlStreamParser:
+class KimiXtmlStreamParser(StreamParser):
     """Incremental `parse_kimi_xtml`: feed text deltas, get OpenAI-style delta dicts back.
 
     `feed(delta)` returns the deltas the new text completes: `{"reasoning_content": ...}` and
@@ -385,6 +350,8 @@ class KimiXtmlStreamParser:
     (through `ToolCallAccumulator`) to `parse_kimi_xtml(text)`, and `.result` equals it.
     """
 
+    markers = XTML_TOKENS
+
     def __init__(self, opened: str | None = None, call_offset: int = 0) -> None:
         """Start before the first character (`opened`, `call_offset`: as in `parse_kimi_xtml`)."""
         if opened not in (None, THINK, RESPONSE):
@@ -394,15 +361,11 @@ class KimiXtmlStreamParser:
                     f"opened должен быть 'think', 'response' или None, а не {opened!r}",
                 )
             )
-        self._splitter = MarkerSplitter(XTML_TOKENS)
+        super().__init__()
         self._state = UNDECIDED if opened is None else opened
         self._undecided: list[str] = []  # text read before opened=None was decided
         self._message_seen = opened is not None
         self._tag: _Tag | None = None
-        self._content = StrippedStream()
-        self._content_parts: list[str] = []
-        self._reasoning = StrippedStream()
-        self._reasoning_parts: list[str] = []
         self._blocks_seen = {THINK: False, RESPONSE: False}
         self._block_text_seen = False
         self._call: _Call | None = None
@@ -412,50 +375,10 @@ class KimiXtmlStreamParser:
         self._call_count = 0
         self._call_offset = call_offset
         self._stray: list[str] = []  # text between elements, judged at the next tag
-        self._tool_calls: list[dict[str, Any]] = []
-        self._errors: list[str] = []
-        self._result: ParseResult | None = None
-
-    # -- public interface ----------------------------------------------------------------------
-
-    def feed(self, text_delta: str) -> list[dict[str, Any]]:
-        """Read the next piece of model output; return the deltas it completes (maybe none)."""
-        if self._result is not None:
-            raise RuntimeError("feed() after close()")
-        out = _Deltas()
-        for is_token, piece in self._splitter.feed(text_delta):
-            if is_token:
-                self._on_token(piece, out)
-            else:
-                self._on_text(piece, out)
-        return out.done()
-
-    def close(self) -> list[dict[str, Any]]:
-        """The output ended: release what was held back, report what is open, build `.result`."""
-        if self._result is not None:
-            return []
-        out = _Deltas()
-        for _, piece in self._splitter.close():
-            self._on_text(piece, out)
-        self._on_end(out)
-        self._result = ParseResult(
-            "".join(self._content_parts),
-            self._tool_calls,
-            self._errors,
-            "".join(self._reasoning_parts),
-        )
-        return out.done()
-
-    @property
-    def result(self) -> ParseResult:
-        """The whole parse (content, tool calls, errors, reasoning); available after `close()`."""
-        if self._result is None:
-            raise RuntimeError("the result is known only after close()")
-        return self._result
 
     # -- text and tokens -----------------------------------------------------------------------
 
-    def _on_text(self, piece: str, out: _Deltas) -> None:
+    def _on_text(self, piece: str, out: DeltaList) -> None:
         """Plain text: part of a tag being read, or of the block we are in."""
         tag = self._tag
         if tag is not None:
@@ -465,7 +388,7 @@ class KimiXtmlStreamParser:
             return
         self._text(piece, out)
 
-    def _on_token(self, token: str, out: _Deltas) -> None:
+    def _on_marker(self, token: str, out: DeltaList) -> None:
         """One of the four special tokens."""
         tag = self._tag
         if token == SEP and tag is not None:
@@ -502,24 +425,24 @@ class KimiXtmlStreamParser:
         pattern = _CUT_OPEN_RE if tag.kind == OPEN else _CUT_CLOSE_RE
         return pattern.fullmatch(tag.text()) is not None
 
-    def _flush_tag_as_text(self, out: _Deltas) -> None:
+    def _flush_tag_as_text(self, out: DeltaList) -> None:
         """A would-be tag in a raw block turned out to be text of the block."""
         tag = self._tag
         assert tag is not None
         self._tag = None
         self._text(tag.kind + tag.text(), out)
 
-    def _text(self, piece: str, out: _Deltas) -> None:
+    def _text(self, piece: str, out: DeltaList) -> None:
         """Text that belongs to the current block."""
         state = self._state
         if state == UNDECIDED:
             self._undecided.append(piece)
         elif state == THINK:
             self._block_text_seen = self._block_text_seen or bool(piece.strip())
-            self._push_reasoning(piece, out)
+            self._emit_reasoning(piece, out)
         elif state in (RESPONSE, TOP):
             self._block_text_seen = self._block_text_seen or bool(piece.strip())
-            self._push_content(piece, out)
+            self._emit_content(piece, out)
         elif state in (ARGUMENT, JSON_BLOCK):
             assert self._argument is not None
             self._argument.parts.append(piece)
@@ -530,18 +453,6 @@ class KimiXtmlStreamParser:
                 self._reopen_argument(piece)
         else:  # TOOLS, CALL, ENDED: only whitespace belongs here
             self._stray.append(piece)
-
-    def _push_content(self, piece: str, out: _Deltas) -> None:
-        visible = self._content.push(piece)
-        if visible:
-            self._content_parts.append(visible)
-            out.text("content", visible)
-
-    def _push_reasoning(self, piece: str, out: _Deltas) -> None:
-        visible = self._reasoning.push(piece)
-        if visible:
-            self._reasoning_parts.append(visible)
-            out.text("reasoning_content", visible)
 
     def _report_stray(self, text: str) -> None:
         self._errors.append(
@@ -575,7 +486,7 @@ class KimiXtmlStreamParser:
 
     # -- tags ----------------------------------------------------------------------------------
 
-    def _on_tag(self, tag: _Tag, out: _Deltas) -> None:
+    def _on_tag(self, tag: _Tag, out: DeltaList) -> None:
         """A whole tag (`<|open|>...<|sep|>` or `<|close|>...<|sep|>`)."""
         if self._state == UNDECIDED:
             self._decide(tag, out)
@@ -601,7 +512,7 @@ class KimiXtmlStreamParser:
         else:
             self._on_close(text.strip(), out)
 
-    def _decide(self, tag: _Tag, out: _Deltas) -> None:
+    def _decide(self, tag: _Tag, out: DeltaList) -> None:
         """opened=None: the first tag tells where the text started."""
         name = tag.text().strip()
         if tag.kind == CLOSE and name in (THINK, RESPONSE):
@@ -613,7 +524,7 @@ class KimiXtmlStreamParser:
         if held:
             self._text(held, out)
 
-    def _on_raw_block_tag(self, kind: str, name: str, out: _Deltas) -> None:
+    def _on_raw_block_tag(self, kind: str, name: str, out: DeltaList) -> None:
         """A tag that means something inside think, response, an argument or a json block."""
         state = self._state
         if kind == CLOSE and name == state:
@@ -754,7 +665,7 @@ class KimiXtmlStreamParser:
         else:
             self._report_stray(f"{OPEN}{header}{SEP}")
 
-    def _on_close(self, name: str, out: _Deltas) -> None:
+    def _on_close(self, name: str, out: DeltaList) -> None:
         """A close tag outside raw blocks."""
         state = self._state
         if state == CALL and name == "call":
@@ -779,7 +690,7 @@ class KimiXtmlStreamParser:
         else:
             self._report_stray(close_tag(name))
 
-    def _on_end_of_message(self, out: _Deltas) -> None:
+    def _on_end_of_message(self, out: DeltaList) -> None:
         """`<|end_of_msg|>`: the message is over, whatever is still open."""
         if self._state == UNDECIDED:
             self._decide(_Tag(END_OF_MSG), out)
@@ -805,7 +716,7 @@ class KimiXtmlStreamParser:
             )
         self._state = ENDED
 
-    def _on_end(self, out: _Deltas) -> None:
+    def _on_end(self, out: DeltaList) -> None:
         """The text ended: decide, then report whatever is still open."""
         if self._tag is not None and not self._looks_cut_off(self._tag):
             self._flush_tag_as_text(out)  # `<|open|>` and text that can be no tag: plain text
@@ -823,7 +734,7 @@ class KimiXtmlStreamParser:
             self._state = TOP
             held, self._undecided = "".join(self._undecided), []
             if held:
-                self._push_content(held, out)
+                self._emit_content(held, out)
         if self._state in _RAW and self._state not in (THINK, RESPONSE):
             self._errors.append(
                 tr(
@@ -851,7 +762,7 @@ class KimiXtmlStreamParser:
 
     # -- calls ---------------------------------------------------------------------------------
 
-    def _finish_call(self, out: _Deltas) -> None:
+    def _finish_call(self, out: DeltaList) -> None:
         """`<|close|>call<|sep|>`: the call is whole; emit it (if it has a name)."""
         call = self._call
         assert call is not None
@@ -884,18 +795,7 @@ class KimiXtmlStreamParser:
         position = len(self._tool_calls)
         call_id = f"functions.{call.name}:{self._call_offset + position}"
         self._tool_calls.append(tool_call_dict(call_id, call.name, arguments))
-        out.call(
-            {
-                "tool_calls": [
-                    {
-                        "index": position,
-                        "id": call_id,
-                        "type": "function",
-                        "function": {"name": call.name, "arguments": arguments},
-                    }
-                ]
-            }
-        )
+        out.call_header(position, call_id, call.name, arguments)
 
     def _drop_call(self, why: str) -> None:
         """A call that did not end with `<|close|>call<|sep|>`: not returned, but reported."""
@@ -923,10 +823,7 @@ def parse_kimi_xtml(text: str, opened: str | None = None, call_offset: int = 0) 
     None decides from the text (see the module docstring). `call_offset`: the number of calls
     earlier in the conversation, so that invented ids `functions.NAME:N` stay unique.
     """
-    parser = KimiXtmlStreamParser(opened, call_offset)
-    parser.feed(text)
-    parser.close()
-    return parser.result
+    return KimiXtmlStreamParser(opened, call_offset).parse_whole(text)
 
 
 # ---------------------------------------------------------------------------------------------

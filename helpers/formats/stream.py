@@ -62,10 +62,7 @@ class StreamParser:
         """Send reasoning pieces to the reasoning stream and the rest to the format's parser."""
         for is_reasoning, piece in pieces:
             if is_reasoning:
-                visible = self._reasoning.push(piece)
-                if visible:
-                    self._reasoning_sent.append(visible)
-                    out.reasoning(visible)
+                self._emit_reasoning(piece, out)
             else:
                 self._feed_visible(piece, out)
 
@@ -116,6 +113,13 @@ class StreamParser:
         if visible:
             self._content_sent.append(visible)
             out.content(visible)
+
+    def _emit_reasoning(self, piece: str, out: DeltaList) -> None:
+        """Pass reasoning text on (leading and trailing whitespace held back)."""
+        visible = self._reasoning.push(piece)
+        if visible:
+            self._reasoning_sent.append(visible)
+            out.reasoning(visible)
 
     def _on_text(self, piece: str, out: DeltaList) -> None:
         """Route one piece of plain text (subclass)."""
