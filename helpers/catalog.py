@@ -18,25 +18,6 @@ MODEL_NAMES: dict[str, str] = {
 }
 """The model name each provider answers as in replay mode (the cassettes record it)."""
 
-ENGINES: tuple[str, ...] = (
-    "moonshot",
-    "vllm",
-    "sglang",
-    "stop_with_calls",
-    "no_parser",
-    "vllm_hermes",
-    "moonshot_thinking",
-    "vllm_thinking",
-    "sglang_drift",
-    "vllm_qwen3_coder",
-    "ollama",
-    "llamacpp",
-    "moonshot_k3",
-    "llamacpp_hermes",
-    "vllm_kimi_k3",
-)
-"""Every engine profile in `helpers.replay.profiles.PROFILES`, in that order."""
-
 DEFAULT_ENGINES: dict[str, str] = {"kimi": "moonshot", "qwen": "vllm_hermes"}
 """The engine a provider's replay endpoint `/v1` imitates; others live at `/engines/<name>/v1`."""
 

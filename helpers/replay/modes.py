@@ -18,7 +18,7 @@ from typing import Any
 from helpers import catalog
 from helpers.i18n import Text, tr
 from helpers.replay.cassette import CassetteError
-from helpers.replay.profiles import replay_model
+from helpers.replay.profiles import PROFILES, replay_model
 from helpers.replay.record import MIN_SECRET_CHARS, RecordProxy, upstream_host
 from helpers.replay.server import ReplayServer
 from helpers.replay.validation import (
@@ -30,7 +30,7 @@ from helpers.replay.validation import (
 
 MODES = catalog.MODES
 PROVIDERS = catalog.PROVIDERS
-ENGINES = catalog.ENGINES
+ENGINES = tuple(PROFILES)
 DEFAULT_ENGINE = catalog.DEFAULT_ENGINES
 REPLAY_MODELS = catalog.MODEL_NAMES
 REPLAY_API_KEY = catalog.REPLAY_API_KEY

@@ -12,7 +12,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Literal
 
-from helpers import catalog
+from helpers.catalog import DEFAULT_ENGINES, MODEL_NAMES
 
 Provider = Literal["kimi", "qwen"]
 NamedChoice = Literal["calls_of_it", "one_call", "ignored"]
@@ -22,9 +22,6 @@ platform treats it as if no `tool_choice` were sent)."""
 IdStyle = Literal[
     "moonshot", "model", "history", "hermes", "vllm16", "vllm24", "ollama", "llamacpp"
 ]
-
-MODEL_NAMES: dict[str, str] = catalog.MODEL_NAMES
-DEFAULT_ENGINES: dict[str, str] = catalog.DEFAULT_ENGINES
 
 
 @dataclass(frozen=True)

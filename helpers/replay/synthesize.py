@@ -23,7 +23,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from helpers import catalog
+from helpers.catalog import TOKENIZERS
 from helpers.formats import (
     ParseResult,
     parse_hermes,
@@ -48,7 +48,6 @@ SOURCE = (
     "(not a capture of a real service)"
 )
 EPOCH = 1751328000  # 2025-07-01 00:00:00 UTC: every synthesized `created` lies in the month after
-TOKENIZERS: dict[str, str] = catalog.TOKENIZERS
 CALL_START: dict[str, str] = {"kimi": "<|tool_calls_section_begin|>", "qwen": "<tool_call>"}
 COMPLETIONS_SUMMARY = (
     "/completions: the raw text the model generates (tool-call markers included), no parsing; "
