@@ -17,7 +17,18 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-LESSON_NAME = re.compile(r"^\d\d_[a-z0-9]+(?:_[a-z0-9]+)*$")
+sys.path.insert(0, str(ROOT))  # helpers, when run as a script
+from helpers.lessons import LESSON_NAME  # noqa: E402
+
+# How a lesson ends: a link to the next one, or (the last lesson) the end of the series.
+NEXT = {
+    "en": "[Next: {number} {title}]({name}.ipynb)",
+    "ru": "[Дальше: {number} {title}]({name}.ipynb)",
+}
+END = {
+    "en": "That is the end of the series. Back to the start: [{number} {title}]({name}.ipynb)",
+    "ru": "Это конец серии. Вернуться к началу: [{number} {title}]({name}.ipynb)",
+}
 
 # QQQ stands for three single quotes, which this template cannot hold.
 SOURCE = r'''"""Lesson {number}: {title}."""
@@ -148,6 +159,11 @@ QQQ, hidden=True),
     code(QQQ
 {module}.check_messages(my_messages)
 QQQ, hidden=True),
+    md("""
+{ending_en}
+""", """
+{ending_ru}
+"""),
 ])
 '''
 
@@ -223,22 +239,78 @@ def test_mistakes_get_a_hint_in_both_languages(capsys, wrong):
 '''
 
 
+def titles(path: Path) -> dict[str, str]:
+    """A lesson source's titles, {"en": ..., "ru": ...}: its first cell's `# heading`."""
+    if "nbbuild" not in sys.modules:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import nbbuild
+
+    try:
+        first = nbbuild.load_lesson(path).cells[0]
+    except Exception as exc:  # noqa: BLE001 - any broken source: say which, write nothing
+        raise SystemExit(f"cannot read the title of {path.name}: {exc!r}") from None
+    return {
+        lang: text.strip().splitlines()[0].removeprefix("# ")
+        for lang, text in (("en", first.en), ("ru", first.ru))
+    }
+
+
+def ending(template: dict[str, str], name: str, title: dict[str, str]) -> dict[str, str]:
+    """A lesson's last line in both languages, linking lesson `name` titled `title`."""
+    return {
+        lang: template[lang].format(number=name[:2], title=title[lang], name=name)
+        for lang in template
+    }
+
+
+def neighbours(name: str, root: Path) -> tuple[str | None, str | None, str | None]:
+    """The lessons before and after `name` in the series, and the first lesson."""
+    lessons = sorted(p.stem for p in (root / "notebooks" / "src").glob("[0-9][0-9]_*.py"))
+    before = [lesson for lesson in lessons if lesson < name]
+    after = [lesson for lesson in lessons if lesson > name]
+    return (
+        (before[-1] if before else None),
+        (after[0] if after else None),
+        (lessons[0] if lessons else None),
+    )
+
+
+def paths_for(name: str, root: Path = ROOT) -> list[Path]:
+    """The four new files of lesson `name`: source, scenarios, self-checks, their tests."""
+    module = f"n{name[:2]}"
+    return [
+        root / "notebooks" / "src" / f"{name}.py",
+        root / "helpers" / "replay" / "scenarios" / f"n{name}.py",
+        root / "helpers" / "exercises" / f"{module}.py",
+        root / "tests" / f"test_exercises_{module}.py",
+    ]
+
+
 def files_for(name: str, title: str, title_ru: str, root: Path = ROOT) -> dict[Path, str]:
     """The four new files of lesson `name`, path -> text."""
     number, module = name[:2], f"n{name[:2]}"
+    src = root / "notebooks" / "src"
+    _, after, first = neighbours(name, root)
+    if after:
+        last = ending(NEXT, after, titles(src / f"{after}.py"))
+    elif first:
+        last = ending(END, first, titles(src / f"{first}.py"))
+    else:
+        last = ending(END, name, {"en": title, "ru": title_ru})
     fields = {
         "name": name,
         "number": number,
         "module": module,
         "title": title,
         "title_ru": title_ru,
+        "ending_en": last["en"],
+        "ending_ru": last["ru"],
     }
-    return {
-        root / "notebooks" / "src" / f"{name}.py": SOURCE.format(**fields).replace("QQQ", "'''"),
-        root / "helpers" / "replay" / "scenarios" / f"n{name}.py": SCENARIOS.format(**fields),
-        root / "helpers" / "exercises" / f"{module}.py": EXERCISES.format(**fields),
-        root / "tests" / f"test_exercises_{module}.py": TESTS.format(**fields),
-    }
+    texts = [
+        SOURCE.format(**fields).replace("QQQ", "'''"),
+        *(template.format(**fields) for template in (SCENARIOS, EXERCISES, TESTS)),
+    ]
+    return dict(zip(paths_for(name, root), texts, strict=True))
 
 
 def create(name: str, title: str, title_ru: str, root: Path = ROOT) -> list[Path]:
@@ -248,13 +320,46 @@ def create(name: str, title: str, title_ru: str, root: Path = ROOT) -> list[Path
     taken = sorted(root.glob(f"notebooks/src/{name[:2]}_*.py"))
     if taken:
         raise SystemExit(f"lesson number {name[:2]} is taken by {taken[0].relative_to(root)}")
-    files = files_for(name, title, title_ru, root)
-    existing = [str(p.relative_to(root)) for p in files if p.exists()]
+    existing = [str(p.relative_to(root)) for p in paths_for(name, root) if p.exists()]
     if existing:
         raise SystemExit(f"refusing to overwrite {existing}")
+    files = files_for(name, title, title_ru, root)
+    before, after, _ = neighbours(name, root)
+    patched = link_previous(before, after, name, {"en": title, "ru": title_ru}, root)
     for path, text in files.items():
         path.write_text(text, encoding="utf-8")
-    return list(files)
+    return [*files, *patched]
+
+
+def link_previous(
+    before: str | None, after: str | None, name: str, title: dict[str, str], root: Path
+) -> list[Path]:
+    """Point the previous lesson's last line (its Next link, or the end of the series) at the new
+    lesson; return the patched source (none when there is no previous lesson)."""
+    if before is None:
+        return []
+    path = root / "notebooks" / "src" / f"{before}.py"
+    text = path.read_text(encoding="utf-8")
+    link = ending(NEXT, name, title)
+    for lang in ("en", "ru"):
+        if after:
+            old = re.compile(
+                re.escape(NEXT[lang].split("{")[0])
+                + r"[^\]]*\]\("
+                + re.escape(after)
+                + r"\.ipynb\)"
+            )
+        else:
+            old = re.compile(re.escape(END[lang].split("[")[0]) + r"[^\n]*?\]\(\d\d_\w+\.ipynb\)")
+        text, found = old.subn(lambda _, new=link[lang]: new, text, count=1)
+        if not found:
+            raise SystemExit(
+                f"{path.relative_to(root)}: no {lang} line to replace with {link[lang]!r} "
+                f"(expected {'a Next link to ' + after if after else 'the end-of-series line'}); "
+                "nothing was written"
+            )
+    path.write_text(text, encoding="utf-8")
+    return [path]
 
 
 def next_steps(name: str, title: str, title_ru: str) -> str:
@@ -269,9 +374,10 @@ Left to do (docs/authoring.md, "Add a lesson"):
      in helpers/replay/scenarios/common.py).
   2. .venv/bin/python -m helpers.replay synthesize            # writes data/recordings/{name}.json
   3. .venv/bin/python scripts/nbbuild.py {name}              # builds and runs both editions
-  4. Link it: a "[Next: {title}]({name}.ipynb)" line at the end of notebooks/src/{link}.py
-     (then rebuild that lesson too), a row in README.md's lesson map and one in lesson 00's map
-     ("## 5. The lesson map" in notebooks/src/00_start.py, both languages; rebuild 00_start).
+  4. Link it: the end of notebooks/src/{link}.py now links here (rebuild it:
+     .venv/bin/python scripts/nbbuild.py --no-execute {link}); add a row in README.md's lesson
+     map and one in lesson 00's map ("## 5. The lesson map" in notebooks/src/00_start.py, both
+     languages; rebuild 00_start).
   5. .venv/bin/pytest tests/test_notebooks.py tests/test_lesson_drift.py \\
        tests/test_exercises_n{name[:2]}.py notebooks/en/{name}.ipynb notebooks/ru/{name}.ipynb
      tests/test_notebooks.py names anything still missing (scenario module, cassette, map rows).

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
+from pathlib import Path
 from types import ModuleType
 
 from helpers.i18n import LANGUAGES as LANGS
+from helpers.lessons import exercises_module, scenario_module
 from helpers.paths import NOTEBOOKS_DIR, REPO_ROOT
 
 
@@ -48,3 +51,21 @@ def second_run_language(lesson: str, run: str) -> str:
 
     offset = {"live": 0, "student": 1}[run]
     return LANGS[(lesson_names().index(lesson) + offset) % len(LANGS)]
+
+
+def template_leftovers(name: str, root: Path = REPO_ROOT) -> list[str]:
+    """The `TODO` lines scripts/new_lesson.py's templates leave in a lesson's four files."""
+    module = exercises_module(name)
+    files = [
+        root / "notebooks" / "src" / f"{name}.py",
+        root / "helpers" / "replay" / "scenarios" / f"{scenario_module(name)}.py",
+        root / "helpers" / "exercises" / f"{module}.py",
+        root / "tests" / f"test_exercises_{module}.py",
+    ]
+    return [
+        f"{path.relative_to(root)}:{number}: {line.strip()}"
+        for path in files
+        if path.exists()
+        for number, line in enumerate(path.read_text("utf-8").splitlines(), 1)
+        if re.search(r"\bTODO\b", line)
+    ]

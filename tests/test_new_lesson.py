@@ -55,3 +55,95 @@ def test_it_refuses_a_bad_name_a_taken_number_and_overwriting(root):
         new_lesson.create("10_more", "T", "Т", root)
     assert (root / "helpers/exercises/n10.py").read_text(encoding="utf-8") == "# mine\n"
     assert not (root / "notebooks/src/10_more.py").exists()
+
+
+def lesson_source(name: str, title: tuple[str, str], last: tuple[str, str]) -> str:
+    """A minimal lesson source: its title and its last line, in both languages."""
+    return (
+        f'from nbbuild import Lesson, md\n\nLESSON = Lesson("{name}", [\n'
+        f'    md("# {title[0]}", "# {title[1]}"),\n'
+        f'    md("""{last[0]}""", """{last[1]}"""),\n])\n'
+    )
+
+
+def last_lines(path: Path) -> tuple[str, str]:
+    """The en and ru text of a lesson source's last cell."""
+    nbbuild = scripts_support.script("nbbuild")
+    cell = nbbuild.load_lesson(path).cells[-1]
+    return cell.en, cell.ru
+
+
+def test_a_lesson_added_at_the_end_takes_over_the_end_of_the_series(root):
+    new_lesson = scripts_support.script("new_lesson")
+    src = root / "notebooks/src"
+    (src / "00_start.py").write_text(
+        lesson_source(
+            "00_start",
+            ("Start here", "С чего начать"),
+            (
+                "That is the end of the series. Back to the start: [00 Start here](00_start.ipynb)",
+                "Это конец серии. Вернуться к началу: [00 С чего начать](00_start.ipynb)",
+            ),
+        ),
+        encoding="utf-8",
+    )
+    written = new_lesson.create("01_more", "More", "Ещё", root)
+    assert src / "00_start.py" in written
+    assert last_lines(src / "00_start.py") == (
+        "[Next: 01 More](01_more.ipynb)",
+        "[Дальше: 01 Ещё](01_more.ipynb)",
+    )
+    assert last_lines(src / "01_more.py") == (
+        "That is the end of the series. Back to the start: [00 Start here](00_start.ipynb)",
+        "Это конец серии. Вернуться к началу: [00 С чего начать](00_start.ipynb)",
+    )
+    # what the author must still write is marked, and the series test finds it
+    left = scripts_support.template_leftovers("01_more", root)
+    assert {line.split(":")[0] for line in left} == {
+        "notebooks/src/01_more.py",
+        "helpers/replay/scenarios/n01_more.py",
+        "helpers/exercises/n01.py",
+    }
+
+
+def test_a_lesson_inserted_in_the_middle_links_both_ways(root):
+    new_lesson = scripts_support.script("new_lesson")
+    src = root / "notebooks/src"
+    (src / "00_start.py").write_text(
+        lesson_source(
+            "00_start",
+            ("Start", "Начало"),
+            ("[Next: 02 End](02_end.ipynb)", "[Дальше: 02 Конец](02_end.ipynb)"),
+        ),
+        encoding="utf-8",
+    )
+    end = lesson_source(
+        "02_end",
+        ("End", "Конец"),
+        (
+            "That is the end of the series. Back to the start: [00 Start](00_start.ipynb)",
+            "Это конец серии. Вернуться к началу: [00 Начало](00_start.ipynb)",
+        ),
+    )
+    (src / "02_end.py").write_text(end, encoding="utf-8")
+    new_lesson.create("01_middle", "Middle", "Середина", root)
+    assert last_lines(src / "00_start.py") == (
+        "[Next: 01 Middle](01_middle.ipynb)",
+        "[Дальше: 01 Середина](01_middle.ipynb)",
+    )
+    assert last_lines(src / "01_middle.py") == (
+        "[Next: 02 End](02_end.ipynb)",
+        "[Дальше: 02 Конец](02_end.ipynb)",
+    )
+    assert (src / "02_end.py").read_text(encoding="utf-8") == end
+
+
+def test_a_previous_lesson_without_the_expected_ending_stops_everything(root):
+    new_lesson = scripts_support.script("new_lesson")
+    src = root / "notebooks/src"
+    before = lesson_source("00_start", ("Start", "Начало"), ("Bye.", "Пока."))
+    (src / "00_start.py").write_text(before, encoding="utf-8")
+    with pytest.raises(SystemExit, match="no en line to replace"):
+        new_lesson.create("01_more", "More", "Ещё", root)
+    assert (src / "00_start.py").read_text(encoding="utf-8") == before
+    assert not (src / "01_more.py").exists()

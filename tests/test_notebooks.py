@@ -40,6 +40,13 @@ TALKS_TO_MODEL = re.compile(
 )
 NEXT_LINK = re.compile(r"\]\(\s*(?:\./)?(\d\d_\w+)\.ipynb\s*\)")
 MAP_ROW = re.compile(r"^\|.*\]\(\s*(?:\./)?(\d\d_\w+)\.ipynb\s*\)", re.M)
+# A link that names a lesson by number: `[Next: 01 Title](01_name.ipynb)`, `[01 Title](...)`.
+TITLED_LINK = re.compile(
+    r"\[((?:Next: |Дальше: )?)(\d\d) ([^\]]+)\]\(\s*(?:\./)?(\d\d_\w+)\.ipynb\s*\)"
+)
+NEXT_WORD = re.compile(r"\[(?:Next|Дальше)\b[^\]]*\]\(")
+# The last lesson's closing line (scripts/new_lesson.py turns it into a Next link).
+END_OF_SERIES = {"en": "That is the end of the series.", "ru": "Это конец серии."}
 README_LINK = re.compile(r"\[([^\]]+)\]\(notebooks/(en|ru)/(\d\d_\w+)\.ipynb\)")
 CYRILLIC = re.compile(r"[А-Яа-яЁё]")
 LETTER = re.compile(r"[A-Za-zА-Яа-яЁё]")
@@ -307,6 +314,39 @@ def check_next_link(nb, name: str, order: tuple[str, ...], where: str) -> list[s
     return problems
 
 
+def title_of(nb) -> str:
+    """A lesson's title: its first cell's `# heading`."""
+    return nb.cells[0].source.splitlines()[0].removeprefix("# ")
+
+
+def check_link_titles(nb, titles: dict[str, str], where: str) -> list[str]:
+    """Links that name a lesson by number carry its title (`[Next: 01 Title](01_x.ipynb)`), and
+    every Next link is written so; `titles` maps each lesson to its title in this edition."""
+    prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    problems = []
+    for _, number, text, target in TITLED_LINK.findall(prose):
+        if target in titles and (number, text) != (target[:2], titles[target]):
+            problems.append(
+                f"{where}: a link to {target}.ipynb reads {number} {text!r}; "
+                f"the lesson's title is {target[:2]} {titles[target]!r}"
+            )
+    titled = len([m for m in TITLED_LINK.findall(prose) if m[0]])
+    if len(NEXT_WORD.findall(prose)) > titled:
+        problems.append(f"{where}: a Next link is not written `[Next: NN Title](NN_name.ipynb)`")
+    return problems
+
+
+def check_end_of_series(nb, name: str, order: tuple[str, ...], lang: str, where: str) -> list[str]:
+    """The last lesson, and only it, says it is the end of the series."""
+    prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    says = END_OF_SERIES[lang] in prose
+    if name == order[-1] and not says:
+        return [f"{where}: the last lesson does not say {END_OF_SERIES[lang]!r}"]
+    if says and name != order[-1]:
+        return [f"{where} says {END_OF_SERIES[lang]!r} but {order[-1]} comes later"]
+    return []
+
+
 def prose_of(markdown: str) -> str:
     """Markdown without code, links' targets, URLs and HTML tags: the words a reader reads."""
     text = re.sub(r"(```|~~~).*?\1", " ", markdown, flags=re.S)
@@ -374,6 +414,12 @@ def all_problems(nb_dir: Path) -> list[str]:
         nb_dir / "src", root / "helpers" / "replay" / "scenarios", root / "data" / "recordings"
     )
     problems += check_readme_map(root / "README.md", nb_dir, order)
+    titles = {
+        lang: {
+            n: title_of(read_nb(p)) for n in names if (p := nb_dir / lang / f"{n}.ipynb").exists()
+        }
+        for lang in LANGS
+    }
     for name in names:
         problems += check_file_set(nb_dir, name)
         have = {lang: nb_dir / lang / f"{name}.ipynb" for lang in LANGS}
@@ -389,6 +435,8 @@ def all_problems(nb_dir: Path) -> list[str]:
             problems += check_hygiene(nb, where)
             problems += check_setup_cell(nb, where)
             problems += check_next_link(nb, name, order, where)
+            problems += check_link_titles(nb, titles[lang], where)
+            problems += check_end_of_series(nb, name, order, lang, where)
             if name == order[0]:
                 problems += check_lesson_00_map(nb, order, where)
     return problems
@@ -474,8 +522,22 @@ def test_one_setup_cell(lang, name):
 @pytest.mark.parametrize(("lang", "name"), REAL_EDITIONS, ids=EDITION_IDS)
 def test_links_to_the_next_lesson(lang, name):
     nb = read_nb(NOTEBOOKS_DIR / lang / f"{name}.ipynb")
-    problems = check_next_link(nb, name, series_order(REAL_LESSONS), f"{lang}/{name}")
+    order, where = series_order(REAL_LESSONS), f"{lang}/{name}"
+    titles = {
+        n: title_of(read_nb(NOTEBOOKS_DIR / lang / f"{n}.ipynb"))
+        for g, n in REAL_EDITIONS
+        if g == lang
+    }
+    problems = check_next_link(nb, name, order, where)
+    problems += check_link_titles(nb, titles, where)
+    problems += check_end_of_series(nb, name, order, lang, where)
     assert not problems, _report(problems)
+
+
+@pytest.mark.parametrize("name", REAL_LESSONS)
+def test_no_todo_is_left_from_the_new_lesson_template(name):
+    left = scripts_support.template_leftovers(name)
+    assert not left, "left from scripts/new_lesson.py's template:\n" + _report(left)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -496,7 +558,7 @@ LESSON = Lesson("00_alpha", [
     md("A failing call:\\n```python\\nboom()\\n```", "Вызов с ошибкой:\\n```python\\nboom()\\n```"),
     code('raise ValueError("boom")', tags=("raises-exception",)),
     code("answer = 42", hidden=True),
-    md("[Next: Beta](01_beta.ipynb)", "[Дальше: Бета](01_beta.ipynb)"),
+    md("[Next: 01 Beta](01_beta.ipynb)", "[Дальше: 01 Бета](01_beta.ipynb)"),
     md("| lesson |\\n|---|\\n| [01 Beta](01_beta.ipynb) |", "| урок |\\n|---|\\n| [01 Бета](01_beta.ipynb) |"),
 ])
 """,
@@ -506,6 +568,10 @@ from nbbuild import Lesson, code, md
 LESSON = Lesson("01_beta", [
     md("# Beta", "# Бета"),
     code("x = 1 + 1\\nx"),
+    md(
+        "That is the end of the series. Back to the start: [00 Alpha](00_alpha.ipynb)",
+        "Это конец серии. Вернуться к началу: [00 Альфа](00_alpha.ipynb)",
+    ),
 ])
 """,
 }
@@ -622,7 +688,7 @@ DEFECTS = {
         "en",
         "01_beta",
         lambda nb: nb.cells.append(nbformat.v4.new_markdown_cell("# x")),
-        "en has 3 cells, ru has 2",
+        "en has 4 cells, ru has 3",
     ),
     "stale output in one edition": (
         "ru",
@@ -779,6 +845,30 @@ DEFECTS = {
         "00_alpha",
         _set("00-006", source="[Дальше](01_bta.ipynb)"),
         "01_bta.ipynb, which is not a lesson",
+    ),
+    "a Next link whose text is not the title": (
+        "ru",
+        "00_alpha",
+        _set("00-006", source="[Дальше: 01 Бэта](01_beta.ipynb)"),
+        "the lesson's title is 01 'Бета'",
+    ),
+    "a Next link without the lesson's number and title": (
+        "en",
+        "00_alpha",
+        _set("00-006", source="[Next lesson](01_beta.ipynb)"),
+        "a Next link is not written",
+    ),
+    "the end of the series before the last lesson": (
+        "en",
+        "00_alpha",
+        _set("00-006", source="[Next: 01 Beta](01_beta.ipynb). That is the end of the series."),
+        "but 01_beta comes later",
+    ),
+    "the last lesson does not say it ends the series": (
+        "ru",
+        "01_beta",
+        _set("01-002", source="Вернуться к началу: [00 Альфа](00_alpha.ipynb)"),
+        "the last lesson does not say",
     ),
     "no scenario module": (
         "repo",
