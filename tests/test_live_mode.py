@@ -335,6 +335,16 @@ def test_strict_stand_in_saw_both_models_and_the_thinking_switch(
     assert any(b.get("temperature") == 0.3 for b in qwen)  # vLLM takes the guide's value
 
 
+def test_the_readme_names_the_lessons_run_in_live_mode() -> None:
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    found = re.search(r"behaves\s+differently\s+outside\s+replay\s+\(([\d, ]+)\)", readme)
+    assert found, "README.md no longer lists the lessons tests/test_live_mode.py runs"
+    listed = [number.strip() for number in found.group(1).split(",")]
+    assert listed == [name[:2] for name in LESSONS], (
+        f"README.md lists {listed}; tests/test_live_mode.py runs {LESSONS}: update the README"
+    )
+
+
 def test_only_the_raw_kimi_lesson_is_left_out_of_the_strict_runs() -> None:
     assert set(lesson_names()) - set(STRICT_LESSONS) == {"04_manual_parsing"}
     assert "04_manual_parsing" in LESSONS  # it runs live on the self-hosted stand-in

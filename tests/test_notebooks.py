@@ -405,6 +405,30 @@ def check_readme_map(readme: Path, nb_dir: Path, order: tuple[str, ...]) -> list
     return problems
 
 
+CLASS_DOCS = ("docs/class_endpoint.md", "docs/class_endpoint.ru.md")
+LIVE_TABLE = re.compile(r"^\| (?:Lesson|Урок) \| Live", re.M)  # one row per lesson: "| 03 ... |"
+LOAD_HEADER = re.compile(r"^\| (?:Lesson|Урок) \| 00 .*$", re.M)  # one column per lesson
+
+
+def check_class_endpoint(text: str, order: tuple[str, ...], where: str) -> list[str]:
+    """The class-endpoint guide's two lesson tables list every lesson, in order, in one table."""
+    numbers = [name[:2] for name in order]
+    problems = []
+    table = LIVE_TABLE.search(text)
+    rows = text[table.start() :].split("\n\n")[0].splitlines()[2:] if table else []
+    listed = [row[2:4] for row in rows if re.match(r"\| \d\d ", row)]
+    if listed != numbers:
+        problems.append(
+            f"{where}: the table of lessons that run live lists {listed} (one unbroken table "
+            f"with a row per lesson expected: {numbers})"
+        )
+    header = LOAD_HEADER.search(text)
+    columns = re.findall(r"\| (\d\d) (?=\|)", header.group(0)) if header else []
+    if columns != numbers:
+        problems.append(f"{where}: the load table's columns are {columns}, the lessons {numbers}")
+    return problems
+
+
 def all_problems(nb_dir: Path) -> list[str]:
     """Every check over every lesson of a series folder (and the repository around it)."""
     names = lesson_names(nb_dir)
@@ -471,6 +495,22 @@ def test_every_lesson_has_its_scenario_module_and_cassette():
 def test_readme_lesson_map_has_every_lesson():
     problems = check_readme_map(REPO_ROOT / "README.md", NOTEBOOKS_DIR, series_order(REAL_LESSONS))
     assert not problems, _report(problems)
+
+
+@pytest.mark.parametrize("doc", CLASS_DOCS)
+def test_class_endpoint_tables_have_every_lesson(doc):
+    text = (REPO_ROOT / doc).read_text(encoding="utf-8")
+    problems = check_class_endpoint(text, series_order(REAL_LESSONS), doc)
+    assert not problems, _report(problems)
+
+
+def test_class_endpoint_check_catches_a_missing_or_split_row():
+    text = (REPO_ROOT / CLASS_DOCS[0]).read_text(encoding="utf-8")
+    order = series_order(REAL_LESSONS)
+    row = next(line for line in text.splitlines() if line.startswith("| 01 "))
+    for broken in (text.replace(row + "\n", ""), text.replace(row + "\n", row + "\n\n")):
+        assert any("run live lists" in p for p in check_class_endpoint(broken, order, "x"))
+    assert check_class_endpoint(text.replace("| 01 | 02 |", "| 02 |"), order, "x")
 
 
 @pytest.mark.parametrize("lang", LANGS)
