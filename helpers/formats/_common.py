@@ -169,21 +169,19 @@ class DeltaList(list[dict[str, Any]]):
 
     def content(self, text: str) -> None:
         """Add content text, merging it into the previous content delta if there is one."""
-        if not text:
-            return
-        if self and "content" in self[-1]:
-            self._merge(self[-1], "content", text)
-        else:
-            self.append({"content": text})
+        self._text("content", text)
 
     def reasoning(self, text: str) -> None:
         """Add reasoning text, merging it into the previous reasoning delta if there is one."""
+        self._text("reasoning_content", text)
+
+    def _text(self, key: str, text: str) -> None:
         if not text:
             return
-        if self and "reasoning_content" in self[-1]:
-            self._merge(self[-1], "reasoning_content", text)
+        if self and key in self[-1]:
+            self._merge(self[-1], key, text)
         else:
-            self.append({"reasoning_content": text})
+            self.append({key: text})
 
     def call_header(self, index: int, call_id: str, name: str, arguments: str = "") -> None:
         """Add the first delta of a call: index, id, type, name and arguments (empty: to come)."""
