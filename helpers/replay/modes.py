@@ -17,6 +17,7 @@ from typing import Any
 
 from helpers import catalog
 from helpers.i18n import Text, tr
+from helpers.lessons import LESSON_NAME
 from helpers.replay.cassette import CassetteError
 from helpers.replay.profiles import PROFILES, replay_model
 from helpers.replay.record import MIN_SECRET_CHARS, RecordProxy, upstream_host
@@ -68,8 +69,6 @@ THINKING_VARIABLE = "KIMI_THINKING"
 (Moonshot models with a switch: kimi-k2.6, kimi-k2.5); unset or `on`: the platform's default."""
 SAMPLING_NAMES = ("temperature", "top_p", "n")
 LOOPBACK_NAMES = ("127.0.0.1", "localhost")
-# A lesson name as the notebooks are named: 02_sync_loop.ipynb -> 02_sync_loop.
-LESSON_NAME = re.compile(r"\d\d_[A-Za-z0-9_]+")
 
 _lock = threading.Lock()
 _replay_server: ReplayServer | None = None
