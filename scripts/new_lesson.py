@@ -25,6 +25,7 @@ NEXT = {
     "en": "[Next: {number} {title}]({name}.ipynb)",
     "ru": "[Дальше: {number} {title}]({name}.ipynb)",
 }
+END_WORDS = {"en": "end of the series", "ru": "конец серии"}
 END = {
     "en": "That is the end of the series. Back to the start: [{number} {title}]({name}.ipynb)",
     "ru": "Это конец серии. Вернуться к началу: [{number} {title}]({name}.ipynb)",
@@ -350,7 +351,8 @@ def link_previous(
                 + r"\.ipynb\)"
             )
         else:
-            old = re.compile(re.escape(END[lang].split("[")[0]) + r"[^\n]*?\]\(\d\d_\w+\.ipynb\)")
+            words = END_WORDS[lang]  # the line may say more ("for now"): any such line
+            old = re.compile(rf'[^\n"]*{words}[^\n"]*?\]\(\d\d_\w+\.ipynb\)', re.IGNORECASE)
         text, found = old.subn(lambda _, new=link[lang]: new, text, count=1)
         if not found:
             raise SystemExit(

@@ -45,8 +45,8 @@ TITLED_LINK = re.compile(
     r"\[((?:Next: |Дальше: )?)(\d\d) ([^\]]+)\]\(\s*(?:\./)?(\d\d_\w+)\.ipynb\s*\)"
 )
 NEXT_WORD = re.compile(r"\[(?:Next|Дальше)\b[^\]]*\]\(")
-# The last lesson's closing line (scripts/new_lesson.py turns it into a Next link).
-END_OF_SERIES = {"en": "That is the end of the series.", "ru": "Это конец серии."}
+# The last lesson's closing words (scripts/new_lesson.py turns that line into a Next link).
+END_OF_SERIES = {"en": "end of the series", "ru": "конец серии"}
 README_LINK = re.compile(r"\[([^\]]+)\]\(notebooks/(en|ru)/(\d\d_\w+)\.ipynb\)")
 CYRILLIC = re.compile(r"[А-Яа-яЁё]")
 LETTER = re.compile(r"[A-Za-zА-Яа-яЁё]")
@@ -339,7 +339,7 @@ def check_link_titles(nb, titles: dict[str, str], where: str) -> list[str]:
 def check_end_of_series(nb, name: str, order: tuple[str, ...], lang: str, where: str) -> list[str]:
     """The last lesson, and only it, says it is the end of the series."""
     prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
-    says = END_OF_SERIES[lang] in prose
+    says = END_OF_SERIES[lang] in prose.lower()
     if name == order[-1] and not says:
         return [f"{where}: the last lesson does not say {END_OF_SERIES[lang]!r}"]
     if says and name != order[-1]:
