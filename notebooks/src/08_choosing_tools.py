@@ -27,7 +27,7 @@ really does with them, so that you pick settings that hold on the server you dep
 ## What you will build
 
 - a small function that sums up one request's answer: refused, text, one call or several;
-- the four values of `tool_choice` and `parallel_tool_calls: false` sent to vLLM;
+- the four values of `tool_choice` sent to vLLM;
 - a compatibility table of five engines, computed from their answers, not typed by hand;
 - the Moonshot platform's two surprises: forced choices refused with thinking on, and Kimi K3
   ignoring a named function without a word;
@@ -37,7 +37,7 @@ really does with them, so that you pick settings that hold on the server you dep
 
 - напишете маленькую функцию, которая подводит итог ответа на один запрос: отказ, текст, один
   вызов или несколько;
-- отправите в vLLM четыре значения `tool_choice` и `parallel_tool_calls: false`;
+- отправите в vLLM четыре значения `tool_choice`;
 - соберёте таблицу совместимости пяти движков (engine) — она вычисляется из их ответов, а не
   набирается вручную;
 - увидите два сюрприза платформы Moonshot: отказ от принудительного выбора при включённом
@@ -380,8 +380,8 @@ if conn.replay_only("llama.cpp serving Qwen3"):
     md("""
 ## 6. Ollama and SGLang
 
-Ollama's OpenAI-compatible endpoint (`/v1`) lists `tool_choice` as **not supported**: send it and
-do not count on it. The cassette records Ollama's default answer only; what the server does with
+Ollama's OpenAI-compatible endpoint (`/v1`) lists `tool_choice` as **not supported**: you may send it,
+but do not count on it. The cassette records Ollama's default answer only; what the server does with
 each value is unconfirmed here.
 
 How SGLang handles each `tool_choice` value is unconfirmed in our sources, so it has no column.

@@ -23,7 +23,7 @@ K3 over the API by its rules.
 ## What you will build
 
 - one conversation rendered twice: as Kimi-K2 writes it (lesson 04) and as Kimi K3 writes it;
-- K3's prompt rendered offline, and compared with the one Jinja template that exists for it;
+- K3's prompt rendered offline, and compared with the one Jinja template known for it;
 - the model's K3 output parsed with `parse_kimi_xtml`, next to `parse_kimi` on the K2 text, and
   streamed through `KimiXtmlStreamParser`;
 - `tool_choice` and `response_format` as K3 sees them: system messages in the prompt;
@@ -38,7 +38,7 @@ of lesson 04 but nested tags, a format vLLM's docs call XTML.
 
 - соберёте промпт для одного и того же диалога дважды: как его пишет Kimi-K2 (урок 04) и как его
   пишет Kimi K3;
-- соберёте промпт K3 без сети и сравните его с единственным шаблоном Jinja, который для K3 есть;
+- соберёте промпт K3 без сети и сравните его с единственным известным шаблоном Jinja для K3;
 - разберёте вывод модели в формате K3 функцией `parse_kimi_xtml` рядом с `parse_kimi` на тексте
   K2 и пропустите его через потоковый парсер `KimiXtmlStreamParser`;
 - увидите `tool_choice` и `response_format` так, как их видит K3: системными сообщениями в промпте;
@@ -265,7 +265,9 @@ llama.cpp (раздел 3), где упомянут и `medium`; тесты пл
     ),
     code(
         '''
-show_xtml(k3_prompt[k3_prompt.index('<|open|>message role="system" type="thinking-effort"'):k3_prompt.index('<|open|>message role="user"')])
+start = k3_prompt.index('<|open|>message role="system" type="thinking-effort"')
+end = k3_prompt.index('<|open|>message role="user"')
+show_xtml(k3_prompt[start:end])
 ''',
     ),
     md(
@@ -274,8 +276,9 @@ show_xtml(k3_prompt[k3_prompt.index('<|open|>message role="system" type="thinkin
 
 K2 ships a Jinja chat template; **K3 ships none**. Its tokenizer renders a conversation with a
 program (vLLM calls it "a render program, not a Jinja template"), and the course has no copy of
-that program. The only Jinja template is llama.cpp's `models/templates/Kimi-K3.jinja`, a
-reconstruction by llama.cpp's authors, not Moonshot's file: a **secondary** source. The course
+that program. The one Jinja template we know of is llama.cpp's `models/templates/Kimi-K3.jinja`,
+a reconstruction by llama.cpp's authors, not Moonshot's file: a **secondary** source, and whether
+it matches Moonshot's program byte for byte is unconfirmed. The course
 keeps a copy in `data/templates/kimi_k3.jinja` (its source and licence are in the note beside it).
 `render_kimi_xtml` follows it, and the course's tests compare the two on many conversations. Here
 is one place where they differ, on our conversation:
@@ -285,8 +288,9 @@ is one place where they differ, on our conversation:
 
 К K2 прилагается шаблон чата на Jinja; **к K3 — нет**. Его токенизатор собирает
 диалог программой (vLLM так и пишет: это программа, а не шаблон Jinja), и копии этой
-программы в курсе нет. Единственный шаблон Jinja — `models/templates/Kimi-K3.jinja` из llama.cpp;
-это реконструкция авторов llama.cpp, а не файл Moonshot, то есть **вторичный** источник. Его копия
+программы в курсе нет. Единственный известный нам шаблон Jinja — `models/templates/Kimi-K3.jinja`
+из llama.cpp; это реконструкция авторов llama.cpp, а не файл Moonshot, то есть **вторичный**
+источник, и совпадает ли он с программой Moonshot байт в байт, не подтверждено. Его копия
 лежит в `data/templates/kimi_k3.jinja` (источник и лицензия — в заметке рядом). `render_kimi_xtml`
 следует ему, и тесты курса сравнивают их на многих диалогах. Вот место, где они расходятся на нашем
 диалоге:
@@ -523,20 +527,31 @@ show_xtml(required_prompt[required_prompt.index('<|open|>message role="user"'):]
 `"none"` writes a similar sentence; `"auto"` writes nothing. A named function also writes
 nothing: llama.cpp's reconstruction has no message for "call this tool", which fits the platform
 ignoring a named choice (section 7). These sentences are the reconstruction's; Moonshot's own
-wording is not published. A JSON `response_format` becomes a system message with the schema:
+wording is not published.
 """,
         """
 `"none"` пишет похожую фразу, `"auto"` не пишет ничего. Функция по имени тоже ничего не добавляет:
 в реконструкции llama.cpp нет сообщения «вызови этот инструмент», и это согласуется с тем, что
 платформа такой выбор не учитывает (раздел 7). Эти фразы взяты из реконструкции; собственные
-формулировки Moonshot не опубликованы. `response_format` с JSON превращается в системное сообщение
-со схемой:
+формулировки Moonshot не опубликованы.
 """,
     ),
     code(
         '''
 named = {"type": "function", "function": {"name": "get_weather"}}
 assert render_kimi_xtml(question, tools=tools, tool_choice=named) == render_kimi_xtml(question, tools=tools)
+''',
+    ),
+    md(
+        """
+A JSON `response_format` becomes a system message with the schema:
+""",
+        """
+`response_format` с JSON превращается в системное сообщение со схемой:
+""",
+    ),
+    code(
+        '''
 schema = {"type": "object", "properties": {"weather": {"type": "string"}}, "required": ["weather"]}
 response_format = {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema}}
 json_prompt = render_kimi_xtml(question, response_format=response_format)
@@ -634,8 +649,8 @@ the one reported for K2.5 and K2.6 (lesson 06); for K3 it is unconfirmed:
     ),
     code(
         '''
-without_reasoning = [m for m in messages if m is not assistant]
-without_reasoning.insert(1, {k: v for k, v in assistant.items() if k != "reasoning_content"})
+stripped = {k: v for k, v in assistant.items() if k != "reasoning_content"}
+without_reasoning = [stripped if m is assistant else m for m in messages]
 try:
     client.chat.completions.create(
         model=model_name, messages=without_reasoning, tools=tools, tool_choice="auto",
