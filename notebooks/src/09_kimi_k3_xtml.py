@@ -39,12 +39,13 @@ of lesson 04 but nested tags, a format vLLM's docs call XTML.
 - соберёте промпт для одного и того же диалога дважды: как его пишет Kimi-K2 (урок 04) и как его
   пишет Kimi K3;
 - соберёте промпт K3 без сети и сравните его с единственным известным шаблоном Jinja для K3;
-- разберёте вывод модели в формате K3 функцией `parse_kimi_xtml` рядом с `parse_kimi` на тексте
-  K2 и пропустите его через потоковый парсер `KimiXtmlStreamParser`;
+- разберёте вывод модели в формате K3 функцией `parse_kimi_xtml`, сравните результат с тем, что
+  `parse_kimi` находит в тексте K2, и пропустите вывод K3 через потоковый парсер
+  `KimiXtmlStreamParser`;
 - увидите `tool_choice` и `response_format` так, как их видит K3: системными сообщениями в промпте;
-- поработаете с API K3: рассуждение (reasoning) включено всегда и отправляется обратно, есть
-  уровень усилия (effort), принимаются не все значения `tool_choice`, а сервер vLLM с парсерами
-  `kimi_k3` отдаёт вызовы в потоке целиком.
+- поработаете с API K3: рассуждение (reasoning) включено всегда и отправляется обратно, его
+  глубину задаёт параметр effort, принимаются не все значения `tool_choice`, а сервер vLLM с
+  парсерами `kimi_k3` отдаёт вызовы в потоке целиком.
 
 В июле 2026 года Moonshot представила Kimi K3. Его вызовы инструментов (tool calls) — уже не
 секции из спецтокенов, как в уроке 04, а вложенные теги; в документации vLLM этот формат называют
@@ -258,7 +259,7 @@ which also names `medium`; the platform's tests accept only `low`, `high` and `m
 инструмента и индексом вызова `index`, а результаты выстраиваются в порядке `tool_calls`
 ассистента: их сопоставляют по `tool_call_id`. Для вас id по-прежнему важен (по нему API находит
 результат), но модель его не видит: сервер придумывает id каждому вызову, который разобрал.
-Заданный уровень усилия — системное сообщение в начале промпта. Его текст взят из реконструкции
+Заданная глубина рассуждения (effort) — системное сообщение в начале промпта. Его текст взят из реконструкции
 llama.cpp (раздел 3), где упомянут и `medium`; тесты платформы принимают только `low`, `high` и
 `max`:
 """,
@@ -286,8 +287,8 @@ is one place where they differ, on our conversation:
         """
 ## 3. Откуда берётся промпт K3
 
-К K2 прилагается шаблон чата на Jinja; **к K3 — нет**. Его токенизатор собирает
-диалог программой (vLLM так и пишет: это программа, а не шаблон Jinja), и копии этой
+К K2 прилагается шаблон чата на Jinja; **к K3 — нет**. Токенизатор K3 собирает промпт из
+диалога программой (vLLM так и пишет: это программа, а не шаблон Jinja), и копии этой
 программы в курсе нет. Единственный известный нам шаблон Jinja — `models/templates/Kimi-K3.jinja`
 из llama.cpp; это реконструкция авторов llama.cpp, а не файл Moonshot, то есть **вторичный**
 источник, и совпадает ли он с программой Moonshot байт в байт, не подтверждено. Его копия
@@ -384,8 +385,8 @@ print(raw_k2)
 already opened the `think` block, so the text before `<|close|>think<|sep|>` is reasoning:
 """,
         """
-`parse_kimi` читает текст K2, `parse_kimi_xtml` — текст K3. `opened="think"` говорит парсеру,
-что блок `think` открыл уже промпт, поэтому текст до `<|close|>think<|sep|>` — рассуждение:
+`parse_kimi` читает текст K2, `parse_kimi_xtml` — текст K3. `opened="think"` сообщает парсеру,
+что блок `think` уже открыт в промпте, поэтому текст до `<|close|>think<|sep|>` — рассуждение:
 """,
     ),
     code(
@@ -416,7 +417,7 @@ other type (`number`, `boolean`, `null`, `object`, `array`) is compact JSON. The
 into one JSON object:
 """,
         """
-В обоих случаях вызов один и тот же. Id из K2 был в тексте, а `functions.get_weather:0` для K3
+В обоих случаях вызов один и тот же. У K2 id был в тексте, а `functions.get_weather:0` для K3
 придумал парсер — в той форме, в какой vLLM придумывает id для моделей Kimi (передайте
 `call_offset=` число прежних вызовов, чтобы id не повторялись в пределах диалога). Рассуждения у K2
 здесь нет, потому что шаблон 0905 его не выводит.
@@ -574,13 +575,15 @@ vendor-verification tests:
   parties report, refuses `"required"` with thinking on: lesson 08); `"required"` with no tools is
   a 400; **a named function is silently ignored**, as if no `tool_choice` were sent.
 
-The `thinking` field is not part of the OpenAI SDK, so it goes in `extra_body`:
+Some third-party notes say instead that K3 takes no `thinking` field, only a top-level
+`reasoning_effort`; the lesson follows Moonshot's tests. The `thinking` field is not part of the
+OpenAI SDK, so it goes in `extra_body`:
 """,
         """
 ## 7. Правила API K3
 
 На платформе Moonshot `kimi-k3` рассуждает всегда. Правила — из документации платформы и тестов
-Moonshot для проверки провайдеров:
+Moonshot для поставщиков (vendor verifier):
 
 - рассуждение приходит в `reasoning_content`, и сообщения ассистента, которые вы отправляете
   обратно, должны его содержать (выключить рассуждение нельзя, а K3 хранит рассуждения всего
@@ -592,7 +595,9 @@ Moonshot для проверки провайдеров:
   08); `"required"` без инструментов — ошибка 400; **функция по имени молча не учитывается**, как
   будто `tool_choice` не передан вовсе.
 
-Поля `thinking` в OpenAI SDK нет, поэтому оно передаётся через `extra_body`:
+В некоторых сторонних заметках сказано иначе: K3 не принимает поле `thinking`, только
+`reasoning_effort` на верхнем уровне; урок следует тестам Moonshot. Поля `thinking` в OpenAI SDK
+нет, поэтому оно передаётся через `extra_body`:
 """,
     ),
     code(
@@ -644,7 +649,7 @@ the one reported for K2.5 and K2.6 (lesson 06); for K3 it is unconfirmed:
 """,
         """
 Уберём рассуждение из этого сообщения ассистента — и тот же запрос будет отклонён. Текст ошибки
-— тот, о котором сообщали для K2.5 и K2.6 (урок 06); для K3 он не подтверждён:
+взят из сообщений о K2.5 и K2.6 (урок 06); для K3 он не подтверждён:
 """,
     ),
     code(
@@ -758,8 +763,8 @@ if conn.replay_only("vllm_kimi_k3 is a recorded engine profile"):
     md(
         """
 In this synthesized stream the reasoning came in many small deltas; the call came in one, whole,
-with its id and all its arguments. An accumulator written for fragment-by-fragment streams (lesson 03) still works: it
-just gets one fragment.
+with its id and all its arguments. The call assembly of lesson 03 (`ToolCallAccumulator`), written for arguments in fragments,
+still works: it just gets one fragment.
 
 ## Summary
 
@@ -777,8 +782,8 @@ just gets one fragment.
 """,
         """
 В этом синтезированном потоке рассуждение пришло множеством маленьких дельт, а вызов — одной,
-целиком, с id и всеми аргументами. Накопитель вызовов (accumulator) из урока 03, рассчитанный на
-аргументы по частям, работает и здесь: он просто получает аргументы одним куском.
+целиком, с id и всеми аргументами. Склейка вызовов из урока 03 (`ToolCallAccumulator`),
+рассчитанная на аргументы по частям, работает и здесь: она просто получает аргументы одним куском.
 
 ## Итоги
 
@@ -792,8 +797,8 @@ just gets one fragment.
   источнику. `tool_choice` и `response_format` становятся системными сообщениями в промпте.
 - Разбирайте K3 функциями `parse_kimi_xtml` и `KimiXtmlStreamParser`: вызов засчитывается, только
   когда прочитан его `<|close|>call<|sep|>`, и в потоке приходит целиком.
-- На платформе K3 рассуждает всегда: отправляйте `reasoning_content` обратно, выбирайте усилие
-  через `thinking.effort` и помните, что функция по имени в `tool_choice` молча не учитывается.
+- На платформе K3 рассуждает всегда: отправляйте `reasoning_content` обратно, задавайте глубину
+  рассуждения через `thinking.effort` и помните, что функция по имени в `tool_choice` молча не учитывается.
 """,
     ),
     md(
