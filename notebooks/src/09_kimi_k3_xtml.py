@@ -8,8 +8,8 @@ LESSON = Lesson("09_kimi_k3_xtml", [
         """
 # Kimi K3's XTML
 
-**Goal:** read and write Kimi K3's tag format by hand, parse it next to Kimi-K2's markers, and use
-K3 over the API by its rules.
+**Goal:** read and write Kimi K3's tag format by hand, parse it and compare it with Kimi-K2's
+markers, and use K3 over the API by its rules.
 """,
         """
 # XTML в Kimi K3
@@ -24,8 +24,8 @@ K3 over the API by its rules.
 
 - one conversation rendered twice: as Kimi-K2 writes it (lesson 04) and as Kimi K3 writes it;
 - K3's prompt rendered offline, and compared with the one Jinja template known for it;
-- the model's K3 output parsed with `parse_kimi_xtml`, next to `parse_kimi` on the K2 text, and
-  streamed through `KimiXtmlStreamParser`;
+- the model's K3 output parsed with `parse_kimi_xtml`, compared with what `parse_kimi` finds in
+  the K2 text, and streamed through `KimiXtmlStreamParser`;
 - `tool_choice` and `response_format` as K3 sees them: system messages in the prompt;
 - the K3 API: reasoning always on and sent back, the thinking effort, which `tool_choice` values
   it takes, and what a vLLM server with the `kimi_k3` parsers streams.
@@ -279,8 +279,8 @@ K2 ships a Jinja chat template; **K3 ships none**. Its tokenizer renders a conve
 program (vLLM calls it "a render program, not a Jinja template"), and the course has no copy of
 that program. The one Jinja template we know of is llama.cpp's `models/templates/Kimi-K3.jinja`,
 a reconstruction by llama.cpp's authors, not Moonshot's file: a **secondary** source, and whether
-it matches Moonshot's program byte for byte is unconfirmed. The course
-keeps a copy in `data/templates/kimi_k3.jinja` (its source and licence are in the note beside it).
+it matches Moonshot's program byte for byte is unconfirmed. The course keeps a copy in
+`data/templates/kimi_k3.jinja` (its source and licence are in the note beside it).
 `render_kimi_xtml` follows it, and the course's tests compare the two on many conversations. Here
 is one place where they differ, on our conversation:
 """,
@@ -493,7 +493,8 @@ valid JSON. The parser does not return such a call; it reports it in `errors` wi
 cut = raw_k3[:raw_k3.index("Beijing") + 4]
 cut_result = parse_kimi_xtml(cut, opened="think")
 print(cut_result.tool_calls)
-print(cut_result.errors)
+for error in cut_result.errors:
+    print("-", error)
 ''',
     ),
     md(
@@ -763,8 +764,8 @@ if conn.replay_only("vllm_kimi_k3 is a recorded engine profile"):
     md(
         """
 In this synthesized stream the reasoning came in many small deltas; the call came in one, whole,
-with its id and all its arguments. The call assembly of lesson 03 (`ToolCallAccumulator`), written for arguments in fragments,
-still works: it just gets one fragment.
+with its id and all its arguments. The call assembly of lesson 03 (`ToolCallAccumulator`),
+written for arguments in fragments, still works: it just gets one fragment.
 
 ## Summary
 
