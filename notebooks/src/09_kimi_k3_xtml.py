@@ -617,12 +617,12 @@ show_tool_calls(message.tool_calls)
     md(
         """
 The call's id came from the server (the model wrote none); its `name:N` form is K2's on the
-platform, unconfirmed for K3. Send the assistant message back **with** its `reasoning_content`,
-then the result:
+platform, unconfirmed for K3. Put the assistant message into the history **with** its
+`reasoning_content`, then the result:
 """,
         """
 Id вызова пришёл от сервера (модель его не писала); форма `name:N` — та, что платформа даёт для
-K2, для K3 она не подтверждена. Отправляем сообщение ассистента обратно **вместе** с
+K2, для K3 она не подтверждена. Добавим в историю сообщение ассистента **вместе** с
 `reasoning_content`, а за ним — результат:
 """,
     ),
@@ -636,6 +636,18 @@ result = tool_map[tool_call.function.name](**json.loads(tool_call.function.argum
 tool_message = {"role": "tool", "tool_call_id": tool_call.id, "name": tool_call.function.name,
                 "content": json.dumps(result)}
 messages += [assistant, tool_message]
+''',
+    ),
+    md(
+        """
+The second round sends this history back, reasoning included:
+""",
+        """
+Второй раунд отправляет эту историю обратно вместе с рассуждением:
+""",
+    ),
+    code(
+        '''
 final = client.chat.completions.create(
     model=model_name, messages=messages, tools=tools, tool_choice="auto",
     extra_body={"thinking": thinking},
