@@ -27,7 +27,7 @@ really does with them, so that you pick settings that hold on the server you dep
 ## What you will build
 
 - a small function that sums up one request's answer: refused, text, one call or several;
-- the four values of `tool_choice` and `parallel_tool_calls: false` sent to vLLM;
+- the four values of `tool_choice` sent to vLLM;
 - a compatibility table of five engines, computed from their answers, not typed by hand;
 - the Moonshot platform's two surprises: forced choices refused with thinking on, and Kimi K3
   ignoring a named function without a word;
@@ -37,11 +37,12 @@ really does with them, so that you pick settings that hold on the server you dep
 
 - напишете маленькую функцию, которая подводит итог ответа на один запрос: отказ, текст, один
   вызов или несколько;
-- отправите в vLLM четыре значения `tool_choice` и `parallel_tool_calls: false`;
+- отправите в vLLM четыре значения `tool_choice`;
 - соберёте таблицу совместимости пяти движков (engine) — она вычисляется из их ответов, а не
   набирается вручную;
-- увидите два сюрприза платформы Moonshot: отказ от принудительного выбора при включённом
-  рассуждении и Kimi K3, который молча не замечает выбор инструмента по имени;
+- увидите два сюрприза платформы Moonshot: ошибку 400 в ответ на принудительный выбор
+  инструмента при включённом рассуждении и Kimi K3, который молча не замечает выбор инструмента
+  по имени;
 - разберёте параллельные вызовы llama.cpp, которые не выключаются, и строгие схемы Moonshot.
 """),
     md("""
@@ -152,8 +153,9 @@ OpenAI promises:
 | `"strict": True` in a function | the arguments follow the schema exactly |
 
 Note what is missing: no single value means "exactly one call". On OpenAI, a forced choice
-(`"required"` or a named function) together with `parallel_tool_calls=False` gives that. Here is
-how vLLM answers the four values of `tool_choice`:
+(`"required"` or a named function) together with `parallel_tool_calls=False` should give that; our
+sources do not confirm it, and the default of `parallel_tool_calls` comes from a secondary source.
+Here is how vLLM answers the four values of `tool_choice`:
 """, """
 ## 2. Что обещает каждая настройка
 
@@ -170,8 +172,10 @@ how vLLM answers the four values of `tool_choice`:
 | `"strict": True` в описании функции | аргументы в точности соответствуют схеме |
 
 Обратите внимание, чего здесь нет: ни одно значение само по себе не означает «ровно один вызов».
-У OpenAI это дают принудительный выбор (`"required"` или функция по имени) вместе с
-`parallel_tool_calls=False`. Вот как vLLM отвечает на четыре значения `tool_choice`:
+У OpenAI это должен давать принудительный выбор (`"required"` или функция по имени) вместе с
+`parallel_tool_calls=False`; наши источники этого не подтверждают, а значение `parallel_tool_calls`
+по умолчанию известно только из вторичного источника. Вот как vLLM отвечает на четыре значения
+`tool_choice`:
 """),
     code('''
 named = {"type": "function", "function": {"name": "get_weather"}}
@@ -204,8 +208,9 @@ if conn.replay_only("vLLM's answer to a named function"):
     show_tool_calls(completion.choices[0].message.tool_calls)
 ''', ru={'"vLLM\'s answer to a named function"': '"ответ vLLM на функцию по имени"'}),
     md("""
-One call, for Beijing only: the grammar made the model stop after the first city. A loop that
-forces a tool should expect to ask again for the rest.
+One call, for Beijing only. This answer is synthesized from vLLM's docs, not captured: the
+grammar holds one function's arguments, so there is room for one city only. A loop that forces a
+tool should expect to ask again for the rest.
 
 ## 3. The same settings on five engines
 
@@ -214,14 +219,15 @@ and each cell is what `outcome` made of that engine's answer: in replay mode the
 or the 400 the replay server gives where the engine documents one. "no answer (404)" means the
 cassette holds no answer, because none of our sources says what that engine does.
 """, """
-Один вызов, только для Пекина: грамматика заставила модель остановиться после первого города.
-Цикл, который принуждает модель к вызову, должен быть готов спросить ещё раз об остальном.
+Один вызов, только для Пекина. Этот ответ синтезирован по документации vLLM, а не записан с
+сервера: грамматика описывает аргументы одной функции, поэтому места хватает только на один город.
+Если цикл принуждает модель к вызову, будьте готовы запросить остальное следующим запросом.
 
 ## 3. Те же настройки на пяти движках
 
-Теперь пять настроек уходят к пяти движкам. Столбец — это движок, строка — настройка, а
+Теперь отправим пять настроек пяти движкам. Столбец — это движок, строка — настройка, а
 ячейка — то, что `outcome` извлекла из ответа этого движка: в режиме воспроизведения — записанный
-ответ или 400, который replay-сервер выдаёт там, где движок такую ошибку документирует. «нет ответа
+ответ или 400, который сервер воспроизведения выдаёт там, где движок такую ошибку документирует. «нет ответа
 (404)» значит, что в записи ответа нет: ни один из наших источников не говорит, что делает этот
 движок.
 """),
@@ -273,29 +279,32 @@ The next sections take these engines one at a time.
 
 ## 4. Moonshot: thinking refuses a forced choice, K3 ignores a name
 
-On Moonshot's platform a thinking model (K2.5, K2.6, with thinking on, their default) refuses
-`"required"` and a named function with HTTP 400. The texts below are the ones third parties
-report; Moonshot's docs do not quote them. Their wording points at the way out, thinking switched
-off for the request (lesson 06's switch); no source we have confirms that this works.
+Third-party reports say that on Moonshot's platform a thinking model (K2.5, or K2.6, which
+thinks by default) refuses `"required"` and a named function with HTTP 400; Moonshot's docs say
+nothing of it, so treat it as unconfirmed. The texts below are the ones those reports quote. Their
+wording points at the way out, thinking switched off for the request (lesson 06's switch); no
+source we have confirms that this works.
 """, """
 Читайте таблицу по строкам:
 
 - **auto** и **none** ведут себя одинаково на всех записанных движках.
-- **required** отвергает Kimi K2.6 с включённым рассуждением, остальные записанные движки
+- **required** отвергает Kimi K2.6 с включённым рассуждением, остальные записанные движки его
   выполняют.
 - **функция по имени**: 400 у K2.6, один вызов у vLLM и два вызова у K3 — K3 не заметил выбор и
   ответил так же, как при `"auto"`.
-- **parallel_tool_calls=False** записан только для llama.cpp, и он всё равно сделал два вызова.
+- **parallel_tool_calls=False** записан только для llama.cpp, и llama.cpp всё равно сделал два
+  вызова.
 
 Дальше разберём эти движки по одному.
 
 ## 4. Moonshot: рассуждение отвергает принудительный выбор, K3 не замечает имя
 
-На платформе Moonshot модель с рассуждением (K2.5, K2.6 с включённым рассуждением — так по умолчанию)
-отвечает HTTP 400 на `"required"` и на функцию по имени. Тексты ошибок ниже — те, что приводят
-сторонние разработчики; в документации Moonshot их нет. Их формулировка подсказывает выход —
-выключить рассуждение для этого запроса (переключатель из урока 06); подтверждения, что это
-работает, в наших источниках нет.
+По сообщениям сторонних разработчиков, на платформе Moonshot модель с рассуждением (K2.5 или
+K2.6, у которой рассуждение включено по умолчанию) отвечает HTTP 400 на `"required"` и на функцию
+по имени; в документации Moonshot об этом ничего нет, так что считайте это неподтверждённым. Тексты
+ошибок ниже взяты из этих сообщений. Их формулировка подсказывает выход — выключить рассуждение
+для этого запроса (переключатель из урока 06); подтверждения, что это работает, в наших источниках
+нет.
 """),
     code('''
 if conn.replay_only("Kimi K2.6 on the Moonshot platform"):
@@ -315,8 +324,8 @@ tests it: `"auto"`, `"none"` and `"required"` are accepted, `"required"` without
 other string get a 400, and a named function is **silently ignored**: the request is answered as
 if it had no `tool_choice`. No error tells you; only the calls do.
 """, """
-Kimi K3 строже к значениям и свободнее к их смыслу. Так его проверяют тесты Moonshot для
-поставщиков: `"auto"`, `"none"` и `"required"` принимаются, `"required"` без инструментов и любая
+Kimi K3 строже проверяет сами значения, но вольнее обходится с их смыслом. Так его проверяют
+тесты Moonshot для поставщиков: `"auto"`, `"none"` и `"required"` принимаются, `"required"` без инструментов и любая
 другая строка получают 400, а функция по имени **молча не учитывается**: запрос обрабатывается
 так, будто `tool_choice` в нём нет. Никакая ошибка об этом не сообщает — это видно только по
 вызовам.
@@ -332,7 +341,8 @@ if conn.replay_only("Kimi K3 on the Moonshot platform"):
 ''', ru={'"Kimi K3 on the Moonshot platform"': '"Kimi K3 на платформе Moonshot"'}),
     md("""
 Both calls are `get_weather` only because this conversation has one tool. With several tools, the
-"forced" request could call any of them, or none.
+"forced" request could call any of them, or none. (The ids take K2's `name:N` form from the
+platform; for K3 that form is unconfirmed.)
 
 ## 5. llama.cpp: a grammar, and parallel calls from the template
 
@@ -341,10 +351,12 @@ both seen on a real server. The default of `parallel_tool_calls` comes from the 
 capabilities, and Qwen3's template says it supports parallel calls, so they are on. And with a
 Hermes-style template (Qwen3's `<tool_call>` JSON) even `parallel_tool_calls: false` keeps the
 grammar rule that allows one call *or more*; Qwen3.5's XML template does give one call. Its
-`"required"` also lets the model write some text before the first call:
+`"required"` also lets the model write some text before the first call. The answer below is
+synthesized to match those observations; it is not one of lesson 07's captures:
 """, """
 Оба вызова — `get_weather` только потому, что в этом диалоге один инструмент. Будь инструментов
-несколько, «принудительный» запрос мог бы вызвать любой из них или ни одного.
+несколько, «принудительный» запрос мог бы вызвать любой из них или ни одного. (Id здесь в форме
+`name:N`, как у K2 на платформе; для K3 эта форма не подтверждена.)
 
 ## 5. llama.cpp: грамматика и параллельные вызовы из шаблона
 
@@ -354,7 +366,8 @@ grammar rule that allows one call *or more*; Qwen3.5's XML template does give on
 поэтому они включены. А с шаблоном в стиле Hermes (JSON в `<tool_call>` у Qwen3) даже
 `parallel_tool_calls: false` оставляет в грамматике правило «один вызов *или больше*»; шаблон
 Qwen3.5 с XML действительно даёт один вызов. Кроме того, при `"required"` модель может написать
-немного текста перед первым вызовом:
+немного текста перед первым вызовом. Ответ ниже синтезирован по этим наблюдениям, это не одна из
+записей урока 07 с настоящего сервера:
 """),
     code('''
 if conn.replay_only("llama.cpp serving Qwen3"):
@@ -369,48 +382,52 @@ if conn.replay_only("llama.cpp serving Qwen3"):
     md("""
 ## 6. Ollama and SGLang
 
-Ollama's OpenAI-compatible endpoint (`/v1`) lists `tool_choice` as **not supported**: send it and
-do not count on it. The cassette records Ollama's default answer only; what the server does with
+Ollama's OpenAI-compatible endpoint (`/v1`) lists `tool_choice` as **not supported**: you may send it,
+but do not count on it. The cassette records Ollama's default answer only; what the server does with
 each value is unconfirmed here.
 
-How SGLang handles each `tool_choice` value is unconfirmed in our sources. One known report (sglang #2877): a forced choice came back with `finish_reason: "stop"`
-while the message held calls, so look at `tool_calls`, not at `finish_reason` (lesson 02).
+How SGLang handles each `tool_choice` value is unconfirmed in our sources, so it has no column.
+One known report (sglang #2877): an answer came back with `finish_reason: "stop"` while the message
+held calls, and vLLM did the same under a named choice (vllm #9209). So look at `tool_calls`, not
+at `finish_reason` (lesson 02).
 
 ## 7. `strict`: who checks the schema
 
 `"strict": true` in a function promises arguments that follow its schema. On OpenAI you ask for
 it, and the schema must then close every object (`"additionalProperties": false`) and list every
-property in `required` (an optional one takes `["string", "null"]`). On vLLM, a strict tool is
-what makes `"auto"` constrained too.
+property in `required` (an optional one takes `["string", "null"]`); these OpenAI rules come
+from a secondary source here. On vLLM, a strict tool is what makes `"auto"` constrained too.
 
 The Moonshot platform turns it around: tools are **strict by default** (`strict` omitted means
 `true`), and a strict schema must stay inside Moonshot's JSON-schema subset, which has no
 `title`, `format`, `$comment` or `prefixItems`, among other limits. A plain-looking date field is
-enough for a 400:
+enough for a 400 (the platform's exact wording is not published; this one is the replay
+server's):
 """, """
 ## 6. Ollama и SGLang
 
-Документация Ollama относит `tool_choice` к **неподдерживаемым** параметрам его OpenAI-совместимого
-адреса API (endpoint) `/v1`: отправить его можно, рассчитывать на него нельзя. В записи есть только ответ
+В документации Ollama `tool_choice` значится среди **неподдерживаемых** параметров
+OpenAI-совместимого адреса API (endpoint) `/v1`: отправить его можно, рассчитывать на него нельзя. В записи есть только ответ
 Ollama по умолчанию; что сервер делает с каждым значением, здесь не подтверждено.
 
-Как SGLang обрабатывает каждое значение `tool_choice`, в наших источниках не подтверждено. Есть
-одно известное сообщение (sglang #2877): при принудительном выборе ответ
-пришёл с `finish_reason: "stop"`, хотя в сообщении были вызовы, — поэтому смотрите на
-`tool_calls`, а не на `finish_reason` (урок 02).
+Как SGLang обрабатывает каждое значение `tool_choice`, в наших источниках не подтверждено, поэтому
+столбца для него нет. Есть известное сообщение об ошибке (sglang #2877): ответ пришёл с
+`finish_reason: "stop"`, хотя в сообщении были вызовы, и так же отвечал vLLM при выборе функции по
+имени (vllm #9209). Поэтому смотрите на `tool_calls`, а не на `finish_reason` (урок 02).
 
 ## 7. `strict`: кто проверяет схему
 
-`"strict": true` в описании функции обещает аргументы, которые в точности следуют её схеме. В
-OpenAI это включают сами, и тогда схема должна закрывать каждый объект
+`"strict": true` в описании функции обещает аргументы, которые в точности следуют её схеме. У
+OpenAI строгий режим включают явно, и тогда схема должна закрывать каждый объект
 (`"additionalProperties": false`) и перечислять все свойства в `required` (необязательное свойство
-получает тип `["string", "null"]`). В vLLM именно строгий инструмент делает ограниченным и режим
-`"auto"`.
+получает тип `["string", "null"]`); эти правила OpenAI известны нам из вторичного источника. В
+vLLM именно строгий инструмент делает ограниченным и режим `"auto"`.
 
 Платформа Moonshot устроена наоборот: инструменты **строгие по умолчанию** (если `strict` не указан,
 он равен `true`), а строгая схема должна укладываться в подмножество JSON-схемы Moonshot, где среди
 прочего нет `title`, `format`, `$comment` и `prefixItems`. Безобидного на вид поля с датой
-достаточно для ошибки 400:
+достаточно для ошибки 400 (точная формулировка платформы не опубликована; текст ниже — сервера
+воспроизведения):
 """),
     code('''
 dated_tool = {
@@ -458,23 +475,25 @@ if conn.replay_only("Kimi K2.6 on the Moonshot platform"):
 ## Summary
 
 - `"auto"` and `"none"` mean the same on every engine recorded; `"required"`, a named function and
-  `parallel_tool_calls` depend on the engine: refused (Moonshot with thinking on), ignored (a
-  named function on Kimi K3, `parallel_tool_calls: false` on llama.cpp with a Hermes template),
-  or enforced by a grammar (vLLM, llama.cpp).
+  `parallel_tool_calls` depend on the engine: refused (Moonshot with thinking on, as third
+  parties report), ignored (a named function on Kimi K3, `parallel_tool_calls: false` on
+  llama.cpp with a Hermes template), or enforced by a grammar (vLLM, llama.cpp).
 - No single value means "exactly one call"; on vLLM a named function gives one, on OpenAI a forced
-  choice plus `parallel_tool_calls=False`.
+  choice plus `parallel_tool_calls=False` should (unconfirmed).
 - Moonshot's tools are strict by default, within its JSON-schema subset; `"strict": false` must be
   written out.
 - Build the table for your own server and keep the check in your loop: count the calls you get.
 """, """
 ## Итоги
 
-- `"auto"` и `"none"` на всех записанных движках значат одно и то же; `"required"`, функция по имени и
-  `parallel_tool_calls` зависят от движка: отказ (Moonshot с включённым рассуждением), молчаливое
-  игнорирование (функция по имени у Kimi K3, `parallel_tool_calls: false` у llama.cpp с шаблоном
-  Hermes) или соблюдение через грамматику (vLLM, llama.cpp).
+- `"auto"` и `"none"` на всех записанных движках значат одно и то же; `"required"`, функция по
+  имени и `parallel_tool_calls` зависят от движка: отказ (Moonshot с включённым рассуждением, по
+  сообщениям сторонних разработчиков), молчаливое игнорирование (функция по имени у Kimi K3,
+  `parallel_tool_calls: false` у llama.cpp с шаблоном Hermes) или соблюдение через грамматику
+  (vLLM, llama.cpp).
 - Ни одно значение само по себе не означает «ровно один вызов»; в vLLM его даёт функция по имени, у
-  OpenAI — принудительный выбор вместе с `parallel_tool_calls=False`.
+  OpenAI — должен давать принудительный выбор вместе с `parallel_tool_calls=False` (не
+  подтверждено).
 - Инструменты Moonshot строгие по умолчанию и должны укладываться в его подмножество JSON-схемы;
   `"strict": false` нужно писать явно.
 - Соберите такую таблицу для своего сервера и оставьте проверку в цикле: считайте вызовы, которые

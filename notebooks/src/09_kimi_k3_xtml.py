@@ -8,14 +8,14 @@ LESSON = Lesson("09_kimi_k3_xtml", [
         """
 # Kimi K3's XTML
 
-**Goal:** read and write Kimi K3's tag format by hand, parse it next to Kimi-K2's markers, and use
-K3 over the API by its rules.
+**Goal:** read and write Kimi K3's tag format by hand, parse it and compare it with Kimi-K2's
+markers, and use K3 over the API by its rules.
 """,
         """
 # XTML в Kimi K3
 
-**Цель:** научиться читать и писать теговый формат Kimi K3 вручную, разбирать его рядом с
-маркерами Kimi-K2 и работать с K3 через API по его правилам.
+**Цель:** научиться читать и писать теговый формат Kimi K3 вручную, разбирать его и сравнивать с
+маркерами Kimi-K2, а также работать с K3 через API по его правилам.
 """,
     ),
     md(
@@ -23,31 +23,33 @@ K3 over the API by its rules.
 ## What you will build
 
 - one conversation rendered twice: as Kimi-K2 writes it (lesson 04) and as Kimi K3 writes it;
-- K3's prompt rendered offline, and compared with the one Jinja template that exists for it;
-- the model's K3 output parsed with `parse_kimi_xtml`, next to `parse_kimi` on the K2 text, and
-  streamed through `KimiXtmlStreamParser`;
+- K3's prompt rendered offline, and compared with the one Jinja template known for it;
+- the model's K3 output parsed with `parse_kimi_xtml`, compared with what `parse_kimi` finds in
+  the K2 text, and streamed through `KimiXtmlStreamParser`;
 - `tool_choice` and `response_format` as K3 sees them: system messages in the prompt;
 - the K3 API: reasoning always on and sent back, the thinking effort, which `tool_choice` values
   it takes, and what a vLLM server with the `kimi_k3` parsers streams.
 
-Moonshot's flagship since July 2026 is Kimi K3. Its tool calls are no longer the special-token
-sections of lesson 04 but nested tags, called XTML in vLLM and SGLang.
+Moonshot announced Kimi K3 in July 2026. Its tool calls are no longer the special-token sections
+of lesson 04 but nested tags, a format vLLM's docs call XTML.
 """,
         """
 ## Что вы сделаете
 
 - соберёте промпт для одного и того же диалога дважды: как его пишет Kimi-K2 (урок 04) и как его
   пишет Kimi K3;
-- соберёте промпт K3 без сети и сравните его с единственным шаблоном Jinja, который для K3 есть;
-- разберёте вывод модели в формате K3 функцией `parse_kimi_xtml` рядом с `parse_kimi` на тексте
-  K2 и пропустите его через потоковый парсер `KimiXtmlStreamParser`;
+- соберёте промпт K3 без сети и сравните его с единственным известным шаблоном Jinja для K3;
+- разберёте вывод модели в формате K3 функцией `parse_kimi_xtml`, сравните результат с тем, что
+  `parse_kimi` находит в тексте K2, и пропустите вывод K3 через потоковый парсер
+  `KimiXtmlStreamParser`;
 - увидите `tool_choice` и `response_format` так, как их видит K3: системными сообщениями в промпте;
-- поработаете с API K3: рассуждение (reasoning) включено всегда и отправляется обратно, есть
-  уровень усилия (effort), принимаются не все значения `tool_choice`, а сервер vLLM с парсерами
-  `kimi_k3` отдаёт вызовы в потоке целиком.
+- поработаете с API K3: рассуждение (reasoning) включено всегда и отправляется обратно, его
+  глубину задаёт параметр effort, принимаются не все значения `tool_choice`, а сервер vLLM с
+  парсерами `kimi_k3` отдаёт вызовы в потоке целиком.
 
-С июля 2026 года флагман Moonshot — Kimi K3. Его вызовы инструментов (tool calls) — уже не секции
-из спецтокенов, как в уроке 04, а вложенные теги; в vLLM и SGLang этот формат называют XTML.
+В июле 2026 года Moonshot представила Kimi K3. Его вызовы инструментов (tool calls) — уже не
+секции из спецтокенов, как в уроке 04, а вложенные теги; в документации vLLM этот формат называют
+XTML.
 """,
     ),
     md(
@@ -215,10 +217,10 @@ show_xtml(k3_prompt[k3_prompt.index('<|open|>message role="assistant"'):])
     ),
     md(
         """
-Side by side, the differences that matter to a parser and to a loop:
+The differences that matter to a parser and to a loop, in one table:
 """,
         """
-Рядом — различия, важные для парсера и для цикла:
+Сведём в таблицу различия, которые важны парсеру и циклу:
 """,
     ),
     code(
@@ -240,7 +242,8 @@ compare_table(rows, ("", "Kimi-K2", "Kimi K3"))
             '"one JSON text"': '"один текст JSON"',
             '"typed argument elements"': '"типизированные элементы argument"',
             '"tool result"': '"результат инструмента"',
-            '"reasoning"': '"рассуждение"', '"call"': '"вызов"', '"arguments"': '"аргументы"'},
+            '"reasoning"': '"рассуждение"', '"call"': '"вызов"', '"arguments"': '"аргументы"',
+            '"think block"': '"блок think"'},
     ),
     md(
         """
@@ -248,19 +251,24 @@ K3's text holds **no call id**. The result comes back as `message role="tool"` w
 and the call's `index`, and results are put in the order of the assistant's `tool_calls`, matched
 by `tool_call_id`. The id still matters to you (the API needs it to match results), but the model
 never sees it: a server invents one for each call it parses. The effort we asked for is a system
-message at the top of the prompt:
+message at the top of the prompt. Its wording is that of llama.cpp's reconstruction (section 3),
+which also names `medium`; the platform's tests accept only `low`, `high` and `max`:
 """,
         """
 В тексте K3 **нет id вызова**. Результат возвращается сообщением `message role="tool"` с именем
 инструмента и индексом вызова `index`, а результаты выстраиваются в порядке `tool_calls`
 ассистента: их сопоставляют по `tool_call_id`. Для вас id по-прежнему важен (по нему API находит
 результат), но модель его не видит: сервер придумывает id каждому вызову, который разобрал.
-Заданный уровень усилия — системное сообщение в начале промпта:
+Заданная глубина рассуждения (effort) — системное сообщение в начале промпта. Его текст взят из реконструкции
+llama.cpp (раздел 3), где упомянут и `medium`; тесты платформы принимают только `low`, `high` и
+`max`:
 """,
     ),
     code(
         '''
-show_xtml(k3_prompt[k3_prompt.index('<|open|>message role="system" type="thinking-effort"'):k3_prompt.index('<|open|>message role="user"')])
+start = k3_prompt.index('<|open|>message role="system" type="thinking-effort"')
+end = k3_prompt.index('<|open|>message role="user"')
+show_xtml(k3_prompt[start:end])
 ''',
     ),
     md(
@@ -269,19 +277,21 @@ show_xtml(k3_prompt[k3_prompt.index('<|open|>message role="system" type="thinkin
 
 K2 ships a Jinja chat template; **K3 ships none**. Its tokenizer renders a conversation with a
 program (vLLM calls it "a render program, not a Jinja template"), and the course has no copy of
-that program. The only Jinja template is llama.cpp's `models/templates/Kimi-K3.jinja`, a
-reconstruction by llama.cpp's authors, not Moonshot's file: a **secondary** source. The course
-keeps a copy in `data/templates/kimi_k3.jinja` (its source and licence are in the note beside it).
+that program. The one Jinja template we know of is llama.cpp's `models/templates/Kimi-K3.jinja`,
+a reconstruction by llama.cpp's authors, not Moonshot's file: a **secondary** source, and whether
+it matches Moonshot's program byte for byte is unconfirmed. The course keeps a copy in
+`data/templates/kimi_k3.jinja` (its source and licence are in the note beside it).
 `render_kimi_xtml` follows it, and the course's tests compare the two on many conversations. Here
 is one place where they differ, on our conversation:
 """,
         """
 ## 3. Откуда берётся промпт K3
 
-К K2 прилагается шаблон чата на Jinja; **к K3 — нет**. Его токенизатор собирает
-диалог программой (vLLM так и пишет: это программа, а не шаблон Jinja), и копии этой
-программы в курсе нет. Единственный шаблон Jinja — `models/templates/Kimi-K3.jinja` из llama.cpp;
-это реконструкция авторов llama.cpp, а не файл Moonshot, то есть **вторичный** источник. Его копия
+К K2 прилагается шаблон чата на Jinja; **к K3 — нет**. Токенизатор K3 собирает промпт из
+диалога программой (vLLM так и пишет: это программа, а не шаблон Jinja), и копии этой
+программы в курсе нет. Единственный известный нам шаблон Jinja — `models/templates/Kimi-K3.jinja`
+из llama.cpp; это реконструкция авторов llama.cpp, а не файл Moonshot, то есть **вторичный**
+источник, и совпадает ли он с программой Moonshot байт в байт, не подтверждено. Его копия
 лежит в `data/templates/kimi_k3.jinja` (источник и лицензия — в заметке рядом). `render_kimi_xtml`
 следует ему, и тесты курса сравнивают их на многих диалогах. Вот место, где они расходятся на нашем
 диалоге:
@@ -299,24 +309,27 @@ rendered, _ = render_jinja_template(
     add_generation_prompt=True, thinking_effort="high",
 )
 llama_prompt = rendered[0]
-print(llama_prompt == k3_prompt)
+print("the same text:", llama_prompt == k3_prompt)
 show_xtml(llama_prompt[llama_prompt.index('<|open|>call'):llama_prompt.index('<|close|>tools')])
 ''',
+        ru={'"the same text:"': '"тексты совпадают:"'},
     ),
     md(
         """
 The template writes the arguments, JSON text in OpenAI's messages, as one `json` block;
 `render_kimi_xtml` decodes the text first and writes typed `argument` elements, as servers do
 before they render. Both forms are legal K3: a call carries either typed elements or one `json`
-block. Which one Moonshot's program writes for a history is not published; the typed form is the
-one the model writes, and the one vLLM and SGLang parse.
+block. Which one Moonshot's program writes for a history, and which one the model itself
+prefers, is not published. The course writes the typed form, the one vLLM's `kimi_k3` parser
+describes (section 5).
 """,
         """
 Шаблон записывает аргументы (в сообщениях OpenAI это текст JSON) одним блоком `json`, а
 `render_kimi_xtml` сначала декодирует текст и пишет типизированные элементы `argument`, как это
 делают серверы, прежде чем собрать промпт. Обе формы допустимы в K3: у вызова либо типизированные элементы,
-либо один блок `json`. Какую из них пишет для истории программа Moonshot, не опубликовано;
-типизированную форму пишет сама модель, и именно её разбирают vLLM и SGLang.
+либо один блок `json`. Какую из них пишет для истории программа Moonshot и какую предпочитает
+сама модель, не опубликовано. Курс пишет типизированную форму — ту, что описывает парсер `kimi_k3`
+в vLLM (раздел 5).
 """,
     ),
     md(
@@ -324,16 +337,17 @@ one the model writes, and the one vLLM and SGLang parse.
 ## 4. The model's output, parsed
 
 The prompt ends where the model starts: inside an open assistant message and an open `think`
-block (thinking is on). What the model writes next is exactly the rest of the assistant message
-above. Cut it out of the history's render: that is K3's raw output for this call.
+block (thinking is on). What the model writes next is the rest of the assistant message above.
+Cut it out of the history's render: that is K3's raw output for this call, as the course's
+renderer writes it, not text captured from a real K3.
 """,
         """
 ## 4. Разбираем вывод модели
 
 Промпт заканчивается там, где начинает модель: внутри открытого сообщения ассистента и открытого
-блока `think` (рассуждение включено). Дальше модель пишет ровно остаток сообщения ассистента,
-который мы видели выше. Вырежем его из промпта, собранного для истории, — это и есть сырой вывод K3 для этого
-вызова.
+блока `think` (рассуждение включено). Дальше модель пишет остаток сообщения ассистента, который
+мы видели выше. Вырежем его из промпта, собранного для истории, — это сырой вывод K3 для этого
+вызова в том виде, в каком его пишет код курса, а не текст, полученный от настоящей K3.
 """,
     ),
     code(
@@ -371,8 +385,8 @@ print(raw_k2)
 already opened the `think` block, so the text before `<|close|>think<|sep|>` is reasoning:
 """,
         """
-`parse_kimi` читает текст K2, `parse_kimi_xtml` — текст K3. `opened="think"` говорит парсеру,
-что блок `think` открыл уже промпт, поэтому текст до `<|close|>think<|sep|>` — рассуждение:
+`parse_kimi` читает текст K2, `parse_kimi_xtml` — текст K3. `opened="think"` сообщает парсеру,
+что блок `think` уже открыт в промпте, поэтому текст до `<|close|>think<|sep|>` — рассуждение:
 """,
     ),
     code(
@@ -403,7 +417,7 @@ other type (`number`, `boolean`, `null`, `object`, `array`) is compact JSON. The
 into one JSON object:
 """,
         """
-В обоих случаях вызов один и тот же. Id из K2 был в тексте, а `functions.get_weather:0` для K3
+В обоих случаях вызов один и тот же. У K2 id был в тексте, а `functions.get_weather:0` для K3
 придумал парсер — в той форме, в какой vLLM придумывает id для моделей Kimi (передайте
 `call_offset=` число прежних вызовов, чтобы id не повторялись в пределах диалога). Рассуждения у K2
 здесь нет, потому что шаблон 0905 его не выводит.
@@ -479,7 +493,8 @@ valid JSON. The parser does not return such a call; it reports it in `errors` wi
 cut = raw_k3[:raw_k3.index("Beijing") + 4]
 cut_result = parse_kimi_xtml(cut, opened="think")
 print(cut_result.tool_calls)
-print(cut_result.errors)
+for error in cut_result.errors:
+    print("-", error)
 ''',
     ),
     md(
@@ -512,19 +527,33 @@ show_xtml(required_prompt[required_prompt.index('<|open|>message role="user"'):]
     md(
         """
 `"none"` writes a similar sentence; `"auto"` writes nothing. A named function also writes
-nothing: K3's format has no way to say "call this tool". A JSON `response_format` becomes a
-system message with the schema:
+nothing: llama.cpp's reconstruction has no message for "call this tool", which fits the platform
+ignoring a named choice (section 7). These sentences are the reconstruction's; Moonshot's own
+wording is not published.
 """,
         """
-`"none"` пишет похожую фразу, `"auto"` не пишет ничего. Именованная функция тоже не пишет ничего:
-в формате K3 нет способа сказать «вызови этот инструмент». `response_format` с JSON превращается в
-системное сообщение со схемой:
+`"none"` пишет похожую фразу, `"auto"` не пишет ничего. Функция по имени тоже ничего не добавляет:
+в реконструкции llama.cpp нет сообщения «вызови этот инструмент», и это согласуется с тем, что
+платформа такой выбор не учитывает (раздел 7). Эти фразы взяты из реконструкции; собственные
+формулировки Moonshot не опубликованы.
 """,
     ),
     code(
         '''
 named = {"type": "function", "function": {"name": "get_weather"}}
 assert render_kimi_xtml(question, tools=tools, tool_choice=named) == render_kimi_xtml(question, tools=tools)
+''',
+    ),
+    md(
+        """
+A JSON `response_format` becomes a system message with the schema:
+""",
+        """
+`response_format` с JSON превращается в системное сообщение со схемой:
+""",
+    ),
+    code(
+        '''
 schema = {"type": "object", "properties": {"weather": {"type": "string"}}, "required": ["weather"]}
 response_format = {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema}}
 json_prompt = render_kimi_xtml(question, response_format=response_format)
@@ -543,28 +572,33 @@ vendor-verification tests:
   conversation, so send it with every assistant message);
 - `thinking: {"effort": ...}` is `low`, `high` or `max` (the default); a top-level
   `reasoning_effort` is ignored when `thinking.effort` is set;
-- `tool_choice` takes `"auto"`, `"none"` and `"required"` (unlike `kimi-k2.6`, which refuses
-  `"required"` with thinking on); `"required"` with no tools is a 400; **a named function is
-  silently ignored**, as if no `tool_choice` were sent.
+- `tool_choice` takes `"auto"`, `"none"` and `"required"` (unlike `kimi-k2.6`, which, as third
+  parties report, refuses `"required"` with thinking on: lesson 08); `"required"` with no tools is
+  a 400; **a named function is silently ignored**, as if no `tool_choice` were sent.
 
-The `thinking` field is not part of the OpenAI SDK, so it goes in `extra_body`:
+Some third-party notes say instead that K3 takes no `thinking` field, only a top-level
+`reasoning_effort`; the lesson follows Moonshot's tests. The `thinking` field is not part of the
+OpenAI SDK, so it goes in `extra_body`:
 """,
         """
 ## 7. Правила API K3
 
 На платформе Moonshot `kimi-k3` рассуждает всегда. Правила — из документации платформы и тестов
-Moonshot для проверки провайдеров:
+Moonshot для поставщиков (vendor verifier):
 
 - рассуждение приходит в `reasoning_content`, и сообщения ассистента, которые вы отправляете
   обратно, должны его содержать (выключить рассуждение нельзя, а K3 хранит рассуждения всего
   диалога, поэтому отправляйте его с каждым сообщением ассистента);
 - `thinking: {"effort": ...}` принимает `low`, `high` или `max` (по умолчанию); `reasoning_effort`
   на верхнем уровне игнорируется, если задан `thinking.effort`;
-- `tool_choice` принимает `"auto"`, `"none"` и `"required"` (в отличие от `kimi-k2.6`, который
-  с включённым рассуждением отклоняет `"required"`); `"required"` без инструментов — ошибка 400;
-  **именованная функция молча игнорируется**, как будто `tool_choice` не передан вовсе.
+- `tool_choice` принимает `"auto"`, `"none"` и `"required"` (в отличие от `kimi-k2.6`, который,
+  по сообщениям сторонних разработчиков, с включённым рассуждением отклоняет `"required"`: урок
+  08); `"required"` без инструментов — ошибка 400; **функция по имени молча не учитывается**, как
+  будто `tool_choice` не передан вовсе.
 
-Поля `thinking` в OpenAI SDK нет, поэтому оно передаётся через `extra_body`:
+В некоторых сторонних заметках сказано иначе: K3 не принимает поле `thinking`, только
+`reasoning_effort` на верхнем уровне; урок следует тестам Moonshot. Поля `thinking` в OpenAI SDK
+нет, поэтому оно передаётся через `extra_body`:
 """,
     ),
     code(
@@ -582,12 +616,14 @@ show_tool_calls(message.tool_calls)
     ),
     md(
         """
-The call's id came from the server (the model wrote none). Send the assistant message back
-**with** its `reasoning_content`, then the result:
+The call's id came from the server (the model wrote none); its `name:N` form is K2's on the
+platform, unconfirmed for K3. Put the assistant message into the history **with** its
+`reasoning_content`, then the result:
 """,
         """
-Id вызова пришёл от сервера (модель его не писала). Отправляем сообщение ассистента обратно
-**вместе** с `reasoning_content`, а за ним — результат:
+Id вызова пришёл от сервера (модель его не писала); форма `name:N` — та, что платформа даёт для
+K2, для K3 она не подтверждена. Добавим в историю сообщение ассистента **вместе** с
+`reasoning_content`, а за ним — результат:
 """,
     ),
     code(
@@ -600,6 +636,18 @@ result = tool_map[tool_call.function.name](**json.loads(tool_call.function.argum
 tool_message = {"role": "tool", "tool_call_id": tool_call.id, "name": tool_call.function.name,
                 "content": json.dumps(result)}
 messages += [assistant, tool_message]
+''',
+    ),
+    md(
+        """
+The second round sends this history back, reasoning included:
+""",
+        """
+Второй раунд отправляет эту историю обратно вместе с рассуждением:
+""",
+    ),
+    code(
+        '''
 final = client.chat.completions.create(
     model=model_name, messages=messages, tools=tools, tool_choice="auto",
     extra_body={"thinking": thinking},
@@ -609,16 +657,18 @@ print(final.choices[0].message.content)
     ),
     md(
         """
-Drop the reasoning from that assistant message and the same request is refused:
+Drop the reasoning from that assistant message and the same request is refused. The wording is
+the one reported for K2.5 and K2.6 (lesson 06); for K3 it is unconfirmed:
 """,
         """
-Уберём рассуждение из этого сообщения ассистента — и тот же запрос будет отклонён:
+Уберём рассуждение из этого сообщения ассистента — и тот же запрос будет отклонён. Текст ошибки
+взят из сообщений о K2.5 и K2.6 (урок 06); для K3 он не подтверждён:
 """,
     ),
     code(
         '''
-without_reasoning = [m for m in messages if m is not assistant]
-without_reasoning.insert(1, {k: v for k, v in assistant.items() if k != "reasoning_content"})
+stripped = {k: v for k, v in assistant.items() if k != "reasoning_content"}
+without_reasoning = [stripped if m is assistant else m for m in messages]
 try:
     client.chat.completions.create(
         model=model_name, messages=without_reasoning, tools=tools, tool_choice="auto",
@@ -634,8 +684,9 @@ A named `tool_choice`, on a question that needs no tool. OpenAI would force a `g
 the platform's K3 ignores the choice, and the model just answers:
 """,
         """
-Именованный `tool_choice` на вопросе, которому инструмент не нужен. OpenAI заставил бы модель
-вызвать `get_weather`; K3 на платформе игнорирует выбор, и модель просто отвечает:
+Теперь выберем функцию по имени в `tool_choice` для вопроса, которому инструмент не нужен. OpenAI
+заставил бы модель вызвать `get_weather`; K3 на платформе выбор не учитывает, и модель просто
+отвечает:
 """,
     ),
     code(
@@ -657,7 +708,7 @@ use `"required"`, which K3 does honour). `"required"` with no tools is refused b
 runs (the platform's exact wording is not published; the replay server's is its own):
 """,
         """
-Никакая ошибка не сообщит, что выбор проигнорирован: если вызов обязателен, проверяйте
+Никакая ошибка не сообщит, что выбор не учтён: если вызов обязателен, проверяйте
 `tool_calls` сами (или используйте `"required"`, который K3 соблюдает). `"required"` без
 инструментов отклоняется ещё до запуска модели (точная формулировка платформы не опубликована;
 у сервера воспроизведения она своя):
@@ -681,10 +732,10 @@ except openai.BadRequestError as error:
 Self-hosted, K3 runs as `vllm serve moonshotai/Kimi-K3 --enable-auto-tool-choice
 --tool-call-parser kimi_k3 --reasoning-parser kimi_k3`. vLLM reports the reasoning in the field
 `reasoning`, invents ids `functions.NAME:N`, and streams each call in one delta. The replay
-server's `vllm_kimi_k3` profile shows that (in live mode your server decides, so the cell prints a
-note instead). One difference to remember: for K3, vLLM refuses a named `tool_choice` unless
-strict tool calling is on (`VLLM_ENFORCE_STRICT_TOOL_CALLING`), and then enforces it; the
-platform accepts it and ignores it.
+server's `vllm_kimi_k3` profile is synthesized from that (in live mode your server decides, so the
+cell prints a note instead). One difference to remember: for K3, vLLM takes a named `tool_choice`
+only with strict tool calling (its error names `VLLM_ENFORCE_STRICT_TOOL_CALLING`, on by default),
+and then constrains the call with a grammar; the platform accepts the choice and ignores it.
 """,
         """
 ## 8. K3 на vLLM
@@ -692,10 +743,11 @@ platform accepts it and ignores it.
 На своём сервере K3 запускают так: `vllm serve moonshotai/Kimi-K3 --enable-auto-tool-choice
 --tool-call-parser kimi_k3 --reasoning-parser kimi_k3`. vLLM отдаёт рассуждение в поле
 `reasoning`, придумывает id вида `functions.NAME:N` и передаёт в потоке каждый вызов одной дельтой
-(delta). Это показывает профиль `vllm_kimi_k3` сервера воспроизведения (в режиме live всё решает
-ваш сервер, поэтому ячейка вместо этого печатает пометку). Одно различие стоит запомнить: для K3
-vLLM отклоняет именованный `tool_choice`, если не включён строгий режим вызовов (strict,
-`VLLM_ENFORCE_STRICT_TOOL_CALLING`), а с ним — соблюдает; платформа же принимает его и игнорирует.
+(delta). По этому описанию синтезирован профиль `vllm_kimi_k3` сервера воспроизведения (в режиме
+live всё решает ваш сервер, поэтому ячейка вместо этого печатает пометку). Одно различие стоит
+запомнить: для K3 vLLM принимает функцию по имени в `tool_choice` только в строгом режиме вызовов
+(strict; его ошибка называет `VLLM_ENFORCE_STRICT_TOOL_CALLING`, который включён по умолчанию) и
+тогда ограничивает вызов грамматикой; платформа же принимает такой выбор и не учитывает его.
 """,
     ),
     code(
@@ -723,9 +775,9 @@ if conn.replay_only("vllm_kimi_k3 is a recorded engine profile"):
     ),
     md(
         """
-The reasoning came in many small deltas; the call came in one, whole, with its id and all its
-arguments. An accumulator written for fragment-by-fragment streams (lesson 03) still works: it
-just gets one fragment.
+In this synthesized stream the reasoning came in many small deltas; the call came in one, whole,
+with its id and all its arguments. The call assembly of lesson 03 (`ToolCallAccumulator`),
+written for arguments in fragments, still works: it just gets one fragment.
 
 ## Summary
 
@@ -742,9 +794,9 @@ just gets one fragment.
   `thinking.effort`, and remember that a named `tool_choice` is silently ignored.
 """,
         """
-Рассуждение пришло множеством маленьких дельт, а вызов — одной, целиком, с id и всеми
-аргументами. Аккумулятор (accumulator), написанный для потоков с аргументами по частям (урок 03),
-по-прежнему работает: он просто получает один фрагмент (chunk).
+В этом синтезированном потоке рассуждение пришло множеством маленьких дельт, а вызов — одной,
+целиком, с id и всеми аргументами. Склейка вызовов из урока 03 (`ToolCallAccumulator`),
+рассчитанная на аргументы по частям, работает и здесь: она просто получает аргументы одним куском.
 
 ## Итоги
 
@@ -758,8 +810,8 @@ just gets one fragment.
   источнику. `tool_choice` и `response_format` становятся системными сообщениями в промпте.
 - Разбирайте K3 функциями `parse_kimi_xtml` и `KimiXtmlStreamParser`: вызов засчитывается, только
   когда прочитан его `<|close|>call<|sep|>`, и в потоке приходит целиком.
-- На платформе K3 рассуждает всегда: отправляйте `reasoning_content` обратно, выбирайте усилие
-  через `thinking.effort` и помните, что именованный `tool_choice` молча игнорируется.
+- На платформе K3 рассуждает всегда: отправляйте `reasoning_content` обратно, задавайте глубину
+  рассуждения через `thinking.effort` и помните, что функция по имени в `tool_choice` молча не учитывается.
 """,
     ),
     md(
