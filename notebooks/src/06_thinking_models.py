@@ -719,7 +719,8 @@ with its reasoning, under the field name the server used.
 >   PR #7825 for `"required"`, an oh-my-pi report for a named function), not in Moonshot's docs.
 >   `kimi-k2-0905-preview`, the other preview ids and `kimi-k2-thinking(-turbo)` are reported
 >   retired in 2026 (promptfoo's provider docs), `kimi-k2.5` is to follow on 2026-08-31;
->   `kimi-k3` takes `reasoning_effort` instead of `thinking` (third-party reports). Users also
+>   `kimi-k3` always thinks and sets its depth with `thinking.effort` (Kimi-Vendor-Verifier's K3
+>   tests; lesson 09). Users also
 >   report advice to give thinking mode `max_tokens` of 16000 or more.
 > - Real vs synthesized: every answer in this lesson is synthesized. The missing-reasoning 400
 >   copies Moonshot's wording as users quote it (cherry-studio #12619, mastra #12592); the
@@ -756,8 +757,9 @@ H200), поэтому в классе используют платформу.
 >   тоже известны от пользователей (PR AstrBot #7825 для `"required"`, отчёт oh-my-pi для
 >   указанной функции), а не из документации Moonshot. `kimi-k2-0905-preview`,
 >   другие id с окончанием -preview и `kimi-k2-thinking(-turbo)`, по сообщениям, сняты в 2026 году
->   (документация провайдера promptfoo), `kimi-k2.5` последует 2026-08-31; `kimi-k3` вместо
->   `thinking` принимает `reasoning_effort` (по сторонним источникам). Пользователи также пишут о
+>   (документация провайдера promptfoo), `kimi-k2.5` последует 2026-08-31; `kimi-k3` рассуждает
+>   всегда, а глубину рассуждения задаёт `thinking.effort` (тесты Kimi-Vendor-Verifier для K3; урок
+>   09). Пользователи также пишут о
 >   совете давать в режиме рассуждения `max_tokens` от 16000.
 > - Настоящее и синтезированное: все ответы этого урока синтезированы. Ошибка 400 без рассуждения
 >   повторяет текст Moonshot в том виде, в каком его цитируют пользователи (cherry-studio #12619,
