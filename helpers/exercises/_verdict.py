@@ -11,19 +11,21 @@ variable `LLM_GRADE_LOG` names a file, it is appended there as one JSON line, wh
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ParamSpec
 
 from helpers.i18n import Text, tr
 
 GRADE_LOG_ENV = "LLM_GRADE_LOG"
 CORRECT = Text("Correct!", "Верно!")
 NOT_YET = Text("Not yet:", "Пока нет:")
+P = ParamSpec("P")
 
 
 class NotYet(Exception):
@@ -68,10 +70,10 @@ def exercise_name(module: str, function: str) -> str:
     return f"{found.group(1) if found else module}:{function}"
 
 
-def _record(result: Verdict, caller: Any) -> None:
-    """Remember the verdict under the check function that asked for it; log it if grading."""
+def _record(result: Verdict, module: str, function: str) -> None:
+    """Remember the verdict under the check function that gave it; log it if grading."""
     entry = {
-        "exercise": exercise_name(caller.f_globals.get("__name__", "?"), caller.f_code.co_name),
+        "exercise": exercise_name(module, function),
         "passed": result.passed,
         "hint": result.hint,
     }
@@ -87,15 +89,33 @@ def verdict(check: Callable[[], None]) -> Verdict:
 
     Call it from the exercise's `check_*` function: that function's name and lesson module name
     the exercise in the record (see `RECORDED` and `LLM_GRADE_LOG`)."""
+    caller = sys._getframe(1)
+    return _give(check, caller.f_globals.get("__name__", "?"), caller.f_code.co_name)
+
+
+def _give(check: Callable[[], None], module: str, function: str) -> Verdict:
+    """Run `check`, record its verdict under `module` and `function`, print it, return it."""
     try:
         check()
     except NotYet as failed:
         result = Verdict(False, failed.hint)
     else:
         result = Verdict(True)
-    _record(result, sys._getframe(1))
+    _record(result, module, function)
     print(result)
     return result
+
+
+def exercise(check: Callable[P, None]) -> Callable[P, Verdict]:
+    """Make `check`, which raises NotYet at the first problem it finds, an exercise's self-check:
+    called, it prints "Correct!" or "Not yet: <hint>", records the verdict under its own name
+    and lesson module (as `verdict` does) and returns the `Verdict`."""
+
+    @functools.wraps(check)
+    def self_check(*args: P.args, **kwargs: P.kwargs) -> Verdict:
+        return _give(lambda: check(*args, **kwargs), check.__module__, check.__name__)
+
+    return self_check
 
 
 @dataclass(frozen=True)

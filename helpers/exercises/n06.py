@@ -11,10 +11,9 @@ from typing import Any
 from helpers.exercises._verdict import (
     Explain,
     NotYet,
-    Verdict,
     call_student,
+    exercise,
     server_refusal,
-    verdict,
 )
 from helpers.formats._common import tool_call_dict
 from helpers.kimi_ids import normalize_kimi_ids
@@ -89,42 +88,40 @@ def _comparable(message: Any) -> dict[str, Any]:
     return out
 
 
-def check_history_message(for_history: Callable[[dict], Any]) -> Verdict:
+@exercise
+def check_history_message(for_history: Callable[[dict], Any]) -> None:
     """Exercise 1: the message to append keeps content, calls and the reasoning under its name."""
     from helpers.replay.validation import ApiError, check_chat_request
 
-    def check() -> None:
-        for name, message in server_messages().items():
-            given = copy.deepcopy(message)
-            got = _comparable(call_student(for_history, given))
-            expected = _comparable(message)
-            if got == expected:
-                continue
-            missing = [k for k in REASONING_KEYS if k in expected and k not in got]
-            if missing:
-                raise NotYet(
-                    f"for '{name}' the reasoning is lost: keep {missing[0]!r} as the server "
-                    "named it (Moonshot would answer 400 on the next round).",
-                    f"для варианта «{VARIANT_RU[name]}» рассуждение потерялось: сохраните "
-                    f"{missing[0]!r} под тем же именем, что у сервера (Moonshot ответит 400 "
-                    "в следующем раунде).",
-                )
+    for name, message in server_messages().items():
+        given = copy.deepcopy(message)
+        got = _comparable(call_student(for_history, given))
+        expected = _comparable(message)
+        if got == expected:
+            continue
+        missing = [k for k in REASONING_KEYS if k in expected and k not in got]
+        if missing:
             raise NotYet(
-                f"for '{name}' expected {expected}, got {got}.",
-                f"для варианта «{VARIANT_RU[name]}» ожидалось {expected}, получено {got}.",
+                f"for '{name}' the reasoning is lost: keep {missing[0]!r} as the server "
+                "named it (Moonshot would answer 400 on the next round).",
+                f"для варианта «{VARIANT_RU[name]}» рассуждение потерялось: сохраните "
+                f"{missing[0]!r} под тем же именем, что у сервера (Moonshot ответит 400 "
+                "в следующем раунде).",
             )
-        moonshot = call_student(for_history, server_messages()["Moonshot, thinking on"])
-        result = {"role": "tool", "tool_call_id": "get_weather:0", "content": "{}"}
-        body = {
-            "model": "kimi-k2.6",
-            "messages": [{"role": "user", "content": "Weather?"}, moonshot, result],
-        }
-        try:
-            check_chat_request(body)
-        except ApiError as error:
-            raise server_refusal(error.message) from None
-
-    return verdict(check)
+        raise NotYet(
+            f"for '{name}' expected {expected}, got {got}.",
+            f"для варианта «{VARIANT_RU[name]}» ожидалось {expected}, получено {got}.",
+        )
+    moonshot = call_student(for_history, server_messages()["Moonshot, thinking on"])
+    result = {"role": "tool", "tool_call_id": "get_weather:0", "content": "{}"}
+    body = {
+        "model": "kimi-k2.6",
+        "messages": [{"role": "user", "content": "Weather?"}, moonshot, result],
+    }
+    try:
+        check_chat_request(body)
+    except ApiError as error:
+        raise server_refusal(error.message) from None
 
 
 # --- exercise 2: Kimi id hygiene ------------------------------------------------------------------
@@ -163,47 +160,43 @@ def id_histories() -> dict[str, list[dict[str, Any]]]:
     }
 
 
-def check_normalize(normalize_ids: Callable[[list], Any]) -> Verdict:
+@exercise
+def check_normalize(normalize_ids: Callable[[list], Any]) -> None:
     """Exercise 2: ids become `functions.NAME:K`, results follow, the input stays unchanged."""
-
-    def check() -> None:
-        for name, history in id_histories().items():
-            before = copy.deepcopy(history)
-            got = call_student(normalize_ids, history)
-            if history != before:
-                raise NotYet(
-                    "return a new list; the history you were given must stay unchanged.",
-                    "верните новый список; переданная история должна остаться прежней.",
-                )
-            expected = normalize_kimi_ids(before)
-            if got == expected:
-                continue
-            want = [c["id"] for m in expected for c in m.get("tool_calls") or []]
-            have = (
-                [
-                    c.get("id")
-                    for m in got or []
-                    if isinstance(m, dict)
-                    for c in m.get("tool_calls") or []
-                ]
-                if isinstance(got, list)
-                else got
-            )
-            if have != want:
-                raise NotYet(
-                    f"for '{name}' the call ids should be {want}, got {have}.",
-                    f"для варианта «{VARIANT_RU[name]}» id вызовов должны быть {want}, "
-                    f"получено {have}.",
-                )
+    for name, history in id_histories().items():
+        before = copy.deepcopy(history)
+        got = call_student(normalize_ids, history)
+        if history != before:
             raise NotYet(
-                f"for '{name}' each tool_call_id must get the new id of its call: "
-                f"expected {expected}.",
-                f"для варианта «{VARIANT_RU[name]}» каждый tool_call_id должен получить новый id "
-                "своего вызова: "
-                f"ожидалось {expected}.",
+                "return a new list; the history you were given must stay unchanged.",
+                "верните новый список; переданная история должна остаться прежней.",
             )
-
-    return verdict(check)
+        expected = normalize_kimi_ids(before)
+        if got == expected:
+            continue
+        want = [c["id"] for m in expected for c in m.get("tool_calls") or []]
+        have = (
+            [
+                c.get("id")
+                for m in got or []
+                if isinstance(m, dict)
+                for c in m.get("tool_calls") or []
+            ]
+            if isinstance(got, list)
+            else got
+        )
+        if have != want:
+            raise NotYet(
+                f"for '{name}' the call ids should be {want}, got {have}.",
+                f"для варианта «{VARIANT_RU[name]}» id вызовов должны быть {want}, "
+                f"получено {have}.",
+            )
+        raise NotYet(
+            f"for '{name}' each tool_call_id must get the new id of its call: expected {expected}.",
+            f"для варианта «{VARIANT_RU[name]}» каждый tool_call_id должен получить новый id "
+            "своего вызова: "
+            f"ожидалось {expected}.",
+        )
 
 
 # --- exercise 3: reasoning from a stream ----------------------------------------------------------
@@ -265,23 +258,20 @@ REASONING_MISTAKES = (
 )
 
 
-def check_reasoning_of(reasoning_of: Callable[[list], Any]) -> Verdict:
+@exercise
+def check_reasoning_of(reasoning_of: Callable[[list], Any]) -> None:
     """Exercise 3: (field name, whole reasoning) from a stream, under either name."""
-
-    def check() -> None:
-        for name, (chunks, expected) in reasoning_streams().items():
-            got = call_student(
-                reasoning_of,
-                list(chunks),
-                explain=REASONING_MISTAKES,
-                case=(f"the stream '{name}'", VARIANT_RU[name]),
+    for name, (chunks, expected) in reasoning_streams().items():
+        got = call_student(
+            reasoning_of,
+            list(chunks),
+            explain=REASONING_MISTAKES,
+            case=(f"the stream '{name}'", VARIANT_RU[name]),
+        )
+        if isinstance(got, list):
+            got = tuple(got)
+        if got != expected:
+            raise NotYet(
+                f"for the stream '{name}' expected {expected}, got {got!r}.",
+                f"для потока «{VARIANT_RU[name]}» ожидалось {expected}, получено {got!r}.",
             )
-            if isinstance(got, list):
-                got = tuple(got)
-            if got != expected:
-                raise NotYet(
-                    f"for the stream '{name}' expected {expected}, got {got!r}.",
-                    f"для потока «{VARIANT_RU[name]}» ожидалось {expected}, получено {got!r}.",
-                )
-
-    return verdict(check)
