@@ -20,12 +20,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ParamSpec
 
+from helpers.formats._common import tool_call_dict
 from helpers.i18n import Text, tr
 
 GRADE_LOG_ENV = "LLM_GRADE_LOG"
 CORRECT = Text("Correct!", "Верно!")
 NOT_YET = Text("Not yet:", "Пока нет:")
 P = ParamSpec("P")
+Pair = tuple[str, str]  # the same text in English and in Russian
 
 
 class NotYet(Exception):
@@ -211,6 +213,19 @@ def student_error(
     return NotYet(en, ru)
 
 
+EXPECTED, SHOULD_BE = ("expected", "ожидалось"), ("should be", "должно быть")
+
+
+def mismatch(case: Pair, expected: Any, got: Any, why: Pair = (".", "."), verb=EXPECTED) -> NotYet:
+    """The NotYet for a wrong answer: `<case> expected X, got Y<why>` in both languages. `case`
+    names the input (e.g. "for 'one call'", "для варианта «один вызов»"), the values are shown
+    with repr, `why` brings its own punctuation."""
+    return NotYet(
+        f"{case[0]} {verb[0]} {expected!r}, got {got!r}{why[0]}",
+        f"{case[1]} {verb[1]} {expected!r}, получено {got!r}{why[1]}",
+    )
+
+
 def _capital(text: str) -> str:
     """The sentence with its first letter in upper case."""
     return text[:1].upper() + text[1:]
@@ -264,3 +279,27 @@ def server_refusal(message: str) -> NotYet:
         f'a server would answer 400: "{message}". That means: {en}',
         f"сервер ответил бы 400 (его текст: «{message}»). Это значит: {ru}",
     )
+
+
+# --- sample inputs the checks of more than one lesson build -------------------------------------
+_CHUNK_HEAD = {
+    "id": "chatcmpl-exercise",
+    "object": "chat.completion.chunk",
+    "created": 0,
+    "model": "m",
+}
+
+
+def chunk(delta: dict[str, Any] | None = None, finish: str | None = None, usage: Any = None) -> Any:
+    """One SDK `ChatCompletionChunk` (a usage chunk with `choices: []` when `delta` is None)."""
+    from openai.types.chat import ChatCompletionChunk
+
+    choices = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish}]
+    return ChatCompletionChunk.model_validate(
+        {**_CHUNK_HEAD, "model": "m", "choices": choices, "usage": usage}
+    )
+
+
+def weather_call(call_id: str, city: str) -> dict[str, Any]:
+    """An OpenAI-shaped get_weather call for `city` with `call_id`."""
+    return tool_call_dict(call_id, "get_weather", json.dumps({"city": city}))

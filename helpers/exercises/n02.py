@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from helpers.exercises._verdict import NotYet, call_student, exercise
-from helpers.formats._common import tool_call_dict
+from helpers.exercises._verdict import weather_call as _call
 
 WEATHER = {"Beijing": "Sunny", "Shanghai": "Light rain", "Moscow": "Snow"}
 
@@ -15,11 +15,6 @@ WEATHER = {"Beijing": "Sunny", "Shanghai": "Light rain", "Moscow": "Snow"}
 def _get_weather(city: str) -> dict[str, str]:
     """The lesson's weather tool (a fixed table)."""
     return {"city": city, "weather": WEATHER.get(city, "unknown")}
-
-
-def _call(call_id: str, city: str) -> dict[str, Any]:
-    """An OpenAI-shaped get_weather call."""
-    return tool_call_dict(call_id, "get_weather", json.dumps({"city": city}))
 
 
 @exercise

@@ -14,17 +14,8 @@ from helpers.exercises._verdict import (
     exercise,
     server_refusal,
 )
+from helpers.exercises._verdict import chunk as _chunk
 from helpers.streaming import ToolCallAccumulator
-
-_HEAD = {"id": "chatcmpl-exercise", "object": "chat.completion.chunk", "created": 0, "model": "m"}
-
-
-def _chunk(delta: dict[str, Any] | None = None, finish: str | None = None, usage: Any = None):
-    """One SDK `ChatCompletionChunk` (a usage chunk when `delta` is None)."""
-    from openai.types.chat import ChatCompletionChunk
-
-    choices = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish}]
-    return ChatCompletionChunk.model_validate({**_HEAD, "choices": choices, "usage": usage})
 
 
 def _header(index: int, call_id: str, name: str) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from helpers.exercises._verdict import Explain, NotYet, call_student, exercise
+from helpers.exercises._verdict import SHOULD_BE, Explain, NotYet, call_student, exercise, mismatch
 from helpers.formats import kimi_name_from_id, parse_kimi
 from helpers.i18n import russian_plural
 
@@ -44,19 +44,16 @@ def check_name_from_id(name_from_id: Callable[[str], Any]) -> None:
         )
         if got == expected:
             continue
+        why = (".", ".")
         if "." in expected:
-            raise NotYet(
-                f"name_from_id({call_id!r}) should be {expected!r}, got {got!r}: the dot "
-                "is part of this name. Remove only the prefix functions. (when it is "
+            why = (
+                ": the dot is part of this name. Remove only the prefix functions. (when it is "
                 "there), not everything up to the first dot.",
-                f"name_from_id({call_id!r}) должно быть {expected!r}, получено {got!r}: "
-                "точка здесь — часть имени. Убирайте только префикс functions. (если он "
+                ": точка здесь — часть имени. Убирайте только префикс functions. (если он "
                 "есть), а не всё до первой точки.",
             )
-        raise NotYet(
-            f"name_from_id({call_id!r}) should be {expected!r}, got {got!r}.",
-            f"name_from_id({call_id!r}) должно быть {expected!r}, получено {got!r}.",
-        )
+        call = f"name_from_id({call_id!r})"
+        raise mismatch((call, call), expected, got, why, SHOULD_BE)
 
 
 def _call(call_id: str, arguments: str) -> str:

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from helpers.exercises._verdict import Explain, NotYet, call_student, exercise
+from helpers.exercises._verdict import Explain, NotYet, call_student, exercise, mismatch
 from helpers.formats import parse_hermes, render_hermes_tool_calls, render_kimi_tool_calls
 
 
@@ -224,15 +224,12 @@ def check_unparsed(has_unparsed_calls: Callable[[dict[str, Any]], Any]) -> None:
             case=(description, description_ru),
         )
         why_en, why_ru = _unparsed_reason(message, expected)
+        case = (f"{description}:", f"{description_ru}:")
         if not isinstance(got, bool):
-            raise NotYet(
-                f"{description}: expected {expected}, got {got!r}: return a real bool "
-                "(True or False), e.g. with bool(...).",
-                f"{description_ru}: ожидалось {expected}, получено {got!r}: верните "
-                "именно bool (True или False), например через bool(...).",
+            why_en, why_ru = (
+                ": return a real bool (True or False), e.g. with bool(...).",
+                ": верните именно bool (True или False), например через bool(...).",
             )
+            raise mismatch(case, expected, got, (why_en, why_ru))
         if got != expected:
-            raise NotYet(
-                f"{description}: expected {expected}, got {got!r}. {why_en}",
-                f"{description_ru}: ожидалось {expected}, получено {got!r}. {why_ru}",
-            )
+            raise mismatch(case, expected, got, (f". {why_en}", f". {why_ru}"))

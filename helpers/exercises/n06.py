@@ -13,17 +13,14 @@ from helpers.exercises._verdict import (
     NotYet,
     call_student,
     exercise,
+    mismatch,
     server_refusal,
 )
-from helpers.formats._common import tool_call_dict
+from helpers.exercises._verdict import chunk as _chunk
+from helpers.exercises._verdict import weather_call as _call
 from helpers.kimi_ids import normalize_kimi_ids
 
 REASONING_KEYS = ("reasoning_content", "reasoning")
-
-
-def _call(call_id: str, city: str) -> dict[str, Any]:
-    """A weather call with `call_id`."""
-    return tool_call_dict(call_id, "get_weather", json.dumps({"city": city}))
 
 
 # --- exercise 1: the assistant message for the history --------------------------------------------
@@ -108,10 +105,7 @@ def check_history_message(for_history: Callable[[dict], Any]) -> None:
                 f"{missing[0]!r} под тем же именем, что у сервера (Moonshot ответит 400 "
                 "в следующем раунде).",
             )
-        raise NotYet(
-            f"for '{name}' expected {expected}, got {got}.",
-            f"для варианта «{VARIANT_RU[name]}» ожидалось {expected}, получено {got}.",
-        )
+        raise mismatch((f"for '{name}'", f"для варианта «{VARIANT_RU[name]}»"), expected, got)
     moonshot = call_student(for_history, server_messages()["Moonshot, thinking on"])
     result = {"role": "tool", "tool_call_id": "get_weather:0", "content": "{}"}
     body = {
@@ -138,9 +132,17 @@ def id_histories() -> dict[str, list[dict[str, Any]]]:
     return {
         "OpenAI-style ids": [
             {"role": "user", "content": "Beijing, then Moscow?"},
-            {"role": "assistant", "content": "", "tool_calls": [_call("call_a1b2c3", "Beijing")]},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [_call("call_a1b2c3", "Beijing")],
+            },
             _tool("call_a1b2c3", "Beijing"),
-            {"role": "assistant", "content": "", "tool_calls": [_call("call_d4e5f6", "Moscow")]},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [_call("call_d4e5f6", "Moscow")],
+            },
             _tool("call_d4e5f6", "Moscow"),
         ],
         "two calls in one message": [
@@ -201,16 +203,6 @@ def check_normalize(normalize_ids: Callable[[list], Any]) -> None:
 
 # --- exercise 3: reasoning from a stream ----------------------------------------------------------
 
-_HEAD = {"id": "chatcmpl-exercise", "object": "chat.completion.chunk", "created": 0, "model": "m"}
-
-
-def _chunk(delta: dict[str, Any] | None, usage: Any = None) -> Any:
-    """One SDK chunk (a usage chunk with `choices: []` when `delta` is None)."""
-    from openai.types.chat import ChatCompletionChunk
-
-    choices = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": None}]
-    return ChatCompletionChunk.model_validate({**_HEAD, "choices": choices, "usage": usage})
-
 
 def reasoning_streams() -> dict[str, tuple[list[Any], tuple[str | None, str]]]:
     """Streams and the (field name, reasoning) each should give."""
@@ -231,7 +223,7 @@ def reasoning_streams() -> dict[str, tuple[list[Any], tuple[str | None, str]]]:
                 _chunk(role),
                 _chunk({"reasoning": "Beijing"}),
                 _chunk({"reasoning": " first."}),
-                _chunk(None, usage),
+                _chunk(None, usage=usage),
             ],
             ("reasoning", "Beijing first."),
         ),
@@ -271,7 +263,6 @@ def check_reasoning_of(reasoning_of: Callable[[list], Any]) -> None:
         if isinstance(got, list):
             got = tuple(got)
         if got != expected:
-            raise NotYet(
-                f"for the stream '{name}' expected {expected}, got {got!r}.",
-                f"для потока «{VARIANT_RU[name]}» ожидалось {expected}, получено {got!r}.",
+            raise mismatch(
+                (f"for the stream '{name}'", f"для потока «{VARIANT_RU[name]}»"), expected, got
             )

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from helpers.exercises._verdict import NotYet, call_student, exercise
+from helpers.exercises._verdict import SHOULD_BE, call_student, exercise, mismatch
 from helpers.formats import convert_parameter, parse_hermes, parse_qwen_xml
 from helpers.formats import render_qwen_xml_tool_calls as _render
 
@@ -63,20 +63,16 @@ def check_xml_calls(xml_calls: Callable[[str], Any]) -> None:
             got = [tuple(item) if isinstance(item, list) else item for item in got]
         if got == expected:
             continue
+        why = (".", ".")
         if _strip_values(got) == _strip_values(expected):
-            raise NotYet(
-                f"for '{case}' expected {expected!r}, got {got!r}: the value lost its own "
-                "spaces or newlines. Cut exactly one newline after <parameter=KEY> and one "
-                "before </parameter>; .strip() removes more than that.",
-                f"для варианта «{XML_RU[case]}» ожидалось {expected!r}, получено {got!r}: "
-                "значение потеряло собственные пробелы или переводы строк. Отрежьте ровно "
+            why = (
+                ": the value lost its own spaces or newlines. Cut exactly one newline after "
+                "<parameter=KEY> and one before </parameter>; .strip() removes more than that.",
+                ": значение потеряло собственные пробелы или переводы строк. Отрежьте ровно "
                 "один перевод строки после <parameter=KEY> и один перед </parameter>; "
                 ".strip() убирает больше.",
             )
-        raise NotYet(
-            f"for '{case}' expected {expected!r}, got {got!r}.",
-            f"для варианта «{XML_RU[case]}» ожидалось {expected!r}, получено {got!r}.",
-        )
+        raise mismatch((f"for '{case}'", f"для варианта «{XML_RU[case]}»"), expected, got, why)
 
 
 TYPED_CASES: list[tuple[str, str]] = [
@@ -153,10 +149,8 @@ def check_typed(typed: Callable[[str, str], Any]) -> None:
         got = call_student(typed, value, kind, case=(repr(value), value))
         if got != expected or type(got) is not type(expected):
             why_en, why_ru = _typed_reason(value, kind, expected, got)
-            raise NotYet(
-                f"typed({value!r}, {kind!r}) should be {expected!r}, got {got!r}. {why_en}",
-                f"typed({value!r}, {kind!r}) должно быть {expected!r}, получено {got!r}. {why_ru}",
-            )
+            call = f"typed({value!r}, {kind!r})"
+            raise mismatch((call, call), expected, got, (f". {why_en}", f". {why_ru}"), SHOULD_BE)
 
 
 THINK_CASES: dict[str, tuple[str, str]] = {
@@ -188,15 +182,11 @@ def check_split_think(split_think: Callable[[str], Any]) -> None:
             got = tuple(got)
         if got == expected:
             continue
+        why = (".", ".")
         if isinstance(got, tuple) and tuple(str(x).strip() for x in got) == expected:
-            raise NotYet(
-                f"for '{case}' expected {expected!r}, got {got!r}: strip both parts, "
-                "also when the text has no </think>.",
-                f"для варианта «{case_ru}» ожидалось {expected!r}, получено {got!r}: "
-                "уберите пробелы и переводы строк по краям обеих частей, даже когда "
+            why = (
+                ": strip both parts, also when the text has no </think>.",
+                ": уберите пробелы и переводы строк по краям обеих частей, даже когда "
                 "</think> в тексте нет.",
             )
-        raise NotYet(
-            f"for '{case}' expected {expected!r}, got {got!r}.",
-            f"для варианта «{case_ru}» ожидалось {expected!r}, получено {got!r}.",
-        )
+        raise mismatch((f"for '{case}'", f"для варианта «{case_ru}»"), expected, got, why)

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from helpers.exercises._verdict import Explain, NotYet, call_student, exercise
+from helpers.exercises._verdict import Explain, NotYet, call_student, exercise, mismatch
 from helpers.formats import parse_kimi_xtml, render_kimi_xtml
 from helpers.formats.kimi_xtml import CLOSE, OPEN, SEP
 
@@ -213,24 +213,21 @@ def check_result_tags(result_tags: Callable[[list[dict[str, Any]]], Any]) -> Non
             continue
         if isinstance(got, dict) and sorted(got) == sorted(expected):
             wrong = next(k for k in expected if got[k] != expected[k])
-            if not isinstance(got[wrong], tuple) or got[wrong][0] != expected[wrong][0]:
-                raise NotYet(
-                    f"'{case}': the result for {wrong!r} should be {expected[wrong]!r}, got "
-                    f"{got[wrong]!r}. Take the tool's name from the call with that id (a tool "
-                    "message need not carry a name).",
-                    f"«{CASE_RU[case]}»: для результата {wrong!r} ожидалось "
-                    f"{expected[wrong]!r}, получено {got[wrong]!r}. Имя инструмента берите из "
-                    "вызова с этим id (у сообщения инструмента имени может не быть).",
-                )
-            raise NotYet(
-                f"'{case}': the result for {wrong!r} should be {expected[wrong]!r}, got "
-                f"{got[wrong]!r}. The index is the call's place in the assistant message's "
-                "tool_calls (from 1), not the result's place among the tool messages.",
-                f"«{CASE_RU[case]}»: для результата {wrong!r} ожидалось {expected[wrong]!r}, "
-                f"получено {got[wrong]!r}. Индекс — место вызова в tool_calls сообщения "
-                "ассистента (с 1), а не место результата среди сообщений инструмента.",
+            why = (
+                ". The index is the call's place in the assistant message's tool_calls (from "
+                "1), not the result's place among the tool messages.",
+                ". Индекс — место вызова в tool_calls сообщения ассистента (с 1), а не место "
+                "результата среди сообщений инструмента.",
             )
-        raise NotYet(
-            f"'{case}': expected {expected!r}, got {got!r}.",
-            f"«{CASE_RU[case]}»: ожидалось {expected!r}, получено {got!r}.",
-        )
+            if not isinstance(got[wrong], tuple) or got[wrong][0] != expected[wrong][0]:
+                why = (
+                    ". Take the tool's name from the call with that id (a tool message need "
+                    "not carry a name).",
+                    ". Имя инструмента берите из вызова с этим id (у сообщения инструмента "
+                    "имени может не быть).",
+                )
+            case_en, case_ru = f"'{case}': the result for {wrong!r}", f"«{CASE_RU[case]}»: "
+            case_ru += f"для результата {wrong!r}"
+            verb = ("should be", "ожидалось")
+            raise mismatch((case_en, case_ru), expected[wrong], got[wrong], why, verb)
+        raise mismatch((f"'{case}':", f"«{CASE_RU[case]}»:"), expected, got)
