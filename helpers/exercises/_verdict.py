@@ -226,6 +226,19 @@ def mismatch(case: Pair, expected: Any, got: Any, why: Pair = (".", "."), verb=E
     )
 
 
+def as_tuples(got: Any, items: bool = False) -> Any:
+    """A list answer made a tuple, or with `items` each list in it made a tuple (a learner may
+    build with lists what the exercise shows as tuples); anything else as it is."""
+    if not isinstance(got, list):
+        return got
+    return [tuple(i) if isinstance(i, list) else i for i in got] if items else tuple(got)
+
+
+def name_and_arguments(calls: list[dict[str, Any]]) -> list[tuple[str, Any]]:
+    """(name, decoded arguments) of each OpenAI-shaped call."""
+    return [(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in calls]
+
+
 def _capital(text: str) -> str:
     """The sentence with its first letter in upper case."""
     return text[:1].upper() + text[1:]

@@ -6,7 +6,15 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from helpers.exercises._verdict import Explain, NotYet, call_student, exercise, mismatch
+from helpers.exercises._verdict import (
+    Explain,
+    NotYet,
+    as_tuples,
+    call_student,
+    exercise,
+    mismatch,
+    name_and_arguments,
+)
 from helpers.formats import parse_hermes, render_hermes_tool_calls, render_kimi_tool_calls
 
 
@@ -134,15 +142,11 @@ def _hermes_mismatch(name: str, expected: list[Any], got: Any) -> NotYet:
 def check_hermes_calls(hermes_calls: Callable[[str], Any]) -> None:
     """Exercise 1: (name, arguments dict) pairs equal to what `parse_hermes` finds."""
     for name, text in hermes_cases().items():
-        expected = [
-            (c["function"]["name"], json.loads(c["function"]["arguments"]))
-            for c in parse_hermes(text).tool_calls
-        ]
+        expected = name_and_arguments(parse_hermes(text).tool_calls)
         got = call_student(
             hermes_calls, text, explain=HERMES_MISTAKES, case=(f"'{name}'", HERMES_RU[name])
         )
-        if isinstance(got, list):
-            got = [tuple(item) if isinstance(item, list) else item for item in got]
+        got = as_tuples(got, items=True)
         if got != expected:
             raise _hermes_mismatch(name, expected, got)
 

@@ -11,6 +11,7 @@ from typing import Any
 from helpers.exercises._verdict import (
     Explain,
     NotYet,
+    as_tuples,
     call_student,
     exercise,
     mismatch,
@@ -260,8 +261,7 @@ def check_reasoning_of(reasoning_of: Callable[[list], Any]) -> None:
             explain=REASONING_MISTAKES,
             case=(f"the stream '{name}'", VARIANT_RU[name]),
         )
-        if isinstance(got, list):
-            got = tuple(got)
+        got = as_tuples(got)
         if got != expected:
             raise mismatch(
                 (f"for the stream '{name}'", f"для потока «{VARIANT_RU[name]}»"), expected, got

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
-from helpers.exercises._verdict import SHOULD_BE, call_student, exercise, mismatch
+from helpers.exercises._verdict import (
+    SHOULD_BE,
+    as_tuples,
+    call_student,
+    exercise,
+    mismatch,
+    name_and_arguments,
+)
 from helpers.formats import convert_parameter, parse_hermes, parse_qwen_xml
 from helpers.formats import render_qwen_xml_tool_calls as _render
 
@@ -54,13 +60,8 @@ def _strip_values(calls: Any) -> Any:
 def check_xml_calls(xml_calls: Callable[[str], Any]) -> None:
     """Exercise 1: (name, {parameter: text}) pairs, as `parse_qwen_xml` reads them without tools."""
     for case, text in xml_cases().items():
-        expected = [
-            (c["function"]["name"], json.loads(c["function"]["arguments"]))
-            for c in parse_qwen_xml(text).tool_calls
-        ]
-        got = call_student(xml_calls, text, case=(f"'{case}'", XML_RU[case]))
-        if isinstance(got, list):
-            got = [tuple(item) if isinstance(item, list) else item for item in got]
+        expected = name_and_arguments(parse_qwen_xml(text).tool_calls)
+        got = as_tuples(call_student(xml_calls, text, case=(f"'{case}'", XML_RU[case])), items=True)
         if got == expected:
             continue
         why = (".", ".")
@@ -177,9 +178,7 @@ def check_split_think(split_think: Callable[[str], Any]) -> None:
     for case, (text, case_ru) in THINK_CASES.items():
         result = parse_hermes(text)
         expected = (result.reasoning, result.content)
-        got = call_student(split_think, text, case=(f"'{case}'", case_ru))
-        if isinstance(got, list):
-            got = tuple(got)
+        got = as_tuples(call_student(split_think, text, case=(f"'{case}'", case_ru)))
         if got == expected:
             continue
         why = (".", ".")
