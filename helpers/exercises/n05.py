@@ -16,17 +16,13 @@ from helpers.exercises._verdict import (
     name_and_arguments,
 )
 from helpers.formats import parse_hermes, render_hermes_tool_calls, render_kimi_tool_calls
+from helpers.formats._common import tool_call_dict
 
 
 def _calls(*pairs: tuple[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """OpenAI-shaped calls with Kimi-style ids, for rendering sample texts."""
     return [
-        {
-            "id": f"functions.{name}:{i}",
-            "type": "function",
-            "function": {"name": name, "arguments": json.dumps(arguments)},
-        }
-        for i, (name, arguments) in enumerate(pairs)
+        tool_call_dict(f"functions.{n}:{i}", n, json.dumps(a)) for i, (n, a) in enumerate(pairs)
     ]
 
 
