@@ -15,7 +15,6 @@ import functools
 import json
 import os
 import re
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ParamSpec
@@ -58,7 +57,7 @@ class Verdict:
         return str(CORRECT) if self.passed else f"{NOT_YET} {self.hint}"
 
     def _ipython_display_(self) -> None:
-        """Show nothing: the verdict line was already printed by `verdict`."""
+        """Show nothing: the verdict line was already printed by the self-check."""
 
 
 # Every verdict given in this kernel, oldest first: {"exercise", "passed", "hint"}.
@@ -86,36 +85,22 @@ def _record(result: Verdict, module: str, function: str) -> None:
             log.write(json.dumps(entry, ensure_ascii=False) + "\n")
 
 
-def verdict(check: Callable[[], None]) -> Verdict:
-    """Run `check`; print "Correct!" or "Not yet: <hint>" in the notebook's language; return it.
-
-    Call it from the exercise's `check_*` function: that function's name and lesson module name
-    the exercise in the record (see `RECORDED` and `LLM_GRADE_LOG`)."""
-    caller = sys._getframe(1)
-    return _give(check, caller.f_globals.get("__name__", "?"), caller.f_code.co_name)
-
-
-def _give(check: Callable[[], None], module: str, function: str) -> Verdict:
-    """Run `check`, record its verdict under `module` and `function`, print it, return it."""
-    try:
-        check()
-    except NotYet as failed:
-        result = Verdict(False, failed.hint)
-    else:
-        result = Verdict(True)
-    _record(result, module, function)
-    print(result)
-    return result
-
-
 def exercise(check: Callable[P, None]) -> Callable[P, Verdict]:
     """Make `check`, which raises NotYet at the first problem it finds, an exercise's self-check:
-    called, it prints "Correct!" or "Not yet: <hint>", records the verdict under its own name
-    and lesson module (as `verdict` does) and returns the `Verdict`."""
+    called, it prints "Correct!" or "Not yet: <hint>" in the notebook's language, records the
+    verdict under its own name and module (see `RECORDED`, `LLM_GRADE_LOG`) and returns it."""
 
     @functools.wraps(check)
     def self_check(*args: P.args, **kwargs: P.kwargs) -> Verdict:
-        return _give(lambda: check(*args, **kwargs), check.__module__, check.__name__)
+        try:
+            check(*args, **kwargs)
+        except NotYet as failed:
+            result = Verdict(False, failed.hint)
+        else:
+            result = Verdict(True)
+        _record(result, check.__module__, check.__name__)
+        print(result)
+        return result
 
     return self_check
 
