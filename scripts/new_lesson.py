@@ -187,11 +187,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from helpers.exercises._verdict import NotYet, Verdict, verdict
+from helpers.exercises._verdict import NotYet, exercise
 
 
-def _messages(messages: Any) -> None:
-    """Raise NotYet at the first way `messages` is not one user message about Moscow."""
+@exercise
+def check_messages(messages: Any) -> None:
+    """Exercise 1: a conversation of one user message asking for the weather in Moscow."""
     if not isinstance(messages, list) or len(messages) != 1:
         raise NotYet("my_messages should be a list with exactly one message.",
                      "my_messages должен быть списком ровно из одного сообщения.")
@@ -202,11 +203,6 @@ def _messages(messages: Any) -> None:
     if "moscow" not in str(message.get("content", "")).lower():
         raise NotYet("ask about Moscow in the message's content.",
                      "спросите в content сообщения о Москве (Moscow).")
-
-
-def check_messages(messages: Any) -> Verdict:
-    """Exercise 1: a conversation of one user message asking for the weather in Moscow."""
-    return verdict(lambda: _messages(messages))
 '''
 
 TESTS = '''"""Self-checks of lesson {number}: the reference passes, mistakes get a hint."""

@@ -11,19 +11,22 @@ variable `LLM_GRADE_LOG` names a file, it is appended there as one JSON line, wh
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ParamSpec
 
+from helpers.formats._common import tool_call_dict
 from helpers.i18n import Text, tr
 
 GRADE_LOG_ENV = "LLM_GRADE_LOG"
 CORRECT = Text("Correct!", "Верно!")
 NOT_YET = Text("Not yet:", "Пока нет:")
+P = ParamSpec("P")
+Pair = tuple[str, str]  # the same text in English and in Russian
 
 
 class NotYet(Exception):
@@ -54,7 +57,7 @@ class Verdict:
         return str(CORRECT) if self.passed else f"{NOT_YET} {self.hint}"
 
     def _ipython_display_(self) -> None:
-        """Show nothing: the verdict line was already printed by `verdict`."""
+        """Show nothing: the verdict line was already printed by the self-check."""
 
 
 # Every verdict given in this kernel, oldest first: {"exercise", "passed", "hint"}.
@@ -68,10 +71,10 @@ def exercise_name(module: str, function: str) -> str:
     return f"{found.group(1) if found else module}:{function}"
 
 
-def _record(result: Verdict, caller: Any) -> None:
-    """Remember the verdict under the check function that asked for it; log it if grading."""
+def _record(result: Verdict, module: str, function: str) -> None:
+    """Remember the verdict under the check function that gave it; log it if grading."""
     entry = {
-        "exercise": exercise_name(caller.f_globals.get("__name__", "?"), caller.f_code.co_name),
+        "exercise": exercise_name(module, function),
         "passed": result.passed,
         "hint": result.hint,
     }
@@ -82,20 +85,24 @@ def _record(result: Verdict, caller: Any) -> None:
             log.write(json.dumps(entry, ensure_ascii=False) + "\n")
 
 
-def verdict(check: Callable[[], None]) -> Verdict:
-    """Run `check`; print "Correct!" or "Not yet: <hint>" in the notebook's language; return it.
+def exercise(check: Callable[P, None]) -> Callable[P, Verdict]:
+    """Make `check`, which raises NotYet at the first problem it finds, an exercise's self-check:
+    called, it prints "Correct!" or "Not yet: <hint>" in the notebook's language, records the
+    verdict under its own name and module (see `RECORDED`, `LLM_GRADE_LOG`) and returns it."""
 
-    Call it from the exercise's `check_*` function: that function's name and lesson module name
-    the exercise in the record (see `RECORDED` and `LLM_GRADE_LOG`)."""
-    try:
-        check()
-    except NotYet as failed:
-        result = Verdict(False, failed.hint)
-    else:
-        result = Verdict(True)
-    _record(result, sys._getframe(1))
-    print(result)
-    return result
+    @functools.wraps(check)
+    def self_check(*args: P.args, **kwargs: P.kwargs) -> Verdict:
+        try:
+            check(*args, **kwargs)
+        except NotYet as failed:
+            result = Verdict(False, failed.hint)
+        else:
+            result = Verdict(True)
+        _record(result, check.__module__, check.__name__)
+        print(result)
+        return result
+
+    return self_check
 
 
 @dataclass(frozen=True)
@@ -191,6 +198,32 @@ def student_error(
     return NotYet(en, ru)
 
 
+EXPECTED, SHOULD_BE = ("expected", "ожидалось"), ("should be", "должно быть")
+
+
+def mismatch(case: Pair, expected: Any, got: Any, why: Pair = (".", "."), verb=EXPECTED) -> NotYet:
+    """The NotYet for a wrong answer: `<case> expected X, got Y<why>` in both languages. `case`
+    names the input (e.g. "for 'one call'", "для варианта «один вызов»"), the values are shown
+    with repr, `why` brings its own punctuation."""
+    return NotYet(
+        f"{case[0]} {verb[0]} {expected!r}, got {got!r}{why[0]}",
+        f"{case[1]} {verb[1]} {expected!r}, получено {got!r}{why[1]}",
+    )
+
+
+def as_tuples(got: Any, items: bool = False) -> Any:
+    """A list answer made a tuple, or with `items` each list in it made a tuple (a learner may
+    build with lists what the exercise shows as tuples); anything else as it is."""
+    if not isinstance(got, list):
+        return got
+    return [tuple(i) if isinstance(i, list) else i for i in got] if items else tuple(got)
+
+
+def name_and_arguments(calls: list[dict[str, Any]]) -> list[tuple[str, Any]]:
+    """(name, decoded arguments) of each OpenAI-shaped call."""
+    return [(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in calls]
+
+
 def _capital(text: str) -> str:
     """The sentence with its first letter in upper case."""
     return text[:1].upper() + text[1:]
@@ -244,3 +277,27 @@ def server_refusal(message: str) -> NotYet:
         f'a server would answer 400: "{message}". That means: {en}',
         f"сервер ответил бы 400 (его текст: «{message}»). Это значит: {ru}",
     )
+
+
+# --- sample inputs the checks of more than one lesson build -------------------------------------
+_CHUNK_HEAD = {
+    "id": "chatcmpl-exercise",
+    "object": "chat.completion.chunk",
+    "created": 0,
+    "model": "m",
+}
+
+
+def chunk(delta: dict[str, Any] | None = None, finish: str | None = None, usage: Any = None) -> Any:
+    """One SDK `ChatCompletionChunk` (a usage chunk with `choices: []` when `delta` is None)."""
+    from openai.types.chat import ChatCompletionChunk
+
+    choices = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish}]
+    return ChatCompletionChunk.model_validate(
+        {**_CHUNK_HEAD, "model": "m", "choices": choices, "usage": usage}
+    )
+
+
+def weather_call(call_id: str, city: str) -> dict[str, Any]:
+    """An OpenAI-shaped get_weather call for `city` with `call_id`."""
+    return tool_call_dict(call_id, "get_weather", json.dumps({"city": city}))

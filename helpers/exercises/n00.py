@@ -7,7 +7,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from helpers.exercises._verdict import NotYet, Verdict, verdict
+from helpers.exercises._verdict import NotYet, exercise
 
 MOONSHOT_URLS = ("https://api.moonshot.ai/v1", "https://api.moonshot.cn/v1")
 # Platform model ids are lower-case names without a slash: kimi-k2.6, kimi-k2.7-code, ...
@@ -26,8 +26,9 @@ RETIRED_IDS = frozenset(
 )
 
 
-def _live_env(env: Mapping[str, str]) -> None:
-    """Raise NotYet at the first problem in a live-mode environment for the Moonshot platform."""
+@exercise
+def check_live_env(env: Mapping[str, str]) -> None:
+    """Exercise 1: the variables that switch the series to Kimi-K2 on the Moonshot platform."""
     if not isinstance(env, Mapping):
         raise NotYet(
             "live_env must be a dict of variable names to values.",
@@ -81,13 +82,9 @@ def _live_env(env: Mapping[str, str]) -> None:
         )
 
 
-def check_live_env(env: Mapping[str, str]) -> Verdict:
-    """Exercise 1: the variables that switch the series to Kimi-K2 on the Moonshot platform."""
-    return verdict(lambda: _live_env(env))
-
-
-def _qwen_command(command: str) -> None:
-    """Raise NotYet at the first problem in a `vllm serve` command for Qwen with tool calls."""
+@exercise
+def check_qwen_command(command: str) -> None:
+    """Exercise 2: a vLLM command serving Qwen2.5-7B-Instruct with parsed tool calls."""
     try:
         words = shlex.split(str(command))
     except ValueError as exc:
@@ -154,13 +151,9 @@ def _option(words: list[str], name: str) -> str | None:
     return None
 
 
-def check_qwen_command(command: str) -> Verdict:
-    """Exercise 2: a vLLM command serving Qwen2.5-7B-Instruct with parsed tool calls."""
-    return verdict(lambda: _qwen_command(command))
-
-
-def _reading(reply: Any, text: Any, finish_reason: Any, total_tokens: Any) -> None:
-    """Raise NotYet unless the three values were read from `reply`."""
+@exercise
+def check_reading(reply: Any, text: Any, finish_reason: Any, total_tokens: Any) -> None:
+    """Exercise 3: the text, finish reason and total tokens of a chat completion."""
     choice = reply.choices[0]
     if text != choice.message.content:
         raise NotYet(
@@ -187,8 +180,3 @@ def _reading(reply: Any, text: Any, finish_reason: Any, total_tokens: Any) -> No
         "the token counts are in reply.usage; the total is reply.usage.total_tokens.",
         "счётчики токенов лежат в reply.usage; общее число — reply.usage.total_tokens.",
     )
-
-
-def check_reading(reply: Any, text: Any, finish_reason: Any, total_tokens: Any) -> Verdict:
-    """Exercise 3: the text, finish reason and total tokens of a chat completion."""
-    return verdict(lambda: _reading(reply, text, finish_reason, total_tokens))

@@ -8,7 +8,12 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from helpers.exercises._verdict import NotYet, Verdict, call_student, student_error, verdict
+from helpers.exercises._verdict import (
+    NotYet,
+    call_student,
+    exercise,
+    student_error,
+)
 
 UNITS = ["celsius", "fahrenheit"]
 
@@ -71,9 +76,10 @@ def _schema(schema: Any, source: tuple[str, str] = ("the schema", "схема"))
         )
 
 
-def check_schema(schema: Any) -> Verdict:
+@exercise
+def check_schema(schema: Any) -> None:
     """Exercise 1: the JSON schema of convert_temperature, written by hand."""
-    return verdict(lambda: _schema(schema))
+    _schema(schema)
 
 
 def _greet(name: str, punctuation: str = "!") -> str:
@@ -81,8 +87,9 @@ def _greet(name: str, punctuation: str = "!") -> str:
     return f"Hello, {name}{punctuation}"
 
 
-def _call_tool(call_tool: Callable[..., Any]) -> None:
-    """Raise NotYet unless `call_tool` decodes the arguments and unpacks them with **."""
+@exercise
+def check_call_tool(call_tool: Callable[..., Any]) -> None:
+    """Exercise 2: run one OpenAI-shaped tool call through a tool_map with **arguments."""
     tool_map = {"greet": _greet}
     cases = [
         ({"name": "Ada"}, "Hello, Ada!"),
@@ -153,13 +160,9 @@ def _call_tool_type_error(exc: TypeError) -> NotYet:
     )
 
 
-def check_call_tool(call_tool: Callable[..., Any]) -> Verdict:
-    """Exercise 2: run one OpenAI-shaped tool call through a tool_map with **arguments."""
-    return verdict(lambda: _call_tool(call_tool))
-
-
-def _typed_function(fn: Callable[..., Any]) -> None:
-    """Raise NotYet unless `fn` converts correctly and its generated schema is complete."""
+@exercise
+def check_typed_function(fn: Callable[..., Any]) -> None:
+    """Exercise 3: a typed function with a Google docstring whose schema matches exercise 1."""
     from helpers.tools import schema_from_function
 
     for value, unit, expected in ((100, "fahrenheit", 212), (212, "celsius", 100)):
@@ -236,8 +239,3 @@ def _schema_failure(exc: Exception) -> tuple[str, str]:
         f"schema_from_function пока не может прочитать функцию ({quoted}): проверьте "
         "аннотации типов и раздел Args: в docstring.",
     )
-
-
-def check_typed_function(fn: Callable[..., Any]) -> Verdict:
-    """Exercise 3: a typed function with a Google docstring whose schema matches exercise 1."""
-    return verdict(lambda: _typed_function(fn))

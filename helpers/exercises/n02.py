@@ -6,8 +6,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from helpers.exercises._verdict import NotYet, Verdict, call_student, verdict
-from helpers.formats._common import tool_call_dict
+from helpers.exercises._verdict import NotYet, call_student, exercise
+from helpers.exercises._verdict import weather_call as _call
 
 WEATHER = {"Beijing": "Sunny", "Shanghai": "Light rain", "Moscow": "Snow"}
 
@@ -17,13 +17,9 @@ def _get_weather(city: str) -> dict[str, str]:
     return {"city": city, "weather": WEATHER.get(city, "unknown")}
 
 
-def _call(call_id: str, city: str) -> dict[str, Any]:
-    """An OpenAI-shaped get_weather call."""
-    return tool_call_dict(call_id, "get_weather", json.dumps({"city": city}))
-
-
-def _needs_tools(needs_tools: Callable[[dict[str, Any], str | None], Any]) -> None:
-    """Raise NotYet unless the rule looks at the calls, not at finish_reason."""
+@exercise
+def check_needs_tools(needs_tools: Callable[[dict[str, Any], str | None], Any]) -> None:
+    """Exercise 1: a stop rule that works whatever finish_reason the engine reports."""
     with_call = {"role": "assistant", "content": None, "tool_calls": [_call("a:0", "Beijing")]}
     cases = [
         (
@@ -73,13 +69,9 @@ def _needs_tools(needs_tools: Callable[[dict[str, Any], str | None], Any]) -> No
             )
 
 
-def check_needs_tools(needs_tools: Callable[[dict[str, Any], str | None], Any]) -> Verdict:
-    """Exercise 1: a stop rule that works whatever finish_reason the engine reports."""
-    return verdict(lambda: _needs_tools(needs_tools))
-
-
-def _answer_calls(answer_calls: Callable[[dict[str, Any], dict[str, Any]], Any]) -> None:
-    """Raise NotYet unless every call gets a correct tool message, in order."""
+@exercise
+def check_answer_calls(answer_calls: Callable[[dict[str, Any], dict[str, Any]], Any]) -> None:
+    """Exercise 2: one role "tool" message per call, in order, with JSON content."""
     calls = [_call("get_weather:0", "Beijing"), _call("get_weather:1", "Moscow")]
     message = {"role": "assistant", "content": "Checking both.", "tool_calls": calls}
     got = call_student(answer_calls, message, {"get_weather": _get_weather})
@@ -118,11 +110,6 @@ def _answer_calls(answer_calls: Callable[[dict[str, Any], dict[str, Any]], Any])
             )
 
 
-def check_answer_calls(answer_calls: Callable[[dict[str, Any], dict[str, Any]], Any]) -> Verdict:
-    """Exercise 2: one role "tool" message per call, in order, with JSON content."""
-    return verdict(lambda: _answer_calls(answer_calls))
-
-
 def _broken_tool(city: str) -> dict[str, str]:
     """A tool that fails, like a network call that times out."""
     raise TimeoutError(f"weather service did not answer for {city}")
@@ -146,8 +133,9 @@ def _error_text(content: Any, en: str, ru: str) -> str:
     return str(parsed["error"])
 
 
-def _tool_content(tool_content: Callable[[Callable[..., Any], str], Any]) -> None:
-    """Raise NotYet unless results pass through and failures become error JSON."""
+@exercise
+def check_tool_content(tool_content: Callable[[Callable[..., Any], str], Any]) -> None:
+    """Exercise 3: a tool result or an error message, never an exception."""
     got = call_student(tool_content, _get_weather, '{"city": "Moscow"}')
     if not isinstance(got, str) or json.loads(got) != _get_weather("Moscow"):
         raise NotYet(
@@ -204,8 +192,3 @@ def _tool_content(tool_content: Callable[[Callable[..., Any], str], Any]) -> Non
             f"два разных сбоя получили одинаковый текст ошибки {errors}: опишите, что "
             "случилось в каждом случае (добавьте текст исключения).",
         )
-
-
-def check_tool_content(tool_content: Callable[[Callable[..., Any], str], Any]) -> Verdict:
-    """Exercise 3: a tool result or an error message, never an exception."""
-    return verdict(lambda: _tool_content(tool_content))

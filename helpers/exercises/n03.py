@@ -10,22 +10,12 @@ from typing import Any
 from helpers.exercises._verdict import (
     Explain,
     NotYet,
-    Verdict,
     call_student,
+    exercise,
     server_refusal,
-    verdict,
 )
+from helpers.exercises._verdict import chunk as _chunk
 from helpers.streaming import ToolCallAccumulator
-
-_HEAD = {"id": "chatcmpl-exercise", "object": "chat.completion.chunk", "created": 0, "model": "m"}
-
-
-def _chunk(delta: dict[str, Any] | None = None, finish: str | None = None, usage: Any = None):
-    """One SDK `ChatCompletionChunk` (a usage chunk when `delta` is None)."""
-    from openai.types.chat import ChatCompletionChunk
-
-    choices = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish}]
-    return ChatCompletionChunk.model_validate({**_HEAD, "choices": choices, "usage": usage})
 
 
 def _header(index: int, call_id: str, name: str) -> dict[str, Any]:
@@ -132,34 +122,31 @@ def _expected(chunks: list[Any]) -> list[dict[str, Any]]:
     return accumulator.tool_calls
 
 
-def check_assemble(assemble_tool_calls: Callable[[list[Any]], Any]) -> Verdict:
+@exercise
+def check_assemble(assemble_tool_calls: Callable[[list[Any]], Any]) -> None:
     """Exercise 1: the learner's assembler must match `ToolCallAccumulator` on every stream."""
-
-    def check() -> None:
-        for name, chunks in sample_streams().items():
-            name_ru = STREAM_RU[name]
-            got = call_student(
-                assemble_tool_calls,
-                list(chunks),
-                explain=ASSEMBLE_MISTAKES,
-                case=(f"the stream '{name}'", name_ru),
-            )
-            expected = _expected(chunks)
-            if got == expected:
-                continue
-            if not got:
-                raise NotYet(
-                    f"no tool calls for the stream '{name}': glue each fragment onto "
-                    "tool_calls[piece.index].",
-                    f"нет вызовов для потока «{name_ru}»: приклейте каждую часть к "
-                    "tool_calls[piece.index].",
-                )
+    for name, chunks in sample_streams().items():
+        name_ru = STREAM_RU[name]
+        got = call_student(
+            assemble_tool_calls,
+            list(chunks),
+            explain=ASSEMBLE_MISTAKES,
+            case=(f"the stream '{name}'", name_ru),
+        )
+        expected = _expected(chunks)
+        if got == expected:
+            continue
+        if not got:
             raise NotYet(
-                f"for the stream '{name}' expected {json.dumps(expected)}, got {got!r}.",
-                f"для потока «{name_ru}» ожидалось {json.dumps(expected)}, получено {got!r}.",
+                f"no tool calls for the stream '{name}': glue each fragment onto "
+                "tool_calls[piece.index].",
+                f"нет вызовов для потока «{name_ru}»: приклейте каждую часть к "
+                "tool_calls[piece.index].",
             )
-
-    return verdict(check)
+        raise NotYet(
+            f"for the stream '{name}' expected {json.dumps(expected)}, got {got!r}.",
+            f"для потока «{name_ru}» ожидалось {json.dumps(expected)}, получено {got!r}.",
+        )
 
 
 QUESTION = "What's the weather like in Beijing today? Let's check using the tool."
@@ -183,65 +170,60 @@ def broken_history() -> list[dict[str, Any]]:
     return [{"role": "user", "content": QUESTION}, copy.deepcopy(RESULT)]
 
 
-def check_history(repair: Callable[..., Any]) -> Verdict:
+@exercise
+def check_history(repair: Callable[..., Any]) -> None:
     """Exercise 2: the repaired history must pass the server's checks, in the right order."""
     from helpers.replay.validation import ApiError, check_messages
 
-    def check() -> None:
-        broken = broken_history()
-        before = copy.deepcopy(broken)
-        repaired = call_student(repair, broken, "", copy.deepcopy(CALLS))
-        if broken != before:
-            raise NotYet(
-                "return a new list; the messages you were given must stay unchanged.",
-                "верните новый список; переданные сообщения менять не нужно.",
-            )
-        try:
-            check_messages(repaired)
-        except ApiError as error:
-            raise server_refusal(error.message) from None
-        roles = [m.get("role") for m in repaired]
-        if roles != ["user", "assistant", "tool"]:
-            raise NotYet(
-                f"expected the roles user, assistant, tool; got {roles}.",
-                f"ожидались роли user, assistant, tool; получено {roles}.",
-            )
-        if repaired[1].get("tool_calls") != CALLS:
-            raise NotYet(
-                "the assistant message must carry the tool_calls it made.",
-                "сообщение ассистента должно содержать свои tool_calls.",
-            )
-
-    return verdict(check)
+    broken = broken_history()
+    before = copy.deepcopy(broken)
+    repaired = call_student(repair, broken, "", copy.deepcopy(CALLS))
+    if broken != before:
+        raise NotYet(
+            "return a new list; the messages you were given must stay unchanged.",
+            "верните новый список; переданные сообщения менять не нужно.",
+        )
+    try:
+        check_messages(repaired)
+    except ApiError as error:
+        raise server_refusal(error.message) from None
+    roles = [m.get("role") for m in repaired]
+    if roles != ["user", "assistant", "tool"]:
+        raise NotYet(
+            f"expected the roles user, assistant, tool; got {roles}.",
+            f"ожидались роли user, assistant, tool; получено {roles}.",
+        )
+    if repaired[1].get("tool_calls") != CALLS:
+        raise NotYet(
+            "the assistant message must carry the tool_calls it made.",
+            "сообщение ассистента должно содержать свои tool_calls.",
+        )
 
 
-def check_usage(total_tokens: Callable[[list[Any]], Any]) -> Verdict:
+@exercise
+def check_usage(total_tokens: Callable[[list[Any]], Any]) -> None:
     """Exercise 3: total tokens from the usage chunk, None without one, no IndexError."""
-
-    def check() -> None:
-        streams = sample_streams()
-        with_usage = streams["interleaved calls with a usage chunk"]
-        got = call_student(
-            total_tokens,
-            list(with_usage),
-            explain=USAGE_MISTAKES,
-            case=("the stream with a usage chunk", "поток со статистикой"),
+    streams = sample_streams()
+    with_usage = streams["interleaved calls with a usage chunk"]
+    got = call_student(
+        total_tokens,
+        list(with_usage),
+        explain=USAGE_MISTAKES,
+        case=("the stream with a usage chunk", "поток со статистикой"),
+    )
+    if got != 110:
+        raise NotYet(
+            f"the stream ends with a usage chunk of total_tokens=110; you returned {got!r}.",
+            f"поток заканчивается фрагментом с total_tokens=110; вы вернули {got!r}.",
         )
-        if got != 110:
-            raise NotYet(
-                f"the stream ends with a usage chunk of total_tokens=110; you returned {got!r}.",
-                f"поток заканчивается фрагментом с total_tokens=110; вы вернули {got!r}.",
-            )
-        got = call_student(
-            total_tokens,
-            list(streams["one call"]),
-            explain=USAGE_MISTAKES,
-            case=("a stream without a usage chunk", "поток без статистики"),
+    got = call_student(
+        total_tokens,
+        list(streams["one call"]),
+        explain=USAGE_MISTAKES,
+        case=("a stream without a usage chunk", "поток без статистики"),
+    )
+    if got is not None:
+        raise NotYet(
+            f"a stream without a usage chunk should give None; you returned {got!r}.",
+            f"для потока без статистики нужно вернуть None; вы вернули {got!r}.",
         )
-        if got is not None:
-            raise NotYet(
-                f"a stream without a usage chunk should give None; you returned {got!r}.",
-                f"для потока без статистики нужно вернуть None; вы вернули {got!r}.",
-            )
-
-    return verdict(check)

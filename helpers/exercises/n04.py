@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from helpers.exercises._verdict import Explain, NotYet, Verdict, call_student, verdict
+from helpers.exercises._verdict import SHOULD_BE, Explain, NotYet, call_student, exercise, mismatch
 from helpers.formats import kimi_name_from_id, parse_kimi
 from helpers.i18n import russian_plural
 
@@ -34,32 +34,26 @@ NAME_MISTAKES = (
 )
 
 
-def check_name_from_id(name_from_id: Callable[[str], Any]) -> Verdict:
+@exercise
+def check_name_from_id(name_from_id: Callable[[str], Any]) -> None:
     """Exercise 1: the learner's function must agree with `kimi_name_from_id` on every id."""
-
-    def check() -> None:
-        for call_id in NAME_CASES:
-            expected = kimi_name_from_id(call_id)
-            got = call_student(
-                name_from_id, call_id, explain=NAME_MISTAKES, case=(repr(call_id), call_id)
+    for call_id in NAME_CASES:
+        expected = kimi_name_from_id(call_id)
+        got = call_student(
+            name_from_id, call_id, explain=NAME_MISTAKES, case=(repr(call_id), call_id)
+        )
+        if got == expected:
+            continue
+        why = (".", ".")
+        if "." in expected:
+            why = (
+                ": the dot is part of this name. Remove only the prefix functions. (when it is "
+                "there), not everything up to the first dot.",
+                ": точка здесь — часть имени. Убирайте только префикс functions. (если он "
+                "есть), а не всё до первой точки.",
             )
-            if got == expected:
-                continue
-            if "." in expected:
-                raise NotYet(
-                    f"name_from_id({call_id!r}) should be {expected!r}, got {got!r}: the dot "
-                    "is part of this name. Remove only the prefix functions. (when it is "
-                    "there), not everything up to the first dot.",
-                    f"name_from_id({call_id!r}) должно быть {expected!r}, получено {got!r}: "
-                    "точка здесь — часть имени. Убирайте только префикс functions. (если он "
-                    "есть), а не всё до первой точки.",
-                )
-            raise NotYet(
-                f"name_from_id({call_id!r}) should be {expected!r}, got {got!r}.",
-                f"name_from_id({call_id!r}) должно быть {expected!r}, получено {got!r}.",
-            )
-
-    return verdict(check)
+        call = f"name_from_id({call_id!r})"
+        raise mismatch((call, call), expected, got, why, SHOULD_BE)
 
 
 def _call(call_id: str, arguments: str) -> str:
@@ -199,19 +193,16 @@ def _extract_mismatch(name: str, text: str, expected: list[dict[str, Any]], got:
     )
 
 
-def check_extract(extract_tool_calls: Callable[[str], Any]) -> Verdict:
+@exercise
+def check_extract(extract_tool_calls: Callable[[str], Any]) -> None:
     """Exercise 2: the learner's extractor must find the same calls as `parse_kimi`."""
-
-    def check() -> None:
-        for name, text in extract_cases().items():
-            expected = parse_kimi(text).tool_calls
-            got = call_student(
-                extract_tool_calls,
-                text,
-                explain=EXTRACT_MISTAKES,
-                case=(f"the variant '{name}'", CASE_RU[name]),
-            )
-            if got != expected:
-                raise _extract_mismatch(name, text, expected, got)
-
-    return verdict(check)
+    for name, text in extract_cases().items():
+        expected = parse_kimi(text).tool_calls
+        got = call_student(
+            extract_tool_calls,
+            text,
+            explain=EXTRACT_MISTAKES,
+            case=(f"the variant '{name}'", CASE_RU[name]),
+        )
+        if got != expected:
+            raise _extract_mismatch(name, text, expected, got)

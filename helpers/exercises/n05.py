@@ -6,19 +6,23 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from helpers.exercises._verdict import Explain, NotYet, Verdict, call_student, verdict
+from helpers.exercises._verdict import (
+    Explain,
+    NotYet,
+    as_tuples,
+    call_student,
+    exercise,
+    mismatch,
+    name_and_arguments,
+)
 from helpers.formats import parse_hermes, render_hermes_tool_calls, render_kimi_tool_calls
+from helpers.formats._common import tool_call_dict
 
 
 def _calls(*pairs: tuple[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """OpenAI-shaped calls with Kimi-style ids, for rendering sample texts."""
     return [
-        {
-            "id": f"functions.{name}:{i}",
-            "type": "function",
-            "function": {"name": name, "arguments": json.dumps(arguments)},
-        }
-        for i, (name, arguments) in enumerate(pairs)
+        tool_call_dict(f"functions.{n}:{i}", n, json.dumps(a)) for i, (n, a) in enumerate(pairs)
     ]
 
 
@@ -130,24 +134,17 @@ def _hermes_mismatch(name: str, expected: list[Any], got: Any) -> NotYet:
     )
 
 
-def check_hermes_calls(hermes_calls: Callable[[str], Any]) -> Verdict:
+@exercise
+def check_hermes_calls(hermes_calls: Callable[[str], Any]) -> None:
     """Exercise 1: (name, arguments dict) pairs equal to what `parse_hermes` finds."""
-
-    def check() -> None:
-        for name, text in hermes_cases().items():
-            expected = [
-                (c["function"]["name"], json.loads(c["function"]["arguments"]))
-                for c in parse_hermes(text).tool_calls
-            ]
-            got = call_student(
-                hermes_calls, text, explain=HERMES_MISTAKES, case=(f"'{name}'", HERMES_RU[name])
-            )
-            if isinstance(got, list):
-                got = [tuple(item) if isinstance(item, list) else item for item in got]
-            if got != expected:
-                raise _hermes_mismatch(name, expected, got)
-
-    return verdict(check)
+    for name, text in hermes_cases().items():
+        expected = name_and_arguments(parse_hermes(text).tool_calls)
+        got = call_student(
+            hermes_calls, text, explain=HERMES_MISTAKES, case=(f"'{name}'", HERMES_RU[name])
+        )
+        got = as_tuples(got, items=True)
+        if got != expected:
+            raise _hermes_mismatch(name, expected, got)
 
 
 def unparsed_cases() -> list[tuple[str, str, dict[str, Any], bool]]:
@@ -216,29 +213,23 @@ def _unparsed_reason(message: dict[str, Any], expected: bool) -> tuple[str, str]
     )
 
 
-def check_unparsed(has_unparsed_calls: Callable[[dict[str, Any]], Any]) -> Verdict:
+@exercise
+def check_unparsed(has_unparsed_calls: Callable[[dict[str, Any]], Any]) -> None:
     """Exercise 2: True exactly when call markup sits in `content` and `tool_calls` is empty."""
-
-    def check() -> None:
-        for description, description_ru, message, expected in unparsed_cases():
-            got = call_student(
-                has_unparsed_calls,
-                {"role": "assistant", **message},
-                explain=UNPARSED_MISTAKES,
-                case=(description, description_ru),
+    for description, description_ru, message, expected in unparsed_cases():
+        got = call_student(
+            has_unparsed_calls,
+            {"role": "assistant", **message},
+            explain=UNPARSED_MISTAKES,
+            case=(description, description_ru),
+        )
+        why_en, why_ru = _unparsed_reason(message, expected)
+        case = (f"{description}:", f"{description_ru}:")
+        if not isinstance(got, bool):
+            why_en, why_ru = (
+                ": return a real bool (True or False), e.g. with bool(...).",
+                ": верните именно bool (True или False), например через bool(...).",
             )
-            why_en, why_ru = _unparsed_reason(message, expected)
-            if not isinstance(got, bool):
-                raise NotYet(
-                    f"{description}: expected {expected}, got {got!r}: return a real bool "
-                    "(True or False), e.g. with bool(...).",
-                    f"{description_ru}: ожидалось {expected}, получено {got!r}: верните "
-                    "именно bool (True или False), например через bool(...).",
-                )
-            if got != expected:
-                raise NotYet(
-                    f"{description}: expected {expected}, got {got!r}. {why_en}",
-                    f"{description_ru}: ожидалось {expected}, получено {got!r}. {why_ru}",
-                )
-
-    return verdict(check)
+            raise mismatch(case, expected, got, (why_en, why_ru))
+        if got != expected:
+            raise mismatch(case, expected, got, (f". {why_en}", f". {why_ru}"))

@@ -11,20 +11,17 @@ from typing import Any
 from helpers.exercises._verdict import (
     Explain,
     NotYet,
-    Verdict,
+    as_tuples,
     call_student,
+    exercise,
+    mismatch,
     server_refusal,
-    verdict,
 )
-from helpers.formats._common import tool_call_dict
+from helpers.exercises._verdict import chunk as _chunk
+from helpers.exercises._verdict import weather_call as _call
 from helpers.kimi_ids import normalize_kimi_ids
 
 REASONING_KEYS = ("reasoning_content", "reasoning")
-
-
-def _call(call_id: str, city: str) -> dict[str, Any]:
-    """A weather call with `call_id`."""
-    return tool_call_dict(call_id, "get_weather", json.dumps({"city": city}))
 
 
 # --- exercise 1: the assistant message for the history --------------------------------------------
@@ -89,42 +86,37 @@ def _comparable(message: Any) -> dict[str, Any]:
     return out
 
 
-def check_history_message(for_history: Callable[[dict], Any]) -> Verdict:
+@exercise
+def check_history_message(for_history: Callable[[dict], Any]) -> None:
     """Exercise 1: the message to append keeps content, calls and the reasoning under its name."""
     from helpers.replay.validation import ApiError, check_chat_request
 
-    def check() -> None:
-        for name, message in server_messages().items():
-            given = copy.deepcopy(message)
-            got = _comparable(call_student(for_history, given))
-            expected = _comparable(message)
-            if got == expected:
-                continue
-            missing = [k for k in REASONING_KEYS if k in expected and k not in got]
-            if missing:
-                raise NotYet(
-                    f"for '{name}' the reasoning is lost: keep {missing[0]!r} as the server "
-                    "named it (Moonshot would answer 400 on the next round).",
-                    f"для варианта «{VARIANT_RU[name]}» рассуждение потерялось: сохраните "
-                    f"{missing[0]!r} под тем же именем, что у сервера (Moonshot ответит 400 "
-                    "в следующем раунде).",
-                )
+    for name, message in server_messages().items():
+        given = copy.deepcopy(message)
+        got = _comparable(call_student(for_history, given))
+        expected = _comparable(message)
+        if got == expected:
+            continue
+        missing = [k for k in REASONING_KEYS if k in expected and k not in got]
+        if missing:
             raise NotYet(
-                f"for '{name}' expected {expected}, got {got}.",
-                f"для варианта «{VARIANT_RU[name]}» ожидалось {expected}, получено {got}.",
+                f"for '{name}' the reasoning is lost: keep {missing[0]!r} as the server "
+                "named it (Moonshot would answer 400 on the next round).",
+                f"для варианта «{VARIANT_RU[name]}» рассуждение потерялось: сохраните "
+                f"{missing[0]!r} под тем же именем, что у сервера (Moonshot ответит 400 "
+                "в следующем раунде).",
             )
-        moonshot = call_student(for_history, server_messages()["Moonshot, thinking on"])
-        result = {"role": "tool", "tool_call_id": "get_weather:0", "content": "{}"}
-        body = {
-            "model": "kimi-k2.6",
-            "messages": [{"role": "user", "content": "Weather?"}, moonshot, result],
-        }
-        try:
-            check_chat_request(body)
-        except ApiError as error:
-            raise server_refusal(error.message) from None
-
-    return verdict(check)
+        raise mismatch((f"for '{name}'", f"для варианта «{VARIANT_RU[name]}»"), expected, got)
+    moonshot = call_student(for_history, server_messages()["Moonshot, thinking on"])
+    result = {"role": "tool", "tool_call_id": "get_weather:0", "content": "{}"}
+    body = {
+        "model": "kimi-k2.6",
+        "messages": [{"role": "user", "content": "Weather?"}, moonshot, result],
+    }
+    try:
+        check_chat_request(body)
+    except ApiError as error:
+        raise server_refusal(error.message) from None
 
 
 # --- exercise 2: Kimi id hygiene ------------------------------------------------------------------
@@ -141,9 +133,17 @@ def id_histories() -> dict[str, list[dict[str, Any]]]:
     return {
         "OpenAI-style ids": [
             {"role": "user", "content": "Beijing, then Moscow?"},
-            {"role": "assistant", "content": "", "tool_calls": [_call("call_a1b2c3", "Beijing")]},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [_call("call_a1b2c3", "Beijing")],
+            },
             _tool("call_a1b2c3", "Beijing"),
-            {"role": "assistant", "content": "", "tool_calls": [_call("call_d4e5f6", "Moscow")]},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [_call("call_d4e5f6", "Moscow")],
+            },
             _tool("call_d4e5f6", "Moscow"),
         ],
         "two calls in one message": [
@@ -163,60 +163,46 @@ def id_histories() -> dict[str, list[dict[str, Any]]]:
     }
 
 
-def check_normalize(normalize_ids: Callable[[list], Any]) -> Verdict:
+@exercise
+def check_normalize(normalize_ids: Callable[[list], Any]) -> None:
     """Exercise 2: ids become `functions.NAME:K`, results follow, the input stays unchanged."""
-
-    def check() -> None:
-        for name, history in id_histories().items():
-            before = copy.deepcopy(history)
-            got = call_student(normalize_ids, history)
-            if history != before:
-                raise NotYet(
-                    "return a new list; the history you were given must stay unchanged.",
-                    "верните новый список; переданная история должна остаться прежней.",
-                )
-            expected = normalize_kimi_ids(before)
-            if got == expected:
-                continue
-            want = [c["id"] for m in expected for c in m.get("tool_calls") or []]
-            have = (
-                [
-                    c.get("id")
-                    for m in got or []
-                    if isinstance(m, dict)
-                    for c in m.get("tool_calls") or []
-                ]
-                if isinstance(got, list)
-                else got
-            )
-            if have != want:
-                raise NotYet(
-                    f"for '{name}' the call ids should be {want}, got {have}.",
-                    f"для варианта «{VARIANT_RU[name]}» id вызовов должны быть {want}, "
-                    f"получено {have}.",
-                )
+    for name, history in id_histories().items():
+        before = copy.deepcopy(history)
+        got = call_student(normalize_ids, history)
+        if history != before:
             raise NotYet(
-                f"for '{name}' each tool_call_id must get the new id of its call: "
-                f"expected {expected}.",
-                f"для варианта «{VARIANT_RU[name]}» каждый tool_call_id должен получить новый id "
-                "своего вызова: "
-                f"ожидалось {expected}.",
+                "return a new list; the history you were given must stay unchanged.",
+                "верните новый список; переданная история должна остаться прежней.",
             )
-
-    return verdict(check)
+        expected = normalize_kimi_ids(before)
+        if got == expected:
+            continue
+        want = [c["id"] for m in expected for c in m.get("tool_calls") or []]
+        have = (
+            [
+                c.get("id")
+                for m in got or []
+                if isinstance(m, dict)
+                for c in m.get("tool_calls") or []
+            ]
+            if isinstance(got, list)
+            else got
+        )
+        if have != want:
+            raise NotYet(
+                f"for '{name}' the call ids should be {want}, got {have}.",
+                f"для варианта «{VARIANT_RU[name]}» id вызовов должны быть {want}, "
+                f"получено {have}.",
+            )
+        raise NotYet(
+            f"for '{name}' each tool_call_id must get the new id of its call: expected {expected}.",
+            f"для варианта «{VARIANT_RU[name]}» каждый tool_call_id должен получить новый id "
+            "своего вызова: "
+            f"ожидалось {expected}.",
+        )
 
 
 # --- exercise 3: reasoning from a stream ----------------------------------------------------------
-
-_HEAD = {"id": "chatcmpl-exercise", "object": "chat.completion.chunk", "created": 0, "model": "m"}
-
-
-def _chunk(delta: dict[str, Any] | None, usage: Any = None) -> Any:
-    """One SDK chunk (a usage chunk with `choices: []` when `delta` is None)."""
-    from openai.types.chat import ChatCompletionChunk
-
-    choices = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": None}]
-    return ChatCompletionChunk.model_validate({**_HEAD, "choices": choices, "usage": usage})
 
 
 def reasoning_streams() -> dict[str, tuple[list[Any], tuple[str | None, str]]]:
@@ -238,7 +224,7 @@ def reasoning_streams() -> dict[str, tuple[list[Any], tuple[str | None, str]]]:
                 _chunk(role),
                 _chunk({"reasoning": "Beijing"}),
                 _chunk({"reasoning": " first."}),
-                _chunk(None, usage),
+                _chunk(None, usage=usage),
             ],
             ("reasoning", "Beijing first."),
         ),
@@ -265,23 +251,18 @@ REASONING_MISTAKES = (
 )
 
 
-def check_reasoning_of(reasoning_of: Callable[[list], Any]) -> Verdict:
+@exercise
+def check_reasoning_of(reasoning_of: Callable[[list], Any]) -> None:
     """Exercise 3: (field name, whole reasoning) from a stream, under either name."""
-
-    def check() -> None:
-        for name, (chunks, expected) in reasoning_streams().items():
-            got = call_student(
-                reasoning_of,
-                list(chunks),
-                explain=REASONING_MISTAKES,
-                case=(f"the stream '{name}'", VARIANT_RU[name]),
+    for name, (chunks, expected) in reasoning_streams().items():
+        got = call_student(
+            reasoning_of,
+            list(chunks),
+            explain=REASONING_MISTAKES,
+            case=(f"the stream '{name}'", VARIANT_RU[name]),
+        )
+        got = as_tuples(got)
+        if got != expected:
+            raise mismatch(
+                (f"for the stream '{name}'", f"для потока «{VARIANT_RU[name]}»"), expected, got
             )
-            if isinstance(got, list):
-                got = tuple(got)
-            if got != expected:
-                raise NotYet(
-                    f"for the stream '{name}' expected {expected}, got {got!r}.",
-                    f"для потока «{VARIANT_RU[name]}» ожидалось {expected}, получено {got!r}.",
-                )
-
-    return verdict(check)

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
-from helpers.exercises._verdict import NotYet, Verdict, call_student, verdict
+from helpers.exercises._verdict import (
+    SHOULD_BE,
+    as_tuples,
+    call_student,
+    exercise,
+    mismatch,
+    name_and_arguments,
+)
 from helpers.formats import convert_parameter, parse_hermes, parse_qwen_xml
 from helpers.formats import render_qwen_xml_tool_calls as _render
 
@@ -50,36 +56,24 @@ def _strip_values(calls: Any) -> Any:
         return None
 
 
-def check_xml_calls(xml_calls: Callable[[str], Any]) -> Verdict:
+@exercise
+def check_xml_calls(xml_calls: Callable[[str], Any]) -> None:
     """Exercise 1: (name, {parameter: text}) pairs, as `parse_qwen_xml` reads them without tools."""
-
-    def check() -> None:
-        for case, text in xml_cases().items():
-            expected = [
-                (c["function"]["name"], json.loads(c["function"]["arguments"]))
-                for c in parse_qwen_xml(text).tool_calls
-            ]
-            got = call_student(xml_calls, text, case=(f"'{case}'", XML_RU[case]))
-            if isinstance(got, list):
-                got = [tuple(item) if isinstance(item, list) else item for item in got]
-            if got == expected:
-                continue
-            if _strip_values(got) == _strip_values(expected):
-                raise NotYet(
-                    f"for '{case}' expected {expected!r}, got {got!r}: the value lost its own "
-                    "spaces or newlines. Cut exactly one newline after <parameter=KEY> and one "
-                    "before </parameter>; .strip() removes more than that.",
-                    f"для варианта «{XML_RU[case]}» ожидалось {expected!r}, получено {got!r}: "
-                    "значение потеряло собственные пробелы или переводы строк. Отрежьте ровно "
-                    "один перевод строки после <parameter=KEY> и один перед </parameter>; "
-                    ".strip() убирает больше.",
-                )
-            raise NotYet(
-                f"for '{case}' expected {expected!r}, got {got!r}.",
-                f"для варианта «{XML_RU[case]}» ожидалось {expected!r}, получено {got!r}.",
+    for case, text in xml_cases().items():
+        expected = name_and_arguments(parse_qwen_xml(text).tool_calls)
+        got = as_tuples(call_student(xml_calls, text, case=(f"'{case}'", XML_RU[case])), items=True)
+        if got == expected:
+            continue
+        why = (".", ".")
+        if _strip_values(got) == _strip_values(expected):
+            why = (
+                ": the value lost its own spaces or newlines. Cut exactly one newline after "
+                "<parameter=KEY> and one before </parameter>; .strip() removes more than that.",
+                ": значение потеряло собственные пробелы или переводы строк. Отрежьте ровно "
+                "один перевод строки после <parameter=KEY> и один перед </parameter>; "
+                ".strip() убирает больше.",
             )
-
-    return verdict(check)
+        raise mismatch((f"for '{case}'", f"для варианта «{XML_RU[case]}»"), expected, got, why)
 
 
 TYPED_CASES: list[tuple[str, str]] = [
@@ -148,22 +142,16 @@ def _typed_reason(value: str, kind: str, expected: Any, got: Any) -> tuple[str, 
     return ("A string stays as it is.", "Строка остаётся как есть.")
 
 
-def check_typed(typed: Callable[[str, str], Any]) -> Verdict:
+@exercise
+def check_typed(typed: Callable[[str, str], Any]) -> None:
     """Exercise 2: a value typed as vLLM's qwen3_coder parser types it, for simple types."""
-
-    def check() -> None:
-        for value, kind in TYPED_CASES:
-            expected, _ = convert_parameter(value, "x", {"x": {"type": kind}})
-            got = call_student(typed, value, kind, case=(repr(value), value))
-            if got != expected or type(got) is not type(expected):
-                why_en, why_ru = _typed_reason(value, kind, expected, got)
-                raise NotYet(
-                    f"typed({value!r}, {kind!r}) should be {expected!r}, got {got!r}. {why_en}",
-                    f"typed({value!r}, {kind!r}) должно быть {expected!r}, получено {got!r}. "
-                    f"{why_ru}",
-                )
-
-    return verdict(check)
+    for value, kind in TYPED_CASES:
+        expected, _ = convert_parameter(value, "x", {"x": {"type": kind}})
+        got = call_student(typed, value, kind, case=(repr(value), value))
+        if got != expected or type(got) is not type(expected):
+            why_en, why_ru = _typed_reason(value, kind, expected, got)
+            call = f"typed({value!r}, {kind!r})"
+            raise mismatch((call, call), expected, got, (f". {why_en}", f". {why_ru}"), SHOULD_BE)
 
 
 THINK_CASES: dict[str, tuple[str, str]] = {
@@ -184,29 +172,20 @@ THINK_CASES: dict[str, tuple[str, str]] = {
 }
 
 
-def check_split_think(split_think: Callable[[str], Any]) -> Verdict:
+@exercise
+def check_split_think(split_think: Callable[[str], Any]) -> None:
     """Exercise 3: (reasoning, answer), both stripped, as `parse_hermes` splits them."""
-
-    def check() -> None:
-        for case, (text, case_ru) in THINK_CASES.items():
-            result = parse_hermes(text)
-            expected = (result.reasoning, result.content)
-            got = call_student(split_think, text, case=(f"'{case}'", case_ru))
-            if isinstance(got, list):
-                got = tuple(got)
-            if got == expected:
-                continue
-            if isinstance(got, tuple) and tuple(str(x).strip() for x in got) == expected:
-                raise NotYet(
-                    f"for '{case}' expected {expected!r}, got {got!r}: strip both parts, "
-                    "also when the text has no </think>.",
-                    f"для варианта «{case_ru}» ожидалось {expected!r}, получено {got!r}: "
-                    "уберите пробелы и переводы строк по краям обеих частей, даже когда "
-                    "</think> в тексте нет.",
-                )
-            raise NotYet(
-                f"for '{case}' expected {expected!r}, got {got!r}.",
-                f"для варианта «{case_ru}» ожидалось {expected!r}, получено {got!r}.",
+    for case, (text, case_ru) in THINK_CASES.items():
+        result = parse_hermes(text)
+        expected = (result.reasoning, result.content)
+        got = as_tuples(call_student(split_think, text, case=(f"'{case}'", case_ru)))
+        if got == expected:
+            continue
+        why = (".", ".")
+        if isinstance(got, tuple) and tuple(str(x).strip() for x in got) == expected:
+            why = (
+                ": strip both parts, also when the text has no </think>.",
+                ": уберите пробелы и переводы строк по краям обеих частей, даже когда "
+                "</think> в тексте нет.",
             )
-
-    return verdict(check)
+        raise mismatch((f"for '{case}'", f"для варианта «{case_ru}»"), expected, got, why)

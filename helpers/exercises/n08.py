@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from helpers.exercises._verdict import NotYet, Verdict, verdict
+from helpers.exercises._verdict import NotYet, exercise
 from helpers.replay.validation import ApiError, check_moonshot_tools
 
 TOOL = "get_weather"
@@ -18,8 +18,9 @@ NAMED_IGNORED = frozenset({"Moonshot K3"})
 SHAPE = '{"type": "function", "function": {"name": "get_weather", ...}}'
 
 
-def _one_call(settings: Any) -> None:
-    """Raise NotYet at the first reason `settings` does not force exactly one call on vLLM."""
+@exercise
+def check_one_call(settings: Any) -> None:
+    """Exercise 1: the create() settings that make vLLM return exactly one get_weather call."""
     if not isinstance(settings, dict):
         raise NotYet(
             f"settings should be a dict of keyword arguments, got {type(settings).__name__}.",
@@ -66,11 +67,6 @@ def _one_call(settings: Any) -> None:
         )
 
 
-def check_one_call(settings: Any) -> Verdict:
-    """Exercise 1: the create() settings that make vLLM return exactly one get_weather call."""
-    return verdict(lambda: _one_call(settings))
-
-
 def _engine_set(value: Any, name: str) -> set[str]:
     """The student's set of engine names, checked against the three the exercise lists."""
     if isinstance(value, str) or not isinstance(value, set | frozenset | list | tuple):
@@ -87,8 +83,9 @@ def _engine_set(value: Any, name: str) -> set[str]:
     return set(value)
 
 
-def _named_choice(refuses: Any, ignores: Any) -> None:
-    """Raise NotYet at the first engine put in the wrong set."""
+@exercise
+def check_named_choice(refuses: Any, ignores: Any) -> None:
+    """Exercise 2: which engines refuse a named tool_choice, and which ignore it."""
     refused = _engine_set(refuses, "refuses")
     ignored = _engine_set(ignores, "ignores")
     if not refused and not ignored:
@@ -126,13 +123,9 @@ def _named_choice(refuses: Any, ignores: Any) -> None:
     assert refused == NAMED_REFUSED  # every other combination was named above
 
 
-def check_named_choice(refuses: Any, ignores: Any) -> Verdict:
-    """Exercise 2: which engines refuse a named tool_choice, and which ignore it."""
-    return verdict(lambda: _named_choice(refuses, ignores))
-
-
-def _strict_tool(tool: Any) -> None:
-    """Raise NotYet unless Moonshot accepts `tool` in strict mode with both parameters kept."""
+@exercise
+def check_strict_tool(tool: Any) -> None:
+    """Exercise 3: a tool schema the Moonshot platform accepts with strict mode left on."""
     function = tool.get("function") if isinstance(tool, dict) else None
     if not isinstance(function, dict) or function.get("name") != TOOL:
         raise NotYet(
@@ -165,8 +158,3 @@ def _strict_tool(tool: Any) -> None:
             "tell the model what a date looks like in the date's description.",
             "опишите в description параметра date, как выглядит дата.",
         )
-
-
-def check_strict_tool(tool: Any) -> Verdict:
-    """Exercise 3: a tool schema the Moonshot platform accepts with strict mode left on."""
-    return verdict(lambda: _strict_tool(tool))

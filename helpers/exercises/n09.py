@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from helpers.exercises._verdict import Explain, NotYet, Verdict, call_student, verdict
+from helpers.exercises._verdict import Explain, NotYet, call_student, exercise, mismatch
 from helpers.formats import parse_kimi_xtml, render_kimi_xtml
 from helpers.formats.kimi_xtml import CLOSE, OPEN, SEP
 
@@ -45,39 +45,36 @@ def expected_value(text: str, kind: str) -> Any:
     return json.loads(calls[0]["function"]["arguments"])["x"]
 
 
-def check_typed_value(typed_value: Callable[[str, str], Any]) -> Verdict:
+@exercise
+def check_typed_value(typed_value: Callable[[str, str], Any]) -> None:
     """Exercise 1: the Python value of a K3 argument element's text, given its type."""
-
-    def check() -> None:
-        for text, kind in TYPED_CASES:
-            expected = expected_value(text, kind)
-            got = call_student(
-                typed_value,
-                text,
-                kind,
-                explain=TYPED_MISTAKES,
-                case=(f"({text!r}, {kind!r})", f"({text!r}, {kind!r})"),
-            )
-            if got == expected and type(got) is type(expected):
-                continue
-            call = f"typed_value({text!r}, {kind!r})"
-            if kind == "string":
-                raise NotYet(
-                    f"{call} should be the text {expected!r}, got {got!r}: a string value stays "
-                    "text even when it looks like JSON; decide by the type, not by the text.",
-                    f"{call} должно быть текстом {expected!r}, получено {got!r}: строковое "
-                    "значение остаётся текстом, даже если похоже на JSON; решайте по типу, а не "
-                    "по тексту.",
-                )
+    for text, kind in TYPED_CASES:
+        expected = expected_value(text, kind)
+        got = call_student(
+            typed_value,
+            text,
+            kind,
+            explain=TYPED_MISTAKES,
+            case=(f"({text!r}, {kind!r})", f"({text!r}, {kind!r})"),
+        )
+        if got == expected and type(got) is type(expected):
+            continue
+        call = f"typed_value({text!r}, {kind!r})"
+        if kind == "string":
             raise NotYet(
-                f"{call} should be {expected!r} ({type(expected).__name__}), got {got!r}: "
-                f'values of type="{kind}" are compact JSON; decode them with json.loads.',
-                f"{call} должно быть {expected!r} ({type(expected).__name__}), получено "
-                f'{got!r}: значения с type="{kind}" — компактный JSON; декодируйте их через '
-                "json.loads.",
+                f"{call} should be the text {expected!r}, got {got!r}: a string value stays "
+                "text even when it looks like JSON; decide by the type, not by the text.",
+                f"{call} должно быть текстом {expected!r}, получено {got!r}: строковое "
+                "значение остаётся текстом, даже если похоже на JSON; решайте по типу, а не "
+                "по тексту.",
             )
-
-    return verdict(check)
+        raise NotYet(
+            f"{call} should be {expected!r} ({type(expected).__name__}), got {got!r}: "
+            f'values of type="{kind}" are compact JSON; decode them with json.loads.',
+            f"{call} должно быть {expected!r} ({type(expected).__name__}), получено "
+            f'{got!r}: значения с type="{kind}" — компактный JSON; декодируйте их через '
+            "json.loads.",
+        )
 
 
 # (name, index, arguments) for exercise 2.
@@ -132,25 +129,22 @@ def _render_hint(expected: str, got: str) -> tuple[str, str]:
     )
 
 
-def check_render_call(render_call: Callable[[str, int, dict[str, Any]], Any]) -> Verdict:
+@exercise
+def check_render_call(render_call: Callable[[str, int, dict[str, Any]], Any]) -> None:
     """Exercise 2: one call element with typed arguments, exactly as the renderer writes it."""
-
-    def check() -> None:
-        for name, index, arguments in CALL_CASES:
-            expected = expected_call(name, index, arguments)
-            case = f"render_call({name!r}, {index}, {arguments!r})"
-            got = call_student(render_call, name, index, dict(arguments), case=(case, case))
-            if got == expected:
-                continue
-            if not isinstance(got, str):
-                raise NotYet(
-                    f"{case} should return text, got {type(got).__name__}.",
-                    f"{case} должна вернуть текст, а вернула {type(got).__name__}.",
-                )
-            en, ru = _render_hint(expected, got)
-            raise NotYet(f"{case}: {en}", f"{case}: {ru}")
-
-    return verdict(check)
+    for name, index, arguments in CALL_CASES:
+        expected = expected_call(name, index, arguments)
+        case = f"render_call({name!r}, {index}, {arguments!r})"
+        got = call_student(render_call, name, index, dict(arguments), case=(case, case))
+        if got == expected:
+            continue
+        if not isinstance(got, str):
+            raise NotYet(
+                f"{case} should return text, got {type(got).__name__}.",
+                f"{case} должна вернуть текст, а вернула {type(got).__name__}.",
+            )
+        en, ru = _render_hint(expected, got)
+        raise NotYet(f"{case}: {en}", f"{case}: {ru}")
 
 
 def _call_of(call_id: str, name: str) -> dict[str, Any]:
@@ -209,37 +203,31 @@ def expected_tags(messages: list[dict[str, Any]]) -> dict[str, tuple[str, int]]:
     return tags
 
 
-def check_result_tags(result_tags: Callable[[list[dict[str, Any]]], Any]) -> Verdict:
+@exercise
+def check_result_tags(result_tags: Callable[[list[dict[str, Any]]], Any]) -> None:
     """Exercise 3: which call (tool name and index) each tool result answers, as K3 writes it."""
-
-    def check() -> None:
-        for case, messages in result_cases().items():
-            expected = expected_tags(messages)
-            got = call_student(result_tags, [dict(m) for m in messages], case=(case, CASE_RU[case]))
-            if got == expected:
-                continue
-            if isinstance(got, dict) and sorted(got) == sorted(expected):
-                wrong = next(k for k in expected if got[k] != expected[k])
-                if not isinstance(got[wrong], tuple) or got[wrong][0] != expected[wrong][0]:
-                    raise NotYet(
-                        f"'{case}': the result for {wrong!r} should be {expected[wrong]!r}, got "
-                        f"{got[wrong]!r}. Take the tool's name from the call with that id (a tool "
-                        "message need not carry a name).",
-                        f"«{CASE_RU[case]}»: для результата {wrong!r} ожидалось "
-                        f"{expected[wrong]!r}, получено {got[wrong]!r}. Имя инструмента берите из "
-                        "вызова с этим id (у сообщения инструмента имени может не быть).",
-                    )
-                raise NotYet(
-                    f"'{case}': the result for {wrong!r} should be {expected[wrong]!r}, got "
-                    f"{got[wrong]!r}. The index is the call's place in the assistant message's "
-                    "tool_calls (from 1), not the result's place among the tool messages.",
-                    f"«{CASE_RU[case]}»: для результата {wrong!r} ожидалось {expected[wrong]!r}, "
-                    f"получено {got[wrong]!r}. Индекс — место вызова в tool_calls сообщения "
-                    "ассистента (с 1), а не место результата среди сообщений инструмента.",
-                )
-            raise NotYet(
-                f"'{case}': expected {expected!r}, got {got!r}.",
-                f"«{CASE_RU[case]}»: ожидалось {expected!r}, получено {got!r}.",
+    for case, messages in result_cases().items():
+        expected = expected_tags(messages)
+        got = call_student(result_tags, [dict(m) for m in messages], case=(case, CASE_RU[case]))
+        if got == expected:
+            continue
+        if isinstance(got, dict) and sorted(got) == sorted(expected):
+            wrong = next(k for k in expected if got[k] != expected[k])
+            why = (
+                ". The index is the call's place in the assistant message's tool_calls (from "
+                "1), not the result's place among the tool messages.",
+                ". Индекс — место вызова в tool_calls сообщения ассистента (с 1), а не место "
+                "результата среди сообщений инструмента.",
             )
-
-    return verdict(check)
+            if not isinstance(got[wrong], tuple) or got[wrong][0] != expected[wrong][0]:
+                why = (
+                    ". Take the tool's name from the call with that id (a tool message need "
+                    "not carry a name).",
+                    ". Имя инструмента берите из вызова с этим id (у сообщения инструмента "
+                    "имени может не быть).",
+                )
+            case_en, case_ru = f"'{case}': the result for {wrong!r}", f"«{CASE_RU[case]}»: "
+            case_ru += f"для результата {wrong!r}"
+            verb = ("should be", "ожидалось")
+            raise mismatch((case_en, case_ru), expected[wrong], got[wrong], why, verb)
+        raise mismatch((f"'{case}':", f"«{CASE_RU[case]}»:"), expected, got)
