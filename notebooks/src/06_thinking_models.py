@@ -368,7 +368,9 @@ are fixed.
 
 `"required"` forces the model to call some tool in this turn, a named function
 (`{"type": "function", "function": {"name": "get_weather"}}`) forces that one. With thinking on,
-Moonshot refuses both with a 400 (the wording is as users report it; see the box in step 10):
+Moonshot's `kimi-k2.5` and `kimi-k2.6` refuse both with a 400 (the wording is as users report it;
+see the box in step 10). Kimi K3, which always thinks, behaves otherwise (lessons 08 and 09). Here, on
+`kimi-k2.6`:
 """,
         """
 `kimi-k2.7-code` отклоняет `"disabled"`, а у K2-Thinking переключателя нет вовсе: она рассуждает
@@ -379,8 +381,10 @@ Moonshot refuses both with a 400 (the wording is as users report it; see the box
 
 `"required"` заставляет модель вызвать в этом ходе какой-нибудь инструмент, а указанная функция
 (`{"type": "function", "function": {"name": "get_weather"}}`) — именно её. При включённом
-рассуждении Moonshot отклоняет оба варианта с ошибкой 400 (текст ошибки — такой, как его приводят
-пользователи; см. справку в шаге 10):
+рассуждении `kimi-k2.5` и `kimi-k2.6` у Moonshot отклоняют оба варианта с ошибкой 400 (текст ошибки
+— такой, как его приводят пользователи; см. справку в шаге 10). Kimi K3, которая рассуждает
+всегда, ведёт себя иначе (уроки 08 и 09). Здесь — на
+`kimi-k2.6`:
 """,
     ),
     code(
@@ -403,8 +407,8 @@ client.chat.completions.create(
     ),
     md(
         """
-A model that must call a tool before it may think about whether to call one is a contradiction
-the API resolves by refusing. Keep `tool_choice="auto"` (the default) and say in the prompt what
+For these two models, a tool call forced before the model may think about whether to make one is
+a contradiction the API resolves by refusing. Keep `tool_choice="auto"` (the default) and say in the prompt what
 you need, or check the answer for calls in your code, as `run_tool_loop` does.
 
 ## 7. `reasoning` or `reasoning_content`
@@ -421,7 +425,7 @@ The same reasoning has different names on different servers:
 The profile `vllm_thinking` answers like vLLM serving `moonshotai/Kimi-K2.6`:
 """,
         """
-Нельзя требовать от модели вызвать инструмент раньше, чем она подумает, нужен ли он: это
+Для этих двух моделей требовать вызов инструмента раньше, чем модель подумает, нужен ли он, —
 противоречие, и API просто отклоняет такой запрос. Оставляйте `tool_choice="auto"` (значение по умолчанию) и говорите в
 промпте, что вам нужно, или проверяйте вызовы в ответе в своём коде, как это делает
 `run_tool_loop`.
@@ -668,7 +672,7 @@ if conn.replay_only("it needs the sglang_drift answer above"):
     md(
         """
 The prevention is on the client side: `normalize_kimi_ids` returns a copy of the history in which
-every call id is `functions.{name}:{k}`, k counting calls over the conversation, and every
+every call id is `functions.{name}:{k}`, k counting calls over the conversation from 0, and every
 `tool_call_id` follows its call. With that history the model stays on track:
 """,
         """
@@ -780,7 +784,8 @@ H200), поэтому в классе используют платформу.
   `content` and `tool_calls`, as the guide's do, hit it. Send the reasoning back under the name the
   server used: `ToolCallAccumulator.assistant_message()` and `run_tool_loop` do.
 - `extra_body={"thinking": {"type": "disabled"}}` switches thinking off on `kimi-k2.5`/`kimi-k2.6`;
-  a forced `tool_choice` (`"required"` or a named function) and thinking do not mix on Moonshot.
+  on them a forced `tool_choice` (`"required"` or a named function) and thinking do not mix (Kimi
+  K3 differs: lesson 08).
 - In raw text the reasoning is a `<think>` block; `parse_kimi` and `KimiStreamParser` split it off,
   end an unclosed block at the tool-call section and keep every call.
 - A self-hosted Kimi needs `functions.NAME:IDX` ids in its history: `normalize_kimi_ids`.
@@ -797,8 +802,8 @@ H200), поэтому в классе используют платформу.
   рассуждение под тем именем, которое дал сервер: так делают `ToolCallAccumulator.assistant_message()`
   и `run_tool_loop`.
 - `extra_body={"thinking": {"type": "disabled"}}` отключает рассуждение у `kimi-k2.5`/`kimi-k2.6`;
-  принудительный `tool_choice` (`"required"` или указанная функция) и рассуждение у Moonshot
-  несовместимы.
+  у них принудительный `tool_choice` (`"required"` или указанная функция) и рассуждение
+  несовместимы (у Kimi K3 иначе: урок 08).
 - В сыром выводе рассуждение — это блок `<think>`; `parse_kimi` и `KimiStreamParser` отделяют его,
   заканчивают незакрытый блок на секции вызовов и сохраняют каждый вызов.
 - Kimi на своём сервере должна видеть в истории id вида `functions.NAME:IDX`: для этого есть
