@@ -691,7 +691,8 @@ compare_table(
     md(
         """
 Kimi's own thinking models have a reasoning field too (lesson 06); K2.5 and K2.6 can switch
-thinking off, K2-Thinking cannot. Lessons 00-05 follow K2-Instruct, which does not think.
+thinking off, K2-Thinking cannot. Lessons 00-05 follow K2-Instruct, which does not think; live on
+the platform they get `kimi-k2.6`, which does (lesson 00, section 3, says how they cope).
 
 ## Summary
 
@@ -709,7 +710,9 @@ thinking off, K2-Thinking cannot. Lessons 00-05 follow K2-Instruct, which does n
 """,
         """
 У моделей Kimi с рассуждением тоже есть поле для рассуждения (урок 06); K2.5 и K2.6 умеют
-выключать рассуждение, K2-Thinking — нет. Уроки 00-05 разбирают K2-Instruct, которая не рассуждает.
+выключать рассуждение, K2-Thinking — нет. Уроки 00-05 разбирают K2-Instruct, которая не рассуждает;
+в режиме live на платформе им отвечает `kimi-k2.6`, которая рассуждает (как уроки с этим
+справляются, сказано в уроке 00, раздел 3).
 
 ## Итоги
 
