@@ -6,15 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from verdicts import CORRECT, NOT_YET
-from verdicts import verdict_of as _verdict_of
+from exercise_answers import GOOD_ENV, REPLY
+from verdicts import CORRECT, NOT_YET, verdict_of
 
 from helpers.exercises import n00, n01, n02
-
-
-def verdict_of(capsys, check, *args) -> str:
-    """What a self-check prints in English, then in Russian (it returns the same verdict in both)."""
-    return _verdict_of(capsys, check, *args)
 
 
 def assert_correct(capsys, check, *args) -> None:
@@ -30,12 +25,6 @@ def assert_not_yet(capsys, check, *args, hint: str = "") -> str:
 
 
 # --- lesson 00 ------------------------------------------------------------------------------------
-
-GOOD_ENV = {
-    "LLM_MODE": "live",
-    "KIMI_BASE_URL": "https://api.moonshot.ai/v1",
-    "KIMI_MODEL": "kimi-k2.6",
-}
 
 
 @pytest.mark.parametrize(
@@ -95,29 +84,8 @@ def test_qwen_command_mistakes(capsys, command, hint):
     assert_not_yet(capsys, n00.check_qwen_command, command, hint=hint)
 
 
-def _reply():
-    from openai.types.chat import ChatCompletion
-
-    return ChatCompletion.model_validate(
-        {
-            "id": "chatcmpl-1",
-            "object": "chat.completion",
-            "created": 0,
-            "model": "m",
-            "choices": [
-                {
-                    "index": 0,
-                    "finish_reason": "stop",
-                    "message": {"role": "assistant", "content": "Ready."},
-                }
-            ],
-            "usage": {"prompt_tokens": 15, "completion_tokens": 1, "total_tokens": 16},
-        }
-    )
-
-
 def test_reading_a_reply(capsys):
-    reply = _reply()
+    reply = REPLY
     assert_correct(capsys, n00.check_reading, reply, "Ready.", "stop", 16)
     assert_not_yet(capsys, n00.check_reading, reply, None, None, None, hint="content")
     assert_not_yet(
@@ -407,7 +375,7 @@ def test_qwen_command_hint_says_what_the_auto_flag_is_for(capsys):
 
 
 def test_reading_completion_tokens_gets_a_precise_hint(capsys):
-    reply = _reply()
+    reply = REPLY
     out = assert_not_yet(
         capsys, n00.check_reading, reply, "Ready.", "stop", 1, hint="completion_tokens"
     )

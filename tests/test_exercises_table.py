@@ -10,81 +10,33 @@ read from the lessons' hidden solution cells and must be accepted. A new `check_
 from __future__ import annotations
 
 import copy
-import importlib
 import inspect
 import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from scripts_support import nbbuild
+from exercise_answers import (
+    GOOD_ENV,
+    REPLY,
+    glue_to_latest,
+    guide_assemble,
+    no_function_guard,
+    normalize_calls_only,
+    normalize_counter_per_message,
+    normalize_in_place,
+    reasoning_moonshot_only,
+    reasoning_unguarded,
+    solution,
+)
 from verdicts import CORRECT, NOT_YET, verdict_of
 
 from helpers import guide_extract_tool_call_info
 from helpers.exercises import n00, n01, n02, n03, n04, n05, n06, n07
-from helpers.lessons import exercises_module, lesson_names
-from helpers.paths import NOTEBOOKS_DIR
 
 MODULES = (n00, n01, n02, n03, n04, n05, n06, n07)
-
-
-def _reply():
-    """The chat completion lesson 00's exercise 3 reads."""
-    from openai.types.chat import ChatCompletion
-
-    return ChatCompletion.model_validate(
-        {
-            "id": "chatcmpl-1",
-            "object": "chat.completion",
-            "created": 0,
-            "model": "m",
-            "choices": [
-                {
-                    "index": 0,
-                    "finish_reason": "stop",
-                    "message": {"role": "assistant", "content": "Ready."},
-                }
-            ],
-            "usage": {"prompt_tokens": 15, "completion_tokens": 1, "total_tokens": 16},
-        }
-    )
-
-
-REPLY = _reply()
-
-
-def _solutions() -> dict[str, Any]:
-    """What the lessons' hidden solution cells define, run in order in one namespace per lesson
-    (the self-check calls in them are replaced by no-ops)."""
-    found: dict[str, Any] = {}
-    for name in lesson_names():
-        module = importlib.import_module(f"helpers.exercises.{exercises_module(name)}")
-        checks = {n: (lambda *a, **k: None) for n in dir(module) if n.startswith("check_")}
-        namespace: dict[str, Any] = {
-            "json": json,
-            "re": re,
-            "copy": copy,
-            "reply": REPLY,
-            module.__name__.rsplit(".", 1)[1]: SimpleNamespace(**checks),
-            **checks,
-        }
-        lesson = nbbuild().load_lesson(NOTEBOOKS_DIR / "src" / f"{name}.py")
-        for cell in lesson.cells:
-            if cell.kind == "code" and cell.hidden:
-                exec(compile(cell.en, f"<{name} solution>", "exec"), namespace)
-        found[name[:2]] = namespace
-    return found
-
-
-SOLUTIONS = _solutions()
-
-
-def solution(lesson: str, name: str) -> Any:
-    """The value a lesson's hidden solution cells bind to `name`."""
-    return SOLUTIONS[lesson][name]
 
 
 @dataclass(frozen=True)
@@ -104,12 +56,6 @@ def row(check, answer, en, ru, label) -> Row:
 
 
 # --- wrong answers ---------------------------------------------------------------------------------
-
-GOOD_ENV = {
-    "LLM_MODE": "live",
-    "KIMI_BASE_URL": "https://api.moonshot.ai/v1",
-    "KIMI_MODEL": "kimi-k2.6",
-}
 
 
 def _renamed(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -220,42 +166,6 @@ def _error_as_dict(function, arguments_text):
         return {"error": str(error)}
 
 
-def _guide_assemble(chunks):
-    """The guide's accumulation: reads chunk.choices[0] and piece.function unguarded."""
-    tool_calls = []
-    for chunk in chunks:
-        for piece in chunk.choices[0].delta.tool_calls or []:
-            while len(tool_calls) <= piece.index:
-                tool_calls.append(
-                    {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
-                )
-            call = tool_calls[piece.index]
-            call["id"] += piece.id or ""
-            call["function"]["name"] += piece.function.name or ""
-            call["function"]["arguments"] += piece.function.arguments or ""
-    return tool_calls
-
-
-def _no_function_guard(chunks):
-    """Skips the usage chunk, but reads piece.function unguarded."""
-    return _guide_assemble([c for c in chunks if c.choices])
-
-
-def _glue_to_latest(chunks):
-    """Ignores `index`: right for one call, wrong for interleaved calls."""
-    calls = []
-    for chunk in chunks:
-        for piece in (chunk.choices[0].delta.tool_calls if chunk.choices else None) or []:
-            if piece.id:
-                calls.append(
-                    {"id": piece.id, "type": "function", "function": {"name": "", "arguments": ""}}
-                )
-            if piece.function:
-                calls[-1]["function"]["name"] += piece.function.name or ""
-                calls[-1]["function"]["arguments"] += piece.function.arguments or ""
-    return calls
-
-
 def _repair_after(messages, content, tool_calls):
     return [*messages, {"role": "assistant", "content": content, "tool_calls": tool_calls}]
 
@@ -329,50 +239,6 @@ def _for_history_drops_content(message):
     kept.pop("content", None)
     kept["content"] = "Done." if kept.get("tool_calls") else None
     return kept
-
-
-def _normalize_in_place(messages):
-    for message in messages:
-        for k, tool_call in enumerate(message.get("tool_calls") or []):
-            tool_call["id"] = f"functions.get_weather:{k}"
-    return messages
-
-
-def _normalize_calls_only(messages):
-    result, k = copy.deepcopy(messages), 0
-    for message in result:
-        for tool_call in message.get("tool_calls") or []:
-            tool_call["id"] = f"functions.{tool_call['function']['name']}:{k}"
-            k += 1
-    return result
-
-
-def _normalize_counter_per_message(messages):
-    renamed, result = {}, copy.deepcopy(messages)
-    for message in result:
-        for k, tool_call in enumerate(message.get("tool_calls") or []):
-            new_id = f"functions.{tool_call['function']['name']}:{k}"
-            renamed[tool_call["id"]], tool_call["id"] = new_id, new_id
-        if message["role"] == "tool":
-            message["tool_call_id"] = renamed.get(message["tool_call_id"])
-    return result
-
-
-def _reasoning_unguarded(chunks):
-    name, text = None, ""
-    for chunk in chunks:
-        delta = chunk.choices[0].delta
-        for key in ("reasoning_content", "reasoning"):
-            if getattr(delta, key, None):
-                name, text = name or key, text + getattr(delta, key)
-    return name, text
-
-
-def _reasoning_moonshot_only(chunks):
-    text = "".join(
-        getattr(c.choices[0].delta, "reasoning_content", None) or "" for c in chunks if c.choices
-    )
-    return ("reasoning_content", text) if text else (None, "")
 
 
 def _reasoning_attribute(chunks):
@@ -672,21 +538,21 @@ WRONG: list[Row] = [
     # --- 03 -----------------------------------------------------------------------------------
     row(
         n03.check_assemble,
-        _guide_assemble,
+        guide_assemble,
         "`choices: []`",
         "`choices: []`",
         "03-1 the guide's loop",
     ),
     row(
         n03.check_assemble,
-        _no_function_guard,
+        no_function_guard,
         "check piece.function",
         "проверьте piece.function",
         "03-1 no function guard",
     ),
     row(
         n03.check_assemble,
-        _glue_to_latest,
+        glue_to_latest,
         "interleaved calls",
         "чередующиеся вызовы",
         "03-1 ignores index",
@@ -849,35 +715,35 @@ WRONG: list[Row] = [
     ),
     row(
         n06.check_normalize,
-        _normalize_in_place,
+        normalize_in_place,
         "return a new list",
         "верните новый список",
         "06-2 in place",
     ),
     row(
         n06.check_normalize,
-        _normalize_calls_only,
+        normalize_calls_only,
         "must get the new id of its call",
         "должен получить новый id своего вызова",
         "06-2 calls only",
     ),
     row(
         n06.check_normalize,
-        _normalize_counter_per_message,
+        normalize_counter_per_message,
         "the call ids should be",
         "«id в стиле OpenAI» id вызовов",
         "06-2 counter per message",
     ),
     row(
         n06.check_reasoning_of,
-        _reasoning_unguarded,
+        reasoning_unguarded,
         "`choices: []`",
         "«vLLM и фрагмент со статистикой»",
         "06-3 the usage chunk",
     ),
     row(
         n06.check_reasoning_of,
-        _reasoning_moonshot_only,
+        reasoning_moonshot_only,
         "'vLLM with a usage chunk'",
         "«vLLM и фрагмент со статистикой»",
         "06-3 Moonshot's name only",
