@@ -116,6 +116,22 @@ def glue_to_latest(chunks):
     return calls
 
 
+def repair_in_place(messages, content, tool_calls):
+    """Inserts the assistant message into the caller's history."""
+    messages.insert(1, {"role": "assistant", "content": content, "tool_calls": tool_calls})
+    return messages
+
+
+def repair_after(messages, content, tool_calls):
+    """Appends the assistant message after the tool results."""
+    return [*messages, {"role": "assistant", "content": content, "tool_calls": tool_calls}]
+
+
+def repair_without_calls(messages, content, tool_calls):
+    """Puts the assistant message back without its tool_calls."""
+    return [messages[0], {"role": "assistant", "content": content}, messages[1]]
+
+
 # --- lesson 06: normalizing ids, reading reasoning ----------------------------------------------------
 
 

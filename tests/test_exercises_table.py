@@ -29,6 +29,9 @@ from exercise_answers import (
     normalize_in_place,
     reasoning_moonshot_only,
     reasoning_unguarded,
+    repair_after,
+    repair_in_place,
+    repair_without_calls,
     solution,
 )
 from verdicts import CORRECT, NOT_YET, verdict_of
@@ -164,19 +167,6 @@ def _error_as_dict(function, arguments_text):
         return json.dumps(function(**json.loads(arguments_text)))
     except Exception as error:
         return {"error": str(error)}
-
-
-def _repair_after(messages, content, tool_calls):
-    return [*messages, {"role": "assistant", "content": content, "tool_calls": tool_calls}]
-
-
-def _repair_in_place(messages, content, tool_calls):
-    messages.insert(1, {"role": "assistant", "content": content, "tool_calls": tool_calls})
-    return messages
-
-
-def _repair_without_calls(messages, content, tool_calls):
-    return [messages[0], {"role": "assistant", "content": content}, messages[1]]
 
 
 def _usage_from_first_choice(chunks):
@@ -560,21 +550,21 @@ WRONG: list[Row] = [
     row(n03.check_assemble, lambda chunks: [], "no tool calls", "нет вызовов", "03-1 the starter"),
     row(
         n03.check_history,
-        _repair_after,
+        repair_after,
         "must come right after the assistant message",
         "должно идти сразу после сообщения ассистента",
         "03-2 assistant appended last",
     ),
     row(
         n03.check_history,
-        _repair_in_place,
+        repair_in_place,
         "return a new list",
         "верните новый список",
         "03-2 changed in place",
     ),
     row(
         n03.check_history,
-        _repair_without_calls,
+        repair_without_calls,
         "must come right after the assistant message",
         "должно идти сразу после",
         "03-2 assistant without calls",
