@@ -200,6 +200,24 @@ def live_xml() -> Iterator[str]:
     yield from serving("qwen3.5")
 
 
+def raw_completion(
+    base_url: str, messages: list[dict[str, Any]], max_tokens: int
+) -> tuple[str, str]:
+    """The prompt llama-server's own chat template renders for `messages` and the forecast tool, and
+    the raw text the model writes after it on /completions (no tool-call parser in between)."""
+    root = base_url.removesuffix("/v1")
+    rendered = requests.post(
+        f"{root}/apply-template", json={"messages": messages, "tools": FORECAST_TOOLS}, timeout=60
+    )
+    rendered.raise_for_status()
+    prompt = rendered.json()["prompt"]
+    raw = requests.post(
+        f"{root}/completions", json={"prompt": prompt, "max_tokens": max_tokens}, timeout=120
+    )
+    raw.raise_for_status()
+    return prompt, raw.json()["content"]
+
+
 def registry() -> ToolRegistry:
     tools = ToolRegistry()
     tools.register(get_forecast, schema=FORECAST_TOOLS[0])
@@ -244,19 +262,9 @@ def test_the_accumulator_assembles_a_live_stream(live: str) -> None:
 @real_engine
 @needs_binary
 def test_parse_hermes_reads_the_raw_text_llama_server_writes(live: str) -> None:
-    root = live.removesuffix("/v1")
     messages = [{"role": "user", "content": COMPARE_PROMPT}]
-    rendered = requests.post(
-        f"{root}/apply-template", json={"messages": messages, "tools": FORECAST_TOOLS}, timeout=60
-    )
-    rendered.raise_for_status()
-    prompt = rendered.json()["prompt"]
+    prompt, text = raw_completion(live, messages, max_tokens=200)
     assert prompt.endswith("<|im_start|>assistant\n")  # Qwen3's template, rendered by the server
-    raw = requests.post(
-        f"{root}/completions", json={"prompt": prompt, "max_tokens": 200}, timeout=120
-    )
-    raw.raise_for_status()
-    text = raw.json()["content"]
     assert text.startswith("<think>") and text.count("<tool_call>") == 2
     result = parse_hermes(text)
     assert not result.errors
@@ -279,19 +287,9 @@ def test_parse_hermes_reads_the_raw_text_llama_server_writes(live: str) -> None:
 @real_engine
 @needs_binary
 def test_parse_qwen_xml_reads_the_raw_text_llama_server_writes(live_xml: str) -> None:
-    root = live_xml.removesuffix("/v1")
     messages = [{"role": "user", "content": COMPARE_PROMPT}]
-    rendered = requests.post(
-        f"{root}/apply-template", json={"messages": messages, "tools": FORECAST_TOOLS}, timeout=60
-    )
-    rendered.raise_for_status()
-    prompt = rendered.json()["prompt"]
+    prompt, text = raw_completion(live_xml, messages, max_tokens=300)
     assert prompt.endswith("<|im_start|>assistant\n<think>\n")  # Qwen3.5 opens the reasoning
-    raw = requests.post(
-        f"{root}/completions", json={"prompt": prompt, "max_tokens": 300}, timeout=120
-    )
-    raw.raise_for_status()
-    text = raw.json()["content"]
     assert "<think>" not in text and text.count("<function=get_forecast>") == 2
     result = parse_qwen_xml(text, FORECAST_TOOLS, reasoning_open=True)
     assert not result.errors
