@@ -12,10 +12,9 @@ import re
 from types import SimpleNamespace
 from typing import Any
 
-from scripts_support import nbbuild
+from scripts_support import lesson_cells
 
 from helpers.lessons import exercises_module, lesson_names
-from helpers.paths import NOTEBOOKS_DIR
 
 
 def _reply():
@@ -65,8 +64,7 @@ def solutions(lesson: str) -> dict[str, Any]:
         module.__name__.rsplit(".", 1)[1]: SimpleNamespace(**checks),
         **checks,
     }
-    lesson_source = nbbuild().load_lesson(NOTEBOOKS_DIR / "src" / f"{name}.py")
-    for cell in lesson_source.cells:
+    for cell in lesson_cells(name):
         if cell.kind == "code" and cell.hidden:
             exec(compile(cell.en, f"<{name} solution>", "exec"), namespace)
     return namespace
