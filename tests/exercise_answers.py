@@ -75,6 +75,26 @@ def solution(lesson: str, name: str) -> Any:
     return solutions(lesson)[name]
 
 
+# --- lesson 01: a typed function the schema is built from ------------------------------------------
+
+
+def renamed(fn):
+    """The function under the exercise's name (the schema takes its name from __name__)."""
+    fn.__name__ = "convert_temperature"
+    return fn
+
+
+def convert(value, to_unit):
+    """The conversion itself, right both ways."""
+    return value * 9 / 5 + 32 if to_unit == "fahrenheit" else (value - 32) * 5 / 9
+
+
+@renamed
+def untyped(value, to_unit):
+    """Convert a temperature."""
+    return convert(value, to_unit)
+
+
 # --- lesson 03: assembling streamed tool calls ------------------------------------------------------
 
 

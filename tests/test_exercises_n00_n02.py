@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from exercise_answers import GOOD_ENV, REPLY
+from exercise_answers import GOOD_ENV, REPLY, renamed, solution, untyped
 from verdicts import CORRECT, NOT_YET, verdict_of
 
 from helpers.exercises import n00, n01, n02
@@ -192,19 +192,7 @@ def test_call_tool_crashes_are_reported(capsys):
     assert_not_yet(capsys, n01.check_call_tool, broken, hint="KeyError")
 
 
-def typed(value: float, to_unit: str) -> float:
-    """Convert a temperature between Celsius and Fahrenheit.
-
-    Args:
-        value: The temperature to convert
-        to_unit: The unit to convert to (choices: ["celsius", "fahrenheit"])
-    """
-    return value * 9 / 5 + 32 if to_unit == "fahrenheit" else (value - 32) * 5 / 9
-
-
-def untyped(value, to_unit):
-    """Convert a temperature."""
-    return value * 9 / 5 + 32 if to_unit == "fahrenheit" else (value - 32) * 5 / 9
+typed = solution("01", "convert_temperature")
 
 
 def no_choices(value: float, to_unit: str) -> float:
@@ -230,12 +218,6 @@ def wrong_math(value: float, to_unit: str) -> float:
         to_unit: The unit to convert to (choices: ["celsius", "fahrenheit"])
     """
     return value
-
-
-def renamed(fn):
-    """The same function under the exercise's name (the schema takes its name from __name__)."""
-    fn.__name__ = "convert_temperature"
-    return fn
 
 
 def test_typed_function(capsys):

@@ -21,6 +21,7 @@ import pytest
 from exercise_answers import (
     GOOD_ENV,
     REPLY,
+    convert,
     glue_to_latest,
     guide_assemble,
     no_function_guard,
@@ -29,10 +30,12 @@ from exercise_answers import (
     normalize_in_place,
     reasoning_moonshot_only,
     reasoning_unguarded,
+    renamed,
     repair_after,
     repair_in_place,
     repair_without_calls,
     solution,
+    untyped,
 )
 from verdicts import CORRECT, NOT_YET, verdict_of
 
@@ -61,23 +64,7 @@ def row(check, answer, en, ru, label) -> Row:
 # --- wrong answers ---------------------------------------------------------------------------------
 
 
-def _renamed(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """The function under the exercise's name (the schema takes its name from __name__)."""
-    fn.__name__ = "convert_temperature"
-    return fn
-
-
-def _convert(value, to_unit):
-    return value * 9 / 5 + 32 if to_unit == "fahrenheit" else (value - 32) * 5 / 9
-
-
-@_renamed
-def untyped(value, to_unit):
-    """Convert a temperature."""
-    return _convert(value, to_unit)
-
-
-@_renamed
+@renamed
 def returns_text(value: float, to_unit: str) -> float:
     """Convert a temperature between Celsius and Fahrenheit.
 
@@ -85,10 +72,10 @@ def returns_text(value: float, to_unit: str) -> float:
         value: The temperature to convert
         to_unit: The unit to convert to (choices: ["celsius", "fahrenheit"])
     """
-    return f"{_convert(value, to_unit)} degrees"
+    return f"{convert(value, to_unit)} degrees"
 
 
-@_renamed
+@renamed
 def choices_not_json(value: float, to_unit: str) -> float:
     """Convert a temperature between Celsius and Fahrenheit.
 
@@ -96,17 +83,17 @@ def choices_not_json(value: float, to_unit: str) -> float:
         value: The temperature to convert
         to_unit: The unit to convert to (choices: [celsius, fahrenheit])
     """
-    return _convert(value, to_unit)
+    return convert(value, to_unit)
 
 
-@_renamed
+@renamed
 def no_summary(value: float, to_unit: str) -> float:
     """
     Args:
         value: The temperature to convert
         to_unit: The unit to convert to (choices: ["celsius", "fahrenheit"])
     """
-    return _convert(value, to_unit)
+    return convert(value, to_unit)
 
 
 def _schema(**changes: Any) -> dict[str, Any]:
