@@ -218,6 +218,13 @@ def raw_completion(
     return prompt, raw.json()["content"]
 
 
+def parsed_by_the_server(base_url: str, model: str, messages: list[dict[str, Any]]) -> list[dict]:
+    """The tool calls llama-server's own parser finds in its reply on the chat endpoint."""
+    client = OpenAI(base_url=base_url, api_key="no-key", max_retries=0)
+    reply = client.chat.completions.create(model=model, messages=messages, tools=FORECAST_TOOLS)
+    return [call.model_dump() for call in reply.choices[0].message.tool_calls]
+
+
 def registry() -> ToolRegistry:
     tools = ToolRegistry()
     tools.register(get_forecast, schema=FORECAST_TOOLS[0])
@@ -273,11 +280,7 @@ def test_parse_hermes_reads_the_raw_text_llama_server_writes(live: str) -> None:
     # The server's own parse of the same text (chat endpoint) finds the same calls. It passes
     # the model's argument text on as written ('{"city":"Paris","days": 1}'); parse_hermes
     # re-serializes it, so the two agree as JSON values, not as strings.
-    client = OpenAI(base_url=live, api_key="no-key", max_retries=0)
-    reply = client.chat.completions.create(
-        model="qwen3-tiny-steered", messages=messages, tools=FORECAST_TOOLS
-    )
-    server_calls = [c.model_dump() for c in reply.choices[0].message.tool_calls]
+    server_calls = parsed_by_the_server(live, "qwen3-tiny-steered", messages)
     assert [json.loads(c["function"]["arguments"]) for c in server_calls] == [
         json.loads(c["function"]["arguments"]) for c in result.tool_calls
     ]
@@ -298,11 +301,7 @@ def test_parse_qwen_xml_reads_the_raw_text_llama_server_writes(live_xml: str) ->
         {"city": "Paris", "days": 1},
         {"city": "Oslo", "days": 1},
     ]  # `days` typed as an integer by the schema, as the server does
-    client = OpenAI(base_url=live_xml, api_key="no-key", max_retries=0)
-    reply = client.chat.completions.create(
-        model="qwen3.5-tiny-steered", messages=messages, tools=FORECAST_TOOLS
-    )
-    server_calls = [c.model_dump() for c in reply.choices[0].message.tool_calls]
+    server_calls = parsed_by_the_server(live_xml, "qwen3.5-tiny-steered", messages)
     assert [json.loads(c["function"]["arguments"]) for c in server_calls] == [
         json.loads(c["function"]["arguments"]) for c in result.tool_calls
     ]
