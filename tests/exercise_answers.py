@@ -78,6 +78,20 @@ def solution(lesson: str, name: str) -> Any:
 # --- lesson 01: a typed function the schema is built from ------------------------------------------
 
 
+def schema_with(path: str, value: Any) -> dict[str, Any]:
+    """A copy of lesson 01's reference schema with one dotted path set (None deletes it)."""
+    schema = copy.deepcopy(solution("01", "my_schema"))
+    *parents, last = path.split(".")
+    node = schema
+    for key in parents:
+        node = node[key]
+    if value is None:
+        del node[last]
+    else:
+        node[last] = value
+    return schema
+
+
 def renamed(fn):
     """The function under the exercise's name (the schema takes its name from __name__)."""
     fn.__name__ = "convert_temperature"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from exercise_answers import GOOD_ENV, REPLY, renamed, solution, untyped
+from exercise_answers import GOOD_ENV, REPLY, renamed, schema_with, solution, untyped
 from verdicts import CORRECT, NOT_YET, verdict_of
 
 from helpers.exercises import n00, n01, n02
@@ -96,39 +96,7 @@ def test_reading_a_reply(capsys):
 
 # --- lesson 01 ------------------------------------------------------------------------------------
 
-SCHEMA = {
-    "type": "function",
-    "function": {
-        "name": "convert_temperature",
-        "description": "Convert a temperature between Celsius and Fahrenheit.",
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "value": {"type": "number", "description": "The temperature to convert"},
-                "to_unit": {
-                    "type": "string",
-                    "enum": ["celsius", "fahrenheit"],
-                    "description": "The unit to convert to",
-                },
-            },
-            "required": ["value", "to_unit"],
-        },
-    },
-}
-
-
-def _schema_with(path: str, value) -> dict:
-    """A deep copy of SCHEMA with one dotted path set (None deletes it)."""
-    schema = json.loads(json.dumps(SCHEMA))
-    *parents, last = path.split(".")
-    node = schema
-    for key in parents:
-        node = node[key]
-    if value is None:
-        del node[last]
-    else:
-        node[last] = value
-    return schema
+SCHEMA = solution("01", "my_schema")
 
 
 def test_schema_reference_passes(capsys):
@@ -151,7 +119,7 @@ def test_schema_reference_passes(capsys):
     ],
 )
 def test_schema_mistakes(capsys, path, value, hint):
-    assert_not_yet(capsys, n01.check_schema, _schema_with(path, value), hint=hint)
+    assert_not_yet(capsys, n01.check_schema, schema_with(path, value), hint=hint)
 
 
 def test_schema_starter(capsys):

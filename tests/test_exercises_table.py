@@ -34,6 +34,7 @@ from exercise_answers import (
     repair_after,
     repair_in_place,
     repair_without_calls,
+    schema_with,
     solution,
     untyped,
 )
@@ -94,21 +95,6 @@ def no_summary(value: float, to_unit: str) -> float:
         to_unit: The unit to convert to (choices: ["celsius", "fahrenheit"])
     """
     return convert(value, to_unit)
-
-
-def _schema(**changes: Any) -> dict[str, Any]:
-    """Lesson 01's reference schema with `parameters` fields changed (None deletes one)."""
-    schema = copy.deepcopy(solution("01", "my_schema"))
-    for path, value in changes.items():
-        *parents, last = path.split("__")
-        node = schema["function"]["parameters"]
-        for key in parents:
-            node = node[key]
-        if value is None:
-            del node[last]
-        else:
-            node[last] = value
-    return schema
 
 
 def _tool_message_instead(tool_call, tool_map):
@@ -375,28 +361,28 @@ WRONG: list[Row] = [
     # --- 01 -----------------------------------------------------------------------------------
     row(
         n01.check_schema,
-        _schema(properties__to_unit__enum=None),
+        schema_with("function.parameters.properties.to_unit.enum", None),
         "enum",
         'у to_unit должен быть "enum"',
         "01-1 no enum",
     ),
     row(
         n01.check_schema,
-        _schema(properties__value__type="integer"),
+        schema_with("function.parameters.properties.value.type", "integer"),
         '"type": "number"',
         "должен быть",
         "01-1 integer value",
     ),
     row(
         n01.check_schema,
-        _schema(required=["value"]),
+        schema_with("function.parameters.required", ["value"]),
         "both arguments are required",
         "оба аргумента обязательны",
         "01-1 one required",
     ),
     row(
         n01.check_schema,
-        _schema(properties__value__description=None),
+        schema_with("function.parameters.properties.value.description", None),
         "description",
         "дайте 'value' описание",
         "01-1 no description",
