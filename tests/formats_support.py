@@ -26,8 +26,8 @@ def message_like_json(leaves: st.SearchStrategy, keys: list[str]) -> st.SearchSt
     )
 
 
-def call(call_id: str, name: str, arguments: str) -> dict:
-    """An expected OpenAI-shaped tool call."""
+def call(call_id: str, name: str, arguments: str | dict) -> dict:
+    """An OpenAI-shaped tool call (its arguments are JSON text; a renderer also takes a dict)."""
     return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
 
 

@@ -26,7 +26,6 @@ and code spans (`markdown_shape`): a sentence left out or a link lost shows up a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 
 CYRILLIC = re.compile(r"[А-Яа-яЁё]")
 
@@ -299,11 +298,6 @@ def language_problems(lesson: str, lang: str, text: str) -> list[str]:
             if why:
                 problems.append(f"{why} in the Russian edition: {line.strip()[:100]!r}")
     return problems
-
-
-def texts_in_language(lesson: str, lang: str, texts: Iterable[str]) -> list[str]:
-    """Problems over several texts."""
-    return [problem for text in texts for problem in language_problems(lesson, lang, text)]
 
 
 # --- the lessons' markdown ------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import re
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from helpers.i18n import LANGUAGES as LANGS
 from helpers.lessons import exercises_module, scenario_module
@@ -29,10 +30,14 @@ def nbbuild() -> ModuleType:
     return script("nbbuild")
 
 
+def lesson_cells(name: str) -> list[Any]:
+    """The cells of `notebooks/src/<name>.py`, as nbbuild reads them."""
+    return nbbuild().load_lesson(NOTEBOOKS_DIR / "src" / f"{name}.py").cells
+
+
 def lesson_code(name: str) -> list[str]:
     """The English code cells of `notebooks/src/<name>.py`, as nbbuild reads them."""
-    lesson = nbbuild().load_lesson(NOTEBOOKS_DIR / "src" / f"{name}.py")
-    return [cell.en for cell in lesson.cells if cell.kind == "code"]
+    return [cell.en for cell in lesson_cells(name) if cell.kind == "code"]
 
 
 def second_run_language(lesson: str, run: str) -> str:

@@ -6,15 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from verdicts import CORRECT, NOT_YET
-from verdicts import verdict_of as _verdict_of
+from exercise_answers import GOOD_ENV, REPLY, renamed, schema_with, solution, untyped
+from verdicts import CORRECT, NOT_YET, verdict_of
 
 from helpers.exercises import n00, n01, n02
-
-
-def verdict_of(capsys, check, *args) -> str:
-    """What a self-check prints in English, then in Russian (it returns the same verdict in both)."""
-    return _verdict_of(capsys, check, *args)
 
 
 def assert_correct(capsys, check, *args) -> None:
@@ -30,12 +25,6 @@ def assert_not_yet(capsys, check, *args, hint: str = "") -> str:
 
 
 # --- lesson 00 ------------------------------------------------------------------------------------
-
-GOOD_ENV = {
-    "LLM_MODE": "live",
-    "KIMI_BASE_URL": "https://api.moonshot.ai/v1",
-    "KIMI_MODEL": "kimi-k2.6",
-}
 
 
 @pytest.mark.parametrize(
@@ -95,29 +84,8 @@ def test_qwen_command_mistakes(capsys, command, hint):
     assert_not_yet(capsys, n00.check_qwen_command, command, hint=hint)
 
 
-def _reply():
-    from openai.types.chat import ChatCompletion
-
-    return ChatCompletion.model_validate(
-        {
-            "id": "chatcmpl-1",
-            "object": "chat.completion",
-            "created": 0,
-            "model": "m",
-            "choices": [
-                {
-                    "index": 0,
-                    "finish_reason": "stop",
-                    "message": {"role": "assistant", "content": "Ready."},
-                }
-            ],
-            "usage": {"prompt_tokens": 15, "completion_tokens": 1, "total_tokens": 16},
-        }
-    )
-
-
 def test_reading_a_reply(capsys):
-    reply = _reply()
+    reply = REPLY
     assert_correct(capsys, n00.check_reading, reply, "Ready.", "stop", 16)
     assert_not_yet(capsys, n00.check_reading, reply, None, None, None, hint="content")
     assert_not_yet(
@@ -128,39 +96,7 @@ def test_reading_a_reply(capsys):
 
 # --- lesson 01 ------------------------------------------------------------------------------------
 
-SCHEMA = {
-    "type": "function",
-    "function": {
-        "name": "convert_temperature",
-        "description": "Convert a temperature between Celsius and Fahrenheit.",
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "value": {"type": "number", "description": "The temperature to convert"},
-                "to_unit": {
-                    "type": "string",
-                    "enum": ["celsius", "fahrenheit"],
-                    "description": "The unit to convert to",
-                },
-            },
-            "required": ["value", "to_unit"],
-        },
-    },
-}
-
-
-def _schema_with(path: str, value) -> dict:
-    """A deep copy of SCHEMA with one dotted path set (None deletes it)."""
-    schema = json.loads(json.dumps(SCHEMA))
-    *parents, last = path.split(".")
-    node = schema
-    for key in parents:
-        node = node[key]
-    if value is None:
-        del node[last]
-    else:
-        node[last] = value
-    return schema
+SCHEMA = solution("01", "my_schema")
 
 
 def test_schema_reference_passes(capsys):
@@ -183,7 +119,7 @@ def test_schema_reference_passes(capsys):
     ],
 )
 def test_schema_mistakes(capsys, path, value, hint):
-    assert_not_yet(capsys, n01.check_schema, _schema_with(path, value), hint=hint)
+    assert_not_yet(capsys, n01.check_schema, schema_with(path, value), hint=hint)
 
 
 def test_schema_starter(capsys):
@@ -224,19 +160,7 @@ def test_call_tool_crashes_are_reported(capsys):
     assert_not_yet(capsys, n01.check_call_tool, broken, hint="KeyError")
 
 
-def typed(value: float, to_unit: str) -> float:
-    """Convert a temperature between Celsius and Fahrenheit.
-
-    Args:
-        value: The temperature to convert
-        to_unit: The unit to convert to (choices: ["celsius", "fahrenheit"])
-    """
-    return value * 9 / 5 + 32 if to_unit == "fahrenheit" else (value - 32) * 5 / 9
-
-
-def untyped(value, to_unit):
-    """Convert a temperature."""
-    return value * 9 / 5 + 32 if to_unit == "fahrenheit" else (value - 32) * 5 / 9
+typed = solution("01", "convert_temperature")
 
 
 def no_choices(value: float, to_unit: str) -> float:
@@ -262,12 +186,6 @@ def wrong_math(value: float, to_unit: str) -> float:
         to_unit: The unit to convert to (choices: ["celsius", "fahrenheit"])
     """
     return value
-
-
-def renamed(fn):
-    """The same function under the exercise's name (the schema takes its name from __name__)."""
-    fn.__name__ = "convert_temperature"
-    return fn
 
 
 def test_typed_function(capsys):
@@ -407,7 +325,7 @@ def test_qwen_command_hint_says_what_the_auto_flag_is_for(capsys):
 
 
 def test_reading_completion_tokens_gets_a_precise_hint(capsys):
-    reply = _reply()
+    reply = REPLY
     out = assert_not_yet(
         capsys, n00.check_reading, reply, "Ready.", "stop", 1, hint="completion_tokens"
     )

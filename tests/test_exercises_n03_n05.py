@@ -6,6 +6,15 @@ import json
 import re
 
 import pytest
+from exercise_answers import (
+    glue_to_latest,
+    guide_assemble,
+    no_function_guard,
+    repair_after,
+    repair_in_place,
+    repair_without_calls,
+    solution,
+)
 from verdicts import CORRECT
 from verdicts import assert_not_yet_in_both as assert_not_yet
 from verdicts import verdict_on as verdict_of
@@ -20,54 +29,7 @@ def starter_assemble(chunks):
     return []
 
 
-def guide_assemble(chunks):
-    """The guide's accumulation: reads chunk.choices[0] and piece.function unguarded."""
-    tool_calls = []
-    for chunk in chunks:
-        for piece in chunk.choices[0].delta.tool_calls or []:
-            while len(tool_calls) <= piece.index:
-                tool_calls.append(
-                    {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
-                )
-            call = tool_calls[piece.index]
-            call["id"] += piece.id or ""
-            call["function"]["name"] += piece.function.name or ""
-            call["function"]["arguments"] += piece.function.arguments or ""
-    return tool_calls
-
-
-def reference_assemble(chunks):
-    tool_calls = []
-    for chunk in chunks:
-        if not chunk.choices:
-            continue
-        for piece in chunk.choices[0].delta.tool_calls or []:
-            while len(tool_calls) <= piece.index:
-                tool_calls.append(
-                    {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
-                )
-            call = tool_calls[piece.index]
-            call["id"] += piece.id or ""
-            if piece.function:
-                call["function"]["name"] += piece.function.name or ""
-                call["function"]["arguments"] += piece.function.arguments or ""
-    return tool_calls
-
-
-def glue_to_latest(chunks):
-    """Ignores `index`: right for one call, wrong for interleaved calls."""
-    calls = []
-    for chunk in chunks:
-        for piece in (chunk.choices[0].delta.tool_calls if chunk.choices else None) or []:
-            if piece.id:
-                calls.append(
-                    {"id": piece.id, "type": "function", "function": {"name": "", "arguments": ""}}
-                )
-            function = piece.function
-            if function:
-                calls[-1]["function"]["name"] += function.name or ""
-                calls[-1]["function"]["arguments"] += function.arguments or ""
-    return calls
+reference_assemble = solution("03", "assemble_tool_calls")
 
 
 @pytest.mark.parametrize("wrong", [starter_assemble, guide_assemble, glue_to_latest])
@@ -101,23 +63,7 @@ def test_sample_streams_exercise_what_they_claim() -> None:
     )
 
 
-def repair_reference(messages, content, tool_calls):
-    assistant = {"role": "assistant", "content": content, "tool_calls": tool_calls}
-    first_tool = next(i for i, m in enumerate(messages) if m["role"] == "tool")
-    return messages[:first_tool] + [assistant] + messages[first_tool:]
-
-
-def repair_in_place(messages, content, tool_calls):
-    messages.insert(1, {"role": "assistant", "content": content, "tool_calls": tool_calls})
-    return messages
-
-
-def repair_after(messages, content, tool_calls):
-    return [*messages, {"role": "assistant", "content": content, "tool_calls": tool_calls}]
-
-
-def repair_without_calls(messages, content, tool_calls):
-    return [messages[0], {"role": "assistant", "content": content}, messages[1]]
+repair_reference = solution("03", "repair")
 
 
 @pytest.mark.parametrize(
@@ -139,21 +85,14 @@ def test_usage(capsys) -> None:
         verdict_of(n03.check_usage, lambda chunks: chunks[-1].usage.total_tokens, capsys)
     )
 
-    def reference(chunks):
-        for chunk in chunks:
-            if chunk.usage:
-                return chunk.usage.total_tokens
-        return None
-
+    reference = solution("03", "total_tokens")
     assert verdict_of(n03.check_usage, reference, capsys) == CORRECT + "\n"
 
 
 # --- lesson 04 -----------------------------------------------------------------------------------
 
 
-def name_reference(call_id):
-    name = call_id.removeprefix("functions.")
-    return name.rsplit(":", 1)[0] if ":" in name else name
+name_reference = solution("04", "name_from_id")
 
 
 @pytest.mark.parametrize(
@@ -173,22 +112,7 @@ def test_name_from_id_accepts_the_reference(capsys) -> None:
     assert verdict_of(n04.check_name_from_id, name_reference, capsys) == CORRECT + "\n"
 
 
-CALL_RE = re.compile(
-    r"<\|tool_call_begin\|>\s*(?P<id>.+?)\s*<\|tool_call_argument_begin\|>\s*"
-    r"(?P<arguments>.*?)\s*(?:<\|tool_call_end\|>|<\|tool_calls_section_end\|>|$)",
-    re.DOTALL,
-)
-
-
-def extract_reference(text):
-    return [
-        {
-            "id": m["id"],
-            "type": "function",
-            "function": {"name": name_reference(m["id"]), "arguments": m["arguments"]},
-        }
-        for m in CALL_RE.finditer(text)
-    ]
+extract_reference = solution("04", "extract_tool_calls")
 
 
 def test_extract_rejects_the_guides_extractor(capsys) -> None:
@@ -210,9 +134,7 @@ def test_extract_cases_include_every_defect_of_the_guide() -> None:
 # --- lesson 05 -----------------------------------------------------------------------------------
 
 
-def hermes_reference(text):
-    blocks = re.findall(r"<tool_call>(.*?)</tool_call>", text, re.DOTALL)
-    return [(json.loads(b)["name"], json.loads(b)["arguments"]) for b in blocks]
+hermes_reference = solution("05", "hermes_calls")
 
 
 def test_hermes_calls(capsys) -> None:
@@ -222,10 +144,7 @@ def test_hermes_calls(capsys) -> None:
     assert verdict_of(n05.check_hermes_calls, hermes_reference, capsys) == CORRECT + "\n"
 
 
-def unparsed_reference(message):
-    content = message.get("content") or ""
-    markup = "<|tool_call_begin|>" in content or "<tool_call>" in content
-    return markup and not message.get("tool_calls")
+unparsed_reference = solution("05", "has_unparsed_calls")
 
 
 @pytest.mark.parametrize(
@@ -268,11 +187,6 @@ def no_usage_guard(chunks):
                 tool_calls[piece.index]["function"]["arguments"] += piece.function.arguments or ""
                 tool_calls[piece.index]["function"]["name"] += piece.function.name or ""
     return tool_calls
-
-
-def no_function_guard(chunks):
-    """Skips the usage chunk but reads `piece.function.name` unguarded."""
-    return guide_assemble([chunk for chunk in chunks if chunk.choices])
 
 
 def test_assemble_without_a_usage_guard_is_told_about_choices(capsys) -> None:

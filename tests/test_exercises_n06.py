@@ -7,6 +7,14 @@ import copy
 import json
 
 import pytest
+from exercise_answers import (
+    normalize_calls_only,
+    normalize_counter_per_message,
+    normalize_in_place,
+    reasoning_moonshot_only,
+    reasoning_unguarded,
+    solution,
+)
 from scripts_support import lesson_code
 from verdicts import CORRECT
 from verdicts import assert_not_yet_in_both as assert_not_yet
@@ -27,14 +35,7 @@ def starter_for_history(message):
     }
 
 
-def reference_for_history(message):
-    kept = {"role": "assistant", "content": message.get("content")}
-    for key in ("reasoning_content", "reasoning"):
-        if message.get(key):
-            kept[key] = message[key]
-    if message.get("tool_calls"):
-        kept["tool_calls"] = message["tool_calls"]
-    return kept
+reference_for_history = solution("06", "for_history")
 
 
 def always_reasoning_content(message):
@@ -72,51 +73,12 @@ def test_history_message_names_a_crash(capsys) -> None:
 # --- exercise 2 ------------------------------------------------------------------------------------
 
 
-def reference_normalize(messages):
-    renamed, k, result = {}, 0, []
-    for message in copy.deepcopy(messages):
-        for tool_call in message.get("tool_calls") or []:
-            new_id = f"functions.{tool_call['function']['name']}:{k}"
-            renamed[tool_call["id"]], tool_call["id"], k = new_id, new_id, k + 1
-        if message["role"] == "tool":
-            message["tool_call_id"] = renamed.get(message["tool_call_id"], message["tool_call_id"])
-        result.append(message)
-    return result
-
-
-def in_place(messages):
-    """Right ids, but the caller's history is changed."""
-    for message in messages:
-        for k, tool_call in enumerate(message.get("tool_calls") or []):
-            tool_call["id"] = f"functions.get_weather:{k}"
-    return messages
-
-
-def calls_only(messages):
-    """Renames the calls and forgets the tool_call_id of the results."""
-    result, k = copy.deepcopy(messages), 0
-    for message in result:
-        for tool_call in message.get("tool_calls") or []:
-            tool_call["id"] = f"functions.{tool_call['function']['name']}:{k}"
-            k += 1
-    return result
-
-
-def counter_per_message(messages):
-    """Restarts the counter in every message (the guide-era Moonshot habit)."""
-    renamed, result = {}, copy.deepcopy(messages)
-    for message in result:
-        for k, tool_call in enumerate(message.get("tool_calls") or []):
-            new_id = f"functions.{tool_call['function']['name']}:{k}"
-            renamed[tool_call["id"]], tool_call["id"] = new_id, new_id
-        if message["role"] == "tool":
-            message["tool_call_id"] = renamed.get(message["tool_call_id"])
-    return result
+reference_normalize = solution("06", "normalize_ids")
 
 
 @pytest.mark.parametrize(
     "wrong",
-    [lambda m: list(m), in_place, calls_only, counter_per_message],
+    [lambda m: list(m), normalize_in_place, normalize_calls_only, normalize_counter_per_message],
     ids=["starter", "in-place", "calls-only", "counter-per-message"],
 )
 def test_normalize_rejects_wrong_answers(wrong, capsys) -> None:
@@ -139,39 +101,12 @@ def test_id_histories_hold_what_the_exercise_claims() -> None:
 # --- exercise 3 ------------------------------------------------------------------------------------
 
 
-def reference_reasoning_of(chunks):
-    name, text = None, ""
-    for chunk in chunks:
-        if not chunk.choices:
-            continue
-        delta = chunk.choices[0].delta
-        for key in ("reasoning_content", "reasoning"):
-            piece = getattr(delta, key, None)
-            if piece:
-                name, text = name or key, text + piece
-    return name, text
+reference_reasoning_of = solution("06", "reasoning_of")
 
 
-def moonshot_only(chunks):
-    """Knows only Moonshot's name."""
-    text = "".join(
-        getattr(c.choices[0].delta, "reasoning_content", None) or "" for c in chunks if c.choices
-    )
-    return ("reasoning_content", text) if text else (None, "")
-
-
-def unguarded(chunks):
-    """Reads chunk.choices[0] on the usage chunk too."""
-    name, text = None, ""
-    for chunk in chunks:
-        delta = chunk.choices[0].delta
-        for key in ("reasoning_content", "reasoning"):
-            if getattr(delta, key, None):
-                name, text = name or key, text + getattr(delta, key)
-    return name, text
-
-
-@pytest.mark.parametrize("wrong", [lambda c: (None, ""), moonshot_only, unguarded])
+@pytest.mark.parametrize(
+    "wrong", [lambda c: (None, ""), reasoning_moonshot_only, reasoning_unguarded]
+)
 def test_reasoning_of_rejects_wrong_answers(wrong, capsys) -> None:
     assert_not_yet(verdict_of(n06.check_reasoning_of, wrong, capsys))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from exercise_answers import solution
 from scripts_support import lesson_code
 from verdicts import CORRECT
 from verdicts import assert_not_yet_in_both as assert_not_yet
@@ -11,40 +12,10 @@ from verdicts import verdict_on as verdict_of
 
 from helpers.exercises import n07
 
-# The reference solutions of the lesson (the hidden cells), repeated as the oracle.
-
-
-def xml_reference(text):
-    calls = []
-    for name, body in re.findall(r"<function=(.*?)>(.*?)</function>", text, re.DOTALL):
-        parameters = re.findall(r"<parameter=(.*?)>\n(.*?)\n</parameter>", body, re.DOTALL)
-        calls.append((name, dict(parameters)))
-    return calls
-
-
-def typed_reference(value, kind):
-    if kind == "string":
-        return value
-    if value.lower() == "null":
-        return None
-    try:
-        if kind == "integer":
-            return int(value)
-        if kind == "number":
-            number = float(value)
-            return int(number) if number.is_integer() else number
-    except ValueError:
-        return value
-    if kind == "boolean":
-        return value.lower() == "true"
-    return value
-
-
-def split_think_reference(text):
-    if "</think>" not in text:
-        return "", text.strip()
-    reasoning, answer = text.split("</think>", 1)
-    return reasoning.replace("<think>", "").strip(), answer.strip()
+# The reference solutions of the lesson, read from its hidden cells.
+xml_reference = solution("07", "xml_calls")
+typed_reference = solution("07", "typed")
+split_think_reference = solution("07", "split_think")
 
 
 def test_xml_calls(capsys) -> None:

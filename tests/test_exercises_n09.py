@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from exercise_answers import solution
 from verdicts import CORRECT
 from verdicts import assert_not_yet_in_both as assert_not_yet
 from verdicts import verdict_on as verdict_of
@@ -11,21 +12,11 @@ from verdicts import verdict_on as verdict_of
 from helpers.exercises import n09
 from helpers.formats import parse_kimi_xtml
 
-# The reference solutions of the lesson (the hidden cells), repeated as the oracle.
-
-
-def typed_reference(text, kind):
-    return text if kind == "string" else json.loads(text)
-
-
-def xtml_type(value):
-    if isinstance(value, bool):
-        return "boolean"
-    if value is None:
-        return "null"
-    if isinstance(value, int | float):
-        return "number"
-    return {str: "string", dict: "object"}.get(type(value), "array")
+# The reference solutions of the lesson, read from its hidden cells; `render_reference` is the
+# lesson's `render_call` with its two choices (how to dump a value, how to name its type) open, so a
+# test can build the plausible wrong answers from it.
+typed_reference = solution("09", "typed_value")
+xtml_type = solution("09", "xtml_type")
 
 
 def render_reference(name, index, arguments, dumps=None, kind=xtml_type):
@@ -104,16 +95,7 @@ def test_lesson_reference_solutions_are_the_oracles_here() -> None:
     assert 'json.dumps(value, separators=(",", ":"))' in code
 
 
-def result_tags_reference(messages):
-    tags, calls = {}, []
-    for message in messages:
-        if message["role"] == "assistant":
-            calls = message.get("tool_calls") or []
-        elif message["role"] == "tool":
-            for index, call in enumerate(calls, start=1):
-                if call["id"] == message["tool_call_id"]:
-                    tags[call["id"]] = (call["function"]["name"], index)
-    return tags
+result_tags_reference = solution("09", "result_tags")
 
 
 def test_result_tags_rejects_wrong_answers_with_a_hint(capsys) -> None:

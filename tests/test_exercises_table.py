@@ -10,81 +10,40 @@ read from the lessons' hidden solution cells and must be accepted. A new `check_
 from __future__ import annotations
 
 import copy
-import importlib
 import inspect
 import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from scripts_support import nbbuild
+from exercise_answers import (
+    GOOD_ENV,
+    REPLY,
+    convert,
+    glue_to_latest,
+    guide_assemble,
+    no_function_guard,
+    normalize_calls_only,
+    normalize_counter_per_message,
+    normalize_in_place,
+    reasoning_moonshot_only,
+    reasoning_unguarded,
+    renamed,
+    repair_after,
+    repair_in_place,
+    repair_without_calls,
+    schema_with,
+    solution,
+    untyped,
+)
 from verdicts import CORRECT, NOT_YET, verdict_of
 
 from helpers import guide_extract_tool_call_info
 from helpers.exercises import n00, n01, n02, n03, n04, n05, n06, n07
-from helpers.lessons import exercises_module, lesson_names
-from helpers.paths import NOTEBOOKS_DIR
 
 MODULES = (n00, n01, n02, n03, n04, n05, n06, n07)
-
-
-def _reply():
-    """The chat completion lesson 00's exercise 3 reads."""
-    from openai.types.chat import ChatCompletion
-
-    return ChatCompletion.model_validate(
-        {
-            "id": "chatcmpl-1",
-            "object": "chat.completion",
-            "created": 0,
-            "model": "m",
-            "choices": [
-                {
-                    "index": 0,
-                    "finish_reason": "stop",
-                    "message": {"role": "assistant", "content": "Ready."},
-                }
-            ],
-            "usage": {"prompt_tokens": 15, "completion_tokens": 1, "total_tokens": 16},
-        }
-    )
-
-
-REPLY = _reply()
-
-
-def _solutions() -> dict[str, Any]:
-    """What the lessons' hidden solution cells define, run in order in one namespace per lesson
-    (the self-check calls in them are replaced by no-ops)."""
-    found: dict[str, Any] = {}
-    for name in lesson_names():
-        module = importlib.import_module(f"helpers.exercises.{exercises_module(name)}")
-        checks = {n: (lambda *a, **k: None) for n in dir(module) if n.startswith("check_")}
-        namespace: dict[str, Any] = {
-            "json": json,
-            "re": re,
-            "copy": copy,
-            "reply": REPLY,
-            module.__name__.rsplit(".", 1)[1]: SimpleNamespace(**checks),
-            **checks,
-        }
-        lesson = nbbuild().load_lesson(NOTEBOOKS_DIR / "src" / f"{name}.py")
-        for cell in lesson.cells:
-            if cell.kind == "code" and cell.hidden:
-                exec(compile(cell.en, f"<{name} solution>", "exec"), namespace)
-        found[name[:2]] = namespace
-    return found
-
-
-SOLUTIONS = _solutions()
-
-
-def solution(lesson: str, name: str) -> Any:
-    """The value a lesson's hidden solution cells bind to `name`."""
-    return SOLUTIONS[lesson][name]
 
 
 @dataclass(frozen=True)
@@ -105,30 +64,8 @@ def row(check, answer, en, ru, label) -> Row:
 
 # --- wrong answers ---------------------------------------------------------------------------------
 
-GOOD_ENV = {
-    "LLM_MODE": "live",
-    "KIMI_BASE_URL": "https://api.moonshot.ai/v1",
-    "KIMI_MODEL": "kimi-k2.6",
-}
 
-
-def _renamed(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """The function under the exercise's name (the schema takes its name from __name__)."""
-    fn.__name__ = "convert_temperature"
-    return fn
-
-
-def _convert(value, to_unit):
-    return value * 9 / 5 + 32 if to_unit == "fahrenheit" else (value - 32) * 5 / 9
-
-
-@_renamed
-def untyped(value, to_unit):
-    """Convert a temperature."""
-    return _convert(value, to_unit)
-
-
-@_renamed
+@renamed
 def returns_text(value: float, to_unit: str) -> float:
     """Convert a temperature between Celsius and Fahrenheit.
 
@@ -136,10 +73,10 @@ def returns_text(value: float, to_unit: str) -> float:
         value: The temperature to convert
         to_unit: The unit to convert to (choices: ["celsius", "fahrenheit"])
     """
-    return f"{_convert(value, to_unit)} degrees"
+    return f"{convert(value, to_unit)} degrees"
 
 
-@_renamed
+@renamed
 def choices_not_json(value: float, to_unit: str) -> float:
     """Convert a temperature between Celsius and Fahrenheit.
 
@@ -147,32 +84,17 @@ def choices_not_json(value: float, to_unit: str) -> float:
         value: The temperature to convert
         to_unit: The unit to convert to (choices: [celsius, fahrenheit])
     """
-    return _convert(value, to_unit)
+    return convert(value, to_unit)
 
 
-@_renamed
+@renamed
 def no_summary(value: float, to_unit: str) -> float:
     """
     Args:
         value: The temperature to convert
         to_unit: The unit to convert to (choices: ["celsius", "fahrenheit"])
     """
-    return _convert(value, to_unit)
-
-
-def _schema(**changes: Any) -> dict[str, Any]:
-    """Lesson 01's reference schema with `parameters` fields changed (None deletes one)."""
-    schema = copy.deepcopy(solution("01", "my_schema"))
-    for path, value in changes.items():
-        *parents, last = path.split("__")
-        node = schema["function"]["parameters"]
-        for key in parents:
-            node = node[key]
-        if value is None:
-            del node[last]
-        else:
-            node[last] = value
-    return schema
+    return convert(value, to_unit)
 
 
 def _tool_message_instead(tool_call, tool_map):
@@ -218,55 +140,6 @@ def _error_as_dict(function, arguments_text):
         return json.dumps(function(**json.loads(arguments_text)))
     except Exception as error:
         return {"error": str(error)}
-
-
-def _guide_assemble(chunks):
-    """The guide's accumulation: reads chunk.choices[0] and piece.function unguarded."""
-    tool_calls = []
-    for chunk in chunks:
-        for piece in chunk.choices[0].delta.tool_calls or []:
-            while len(tool_calls) <= piece.index:
-                tool_calls.append(
-                    {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
-                )
-            call = tool_calls[piece.index]
-            call["id"] += piece.id or ""
-            call["function"]["name"] += piece.function.name or ""
-            call["function"]["arguments"] += piece.function.arguments or ""
-    return tool_calls
-
-
-def _no_function_guard(chunks):
-    """Skips the usage chunk, but reads piece.function unguarded."""
-    return _guide_assemble([c for c in chunks if c.choices])
-
-
-def _glue_to_latest(chunks):
-    """Ignores `index`: right for one call, wrong for interleaved calls."""
-    calls = []
-    for chunk in chunks:
-        for piece in (chunk.choices[0].delta.tool_calls if chunk.choices else None) or []:
-            if piece.id:
-                calls.append(
-                    {"id": piece.id, "type": "function", "function": {"name": "", "arguments": ""}}
-                )
-            if piece.function:
-                calls[-1]["function"]["name"] += piece.function.name or ""
-                calls[-1]["function"]["arguments"] += piece.function.arguments or ""
-    return calls
-
-
-def _repair_after(messages, content, tool_calls):
-    return [*messages, {"role": "assistant", "content": content, "tool_calls": tool_calls}]
-
-
-def _repair_in_place(messages, content, tool_calls):
-    messages.insert(1, {"role": "assistant", "content": content, "tool_calls": tool_calls})
-    return messages
-
-
-def _repair_without_calls(messages, content, tool_calls):
-    return [messages[0], {"role": "assistant", "content": content}, messages[1]]
 
 
 def _usage_from_first_choice(chunks):
@@ -329,50 +202,6 @@ def _for_history_drops_content(message):
     kept.pop("content", None)
     kept["content"] = "Done." if kept.get("tool_calls") else None
     return kept
-
-
-def _normalize_in_place(messages):
-    for message in messages:
-        for k, tool_call in enumerate(message.get("tool_calls") or []):
-            tool_call["id"] = f"functions.get_weather:{k}"
-    return messages
-
-
-def _normalize_calls_only(messages):
-    result, k = copy.deepcopy(messages), 0
-    for message in result:
-        for tool_call in message.get("tool_calls") or []:
-            tool_call["id"] = f"functions.{tool_call['function']['name']}:{k}"
-            k += 1
-    return result
-
-
-def _normalize_counter_per_message(messages):
-    renamed, result = {}, copy.deepcopy(messages)
-    for message in result:
-        for k, tool_call in enumerate(message.get("tool_calls") or []):
-            new_id = f"functions.{tool_call['function']['name']}:{k}"
-            renamed[tool_call["id"]], tool_call["id"] = new_id, new_id
-        if message["role"] == "tool":
-            message["tool_call_id"] = renamed.get(message["tool_call_id"])
-    return result
-
-
-def _reasoning_unguarded(chunks):
-    name, text = None, ""
-    for chunk in chunks:
-        delta = chunk.choices[0].delta
-        for key in ("reasoning_content", "reasoning"):
-            if getattr(delta, key, None):
-                name, text = name or key, text + getattr(delta, key)
-    return name, text
-
-
-def _reasoning_moonshot_only(chunks):
-    text = "".join(
-        getattr(c.choices[0].delta, "reasoning_content", None) or "" for c in chunks if c.choices
-    )
-    return ("reasoning_content", text) if text else (None, "")
 
 
 def _reasoning_attribute(chunks):
@@ -532,28 +361,28 @@ WRONG: list[Row] = [
     # --- 01 -----------------------------------------------------------------------------------
     row(
         n01.check_schema,
-        _schema(properties__to_unit__enum=None),
+        schema_with("function.parameters.properties.to_unit.enum", None),
         "enum",
         'у to_unit должен быть "enum"',
         "01-1 no enum",
     ),
     row(
         n01.check_schema,
-        _schema(properties__value__type="integer"),
+        schema_with("function.parameters.properties.value.type", "integer"),
         '"type": "number"',
         "должен быть",
         "01-1 integer value",
     ),
     row(
         n01.check_schema,
-        _schema(required=["value"]),
+        schema_with("function.parameters.required", ["value"]),
         "both arguments are required",
         "оба аргумента обязательны",
         "01-1 one required",
     ),
     row(
         n01.check_schema,
-        _schema(properties__value__description=None),
+        schema_with("function.parameters.properties.value.description", None),
         "description",
         "дайте 'value' описание",
         "01-1 no description",
@@ -672,21 +501,21 @@ WRONG: list[Row] = [
     # --- 03 -----------------------------------------------------------------------------------
     row(
         n03.check_assemble,
-        _guide_assemble,
+        guide_assemble,
         "`choices: []`",
         "`choices: []`",
         "03-1 the guide's loop",
     ),
     row(
         n03.check_assemble,
-        _no_function_guard,
+        no_function_guard,
         "check piece.function",
         "проверьте piece.function",
         "03-1 no function guard",
     ),
     row(
         n03.check_assemble,
-        _glue_to_latest,
+        glue_to_latest,
         "interleaved calls",
         "чередующиеся вызовы",
         "03-1 ignores index",
@@ -694,21 +523,21 @@ WRONG: list[Row] = [
     row(n03.check_assemble, lambda chunks: [], "no tool calls", "нет вызовов", "03-1 the starter"),
     row(
         n03.check_history,
-        _repair_after,
+        repair_after,
         "must come right after the assistant message",
         "должно идти сразу после сообщения ассистента",
         "03-2 assistant appended last",
     ),
     row(
         n03.check_history,
-        _repair_in_place,
+        repair_in_place,
         "return a new list",
         "верните новый список",
         "03-2 changed in place",
     ),
     row(
         n03.check_history,
-        _repair_without_calls,
+        repair_without_calls,
         "must come right after the assistant message",
         "должно идти сразу после",
         "03-2 assistant without calls",
@@ -849,35 +678,35 @@ WRONG: list[Row] = [
     ),
     row(
         n06.check_normalize,
-        _normalize_in_place,
+        normalize_in_place,
         "return a new list",
         "верните новый список",
         "06-2 in place",
     ),
     row(
         n06.check_normalize,
-        _normalize_calls_only,
+        normalize_calls_only,
         "must get the new id of its call",
         "должен получить новый id своего вызова",
         "06-2 calls only",
     ),
     row(
         n06.check_normalize,
-        _normalize_counter_per_message,
+        normalize_counter_per_message,
         "the call ids should be",
         "«id в стиле OpenAI» id вызовов",
         "06-2 counter per message",
     ),
     row(
         n06.check_reasoning_of,
-        _reasoning_unguarded,
+        reasoning_unguarded,
         "`choices: []`",
         "«vLLM и фрагмент со статистикой»",
         "06-3 the usage chunk",
     ),
     row(
         n06.check_reasoning_of,
-        _reasoning_moonshot_only,
+        reasoning_moonshot_only,
         "'vLLM with a usage chunk'",
         "«vLLM и фрагмент со статистикой»",
         "06-3 Moonshot's name only",

@@ -437,10 +437,6 @@ TOOLS = [
 ]
 
 
-def fcall(call_id: str, name: str, arguments: dict) -> dict:
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
-
-
 PARALLEL = [
     {"role": "system", "content": "Answer briefly."},
     {"role": "user", "content": "Weather in Paris, and 6*7?"},
@@ -449,8 +445,8 @@ PARALLEL = [
         "reasoning_content": "Both tools, at once.",
         "content": "",
         "tool_calls": [
-            fcall("w1", "get_weather", {"city": "Paris", "days": 2}),
-            fcall("c1", "calc", {"expr": "6*7"}),
+            call("w1", "get_weather", {"city": "Paris", "days": 2}),
+            call("c1", "calc", {"expr": "6*7"}),
         ],
     },
     {"role": "tool", "tool_call_id": "c1", "content": "42"},
@@ -524,10 +520,10 @@ def test_renderer_errors():
 
 
 def test_json_text_arguments_render_as_typed_elements_other_text_as_a_json_block():
-    as_dict = {"role": "assistant", "tool_calls": [fcall("a", "f", {"x": 1, "s": "t"})]}
-    as_text = {"role": "assistant", "tool_calls": [fcall("a", "f", '{"x": 1, "s": "t"}')]}
+    as_dict = {"role": "assistant", "tool_calls": [call("a", "f", {"x": 1, "s": "t"})]}
+    as_text = {"role": "assistant", "tool_calls": [call("a", "f", '{"x": 1, "s": "t"}')]}
     assert render_kimi_xtml([as_text]) == render_kimi_xtml([as_dict])
-    broken = {"role": "assistant", "tool_calls": [fcall("a", "f", '{"x": 1')]}
+    broken = {"role": "assistant", "tool_calls": [call("a", "f", '{"x": 1')]}
     assert open_tag("json", [("type", "object")]) + '{"x": 1' + close_tag("json") in (
         render_kimi_xtml([broken])
     )
@@ -555,12 +551,12 @@ def render_template(messages, tools=None, **kwargs) -> str:
 SIMPLE = [{"role": "user", "content": "Hello"}]
 ONE_CALL_ROUND = [
     {"role": "user", "name": "ann", "content": "Weather in Paris?"},
-    {"role": "assistant", "content": "Let me look.", "tool_calls": [fcall("x", "get_weather", {"city": "Paris"})]},
+    {"role": "assistant", "content": "Let me look.", "tool_calls": [call("x", "get_weather", {"city": "Paris"})]},
     {"role": "tool", "tool_call_id": "x", "content": "sunny"},
 ]  # fmt: skip
 UNMATCHED_RESULTS = [
     {"role": "user", "content": "two things"},
-    {"role": "assistant", "tool_calls": [fcall("a", "calc", {"expr": "1"}), fcall("b", "calc", {"expr": "2"})]},
+    {"role": "assistant", "tool_calls": [call("a", "calc", {"expr": "1"}), call("b", "calc", {"expr": "2"})]},
     {"role": "tool", "name": "calc", "content": "1"},
     {"role": "tool", "content": [{"type": "text", "text": "2"}]},
     {"role": "system", "tools": [TOOLS[1]], "content": ""},
@@ -609,7 +605,7 @@ def test_known_difference_key_order_ignores_case_in_the_template():
 
 def test_known_difference_non_string_values_are_compact_json():
     arguments = {"opts": {"a": 1, "b": [1, 2]}, "n": 3}
-    messages = [{"role": "assistant", "tool_calls": [fcall("i", "f", arguments)]}]
+    messages = [{"role": "assistant", "tool_calls": [call("i", "f", arguments)]}]
     ours = render_kimi_xtml(messages, add_generation_prompt=False)
     theirs = render_template(messages, add_generation_prompt=False)
     assert '"object"<|sep|>{"a":1,"b":[1,2]}<|close|>' in ours
@@ -618,11 +614,11 @@ def test_known_difference_non_string_values_are_compact_json():
 
 
 def test_known_difference_json_text_arguments():
-    messages = [{"role": "assistant", "tool_calls": [fcall("i", "f", '{"city": "Paris"}')]}]
+    messages = [{"role": "assistant", "tool_calls": [call("i", "f", '{"city": "Paris"}')]}]
     theirs = render_template(messages, add_generation_prompt=False)
     assert open_tag("json", [("type", "object")]) + '{"city": "Paris"}' in theirs
     assert render_kimi_xtml(messages, add_generation_prompt=False) == render_template(
-        [{"role": "assistant", "tool_calls": [fcall("i", "f", {"city": "Paris"})]}],
+        [{"role": "assistant", "tool_calls": [call("i", "f", {"city": "Paris"})]}],
         add_generation_prompt=False,
     )
 
@@ -654,7 +650,7 @@ _BODY = st.text(max_size=20).filter(lambda t: CLOSE not in t and OPEN not in t)
 def assistant_turns(draw) -> dict:
     calls = draw(
         st.lists(st.tuples(NAMES, _ARGUMENTS), max_size=4).map(
-            lambda items: [fcall(f"id{i}", n, a) for i, (n, a) in enumerate(items)]
+            lambda items: [call(f"id{i}", n, a) for i, (n, a) in enumerate(items)]
         )
     )
     message = {"role": "assistant", "content": draw(_BODY), "reasoning_content": draw(_BODY)}

@@ -18,6 +18,7 @@ from helpers.formats import (
     render_qwen_xml_tool_calls,
 )
 from helpers.templates import load_tokenizer
+from tests.formats_support import call
 
 SOME = settings(
     max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -80,11 +81,6 @@ def qwen35_turn(calls: list[dict], content: str) -> str:
     turn = text.rsplit(QWEN_ASSISTANT, 1)[1]
     assert turn.startswith("<think>\n\n</think>\n\n") and turn.endswith("<|im_end|>\n")
     return turn.removeprefix("<think>\n\n</think>\n\n").removesuffix("<|im_end|>\n")
-
-
-def call(call_id: str, name: str, arguments: str) -> dict:
-    """An OpenAI-shaped tool call."""
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
 CALLS = [

@@ -134,13 +134,20 @@ def execute(path: Path) -> nbformat.NotebookNode:
     return nb
 
 
-def run_all(paths: list[Path], env: dict[str, str]) -> dict[Path, nbformat.NotebookNode]:
-    """Execute notebooks a few at a time with `env` set (kernels inherit the environment)."""
+def run_all(paths: dict[Any, Path], env: dict[str, str]) -> dict[Any, nbformat.NotebookNode]:
+    """Execute notebooks a few at a time with `env` set (kernels inherit the environment); the
+    executed notebooks come back under the keys their paths were given under."""
     with pytest.MonkeyPatch.context() as patch:
         for name, value in env.items():
             patch.setenv(name, value)
         with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-            return dict(zip(paths, pool.map(execute, paths), strict=True))
+            return dict(zip(paths, pool.map(execute, paths.values()), strict=True))
+
+
+def live_notebook(lesson: str) -> Path:
+    """A lesson's notebook in the edition that runs it in live mode."""
+    language = scripts_support.second_run_language(lesson, "live")
+    return NOTEBOOKS_DIR / language / f"{lesson}.ipynb"
 
 
 def problems(nb: nbformat.NotebookNode) -> list[str]:
@@ -179,9 +186,8 @@ def live_runs(stand_in: str) -> dict[tuple[str, str], nbformat.NotebookNode]:
         groups.setdefault(THINKING_ENDPOINTS.get(lesson, ("", ""))[0], []).append((lesson, lang))
     runs = {}
     for keys in groups.values():
-        paths = [NOTEBOOKS_DIR / lang / f"{lesson}.ipynb" for lesson, lang in keys]
-        done = run_all(paths, live_env(stand_in, "live", keys[0][0]))
-        runs |= {key: done[path] for key, path in zip(keys, paths, strict=True)}
+        paths = {(lesson, lang): live_notebook(lesson) for lesson, lang in keys}
+        runs |= run_all(paths, live_env(stand_in, "live", keys[0][0]))
     return runs
 
 
@@ -209,7 +215,7 @@ def test_replay_only_demos_say_they_were_skipped_in_both_languages(
 def test_record_mode_writes_a_cassette_without_the_key(stand_in: str, tmp_path: Path) -> None:
     env = live_env(stand_in, "record") | {"LLM_RECORD_DIR": str(tmp_path)}
     path = NOTEBOOKS_DIR / "en" / "03_streaming.ipynb"  # streams, a usage chunk and a 400
-    nb = run_all([path], env)[path]
+    nb = run_all({path: path}, env)[path]
     assert problems(nb) == []
     assert "mode='record'" in text_of(nb)
     written = sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(".lock"))
@@ -295,14 +301,8 @@ def strict_runs(strict: StrictStandIn) -> dict[tuple[str, str], nbformat.Noteboo
         for name in all_lessons:
             by_model.setdefault(STRICT_KIMI_MODELS.get(name, MOONSHOT_MODEL), []).append(name)
         for kimi_model, lessons in by_model.items():
-            paths = [
-                NOTEBOOKS_DIR / scripts_support.second_run_language(name, "live") / f"{name}.ipynb"
-                for name in lessons
-            ]
-            done = run_all(paths, strict_env(strict.url, thinking, kimi_model))
-            runs |= {
-                (name, thinking): done[path] for name, path in zip(lessons, paths, strict=True)
-            }
+            paths = {(name, thinking): live_notebook(name) for name in lessons}
+            runs |= run_all(paths, strict_env(strict.url, thinking, kimi_model))
     return runs
 
 

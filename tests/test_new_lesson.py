@@ -57,13 +57,16 @@ def test_it_refuses_a_bad_name_a_taken_number_and_overwriting(root):
     assert not (root / "notebooks/src/10_more.py").exists()
 
 
-def lesson_source(name: str, title: tuple[str, str], last: tuple[str, str]) -> str:
-    """A minimal lesson source: its title and its last line, in both languages."""
-    return (
+def write_lesson(src: Path, name: str, title: tuple[str, str], last: tuple[str, str]) -> str:
+    """Write a minimal lesson source (its title and its last line, in both languages) into `src`;
+    return its text."""
+    text = (
         f'from nbbuild import Lesson, md\n\nLESSON = Lesson("{name}", [\n'
         f'    md("# {title[0]}", "# {title[1]}"),\n'
         f'    md("""{last[0]}""", """{last[1]}"""),\n])\n'
     )
+    (src / f"{name}.py").write_text(text, encoding="utf-8")
+    return text
 
 
 def last_lines(path: Path) -> tuple[str, str]:
@@ -76,17 +79,15 @@ def last_lines(path: Path) -> tuple[str, str]:
 def test_a_lesson_added_at_the_end_takes_over_the_end_of_the_series(root):
     new_lesson = scripts_support.script("new_lesson")
     src = root / "notebooks/src"
-    (src / "00_start.py").write_text(
-        lesson_source(
-            "00_start",
-            ("Start here", "С чего начать"),
-            (  # the closing line may say more than the template's
-                "That is the end of the series for now. Back to the start: "
-                "[00 Start here](00_start.ipynb)",
-                "Пока это конец серии. Вернуться к началу: [00 С чего начать](00_start.ipynb)",
-            ),
+    write_lesson(
+        src,
+        "00_start",
+        ("Start here", "С чего начать"),
+        (  # the closing line may say more than the template's
+            "That is the end of the series for now. Back to the start: "
+            "[00 Start here](00_start.ipynb)",
+            "Пока это конец серии. Вернуться к началу: [00 С чего начать](00_start.ipynb)",
         ),
-        encoding="utf-8",
     )
     written = new_lesson.create("01_more", "More", "Ещё", root)
     assert src / "00_start.py" in written
@@ -110,15 +111,14 @@ def test_a_lesson_added_at_the_end_takes_over_the_end_of_the_series(root):
 def test_a_lesson_inserted_in_the_middle_links_both_ways(root):
     new_lesson = scripts_support.script("new_lesson")
     src = root / "notebooks/src"
-    (src / "00_start.py").write_text(
-        lesson_source(
-            "00_start",
-            ("Start", "Начало"),
-            ("[Next: 02 End](02_end.ipynb)", "[Дальше: 02 Конец](02_end.ipynb)"),
-        ),
-        encoding="utf-8",
+    write_lesson(
+        src,
+        "00_start",
+        ("Start", "Начало"),
+        ("[Next: 02 End](02_end.ipynb)", "[Дальше: 02 Конец](02_end.ipynb)"),
     )
-    end = lesson_source(
+    end = write_lesson(
+        src,
         "02_end",
         ("End", "Конец"),
         (
@@ -126,7 +126,6 @@ def test_a_lesson_inserted_in_the_middle_links_both_ways(root):
             "Это конец серии. Вернуться к началу: [00 Начало](00_start.ipynb)",
         ),
     )
-    (src / "02_end.py").write_text(end, encoding="utf-8")
     new_lesson.create("01_middle", "Middle", "Середина", root)
     assert last_lines(src / "00_start.py") == (
         "[Next: 01 Middle](01_middle.ipynb)",
@@ -142,8 +141,7 @@ def test_a_lesson_inserted_in_the_middle_links_both_ways(root):
 def test_a_previous_lesson_without_the_expected_ending_stops_everything(root):
     new_lesson = scripts_support.script("new_lesson")
     src = root / "notebooks/src"
-    before = lesson_source("00_start", ("Start", "Начало"), ("Bye.", "Пока."))
-    (src / "00_start.py").write_text(before, encoding="utf-8")
+    before = write_lesson(src, "00_start", ("Start", "Начало"), ("Bye.", "Пока."))
     with pytest.raises(SystemExit, match="no en line to replace"):
         new_lesson.create("01_more", "More", "Ещё", root)
     assert (src / "00_start.py").read_text(encoding="utf-8") == before

@@ -21,7 +21,7 @@ from output_language import (
     markdown_problems,
     markdown_shape,
 )
-from scripts_support import nbbuild
+from scripts_support import lesson_cells
 
 from helpers.i18n import LANGUAGES as LANGS
 from helpers.lessons import lesson_names
@@ -292,7 +292,7 @@ def test_data_names_and_json_keys_are_not_labels_or_sentences(line):
 MARKDOWN_CELLS = [
     (name, index, cell)
     for name in lesson_names()
-    for index, cell in enumerate(nbbuild().load_lesson(NOTEBOOKS_DIR / "src" / f"{name}.py").cells)
+    for index, cell in enumerate(lesson_cells(name))
     if cell.kind == "markdown"
 ]
 
@@ -352,7 +352,7 @@ def lesson_titles(lang: str) -> dict[str, str]:
     """Each lesson's H1 in one edition."""
     titles = {}
     for name in lesson_names():
-        first = nbbuild().load_lesson(NOTEBOOKS_DIR / "src" / f"{name}.py").cells[0]
+        first = lesson_cells(name)[0]
         heading = getattr(first, lang).strip().splitlines()[0]
         titles[name] = heading.removeprefix("# ")
     return titles

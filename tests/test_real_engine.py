@@ -200,6 +200,31 @@ def live_xml() -> Iterator[str]:
     yield from serving("qwen3.5")
 
 
+def raw_completion(
+    base_url: str, messages: list[dict[str, Any]], max_tokens: int
+) -> tuple[str, str]:
+    """The prompt llama-server's own chat template renders for `messages` and the forecast tool, and
+    the raw text the model writes after it on /completions (no tool-call parser in between)."""
+    root = base_url.removesuffix("/v1")
+    rendered = requests.post(
+        f"{root}/apply-template", json={"messages": messages, "tools": FORECAST_TOOLS}, timeout=60
+    )
+    rendered.raise_for_status()
+    prompt = rendered.json()["prompt"]
+    raw = requests.post(
+        f"{root}/completions", json={"prompt": prompt, "max_tokens": max_tokens}, timeout=120
+    )
+    raw.raise_for_status()
+    return prompt, raw.json()["content"]
+
+
+def parsed_by_the_server(base_url: str, model: str, messages: list[dict[str, Any]]) -> list[dict]:
+    """The tool calls llama-server's own parser finds in its reply on the chat endpoint."""
+    client = OpenAI(base_url=base_url, api_key="no-key", max_retries=0)
+    reply = client.chat.completions.create(model=model, messages=messages, tools=FORECAST_TOOLS)
+    return [call.model_dump() for call in reply.choices[0].message.tool_calls]
+
+
 def registry() -> ToolRegistry:
     tools = ToolRegistry()
     tools.register(get_forecast, schema=FORECAST_TOOLS[0])
@@ -244,19 +269,9 @@ def test_the_accumulator_assembles_a_live_stream(live: str) -> None:
 @real_engine
 @needs_binary
 def test_parse_hermes_reads_the_raw_text_llama_server_writes(live: str) -> None:
-    root = live.removesuffix("/v1")
     messages = [{"role": "user", "content": COMPARE_PROMPT}]
-    rendered = requests.post(
-        f"{root}/apply-template", json={"messages": messages, "tools": FORECAST_TOOLS}, timeout=60
-    )
-    rendered.raise_for_status()
-    prompt = rendered.json()["prompt"]
+    prompt, text = raw_completion(live, messages, max_tokens=200)
     assert prompt.endswith("<|im_start|>assistant\n")  # Qwen3's template, rendered by the server
-    raw = requests.post(
-        f"{root}/completions", json={"prompt": prompt, "max_tokens": 200}, timeout=120
-    )
-    raw.raise_for_status()
-    text = raw.json()["content"]
     assert text.startswith("<think>") and text.count("<tool_call>") == 2
     result = parse_hermes(text)
     assert not result.errors
@@ -265,11 +280,7 @@ def test_parse_hermes_reads_the_raw_text_llama_server_writes(live: str) -> None:
     # The server's own parse of the same text (chat endpoint) finds the same calls. It passes
     # the model's argument text on as written ('{"city":"Paris","days": 1}'); parse_hermes
     # re-serializes it, so the two agree as JSON values, not as strings.
-    client = OpenAI(base_url=live, api_key="no-key", max_retries=0)
-    reply = client.chat.completions.create(
-        model="qwen3-tiny-steered", messages=messages, tools=FORECAST_TOOLS
-    )
-    server_calls = [c.model_dump() for c in reply.choices[0].message.tool_calls]
+    server_calls = parsed_by_the_server(live, "qwen3-tiny-steered", messages)
     assert [json.loads(c["function"]["arguments"]) for c in server_calls] == [
         json.loads(c["function"]["arguments"]) for c in result.tool_calls
     ]
@@ -279,19 +290,9 @@ def test_parse_hermes_reads_the_raw_text_llama_server_writes(live: str) -> None:
 @real_engine
 @needs_binary
 def test_parse_qwen_xml_reads_the_raw_text_llama_server_writes(live_xml: str) -> None:
-    root = live_xml.removesuffix("/v1")
     messages = [{"role": "user", "content": COMPARE_PROMPT}]
-    rendered = requests.post(
-        f"{root}/apply-template", json={"messages": messages, "tools": FORECAST_TOOLS}, timeout=60
-    )
-    rendered.raise_for_status()
-    prompt = rendered.json()["prompt"]
+    prompt, text = raw_completion(live_xml, messages, max_tokens=300)
     assert prompt.endswith("<|im_start|>assistant\n<think>\n")  # Qwen3.5 opens the reasoning
-    raw = requests.post(
-        f"{root}/completions", json={"prompt": prompt, "max_tokens": 300}, timeout=120
-    )
-    raw.raise_for_status()
-    text = raw.json()["content"]
     assert "<think>" not in text and text.count("<function=get_forecast>") == 2
     result = parse_qwen_xml(text, FORECAST_TOOLS, reasoning_open=True)
     assert not result.errors
@@ -300,11 +301,7 @@ def test_parse_qwen_xml_reads_the_raw_text_llama_server_writes(live_xml: str) ->
         {"city": "Paris", "days": 1},
         {"city": "Oslo", "days": 1},
     ]  # `days` typed as an integer by the schema, as the server does
-    client = OpenAI(base_url=live_xml, api_key="no-key", max_retries=0)
-    reply = client.chat.completions.create(
-        model="qwen3.5-tiny-steered", messages=messages, tools=FORECAST_TOOLS
-    )
-    server_calls = [c.model_dump() for c in reply.choices[0].message.tool_calls]
+    server_calls = parsed_by_the_server(live_xml, "qwen3.5-tiny-steered", messages)
     assert [json.loads(c["function"]["arguments"]) for c in server_calls] == [
         json.loads(c["function"]["arguments"]) for c in result.tool_calls
     ]

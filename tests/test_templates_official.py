@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scripts_support import nbbuild
+from scripts_support import lesson_cells
 
-from helpers.paths import NOTEBOOKS_DIR, TOKENIZERS_DIR
+from helpers.paths import TOKENIZERS_DIR
 from helpers.replay.scenarios import all_scenarios
 from helpers.replay.synthesize import play
 from helpers.templates import TEMPLATE_FILES, load_tokenizer
@@ -129,7 +129,7 @@ def renders() -> list[Render]:
     try:
         for lesson in RENDERING_LESSONS:
             namespace: dict[str, Any] = {"__name__": "__main__"}
-            cells = nbbuild().load_lesson(NOTEBOOKS_DIR / "src" / f"{lesson}.py").cells
+            cells = lesson_cells(lesson)
             for number, cell in enumerate(c for c in cells if c.kind == "code"):
                 where[0] = f"{lesson} code cell {number}"
                 with contextlib.redirect_stdout(io.StringIO()):
