@@ -25,6 +25,8 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import nbbuild  # noqa: E402  (scripts/ is not a package)
 
+from helpers.lessons import lesson_names  # noqa: E402
+
 KIT_NAME = "toolcall-series-student"
 DEFAULT_OUT = ROOT / "build" / "kit"
 # Packages a student needs; the test tools of requirements.txt (pytest, nbval, ...) stay out.
@@ -157,7 +159,7 @@ def _copy_tree(src: Path, dest: Path) -> None:
 
 def build_kit(out: Path = DEFAULT_OUT, names: list[str] | None = None) -> tuple[Path, Path]:
     """Write `out/<KIT_NAME>/` and `out/<KIT_NAME>.zip`; return both paths (replaced if there)."""
-    names = names or sorted(p.stem for p in nbbuild.SRC.glob("[0-9][0-9]_*.py"))
+    names = names or list(lesson_names(nbbuild.SRC))
     folder, archive = out / KIT_NAME, out / f"{KIT_NAME}.zip"
     if folder.exists():
         shutil.rmtree(folder)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # helpers, when run as a script
-from helpers.lessons import LESSON_NAME  # noqa: E402
+from helpers.lessons import LESSON_NAME, lesson_names  # noqa: E402
 
 # How a lesson ends: a link to the next one, or (the last lesson) the end of the series.
 NEXT = {
@@ -262,7 +262,7 @@ def ending(template: dict[str, str], name: str, title: dict[str, str]) -> dict[s
 
 def neighbours(name: str, root: Path) -> tuple[str | None, str | None, str | None]:
     """The lessons before and after `name` in the series, and the first lesson."""
-    lessons = sorted(p.stem for p in (root / "notebooks" / "src").glob("[0-9][0-9]_*.py"))
+    lessons = lesson_names(root / "notebooks" / "src")
     before = [lesson for lesson in lessons if lesson < name]
     after = [lesson for lesson in lessons if lesson > name]
     return (
@@ -362,9 +362,7 @@ def link_previous(
 
 def next_steps(name: str, title: str, title_ru: str) -> str:
     """What is left after the files are written, as commands and edits, in order."""
-    lessons = sorted(p.stem for p in (ROOT / "notebooks" / "src").glob("[0-9][0-9]_*.py"))
-    previous = [lesson for lesson in lessons if lesson < name]
-    link = previous[-1] if previous else "(none)"
+    link = neighbours(name, ROOT)[0] or "(none)"
     return f"""
 Left to do (docs/authoring.md, "Add a lesson"):
   1. Write the lesson: replace every TODO in notebooks/src/{name}.py; what a cell sends to the
