@@ -32,29 +32,15 @@ Measured (2026-12-01, one run, 2 shared cores, Python 3.11; 111 s wall time with
 
 from __future__ import annotations
 
-import gc
 import re
-import time
 from collections.abc import Callable
+
+from linear import best_of  # bench/ is on sys.path when this runs as `python bench/xtml.py`
 
 from helpers.formats import KimiXtmlStreamParser, parse_kimi_xtml, render_kimi_xtml
 
-clock = time.process_time
 TOKEN_RE = re.compile(r"<\|(?:open|close|sep|end_of_msg)\|>")
 OPENER = '<|open|>message role="assistant"<|sep|><|open|>think<|sep|>'
-
-
-def best_of(runs: int, work: Callable[[], object]) -> float:
-    """The shortest CPU time of `runs` calls of `work` (garbage collection off while timing)."""
-    times = []
-    for _ in range(runs):
-        gc.collect()
-        gc.disable()
-        start = clock()
-        work()
-        times.append(clock() - start)
-        gc.enable()
-    return min(times)
 
 
 def model_output(message: dict) -> str:
