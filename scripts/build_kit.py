@@ -34,6 +34,15 @@ TEST_TOOLS = ("nbval", "pytest", "pytest-xdist", "hypothesis")
 SKIPPED_NAMES = ("__pycache__", ".ipynb_checkpoints", ".pytest_cache", ".hypothesis")
 KERNEL = nbbuild.STUDENT_KERNEL
 
+# The install commands of both READMEs; only the first lesson's language differs.
+INSTALL = """\
+```bash
+python3 -m venv .venv
+.venv/bin/pip install -r requirements.txt
+.venv/bin/python -m ipykernel install --sys-prefix --name {kernel}
+.venv/bin/jupyter lab notebooks/{lang}/00_start.ipynb
+```"""
+
 PYPROJECT = """\
 [build-system]
 requires = ["setuptools>=68"]
@@ -65,12 +74,7 @@ solutions.
 You need Python 3.10 or newer (`python3 --version`; on a Mac the built-in 3.9 is too old). In a
 terminal, inside this folder:
 
-```bash
-python3 -m venv .venv
-.venv/bin/pip install -r requirements.txt
-.venv/bin/python -m ipykernel install --sys-prefix --name {kernel}
-.venv/bin/jupyter lab notebooks/en/00_start.ipynb
-```
+{install}
 
 On Windows use `py -3.11 -m venv .venv` and `.venv\\Scripts\\` instead of `.venv/bin/`, one
 command per line. The install takes a few minutes and about 600 MB. On a JupyterHub, run the
@@ -108,12 +112,7 @@ English version: [README.md](README.md).
 Нужен Python 3.10 или новее (`python3 --version`; встроенный в macOS Python 3.9 слишком старый).
 В терминале, в этой папке:
 
-```bash
-python3 -m venv .venv
-.venv/bin/pip install -r requirements.txt
-.venv/bin/python -m ipykernel install --sys-prefix --name {kernel}
-.venv/bin/jupyter lab notebooks/ru/00_start.ipynb
-```
+{install}
 
 В Windows пишите `py -3.11 -m venv .venv` и `.venv\\Scripts\\` вместо `.venv/bin/`, по одной
 команде в строке. Установка занимает несколько минут и около 600 МБ. На JupyterHub в третьей
@@ -169,8 +168,9 @@ def build_kit(out: Path = DEFAULT_OUT, names: list[str] | None = None) -> tuple[
     _copy_tree(ROOT / "data", folder / "data")
     (folder / "requirements.txt").write_text(kit_requirements(), encoding="utf-8")
     (folder / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
-    (folder / "README.md").write_text(README.format(kernel=KERNEL), encoding="utf-8")
-    (folder / "README.ru.md").write_text(README_RU.format(kernel=KERNEL), encoding="utf-8")
+    for readme, text, lang in (("README.md", README, "en"), ("README.ru.md", README_RU, "ru")):
+        install = INSTALL.format(kernel=KERNEL, lang=lang)
+        (folder / readme).write_text(text.format(install=install), encoding="utf-8")
     archive.unlink(missing_ok=True)
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zipped:
         for path in sorted(folder.rglob("*")):
