@@ -26,7 +26,7 @@ from pathlib import Path
 
 import nbformat
 
-from helpers.lessons import cassette_path, lesson_names
+from helpers.lessons import lesson_names
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "notebooks" / "src"
@@ -487,6 +487,7 @@ def main(argv: list[str] | None = None) -> None:
 def build_and_count_served(names: list[str]) -> list[str]:
     """Build and run the lessons (both editions) with the replay server logging what it answers;
     return the recordings of their cassettes that no run requested."""
+    from helpers.paths import RECORDINGS_DIR
     from helpers.replay.server import SERVED_LOG_VARIABLE
     from helpers.replay.synthesize import unused_recordings
 
@@ -500,7 +501,7 @@ def build_and_count_served(names: list[str]) -> list[str]:
         finally:
             del os.environ[SERVED_LOG_VARIABLE]
         served = set(served_log.read_text(encoding="utf-8").split())
-    cassettes = [cassette_path(name) for name in names]
+    cassettes = [RECORDINGS_DIR / f"{name}.json" for name in names]
     return unused_recordings(served, [path for path in cassettes if path.is_file()])
 
 
