@@ -756,13 +756,21 @@ NOTEBOOK = "07_qwen_today"
 ENGINE_PATH = "/engines/llamacpp/v1"
 
 
+def question(**extra: Any) -> dict[str, Any]:
+    """create() arguments of lesson 07's two-city question with its forecast tool, and `extra`."""
+    from helpers.replay.scenarios.n07_qwen_today import COMPARE_PROMPT, FORECAST_TOOLS
+
+    return {
+        "messages": [{"role": "user", "content": COMPARE_PROMPT}],
+        "tools": FORECAST_TOOLS,
+        **extra,
+    }
+
+
 def lesson_requests() -> list[tuple[str, dict[str, Any]]]:
     """(label, create() arguments) of every llama.cpp request lesson 07 sends in replay mode:
     the same two-city question, streamed, without and with `parallel_tool_calls`."""
-    from helpers.replay.scenarios.n07_qwen_today import COMPARE_PROMPT, FORECAST_TOOLS
-
-    question = [{"role": "user", "content": COMPARE_PROMPT}]
-    base = {"messages": question, "tools": FORECAST_TOOLS, "stream": True}
+    base = question(stream=True)
     return [
         ("compare-stream/llamacpp/captured", base),
         ("compare-stream-parallel/llamacpp/captured", {**base, "parallel_tool_calls": True}),
@@ -771,10 +779,7 @@ def lesson_requests() -> list[tuple[str, dict[str, Any]]]:
 
 def observation_requests() -> list[tuple[str, dict[str, Any]]]:
     """Requests no lesson sends, kept as evidence for what the lesson and profile say."""
-    from helpers.replay.scenarios.n07_qwen_today import COMPARE_PROMPT, FORECAST_TOOLS
-
-    question = [{"role": "user", "content": COMPARE_PROMPT}]
-    base = {"messages": question, "tools": FORECAST_TOOLS}
+    base = question()
     return [
         ("no-stream", base),
         ("parallel-false", {**base, "parallel_tool_calls": False}),
@@ -791,10 +796,7 @@ def observation_requests() -> list[tuple[str, dict[str, Any]]]:
 
 def xml_requests() -> list[tuple[str, dict[str, Any]]]:
     """The same question to the Qwen3.5 model (XML calls, llama.cpp's Qwen3-Coder parser)."""
-    from helpers.replay.scenarios.n07_qwen_today import COMPARE_PROMPT, FORECAST_TOOLS
-
-    question = [{"role": "user", "content": COMPARE_PROMPT}]
-    base = {"messages": question, "tools": FORECAST_TOOLS}
+    base = question()
     return [
         ("qwen3.5/no-stream", base),
         ("qwen3.5/parallel-false", {**base, "parallel_tool_calls": False}),
@@ -876,7 +878,11 @@ def record_all(spec: ModelSpec, folder: Path, cache: Path = CACHE) -> dict[str, 
     """Run every request through record mode against a live llama-server; return the capture
     file's sections."""
     from helpers.loop import run_tool_loop
-    from helpers.replay.scenarios.n07_qwen_today import COMPARE_PROMPT, get_forecast
+    from helpers.replay.scenarios.n07_qwen_today import (
+        COMPARE_PROMPT,
+        FORECAST_TOOLS,
+        get_forecast,
+    )
     from helpers.tools import ToolRegistry
 
     cassette: list[dict[str, Any]] = []
@@ -891,7 +897,7 @@ def record_all(spec: ModelSpec, folder: Path, cache: Path = CACHE) -> dict[str, 
         # The whole tool loop, as lesson 07 runs it on the vLLM profiles.
         client, model_name = _client("tool-loop")
         registry = ToolRegistry()
-        registry.register(get_forecast, schema=lesson_requests()[0][1]["tools"][0])
+        registry.register(get_forecast, schema=FORECAST_TOOLS[0])
         messages = [{"role": "user", "content": COMPARE_PROMPT}]
         say("observation: tool loop")
         final = run_tool_loop(client, messages, registry, model=model_name)
@@ -900,8 +906,7 @@ def record_all(spec: ModelSpec, folder: Path, cache: Path = CACHE) -> dict[str, 
             observations.append({**item, "label": f"tool-loop/round-{number}"})
     with recording(spec, folder, "--no-jinja", cache=cache):
         say("observation: --no-jinja with tools")
-        kwargs = observation_requests()[0][1]
-        observations.append(_record_one(folder, "no-jinja", "no-jinja-with-tools", kwargs))
+        observations.append(_record_one(folder, "no-jinja", "no-jinja-with-tools", question()))
     with recording(MODELS["qwen3.5"], folder, cache=cache):
         for number, (label, kwargs) in enumerate(xml_requests(), 1):
             say(f"observation: {label}")
