@@ -15,6 +15,7 @@ sources (`notebooks/src`), the tests, the scripts, the teacher's docs and the be
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import sys
 import zipfile
@@ -24,6 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import nbbuild  # noqa: E402  (scripts/ is not a package)
+import wheelhouse  # noqa: E402
 
 from helpers.lessons import lesson_names  # noqa: E402
 
@@ -137,18 +139,15 @@ English version: [README.md](README.md).
 
 
 def kit_requirements(path: Path = ROOT / "requirements.txt") -> str:
-    """requirements.txt without the test tools; `-e .` (the helpers package) stays."""
-    kept = ["# The student kit's packages (the project's requirements.txt without test tools)."]
-    for raw in path.read_text(encoding="utf-8").splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        name = line.split("#", 1)[0].strip()
-        bare = name.split(">", 1)[0].split("<", 1)[0].split("=", 1)[0].split("[", 1)[0].strip()
-        if bare.lower() in TEST_TOOLS:
-            continue
-        kept.append(name)
-    return "\n".join(kept) + "\n"
+    """requirements.txt's packages (as the wheelhouse reads them) without the test tools, then
+    `-e .` (the helpers package)."""
+    kept = [
+        line
+        for line in wheelhouse.requirements_without_project(path)
+        if re.split(r"[<>=!~\[; ]", line, maxsplit=1)[0].lower() not in TEST_TOOLS
+    ]
+    header = "# The student kit's packages (the project's requirements.txt without test tools)."
+    return "\n".join([header, *kept, "-e ."]) + "\n"
 
 
 def _copy_tree(src: Path, dest: Path) -> None:
