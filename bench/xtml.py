@@ -16,45 +16,20 @@ Times are CPU seconds of this process (`time.process_time`), best of 3, garbage 
 while timing; the machine is shared, so read the ratios, not the absolute times. Before timing,
 each case checks that streaming gives the same result as `parse_kimi_xtml` on the whole text.
 
-Measured (2026-12-01, one run, 2 shared cores, Python 3.11; 111 s wall time with the contrast row):
-
-| case | n | deltas(n) | time(n) | time(10n) | ratio |
-|---|---:|---:|---:|---:|---:|
-| stream, N calls, token deltas | 300 | 14,749 | 22.8 ms | 231.8 ms | 10.2x |
-| stream, 1 string argument, 4-char deltas | 100,000 | 25,053 | 27.4 ms | 258.9 ms | 9.4x |
-| stream, reasoning block, 4-char deltas | 100,000 | 25,018 | 31.8 ms | 308.3 ms | 9.7x |
-| stream, N calls, ONE delta | 1,000 | 1 | 41.0 ms | 284.4 ms | 6.9x |
-| re-parse per delta, N calls (contrast) | 10 | 539 | 78.8 ms | 6630.4 ms | 84.2x |
-
-(An earlier run gave 9.7x, 9.5x, 10.0x, 14.4x and 90.4x; the 14.4x came from
-`DeltaList.append` copying its list, since replaced in this parser: see docs/notes.md.)
+Measured numbers, with an earlier run's, are in bench/README.md.
 """
 
 from __future__ import annotations
 
-import gc
 import re
-import time
 from collections.abc import Callable
+
+from linear import best_of  # bench/ is on sys.path when this runs as `python bench/xtml.py`
 
 from helpers.formats import KimiXtmlStreamParser, parse_kimi_xtml, render_kimi_xtml
 
-clock = time.process_time
 TOKEN_RE = re.compile(r"<\|(?:open|close|sep|end_of_msg)\|>")
 OPENER = '<|open|>message role="assistant"<|sep|><|open|>think<|sep|>'
-
-
-def best_of(runs: int, work: Callable[[], object]) -> float:
-    """The shortest CPU time of `runs` calls of `work` (garbage collection off while timing)."""
-    times = []
-    for _ in range(runs):
-        gc.collect()
-        gc.disable()
-        start = clock()
-        work()
-        times.append(clock() - start)
-        gc.enable()
-    return min(times)
 
 
 def model_output(message: dict) -> str:
@@ -131,10 +106,9 @@ def reparsing(deltas: list[str]) -> Callable[[], object]:
     return work
 
 
-def checked(text: str, deltas: list[str]) -> list[str]:
+def checked(deltas: list[str]) -> list[str]:
     """Make sure streaming the deltas gives the whole text's parse (and no errors)."""
-    assert "".join(deltas) == text
-    whole = parse_kimi_xtml(text, opened="think")
+    whole = parse_kimi_xtml("".join(deltas), opened="think")
     assert streaming(deltas)() == whole and not whole.errors, whole.errors[:3]
     return deltas
 
@@ -156,8 +130,8 @@ def main() -> None:
     print("| case | n | deltas(n) | time(n) | time(10n) | ratio (linear ~10x, quadratic ~100x) |")
     print("|---|---:|---:|---:|---:|---:|")
     for label, make, size, how in CASES:
-        small_deltas = checked("".join(make(size)), make(size))
-        large_deltas = checked("".join(make(10 * size)), make(10 * size))
+        small_deltas = checked(make(size))
+        large_deltas = checked(make(10 * size))
         small = best_of(3, how(small_deltas))
         large = best_of(3, how(large_deltas))
         print(

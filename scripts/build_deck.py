@@ -23,6 +23,8 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import nbbuild  # noqa: E402  (scripts/ is not a package)
 
+from helpers.lessons import lesson_names  # noqa: E402
+
 DEFAULT_OUT = ROOT / "build" / "deck"
 MAX_CODE_LINES = 14  # a longer cell stays in the notebook; the slide names the step only
 
@@ -215,9 +217,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     if args.times:
-        for path in sorted(nbbuild.SRC.glob("[0-9][0-9]_*.py")):
-            fast, slow = estimated_minutes(path.stem)
-            print(f"{path.stem}: {fast}-{slow} min")
+        for name in lesson_names(nbbuild.SRC):
+            fast, slow = estimated_minutes(name)
+            print(f"{name}: {fast}-{slow} min")
         return
     for path in build(args.out):
         print(f"wrote {path}")

@@ -15,6 +15,7 @@ sources (`notebooks/src`), the tests, the scripts, the teacher's docs and the be
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import sys
 import zipfile
@@ -24,6 +25,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import nbbuild  # noqa: E402  (scripts/ is not a package)
+import wheelhouse  # noqa: E402
+
+from helpers.lessons import lesson_names  # noqa: E402
 
 KIT_NAME = "toolcall-series-student"
 DEFAULT_OUT = ROOT / "build" / "kit"
@@ -31,6 +35,15 @@ DEFAULT_OUT = ROOT / "build" / "kit"
 TEST_TOOLS = ("nbval", "pytest", "pytest-xdist", "hypothesis")
 SKIPPED_NAMES = ("__pycache__", ".ipynb_checkpoints", ".pytest_cache", ".hypothesis")
 KERNEL = nbbuild.STUDENT_KERNEL
+
+# The install commands of both READMEs; only the first lesson's language differs.
+INSTALL = """\
+```bash
+python3 -m venv .venv
+.venv/bin/pip install -r requirements.txt
+.venv/bin/python -m ipykernel install --sys-prefix --name {kernel}
+.venv/bin/jupyter lab notebooks/{lang}/00_start.ipynb
+```"""
 
 PYPROJECT = """\
 [build-system]
@@ -63,12 +76,7 @@ solutions.
 You need Python 3.10 or newer (`python3 --version`; on a Mac the built-in 3.9 is too old). In a
 terminal, inside this folder:
 
-```bash
-python3 -m venv .venv
-.venv/bin/pip install -r requirements.txt
-.venv/bin/python -m ipykernel install --sys-prefix --name {kernel}
-.venv/bin/jupyter lab notebooks/en/00_start.ipynb
-```
+{install}
 
 On Windows use `py -3.11 -m venv .venv` and `.venv\\Scripts\\` instead of `.venv/bin/`, one
 command per line. The install takes a few minutes and about 600 MB. On a JupyterHub, run the
@@ -106,12 +114,7 @@ English version: [README.md](README.md).
 Нужен Python 3.10 или новее (`python3 --version`; встроенный в macOS Python 3.9 слишком старый).
 В терминале, в этой папке:
 
-```bash
-python3 -m venv .venv
-.venv/bin/pip install -r requirements.txt
-.venv/bin/python -m ipykernel install --sys-prefix --name {kernel}
-.venv/bin/jupyter lab notebooks/ru/00_start.ipynb
-```
+{install}
 
 В Windows пишите `py -3.11 -m venv .venv` и `.venv\\Scripts\\` вместо `.venv/bin/`, по одной
 команде в строке. Установка занимает несколько минут и около 600 МБ. На JupyterHub в третьей
@@ -136,18 +139,15 @@ python3 -m venv .venv
 
 
 def kit_requirements(path: Path = ROOT / "requirements.txt") -> str:
-    """requirements.txt without the test tools; `-e .` (the helpers package) stays."""
-    kept = ["# The student kit's packages (the project's requirements.txt without test tools)."]
-    for raw in path.read_text(encoding="utf-8").splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        name = line.split("#", 1)[0].strip()
-        bare = name.split(">", 1)[0].split("<", 1)[0].split("=", 1)[0].split("[", 1)[0].strip()
-        if bare.lower() in TEST_TOOLS:
-            continue
-        kept.append(name)
-    return "\n".join(kept) + "\n"
+    """requirements.txt's packages (as the wheelhouse reads them) without the test tools, then
+    `-e .` (the helpers package)."""
+    kept = [
+        line
+        for line in wheelhouse.requirements_without_project(path)
+        if re.split(r"[<>=!~\[; ]", line, maxsplit=1)[0].lower() not in TEST_TOOLS
+    ]
+    header = "# The student kit's packages (the project's requirements.txt without test tools)."
+    return "\n".join([header, *kept, "-e ."]) + "\n"
 
 
 def _copy_tree(src: Path, dest: Path) -> None:
@@ -157,7 +157,7 @@ def _copy_tree(src: Path, dest: Path) -> None:
 
 def build_kit(out: Path = DEFAULT_OUT, names: list[str] | None = None) -> tuple[Path, Path]:
     """Write `out/<KIT_NAME>/` and `out/<KIT_NAME>.zip`; return both paths (replaced if there)."""
-    names = names or sorted(p.stem for p in nbbuild.SRC.glob("[0-9][0-9]_*.py"))
+    names = names or list(lesson_names(nbbuild.SRC))
     folder, archive = out / KIT_NAME, out / f"{KIT_NAME}.zip"
     if folder.exists():
         shutil.rmtree(folder)
@@ -167,8 +167,9 @@ def build_kit(out: Path = DEFAULT_OUT, names: list[str] | None = None) -> tuple[
     _copy_tree(ROOT / "data", folder / "data")
     (folder / "requirements.txt").write_text(kit_requirements(), encoding="utf-8")
     (folder / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
-    (folder / "README.md").write_text(README.format(kernel=KERNEL), encoding="utf-8")
-    (folder / "README.ru.md").write_text(README_RU.format(kernel=KERNEL), encoding="utf-8")
+    for readme, text, lang in (("README.md", README, "en"), ("README.ru.md", README_RU, "ru")):
+        install = INSTALL.format(kernel=KERNEL, lang=lang)
+        (folder / readme).write_text(text.format(install=install), encoding="utf-8")
     archive.unlink(missing_ok=True)
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zipped:
         for path in sorted(folder.rglob("*")):

@@ -756,13 +756,21 @@ NOTEBOOK = "07_qwen_today"
 ENGINE_PATH = "/engines/llamacpp/v1"
 
 
+def question(**extra: Any) -> dict[str, Any]:
+    """create() arguments of lesson 07's two-city question with its forecast tool, and `extra`."""
+    from helpers.replay.scenarios.n07_qwen_today import COMPARE_PROMPT, FORECAST_TOOLS
+
+    return {
+        "messages": [{"role": "user", "content": COMPARE_PROMPT}],
+        "tools": FORECAST_TOOLS,
+        **extra,
+    }
+
+
 def lesson_requests() -> list[tuple[str, dict[str, Any]]]:
     """(label, create() arguments) of every llama.cpp request lesson 07 sends in replay mode:
     the same two-city question, streamed, without and with `parallel_tool_calls`."""
-    from helpers.replay.scenarios.n07_qwen_today import COMPARE_PROMPT, FORECAST_TOOLS
-
-    question = [{"role": "user", "content": COMPARE_PROMPT}]
-    base = {"messages": question, "tools": FORECAST_TOOLS, "stream": True}
+    base = question(stream=True)
     return [
         ("compare-stream/llamacpp/captured", base),
         ("compare-stream-parallel/llamacpp/captured", {**base, "parallel_tool_calls": True}),
@@ -771,10 +779,7 @@ def lesson_requests() -> list[tuple[str, dict[str, Any]]]:
 
 def observation_requests() -> list[tuple[str, dict[str, Any]]]:
     """Requests no lesson sends, kept as evidence for what the lesson and profile say."""
-    from helpers.replay.scenarios.n07_qwen_today import COMPARE_PROMPT, FORECAST_TOOLS
-
-    question = [{"role": "user", "content": COMPARE_PROMPT}]
-    base = {"messages": question, "tools": FORECAST_TOOLS}
+    base = question()
     return [
         ("no-stream", base),
         ("parallel-false", {**base, "parallel_tool_calls": False}),
@@ -791,10 +796,7 @@ def observation_requests() -> list[tuple[str, dict[str, Any]]]:
 
 def xml_requests() -> list[tuple[str, dict[str, Any]]]:
     """The same question to the Qwen3.5 model (XML calls, llama.cpp's Qwen3-Coder parser)."""
-    from helpers.replay.scenarios.n07_qwen_today import COMPARE_PROMPT, FORECAST_TOOLS
-
-    question = [{"role": "user", "content": COMPARE_PROMPT}]
-    base = {"messages": question, "tools": FORECAST_TOOLS}
+    base = question()
     return [
         ("qwen3.5/no-stream", base),
         ("qwen3.5/parallel-false", {**base, "parallel_tool_calls": False}),
@@ -839,66 +841,76 @@ def _send(client: Any, kwargs: dict[str, Any]) -> None:
         say(f"  answered with an error (kept): {type(exc).__name__}: {str(exc)[:120]}")
 
 
+@contextmanager
+def recording(spec: ModelSpec, folder: Path, *extra: str, cache: Path = CACHE) -> Iterator[None]:
+    """A llama-server for `spec` (with `extra` flags) and record mode pointed at it; record
+    mode's proxies are stopped before the server."""
+    from helpers.replay.modes import stop_servers
+
+    with serve(spec, *extra, cache=cache) as base_url:
+        _record_env(base_url, spec.name, folder)
+        try:
+            yield
+        finally:
+            stop_servers()
+
+
+def _client(lesson: str) -> tuple[Any, str]:
+    """A client that records into `<lesson>.json`, and the model name to send."""
+    from openai import OpenAI
+
+    from helpers.replay.modes import connect
+
+    conn = connect("qwen", lesson=lesson)
+    client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key, max_retries=0)
+    return client, conn.model_name
+
+
+def _record_one(folder: Path, lesson: str, label: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Send one request recorded into `<lesson>.json`; return its exchange, labelled `label`."""
+    client, model_name = _client(lesson)
+    _send(client, {"model": model_name, **kwargs})
+    [item] = _recorded(folder, lesson)
+    return {**item, "label": label}
+
+
 def record_all(spec: ModelSpec, folder: Path, cache: Path = CACHE) -> dict[str, Any]:
     """Run every request through record mode against a live llama-server; return the capture
     file's sections."""
-    from openai import OpenAI
-
     from helpers.loop import run_tool_loop
-    from helpers.replay.modes import connect, stop_servers
-    from helpers.replay.scenarios.n07_qwen_today import COMPARE_PROMPT, get_forecast
+    from helpers.replay.scenarios.n07_qwen_today import (
+        COMPARE_PROMPT,
+        FORECAST_TOOLS,
+        get_forecast,
+    )
     from helpers.tools import ToolRegistry
 
     cassette: list[dict[str, Any]] = []
     observations: list[dict[str, Any]] = []
-    with serve(spec, cache=cache) as base_url:
-        _record_env(base_url, spec.name, folder)
+    with recording(spec, folder, cache=cache):
         for number, (label, kwargs) in enumerate(lesson_requests(), 1):
-            conn = connect("qwen", lesson=f"lesson-{number}")
-            client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key, max_retries=0)
             say(f"lesson request: {label}")
-            _send(client, {"model": conn.model_name, **kwargs})
-            [item] = _recorded(folder, f"lesson-{number}")
-            cassette.append({**item, "label": label})
+            cassette.append(_record_one(folder, f"lesson-{number}", label, kwargs))
         for number, (label, kwargs) in enumerate(observation_requests(), 1):
-            conn = connect("qwen", lesson=f"observation-{number}")
-            client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key, max_retries=0)
             say(f"observation: {label}")
-            _send(client, {"model": conn.model_name, **kwargs})
-            [item] = _recorded(folder, f"observation-{number}")
-            observations.append({**item, "label": label})
+            observations.append(_record_one(folder, f"observation-{number}", label, kwargs))
         # The whole tool loop, as lesson 07 runs it on the vLLM profiles.
-        conn = connect("qwen", lesson="tool-loop")
-        client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key, max_retries=0)
+        client, model_name = _client("tool-loop")
         registry = ToolRegistry()
-        registry.register(get_forecast, schema=lesson_requests()[0][1]["tools"][0])
+        registry.register(get_forecast, schema=FORECAST_TOOLS[0])
         messages = [{"role": "user", "content": COMPARE_PROMPT}]
         say("observation: tool loop")
-        final = run_tool_loop(client, messages, registry, model=conn.model_name)
+        final = run_tool_loop(client, messages, registry, model=model_name)
         say(f"  final answer: {final.get('content')!r}")
         for number, item in enumerate(_recorded(folder, "tool-loop"), 1):
             observations.append({**item, "label": f"tool-loop/round-{number}"})
-        stop_servers()
-    with serve(spec, "--no-jinja", cache=cache) as base_url:
-        _record_env(base_url, spec.name, folder)
-        conn = connect("qwen", lesson="no-jinja")
-        client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key, max_retries=0)
+    with recording(spec, folder, "--no-jinja", cache=cache):
         say("observation: --no-jinja with tools")
-        _send(client, {"model": conn.model_name, **observation_requests()[0][1]})
-        [item] = _recorded(folder, "no-jinja")
-        observations.append({**item, "label": "no-jinja-with-tools"})
-        stop_servers()
-    xml = MODELS["qwen3.5"]
-    with serve(xml, cache=cache) as base_url:
-        _record_env(base_url, xml.name, folder)
+        observations.append(_record_one(folder, "no-jinja", "no-jinja-with-tools", question()))
+    with recording(MODELS["qwen3.5"], folder, cache=cache):
         for number, (label, kwargs) in enumerate(xml_requests(), 1):
-            conn = connect("qwen", lesson=f"xml-{number}")
-            client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key, max_retries=0)
             say(f"observation: {label}")
-            _send(client, {"model": conn.model_name, **kwargs})
-            [item] = _recorded(folder, f"xml-{number}")
-            observations.append({**item, "label": label})
-        stop_servers()
+            observations.append(_record_one(folder, f"xml-{number}", label, kwargs))
     for item in cassette:
         item["request"]["path"] = ENGINE_PATH + item["request"]["path"].removeprefix("/v1")
     return {"cassettes": {NOTEBOOK: cassette}, "observations": observations}

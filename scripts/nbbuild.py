@@ -26,6 +26,8 @@ from pathlib import Path
 
 import nbformat
 
+from helpers.lessons import lesson_names
+
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "notebooks" / "src"
 LANGS = ("en", "ru")
@@ -466,7 +468,7 @@ def main(argv: list[str] | None = None) -> None:
         help="folder of the student edition (default build/student)",
     )
     args = parser.parse_args(argv)
-    names = args.names or sorted(p.stem for p in SRC.glob("[0-9][0-9]_*.py"))
+    names = args.names or list(lesson_names(SRC))
     if args.student:
         build_student(names, args.out)
         return

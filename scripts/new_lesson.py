@@ -18,7 +18,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # helpers, when run as a script
-from helpers.lessons import LESSON_NAME  # noqa: E402
+from helpers.lessons import (  # noqa: E402
+    LESSON_NAME,
+    exercises_module,
+    lesson_names,
+    scenario_module,
+)
 
 # How a lesson ends: a link to the next one, or (the last lesson) the end of the series.
 NEXT = {
@@ -262,7 +267,7 @@ def ending(template: dict[str, str], name: str, title: dict[str, str]) -> dict[s
 
 def neighbours(name: str, root: Path) -> tuple[str | None, str | None, str | None]:
     """The lessons before and after `name` in the series, and the first lesson."""
-    lessons = sorted(p.stem for p in (root / "notebooks" / "src").glob("[0-9][0-9]_*.py"))
+    lessons = lesson_names(root / "notebooks" / "src")
     before = [lesson for lesson in lessons if lesson < name]
     after = [lesson for lesson in lessons if lesson > name]
     return (
@@ -274,10 +279,10 @@ def neighbours(name: str, root: Path) -> tuple[str | None, str | None, str | Non
 
 def paths_for(name: str, root: Path = ROOT) -> list[Path]:
     """The four new files of lesson `name`: source, scenarios, self-checks, their tests."""
-    module = f"n{name[:2]}"
+    module = exercises_module(name)
     return [
         root / "notebooks" / "src" / f"{name}.py",
-        root / "helpers" / "replay" / "scenarios" / f"n{name}.py",
+        root / "helpers" / "replay" / "scenarios" / f"{scenario_module(name)}.py",
         root / "helpers" / "exercises" / f"{module}.py",
         root / "tests" / f"test_exercises_{module}.py",
     ]
@@ -285,7 +290,7 @@ def paths_for(name: str, root: Path = ROOT) -> list[Path]:
 
 def files_for(name: str, title: str, title_ru: str, root: Path = ROOT) -> dict[Path, str]:
     """The four new files of lesson `name`, path -> text."""
-    number, module = name[:2], f"n{name[:2]}"
+    number, module = name[:2], exercises_module(name)
     src = root / "notebooks" / "src"
     _, after, first = neighbours(name, root)
     if after:
@@ -360,11 +365,9 @@ def link_previous(
     return [path]
 
 
-def next_steps(name: str, title: str, title_ru: str) -> str:
+def next_steps(name: str) -> str:
     """What is left after the files are written, as commands and edits, in order."""
-    lessons = sorted(p.stem for p in (ROOT / "notebooks" / "src").glob("[0-9][0-9]_*.py"))
-    previous = [lesson for lesson in lessons if lesson < name]
-    link = previous[-1] if previous else "(none)"
+    link = neighbours(name, ROOT)[0] or "(none)"
     return f"""
 Left to do (docs/authoring.md, "Add a lesson"):
   1. Write the lesson: replace every TODO in notebooks/src/{name}.py; what a cell sends to the
@@ -391,7 +394,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     for path in create(args.name, args.title, args.title_ru):
         print(f"wrote {path.relative_to(ROOT)}")
-    print(next_steps(args.name, args.title, args.title_ru))
+    print(next_steps(args.name))
     return 0
 
 
