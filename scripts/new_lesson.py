@@ -1,6 +1,6 @@
 """Start a new lesson: its source, scenario module, self-check module and exercise tests.
 
-    python scripts/new_lesson.py 08_tool_choice "Choosing the tool" "Выбор инструмента"
+    python scripts/new_lesson.py 10_tool_results "Tool results" "Результаты инструментов"
 
 Writes four files that work together from the first minute (the skeleton sends the guide's weather
 request, its scenario answers it, its exercise has a self-check and real tests), refuses to
@@ -318,7 +318,7 @@ def files_for(name: str, title: str, title_ru: str, root: Path = ROOT) -> dict[P
 def create(name: str, title: str, title_ru: str, root: Path = ROOT) -> list[Path]:
     """Write the new lesson's files; refuse a bad name or any file that exists already."""
     if not LESSON_NAME.match(name):
-        raise SystemExit(f"{name!r}: a lesson name is NN_lowercase_words, e.g. 08_tool_choice")
+        raise SystemExit(f"{name!r}: a lesson name is NN_lowercase_words, e.g. 10_tool_results")
     taken = sorted(root.glob(f"notebooks/src/{name[:2]}_*.py"))
     if taken:
         raise SystemExit(f"lesson number {name[:2]} is taken by {taken[0].relative_to(root)}")
@@ -388,7 +388,7 @@ Left to do (docs/authoring.md, "Add a lesson"):
 def main(argv: list[str] | None = None) -> int:
     """Command line: `new_lesson.py NN_name "English title" "Русское название"`."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("name", help="NN_lowercase_words, e.g. 08_tool_choice")
+    parser.add_argument("name", help="NN_lowercase_words, e.g. 10_tool_results")
     parser.add_argument("title", help="the English title (the notebook's H1)")
     parser.add_argument("title_ru", help="the Russian title")
     args = parser.parse_args(argv)
