@@ -374,14 +374,8 @@ def render_prompt(scenario: Scenario, messages: list[dict[str, Any]]) -> str:
 
 
 def _moonshot_rejects(body: dict[str, Any]) -> str | None:
-    """What the Moonshot API documents as unsupported: `tool_choice="required"`, a
-    temperature outside [0, 1], and a tool its strict-schema rules refuse."""
-    from helpers.replay.validation import ApiError, check_moonshot_tools
-
-    try:
-        check_moonshot_tools(body.get("tools"))
-    except ApiError as error:
-        return error.message
+    """What the Moonshot API documents as unsupported: `tool_choice="required"` and a
+    temperature outside [0, 1]. (Its tool rules are the replay server's: `server_refusal`.)"""
     if body.get("tool_choice") == "required":
         return 'tool_choice="required" (documented as unsupported)'
     temperature = body.get("temperature")
@@ -481,8 +475,7 @@ def check_reply_allowed(scenario: Scenario, turn: Turn, body: dict[str, Any], wh
         return
     if profile is not None:
         choice = body.get("tool_choice")
-        ignores_named = get_profile(scenario.provider, scenario.engine).named_choice == "ignored"
-        if isinstance(choice, dict) and ignores_named:
+        if isinstance(choice, dict) and profile.named_choice == "ignored":
             choice = "auto"  # Kimi K3: a named function is accepted and ignored
         if choice == "none" and names:
             raise ScenarioError(
@@ -490,7 +483,7 @@ def check_reply_allowed(scenario: Scenario, turn: Turn, body: dict[str, Any], wh
             )
         if choice == "required" and not names:
             raise ScenarioError(f'{where}: tool_choice="required" needs a call; the turn has none')
-        if isinstance(choice, dict) and profile.named_choice != "ignored":
+        if isinstance(choice, dict):
             wanted = (choice.get("function") or {}).get("name")
             if not names or any(name != wanted for name in names):
                 raise ScenarioError(
