@@ -207,15 +207,6 @@ def _closer_name(argument: _Argument) -> str:
     return "json" if argument.is_json_block else "argument"
 
 
-_TYPE_CHECKS = {
-    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
-    "boolean": lambda v: isinstance(v, bool),
-    "null": lambda v: v is None,
-    "object": lambda v: isinstance(v, dict),
-    "array": lambda v: isinstance(v, list),
-}
-
-
 def _decode_value(call: _Call, argument: _Argument) -> Any:
     """The Python value of a typed argument (problems go to `call.problems`)."""
     raw = "".join(argument.parts)
@@ -254,8 +245,7 @@ def _decode_value(call: _Call, argument: _Argument) -> Any:
                 )
             )
         return raw
-    check = _TYPE_CHECKS.get(kind)
-    if check is not None and not check(value):
+    if kind in VALUE_TYPES and _value_type(value) != kind:  # the renderer's own type of a value
         call.problems.append(
             tr(
                 f"{where}: type {kind!r} does not match the value {snippet(raw)!r}",
