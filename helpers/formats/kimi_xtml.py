@@ -196,6 +196,10 @@ class _Call:
     arguments: list[_Argument] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
+    def problem(self, english: str, russian: str) -> None:
+        """Note a problem of this call, in the notebook's language."""
+        self.problems.append(tr(english, russian))
+
     def label(self) -> str:
         return tr(
             f"call {self.number} ({self.name or '?'})", f"вызов {self.number} ({self.name or '?'})"
@@ -214,43 +218,35 @@ def _decode_value(call: _Call, argument: _Argument) -> Any:
     where = tr(f"{call.label()}, argument {key!r}", f"{call.label()}, аргумент {key!r}")
     kind = argument.type
     if kind is None:
-        call.problems.append(
-            tr(
-                f"{where}: no type attribute; read as a string",
-                f"{where}: нет атрибута type; прочитан как строка",
-            )
+        call.problem(
+            f"{where}: no type attribute; read as a string",
+            f"{where}: нет атрибута type; прочитан как строка",
         )
         return raw
     if kind == "string":
         return raw
     if kind not in VALUE_TYPES:
-        call.problems.append(
-            tr(
-                f"{where}: unknown type {kind!r} (expected one of {', '.join(VALUE_TYPES)}); "
-                "decoded as JSON if it is JSON, else kept as text",
-                f"{where}: неизвестный тип {kind!r} (ожидался один из {', '.join(VALUE_TYPES)}); "
-                "разобран как JSON, если это JSON, иначе оставлен текстом",
-            )
+        call.problem(
+            f"{where}: unknown type {kind!r} (expected one of {', '.join(VALUE_TYPES)}); "
+            "decoded as JSON if it is JSON, else kept as text",
+            f"{where}: неизвестный тип {kind!r} (ожидался один из {', '.join(VALUE_TYPES)}); "
+            "разобран как JSON, если это JSON, иначе оставлен текстом",
         )
     try:
         value = json.loads(raw)
     except (ValueError, RecursionError) as exc:
         if kind in VALUE_TYPES:
-            call.problems.append(
-                tr(
-                    f"{where}: type {kind!r} but the value is not valid JSON ({exc}): "
-                    f"kept as the text {snippet(raw)!r}",
-                    f"{where}: тип {kind!r}, но значение — некорректный JSON (json: «{exc}»): "
-                    f"оставлено текстом {snippet(raw)!r}",
-                )
+            call.problem(
+                f"{where}: type {kind!r} but the value is not valid JSON ({exc}): "
+                f"kept as the text {snippet(raw)!r}",
+                f"{where}: тип {kind!r}, но значение — некорректный JSON (json: «{exc}»): "
+                f"оставлено текстом {snippet(raw)!r}",
             )
         return raw
     if kind in VALUE_TYPES and _value_type(value) != kind:  # the renderer's own type of a value
-        call.problems.append(
-            tr(
-                f"{where}: type {kind!r} does not match the value {snippet(raw)!r}",
-                f"{where}: тип {kind!r} не подходит к значению {snippet(raw)!r}",
-            )
+        call.problem(
+            f"{where}: type {kind!r} does not match the value {snippet(raw)!r}",
+            f"{where}: тип {kind!r} не подходит к значению {snippet(raw)!r}",
         )
     return value
 
@@ -260,13 +256,11 @@ def _call_arguments(call: _Call) -> str:
     typed = [a for a in call.arguments if not a.is_json_block]
     blocks = [a for a in call.arguments if a.is_json_block]
     if blocks and (typed or len(blocks) > 1):
-        call.problems.append(
-            tr(
-                f"{call.label()}: a call has either typed arguments or one json block, "
-                f"here {len(typed)} argument(s) and {len(blocks)} json block(s): merged",
-                f"{call.label()}: у вызова либо типизированные аргументы, либо один блок json, "
-                f"а здесь аргументов {len(typed)} и блоков json {len(blocks)}: объединены",
-            )
+        call.problem(
+            f"{call.label()}: a call has either typed arguments or one json block, "
+            f"here {len(typed)} argument(s) and {len(blocks)} json block(s): merged",
+            f"{call.label()}: у вызова либо типизированные аргументы, либо один блок json, "
+            f"а здесь аргументов {len(typed)} и блоков json {len(blocks)}: объединены",
         )
     if len(blocks) == 1 and not typed:
         text = "".join(blocks[0].parts)
@@ -280,19 +274,15 @@ def _call_arguments(call: _Call) -> str:
     for argument in typed:
         key = argument.key
         if key is None:
-            call.problems.append(
-                tr(
-                    f"{call.label()}: an argument has no key attribute; stored under ''",
-                    f"{call.label()}: у аргумента нет атрибута key; сохранён под ключом ''",
-                )
+            call.problem(
+                f"{call.label()}: an argument has no key attribute; stored under ''",
+                f"{call.label()}: у аргумента нет атрибута key; сохранён под ключом ''",
             )
             key = ""
         elif key in values:
-            call.problems.append(
-                tr(
-                    f"{call.label()}: argument {key!r} given twice; the last value kept",
-                    f"{call.label()}: аргумент {key!r} указан дважды; оставлено последнее значение",
-                )
+            call.problem(
+                f"{call.label()}: argument {key!r} given twice; the last value kept",
+                f"{call.label()}: аргумент {key!r} указан дважды; оставлено последнее значение",
             )
         values[key] = _decode_value(call, argument)
     return json.dumps(values, ensure_ascii=False)
@@ -301,28 +291,22 @@ def _call_arguments(call: _Call) -> str:
 def _check_json_block(call: _Call, block: _Argument, text: str) -> bool:
     """Report a json block that is not a JSON object; True when it is one."""
     if block.type != "object":
-        call.problems.append(
-            tr(
-                f"{call.label()}: json block with type {block.type!r}, expected 'object'",
-                f"{call.label()}: блок json с типом {block.type!r}, ожидался 'object'",
-            )
+        call.problem(
+            f"{call.label()}: json block with type {block.type!r}, expected 'object'",
+            f"{call.label()}: блок json с типом {block.type!r}, ожидался 'object'",
         )
     try:
         value = json.loads(text)
     except (ValueError, RecursionError) as exc:
-        call.problems.append(
-            tr(
-                f"{call.label()}: the json block is not valid JSON ({exc})",
-                f"{call.label()}: блок json — некорректный JSON (json: «{exc}»)",
-            )
+        call.problem(
+            f"{call.label()}: the json block is not valid JSON ({exc})",
+            f"{call.label()}: блок json — некорректный JSON (json: «{exc}»)",
         )
         return False
     if not isinstance(value, dict):
-        call.problems.append(
-            tr(
-                f"{call.label()}: the json block is valid JSON but not an object",
-                f"{call.label()}: блок json — корректный JSON, но не объект",
-            )
+        call.problem(
+            f"{call.label()}: the json block is valid JSON but not an object",
+            f"{call.label()}: блок json — корректный JSON, но не объект",
         )
         return False
     return True
@@ -581,15 +565,13 @@ class KimiXtmlStreamParser(StreamParser):
             argument.reopened = True
             name = "json" if argument.is_json_block else repr(argument.key)
             marker = close_tag(_closer_name(argument))
-            self._call.problems.append(
-                tr(
-                    f"{self._call.label()}: the value of {name} contains "
-                    f"{marker}, which cannot be told from the closing marker; "
-                    "read as part of the value because text followed it: check this call",
-                    f"{self._call.label()}: значение {name} содержит {marker}, "
-                    "который не отличить от закрывающего маркера; прочитан как часть "
-                    "значения, потому что за ним шёл текст: проверьте этот вызов",
-                )
+            self._call.problem(
+                f"{self._call.label()}: the value of {name} contains "
+                f"{marker}, which cannot be told from the closing marker; "
+                "read as part of the value because text followed it: check this call",
+                f"{self._call.label()}: значение {name} содержит {marker}, "
+                "который не отличить от закрывающего маркера; прочитан как часть "
+                "значения, потому что за ним шёл текст: проверьте этот вызов",
             )
         argument.parts += [close_tag(_closer_name(argument)), *self._gap, text]
         self._gap = []
@@ -760,28 +742,24 @@ class KimiXtmlStreamParser(StreamParser):
         arguments = _call_arguments(call)
         expected = str(call.number)
         if call.index_attr is None:
-            call.problems.append(
-                tr(f"{call.label()}: no index attribute", f"{call.label()}: нет атрибута index")
+            call.problem(
+                f"{call.label()}: no index attribute", f"{call.label()}: нет атрибута index"
             )
         elif call.index_attr != expected:
-            call.problems.append(
-                tr(
-                    f"{call.label()}: index={call.index_attr!r}, expected {expected!r}",
-                    f"{call.label()}: index={call.index_attr!r}, ожидался {expected!r}",
-                )
+            call.problem(
+                f"{call.label()}: index={call.index_attr!r}, expected {expected!r}",
+                f"{call.label()}: index={call.index_attr!r}, ожидался {expected!r}",
             )
         if not call.name:
-            call.problems.append(
-                tr(
-                    f"{call.label()}: no tool name (tool attribute): call dropped, "
-                    f"its arguments were {snippet(arguments)!r}",
-                    f"{call.label()}: нет имени инструмента (атрибут tool): вызов пропущен, "
-                    f"его аргументы: {snippet(arguments)!r}",
-                )
+            call.problem(
+                f"{call.label()}: no tool name (tool attribute): call dropped, "
+                f"its arguments were {snippet(arguments)!r}",
+                f"{call.label()}: нет имени инструмента (атрибут tool): вызов пропущен, "
+                f"его аргументы: {snippet(arguments)!r}",
             )
-            self._errors.extend(call.problems)
-            return
         self._errors.extend(call.problems)
+        if not call.name:
+            return
         position = len(self._tool_calls)
         call_id = f"functions.{call.name}:{self._call_offset + position}"
         self._tool_calls.append(tool_call_dict(call_id, call.name, arguments))
