@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import copy
 import dataclasses
-import hashlib
 import json
 import re
 import sys
@@ -181,8 +180,7 @@ def request_seed(path: str, body: dict[str, Any]) -> str:
     Requests the server treats as the same (e.g. differing only in `temperature`) therefore get
     byte-identical answers, wherever they appear: the server refuses two different answers.
     """
-    key = request_key(canonical_request(path, body))
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+    return served_id(request_key(canonical_request(path, body)))  # the name the server logs
 
 
 def created_at(seed: str) -> int:
