@@ -124,10 +124,11 @@ def engine_reply(
     calls = model_calls(turn, history)
     if not calls:
         return Reply(turn.content or "", [], turn.finish_reason or "stop", reasoning)
-    drifted = profile.drifts_on_foreign_ids and bool(foreign_ids(history))
+    foreign = foreign_ids(history) if profile.drifts_on_foreign_ids else []
+    drifted = bool(foreign)
     if drifted:  # the model copies the style of the ids it saw; the parser cannot read them
         for index, call in enumerate(calls):
-            call["id"] = drifted_id(foreign_ids(history)[-1], call, index, seed)
+            call["id"] = drifted_id(foreign[-1], call, index, seed)
     raw = render_output(provider, turn.content or "", calls)  # before the engine renames ids
     finish = turn.finish_reason or profile.finish_with_calls
     if not profile.parses_calls or drifted:
