@@ -429,11 +429,9 @@ class KimiXtmlStreamParser(StreamParser):
             self._stray.append(piece)
 
     def _report_stray(self, text: str) -> None:
-        self._errors.append(
-            tr(
-                f"unexpected {snippet(text)!r} ignored (in {self._where()})",
-                f"лишнее {snippet(text)!r} пропущено (в {self._where()})",
-            )
+        self._error(
+            f"unexpected {snippet(text)!r} ignored (in {self._where()})",
+            f"лишнее {snippet(text)!r} пропущено (в {self._where()})",
         )
 
     def _judge_stray(self) -> None:
@@ -442,11 +440,9 @@ class KimiXtmlStreamParser(StreamParser):
             text = "".join(self._stray)
             self._stray = []
             if text.strip():
-                self._errors.append(
-                    tr(
-                        f"text outside any block ignored (in {self._where()}): {snippet(text)!r}",
-                        f"текст вне блоков пропущен (в {self._where()}): {snippet(text)!r}",
-                    )
+                self._error(
+                    f"text outside any block ignored (in {self._where()}): {snippet(text)!r}",
+                    f"текст вне блоков пропущен (в {self._where()}): {snippet(text)!r}",
                 )
 
     def _where(self) -> str:
@@ -506,19 +502,15 @@ class KimiXtmlStreamParser(StreamParser):
             return
         if kind == OPEN and name == state:
             if self._block_has_text():
-                self._errors.append(
-                    tr(
-                        f"{open_tag(name)} inside the {name} block ignored",
-                        f"{open_tag(name)} внутри блока {name} пропущен",
-                    )
+                self._error(
+                    f"{open_tag(name)} inside the {name} block ignored",
+                    f"{open_tag(name)} внутри блока {name} пропущен",
                 )
             return  # at the start of the block: the prompt's opener, written again
         # Any other tag here means the block was left open: close it, then read the tag.
-        self._errors.append(
-            tr(
-                f"{self._block_label()} not closed before {kind}{name}{SEP}",
-                f"{self._block_label()} не закрыт перед {kind}{name}{SEP}",
-            )
+        self._error(
+            f"{self._block_label()} not closed before {kind}{name}{SEP}",
+            f"{self._block_label()} не закрыт перед {kind}{name}{SEP}",
         )
         self._end_raw_block()
         if self._state == CALL:
@@ -591,11 +583,9 @@ class KimiXtmlStreamParser(StreamParser):
         """An open tag outside raw blocks."""
         name, attrs, rest = _parse_header(header)
         if rest:
-            self._errors.append(
-                tr(
-                    f"tag {OPEN}{snippet(header)}{SEP}: could not read {snippet(rest)!r}",
-                    f"тег {OPEN}{snippet(header)}{SEP}: не удалось прочитать {snippet(rest)!r}",
-                )
+            self._error(
+                f"tag {OPEN}{snippet(header)}{SEP}: could not read {snippet(rest)!r}",
+                f"тег {OPEN}{snippet(header)}{SEP}: не удалось прочитать {snippet(rest)!r}",
             )
         state = self._state
         if state == TOP and name in (THINK, RESPONSE):
@@ -611,19 +601,15 @@ class KimiXtmlStreamParser(StreamParser):
         elif state == TOP and name == "message" and not self._message_seen:
             self._message_seen = True
             if attrs.get("role") != "assistant":
-                self._errors.append(
-                    tr(
-                        f"message role {attrs.get('role')!r}: read as the assistant's",
-                        f"сообщение с ролью {attrs.get('role')!r}: прочитано как ответ модели",
-                    )
+                self._error(
+                    f"message role {attrs.get('role')!r}: read as the assistant's",
+                    f"сообщение с ролью {attrs.get('role')!r}: прочитано как ответ модели",
                 )
         elif state in (TOP, TOOLS) and name == "call":
             if state == TOP:
-                self._errors.append(
-                    tr(
-                        f"{OPEN}call{SEP} outside a tools block: read as a call anyway",
-                        f"{OPEN}call{SEP} вне блока tools: всё равно прочитан как вызов",
-                    )
+                self._error(
+                    f"{OPEN}call{SEP} outside a tools block: read as a call anyway",
+                    f"{OPEN}call{SEP} вне блока tools: всё равно прочитан как вызов",
                 )
             self._message_seen = True
             self._call_count += 1
@@ -650,11 +636,9 @@ class KimiXtmlStreamParser(StreamParser):
         elif state == TOOLS and name == "tools":
             self._state = TOP
         elif state == TOOLS and name == "message":
-            self._errors.append(
-                tr(
-                    f"the tools block not closed before {close_tag('message')}",
-                    f"блок tools не закрыт перед {close_tag('message')}",
-                )
+            self._error(
+                f"the tools block not closed before {close_tag('message')}",
+                f"блок tools не закрыт перед {close_tag('message')}",
             )
             self._state = ENDED
         elif state == TOP and name == "message":
@@ -667,11 +651,9 @@ class KimiXtmlStreamParser(StreamParser):
         if self._state == UNDECIDED:
             self._decide(_Tag(END_OF_MSG), out)
         if self._state in _RAW:
-            self._errors.append(
-                tr(
-                    f"{self._block_label()} not closed before {END_OF_MSG}",
-                    f"{self._block_label()} не закрыт перед {END_OF_MSG}",
-                )
+            self._error(
+                f"{self._block_label()} not closed before {END_OF_MSG}",
+                f"{self._block_label()} не закрыт перед {END_OF_MSG}",
             )
             self._end_raw_block()
         self._commit_argument()
@@ -680,11 +662,9 @@ class KimiXtmlStreamParser(StreamParser):
             self._drop_call(tr(f"before {END_OF_MSG}", f"перед {END_OF_MSG}"))
             self._state = TOOLS
         if self._state == TOOLS:
-            self._errors.append(
-                tr(
-                    f"the tools block not closed before {END_OF_MSG}",
-                    f"блок tools не закрыт перед {END_OF_MSG}",
-                )
+            self._error(
+                f"the tools block not closed before {END_OF_MSG}",
+                f"блок tools не закрыт перед {END_OF_MSG}",
             )
         self._state = ENDED
 
@@ -695,12 +675,10 @@ class KimiXtmlStreamParser(StreamParser):
         if self._tag is not None:
             tag = self._tag
             self._tag = None
-            self._errors.append(
-                tr(
-                    f"tag {snippet(tag.kind + tag.text())!r} cut off {CUT_OFF.en}: dropped",
-                    f"тег {snippet(tag.kind + tag.text())!r} оборван: текст кончился "
-                    "(например, по max_tokens?): пропущен",
-                )
+            self._error(
+                f"tag {snippet(tag.kind + tag.text())!r} cut off {CUT_OFF.en}: dropped",
+                f"тег {snippet(tag.kind + tag.text())!r} оборван: текст кончился "
+                "(например, по max_tokens?): пропущен",
             )
         if self._state == UNDECIDED:  # no tag at all: plain text is content
             self._state = TOP
@@ -708,11 +686,9 @@ class KimiXtmlStreamParser(StreamParser):
             if held:
                 self._emit_content(held, out)
         if self._state in _RAW and self._state not in (THINK, RESPONSE):
-            self._errors.append(
-                tr(
-                    f"{self._block_label()} not closed {CUT_OFF.en}",
-                    f"{self._block_label()} не закрыт {CUT_OFF.ru}",
-                )
+            self._error(
+                f"{self._block_label()} not closed {CUT_OFF.en}",
+                f"{self._block_label()} не закрыт {CUT_OFF.ru}",
             )
             self._end_raw_block()
         self._commit_argument()
@@ -721,15 +697,13 @@ class KimiXtmlStreamParser(StreamParser):
             self._drop_call(str(CUT_OFF))
             self._state = TOOLS
         if self._state == TOOLS:
-            self._errors.append(
-                tr(f"the tools block not closed {CUT_OFF.en}", f"блок tools не закрыт {CUT_OFF.ru}")
+            self._error(
+                f"the tools block not closed {CUT_OFF.en}", f"блок tools не закрыт {CUT_OFF.ru}"
             )
         if self._state in (THINK, RESPONSE):
-            self._errors.append(
-                tr(
-                    f"the {self._state} block not closed {CUT_OFF.en}",
-                    f"блок {self._state} не закрыт {CUT_OFF.ru}",
-                )
+            self._error(
+                f"the {self._state} block not closed {CUT_OFF.en}",
+                f"блок {self._state} не закрыт {CUT_OFF.ru}",
             )
 
     # -- calls ---------------------------------------------------------------------------------
@@ -773,13 +747,11 @@ class KimiXtmlStreamParser(StreamParser):
         read = ", ".join(
             f"{a.key}={snippet(''.join(a.parts), 30)!r}" for a in call.arguments if a.key
         )
-        self._errors.append(
-            tr(
-                f"{call.label()}: no {close_tag('call')} {why}: the call is not whole and is "
-                f"NOT returned (read so far: {read or 'no arguments'})",
-                f"{call.label()}: нет {close_tag('call')} {why}: вызов не целый и НЕ "
-                f"возвращён (прочитано: {read or 'аргументов нет'})",
-            )
+        self._error(
+            f"{call.label()}: no {close_tag('call')} {why}: the call is not whole and is "
+            f"NOT returned (read so far: {read or 'no arguments'})",
+            f"{call.label()}: нет {close_tag('call')} {why}: вызов не целый и НЕ "
+            f"возвращён (прочитано: {read or 'аргументов нет'})",
         )
         self._errors.extend(call.problems)
 
