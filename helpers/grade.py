@@ -82,7 +82,7 @@ LESSON_IN_CODE = re.compile(r"\bhelpers\.exercises(?:\.n(\d\d)\b|\s+import\s+n(\
 LESSON_IN_NAME = re.compile(r"^(\d\d)_")
 CHECK_CALL = re.compile(r"\b(check_\w+)\s*\(")
 # Student code that reaches into the self-check machinery: shown to the teacher, never run away.
-GRADING_INTERNALS = re.compile(r"LLM_GRADE_LOG|_verdict\b|\bRECORDED\b|\bverdict\s*=|Verdict\(")
+GRADING_INTERNALS = re.compile(r"LLM_GRADE_LOG|_verdict\b|\bRECORDED\b|Verdict\(")
 COPY_SUFFIX = re.compile(r"\s*\(\d+\)$|[-_ ]copy\d*$", re.IGNORECASE)
 # Run in the kernel before each self-check cell: the check code as shipped, whatever ran before.
 RELOAD_CHECKS = (

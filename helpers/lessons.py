@@ -15,7 +15,6 @@ from helpers.paths import NOTEBOOKS_DIR, RECORDINGS_DIR, REPO_ROOT
 LESSON_NAME = re.compile(r"^\d\d_[a-z0-9]+(?:_[a-z0-9]+)*$")
 """`NN_words`: two digits, then lowercase words joined by `_` (e.g. `02_sync_loop`)."""
 SCENARIOS_DIR = REPO_ROOT / "helpers" / "replay" / "scenarios"
-EXERCISES_DIR = REPO_ROOT / "helpers" / "exercises"
 
 
 def lesson_names(src_dir: Path = NOTEBOOKS_DIR / "src") -> tuple[str, ...]:

@@ -62,8 +62,6 @@ QWEN2_5_MARKERS: tuple[Marker, ...] = (
     Marker("</tool_call>", 151658, False, False),
 )
 
-MARKERS: dict[str, tuple[Marker, ...]] = {"kimi-k2": KIMI_K2_MARKERS, "qwen2.5": QWEN2_5_MARKERS}
-
 # Qwen3 (Hermes JSON + <think>) and Qwen3.5 (XML calls + <think>), lesson 07. <think>/</think> at
 # the ids of a mirrored Qwen3 tokenizer_config (not special, like the tool tags): UNCONFIRMED. For
 # Qwen3.5 every id is Qwen3's, unconfirmed for that model's own vocabulary.
@@ -73,10 +71,15 @@ QWEN3_MARKERS: tuple[Marker, ...] = (
     Marker("</think>", 151668, False, False),
 )
 QWEN3_5_MARKERS: tuple[Marker, ...] = tuple(m._replace(confirmed=False) for m in QWEN3_MARKERS)
-MARKERS.update({"qwen3": QWEN3_MARKERS, "qwen3.5": QWEN3_5_MARKERS})
 # Kimi-K2-Thinking: the same marker tokens as Kimi-K2 and a template of its own (the real ids of
 # <think> and </think> are not known here, so they stay ordinary text in the offline tokenizer).
-MARKERS["kimi-k2-thinking"] = KIMI_K2_MARKERS
+MARKERS: dict[str, tuple[Marker, ...]] = {
+    "kimi-k2": KIMI_K2_MARKERS,
+    "qwen2.5": QWEN2_5_MARKERS,
+    "qwen3": QWEN3_MARKERS,
+    "qwen3.5": QWEN3_5_MARKERS,
+    "kimi-k2-thinking": KIMI_K2_MARKERS,
+}
 MARKER_IDS: dict[str, dict[str, int]] = {
     name: {marker.token: marker.id for marker in markers} for name, markers in MARKERS.items()
 }

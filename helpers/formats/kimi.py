@@ -207,15 +207,6 @@ _NO_SECTION_END = Text(
 
 
 @dataclass
-class _OpenCall:
-    """A call whose <|tool_call_begin|> was read and whose end was not yet reached."""
-
-    index: int
-    id_parts: list[str] = field(default_factory=list)
-    args_parts: list[str] | None = None  # None until <|tool_call_argument_begin|>
-
-
-@dataclass
 class _StreamingCall:
     """A call being streamed: its id is buffered, its arguments are passed on as they come."""
 

@@ -196,6 +196,10 @@ class _Call:
     arguments: list[_Argument] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
+    def problem(self, english: str, russian: str) -> None:
+        """Note a problem of this call, in the notebook's language."""
+        self.problems.append(tr(english, russian))
+
     def label(self) -> str:
         return tr(
             f"call {self.number} ({self.name or '?'})", f"вызов {self.number} ({self.name or '?'})"
@@ -207,15 +211,6 @@ def _closer_name(argument: _Argument) -> str:
     return "json" if argument.is_json_block else "argument"
 
 
-_TYPE_CHECKS = {
-    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
-    "boolean": lambda v: isinstance(v, bool),
-    "null": lambda v: v is None,
-    "object": lambda v: isinstance(v, dict),
-    "array": lambda v: isinstance(v, list),
-}
-
-
 def _decode_value(call: _Call, argument: _Argument) -> Any:
     """The Python value of a typed argument (problems go to `call.problems`)."""
     raw = "".join(argument.parts)
@@ -223,44 +218,35 @@ def _decode_value(call: _Call, argument: _Argument) -> Any:
     where = tr(f"{call.label()}, argument {key!r}", f"{call.label()}, аргумент {key!r}")
     kind = argument.type
     if kind is None:
-        call.problems.append(
-            tr(
-                f"{where}: no type attribute; read as a string",
-                f"{where}: нет атрибута type; прочитан как строка",
-            )
+        call.problem(
+            f"{where}: no type attribute; read as a string",
+            f"{where}: нет атрибута type; прочитан как строка",
         )
         return raw
     if kind == "string":
         return raw
     if kind not in VALUE_TYPES:
-        call.problems.append(
-            tr(
-                f"{where}: unknown type {kind!r} (expected one of {', '.join(VALUE_TYPES)}); "
-                "decoded as JSON if it is JSON, else kept as text",
-                f"{where}: неизвестный тип {kind!r} (ожидался один из {', '.join(VALUE_TYPES)}); "
-                "разобран как JSON, если это JSON, иначе оставлен текстом",
-            )
+        call.problem(
+            f"{where}: unknown type {kind!r} (expected one of {', '.join(VALUE_TYPES)}); "
+            "decoded as JSON if it is JSON, else kept as text",
+            f"{where}: неизвестный тип {kind!r} (ожидался один из {', '.join(VALUE_TYPES)}); "
+            "разобран как JSON, если это JSON, иначе оставлен текстом",
         )
     try:
         value = json.loads(raw)
     except (ValueError, RecursionError) as exc:
         if kind in VALUE_TYPES:
-            call.problems.append(
-                tr(
-                    f"{where}: type {kind!r} but the value is not valid JSON ({exc}): "
-                    f"kept as the text {snippet(raw)!r}",
-                    f"{where}: тип {kind!r}, но значение — некорректный JSON (json: «{exc}»): "
-                    f"оставлено текстом {snippet(raw)!r}",
-                )
+            call.problem(
+                f"{where}: type {kind!r} but the value is not valid JSON ({exc}): "
+                f"kept as the text {snippet(raw)!r}",
+                f"{where}: тип {kind!r}, но значение — некорректный JSON (json: «{exc}»): "
+                f"оставлено текстом {snippet(raw)!r}",
             )
         return raw
-    check = _TYPE_CHECKS.get(kind)
-    if check is not None and not check(value):
-        call.problems.append(
-            tr(
-                f"{where}: type {kind!r} does not match the value {snippet(raw)!r}",
-                f"{where}: тип {kind!r} не подходит к значению {snippet(raw)!r}",
-            )
+    if kind in VALUE_TYPES and _value_type(value) != kind:  # the renderer's own type of a value
+        call.problem(
+            f"{where}: type {kind!r} does not match the value {snippet(raw)!r}",
+            f"{where}: тип {kind!r} не подходит к значению {snippet(raw)!r}",
         )
     return value
 
@@ -270,13 +256,11 @@ def _call_arguments(call: _Call) -> str:
     typed = [a for a in call.arguments if not a.is_json_block]
     blocks = [a for a in call.arguments if a.is_json_block]
     if blocks and (typed or len(blocks) > 1):
-        call.problems.append(
-            tr(
-                f"{call.label()}: a call has either typed arguments or one json block, "
-                f"here {len(typed)} argument(s) and {len(blocks)} json block(s): merged",
-                f"{call.label()}: у вызова либо типизированные аргументы, либо один блок json, "
-                f"а здесь аргументов {len(typed)} и блоков json {len(blocks)}: объединены",
-            )
+        call.problem(
+            f"{call.label()}: a call has either typed arguments or one json block, "
+            f"here {len(typed)} argument(s) and {len(blocks)} json block(s): merged",
+            f"{call.label()}: у вызова либо типизированные аргументы, либо один блок json, "
+            f"а здесь аргументов {len(typed)} и блоков json {len(blocks)}: объединены",
         )
     if len(blocks) == 1 and not typed:
         text = "".join(blocks[0].parts)
@@ -290,19 +274,15 @@ def _call_arguments(call: _Call) -> str:
     for argument in typed:
         key = argument.key
         if key is None:
-            call.problems.append(
-                tr(
-                    f"{call.label()}: an argument has no key attribute; stored under ''",
-                    f"{call.label()}: у аргумента нет атрибута key; сохранён под ключом ''",
-                )
+            call.problem(
+                f"{call.label()}: an argument has no key attribute; stored under ''",
+                f"{call.label()}: у аргумента нет атрибута key; сохранён под ключом ''",
             )
             key = ""
         elif key in values:
-            call.problems.append(
-                tr(
-                    f"{call.label()}: argument {key!r} given twice; the last value kept",
-                    f"{call.label()}: аргумент {key!r} указан дважды; оставлено последнее значение",
-                )
+            call.problem(
+                f"{call.label()}: argument {key!r} given twice; the last value kept",
+                f"{call.label()}: аргумент {key!r} указан дважды; оставлено последнее значение",
             )
         values[key] = _decode_value(call, argument)
     return json.dumps(values, ensure_ascii=False)
@@ -311,28 +291,22 @@ def _call_arguments(call: _Call) -> str:
 def _check_json_block(call: _Call, block: _Argument, text: str) -> bool:
     """Report a json block that is not a JSON object; True when it is one."""
     if block.type != "object":
-        call.problems.append(
-            tr(
-                f"{call.label()}: json block with type {block.type!r}, expected 'object'",
-                f"{call.label()}: блок json с типом {block.type!r}, ожидался 'object'",
-            )
+        call.problem(
+            f"{call.label()}: json block with type {block.type!r}, expected 'object'",
+            f"{call.label()}: блок json с типом {block.type!r}, ожидался 'object'",
         )
     try:
         value = json.loads(text)
     except (ValueError, RecursionError) as exc:
-        call.problems.append(
-            tr(
-                f"{call.label()}: the json block is not valid JSON ({exc})",
-                f"{call.label()}: блок json — некорректный JSON (json: «{exc}»)",
-            )
+        call.problem(
+            f"{call.label()}: the json block is not valid JSON ({exc})",
+            f"{call.label()}: блок json — некорректный JSON (json: «{exc}»)",
         )
         return False
     if not isinstance(value, dict):
-        call.problems.append(
-            tr(
-                f"{call.label()}: the json block is valid JSON but not an object",
-                f"{call.label()}: блок json — корректный JSON, но не объект",
-            )
+        call.problem(
+            f"{call.label()}: the json block is valid JSON but not an object",
+            f"{call.label()}: блок json — корректный JSON, но не объект",
         )
         return False
     return True
@@ -455,11 +429,9 @@ class KimiXtmlStreamParser(StreamParser):
             self._stray.append(piece)
 
     def _report_stray(self, text: str) -> None:
-        self._errors.append(
-            tr(
-                f"unexpected {snippet(text)!r} ignored (in {self._where()})",
-                f"лишнее {snippet(text)!r} пропущено (в {self._where()})",
-            )
+        self._error(
+            f"unexpected {snippet(text)!r} ignored (in {self._where()})",
+            f"лишнее {snippet(text)!r} пропущено (в {self._where()})",
         )
 
     def _judge_stray(self) -> None:
@@ -468,11 +440,9 @@ class KimiXtmlStreamParser(StreamParser):
             text = "".join(self._stray)
             self._stray = []
             if text.strip():
-                self._errors.append(
-                    tr(
-                        f"text outside any block ignored (in {self._where()}): {snippet(text)!r}",
-                        f"текст вне блоков пропущен (в {self._where()}): {snippet(text)!r}",
-                    )
+                self._error(
+                    f"text outside any block ignored (in {self._where()}): {snippet(text)!r}",
+                    f"текст вне блоков пропущен (в {self._where()}): {snippet(text)!r}",
                 )
 
     def _where(self) -> str:
@@ -532,19 +502,15 @@ class KimiXtmlStreamParser(StreamParser):
             return
         if kind == OPEN and name == state:
             if self._block_has_text():
-                self._errors.append(
-                    tr(
-                        f"{open_tag(name)} inside the {name} block ignored",
-                        f"{open_tag(name)} внутри блока {name} пропущен",
-                    )
+                self._error(
+                    f"{open_tag(name)} inside the {name} block ignored",
+                    f"{open_tag(name)} внутри блока {name} пропущен",
                 )
             return  # at the start of the block: the prompt's opener, written again
         # Any other tag here means the block was left open: close it, then read the tag.
-        self._errors.append(
-            tr(
-                f"{self._block_label()} not closed before {kind}{name}{SEP}",
-                f"{self._block_label()} не закрыт перед {kind}{name}{SEP}",
-            )
+        self._error(
+            f"{self._block_label()} not closed before {kind}{name}{SEP}",
+            f"{self._block_label()} не закрыт перед {kind}{name}{SEP}",
         )
         self._end_raw_block()
         if self._state == CALL:
@@ -591,15 +557,13 @@ class KimiXtmlStreamParser(StreamParser):
             argument.reopened = True
             name = "json" if argument.is_json_block else repr(argument.key)
             marker = close_tag(_closer_name(argument))
-            self._call.problems.append(
-                tr(
-                    f"{self._call.label()}: the value of {name} contains "
-                    f"{marker}, which cannot be told from the closing marker; "
-                    "read as part of the value because text followed it: check this call",
-                    f"{self._call.label()}: значение {name} содержит {marker}, "
-                    "который не отличить от закрывающего маркера; прочитан как часть "
-                    "значения, потому что за ним шёл текст: проверьте этот вызов",
-                )
+            self._call.problem(
+                f"{self._call.label()}: the value of {name} contains "
+                f"{marker}, which cannot be told from the closing marker; "
+                "read as part of the value because text followed it: check this call",
+                f"{self._call.label()}: значение {name} содержит {marker}, "
+                "который не отличить от закрывающего маркера; прочитан как часть "
+                "значения, потому что за ним шёл текст: проверьте этот вызов",
             )
         argument.parts += [close_tag(_closer_name(argument)), *self._gap, text]
         self._gap = []
@@ -619,11 +583,9 @@ class KimiXtmlStreamParser(StreamParser):
         """An open tag outside raw blocks."""
         name, attrs, rest = _parse_header(header)
         if rest:
-            self._errors.append(
-                tr(
-                    f"tag {OPEN}{snippet(header)}{SEP}: could not read {snippet(rest)!r}",
-                    f"тег {OPEN}{snippet(header)}{SEP}: не удалось прочитать {snippet(rest)!r}",
-                )
+            self._error(
+                f"tag {OPEN}{snippet(header)}{SEP}: could not read {snippet(rest)!r}",
+                f"тег {OPEN}{snippet(header)}{SEP}: не удалось прочитать {snippet(rest)!r}",
             )
         state = self._state
         if state == TOP and name in (THINK, RESPONSE):
@@ -639,19 +601,15 @@ class KimiXtmlStreamParser(StreamParser):
         elif state == TOP and name == "message" and not self._message_seen:
             self._message_seen = True
             if attrs.get("role") != "assistant":
-                self._errors.append(
-                    tr(
-                        f"message role {attrs.get('role')!r}: read as the assistant's",
-                        f"сообщение с ролью {attrs.get('role')!r}: прочитано как ответ модели",
-                    )
+                self._error(
+                    f"message role {attrs.get('role')!r}: read as the assistant's",
+                    f"сообщение с ролью {attrs.get('role')!r}: прочитано как ответ модели",
                 )
         elif state in (TOP, TOOLS) and name == "call":
             if state == TOP:
-                self._errors.append(
-                    tr(
-                        f"{OPEN}call{SEP} outside a tools block: read as a call anyway",
-                        f"{OPEN}call{SEP} вне блока tools: всё равно прочитан как вызов",
-                    )
+                self._error(
+                    f"{OPEN}call{SEP} outside a tools block: read as a call anyway",
+                    f"{OPEN}call{SEP} вне блока tools: всё равно прочитан как вызов",
                 )
             self._message_seen = True
             self._call_count += 1
@@ -678,11 +636,9 @@ class KimiXtmlStreamParser(StreamParser):
         elif state == TOOLS and name == "tools":
             self._state = TOP
         elif state == TOOLS and name == "message":
-            self._errors.append(
-                tr(
-                    f"the tools block not closed before {close_tag('message')}",
-                    f"блок tools не закрыт перед {close_tag('message')}",
-                )
+            self._error(
+                f"the tools block not closed before {close_tag('message')}",
+                f"блок tools не закрыт перед {close_tag('message')}",
             )
             self._state = ENDED
         elif state == TOP and name == "message":
@@ -695,11 +651,9 @@ class KimiXtmlStreamParser(StreamParser):
         if self._state == UNDECIDED:
             self._decide(_Tag(END_OF_MSG), out)
         if self._state in _RAW:
-            self._errors.append(
-                tr(
-                    f"{self._block_label()} not closed before {END_OF_MSG}",
-                    f"{self._block_label()} не закрыт перед {END_OF_MSG}",
-                )
+            self._error(
+                f"{self._block_label()} not closed before {END_OF_MSG}",
+                f"{self._block_label()} не закрыт перед {END_OF_MSG}",
             )
             self._end_raw_block()
         self._commit_argument()
@@ -708,11 +662,9 @@ class KimiXtmlStreamParser(StreamParser):
             self._drop_call(tr(f"before {END_OF_MSG}", f"перед {END_OF_MSG}"))
             self._state = TOOLS
         if self._state == TOOLS:
-            self._errors.append(
-                tr(
-                    f"the tools block not closed before {END_OF_MSG}",
-                    f"блок tools не закрыт перед {END_OF_MSG}",
-                )
+            self._error(
+                f"the tools block not closed before {END_OF_MSG}",
+                f"блок tools не закрыт перед {END_OF_MSG}",
             )
         self._state = ENDED
 
@@ -723,12 +675,10 @@ class KimiXtmlStreamParser(StreamParser):
         if self._tag is not None:
             tag = self._tag
             self._tag = None
-            self._errors.append(
-                tr(
-                    f"tag {snippet(tag.kind + tag.text())!r} cut off {CUT_OFF.en}: dropped",
-                    f"тег {snippet(tag.kind + tag.text())!r} оборван: текст кончился "
-                    "(например, по max_tokens?): пропущен",
-                )
+            self._error(
+                f"tag {snippet(tag.kind + tag.text())!r} cut off {CUT_OFF.en}: dropped",
+                f"тег {snippet(tag.kind + tag.text())!r} оборван: текст кончился "
+                "(например, по max_tokens?): пропущен",
             )
         if self._state == UNDECIDED:  # no tag at all: plain text is content
             self._state = TOP
@@ -736,11 +686,9 @@ class KimiXtmlStreamParser(StreamParser):
             if held:
                 self._emit_content(held, out)
         if self._state in _RAW and self._state not in (THINK, RESPONSE):
-            self._errors.append(
-                tr(
-                    f"{self._block_label()} not closed {CUT_OFF.en}",
-                    f"{self._block_label()} не закрыт {CUT_OFF.ru}",
-                )
+            self._error(
+                f"{self._block_label()} not closed {CUT_OFF.en}",
+                f"{self._block_label()} не закрыт {CUT_OFF.ru}",
             )
             self._end_raw_block()
         self._commit_argument()
@@ -749,15 +697,13 @@ class KimiXtmlStreamParser(StreamParser):
             self._drop_call(str(CUT_OFF))
             self._state = TOOLS
         if self._state == TOOLS:
-            self._errors.append(
-                tr(f"the tools block not closed {CUT_OFF.en}", f"блок tools не закрыт {CUT_OFF.ru}")
+            self._error(
+                f"the tools block not closed {CUT_OFF.en}", f"блок tools не закрыт {CUT_OFF.ru}"
             )
         if self._state in (THINK, RESPONSE):
-            self._errors.append(
-                tr(
-                    f"the {self._state} block not closed {CUT_OFF.en}",
-                    f"блок {self._state} не закрыт {CUT_OFF.ru}",
-                )
+            self._error(
+                f"the {self._state} block not closed {CUT_OFF.en}",
+                f"блок {self._state} не закрыт {CUT_OFF.ru}",
             )
 
     # -- calls ---------------------------------------------------------------------------------
@@ -770,28 +716,24 @@ class KimiXtmlStreamParser(StreamParser):
         arguments = _call_arguments(call)
         expected = str(call.number)
         if call.index_attr is None:
-            call.problems.append(
-                tr(f"{call.label()}: no index attribute", f"{call.label()}: нет атрибута index")
+            call.problem(
+                f"{call.label()}: no index attribute", f"{call.label()}: нет атрибута index"
             )
         elif call.index_attr != expected:
-            call.problems.append(
-                tr(
-                    f"{call.label()}: index={call.index_attr!r}, expected {expected!r}",
-                    f"{call.label()}: index={call.index_attr!r}, ожидался {expected!r}",
-                )
+            call.problem(
+                f"{call.label()}: index={call.index_attr!r}, expected {expected!r}",
+                f"{call.label()}: index={call.index_attr!r}, ожидался {expected!r}",
             )
         if not call.name:
-            call.problems.append(
-                tr(
-                    f"{call.label()}: no tool name (tool attribute): call dropped, "
-                    f"its arguments were {snippet(arguments)!r}",
-                    f"{call.label()}: нет имени инструмента (атрибут tool): вызов пропущен, "
-                    f"его аргументы: {snippet(arguments)!r}",
-                )
+            call.problem(
+                f"{call.label()}: no tool name (tool attribute): call dropped, "
+                f"its arguments were {snippet(arguments)!r}",
+                f"{call.label()}: нет имени инструмента (атрибут tool): вызов пропущен, "
+                f"его аргументы: {snippet(arguments)!r}",
             )
-            self._errors.extend(call.problems)
-            return
         self._errors.extend(call.problems)
+        if not call.name:
+            return
         position = len(self._tool_calls)
         call_id = f"functions.{call.name}:{self._call_offset + position}"
         self._tool_calls.append(tool_call_dict(call_id, call.name, arguments))
@@ -805,13 +747,11 @@ class KimiXtmlStreamParser(StreamParser):
         read = ", ".join(
             f"{a.key}={snippet(''.join(a.parts), 30)!r}" for a in call.arguments if a.key
         )
-        self._errors.append(
-            tr(
-                f"{call.label()}: no {close_tag('call')} {why}: the call is not whole and is "
-                f"NOT returned (read so far: {read or 'no arguments'})",
-                f"{call.label()}: нет {close_tag('call')} {why}: вызов не целый и НЕ "
-                f"возвращён (прочитано: {read or 'аргументов нет'})",
-            )
+        self._error(
+            f"{call.label()}: no {close_tag('call')} {why}: the call is not whole and is "
+            f"NOT returned (read so far: {read or 'no arguments'})",
+            f"{call.label()}: нет {close_tag('call')} {why}: вызов не целый и НЕ "
+            f"возвращён (прочитано: {read or 'аргументов нет'})",
         )
         self._errors.extend(call.problems)
 

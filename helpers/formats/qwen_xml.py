@@ -360,18 +360,14 @@ class QwenXmlStreamParser(StreamParser):
             return
         self._stray_text = True
         if self._function is not None:
-            self._errors.append(
-                tr(
-                    "text inside a function but outside its tags ignored",
-                    "текст внутри функции, но вне её тегов пропущен",
-                )
+            self._error(
+                "text inside a function but outside its tags ignored",
+                "текст внутри функции, но вне её тегов пропущен",
             )
         else:
-            self._errors.append(
-                tr(
-                    f"text inside a {TOOL_CALL_OPEN} block but outside its tags ignored",
-                    f"текст внутри блока {TOOL_CALL_OPEN}, но вне его тегов пропущен",
-                )
+            self._error(
+                f"text inside a {TOOL_CALL_OPEN} block but outside its tags ignored",
+                f"текст внутри блока {TOOL_CALL_OPEN}, но вне его тегов пропущен",
             )
 
     def _read_name(self, piece: str, out: DeltaList) -> str:
@@ -425,15 +421,13 @@ class QwenXmlStreamParser(StreamParser):
         else:
             assert self._value is not None
             if self._probe_after_close:  # a student would expect a new parameter here: say why
-                self._errors.append(
-                    tr(
-                        f"{self._label()}, parameter {self._param!r}: {PARAMETER_CLOSE}"
-                        f"{PARAMETER_OPEN}{name}> kept as text of the value, since the tool's "
-                        f"schema has no parameter {name!r} (as vLLM reads it)",
-                        f"{self._label()}, параметр {self._param!r}: {PARAMETER_CLOSE}"
-                        f"{PARAMETER_OPEN}{name}> оставлен текстом значения: в схеме "
-                        f"инструмента нет параметра {name!r} (так читает vLLM)",
-                    )
+                self._error(
+                    f"{self._label()}, parameter {self._param!r}: {PARAMETER_CLOSE}"
+                    f"{PARAMETER_OPEN}{name}> kept as text of the value, since the tool's "
+                    f"schema has no parameter {name!r} (as vLLM reads it)",
+                    f"{self._label()}, параметр {self._param!r}: {PARAMETER_CLOSE}"
+                    f"{PARAMETER_OPEN}{name}> оставлен текстом значения: в схеме "
+                    f"инструмента нет параметра {name!r} (так читает vLLM)",
                 )
             self._value.append(f"{self._probe_prefix}{PARAMETER_OPEN}{name}>")
             self._param_depth += 1
@@ -527,20 +521,16 @@ class QwenXmlStreamParser(StreamParser):
             if self._key is not None or self._value is not None:
                 self._end_parameter(None, out)
             else:
-                self._errors.append(
-                    tr(
-                        f"{PARAMETER_CLOSE} without an open {PARAMETER_OPEN} ignored",
-                        f"{PARAMETER_CLOSE} без открытого {PARAMETER_OPEN} пропущен",
-                    )
+                self._error(
+                    f"{PARAMETER_CLOSE} without an open {PARAMETER_OPEN} ignored",
+                    f"{PARAMETER_CLOSE} без открытого {PARAMETER_OPEN} пропущен",
                 )
             return
         if tag == FUNCTION_CLOSE:
             if self._function is None and self._name is None:
-                self._errors.append(
-                    tr(
-                        f"{FUNCTION_CLOSE} without an open {FUNCTION_OPEN} ignored",
-                        f"{FUNCTION_CLOSE} без открытого {FUNCTION_OPEN} пропущен",
-                    )
+                self._error(
+                    f"{FUNCTION_CLOSE} without an open {FUNCTION_OPEN} ignored",
+                    f"{FUNCTION_CLOSE} без открытого {FUNCTION_OPEN} пропущен",
                 )
             else:
                 self._end_function(
@@ -548,11 +538,9 @@ class QwenXmlStreamParser(StreamParser):
                 )
             return
         if tag == PARAMETER_OPEN:  # no open function to hold it
-            self._errors.append(
-                tr(
-                    f"{PARAMETER_OPEN} outside a function ignored",
-                    f"{PARAMETER_OPEN} вне функции пропущен",
-                )
+            self._error(
+                f"{PARAMETER_OPEN} outside a function ignored",
+                f"{PARAMETER_OPEN} вне функции пропущен",
             )
             return
         # <function=, <tool_call>, </tool_call>: each closes an open function first.
@@ -564,23 +552,18 @@ class QwenXmlStreamParser(StreamParser):
             self._stray_text = False
         elif tag == TOOL_CALL_OPEN:
             if self._in_block:
-                self._errors.append(
-                    tr(
-                        f"{TOOL_CALL_OPEN} block without {TOOL_CALL_CLOSE} before the next "
-                        f"{TOOL_CALL_OPEN}",
-                        f"блок {TOOL_CALL_OPEN} без {TOOL_CALL_CLOSE} перед следующим "
-                        f"{TOOL_CALL_OPEN}",
-                    )
+                self._error(
+                    f"{TOOL_CALL_OPEN} block without {TOOL_CALL_CLOSE} before the next "
+                    f"{TOOL_CALL_OPEN}",
+                    f"блок {TOOL_CALL_OPEN} без {TOOL_CALL_CLOSE} перед следующим {TOOL_CALL_OPEN}",
                 )
             self._in_block, self._stray_text = True, False
         elif self._in_block:  # </tool_call>
             self._in_block = False
         else:
-            self._errors.append(
-                tr(
-                    f"{TOOL_CALL_CLOSE} without an open {TOOL_CALL_OPEN} ignored",
-                    f"{TOOL_CALL_CLOSE} без открытого {TOOL_CALL_OPEN} пропущен",
-                )
+            self._error(
+                f"{TOOL_CALL_CLOSE} without an open {TOOL_CALL_OPEN} ignored",
+                f"{TOOL_CALL_CLOSE} без открытого {TOOL_CALL_OPEN} пропущен",
             )
 
     def _on_end(self, out: DeltaList) -> None:
@@ -598,11 +581,9 @@ class QwenXmlStreamParser(StreamParser):
         if self._function is not None or self._name is not None:
             self._end_function(str(CUT_OFF), str(CUT_OFF), out)
         if self._in_block:
-            self._errors.append(
-                tr(
-                    f"{TOOL_CALL_OPEN} block without {TOOL_CALL_CLOSE} {CUT_OFF.en}",
-                    f"блок {TOOL_CALL_OPEN} без {TOOL_CALL_CLOSE} {CUT_OFF.ru}",
-                )
+            self._error(
+                f"{TOOL_CALL_OPEN} block without {TOOL_CALL_CLOSE} {CUT_OFF.en}",
+                f"блок {TOOL_CALL_OPEN} без {TOOL_CALL_CLOSE} {CUT_OFF.ru}",
             )
             self._in_block = False
 
@@ -642,11 +623,9 @@ class QwenXmlStreamParser(StreamParser):
                 if not closed
                 else tr("this is not a function name", "это не имя функции")
             )
-            self._errors.append(
-                tr(
-                    f"{FUNCTION_OPEN}{snippet(name)!r}: {why}; the call is dropped",
-                    f"{FUNCTION_OPEN}{snippet(name)!r}: {why}; вызов отброшен",
-                )
+            self._error(
+                f"{FUNCTION_OPEN}{snippet(name)!r}: {why}; the call is dropped",
+                f"{FUNCTION_OPEN}{snippet(name)!r}: {why}; вызов отброшен",
             )
             return
         self._tool_calls.append(tool_call_dict(f"call_{index}", name, ""))
@@ -663,11 +642,9 @@ class QwenXmlStreamParser(StreamParser):
             self._literal_pending()
         if self._key is not None:  # cut before the ">" of its name
             self._param, self._key, self._value = "".join(self._key), None, []
-            self._errors.append(
-                tr(
-                    f"{self._label()}: no '>' after the parameter name",
-                    f"{self._label()}: нет '>' после имени параметра",
-                )
+            self._error(
+                f"{self._label()}: no '>' after the parameter name",
+                f"{self._label()}: нет '>' после имени параметра",
             )
         assert self._value is not None
         key = self._param
@@ -676,18 +653,14 @@ class QwenXmlStreamParser(StreamParser):
         self._reset_value_state()
         label = tr(f"{self._label()}, parameter {key!r}", f"{self._label()}, параметр {key!r}")
         if missing_end:
-            self._errors.append(
-                tr(
-                    f"{label}: no {PARAMETER_CLOSE} {missing_end}",
-                    f"{label}: нет {PARAMETER_CLOSE} {missing_end}",
-                )
+            self._error(
+                f"{label}: no {PARAMETER_CLOSE} {missing_end}",
+                f"{label}: нет {PARAMETER_CLOSE} {missing_end}",
             )
         if key in self._function["keys"]:
-            self._errors.append(
-                tr(
-                    f"{label}: written twice; the last value wins",
-                    f"{label}: записан дважды; действует последнее значение",
-                )
+            self._error(
+                f"{label}: written twice; the last value wins",
+                f"{label}: записан дважды; действует последнее значение",
             )
         self._function["keys"].add(key)
         value, note = convert_parameter(raw, key, self._function["types"])
@@ -704,11 +677,9 @@ class QwenXmlStreamParser(StreamParser):
         assert self._function is not None
         self._end_parameter(parameter_end, out)
         if missing_end and self._function["index"] is not None:
-            self._errors.append(
-                tr(
-                    f"{self._label()}: no {FUNCTION_CLOSE} {missing_end}",
-                    f"{self._label()}: нет {FUNCTION_CLOSE} {missing_end}",
-                )
+            self._error(
+                f"{self._label()}: no {FUNCTION_CLOSE} {missing_end}",
+                f"{self._label()}: нет {FUNCTION_CLOSE} {missing_end}",
             )
         self._add_arguments("}" if self._function["pieces"] else "{}", out)
         if self._function["index"] is not None:  # joined once: no copy per parameter

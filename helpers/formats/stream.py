@@ -10,6 +10,7 @@ from typing import Any
 
 from helpers.formats._common import DeltaList, MarkerSplitter, ParseResult, StrippedStream
 from helpers.formats.think import ReasoningSplitter
+from helpers.i18n import tr
 
 
 class StreamParser:
@@ -120,6 +121,10 @@ class StreamParser:
         if visible:
             self._reasoning_sent.append(visible)
             out.reasoning(visible)
+
+    def _error(self, english: str, russian: str) -> None:
+        """Report a problem of the text, in the notebook's language."""
+        self._errors.append(tr(english, russian))
 
     def _on_text(self, piece: str, out: DeltaList) -> None:
         """Route one piece of plain text (subclass)."""

@@ -14,7 +14,6 @@ from typing import Literal
 
 from helpers.catalog import DEFAULT_ENGINES, MODEL_NAMES
 
-Provider = Literal["kimi", "qwen"]
 NamedChoice = Literal["calls_of_it", "one_call", "ignored"]
 """A named `tool_choice`: calls of that tool only (OpenAI's promise), exactly one call (vLLM's
 structured output holds one function's arguments), or no effect at all (Kimi K3 on Moonshot's

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import copy
 import dataclasses
-import hashlib
 import json
 import re
 import sys
@@ -125,10 +124,11 @@ def engine_reply(
     calls = model_calls(turn, history)
     if not calls:
         return Reply(turn.content or "", [], turn.finish_reason or "stop", reasoning)
-    drifted = profile.drifts_on_foreign_ids and bool(foreign_ids(history))
+    foreign = foreign_ids(history) if profile.drifts_on_foreign_ids else []
+    drifted = bool(foreign)
     if drifted:  # the model copies the style of the ids it saw; the parser cannot read them
         for index, call in enumerate(calls):
-            call["id"] = drifted_id(foreign_ids(history)[-1], call, index, seed)
+            call["id"] = drifted_id(foreign[-1], call, index, seed)
     raw = render_output(provider, turn.content or "", calls)  # before the engine renames ids
     finish = turn.finish_reason or profile.finish_with_calls
     if not profile.parses_calls or drifted:
@@ -181,8 +181,7 @@ def request_seed(path: str, body: dict[str, Any]) -> str:
     Requests the server treats as the same (e.g. differing only in `temperature`) therefore get
     byte-identical answers, wherever they appear: the server refuses two different answers.
     """
-    key = request_key(canonical_request(path, body))
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+    return served_id(request_key(canonical_request(path, body)))  # the name the server logs
 
 
 def created_at(seed: str) -> int:
@@ -374,14 +373,8 @@ def render_prompt(scenario: Scenario, messages: list[dict[str, Any]]) -> str:
 
 
 def _moonshot_rejects(body: dict[str, Any]) -> str | None:
-    """What the Moonshot API documents as unsupported: `tool_choice="required"`, a
-    temperature outside [0, 1], and a tool its strict-schema rules refuse."""
-    from helpers.replay.validation import ApiError, check_moonshot_tools
-
-    try:
-        check_moonshot_tools(body.get("tools"))
-    except ApiError as error:
-        return error.message
+    """What the Moonshot API documents as unsupported: `tool_choice="required"` and a
+    temperature outside [0, 1]. (Its tool rules are the replay server's: `server_refusal`.)"""
     if body.get("tool_choice") == "required":
         return 'tool_choice="required" (documented as unsupported)'
     temperature = body.get("temperature")
@@ -481,8 +474,7 @@ def check_reply_allowed(scenario: Scenario, turn: Turn, body: dict[str, Any], wh
         return
     if profile is not None:
         choice = body.get("tool_choice")
-        ignores_named = get_profile(scenario.provider, scenario.engine).named_choice == "ignored"
-        if isinstance(choice, dict) and ignores_named:
+        if isinstance(choice, dict) and profile.named_choice == "ignored":
             choice = "auto"  # Kimi K3: a named function is accepted and ignored
         if choice == "none" and names:
             raise ScenarioError(
@@ -490,7 +482,7 @@ def check_reply_allowed(scenario: Scenario, turn: Turn, body: dict[str, Any], wh
             )
         if choice == "required" and not names:
             raise ScenarioError(f'{where}: tool_choice="required" needs a call; the turn has none')
-        if isinstance(choice, dict) and profile.named_choice != "ignored":
+        if isinstance(choice, dict):
             wanted = (choice.get("function") or {}).get("name")
             if not names or any(name != wanted for name in names):
                 raise ScenarioError(

@@ -73,10 +73,6 @@ def scenario_modules() -> tuple[str, ...]:
     return tuple(scenario_module(name) for name in lesson_names())
 
 
-SCENARIO_MODULES: tuple[str, ...] = scenario_modules()
-"""The registry as it was when this package was imported (derived from the lesson sources)."""
-
-
 def all_scenarios(modules: tuple[str, ...] | None = None) -> dict[str, list[Scenario]]:
     """Every notebook's scenarios, keyed by notebook name, in lesson order."""
     result: dict[str, list[Scenario]] = {}
