@@ -29,6 +29,8 @@ from pathlib import Path
 
 import nbformat
 
+from helpers.lessons import lesson_names
+
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 LANGS = ("en", "ru")
@@ -161,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("names", nargs="*", help="lesson names (default: all in notebooks/en)")
     parser.add_argument("--repeat", type=int, default=1, help="runs per side; the best is kept")
     args = parser.parse_args(argv)
-    names = args.names or sorted(p.stem for p in (NOTEBOOKS / "en").glob("*.ipynb"))
+    names = args.names or lesson_names()
     lessons = [NOTEBOOKS / lang / f"{n}.ipynb" for n in names for lang in LANGS]
     missing = [str(p.relative_to(ROOT)) for p in lessons if not p.exists()]
     if missing or not lessons:
