@@ -272,18 +272,6 @@ K3_EFFORTS = ("low", "high", "max")
 K3_REQUIRED_WITHOUT_TOOLS = "tool_choice 'required' needs at least one tool in 'tools'"
 K3_BAD_CHOICE = "tool_choice must be 'auto', 'none' or 'required' for this model, not {value}"
 K3_BAD_EFFORT = "thinking.effort must be 'low', 'high' or 'max', not {value}"
-# Models that think by default; the switch `thinking: {"type": "disabled"}` exists for some.
-MOONSHOT_THINKING_MODELS = frozenset(
-    {
-        "kimi-k2-thinking",
-        "kimi-k2-thinking-turbo",
-        "kimi-k2.5",
-        "kimi-k2.6",
-        "kimi-k2.7-code",
-        "kimi-k2.7-code-highspeed",
-        *K3_MODELS,
-    }
-)
 # No switch: K2-Thinking always thinks (what it does with "disabled" is unconfirmed: treated as
 # ignored); K2.7-Code documents "disabled" as an error.
 ALWAYS_THINKING = frozenset({"kimi-k2-thinking", "kimi-k2-thinking-turbo", *K3_MODELS})
@@ -292,6 +280,9 @@ REFUSES_DISABLED = frozenset({"kimi-k2.7-code", "kimi-k2.7-code-highspeed"})
 # with thinking and 0.6 without (Moonshot's recommended values; the fixed 0.6 without thinking is
 # a third party's statement, unconfirmed).
 LOCKED_SAMPLING_MODELS = frozenset({"kimi-k2.5", "kimi-k2.6"})
+# Models that think by default: those above; the switch `thinking: {"type": "disabled"}` works for
+# K2.5 and K2.6.
+MOONSHOT_THINKING_MODELS = ALWAYS_THINKING | REFUSES_DISABLED | LOCKED_SAMPLING_MODELS
 FIXED_TOP_P = 0.95
 # Moonshot's JSON-schema subset (MFJS): keywords a strict tool schema may not use anywhere.
 FORBIDDEN_KEYWORDS = ("title", "format", "$comment", "prefixItems")
