@@ -299,9 +299,12 @@ def completion_choice(text: str, finish_reason: str | None) -> dict[str, Any]:
 # --- the client's side --------------------------------------------------------------------------
 
 
-def base_path(scenario: Scenario) -> str:
-    """`/v1` for the provider's default engine, `/engines/<engine>/v1` otherwise."""
-    return get_profile(scenario.provider, scenario.engine).base_path(scenario.provider)
+def endpoint(scenario: Scenario) -> str:
+    """The path the scenario's requests go to: `/v1/...` at the provider's default engine,
+    `/engines/<engine>/v1/...` otherwise, then `completions` or `chat/completions`."""
+    profile = get_profile(scenario.provider, scenario.engine)
+    api = "completions" if scenario.api == "completions" else "chat/completions"
+    return f"{profile.base_path(scenario.provider)}/{api}"
 
 
 def label_middle(scenario: Scenario) -> str:
@@ -485,7 +488,7 @@ def completions_exchange(
     scenario: Scenario, turn: Turn, messages: list[dict[str, Any]]
 ) -> Exchange:
     """`/completions`: the prompt is the template render, the answer the model's raw text."""
-    path = f"{base_path(scenario)}/completions"
+    path = endpoint(scenario)
     body = request_body(scenario, messages, turn)
     seed = request_seed(path, body)
     text = render_output(scenario.provider, turn.content or "", model_calls(turn, messages))
@@ -506,7 +509,7 @@ def completions_exchange(
 def chat_exchange(scenario: Scenario, turn: Turn, messages: list[dict[str, Any]]) -> Exchange:
     """`/chat/completions`: the engine profile turns the model's output into the API reply."""
     profile = get_profile(scenario.provider, scenario.engine)
-    path = f"{base_path(scenario)}/chat/completions"
+    path = endpoint(scenario)
     body = request_body(scenario, messages, turn)
     rejected = rejected_setting(profile.name, body)
     if rejected:
@@ -629,12 +632,10 @@ def profile_notes(scenarios: list[Scenario]) -> list[dict[str, str]]:
     """`meta.profiles`: each engine behaviour the cassette uses, where it is served, in brief."""
     notes: dict[str, dict[str, str]] = {}
     for scenario in scenarios:
-        name = label_middle(scenario)
+        name, path = label_middle(scenario), endpoint(scenario)
+        summary = get_profile(scenario.provider, scenario.engine).summary
         if scenario.api == "completions":
-            path, summary = f"{base_path(scenario)}/completions", COMPLETIONS_SUMMARY
-        else:
-            path = f"{base_path(scenario)}/chat/completions"
-            summary = get_profile(scenario.provider, scenario.engine).summary
+            summary = COMPLETIONS_SUMMARY
         notes.setdefault(f"{name} {path}", {"name": name, "path": path, "summary": summary})
     return list(notes.values())
 
