@@ -241,18 +241,9 @@ def tool_call_deltas(
         return [{"index": index, **copy.deepcopy(call)} for index, call in enumerate(calls)]
     per_call: list[list[dict[str, Any]]] = []
     for index, call in enumerate(calls):
-        function = call["function"]
-        header = {
-            "index": index,
-            "id": call["id"],
-            "type": "function",
-            "function": {"name": function["name"], "arguments": ""},
-        }
-        rest = [
-            {"index": index, "function": {"arguments": piece}}
-            for piece in fragments(function["arguments"], f"{seed}|{index}")
-        ]
-        per_call.append([header, *rest])
+        header = {"index": index, **call, "function": {**call["function"], "arguments": ""}}
+        pieces = fragments(call["function"]["arguments"], f"{seed}|{index}")
+        per_call.append([header, *({"index": index, "function": {"arguments": p}} for p in pieces)])
     if not interleave:
         return [item for items in per_call for item in items]
     rounds = itertools.zip_longest(*per_call)  # item 0 of each call, then item 1 of each...
