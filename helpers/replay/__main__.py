@@ -57,13 +57,6 @@ def _record(args: argparse.Namespace) -> int:
     return _run(proxy, args.port, banner)
 
 
-def _synthesize(rest: list[str]) -> int:
-    """Delegate to the synthesis script (helpers.replay.synthesize.main)."""
-    from helpers.replay.synthesize import main as synthesize_main
-
-    return synthesize_main(rest)
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and --help)."""
     parser = argparse.ArgumentParser(
@@ -74,10 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="answer OpenAI-style requests from cassettes on 127.0.0.1")
     serve.add_argument("--port", type=int, default=0, help="port (default: any free port)")
     serve.add_argument(
-        "--cassettes",
-        type=Path,
-        default=None,
-        help="a cassette file or folder (default: data/recordings)",
+        "--cassettes", type=Path, help="a cassette file or folder (default: data/recordings)"
     )
     serve.add_argument("--pace", action="store_true", help="replay recorded delays between chunks")
     record = sub.add_parser(
@@ -99,12 +89,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run a subcommand; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] == "synthesize":
-        return _synthesize(argv[1:])
+    if argv and argv[0] == "synthesize":  # the synthesis script parses its own options
+        from helpers.replay.synthesize import main as synthesize_main
+
+        return synthesize_main(argv[1:])
     args = build_parser().parse_args(argv)
-    if args.command == "serve":
-        return _serve(args)
-    return _record(args)
+    return _serve(args) if args.command == "serve" else _record(args)
 
 
 if __name__ == "__main__":

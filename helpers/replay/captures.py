@@ -46,18 +46,14 @@ def load_capture(path: Path) -> dict[str, Any]:
     missing = [key for key in META_KEYS if not isinstance(meta.get(key), str) or not meta[key]]
     if missing:
         raise CassetteError(f"{path.name}: meta needs {', '.join(missing)}")
-    sections = {"cassettes": data.get("cassettes", {}), "observations": data.get("observations")}
-    for notebook, items in sections["cassettes"].items():
-        validate_cassette(
-            {"meta": {"notebook": notebook, "source": meta["source"], "format": 1},
-             "interactions": items},
-            f"{path.name} cassettes.{notebook}",
-        )  # fmt: skip
-    validate_cassette(
-        {"meta": {"notebook": "-", "source": meta["source"], "format": 1},
-         "interactions": sections["observations"] or []},
-        f"{path.name} observations",
-    )  # fmt: skip
+    parts = [
+        (notebook, f"cassettes.{notebook}", items)
+        for notebook, items in data.get("cassettes", {}).items()
+    ]
+    parts.append(("-", "observations", data.get("observations") or []))
+    for notebook, where, items in parts:
+        cassette_meta = {"notebook": notebook, "source": meta["source"], "format": 1}
+        validate_cassette({"meta": cassette_meta, "interactions": items}, f"{path.name} {where}")
     return data
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from helpers.catalog import DEFAULT_ENGINES, MODEL_NAMES
 
@@ -28,9 +28,9 @@ class EngineProfile:
     """One serving stack's behaviour around tool calls (ids, finish_reason, parsing)."""
 
     name: str
-    providers: tuple[str, ...]
     summary: str
     id_style: IdStyle
+    providers: tuple[str, ...] = ("kimi",)
     streamed_id_style: IdStyle | None = None  # the ids of a streamed reply, when they differ
     finish_with_calls: str = "tool_calls"
     parses_calls: bool = True
@@ -65,13 +65,106 @@ class EngineProfile:
             return model_id
         if style == "history":
             return f"functions.{name}:{history_count + index}"
-        if style in ("vllm16", "vllm24", "ollama", "llamacpp"):
-            return local_call_id(style, f"{seed}|call|{index}")
-        return "chatcmpl-tool-" + stable_hex(f"{seed}|call|{index}", 32)
+        seed = f"{seed}|call|{index}"
+        if style in _HEX_IDS:  # hermes, vllm16; vllm24: vLLM's qwen3_coder stream (uuid4 hex)
+            prefix, length = _HEX_IDS[style]
+            return prefix + stable_hex(seed, length)
+        digits = bytes.fromhex(stable_hex(seed, 64))
+        if style == "ollama":  # `call_` + 8 characters from [a-z0-9]
+            return "call_" + "".join(_ALNUM[b % 36] for b in digits[:8])
+        return "".join(_ALNUM[b % 62] for b in digits[:32])  # llama.cpp: 32 letters and digits
 
 
-# Qwen today (lesson 07): Qwen3.5 behind vLLM's XML parser, and the two laptop servers.
-QWEN_TODAY_PROFILES: tuple[EngineProfile, ...] = (
+# Shared settings. `_BARE`: content `""` beside calls and no `tool_calls: []` in a message
+# without calls. The Moonshot platform answers so for every model; so do llama.cpp and Ollama.
+_BARE: dict[str, Any] = dict(empty_content="", lists_empty_tool_calls=False)
+_MOONSHOT: dict[str, Any] = dict(id_style="moonshot", response_id_hex=24, **_BARE)
+_LLAMACPP: dict[str, Any] = dict(id_style="llamacpp", reasoning_field="reasoning_content", **_BARE)
+
+_PROFILES: list[EngineProfile] = [
+    EngineProfile(
+        name="moonshot",
+        **_MOONSHOT,
+        summary="Moonshot platform API: ids `name:N` (N counts every call in the dialog), "
+        'finish_reason `tool_calls`, content `""` when only calls are made; tools are strict '
+        "by default (a schema outside Moonshot's JSON-schema subset, a bad name or more than "
+        "128 functions: a 400).",
+    ),
+    EngineProfile(
+        name="vllm",
+        summary="vLLM with `--tool-call-parser kimi_k2`: ids `functions.name:N` as the model "
+        "wrote them, finish_reason `tool_calls`, content null when only calls are made.",
+        id_style="model",
+        named_choice="one_call",  # structured outputs hold one function's arguments
+    ),
+    EngineProfile(
+        name="sglang",
+        summary="SGLang with `--tool-call-parser kimi_k2`: ids `functions.name:K` where K = "
+        "calls already in the request history + index, finish_reason `tool_calls`.",
+        id_style="history",
+        lists_empty_tool_calls=False,
+    ),
+    EngineProfile(
+        name="stop_with_calls",
+        summary="vLLM answering a forced `tool_choice` (named: vllm issue #9209; "
+        "`required`: the Qwen3-8B answer in vllm PR #20662; SGLang reported the same in "
+        "sglang #2877): calls parsed like vLLM, but finish_reason `stop` while `tool_calls` "
+        "are present.",
+        id_style="model",
+        finish_with_calls="stop",
+    ),
+    EngineProfile(
+        name="no_parser",
+        providers=("kimi", "qwen"),
+        summary="A server started WITHOUT the tool-call parser flag: no `tool_calls`, the raw "
+        "call markers arrive inside `content`, finish_reason `stop`.",
+        id_style="model",
+        finish_with_calls="stop",
+        parses_calls=False,
+    ),
+    EngineProfile(
+        name="vllm_hermes",
+        providers=("qwen",),
+        summary="vLLM with `--tool-call-parser hermes` (Qwen2.5): ids `chatcmpl-tool-<hex>` "
+        "invented by the server, content = text before the first `<tool_call>`, "
+        "finish_reason `tool_calls`.",
+        id_style="hermes",
+    ),
+    # Kimi thinking models (K2-Thinking, K2.5, K2.6): the same call markers with a reasoning part in
+    # front, which each stack reports under its own field name.
+    EngineProfile(
+        name="moonshot_thinking",
+        **_MOONSHOT,
+        summary="Moonshot platform API with a thinking model (kimi-k2.6): reasoning in "
+        "`reasoning_content`, streamed before the content; ids `name:N`; a history whose "
+        "assistant tool-call message lacks `reasoning_content` gets a 400, and so does a forced "
+        '`tool_choice` (`"required"` or a named function; the texts are reported by third '
+        "parties, unconfirmed); `temperature`, `top_p` and `n` are fixed (another value: a 400, "
+        "as third parties report), tools are strict (Moonshot's JSON-schema subset).",
+        reasoning_field="reasoning_content",
+        model_name="kimi-k2.6",
+    ),
+    EngineProfile(
+        name="vllm_thinking",
+        summary="vLLM >= 0.17 with `--tool-call-parser kimi_k2 --reasoning-parser kimi_k2` "
+        "serving Kimi-K2.6: reasoning in the field `reasoning` (renamed from "
+        "`reasoning_content`), ids `functions.name:N` as the model wrote them.",
+        id_style="model",
+        reasoning_field="reasoning",
+        model_name="moonshotai/Kimi-K2.6",
+    ),
+    EngineProfile(
+        name="sglang_drift",
+        summary="SGLang with its `kimi_k2` tool-call and reasoning parsers serving Kimi-K2.6: "
+        "with native history ids it answers like `sglang`; when the history holds "
+        "foreign ids (`call_...`), the model copies their style, the parser cannot read the "
+        "call, and the raw markers arrive in `content` with `tool_calls: []`.",
+        id_style="history",
+        reasoning_field="reasoning_content",
+        model_name="moonshotai/Kimi-K2.6",
+        drifts_on_foreign_ids=True,
+    ),
+    # Qwen today (lesson 07): Qwen3.5 behind vLLM's XML parser, and the two laptop servers.
     EngineProfile(
         name="vllm_qwen3_coder",
         providers=("qwen",),
@@ -88,6 +181,7 @@ QWEN_TODAY_PROFILES: tuple[EngineProfile, ...] = (
     ),
     EngineProfile(
         name="ollama",
+        **_BARE,
         providers=("qwen",),
         summary="Ollama's OpenAI-compatible endpoint (`/v1`) serving qwen3:0.6b: ids `call_` + 8 "
         'characters [a-z0-9], each streamed call whole in one chunk, content `""` with calls, '
@@ -95,8 +189,6 @@ QWEN_TODAY_PROFILES: tuple[EngineProfile, ...] = (
         "finish_reason `tool_calls`, `system_fingerprint` `fp_ollama`; `tool_choice` is not "
         "supported.",
         id_style="ollama",
-        empty_content="",
-        lists_empty_tool_calls=False,
         reasoning_field="reasoning",
         model_name="qwen3:0.6b",
         whole_calls=True,
@@ -104,6 +196,7 @@ QWEN_TODAY_PROFILES: tuple[EngineProfile, ...] = (
     ),
     EngineProfile(
         name="llamacpp",
+        **_LLAMACPP,
         providers=("qwen",),
         summary="llama.cpp's `llama-server` (ggml-org/llama.cpp@0c1e57098, the defaults `--jinja` "
         "and `--reasoning-format deepseek`) serving a tiny steered GGUF with the Qwen3 "
@@ -115,81 +208,27 @@ QWEN_TODAY_PROFILES: tuple[EngineProfile, ...] = (
         "index, id, name and first argument fragment; `system_fingerprint` on every chunk; a "
         "call cut by `max_tokens` before its name is complete is dropped; with `--no-jinja` a "
         "request with tools gets HTTP 500 `tools param requires --jinja flag`.",
-        id_style="llamacpp",
-        empty_content="",
-        lists_empty_tool_calls=False,
-        reasoning_field="reasoning_content",
         model_name="qwen3-tiny-steered",
         system_fingerprint="b1-0c1e57098",
     ),
-)
-
-# Kimi thinking models (K2-Thinking, K2.5, K2.6): the same call markers with a reasoning part in
-# front, which each stack reports under its own field name.
-THINKING_PROFILES: tuple[EngineProfile, ...] = (
-    EngineProfile(
-        name="moonshot_thinking",
-        providers=("kimi",),
-        summary="Moonshot platform API with a thinking model (kimi-k2.6): reasoning in "
-        "`reasoning_content`, streamed before the content; ids `name:N`; a history whose "
-        "assistant tool-call message lacks `reasoning_content` gets a 400, and so does a forced "
-        '`tool_choice` (`"required"` or a named function; the texts are reported by third '
-        "parties, unconfirmed); `temperature`, `top_p` and `n` are fixed (another value: a 400, "
-        "as third parties report), tools are strict (Moonshot's JSON-schema subset).",
-        id_style="moonshot",
-        empty_content="",
-        lists_empty_tool_calls=False,
-        response_id_hex=24,
-        reasoning_field="reasoning_content",
-        model_name="kimi-k2.6",
-    ),
-    EngineProfile(
-        name="vllm_thinking",
-        providers=("kimi",),
-        summary="vLLM >= 0.17 with `--tool-call-parser kimi_k2 --reasoning-parser kimi_k2` "
-        "serving Kimi-K2.6: reasoning in the field `reasoning` (renamed from "
-        "`reasoning_content`), ids `functions.name:N` as the model wrote them.",
-        id_style="model",
-        reasoning_field="reasoning",
-        model_name="moonshotai/Kimi-K2.6",
-    ),
-    EngineProfile(
-        name="sglang_drift",
-        providers=("kimi",),
-        summary="SGLang with its `kimi_k2` tool-call and reasoning parsers serving Kimi-K2.6: "
-        "with native history ids it answers like `sglang`; when the history holds "
-        "foreign ids (`call_...`), the model copies their style, the parser cannot read the "
-        "call, and the raw markers arrive in `content` with `tool_calls: []`.",
-        id_style="history",
-        lists_empty_tool_calls=True,
-        reasoning_field="reasoning_content",
-        model_name="moonshotai/Kimi-K2.6",
-        drifts_on_foreign_ids=True,
-    ),
-)
-
-# Choosing tools (lesson 08): engines whose `tool_choice` and `parallel_tool_calls` handling the
-# lesson compares. `vllm`, `moonshot_thinking` and `ollama` are reused from above.
-CHOICE_PROFILES: tuple[EngineProfile, ...] = (
+    # Choosing tools (lesson 08): engines whose `tool_choice` and `parallel_tool_calls` handling the
+    # lesson compares (with `vllm`, `moonshot_thinking` and `ollama` above).
     EngineProfile(
         name="moonshot_k3",
-        providers=("kimi",),
+        **_MOONSHOT,
         summary="Moonshot platform API with Kimi K3 (`kimi-k3`, thinking always on): reasoning in "
         "`reasoning_content`, which must come back with every assistant message; "
         "`thinking.effort` low, high or max; `tool_choice` accepts only auto, none and "
         "required (required with no tools and any other string: a 400), and a named function "
         "is silently ignored, as if no `tool_choice` were sent (Kimi-Vendor-Verifier's K3 "
         "tests); tools strict by default. Ids `name:N` as for K2 (unconfirmed for K3).",
-        id_style="moonshot",
-        empty_content="",
-        lists_empty_tool_calls=False,
-        response_id_hex=24,
         reasoning_field="reasoning_content",
         model_name="kimi-k3",
         named_choice="ignored",
     ),
     EngineProfile(
         name="llamacpp_hermes",
+        **_LLAMACPP,
         providers=("qwen",),
         summary="llama.cpp's `llama-server` (`--jinja`, the default) serving a Qwen3 GGUF, whose "
         "template writes Hermes-style `<tool_call>` JSON: calls constrained by a grammar; the "
@@ -197,22 +236,14 @@ CHOICE_PROFILES: tuple[EngineProfile, ...] = (
         "Hermes format `parallel_tool_calls: false` still allows several calls (the grammar "
         "keeps `(tool-call space)+`); `required` lets text come before the first call; "
         "reasoning in `reasoning_content`; ids of 32 letters and digits.",
-        id_style="llamacpp",
-        empty_content="",
-        lists_empty_tool_calls=False,
-        reasoning_field="reasoning_content",
         model_name="Qwen3-8B-Q8_0.gguf",
         honours_parallel_false=False,
     ),
-)
-
-# Kimi K3 (July 2026, lesson 09): the model writes XTML tags, not K2's call sections; no call id
-# is in the text, so the server invents one. Reasoning is always on and goes back in the history.
-# The platform's profile, `moonshot_k3`, is in CHOICE_PROFILES above (lesson 08 uses it too).
-K3_PROFILES: tuple[EngineProfile, ...] = (
+    # Kimi K3 (July 2026, lesson 09): the model writes XTML tags, not K2's call sections; no call
+    # id is in the text, so the server invents one. Reasoning is always on and goes back in the
+    # history. The platform's profile, `moonshot_k3`, is above (lesson 08 uses it too).
     EngineProfile(
         name="vllm_kimi_k3",
-        providers=("kimi",),
         summary="vLLM with `--tool-call-parser kimi_k3 --reasoning-parser kimi_k3` serving "
         "Kimi-K3: reasoning in the field `reasoning`; the text has no call ids, so the server "
         "invents `functions.name:N` (N counts the calls of the conversation); streaming sends "
@@ -222,87 +253,17 @@ K3_PROFILES: tuple[EngineProfile, ...] = (
         model_name="moonshotai/Kimi-K3",
         whole_calls=True,
     ),
-)
-
-PROFILES: dict[str, EngineProfile] = {
-    p.name: p
-    for p in [
-        EngineProfile(
-            name="moonshot",
-            providers=("kimi",),
-            summary="Moonshot platform API: ids `name:N` (N counts every call in the dialog), "
-            'finish_reason `tool_calls`, content `""` when only calls are made; tools are strict '
-            "by default (a schema outside Moonshot's JSON-schema subset, a bad name or more than "
-            "128 functions: a 400).",
-            id_style="moonshot",
-            empty_content="",
-            lists_empty_tool_calls=False,
-            response_id_hex=24,
-        ),
-        EngineProfile(
-            name="vllm",
-            providers=("kimi",),
-            summary="vLLM with `--tool-call-parser kimi_k2`: ids `functions.name:N` as the model "
-            "wrote them, finish_reason `tool_calls`, content null when only calls are made.",
-            id_style="model",
-            named_choice="one_call",  # structured outputs hold one function's arguments
-        ),
-        EngineProfile(
-            name="sglang",
-            providers=("kimi",),
-            summary="SGLang with `--tool-call-parser kimi_k2`: ids `functions.name:K` where K = "
-            "calls already in the request history + index, finish_reason `tool_calls`.",
-            id_style="history",
-            lists_empty_tool_calls=False,
-        ),
-        EngineProfile(
-            name="stop_with_calls",
-            providers=("kimi",),
-            summary="vLLM answering a forced `tool_choice` (named: vllm issue #9209; "
-            "`required`: the Qwen3-8B answer in vllm PR #20662; SGLang reported the same in "
-            "sglang #2877): calls parsed like vLLM, but finish_reason `stop` while `tool_calls` "
-            "are present.",
-            id_style="model",
-            finish_with_calls="stop",
-        ),
-        EngineProfile(
-            name="no_parser",
-            providers=("kimi", "qwen"),
-            summary="A server started WITHOUT the tool-call parser flag: no `tool_calls`, the raw "
-            "call markers arrive inside `content`, finish_reason `stop`.",
-            id_style="model",
-            finish_with_calls="stop",
-            parses_calls=False,
-        ),
-        EngineProfile(
-            name="vllm_hermes",
-            providers=("qwen",),
-            summary="vLLM with `--tool-call-parser hermes` (Qwen2.5): ids `chatcmpl-tool-<hex>` "
-            "invented by the server, content = text before the first `<tool_call>`, "
-            "finish_reason `tool_calls`.",
-            id_style="hermes",
-        ),
-        *THINKING_PROFILES,
-        *QWEN_TODAY_PROFILES,
-        *CHOICE_PROFILES,
-        *K3_PROFILES,
-    ]
-}
+]
+PROFILES: dict[str, EngineProfile] = {profile.name: profile for profile in _PROFILES}
 
 
 _ALNUM = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-
-
-def local_call_id(style: str, seed: str) -> str:
-    """A deterministic stand-in for a server's random call id in its documented shape."""
-    if style == "vllm16":
-        return "chatcmpl-tool-" + stable_hex(seed, 16)
-    if style == "vllm24":  # vLLM's qwen3_coder stream: `call_` + uuid4().hex[:24]
-        return "call_" + stable_hex(seed, 24)
-    digits = bytes.fromhex(stable_hex(seed, 64))
-    if style == "ollama":  # `call_` + 8 characters from [a-z0-9]
-        return "call_" + "".join(_ALNUM[b % 36] for b in digits[:8])
-    return "".join(_ALNUM[b % 62] for b in digits[:32])  # llama.cpp: 32 letters and digits
+# Server-invented ids of the form prefix + hex digits: style -> (prefix, number of digits).
+_HEX_IDS = {
+    "hermes": ("chatcmpl-tool-", 32),
+    "vllm16": ("chatcmpl-tool-", 16),
+    "vllm24": ("call_", 24),
+}
 
 
 def stable_hex(text: str, length: int) -> str:

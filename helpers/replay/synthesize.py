@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import copy
 import dataclasses
+import itertools
 import json
 import re
 import sys
@@ -80,9 +81,15 @@ def arguments_text(arguments: dict[str, Any] | str) -> str:
     return arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
 
 
+def history_calls(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tool calls of the assistant messages of a history, in order."""
+    assistant = [m for m in messages if m.get("role") == "assistant"]
+    return [call for message in assistant for call in message.get("tool_calls") or []]
+
+
 def count_calls(messages: list[dict[str, Any]]) -> int:
     """How many tool calls the assistant messages of a history hold."""
-    return sum(len(m.get("tool_calls") or []) for m in messages if m.get("role") == "assistant")
+    return len(history_calls(messages))
 
 
 def model_calls(turn: Turn, history: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -106,11 +113,6 @@ def render_output(provider: str, content: str, calls: list[dict[str, Any]]) -> s
     return render(calls, content)
 
 
-def raw_output(provider: str, turn: Turn, history: list[dict[str, Any]]) -> str:
-    """The text the model generates for a turn (what `/completions` returns)."""
-    return render_output(provider, turn.content or "", model_calls(turn, history))
-
-
 def engine_reply(
     profile: EngineProfile,
     provider: str,
@@ -125,13 +127,12 @@ def engine_reply(
     if not calls:
         return Reply(turn.content or "", [], turn.finish_reason or "stop", reasoning)
     foreign = foreign_ids(history) if profile.drifts_on_foreign_ids else []
-    drifted = bool(foreign)
-    if drifted:  # the model copies the style of the ids it saw; the parser cannot read them
+    if foreign:  # the model copies the style of the ids it saw; the parser cannot read them
         for index, call in enumerate(calls):
             call["id"] = drifted_id(foreign[-1], call, index, seed)
     raw = render_output(provider, turn.content or "", calls)  # before the engine renames ids
     finish = turn.finish_reason or profile.finish_with_calls
-    if not profile.parses_calls or drifted:
+    if not profile.parses_calls or foreign:
         return Reply(raw, [], finish, reasoning)
     before = raw[: raw.index(CALL_START[provider])]
     history_count = count_calls(history)
@@ -146,12 +147,7 @@ _NATIVE_KIMI_ID_RE = re.compile(r"functions\.[^:\s]+:\d+")
 
 def foreign_ids(history: list[dict[str, Any]]) -> list[str]:
     """Assistant tool-call ids in a history that are not Kimi's native `functions.name:N`."""
-    ids = [
-        call.get("id") or ""
-        for message in history
-        if message.get("role") == "assistant"
-        for call in message.get("tool_calls") or []
-    ]
+    ids = [call.get("id") or "" for call in history_calls(history)]
     return [i for i in ids if not _NATIVE_KIMI_ID_RE.fullmatch(i)]
 
 
@@ -184,11 +180,6 @@ def request_seed(path: str, body: dict[str, Any]) -> str:
     return served_id(request_key(canonical_request(path, body)))  # the name the server logs
 
 
-def created_at(seed: str) -> int:
-    """A deterministic Unix time within 30 days after EPOCH."""
-    return EPOCH + int(seed[:8], 16) % (30 * 86400)
-
-
 def usage(prompt_chars: int, completion_chars: int) -> dict[str, int]:
     """Plausible token counts (about four characters per token)."""
     prompt, completion = max(1, prompt_chars // 4), max(1, completion_chars // 4)
@@ -215,40 +206,29 @@ def chat_message(reply: Reply, profile: EngineProfile) -> dict[str, Any]:
 
 
 def envelope(seed: str, prefix: str, hex_digits: int, obj: str, model: str) -> dict[str, Any]:
-    """The fields every response and chunk starts with: id, object, created, model."""
+    """The fields every response and chunk starts with: id, object, created (a deterministic
+    Unix time within 30 days after EPOCH), model."""
     rid = f"{prefix}-{stable_hex(seed, hex_digits)}"
-    return {"id": rid, "object": obj, "created": created_at(seed), "model": model}
-
-
-def chat_body(reply: Reply, profile: EngineProfile, head: dict[str, Any], use: dict) -> dict:
-    """A non-streamed `chat.completion` response body (`head` from `envelope`)."""
-    choice = {
-        "index": 0,
-        "message": chat_message(reply, profile),
-        "finish_reason": reply.finish_reason,
-    }
-    return {**head, "choices": [choice], "usage": use}
+    created = EPOCH + int(seed[:8], 16) % (30 * 86400)
+    return {"id": rid, "object": obj, "created": created, "model": model}
 
 
 def text_pieces(text: str) -> list[str]:
     """Cut text into streamed pieces: each marker whole, other text word by word."""
     pieces: list[str] = []
     for part in _MARKER_RE.split(text):
-        if _MARKER_RE.fullmatch(part):
-            pieces.append(part)
-        elif part:
-            pieces.extend(_WORD_RE.findall(part))
+        pieces.extend([part] if _MARKER_RE.fullmatch(part) else _WORD_RE.findall(part))
     return pieces
 
 
 def fragments(text: str, seed: str) -> list[str]:
     """Cut argument JSON into fragments of 2-7 characters, sizes fixed by `seed`."""
-    sizes = [2 + int(ch, 16) % 6 for ch in stable_hex(seed, 64)]
-    pieces, pos, i = [], 0, 0
+    sizes = itertools.cycle(2 + int(ch, 16) % 6 for ch in stable_hex(seed, 64))
+    pieces, pos = [], 0
     while pos < len(text):
-        pieces.append(text[pos : pos + sizes[i % len(sizes)]])
-        pos += sizes[i % len(sizes)]
-        i += 1
+        size = next(sizes)
+        pieces.append(text[pos : pos + size])
+        pos += size
     return pieces
 
 
@@ -261,66 +241,45 @@ def tool_call_deltas(
         return [{"index": index, **copy.deepcopy(call)} for index, call in enumerate(calls)]
     per_call: list[list[dict[str, Any]]] = []
     for index, call in enumerate(calls):
-        function = call["function"]
-        header = {
-            "index": index,
-            "id": call["id"],
-            "type": "function",
-            "function": {"name": function["name"], "arguments": ""},
-        }
-        rest = [
-            {"index": index, "function": {"arguments": piece}}
-            for piece in fragments(function["arguments"], f"{seed}|{index}")
-        ]
-        per_call.append([header, *rest])
+        header = {"index": index, **call, "function": {**call["function"], "arguments": ""}}
+        pieces = fragments(call["function"]["arguments"], f"{seed}|{index}")
+        per_call.append([header, *({"index": index, "function": {"arguments": p}} for p in pieces)])
     if not interleave:
         return [item for items in per_call for item in items]
-    ordered: list[dict[str, Any]] = []
-    for position in range(max((len(items) for items in per_call), default=0)):
-        ordered.extend(items[position] for items in per_call if position < len(items))
-    return ordered
+    rounds = itertools.zip_longest(*per_call)  # item 0 of each call, then item 1 of each...
+    return [item for items in rounds for item in items if item is not None]
 
 
-def paced(chunks: list[dict[str, Any] | str], seed: str) -> list[dict[str, Any]]:
-    """SSE events with deterministic delays: a slower first token, then 15-40 ms per chunk."""
+def sse_events(choices: list[dict], head: dict, use: dict, include_usage: bool, seed: str) -> list:
+    """The SSE events of a stream: one chunk per choice (with `include_usage`: `usage: null` on
+    each, then a usage chunk with no choices), then `[DONE]`. The delays are deterministic: a
+    slower first token, then 15-40 ms per chunk."""
+    chunks: list[dict[str, Any] | str] = [{**head, "choices": [choice]} for choice in choices]
+    if include_usage:
+        chunks = [{**chunk, "usage": None} for chunk in chunks]
+        chunks.append({**head, "choices": [], "usage": use})
     delays = bytes.fromhex(stable_hex(f"{seed}|pace", 64))
     events = []
-    for i, data in enumerate(chunks):
+    for i, data in enumerate([*chunks, "[DONE]"]):
         jitter = delays[i % len(delays)]
         delay = 120 + jitter % 121 if i == 0 else 15 + jitter % 26
         events.append({"data": data, "delay_ms": delay})
     return events
 
 
-def with_usage(chunks: list[dict], head: dict[str, Any], use: dict, on: bool) -> list[dict]:
-    """With `include_usage`: `usage: null` on every chunk, then a usage chunk with no choices."""
-    if not on:
-        return chunks
-    chunks = [{**chunk, "usage": None} for chunk in chunks]
-    return [*chunks, {**head, "choices": [], "usage": use}]
-
-
-def chat_sse(
-    reply: Reply,
-    head: dict,
-    use: dict,
-    include_usage: bool,
-    interleave: bool,
-    seed: str,
-    reasoning_field: str | None = None,
-    whole_calls: bool = False,
-) -> list[dict[str, Any]]:
-    """The SSE events of a streamed chat completion (role, reasoning, content, calls, finish)."""
+def chat_choices(reply: Reply, profile: EngineProfile, interleave: bool, seed: str) -> list[dict]:
+    """The choices of a streamed chat completion, one per chunk: the role, the reasoning, the
+    content, the calls, the finish."""
     deltas: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
-    if reply.reasoning and reasoning_field:  # thinking models: all reasoning before the content
-        deltas += [{reasoning_field: piece} for piece in text_pieces(reply.reasoning)]
+    key = profile.reasoning_field
+    if reply.reasoning and key:  # thinking models: all reasoning before the content
+        deltas += [{key: piece} for piece in text_pieces(reply.reasoning)]
     deltas += [{"content": piece} for piece in text_pieces(reply.content or "")]
-    calls = tool_call_deltas(reply.tool_calls, interleave, seed, whole_calls)
+    calls = tool_call_deltas(reply.tool_calls, interleave, seed, profile.whole_calls)
     deltas += [{"tool_calls": [item]} for item in calls]
     choices = [{"index": 0, "delta": delta, "finish_reason": None} for delta in deltas]
     choices.append({"index": 0, "delta": {}, "finish_reason": reply.finish_reason})
-    chunks = [{**head, "choices": [choice]} for choice in choices]
-    return paced([*with_usage(chunks, head, use, include_usage), "[DONE]"], seed)
+    return choices
 
 
 def completion_choice(text: str, finish_reason: str | None) -> dict[str, Any]:
@@ -328,22 +287,15 @@ def completion_choice(text: str, finish_reason: str | None) -> dict[str, Any]:
     return {"index": 0, "text": text, "logprobs": None, "finish_reason": finish_reason}
 
 
-def completion_sse(
-    text: str, finish: str, head: dict, use: dict, include_usage: bool, seed: str
-) -> list[dict[str, Any]]:
-    """The SSE events of a streamed `/completions` response."""
-    choices = [completion_choice(piece, None) for piece in text_pieces(text)]
-    choices.append(completion_choice("", finish))
-    chunks = [{**head, "choices": [choice]} for choice in choices]
-    return paced([*with_usage(chunks, head, use, include_usage), "[DONE]"], seed)
-
-
 # --- the client's side --------------------------------------------------------------------------
 
 
-def base_path(scenario: Scenario) -> str:
-    """`/v1` for the provider's default engine, `/engines/<engine>/v1` otherwise."""
-    return get_profile(scenario.provider, scenario.engine).base_path(scenario.provider)
+def endpoint(scenario: Scenario) -> str:
+    """The path the scenario's requests go to: `/v1/...` at the provider's default engine,
+    `/engines/<engine>/v1/...` otherwise, then `completions` or `chat/completions`."""
+    profile = get_profile(scenario.provider, scenario.engine)
+    api = "completions" if scenario.api == "completions" else "chat/completions"
+    return f"{profile.base_path(scenario.provider)}/{api}"
 
 
 def label_middle(scenario: Scenario) -> str:
@@ -466,13 +418,12 @@ def check_reply_allowed(scenario: Scenario, turn: Turn, body: dict[str, Any], wh
     """Refuse a declared reply that the request as sent (`request_extra` plus `Turn.request`)
     forbids, or that the engine profile cannot produce: synthesis must not record an answer
     no real server gives to that request."""
-    names = [name for name, _ in turn.tool_calls]
-    profile = (
-        None if scenario.api == "completions" else get_profile(scenario.provider, scenario.engine)
-    )
     if turn.refused:
         return
-    if profile is not None:
+    names = [name for name, _ in turn.tool_calls]
+    profile = None
+    if scenario.api == "chat":
+        profile = get_profile(scenario.provider, scenario.engine)
         choice = body.get("tool_choice")
         if isinstance(choice, dict) and profile.named_choice == "ignored":
             choice = "auto"  # Kimi K3: a named function is accepted and ignored
@@ -500,14 +451,13 @@ def check_reply_allowed(scenario: Scenario, turn: Turn, body: dict[str, Any], wh
                 f"{where}: parallel_tool_calls=false allows at most one call per reply; the turn "
                 f"makes {len(names)}"
             )
+    engine = profile.name if profile else "/completions"
     if turn.reasoning and (profile is None or not profile.reasoning_field):
-        engine = profile.name if profile else "/completions"
         raise ScenarioError(
             f"{where}: the turn has reasoning, but {engine} has no reasoning field to report it "
             "in (it would be dropped silently)"
         )
     if turn.interleave and (profile is None or profile.whole_calls or len(names) < 2):
-        engine = profile.name if profile else "/completions"
         raise ScenarioError(
             f"{where}: interleave needs two or more calls streamed in fragments; {engine} with "
             f"{len(names)} call(s) cannot interleave them"
@@ -529,15 +479,17 @@ def completions_exchange(
     scenario: Scenario, turn: Turn, messages: list[dict[str, Any]]
 ) -> Exchange:
     """`/completions`: the prompt is the template render, the answer the model's raw text."""
-    path = f"{base_path(scenario)}/completions"
+    path = endpoint(scenario)
     body = request_body(scenario, messages, turn)
     seed = request_seed(path, body)
-    text = raw_output(scenario.provider, turn, messages)
+    text = render_output(scenario.provider, turn.content or "", model_calls(turn, messages))
     finish = turn.finish_reason or "stop"
     head = envelope(seed, "cmpl", 32, "text_completion", body["model"])
     use = usage(len(body["prompt"]), len(text))
     if scenario.stream:
-        sse = completion_sse(text, finish, head, use, include_usage(body), seed)
+        choices = [completion_choice(piece, None) for piece in text_pieces(text)]
+        choices.append(completion_choice("", finish))
+        sse = sse_events(choices, head, use, include_usage(body), seed)
         response: dict[str, Any] = {"status": 200, "sse": sse}
     else:
         payload = {**head, "choices": [completion_choice(text, finish)], "usage": use}
@@ -548,40 +500,33 @@ def completions_exchange(
 def chat_exchange(scenario: Scenario, turn: Turn, messages: list[dict[str, Any]]) -> Exchange:
     """`/chat/completions`: the engine profile turns the model's output into the API reply."""
     profile = get_profile(scenario.provider, scenario.engine)
-    path = f"{base_path(scenario)}/chat/completions"
+    path = endpoint(scenario)
     body = request_body(scenario, messages, turn)
-    refused = rejected_setting(profile.name, body)
-    if refused:
+    rejected = rejected_setting(profile.name, body)
+    if rejected:
         raise ScenarioError(
-            f"{scenario.name}: the {profile.name} engine rejects {refused}; "
+            f"{scenario.name}: the {profile.name} engine rejects {rejected}; "
             "its real service would answer with an error, not a reply"
         )
-    refusal = server_refusal(scenario, body)
-    if turn.refused or refusal:
-        return refused_exchange(scenario, turn, path, body, refusal)
+    refused = refused_exchange(scenario, turn, path, body)
+    if refused:
+        return refused
     seed = request_seed(path, body)
     reply = engine_reply(profile, scenario.provider, turn, messages, seed, scenario.stream)
     prompt_chars = len(json.dumps(body["messages"])) + len(json.dumps(scenario.tools or []))
     use = usage(prompt_chars, reply_chars(reply))
-    hex_digits, model = profile.response_id_hex, body["model"]
-    fingerprint = {"system_fingerprint": profile.system_fingerprint}
-    extra = fingerprint if profile.system_fingerprint else {}
+    obj = "chat.completion.chunk" if scenario.stream else "chat.completion"
+    head = envelope(seed, "chatcmpl", profile.response_id_hex, obj, body["model"])
+    if profile.system_fingerprint:
+        head["system_fingerprint"] = profile.system_fingerprint
     if scenario.stream:
-        head = envelope(seed, "chatcmpl", hex_digits, "chat.completion.chunk", model) | extra
-        sse = chat_sse(
-            reply,
-            head,
-            use,
-            include_usage(body),
-            turn.interleave,
-            seed,
-            profile.reasoning_field,
-            profile.whole_calls,
-        )
+        choices = chat_choices(reply, profile, turn.interleave, seed)
+        sse = sse_events(choices, head, use, include_usage(body), seed)
         response: dict[str, Any] = {"status": 200, "sse": sse}
     else:
-        head = envelope(seed, "chatcmpl", hex_digits, "chat.completion", model) | extra
-        response = {"status": 200, "body": chat_body(reply, profile, head, use)}
+        message = chat_message(reply, profile)
+        choice = {"index": 0, "message": message, "finish_reason": reply.finish_reason}
+        response = {"status": 200, "body": {**head, "choices": [choice], "usage": use}}
     if profile.parses_calls:
         seen = ParseResult(reply.content or "", reply.tool_calls)
     else:  # the calls are text inside `content`: the client has to parse them itself
@@ -592,36 +537,31 @@ def chat_exchange(scenario: Scenario, turn: Turn, messages: list[dict[str, Any]]
     return Exchange(path, body, response, seen, reasoning)
 
 
-def server_refusal(scenario: Scenario, body: dict[str, Any]) -> ApiError | None:
-    """The error the replay server's own checks give this request at the scenario's engine (the
-    rules of `helpers.replay.validation`), or None when it is accepted."""
+def refused_exchange(
+    scenario: Scenario, turn: Turn, path: str, body: dict[str, Any]
+) -> Exchange | None:
+    """The error the replay server's own checks (`helpers.replay.validation`) give this request
+    at the scenario's engine, recorded for a turn the engine refuses, so the cassette and the
+    server agree; None when they accept it. A refused turn the checks accept, or an accepted
+    turn they refuse, stops synthesis."""
+    engine = get_profile(scenario.provider, scenario.engine).name
     try:
         check_chat_request(body, engine=scenario.engine)
-    except ApiError as error:
-        return error
-    return None
-
-
-def refused_exchange(
-    scenario: Scenario, turn: Turn, path: str, body: dict[str, Any], refusal: ApiError | None
-) -> Exchange:
-    """A turn the engine refuses: the recorded answer is the replay server's own error, so the
-    cassette and the server agree. A refused turn the checks accept, or an accepted turn they
-    refuse, stops synthesis."""
-    engine = get_profile(scenario.provider, scenario.engine).name
-    if refusal is None:
+    except ApiError as refusal:
+        if not turn.refused:
+            raise ScenarioError(
+                f"{scenario.name}: {engine} refuses this request with HTTP {refusal.status} "
+                f"({refusal.message}); declare Turn(refused=True) to record the error, or change "
+                "the setting"
+            ) from None
+        response = {"status": refusal.status, "headers": refusal.headers, "body": refusal.body()}
+        return Exchange(path, body, response, ParseResult("", []))
+    if turn.refused:
         raise ScenarioError(
             f"{scenario.name}: the turn is declared refused, but {engine} accepts this request "
             "(helpers/replay/validation.py has no rule refusing it)"
         )
-    if not turn.refused:
-        raise ScenarioError(
-            f"{scenario.name}: {engine} refuses this request with HTTP {refusal.status} "
-            f"({refusal.message}); declare Turn(refused=True) to record the error, or change "
-            "the setting"
-        )
-    response = {"status": refusal.status, "headers": refusal.headers, "body": refusal.body()}
-    return Exchange(path, body, response, ParseResult("", []))
+    return None
 
 
 def include_usage(body: dict[str, Any]) -> bool:
@@ -633,9 +573,8 @@ def allowed_turns(scenario: Scenario) -> list[Turn]:
     """The turns as the engine lets the model write them: a server with parallel calls off by
     default (llama.cpp) lets it write one call per reply unless the request allows more."""
     profile = get_profile(scenario.provider, scenario.engine)
-    if scenario.api != "chat" or profile.parallel_by_default:
-        return list(scenario.turns)
-    if scenario.request_extra.get("parallel_tool_calls") is True:
+    allowed = scenario.request_extra.get("parallel_tool_calls") is True
+    if scenario.api != "chat" or profile.parallel_by_default or allowed:
         return list(scenario.turns)
     return [
         dataclasses.replace(turn, tool_calls=turn.tool_calls[:1], results=turn.results[:1])
@@ -684,12 +623,10 @@ def profile_notes(scenarios: list[Scenario]) -> list[dict[str, str]]:
     """`meta.profiles`: each engine behaviour the cassette uses, where it is served, in brief."""
     notes: dict[str, dict[str, str]] = {}
     for scenario in scenarios:
-        name = label_middle(scenario)
+        name, path = label_middle(scenario), endpoint(scenario)
+        summary = get_profile(scenario.provider, scenario.engine).summary
         if scenario.api == "completions":
-            path, summary = f"{base_path(scenario)}/completions", COMPLETIONS_SUMMARY
-        else:
-            path = f"{base_path(scenario)}/chat/completions"
-            summary = get_profile(scenario.provider, scenario.engine).summary
+            summary = COMPLETIONS_SUMMARY
         notes.setdefault(f"{name} {path}", {"name": name, "path": path, "summary": summary})
     return list(notes.values())
 

@@ -71,25 +71,21 @@ def _type_name(value: Any) -> str:
     return "an object"
 
 
+def _invalid(param: str, code: str, message: str) -> ApiError:
+    """OpenAI's 400 for the request field `param`, with its error `code`."""
+    return ApiError(400, message, param=param, code=code)
+
+
 def _invalid_type(param: str, expected: str, value: Any) -> ApiError:
     """The 'Invalid type' error OpenAI gives for a field of the wrong JSON type."""
     got = _type_name(value)
-    return ApiError(
-        400,
-        f"Invalid type for '{param}': expected {expected}, but got {got} instead.",
-        param=param,
-        code="invalid_type",
-    )
+    message = f"Invalid type for '{param}': expected {expected}, but got {got} instead."
+    return _invalid(param, "invalid_type", message)
 
 
 def _missing(param: str) -> ApiError:
     """The 'Missing required parameter' error."""
-    return ApiError(
-        400,
-        f"Missing required parameter: '{param}'.",
-        param=param,
-        code="missing_required_parameter",
-    )
+    return _invalid(param, "missing_required_parameter", f"Missing required parameter: '{param}'.")
 
 
 def check_tools(tools: Any) -> None:
@@ -105,12 +101,8 @@ def check_tools(tools: Any) -> None:
         if "type" not in tool:
             raise _missing(f"{where}.type")
         if tool["type"] != "function":
-            raise ApiError(
-                400,
-                f"Invalid value: {_quoted(tool['type'])}. Supported values are: 'function'.",
-                param=f"{where}.type",
-                code="invalid_value",
-            )
+            message = f"Invalid value: {_quoted(tool['type'])}. Supported values are: 'function'."
+            raise _invalid(f"{where}.type", "invalid_value", message)
         fn = tool.get("function")
         if fn is None:
             raise _missing(f"{where}.function")
@@ -121,12 +113,11 @@ def check_tools(tools: Any) -> None:
         if not isinstance(fn["name"], str):
             raise _invalid_type(f"{where}.function.name", "a string", fn["name"])
         if not fn["name"]:
-            raise ApiError(
-                400,
+            raise _invalid(
+                f"{where}.function.name",
+                "empty_string",
                 f"Invalid '{where}.function.name': empty string. Expected a string with minimum "
                 "length 1, but got an empty string instead.",
-                param=f"{where}.function.name",
-                code="empty_string",
             )
         if "parameters" in fn and not isinstance(fn["parameters"], dict):
             raise _invalid_type(f"{where}.function.parameters", "an object", fn["parameters"])
@@ -158,12 +149,11 @@ def check_messages(messages: Any) -> None:
     if not isinstance(messages, list):
         raise _invalid_type("messages", "an array", messages)
     if not messages:
-        raise ApiError(
-            400,
+        raise _invalid(
+            "messages",
+            "empty_array",
             "Invalid 'messages': empty array. Expected an array with minimum length 1, "
             "but got an empty array instead.",
-            param="messages",
-            code="empty_array",
         )
     calls: list[str] | None = None  # ids of the assistant message the current tool run answers
     pending: list[str] = []
@@ -176,12 +166,8 @@ def check_messages(messages: Any) -> None:
             raise _missing(f"messages[{i}].role")
         if role not in ROLES:
             supported = ", ".join(f"'{r}'" for r in ROLES[:-1]) + f", and '{ROLES[-1]}'"
-            raise ApiError(
-                400,
-                f"Invalid value: {_quoted(role)}. Supported values are: {supported}.",
-                param=f"messages[{i}].role",
-                code="invalid_value",
-            )
+            message = f"Invalid value: {_quoted(role)}. Supported values are: {supported}."
+            raise _invalid(f"messages[{i}].role", "invalid_value", message)
         if role == "tool":
             if calls is None:
                 raise ApiError(400, ORPHAN_TOOL_MESSAGE, param=f"messages.[{i}].role")
@@ -272,18 +258,6 @@ K3_EFFORTS = ("low", "high", "max")
 K3_REQUIRED_WITHOUT_TOOLS = "tool_choice 'required' needs at least one tool in 'tools'"
 K3_BAD_CHOICE = "tool_choice must be 'auto', 'none' or 'required' for this model, not {value}"
 K3_BAD_EFFORT = "thinking.effort must be 'low', 'high' or 'max', not {value}"
-# Models that think by default; the switch `thinking: {"type": "disabled"}` exists for some.
-MOONSHOT_THINKING_MODELS = frozenset(
-    {
-        "kimi-k2-thinking",
-        "kimi-k2-thinking-turbo",
-        "kimi-k2.5",
-        "kimi-k2.6",
-        "kimi-k2.7-code",
-        "kimi-k2.7-code-highspeed",
-        *K3_MODELS,
-    }
-)
 # No switch: K2-Thinking always thinks (what it does with "disabled" is unconfirmed: treated as
 # ignored); K2.7-Code documents "disabled" as an error.
 ALWAYS_THINKING = frozenset({"kimi-k2-thinking", "kimi-k2-thinking-turbo", *K3_MODELS})
@@ -292,6 +266,9 @@ REFUSES_DISABLED = frozenset({"kimi-k2.7-code", "kimi-k2.7-code-highspeed"})
 # with thinking and 0.6 without (Moonshot's recommended values; the fixed 0.6 without thinking is
 # a third party's statement, unconfirmed).
 LOCKED_SAMPLING_MODELS = frozenset({"kimi-k2.5", "kimi-k2.6"})
+# Models that think by default: those above; the switch `thinking: {"type": "disabled"}` works for
+# K2.5 and K2.6.
+MOONSHOT_THINKING_MODELS = ALWAYS_THINKING | REFUSES_DISABLED | LOCKED_SAMPLING_MODELS
 FIXED_TOP_P = 0.95
 # Moonshot's JSON-schema subset (MFJS): keywords a strict tool schema may not use anywhere.
 FORBIDDEN_KEYWORDS = ("title", "format", "$comment", "prefixItems")

@@ -43,13 +43,13 @@ ONE_AT_A_TIME_PROMPT = (
 )
 
 
-def weather_calls(*cities: str, content: str | None = None, interleave: bool = False) -> Turn:
-    """A turn calling `get_weather` once per city (in parallel), answered by the real tool."""
+def weather_calls(*cities: str, **fields: Any) -> Turn:
+    """A turn calling `get_weather` once per city (in parallel), answered by the real tool;
+    `fields` sets the rest of the turn (`content`, `interleave`, `reasoning`)."""
     return Turn(
-        content=content,
         tool_calls=[("get_weather", {"city": city}) for city in cities],
         results=[get_weather(city) for city in cities],
-        interleave=interleave,
+        **fields,
     )
 
 
@@ -58,6 +58,9 @@ WEATHER_TURNS: list[Turn] = [weather_calls("Beijing"), Turn(content="It's sunny 
 
 ONE_CALL_TURNS: list[Turn] = [Turn(tool_calls=[("get_weather", {"city": "Beijing"})])]
 """One reply with one call for Beijing and nothing after it: the lesson stops at this request."""
+
+NAMED: dict[str, Any] = {"type": "function", "function": {"name": "get_weather"}}
+"""A `tool_choice` naming the weather tool."""
 
 GUIDE_EXTRA: dict[str, Any] = {"temperature": 0.3, "tool_choice": "auto"}
 """What the guide's `client.chat.completions.create(...)` sends besides model/messages/tools."""

@@ -20,19 +20,12 @@ NOTEBOOK = "06_thinking_models"
 THINKING_OFF: dict[str, Any] = {"thinking": {"type": "disabled"}}
 """What `extra_body={"thinking": {"type": "disabled"}}` adds to the request body."""
 
-
-def thinking(turn: Turn, reasoning: str) -> Turn:
-    """The same turn with the model's reasoning in front of it."""
-    return dataclasses.replace(turn, reasoning=reasoning)
-
-
 THREE_ROUNDS: list[Turn] = [
-    thinking(
-        weather_calls("Beijing"),
-        "The user wants three cities, one call at a time. Start with Beijing.",
+    weather_calls(
+        "Beijing", reasoning="The user wants three cities, one call at a time. Start with Beijing."
     ),
-    thinking(weather_calls("Shanghai"), "Beijing is sunny. Next comes Shanghai."),
-    thinking(weather_calls("Moscow"), "Shanghai has light rain. Moscow is the last one."),
+    weather_calls("Shanghai", reasoning="Beijing is sunny. Next comes Shanghai."),
+    weather_calls("Moscow", reasoning="Shanghai has light rain. Moscow is the last one."),
     Turn(
         content="Beijing is sunny, Shanghai has light rain, and Moscow has snow.",
         reasoning="I have all three results; a one-line summary is enough.",
@@ -44,7 +37,7 @@ THREE_ROUNDS_OFF: list[Turn] = [dataclasses.replace(t, reasoning=None) for t in 
 """The same dialog with thinking switched off: no reasoning at all."""
 
 ONE_ROUND: list[Turn] = [
-    thinking(weather_calls("Beijing"), "The user asks about Beijing; call the weather tool."),
+    weather_calls("Beijing", reasoning="The user asks about Beijing; call the weather tool."),
     Turn(content="It's sunny in Beijing today.", reasoning="The tool says Sunny. Answer briefly."),
 ]
 
@@ -74,33 +67,26 @@ def earlier_exchange(call_id: str) -> list[dict[str, Any]]:
     ]
 
 
-MOSCOW = thinking(weather_calls("Moscow"), "Now the user asks about Moscow: call the tool again.")
+MOSCOW = weather_calls("Moscow", reasoning="Now the user asks about Moscow: call the tool again.")
 
 
 def kimi_scenario(name: str, engine: str, turns: list[Turn], **fields: Any) -> Scenario:
-    """A Kimi scenario with the weather tool on `engine`, no sampling settings sent."""
+    """A Kimi scenario with the weather tool on `engine`, no sampling settings sent; the
+    three-city question unless `fields` give other `messages`."""
     base: dict[str, Any] = {"provider": "kimi", "tools": WEATHER_TOOLS, "engine": engine}
+    base["messages"] = user(ONE_AT_A_TIME_PROMPT)
     return Scenario(name=name, turns=turns, **(base | fields))
 
 
 SCENARIOS: list[Scenario] = [
     # Moonshot API, thinking on: three tool rounds, reasoning sent back each time (JSON, then SSE).
-    kimi_scenario(
-        "three-rounds", "moonshot_thinking", THREE_ROUNDS, messages=user(ONE_AT_A_TIME_PROMPT)
-    ),
-    kimi_scenario(
-        "three-rounds-stream",
-        "moonshot_thinking",
-        THREE_ROUNDS,
-        messages=user(ONE_AT_A_TIME_PROMPT),
-        stream=True,
-    ),
+    kimi_scenario("three-rounds", "moonshot_thinking", THREE_ROUNDS),
+    kimi_scenario("three-rounds-stream", "moonshot_thinking", THREE_ROUNDS, stream=True),
     # The same with `thinking: {"type": "disabled"}`: no reasoning, nothing to send back.
     kimi_scenario(
         "thinking-off-stream",
         "moonshot_thinking",
         THREE_ROUNDS_OFF,
-        messages=user(ONE_AT_A_TIME_PROMPT),
         request_extra=THINKING_OFF,
         stream=True,
     ),

@@ -68,21 +68,6 @@ TWO_CITIES = Turn(
 )
 """One reply with two parallel calls and nothing after it: the lesson stops at this request."""
 
-
-def laptop_scenario(engine: str, **fields: Any) -> Scenario:
-    """The two-city question, streamed, to one of the laptop servers (no `tool_choice`)."""
-    return Scenario(
-        name=fields.pop("name", "compare-stream"),
-        provider="qwen",
-        engine=engine,
-        messages=user(COMPARE_PROMPT),
-        tools=FORECAST_TOOLS,
-        turns=[TWO_CITIES],
-        stream=True,
-        **fields,
-    )
-
-
 SCENARIOS: list[Scenario] = [
     # The same loop on Qwen2.5 behind vLLM's hermes parser (the provider's default engine; in
     # live mode both loops of the lesson send exactly these requests). No reasoning field here,
@@ -104,7 +89,15 @@ SCENARIOS: list[Scenario] = [
         turns=FORECAST_TURNS,
     ),
     # Ollama: ids call_xxxxxxxx, each call whole in one chunk, `reasoning`, a `delta: {}` finish.
-    laptop_scenario("ollama"),
+    Scenario(
+        name="compare-stream",
+        provider="qwen",
+        engine="ollama",
+        messages=user(COMPARE_PROMPT),
+        tools=FORECAST_TOOLS,
+        turns=[TWO_CITIES],
+        stream=True,
+    ),
     # llama.cpp: not synthesized. The lesson's two llama.cpp requests (this question streamed,
     # without and with `parallel_tool_calls: true`) are captured from a real llama-server by
     # `python scripts/capture_llamacpp.py` into data/captures/llamacpp.json, which synthesis

@@ -22,14 +22,13 @@ from __future__ import annotations
 from typing import Any
 
 from helpers.replay.scenarios import Scenario, Turn
-from helpers.replay.scenarios.common import WEATHER_TOOLS, user
+from helpers.replay.scenarios.common import NAMED, WEATHER_TOOLS, user
 
 NOTEBOOK = "08_choosing_tools"
 
 UMBRELLA_PROMPT = "Do I need an umbrella in Beijing or in Shanghai today?"
 """Two cities, so two calls under "auto" (a prompt of its own: lesson 02's two-city prompt is
 answered by other recordings of the same engines)."""
-NAMED: dict[str, Any] = {"type": "function", "function": {"name": "get_weather"}}
 SETTINGS: dict[str, dict[str, Any]] = {
     "auto": {"tool_choice": "auto"},
     "none": {"tool_choice": "none"},
@@ -88,25 +87,6 @@ ANSWERS: dict[tuple[str, str, bool], dict[str, Turn]] = {
 }
 
 
-def choice_scenarios() -> list[Scenario]:
-    """One single-request scenario per recorded (engine, row)."""
-    scenarios = []
-    for (provider, engine, _), rows in ANSWERS.items():
-        for row, turn in rows.items():
-            scenarios.append(
-                Scenario(
-                    name=f"choice-{row}",
-                    provider=provider,  # type: ignore[arg-type]
-                    engine=engine,
-                    messages=user(UMBRELLA_PROMPT),
-                    tools=WEATHER_TOOLS,
-                    turns=[turn],
-                    request_extra=SETTINGS[row],
-                )
-            )
-    return scenarios
-
-
 DATED_PROMPT = "What will the weather be in Beijing on 2026-12-02?"
 DATED_TOOL: dict[str, Any] = {
     "type": "function",
@@ -149,7 +129,20 @@ def strict_scenario(name: str, tool: dict[str, Any], turn: Turn) -> Scenario:
 
 
 SCENARIOS: list[Scenario] = [
-    *choice_scenarios(),
+    # One single-request scenario per recorded (engine, row).
+    *(
+        Scenario(
+            name=f"choice-{row}",
+            provider=provider,  # type: ignore[arg-type]
+            engine=engine,
+            messages=user(UMBRELLA_PROMPT),
+            tools=WEATHER_TOOLS,
+            turns=[turn],
+            request_extra=SETTINGS[row],
+        )
+        for (provider, engine, _), rows in ANSWERS.items()
+        for row, turn in rows.items()
+    ),
     # Moonshot's tools are strict unless they say otherwise: `format` is refused...
     strict_scenario("strict-default", DATED_TOOL, REFUSED),
     # ...and accepted once the tool sends "strict": false.

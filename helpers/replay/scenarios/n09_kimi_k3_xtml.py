@@ -7,23 +7,17 @@ The cassette is synthesized, not captured: the platform's rules come from Kimi-V
 K3 tests and Moonshot's platform docs, vLLM's from its `kimi_k3` parser (whole calls, invented
 ids); no K3 service was called. What is unconfirmed is named in the profiles' summaries."""
 
-from dataclasses import replace
-
 from helpers.replay.scenarios import Scenario, Turn
-from helpers.replay.scenarios.common import WEATHER_TOOLS, user, weather_calls
+from helpers.replay.scenarios.common import NAMED, guide_scenario, user, weather_calls
 
 NOTEBOOK = "09_kimi_k3_xtml"
 
 K3_THINKING = {"type": "enabled", "effort": "high"}
 """The lesson's `extra_body`: K3 always thinks; the effort is low, high or max."""
-HELLO_PROMPT = "Say hello to the class in one short sentence."
-WEATHER_PROMPT = "What's the weather like in Beijing today? Let's check using the tool."
-NAMED_CHOICE = {"type": "function", "function": {"name": "get_weather"}}
 
 WEATHER_K3_TURNS = [
-    replace(
-        weather_calls("Beijing"),
-        reasoning="The user asks about Beijing today. I should call get_weather.",
+    weather_calls(
+        "Beijing", reasoning="The user asks about Beijing today. I should call get_weather."
     ),
     Turn(
         content="It's sunny in Beijing today.",
@@ -33,35 +27,27 @@ WEATHER_K3_TURNS = [
 
 SCENARIOS: list[Scenario] = [
     # The guide's request on kimi-k3: reasoning_content in each reply, sent back in round 2.
-    Scenario(
-        name="weather-k3",
-        provider="kimi",
+    guide_scenario(
+        "weather-k3",
+        WEATHER_K3_TURNS,
         engine="moonshot_k3",
-        messages=user(WEATHER_PROMPT),
-        tools=WEATHER_TOOLS,
         request_extra={"tool_choice": "auto", "thinking": K3_THINKING},
-        turns=WEATHER_K3_TURNS,
     ),
     # A named tool_choice: accepted and ignored, so the model answers a greeting with text.
-    Scenario(
-        name="named-choice-ignored",
-        provider="kimi",
+    guide_scenario(
+        "named-choice-ignored",
+        [Turn(content="Hello, class!", reasoning="A greeting: no tool is needed.")],
         engine="moonshot_k3",
-        messages=user(HELLO_PROMPT),
-        tools=WEATHER_TOOLS,
-        request_extra={"tool_choice": NAMED_CHOICE, "thinking": K3_THINKING},
-        turns=[Turn(content="Hello, class!", reasoning="A greeting: no tool is needed.")],
+        messages=user("Say hello to the class in one short sentence."),
+        request_extra={"tool_choice": NAMED, "thinking": K3_THINKING},
     ),
     # vLLM's kimi_k3 parsers, streamed: reasoning in `reasoning`, the call in one delta with an
     # id the server invented. The lesson stops after this request.
-    Scenario(
-        name="weather-stream",
-        provider="kimi",
+    guide_scenario(
+        "weather-stream",
+        WEATHER_K3_TURNS[:1],
         engine="vllm_kimi_k3",
-        messages=user(WEATHER_PROMPT),
-        tools=WEATHER_TOOLS,
         stream=True,
         request_extra={"tool_choice": "auto"},
-        turns=[WEATHER_K3_TURNS[0]],
     ),
 ]
