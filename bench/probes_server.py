@@ -1375,9 +1375,26 @@ def probe_concurrent_recorders_processes(quick: bool) -> Outcome:
     return outcome
 
 
+def _kill_inside_a_write(proc: subprocess.Popen[str], out: Path, within: float) -> None:
+    """SIGKILL `proc` the moment a write of `out` is seen under way (a temporary file beside it,
+    or the file shorter than before: rewritten in place), else after `within` seconds."""
+    deadline = time.monotonic() + within
+    last = out.stat().st_size if out.exists() else 0
+    while time.monotonic() < deadline:
+        try:
+            size = out.stat().st_size
+        except FileNotFoundError:
+            size = 0
+        if size < last or any(out.parent.glob(f".{out.name}.*.tmp")):
+            break
+        last = max(last, size)
+    proc.send_signal(signal.SIGKILL)
+
+
 def probe_killed_recorder(quick: bool) -> Outcome:
-    """A recorder killed with SIGKILL at a random moment: the file still loads and holds every
-    exchange whose answer the client had received (each is written before it is answered)."""
+    """A recorder killed with SIGKILL while it writes (or at a random moment if no write is
+    seen in time): the file still loads and holds every exchange whose answer the client had
+    received (each is written before it is answered)."""
     rng = _rng("killed")
     kills = 2 if quick else 8
     outcome = Outcome()
@@ -1406,8 +1423,7 @@ def probe_killed_recorder(quick: bool) -> Outcome:
                     if proc.poll() is not None:
                         break
                     time.sleep(0.02)
-                time.sleep(rng.uniform(0.05, 0.8))
-                proc.send_signal(signal.SIGKILL)
+                _kill_inside_a_write(proc, out, rng.uniform(0.05, 0.8))
                 proc.wait(10)
                 reader.join(5)
                 if not any(line.startswith("done") for line in lines):
@@ -1440,6 +1456,13 @@ class LabProxy(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet."""
+
+    def do_CONNECT(self) -> None:
+        """An HTTPS upstream is tunnelled: this lab refuses the tunnel (the target is noted)."""
+        type(self).targets.append(f"CONNECT {self.path}")
+        self.send_response(403)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
@@ -1537,6 +1560,22 @@ def probe_lab_proxy(quick: bool) -> Outcome:
                 finally:  # stop only the proxies this probe started (tests share the process)
                     for key in set(modes._record_proxies) - proxies_before:
                         modes._record_proxies.pop(key).stop()
+        # HTTPS_PROXY: an https upstream is asked for through a CONNECT tunnel at the lab proxy;
+        # this one refuses it, and the notebook gets a 502 that names the upstream, not a 500.
+        outcome.runs += 1
+        LabProxy.targets = []
+        with environment(HTTPS_PROXY=lab_url, NO_PROXY="127.0.0.1,localhost"):
+            out = Path(folder) / "https.json"
+            with RecordProxy("https://api.lab-upstream.invalid/v1", out) as proxy:
+                status, payload = chat(
+                    proxy.url, {"model": "m", "messages": [{"role": "user", "content": "s"}]}
+                )
+        if LabProxy.targets != ["CONNECT api.lab-upstream.invalid:443"]:
+            outcome.crashes.append(f"HTTPS_PROXY: the lab proxy saw {LabProxy.targets}")
+        if status != 502 or b"api.lab-upstream.invalid" not in payload:
+            outcome.crashes.append(f"HTTPS_PROXY refused: HTTP {status} {payload[:160]!r}")
+        if out.exists():
+            outcome.losses.append("a refused tunnel was written to the cassette")
         recorded = _entry(
             Path(folder) / "00_start.json",
             {"model": "kimi-k2.6", "messages": [{"role": "user", "content": "HTTP_PROXY"}]},
@@ -1545,6 +1584,54 @@ def probe_lab_proxy(quick: bool) -> Outcome:
             outcome.losses.append(
                 f"the exchange through the lab proxy was not recorded: {recorded!r:.160}"
             )
+    return outcome
+
+
+def probe_unwritable_cassette(quick: bool) -> Outcome:
+    """A cassette that is not valid on disk is never overwritten (the proxy refuses to start and
+    says why); a folder that cannot be written loses the new exchange only (said in the log), the
+    answer is still relayed and the earlier file stays as it was."""
+    outcome = Outcome()
+    with tempfile.TemporaryDirectory() as folder, upstream_server() as url:
+        out = Path(folder) / "broken.json"
+        for text in ('{"meta": {"notebook": "x"', "[]", '{"meta": {}, "interactions": 3}', "\x00"):
+            outcome.runs += 1
+            out.write_text(text, encoding="utf-8")
+            try:
+                RecordProxy(url, out).start().stop()
+                outcome.crashes.append(f"a proxy started over an invalid cassette {text!r}")
+            except CassetteError as exc:
+                if "refusing to overwrite" not in str(exc):
+                    outcome.crashes.append(f"the refusal does not say what happens: {exc}")
+            except Exception as exc:  # noqa: BLE001 - reported
+                outcome.crashes.append(f"{text!r}: {type(exc).__name__}: {exc}")
+            if out.read_text(encoding="utf-8") != text:
+                outcome.losses.append(f"the invalid cassette {text!r} was changed")
+        good = Path(folder) / "sub" / "good.json"
+        good.parent.mkdir()
+        body = {"model": "probe-model", "messages": [{"role": "user", "content": "kept"}]}
+        Upstream.behaviour = []
+        with RecordProxy(url, good) as proxy, watched_log() as tracebacks:
+            outcome.runs += 2
+            chat(proxy.url, body)
+            before = good.read_bytes()
+            # the folder goes away and a file takes its place: nothing can be written there
+            # (a read-only folder would not stop root); the earlier file waits aside
+            aside = good.parent.rename(Path(folder) / "aside")
+            good.parent.write_text("not a folder", encoding="utf-8")
+            try:
+                status, _ = chat(
+                    proxy.url, {**body, "messages": [{"role": "user", "content": "new"}]}
+                )
+            finally:
+                good.parent.unlink()
+                aside.rename(good.parent)
+            if status != 200:
+                outcome.crashes.append(f"with an unwritable folder the answer was HTTP {status}")
+            if good.read_bytes() != before:
+                outcome.losses.append("a failed write changed the earlier cassette")
+            unexpected = [t for t in tracebacks.found if "not written" not in t]
+            outcome.crashes += [f"handler traceback: {t}" for t in unexpected]
     return outcome
 
 
@@ -1674,4 +1761,9 @@ PROBES = [
     Probe("record", "recorder killed (SIGKILL) mid-write", probe_killed_recorder),
     Probe("record", "lab proxy: HTTP_PROXY upstream, loopback in NO_PROXY", probe_lab_proxy),
     Probe("record", "scrubbing: no secret in the file, the capture replays", probe_scrubbing),
+    Probe(
+        "record",
+        "invalid cassette or unwritable folder: nothing overwritten",
+        probe_unwritable_cassette,
+    ),
 ]
