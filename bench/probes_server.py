@@ -431,6 +431,9 @@ def body_cases(rng: random.Random, good: dict[str, Any]) -> list[tuple[str, byte
         return json.dumps({**good, **changes}).encode()
 
     user = {"role": "user", "content": "hi"}
+    call = {"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    asked = {"role": "assistant", "content": "", "tool_calls": [call]}
+    answered = {"role": "tool", "tool_call_id": "a", "content": "r"}
     deep = "[" * 20000 + "]" * 20000
     return [
         ("empty body", b""),
@@ -489,6 +492,10 @@ def body_cases(rng: random.Random, good: dict[str, Any]) -> list[tuple[str, byte
         (
             "tool message after a user turn",
             with_(messages=[user, {"role": "tool", "tool_call_id": "x", "content": "r"}]),
+        ),
+        (
+            "tool message after a later user turn",
+            with_(messages=[user, asked, answered, user, answered]),
         ),
         (
             "tool message first",
@@ -585,6 +592,21 @@ def body_cases(rng: random.Random, good: dict[str, Any]) -> list[tuple[str, byte
         ("unknown top-level field", with_(frobnicate=True)),
         ("unicode keys", with_(**{"ключ": "значение", "\u0000": 1})),
     ]
+
+
+# The status a real server gives (a 404 'no recording' instead of a history's 400 hides a
+# validation rule that went missing).
+EXPECTED_STATUS = {
+    "messages a string": 400,
+    "tools a number": 400,
+    "tool message after a user turn": 400,
+    "tool message after a later user turn": 400,
+    "tool message first": 400,
+    "unanswered tool call": 400,
+    "no recording": 404,
+    "20000 nested lists": 400,
+    "non-UTF-8 body": 400,
+}
 
 
 def completion_cases(good: dict[str, Any]) -> list[tuple[str, bytes]]:
@@ -699,6 +721,11 @@ def _body_probe(target: str, quick: bool, salt: str) -> Outcome:
                     pass  # a mutation may still be a valid request that some recording answers
                 elif problem := error_problem(answer):
                     outcome.crashes.append(f"{name}: {problem}")
+                elif answer.status != EXPECTED_STATUS.get(name, answer.status):
+                    outcome.crashes.append(
+                        f"{name}: HTTP {answer.status}, not {EXPECTED_STATUS[name]}: "
+                        f"{answer.body[:160]!r}"
+                    )
                 if response.will_close:
                     conn.close()
             conn.close()
@@ -944,12 +971,13 @@ def probe_stalled_clients(quick: bool) -> Outcome:
         done, error = run_with_timeout(server.stop, 10)
         if not done:
             outcome.crashes.append("stop() hangs while stalled clients are connected")
+        # the stalled clients are still connected: stop() itself must end their threads
+        if leftover := _wait_threads(before):
+            outcome.crashes.append(f"{leftover} request threads still alive after stop()")
     finally:
         for sock in stalled:
             sock.close()
         server.stop()
-    if leftover := _wait_threads(before):
-        outcome.crashes.append(f"{leftover} request threads still alive after stop()")
     return outcome
 
 
