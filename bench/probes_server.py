@@ -1545,12 +1545,32 @@ def environment(**values: str) -> Iterator[None]:
         os.environ.update(saved)
 
 
+NOTEBOOK_SCRIPT = textwrap.dedent(
+    """
+    import json, os, sys
+    sys.path.insert(0, {root!r})
+    import httpx
+    from helpers.replay import modes
+    conn = modes.connect("kimi", lesson="00_start")
+    no_proxy = os.environ.get("NO_PROXY", "")
+    message = {{"role": "user", "content": sys.argv[1]}}
+    with httpx.Client(timeout=30) as client:  # trust_env, as the openai SDK's client
+        answer = client.post(
+            f"{{conn.endpoint}}/chat/completions",
+            json={{"model": "kimi-k2.6", "messages": [message]}},
+            headers={{"Authorization": "Bearer " + os.environ["KIMI_API_KEY"]}},
+        )
+    modes.stop_servers()
+    seen = {{"no_proxy": no_proxy, "status": answer.status_code, "text": answer.text[:200]}}
+    print(json.dumps(seen))
+    """
+)
+
+
 def probe_lab_proxy(quick: bool) -> Outcome:
     """Record mode behind a lab's HTTP proxy: connect() adds loopback to NO_PROXY (kept what was
     there), the notebook reaches the local record proxy directly, the record proxy reaches the
     upstream through HTTP_PROXY (either spelling)."""
-    from helpers.replay import modes
-
     outcome = Outcome()
     with tempfile.TemporaryDirectory() as folder, upstream_server(LabProxy) as lab:
         lab_url = lab.removesuffix("/v1")
@@ -1566,44 +1586,37 @@ def probe_lab_proxy(quick: bool) -> Outcome:
                 "KIMI_API_KEY": "sk-LabProbeKey0123456789",
                 "KIMI_MODEL": "kimi-k2.6",
             }
-            proxies_before = set(modes._record_proxies)
-            with environment(**env):
-                try:
-                    conn = modes.connect("kimi", lesson="00_start")
-                    no_proxy = os.environ.get("NO_PROXY", "")
-                    if "corp.example" not in no_proxy.split(","):
-                        outcome.losses.append(
-                            f"{spelling}: connect() dropped NO_PROXY's own entry: {no_proxy!r}"
-                        )
-                    if "127.0.0.1" not in no_proxy.split(","):
-                        outcome.crashes.append(
-                            f"{spelling}: connect() did not add 127.0.0.1 to NO_PROXY: {no_proxy!r}"
-                        )
-                    import httpx
-
-                    with httpx.Client(timeout=TIMEOUT) as client:  # trust_env, as the SDK's
-                        answer = client.post(
-                            f"{conn.endpoint}/chat/completions",
-                            json={
-                                "model": "kimi-k2.6",
-                                "messages": [{"role": "user", "content": spelling}],
-                            },
-                            headers={"Authorization": "Bearer sk-LabProbeKey0123456789"},
-                        )
-                    if answer.status_code != 200:
-                        outcome.crashes.append(
-                            f"{spelling}: HTTP {answer.status_code}: {answer.text[:160]}"
-                        )
-                    if LabProxy.targets != ["http://api.lab-upstream.invalid/v1/chat/completions"]:
-                        outcome.crashes.append(
-                            f"{spelling}: the lab proxy saw {LabProxy.targets}, not the one "
-                            "upstream request"
-                        )
-                except Exception as exc:  # noqa: BLE001 - reported
-                    outcome.crashes.append(f"{spelling}: {type(exc).__name__}: {exc}")
-                finally:  # stop only the proxies this probe started (tests share the process)
-                    for key in set(modes._record_proxies) - proxies_before:
-                        modes._record_proxies.pop(key).stop()
+            # a process of its own, as a notebook kernel: connect() changes its environment
+            # and keeps its record proxy for the life of the process
+            clean = {k: v for k, v in os.environ.items() if k not in PROXY_NAMES}
+            done = None
+            try:
+                done = subprocess.run(
+                    [sys.executable, "-c", NOTEBOOK_SCRIPT.format(root=str(ROOT)), spelling],
+                    env={**clean, **env},
+                    capture_output=True,
+                    text=True,
+                    timeout=120,
+                )
+                seen = json.loads(done.stdout.strip().splitlines()[-1])
+            except (subprocess.TimeoutExpired, ValueError, IndexError) as exc:
+                stderr = done.stderr[-300:] if done else ""
+                outcome.crashes.append(f"{spelling}: {type(exc).__name__}: {stderr}")
+                continue
+            no_proxy = seen["no_proxy"].split(",")
+            if "corp.example" not in no_proxy:
+                outcome.losses.append(f"{spelling}: connect() dropped NO_PROXY's own entry")
+            if "127.0.0.1" not in no_proxy:
+                outcome.crashes.append(
+                    f"{spelling}: connect() did not add 127.0.0.1 to NO_PROXY: {no_proxy}"
+                )
+            if seen["status"] != 200:
+                outcome.crashes.append(f"{spelling}: HTTP {seen['status']}: {seen['text']}")
+            if LabProxy.targets != ["http://api.lab-upstream.invalid/v1/chat/completions"]:
+                outcome.crashes.append(
+                    f"{spelling}: the lab proxy saw {LabProxy.targets}, not the one "
+                    "upstream request"
+                )
         # HTTPS_PROXY: an https upstream is asked for through a CONNECT tunnel at the lab proxy;
         # this one refuses it, and the notebook gets a 502 that names the upstream, not a 500.
         outcome.runs += 1
