@@ -12,6 +12,7 @@ from typing import Any
 
 import openai
 import pytest
+import requests
 from test_replay_fixtures import (
     MODEL,
     ROUND_1,
@@ -609,3 +610,85 @@ def test_an_error_event_in_a_stream_never_replaces_a_good_recording(tmp_path: Pa
                 list(client.chat.completions.create(**body))
     [item] = load_cassette(out).interactions
     assert [e["data"] for e in item.response["sse"]] == [e["data"] for e in stream_events()]
+
+
+class _Broken(BaseHTTPRequestHandler):
+    """An upstream whose answers are broken in the way `mode` (a script) says, after a good one."""
+
+    protocol_version = "HTTP/1.1"
+    script: list[str] = []
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet."""
+
+    def do_POST(self) -> None:
+        """Answer with the next scripted mode."""
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        mode = type(self).script.pop(0)
+        good = [e["data"] for e in stream_events()]
+        if mode == "good" and body.get("stream"):
+            reply_sse(self, [d if isinstance(d, str) else json.dumps(d) for d in good])
+        elif mode == "good":
+            reply_json(self, 200, chat_body({"role": "assistant", "content": "fine"}, "stop"))
+        elif mode == "html":  # a gateway's page with HTTP 200
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "21")
+            self.end_headers()
+            self.wfile.write(b"<html>Bad Gateway</h>")
+        elif mode == "cut":  # two events, then the connection closes: no [DONE]
+            reply_sse(self, [json.dumps(d) for d in good[:2]])
+        elif mode == "drop-body":  # headers, half the announced body, then the connection closes
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "400")
+            self.end_headers()
+            self.wfile.write(b'{"id": "chatcmpl-1", "choi')
+            self.close_connection = True
+
+
+@pytest.mark.parametrize(("stream", "broken"), [(False, "html"), (True, "cut")])
+def test_a_200_that_is_no_answer_never_replaces_a_good_recording(
+    tmp_path: Path, stream: bool, broken: str
+) -> None:
+    """A gateway's HTML page with HTTP 200, or a stream cut before [DONE], is not a success."""
+    out = tmp_path / "x.json"
+    body = {"model": MODEL, "messages": ROUND_1, "stream": stream}
+    _Broken.script = ["good", broken]
+    with fake_upstream(_Broken, "/v1") as url, RecordProxy(url, out) as proxy:
+        first = requests.post(f"{proxy.url}/v1/chat/completions", json=body, timeout=10)
+        good = load_cassette(out).interactions[0].response
+        second = requests.post(f"{proxy.url}/v1/chat/completions", json=body, timeout=10)
+    assert first.status_code == second.status_code == 200  # both relayed as they came
+    assert first.content != second.content
+    [item] = load_cassette(out).interactions
+    assert item.response == good
+
+
+def test_an_upstream_breaking_off_its_answer_is_a_502_that_says_so(tmp_path: Path) -> None:
+    """Not a 500 'Replay server error' with a traceback in the log; nothing is recorded."""
+    out = tmp_path / "x.json"
+    _Broken.script = ["drop-body"]
+    with fake_upstream(_Broken, "/v1") as url, RecordProxy(url, out) as proxy:
+        answer = requests.post(
+            f"{proxy.url}/v1/chat/completions",
+            json={"model": MODEL, "messages": ROUND_1},
+            timeout=10,
+        )
+    assert answer.status_code == 502
+    assert "broke off its answer" in answer.json()["error"]["message"]
+    assert not out.exists()
+
+
+def test_a_body_nested_too_deep_to_parse_is_relayed_not_a_500(
+    upstream: str, tmp_path: Path
+) -> None:
+    """json.loads raises RecursionError (not ValueError) on 20,000 nested lists."""
+    with RecordProxy(upstream, tmp_path / "x.json") as proxy:
+        answer = requests.post(
+            f"{proxy.url}/v1/chat/completions",
+            data=b"[" * 20000 + b"]" * 20000,
+            headers={"Authorization": f"Bearer {KEY}", "Content-Type": "application/json"},
+            timeout=10,
+        )
+    assert answer.status_code != 500, answer.text

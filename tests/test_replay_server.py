@@ -299,6 +299,24 @@ def test_stop_frees_the_port(tmp_path: Path) -> None:
         assert probe.connect_ex(("127.0.0.1", port)) != 0
 
 
+def test_a_restart_on_the_same_port_works_right_after_stop(server: ReplayServer) -> None:
+    """`python -m helpers.replay serve --port N`, stopped and started again: the server closed
+    its streamed connections itself, so they sit in TIME_WAIT, which blocked the port for a
+    minute ("Address already in use") unless the socket allows address reuse."""
+    folder = server.files[0].parent
+    first = ReplayServer(folder).start()
+    port = int(first.url.rsplit(":", 1)[1])
+    item = next(i for i in interactions() if "sse" in i["response"])
+    for _ in range(3):  # the server ends each stream by closing the connection
+        answer = requests.post(
+            f"{first.url}{item['request']['path']}", json=item["request"]["body"], timeout=10
+        )
+        assert answer.status_code == 200 and answer.content
+    first.stop()
+    with ReplayServer(folder, port=port) as again:
+        assert again.url == f"http://127.0.0.1:{port}"
+
+
 def _paced_cassette(folder: Path, delay_ms: int) -> dict:
     """A cassette with one stream of 4 events, each after `delay_ms`."""
     item = interactions()[2]

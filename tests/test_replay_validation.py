@@ -319,3 +319,29 @@ def test_kimi_k3_needs_the_reasoning_on_every_assistant_message() -> None:
         check_chat_request({"model": "kimi-k3", "messages": messages})
     messages[1]["reasoning_content"] = "A greeting."
     check_chat_request({"model": "kimi-k3", "messages": messages})
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "says"),
+    [
+        ("temperature", "hot", "Invalid type for 'temperature': expected a decimal"),
+        ("temperature", -1, "Expected a value >= 0, but got -1"),
+        ("top_p", True, "Invalid type for 'top_p'"),
+        ("max_tokens", -1, "Invalid 'max_tokens': integer below minimum value"),
+        ("max_tokens", 1.5, "Invalid type for 'max_tokens': expected an integer"),
+        ("n", 0, "Expected a value >= 1, but got 0"),
+        ("stream", "yes", "Invalid type for 'stream': expected a boolean"),
+    ],
+)
+def test_a_sampling_field_of_the_wrong_type_is_a_400_not_the_recording(
+    client: openai.OpenAI, server: ReplayServer, field: str, value: Any, says: str
+) -> None:
+    """Matching ignores temperature and max_tokens, so a recorded request with `temperature:
+    "hot"` was answered 200, where a live server refuses it."""
+    error = _bad_request(client, server, [SYSTEM, USER], tools=TOOLS, extra_body={field: value})
+    assert says in error.body["message"] and error.body["param"] == field
+
+
+def test_nan_temperature_is_refused() -> None:
+    with pytest.raises(ApiError, match="got nan instead"):
+        check_chat_request({"model": MODEL, "messages": [USER], "temperature": float("nan")})

@@ -252,7 +252,7 @@ def _parse_json(raw: bytes) -> Any:
     text = raw.decode("utf-8", errors="replace")
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nesting deeper than Python recurses
         return text
 
 
@@ -364,6 +364,13 @@ class _RecordHandler(JsonHandler):
                 self._record(raw, path, response, secrets)
             self.wfile.write(b"".join(held) + (b"\n" if line else b""))  # a blank line ends it
             self.wfile.flush()
+        except httpx.HTTPError as exc:  # the upstream broke off its answer: nothing is recorded
+            self.close_connection = True
+            what = f"{upstream_host(proxy.upstream)} broke off its answer ({type(exc).__name__})"
+            if self.response_started:  # a stream has begun: closing it is all that is left
+                log.warning("record proxy: %s; the exchange was not written", what)
+                return
+            raise ApiError(502, f"Record proxy: {what}", type="upstream_error") from exc
         finally:
             upstream.close()
 
@@ -512,9 +519,14 @@ class RecordProxy(LoopbackService):
 
 
 def _succeeded(response: dict[str, Any]) -> bool:
-    """Whether a recorded answer is a success: HTTP 2xx, and no `{"error": ...}` event in its
-    stream (llama.cpp reports a parse failure that way, with HTTP 200)."""
+    """Whether a recorded answer is a success: HTTP 2xx with a JSON object for a body, or a
+    stream that ends with `[DONE]` (one cut short is not) and holds no `{"error": ...}` event
+    (llama.cpp reports a parse failure that way, with HTTP 200)."""
     status = response.get("status")
-    events = response.get("sse") or []
+    if not isinstance(status, int) or not 200 <= status < 300:
+        return False
+    if "sse" not in response:
+        return isinstance(response.get("body"), dict)  # a proxy's HTML page is no answer
+    events = response["sse"] or [{}]
     failed = any(isinstance(e.get("data"), dict) and "error" in e["data"] for e in events)
-    return isinstance(status, int) and 200 <= status < 300 and not failed
+    return events[-1].get("data") == "[DONE]" and not failed

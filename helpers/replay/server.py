@@ -96,7 +96,9 @@ class QuietThreadingServer(ThreadingHTTPServer):
     daemon_threads = True
     owner: Any  # the ReplayServer or RecordProxy this socket serves
     request_queue_size = 1024  # listen backlog: 128 overflowed under a 400-request burst
-    allow_reuse_address = False
+    # POSIX: a restart may take the port while the last connections sit in TIME_WAIT (else
+    # "Address already in use" for a minute); Windows' SO_REUSEADDR would let two listen at once.
+    allow_reuse_address = os.name != "nt"
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         """Also keep the open client connections, so `close_connections` can end them."""

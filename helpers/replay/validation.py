@@ -198,6 +198,38 @@ def check_messages(messages: Any) -> None:
         raise _unanswered(opened_at, pending)
 
 
+# Sampling and length fields a recording ignores but a real server checks: (kind, least value).
+NUMBER_FIELDS = {
+    "temperature": ("a decimal", 0),
+    "top_p": ("a decimal", 0),
+    "max_tokens": ("an integer", 1),
+    "max_completion_tokens": ("an integer", 1),
+    "n": ("an integer", 1),
+}
+
+
+def check_numbers(body: dict[str, Any]) -> None:
+    """Raise OpenAI's 400 for a sampling or length field of the wrong type or below its least
+    value (`temperature: "hot"`, `max_tokens: -1`): replay ignores them, a live server does not."""
+    for param, (kind, least) in NUMBER_FIELDS.items():
+        value = body.get(param)
+        if value is None:
+            continue
+        whole = kind == "an integer"
+        if isinstance(value, bool) or not isinstance(value, int if whole else int | float):
+            raise _invalid_type(param, kind, value)
+        if not least <= value < float("inf"):  # NaN and infinity fail too
+            raise ApiError(
+                400,
+                f"Invalid '{param}': {kind.split()[-1]} below minimum value. Expected a value "
+                f">= {least}, but got {value} instead.",
+                param=param,
+                code=f"{kind.split()[-1]}_below_min_value",
+            )
+    if not isinstance(body.get("stream", False), bool | None):
+        raise _invalid_type("stream", "a boolean", body["stream"])
+
+
 def check_chat_request(body: Any, engine: str | None = None) -> None:
     """Raise ApiError when a chat completions body would be rejected by a real server.
 
@@ -210,6 +242,7 @@ def check_chat_request(body: Any, engine: str | None = None) -> None:
         raise ApiError(400, "you must provide a model parameter", param=None)
     check_messages(body.get("messages"))
     check_tools(body.get("tools"))
+    check_numbers(body)
     check_moonshot(body)
     if not is_moonshot_model(body.get("model")) and (
         engine == "moonshot" or (engine is None and body.get("model") == MODEL_NAMES["kimi"])
