@@ -50,33 +50,11 @@ DEFAULT_CELL_TIMEOUT = 60
 # The only variables a student's kernel inherits (plus LC_*): what Python, Jupyter and the OS
 # need to start. Keys, tokens, cloud credentials and proxies are never on the list.
 ALLOWED_ENV = frozenset(
-    {
-        "PATH",
-        "HOME",
-        "USER",
-        "LOGNAME",
-        "LANG",
-        "LANGUAGE",
-        "TZ",
-        "TMPDIR",
-        "TEMP",
-        "TMP",
-        "PYTHONPATH",
-        "VIRTUAL_ENV",
-        "SYSTEMROOT",
-        "SYSTEMDRIVE",
-        "WINDIR",
-        "COMSPEC",
-        "PATHEXT",
-        "USERPROFILE",
-        "APPDATA",
-        "LOCALAPPDATA",
-        "PROGRAMDATA",
-        "JUPYTER_PATH",
-        "JUPYTER_DATA_DIR",
-        "JUPYTER_CONFIG_DIR",
-        "JUPYTER_RUNTIME_DIR",
-    }
+    (
+        "PATH HOME USER LOGNAME LANG LANGUAGE TZ TMPDIR TEMP TMP PYTHONPATH VIRTUAL_ENV "
+        "SYSTEMROOT SYSTEMDRIVE WINDIR COMSPEC PATHEXT USERPROFILE APPDATA LOCALAPPDATA "
+        "PROGRAMDATA JUPYTER_PATH JUPYTER_DATA_DIR JUPYTER_CONFIG_DIR JUPYTER_RUNTIME_DIR"
+    ).split()
 )
 LESSON_IN_CODE = re.compile(r"\bhelpers\.exercises(?:\.n(\d\d)\b|\s+import\s+n(\d\d)\b)")
 LESSON_IN_NAME = re.compile(r"^(\d\d)_")
@@ -126,6 +104,11 @@ def exercises_of(lesson: str) -> list[str]:
     return [f"{lesson}:{name}" for _, name in sorted(checks)]
 
 
+def all_exercises() -> list[str]:
+    """The exercises of every lesson, in lesson order."""
+    return [e for lesson in range(100) for e in exercises_of(f"{lesson:02d}")]
+
+
 def lesson_of(path: Path, nb: Any | None) -> str:
     """The lesson number, from the exercise module the notebook imports, else from its file name."""
     for cell in nb.cells if nb is not None else []:
@@ -165,15 +148,11 @@ def kernel_env(log_path: Path) -> dict[str, str]:
     return env
 
 
-def _normal(source: str) -> str:
-    """A cell's code for comparison: trailing spaces and surrounding blank lines ignored."""
-    return "\n".join(line.rstrip() for line in source.strip().splitlines())
-
-
 def _no_comments(source: str) -> str:
-    """The code without comment-only lines and end-of-line comments (the editions differ there)."""
+    """A cell's code for comparison: without comment-only lines, end-of-line comments (the
+    editions differ there), blank lines and trailing spaces."""
     lines = []
-    for line in _normal(source).splitlines():
+    for line in source.strip().splitlines():
         code = re.sub(r"\s+#[^\"']*$", "", line)
         if code.strip() and not code.lstrip().startswith("#"):
             lines.append(code.rstrip())
@@ -476,8 +455,7 @@ def read_weights(path: Path | None) -> dict[str, float]:
                 raise ValueError(
                     f"{path}: weight of {row[0]!r} is not a number: {row[1]!r}"
                 ) from exc
-    known = {e for lesson in range(100) for e in exercises_of(f"{lesson:02d}")}
-    unknown = sorted(set(weights) - known)
+    unknown = sorted(set(weights) - set(all_exercises()))
     if unknown:
         raise ValueError(
             f"{path}: no such exercise(s): {', '.join(unknown)} (see --weights-template)"
@@ -521,11 +499,8 @@ def grade_folder(
         print(f"grading {path.relative_to(folder).as_posix()} ...", flush=True)
         return grade_notebook(path, folder, timeout, executed, cell_timeout)
 
-    if jobs > 1:
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            results = list(pool.map(grade, paths))
-    else:
-        results = [grade(path) for path in paths]
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        results = list(pool.map(grade, paths))
     write_table(results, out, weights or {})
     return results
 
@@ -539,9 +514,8 @@ def write_table(results: list[Result], out: Path, weights: dict[str, float] | No
     three columns per exercise of any lesson seen (verdict, attempted, hint); blank = other
     lesson."""
     totals = score(results, weights or {})
-    exercises: list[str] = []
-    for lesson in sorted({r.lesson for r in results if r.lesson}):
-        exercises += exercises_of(lesson)
+    lessons = sorted({r.lesson for r in results if r.lesson})
+    exercises = [e for lesson in lessons for e in exercises_of(lesson)]
     head = ["student", "notebook", "lesson", "run", "check_cells", "answer_key", "verdict_log"]
     head += ["score", "max_score", "student_total", "student_max"]
     for e in exercises:
@@ -565,9 +539,7 @@ def write_weights_template(path: Path) -> None:
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["exercise", "weight"])
-        for lesson in range(100):
-            for e in exercises_of(f"{lesson:02d}"):
-                writer.writerow([e, 1])
+        writer.writerows([e, 1] for e in all_exercises())
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -629,7 +601,7 @@ def main(argv: list[str] | None = None) -> None:
         args.out,
         args.timeout,
         args.executed,
-        max(1, args.jobs),
+        args.jobs,
         weights,
         args.cell_timeout,
     )
