@@ -233,8 +233,9 @@ def compare_parsers(text: str, fmt: str = "kimi") -> dict[str, Any]:
         raise ValueError(f"fmt must be 'kimi' or 'hermes', got {fmt!r}")
     result = parse_kimi(text) if fmt == "kimi" else parse_hermes(text)
     ours = {"content": result.content, "tool_calls": result.tool_calls, "errors": result.errors}
+    base = {"fmt": fmt, "ours": ours}
     if fmt != "kimi":
-        return {"fmt": fmt, "ours": ours, "guide": None, "same_calls": None, "differences": []}
+        return base | {"guide": None, "same_calls": None, "differences": []}
     try:
         guide: dict[str, Any] = {"tool_calls": guide_extract_tool_call_info(text), "error": None}
     except IndexError as exc:
@@ -242,14 +243,11 @@ def compare_parsers(text: str, fmt: str = "kimi") -> dict[str, Any]:
         # missing, `id.split(".")[1]` for an id without a dot. Showing that is the point; any
         # other exception would be a bug in our code and must not be hidden.
         guide = {"tool_calls": None, "error": f"{type(exc).__name__}: {exc}"}
-    same = guide["tool_calls"] == result.tool_calls if guide["error"] is None else False
-    differences = _guide_differences(ours, guide)
-    return {
-        "fmt": fmt,
-        "ours": ours,
+    same = guide["error"] is None and guide["tool_calls"] == result.tool_calls
+    return base | {
         "guide": guide,
         "same_calls": same,
-        "differences": differences,
+        "differences": _guide_differences(ours, guide),
     }
 
 
@@ -261,23 +259,14 @@ def _guide_differences(ours: Mapping[str, Any], guide: Mapping[str, Any]) -> lis
         ]
     differences = []
     lost = [c["id"] for c in ours["tool_calls"] if c not in guide["tool_calls"]]
-    if lost:
-        ids = ", ".join(map(repr, lost))
-        differences.append(
-            tr(
-                f"the guide loses {_calls_word(len(lost))} {ids}",
-                f"код руководства теряет {_calls_word(len(lost))} {ids}",
-            )
-        )
     wrong = [c["id"] for c in guide["tool_calls"] if c not in ours["tool_calls"]]
-    if wrong:
-        ids = ", ".join(map(repr, wrong))
-        differences.append(
-            tr(
-                f"the guide reads {_calls_word(len(wrong))} {ids} differently",
-                f"код руководства читает иначе: {ids}",
-            )
-        )
+    for ids, en, ru in (
+        (lost, "the guide loses {} {}", "код руководства теряет {} {}"),
+        (wrong, "the guide reads {} {} differently", "код руководства читает иначе: {1}"),
+    ):
+        if ids:
+            words = (_calls_word(len(ids)), ", ".join(map(repr, ids)))
+            differences.append(tr(en.format(*words), ru.format(*words)))
     if ours["errors"]:
         problems = count(
             len(ours["errors"]), ("problem", "problems"), ("проблему", "проблемы", "проблем")
