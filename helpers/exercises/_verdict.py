@@ -37,11 +37,6 @@ class NotYet(Exception):
         self.en = en
         self.ru = ru
 
-    @property
-    def hint(self) -> str:
-        """The hint in the language in force."""
-        return tr(self.en, self.ru)
-
 
 @dataclass(frozen=True)
 class Verdict:
@@ -65,19 +60,12 @@ RECORDED: list[dict[str, Any]] = []
 LESSON_MODULE = re.compile(r"(?:^|\.)n(\d\d)$")
 
 
-def exercise_name(module: str, function: str) -> str:
-    """`helpers.exercises.n01` + `check_schema` -> `01:check_schema`: the grader's column name."""
-    found = LESSON_MODULE.search(module)
-    return f"{found.group(1) if found else module}:{function}"
-
-
 def _record(result: Verdict, module: str, function: str) -> None:
-    """Remember the verdict under the check function that gave it; log it if grading."""
-    entry = {
-        "exercise": exercise_name(module, function),
-        "passed": result.passed,
-        "hint": result.hint,
-    }
+    """Remember the verdict under the check function that gave it (`helpers.exercises.n01` +
+    `check_schema` -> `01:check_schema`, the grader's column name); log it if grading."""
+    found = LESSON_MODULE.search(module)
+    exercise = f"{found.group(1) if found else module}:{function}"
+    entry = {"exercise": exercise, "passed": result.passed, "hint": result.hint}
     RECORDED.append(entry)
     path = os.environ.get(GRADE_LOG_ENV)
     if path:
@@ -95,7 +83,7 @@ def exercise(check: Callable[P, None]) -> Callable[P, Verdict]:
         try:
             check(*args, **kwargs)
         except NotYet as failed:
-            result = Verdict(False, failed.hint)
+            result = Verdict(False, tr(failed.en, failed.ru))
         else:
             result = Verdict(True)
         _record(result, check.__module__, check.__name__)
@@ -293,9 +281,7 @@ def chunk(delta: dict[str, Any] | None = None, finish: str | None = None, usage:
     from openai.types.chat import ChatCompletionChunk
 
     choices = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish}]
-    return ChatCompletionChunk.model_validate(
-        {**_CHUNK_HEAD, "model": "m", "choices": choices, "usage": usage}
-    )
+    return ChatCompletionChunk.model_validate({**_CHUNK_HEAD, "choices": choices, "usage": usage})
 
 
 def weather_call(call_id: str, city: str) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from helpers.exercises._verdict import (
     call_student,
     exercise,
     server_refusal,
+    weather_call,
 )
 from helpers.exercises._verdict import chunk as _chunk
 from helpers.streaming import ToolCallAccumulator
@@ -150,13 +151,7 @@ def check_assemble(assemble_tool_calls: Callable[[list[Any]], Any]) -> None:
 
 
 QUESTION = "What's the weather like in Beijing today? Let's check using the tool."
-CALLS = [
-    {
-        "id": "get_weather:0",
-        "type": "function",
-        "function": {"name": "get_weather", "arguments": '{"city": "Beijing"}'},
-    }
-]
+CALLS = [weather_call("get_weather:0", "Beijing")]
 RESULT = {
     "role": "tool",
     "tool_call_id": "get_weather:0",

@@ -163,6 +163,12 @@ def id_histories() -> dict[str, list[dict[str, Any]]]:
     }
 
 
+def _call_ids(history: list[Any]) -> list[Any]:
+    """The ids of the calls in a history, in order (messages that are not dicts are skipped)."""
+    calls = [c for m in history if isinstance(m, dict) for c in m.get("tool_calls") or []]
+    return [c.get("id") for c in calls]
+
+
 @exercise
 def check_normalize(normalize_ids: Callable[[list], Any]) -> None:
     """Exercise 2: ids become `functions.NAME:K`, results follow, the input stays unchanged."""
@@ -177,17 +183,7 @@ def check_normalize(normalize_ids: Callable[[list], Any]) -> None:
         expected = normalize_kimi_ids(before)
         if got == expected:
             continue
-        want = [c["id"] for m in expected for c in m.get("tool_calls") or []]
-        have = (
-            [
-                c.get("id")
-                for m in got or []
-                if isinstance(m, dict)
-                for c in m.get("tool_calls") or []
-            ]
-            if isinstance(got, list)
-            else got
-        )
+        want, have = _call_ids(expected), _call_ids(got) if isinstance(got, list) else got
         if have != want:
             raise NotYet(
                 f"for '{name}' the call ids should be {want}, got {have}.",
