@@ -186,6 +186,48 @@ def student_error(
     return NotYet(en, ru)
 
 
+# The cases' names in Russian, for the hints (the English names are the checks' keys).
+CASE_RU = {
+    "one call": "один вызов",
+    "interleaved calls with a usage chunk": "чередующиеся вызовы и фрагмент со статистикой",
+    "a delta without function": "дельта без function",
+    "text before the calls": "текст перед вызовами",
+    "no calls": "без вызовов",
+    "textbook": "как в учебнике",
+    "text before the section": "текст перед секцией",
+    "two calls in one section": "два вызова в одной секции",
+    "second section": "вторая секция",
+    "cut off by max_tokens": "обрезано по max_tokens",
+    "'-' in the name": "'-' в имени",
+    "id without 'functions.'": "id без 'functions.'",
+    "newlines between markers": "переводы строк между маркерами",
+    "arguments over several lines": "аргументы на нескольких строках",
+    "Moonshot, thinking on": "Moonshot, рассуждение включено",
+    "vLLM >= 0.17": "vLLM >= 0.17",
+    "no thinking": "без рассуждения",
+    "a final answer": "окончательный ответ",
+    "OpenAI-style ids": "id в стиле OpenAI",
+    "two calls in one message": "два вызова в одном сообщении",
+    "Moonshot": "Moonshot",
+    "vLLM with a usage chunk": "vLLM и фрагмент со статистикой",
+    "text and two calls": "текст и два вызова",
+    "a value over two lines": "значение на двух строках",
+    "spaces at the edges of a value": "пробелы по краям значения",
+    "a whole block": "блок целиком",
+    "the prompt opened it": "блок открыл промпт",
+    "empty block": "пустой блок",
+    "no thinking, newlines around the answer": "без рассуждения, переводы строк вокруг ответа",
+    "two calls": "два вызова",
+    "results in the other order": "результаты в обратном порядке",
+    "two rounds": "два раунда",
+}
+
+
+def variant(name: str) -> Pair:
+    """The case `name` as a hint names it: "for '<name>'", "для варианта «<in Russian>»"."""
+    return f"for '{name}'", f"для варианта «{CASE_RU[name]}»"
+
+
 EXPECTED, SHOULD_BE = ("expected", "ожидалось"), ("should be", "должно быть")
 
 

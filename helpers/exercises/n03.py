@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from helpers.exercises._verdict import (
+    CASE_RU,
     Explain,
     NotYet,
     call_student,
@@ -62,13 +63,6 @@ def sample_streams() -> dict[str, list[Any]]:
         ],
     }
 
-
-# The streams' names in Russian, for the hints.
-STREAM_RU = {
-    "one call": "один вызов",
-    "interleaved calls with a usage chunk": "чередующиеся вызовы и фрагмент со статистикой",
-    "a delta without function": "дельта без function",
-}
 
 ASSEMBLE_MISTAKES = (
     Explain(
@@ -127,7 +121,7 @@ def _expected(chunks: list[Any]) -> list[dict[str, Any]]:
 def check_assemble(assemble_tool_calls: Callable[[list[Any]], Any]) -> None:
     """Exercise 1: the learner's assembler must match `ToolCallAccumulator` on every stream."""
     for name, chunks in sample_streams().items():
-        name_ru = STREAM_RU[name]
+        name_ru = CASE_RU[name]
         got = call_student(
             assemble_tool_calls,
             list(chunks),

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from helpers.exercises._verdict import (
+    CASE_RU,
     Explain,
     NotYet,
     as_tuples,
@@ -16,6 +17,7 @@ from helpers.exercises._verdict import (
     exercise,
     mismatch,
     server_refusal,
+    variant,
 )
 from helpers.exercises._verdict import chunk as _chunk
 from helpers.exercises._verdict import weather_call as _call
@@ -58,19 +60,6 @@ def server_messages() -> dict[str, dict[str, Any]]:
     }
 
 
-# The variants' names in Russian, for the hints.
-VARIANT_RU = {
-    "Moonshot, thinking on": "Moonshot, рассуждение включено",
-    "vLLM >= 0.17": "vLLM >= 0.17",
-    "no thinking": "без рассуждения",
-    "a final answer": "окончательный ответ",
-    "OpenAI-style ids": "id в стиле OpenAI",
-    "two calls in one message": "два вызова в одном сообщении",
-    "Moonshot": "Moonshot",
-    "vLLM with a usage chunk": "vLLM и фрагмент со статистикой",
-}
-
-
 def _comparable(message: Any) -> dict[str, Any]:
     """The fields the check compares: role, content, calls (empty = none), reasoning by name."""
     if not isinstance(message, dict):
@@ -102,11 +91,11 @@ def check_history_message(for_history: Callable[[dict], Any]) -> None:
             raise NotYet(
                 f"for '{name}' the reasoning is lost: keep {missing[0]!r} as the server "
                 "named it (Moonshot would answer 400 on the next round).",
-                f"для варианта «{VARIANT_RU[name]}» рассуждение потерялось: сохраните "
+                f"для варианта «{CASE_RU[name]}» рассуждение потерялось: сохраните "
                 f"{missing[0]!r} под тем же именем, что у сервера (Moonshot ответит 400 "
                 "в следующем раунде).",
             )
-        raise mismatch((f"for '{name}'", f"для варианта «{VARIANT_RU[name]}»"), expected, got)
+        raise mismatch(variant(name), expected, got)
     moonshot = call_student(for_history, server_messages()["Moonshot, thinking on"])
     result = {"role": "tool", "tool_call_id": "get_weather:0", "content": "{}"}
     body = {
@@ -187,12 +176,11 @@ def check_normalize(normalize_ids: Callable[[list], Any]) -> None:
         if have != want:
             raise NotYet(
                 f"for '{name}' the call ids should be {want}, got {have}.",
-                f"для варианта «{VARIANT_RU[name]}» id вызовов должны быть {want}, "
-                f"получено {have}.",
+                f"для варианта «{CASE_RU[name]}» id вызовов должны быть {want}, получено {have}.",
             )
         raise NotYet(
             f"for '{name}' each tool_call_id must get the new id of its call: expected {expected}.",
-            f"для варианта «{VARIANT_RU[name]}» каждый tool_call_id должен получить новый id "
+            f"для варианта «{CASE_RU[name]}» каждый tool_call_id должен получить новый id "
             "своего вызова: "
             f"ожидалось {expected}.",
         )
@@ -255,10 +243,10 @@ def check_reasoning_of(reasoning_of: Callable[[list], Any]) -> None:
             reasoning_of,
             list(chunks),
             explain=REASONING_MISTAKES,
-            case=(f"the stream '{name}'", VARIANT_RU[name]),
+            case=(f"the stream '{name}'", CASE_RU[name]),
         )
         got = as_tuples(got)
         if got != expected:
             raise mismatch(
-                (f"for the stream '{name}'", f"для потока «{VARIANT_RU[name]}»"), expected, got
+                (f"for the stream '{name}'", f"для потока «{CASE_RU[name]}»"), expected, got
             )
