@@ -130,11 +130,6 @@ def _width(text: str) -> int:
     )
 
 
-def _pad(text: str, width: int) -> str:
-    """Left-align `text` in `width` display columns."""
-    return text + " " * (width - _width(text))
-
-
 def format_table(rows: Iterable[Sequence[Any]], headers: Sequence[Any]) -> str:
     """An aligned text table; a cell with newlines spans several lines of its row."""
     header_cells = [str(h) for h in headers]
@@ -147,7 +142,8 @@ def format_table(rows: Iterable[Sequence[Any]], headers: Sequence[Any]) -> str:
             widths[column] = max([widths[column], *(_width(line) for line in cell_lines)])
 
     def line(cells: Sequence[str]) -> str:
-        return "  ".join(_pad(cell, w) for cell, w in zip(cells, widths, strict=True)).rstrip()
+        padded = (cell + " " * (w - _width(cell)) for cell, w in zip(cells, widths, strict=True))
+        return "  ".join(padded).rstrip()
 
     out = [line(header_cells), line(["-" * w for w in widths])]
     for row in body:

@@ -552,13 +552,10 @@ def main(argv: list[str] | None = None) -> None:
         help="folder of submitted .ipynb files (searched recursively)",
     )
     parser.add_argument("--out", type=Path, default=Path("grades.csv"), help="the CSV to write")
-    parser.add_argument(
-        "--weights", type=Path, default=None, help="CSV of `exercise,weight` (default: 1 each)"
-    )
+    parser.add_argument("--weights", type=Path, help="CSV of `exercise,weight` (default: 1 each)")
     parser.add_argument(
         "--weights-template",
         type=Path,
-        default=None,
         help="write every exercise with weight 1 to this CSV and stop",
     )
     parser.add_argument(
@@ -582,7 +579,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--executed",
         type=Path,
-        default=None,
         help="also save each executed notebook (with its outputs) under this folder",
     )
     args = parser.parse_args(argv)

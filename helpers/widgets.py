@@ -265,7 +265,8 @@ def _guide_differences(ours: Mapping[str, Any], guide: Mapping[str, Any]) -> lis
         (wrong, "the guide reads {} {} differently", "код руководства читает иначе: {1}"),
     ):
         if ids:
-            words = (_calls_word(len(ids)), ", ".join(map(repr, ids)))
+            calls = tr("call", "вызов") if len(ids) == 1 else tr("calls", "вызовы")
+            words = (calls, ", ".join(map(repr, ids)))
             differences.append(tr(en.format(*words), ru.format(*words)))
     if ours["errors"]:
         problems = count(
@@ -282,11 +283,6 @@ def _guide_differences(ours: Mapping[str, Any], guide: Mapping[str, Any]) -> lis
             tr("the guide does not return the content", "код руководства не возвращает content")
         )
     return differences
-
-
-def _calls_word(n: int) -> str:
-    """ "call" or "calls" (English), "вызов" or "вызовы" (Russian, no number before it)."""
-    return tr("call" if n == 1 else "calls", "вызов" if n == 1 else "вызовы")
 
 
 def _ours_html(ours: Mapping[str, Any]) -> str:

@@ -109,14 +109,6 @@ USAGE_MISTAKES = (
 )
 
 
-def _expected(chunks: list[Any]) -> list[dict[str, Any]]:
-    """The right answer, from the course's accumulator."""
-    accumulator = ToolCallAccumulator()
-    for chunk in chunks:
-        accumulator.add(chunk)
-    return accumulator.tool_calls
-
-
 @exercise
 def check_assemble(assemble_tool_calls: Callable[[list[Any]], Any]) -> None:
     """Exercise 1: the learner's assembler must match `ToolCallAccumulator` on every stream."""
@@ -128,7 +120,10 @@ def check_assemble(assemble_tool_calls: Callable[[list[Any]], Any]) -> None:
             explain=ASSEMBLE_MISTAKES,
             case=(f"the stream '{name}'", name_ru),
         )
-        expected = _expected(chunks)
+        accumulator = ToolCallAccumulator()  # the right answer: the course's accumulator
+        for chunk in chunks:
+            accumulator.add(chunk)
+        expected = accumulator.tool_calls
         if got == expected:
             continue
         if not got:
