@@ -94,10 +94,8 @@ def _message_lines(position: int, message: Any, limit: int) -> list[str]:
         if message.get(key):
             lines.append(f"    {key}: {shorten(str(message[key]), limit)!r}")
     content = _content_text(message.get("content"))
-    if content is None:
-        lines.append("    (content: None)")
-    elif content == "":
-        lines.append("    (content: '')")
+    if not content:  # None or ''
+        lines.append(f"    (content: {content!r})")
     else:
         lines += ["    " + line for line in shorten(content, limit).split("\n")]
     for call in message.get("tool_calls") or []:

@@ -363,17 +363,13 @@ class ParserPlayground(widgets.VBox):
         self.view = widgets.HTML()
         super().__init__([self.picker, self.text, self.view])
         self.picker.observe(self._on_pick, names="value")
-        self.text.observe(self._on_edit, names="value")
+        self.text.observe(lambda change: self.refresh(), names="value")  # redraw after every edit
         self.refresh()
 
     def _on_pick(self, change: Mapping[str, Any]) -> None:
         """Load the chosen example into the text area (which redraws the view)."""
         if change["new"] is not None:
             self.text.value = self.examples[change["new"]]
-
-    def _on_edit(self, change: Mapping[str, Any]) -> None:
-        """Redraw the view after every edit of the text."""
-        self.refresh()
 
     def load(self, name: str) -> None:
         """Load an example by name, as the dropdown does (also when it is already selected)."""

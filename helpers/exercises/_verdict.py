@@ -105,13 +105,10 @@ class Explain:
 
     def reason(self, exc: BaseException) -> tuple[str, str] | None:
         """The reason for `exc` in English and Russian, or None when the recogniser does not fit."""
-        if not isinstance(exc, self.kind):
-            return None
-        match = re.search(self.pattern, str(exc))
+        match = re.search(self.pattern, str(exc)) if isinstance(exc, self.kind) else None
         if match is None:
             return None
-        groups = match.groups()
-        return self.en.format(*groups), self.ru.format(*groups)
+        return self.en.format(*match.groups()), self.ru.format(*match.groups())
 
 
 # Mistakes any exercise can make; an exercise puts its own, more precise ones first.
