@@ -224,15 +224,13 @@ def compare_with_reference(nb: Any, lesson: str, result: Result) -> dict[str, st
     trusted: dict[str, str] = {}
     edited, deleted = [], []
     for grade_id, check in ref.checks.items():
-        exercise = grade_id.replace("-", ":", 1)
+        name = grade_id.split("-", 1)[1]
         if check in sources:
-            trusted[exercise] = check
-        elif grade_id in by_id or any(
-            exercise.split(":")[1] in CHECK_CALL.findall(c.source) for c in code
-        ):
-            edited.append(exercise.split(":")[1])
+            trusted[grade_id.replace("-", ":", 1)] = check
+        elif grade_id in by_id or any(name in CHECK_CALL.findall(c.source) for c in code):
+            edited.append(name)
         else:
-            deleted.append(exercise.split(":")[1])
+            deleted.append(name)
     problems = [f"edited: {', '.join(edited)}"] * bool(edited)
     problems += [f"deleted: {', '.join(deleted)}"] * bool(deleted)
     result.check_cells = "; ".join(problems) or "ok"
@@ -284,14 +282,6 @@ def read_log(log_path: Path) -> dict[str, bool]:
     return {str(e["exercise"]): bool(e.get("passed")) for e in _log_lines(log_path)}
 
 
-@dataclass
-class Run:
-    """How a run went, and the verdict records each cell wrote, by cell index."""
-
-    status: str = "ok"
-    records: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
-
-
 def run_notebook(
     nb: Any,
     folder: Path,
@@ -299,8 +289,9 @@ def run_notebook(
     timeout: float,
     cell_timeout: float = DEFAULT_CELL_TIMEOUT,
     reload_before: dict[int, str] | None = None,
-) -> Run:
-    """Execute `nb` in place, in `folder`, one cell at a time (a broken notebook never raises).
+) -> tuple[str, dict[int, list[dict[str, Any]]]]:
+    """Execute `nb` in place, in `folder`, one cell at a time (a broken notebook never raises);
+    return how the run went and the verdict records each cell wrote, by cell index.
 
     A cell over `cell_timeout` seconds is interrupted (its output says so) and the run goes on;
     over `timeout` for the whole notebook the run stops. `reload_before` maps a cell index to the
@@ -310,7 +301,7 @@ def run_notebook(
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
     deadline = time.monotonic() + timeout
-    run = Run()
+    status, records = "ok", {}
     client = NotebookClient(
         nb,
         kernel_name="python3",
@@ -331,7 +322,7 @@ def run_notebook(
             client.wait_for_reply(client.kc.kernel_info())
             for index, cell in enumerate(nb.cells):
                 if time.monotonic() >= deadline:
-                    run.status = f"timeout after {timeout:g} s"
+                    status = f"timeout after {timeout:g} s"
                     break
                 lesson = (reload_before or {}).get(index)
                 if lesson:
@@ -352,14 +343,14 @@ def run_notebook(
                     )
                 new = _log_lines(log_path)[seen:]
                 if new:
-                    run.records[index] = new
+                    records[index] = new
     except CellTimeoutError:
-        run.status = f"timeout after {timeout:g} s"
+        status = f"timeout after {timeout:g} s"
     except DeadKernelError:
-        run.status = "kernel died"
+        status = "kernel died"
     except RuntimeError as exc:  # nbclient reports a kernel that would not start this way
-        run.status = f"failed to run: {exc}"
-    if run.status == "ok":
+        status = f"failed to run: {exc}"
+    if status == "ok":
         failed = sum(  # a cell tagged raises-exception shows a defect on purpose
             1
             for cell in nb.cells
@@ -368,8 +359,8 @@ def run_notebook(
         )
         parts = [f"{failed} cell(s) raised"] * bool(failed)
         parts += [f"{interrupted} cell(s) interrupted after {cell_timeout:g} s"] * bool(interrupted)
-        run.status = ", ".join(["ok", *parts])
-    return run
+        status = ", ".join(["ok", *parts])
+    return status, records
 
 
 def grade_notebook(
@@ -403,11 +394,12 @@ def grade_notebook(
     reload_before = {index: result.lesson for index in trusted_cells}
     with tempfile.TemporaryDirectory() as tmp:
         log_path = Path(tmp) / f"verdicts-{os.urandom(6).hex()}.jsonl"
-        run = run_notebook(nb, path.parent, log_path, timeout, cell_timeout, reload_before)
-    result.run = run.status
+        result.run, records = run_notebook(
+            nb, path.parent, log_path, timeout, cell_timeout, reload_before
+        )
     verdicts: dict[str, dict[str, Any]] = {}
     forged = 0
-    for index, entries in run.records.items():
+    for index, entries in records.items():
         for entry in entries:
             if str(entry.get("exercise")) in trusted_cells.get(index, set()):
                 verdicts[str(entry["exercise"])] = entry
