@@ -178,11 +178,8 @@ def check_typed_function(fn: Callable[..., Any]) -> None:
                 "перевод должен работать: 100 °C -> 212 °F и 212 °F -> 100 °C; "
                 f"convert_temperature({value}, {unit!r}) дала {got!r}.",
             )
-    untyped = [
-        name
-        for name, p in inspect.signature(fn).parameters.items()
-        if p.annotation is inspect.Parameter.empty
-    ]
+    parameters = inspect.signature(fn).parameters
+    untyped = [name for name, p in parameters.items() if p.annotation is inspect.Parameter.empty]
     if untyped:
         raise NotYet(
             f"add a type hint to every argument; missing for: {', '.join(untyped)}.",

@@ -188,10 +188,9 @@ def check_history(repair: Callable[..., Any]) -> None:
 def check_usage(total_tokens: Callable[[list[Any]], Any]) -> None:
     """Exercise 3: total tokens from the usage chunk, None without one, no IndexError."""
     streams = sample_streams()
-    with_usage = streams["interleaved calls with a usage chunk"]
     got = call_student(
         total_tokens,
-        list(with_usage),
+        list(streams["interleaved calls with a usage chunk"]),
         explain=USAGE_MISTAKES,
         case=("the stream with a usage chunk", "поток со статистикой"),
     )

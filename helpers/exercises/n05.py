@@ -29,10 +29,7 @@ def _calls(*pairs: tuple[str, dict[str, Any]]) -> list[dict[str, Any]]:
 
 BEIJING = ("get_weather", {"city": "Beijing"})
 SF_NOW = ("get_current_temperature", {"location": "San Francisco, CA, USA"})
-SF_TOMORROW = (
-    "get_temperature_date",
-    {"location": "San Francisco, CA, USA", "date": "2024-10-01"},
-)
+SF_TOMORROW = ("get_temperature_date", {"location": "San Francisco, CA, USA", "date": "2024-10-01"})
 
 
 HERMES_MISTAKES = (

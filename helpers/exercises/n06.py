@@ -122,17 +122,9 @@ def id_histories() -> dict[str, list[dict[str, Any]]]:
     return {
         "OpenAI-style ids": [
             {"role": "user", "content": "Beijing, then Moscow?"},
-            {
-                "role": "assistant",
-                "content": "",
-                "tool_calls": [_call("call_a1b2c3", "Beijing")],
-            },
+            {"role": "assistant", "content": "", "tool_calls": [_call("call_a1b2c3", "Beijing")]},
             _tool("call_a1b2c3", "Beijing"),
-            {
-                "role": "assistant",
-                "content": "",
-                "tool_calls": [_call("call_d4e5f6", "Moscow")],
-            },
+            {"role": "assistant", "content": "", "tool_calls": [_call("call_d4e5f6", "Moscow")]},
             _tool("call_d4e5f6", "Moscow"),
         ],
         "two calls in one message": [
