@@ -104,18 +104,12 @@ class StreamViewer(widgets.VBox):
     def __init__(self, chunks: Iterable[Any], play: bool = True, interval: int = 400) -> None:
         """Build the slider (0..len(chunks)), an optional Play button, and the HTML view."""
         self.chunks = list(chunks)
-        self.slider = widgets.IntSlider(
-            value=0,
-            min=0,
-            max=len(self.chunks),
-            description=tr("chunks", "фрагменты"),
-            continuous_update=True,
-        )
+        self.slider = widgets.IntSlider(max=len(self.chunks), description=tr("chunks", "фрагменты"))
         self.view = widgets.HTML()
         controls: list[widgets.Widget] = [self.slider]
         self.play: widgets.Play | None = None
         if play:
-            self.play = widgets.Play(value=0, min=0, max=len(self.chunks), interval=interval)
+            self.play = widgets.Play(max=len(self.chunks), interval=interval)
             widgets.jslink((self.play, "value"), (self.slider, "value"))  # runs in the browser
             controls.insert(0, self.play)
         super().__init__([widgets.HBox(controls), self.view])
@@ -354,11 +348,8 @@ class ParserPlayground(widgets.VBox):
             value=None,
             description=tr("example", "пример"),
         )
-        self.text = widgets.Textarea(
-            value=first if text is None else text,
-            rows=6,
-            continuous_update=True,
-            layout=widgets.Layout(width="100%"),
+        self.text = widgets.Textarea(  # continuous_update is on by default
+            value=first if text is None else text, rows=6, layout=widgets.Layout(width="100%")
         )
         self.view = widgets.HTML()
         super().__init__([self.picker, self.text, self.view])
