@@ -27,7 +27,7 @@ from helpers.formats import (
     parse_hermes,
     parse_kimi,
 )
-from helpers.i18n import Text, count, tr
+from helpers.i18n import count, tr
 from helpers.streaming import ToolCallAccumulator
 
 _ERROR_STYLE = "color: var(--jp-error-color1, #c62828)"
@@ -218,7 +218,6 @@ _LABELS_RU = {
     "missing end tag": "нет закрывающего тега",
     "text before the call": "текст перед вызовом",
 }
-EXAMPLE_LABELS = {name: Text(name, ru) for name, ru in _LABELS_RU.items()}
 
 
 def compare_parsers(text: str, fmt: str = "kimi") -> dict[str, Any]:
@@ -344,7 +343,7 @@ class ParserPlayground(widgets.VBox):
         self.examples = dict(_EXAMPLES[fmt])
         first = next(iter(self.examples.values()))
         self.picker = widgets.Dropdown(
-            options=[(str(EXAMPLE_LABELS.get(name, name)), name) for name in self.examples],
+            options=[(tr(name, _LABELS_RU.get(name, name)), name) for name in self.examples],
             value=None,
             description=tr("example", "пример"),
         )
