@@ -30,7 +30,7 @@ FRAGMENT_LIMIT = 120  # characters of one streamed fragment shown by `format_chu
 
 # Special markers: `<|anything|>` tokens (Kimi-K2's tool-call markers, `<|im_start|>`, ...) and the
 # Hermes/Qwen `<tool_call>` tags, which are ordinary text but play the same role.
-_MARKER_RE = re.compile(r"<\|[^<>|\s]+\|>|</?tool_call>")
+_MARKER_RE = re.compile(r"(<\|[^<>|\s]+\|>|</?tool_call>)")  # one group: re.split keeps it
 
 _USAGE_ORDER = ("prompt_tokens", "completion_tokens", "total_tokens")
 
@@ -94,10 +94,8 @@ def _message_lines(position: int, message: Any, limit: int) -> list[str]:
         if message.get(key):
             lines.append(f"    {key}: {shorten(str(message[key]), limit)!r}")
     content = _content_text(message.get("content"))
-    if content is None:
-        lines.append("    (content: None)")
-    elif content == "":
-        lines.append("    (content: '')")
+    if not content:  # None or ''
+        lines.append(f"    (content: {content!r})")
     else:
         lines += ["    " + line for line in shorten(content, limit).split("\n")]
     for call in message.get("tool_calls") or []:
@@ -123,33 +121,27 @@ def show_messages(messages: Iterable[Any], limit: int = CONTENT_LIMIT) -> None:
 
 def _width(text: str) -> int:
     """Columns a string takes in a terminal or a notebook's monospace output (CJK counts 2)."""
-    width = 0
-    for char in text:
-        if unicodedata.combining(char):
-            continue
-        width += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
-    return width
-
-
-def _pad(text: str, width: int) -> str:
-    """Left-align `text` in `width` display columns."""
-    return text + " " * (width - _width(text))
+    wide = ("W", "F")
+    return sum(
+        0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in wide else 1
+        for c in text
+    )
 
 
 def format_table(rows: Iterable[Sequence[Any]], headers: Sequence[Any]) -> str:
     """An aligned text table; a cell with newlines spans several lines of its row."""
     header_cells = [str(h) for h in headers]
     body = [[str(cell).split("\n") for cell in row] for row in rows]
+    widths = [_width(h) for h in header_cells]
     for row in body:
         if len(row) != len(header_cells):
             raise ValueError(f"row has {len(row)} cells but there are {len(header_cells)} headers")
-    widths = [_width(h) for h in header_cells]
-    for row in body:
         for column, cell_lines in enumerate(row):
             widths[column] = max([widths[column], *(_width(line) for line in cell_lines)])
 
     def line(cells: Sequence[str]) -> str:
-        return "  ".join(_pad(cell, w) for cell, w in zip(cells, widths, strict=True)).rstrip()
+        padded = (cell + " " * (w - _width(cell)) for cell, w in zip(cells, widths, strict=True))
+        return "  ".join(padded).rstrip()
 
     out = [line(header_cells), line(["-" * w for w in widths])]
     for row in body:
@@ -278,16 +270,9 @@ def show_chunks(chunks: Iterable[Any], limit: int | None = None) -> None:
 
 def split_markers(text: str) -> list[tuple[bool, str]]:
     """Cut raw text into `(is_marker, piece)` pairs (markers: `<|...|>`, `<tool_call>` tags)."""
-    pieces: list[tuple[bool, str]] = []
-    position = 0
-    for match in _MARKER_RE.finditer(text):
-        if match.start() > position:
-            pieces.append((False, text[position : match.start()]))
-        pieces.append((True, match.group()))
-        position = match.end()
-    if position < len(text):
-        pieces.append((False, text[position:]))
-    return pieces
+    # re.split alternates text and marker; markers sit at the odd positions
+    pieces = _MARKER_RE.split(text)
+    return [(i % 2 == 1, piece) for i, piece in enumerate(pieces) if piece]
 
 
 def format_raw(text: str) -> str:

@@ -50,33 +50,11 @@ DEFAULT_CELL_TIMEOUT = 60
 # The only variables a student's kernel inherits (plus LC_*): what Python, Jupyter and the OS
 # need to start. Keys, tokens, cloud credentials and proxies are never on the list.
 ALLOWED_ENV = frozenset(
-    {
-        "PATH",
-        "HOME",
-        "USER",
-        "LOGNAME",
-        "LANG",
-        "LANGUAGE",
-        "TZ",
-        "TMPDIR",
-        "TEMP",
-        "TMP",
-        "PYTHONPATH",
-        "VIRTUAL_ENV",
-        "SYSTEMROOT",
-        "SYSTEMDRIVE",
-        "WINDIR",
-        "COMSPEC",
-        "PATHEXT",
-        "USERPROFILE",
-        "APPDATA",
-        "LOCALAPPDATA",
-        "PROGRAMDATA",
-        "JUPYTER_PATH",
-        "JUPYTER_DATA_DIR",
-        "JUPYTER_CONFIG_DIR",
-        "JUPYTER_RUNTIME_DIR",
-    }
+    (
+        "PATH HOME USER LOGNAME LANG LANGUAGE TZ TMPDIR TEMP TMP PYTHONPATH VIRTUAL_ENV "
+        "SYSTEMROOT SYSTEMDRIVE WINDIR COMSPEC PATHEXT USERPROFILE APPDATA LOCALAPPDATA "
+        "PROGRAMDATA JUPYTER_PATH JUPYTER_DATA_DIR JUPYTER_CONFIG_DIR JUPYTER_RUNTIME_DIR"
+    ).split()
 )
 LESSON_IN_CODE = re.compile(r"\bhelpers\.exercises(?:\.n(\d\d)\b|\s+import\s+n(\d\d)\b)")
 LESSON_IN_NAME = re.compile(r"^(\d\d)_")
@@ -126,6 +104,11 @@ def exercises_of(lesson: str) -> list[str]:
     return [f"{lesson}:{name}" for _, name in sorted(checks)]
 
 
+def all_exercises() -> list[str]:
+    """The exercises of every lesson, in lesson order."""
+    return [e for lesson in range(100) for e in exercises_of(f"{lesson:02d}")]
+
+
 def lesson_of(path: Path, nb: Any | None) -> str:
     """The lesson number, from the exercise module the notebook imports, else from its file name."""
     for cell in nb.cells if nb is not None else []:
@@ -165,15 +148,11 @@ def kernel_env(log_path: Path) -> dict[str, str]:
     return env
 
 
-def _normal(source: str) -> str:
-    """A cell's code for comparison: trailing spaces and surrounding blank lines ignored."""
-    return "\n".join(line.rstrip() for line in source.strip().splitlines())
-
-
 def _no_comments(source: str) -> str:
-    """The code without comment-only lines and end-of-line comments (the editions differ there)."""
+    """A cell's code for comparison: without comment-only lines, end-of-line comments (the
+    editions differ there), blank lines and trailing spaces."""
     lines = []
-    for line in _normal(source).splitlines():
+    for line in source.strip().splitlines():
         code = re.sub(r"\s+#[^\"']*$", "", line)
         if code.strip() and not code.lstrip().startswith("#"):
             lines.append(code.rstrip())
@@ -245,15 +224,13 @@ def compare_with_reference(nb: Any, lesson: str, result: Result) -> dict[str, st
     trusted: dict[str, str] = {}
     edited, deleted = [], []
     for grade_id, check in ref.checks.items():
-        exercise = grade_id.replace("-", ":", 1)
+        name = grade_id.split("-", 1)[1]
         if check in sources:
-            trusted[exercise] = check
-        elif grade_id in by_id or any(
-            exercise.split(":")[1] in CHECK_CALL.findall(c.source) for c in code
-        ):
-            edited.append(exercise.split(":")[1])
+            trusted[grade_id.replace("-", ":", 1)] = check
+        elif grade_id in by_id or any(name in CHECK_CALL.findall(c.source) for c in code):
+            edited.append(name)
         else:
-            deleted.append(exercise.split(":")[1])
+            deleted.append(name)
     problems = [f"edited: {', '.join(edited)}"] * bool(edited)
     problems += [f"deleted: {', '.join(deleted)}"] * bool(deleted)
     result.check_cells = "; ".join(problems) or "ok"
@@ -305,14 +282,6 @@ def read_log(log_path: Path) -> dict[str, bool]:
     return {str(e["exercise"]): bool(e.get("passed")) for e in _log_lines(log_path)}
 
 
-@dataclass
-class Run:
-    """How a run went, and the verdict records each cell wrote, by cell index."""
-
-    status: str = "ok"
-    records: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
-
-
 def run_notebook(
     nb: Any,
     folder: Path,
@@ -320,8 +289,9 @@ def run_notebook(
     timeout: float,
     cell_timeout: float = DEFAULT_CELL_TIMEOUT,
     reload_before: dict[int, str] | None = None,
-) -> Run:
-    """Execute `nb` in place, in `folder`, one cell at a time (a broken notebook never raises).
+) -> tuple[str, dict[int, list[dict[str, Any]]]]:
+    """Execute `nb` in place, in `folder`, one cell at a time (a broken notebook never raises);
+    return how the run went and the verdict records each cell wrote, by cell index.
 
     A cell over `cell_timeout` seconds is interrupted (its output says so) and the run goes on;
     over `timeout` for the whole notebook the run stops. `reload_before` maps a cell index to the
@@ -331,7 +301,7 @@ def run_notebook(
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
     deadline = time.monotonic() + timeout
-    run = Run()
+    status, records = "ok", {}
     client = NotebookClient(
         nb,
         kernel_name="python3",
@@ -352,7 +322,7 @@ def run_notebook(
             client.wait_for_reply(client.kc.kernel_info())
             for index, cell in enumerate(nb.cells):
                 if time.monotonic() >= deadline:
-                    run.status = f"timeout after {timeout:g} s"
+                    status = f"timeout after {timeout:g} s"
                     break
                 lesson = (reload_before or {}).get(index)
                 if lesson:
@@ -373,14 +343,14 @@ def run_notebook(
                     )
                 new = _log_lines(log_path)[seen:]
                 if new:
-                    run.records[index] = new
+                    records[index] = new
     except CellTimeoutError:
-        run.status = f"timeout after {timeout:g} s"
+        status = f"timeout after {timeout:g} s"
     except DeadKernelError:
-        run.status = "kernel died"
+        status = "kernel died"
     except RuntimeError as exc:  # nbclient reports a kernel that would not start this way
-        run.status = f"failed to run: {exc}"
-    if run.status == "ok":
+        status = f"failed to run: {exc}"
+    if status == "ok":
         failed = sum(  # a cell tagged raises-exception shows a defect on purpose
             1
             for cell in nb.cells
@@ -389,8 +359,8 @@ def run_notebook(
         )
         parts = [f"{failed} cell(s) raised"] * bool(failed)
         parts += [f"{interrupted} cell(s) interrupted after {cell_timeout:g} s"] * bool(interrupted)
-        run.status = ", ".join(["ok", *parts])
-    return run
+        status = ", ".join(["ok", *parts])
+    return status, records
 
 
 def grade_notebook(
@@ -424,11 +394,12 @@ def grade_notebook(
     reload_before = {index: result.lesson for index in trusted_cells}
     with tempfile.TemporaryDirectory() as tmp:
         log_path = Path(tmp) / f"verdicts-{os.urandom(6).hex()}.jsonl"
-        run = run_notebook(nb, path.parent, log_path, timeout, cell_timeout, reload_before)
-    result.run = run.status
+        result.run, records = run_notebook(
+            nb, path.parent, log_path, timeout, cell_timeout, reload_before
+        )
     verdicts: dict[str, dict[str, Any]] = {}
     forged = 0
-    for index, entries in run.records.items():
+    for index, entries in records.items():
         for entry in entries:
             if str(entry.get("exercise")) in trusted_cells.get(index, set()):
                 verdicts[str(entry["exercise"])] = entry
@@ -476,8 +447,7 @@ def read_weights(path: Path | None) -> dict[str, float]:
                 raise ValueError(
                     f"{path}: weight of {row[0]!r} is not a number: {row[1]!r}"
                 ) from exc
-    known = {e for lesson in range(100) for e in exercises_of(f"{lesson:02d}")}
-    unknown = sorted(set(weights) - known)
+    unknown = sorted(set(weights) - set(all_exercises()))
     if unknown:
         raise ValueError(
             f"{path}: no such exercise(s): {', '.join(unknown)} (see --weights-template)"
@@ -521,11 +491,8 @@ def grade_folder(
         print(f"grading {path.relative_to(folder).as_posix()} ...", flush=True)
         return grade_notebook(path, folder, timeout, executed, cell_timeout)
 
-    if jobs > 1:
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            results = list(pool.map(grade, paths))
-    else:
-        results = [grade(path) for path in paths]
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        results = list(pool.map(grade, paths))
     write_table(results, out, weights or {})
     return results
 
@@ -539,9 +506,8 @@ def write_table(results: list[Result], out: Path, weights: dict[str, float] | No
     three columns per exercise of any lesson seen (verdict, attempted, hint); blank = other
     lesson."""
     totals = score(results, weights or {})
-    exercises: list[str] = []
-    for lesson in sorted({r.lesson for r in results if r.lesson}):
-        exercises += exercises_of(lesson)
+    lessons = sorted({r.lesson for r in results if r.lesson})
+    exercises = [e for lesson in lessons for e in exercises_of(lesson)]
     head = ["student", "notebook", "lesson", "run", "check_cells", "answer_key", "verdict_log"]
     head += ["score", "max_score", "student_total", "student_max"]
     for e in exercises:
@@ -565,9 +531,7 @@ def write_weights_template(path: Path) -> None:
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["exercise", "weight"])
-        for lesson in range(100):
-            for e in exercises_of(f"{lesson:02d}"):
-                writer.writerow([e, 1])
+        writer.writerows([e, 1] for e in all_exercises())
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -580,13 +544,10 @@ def main(argv: list[str] | None = None) -> None:
         help="folder of submitted .ipynb files (searched recursively)",
     )
     parser.add_argument("--out", type=Path, default=Path("grades.csv"), help="the CSV to write")
-    parser.add_argument(
-        "--weights", type=Path, default=None, help="CSV of `exercise,weight` (default: 1 each)"
-    )
+    parser.add_argument("--weights", type=Path, help="CSV of `exercise,weight` (default: 1 each)")
     parser.add_argument(
         "--weights-template",
         type=Path,
-        default=None,
         help="write every exercise with weight 1 to this CSV and stop",
     )
     parser.add_argument(
@@ -610,7 +571,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--executed",
         type=Path,
-        default=None,
         help="also save each executed notebook (with its outputs) under this folder",
     )
     args = parser.parse_args(argv)
@@ -629,7 +589,7 @@ def main(argv: list[str] | None = None) -> None:
         args.out,
         args.timeout,
         args.executed,
-        max(1, args.jobs),
+        args.jobs,
         weights,
         args.cell_timeout,
     )

@@ -29,9 +29,14 @@ _chosen: str | None = None
 def set_language(lang: str) -> str:
     """Choose the language of the helpers' messages for this kernel ("en" or "ru")."""
     global _chosen
-    lang = _checked(lang, "set_language")
-    _chosen = lang
-    return lang
+    value = str(lang).strip().lower()
+    if value not in LANGUAGES:
+        raise ValueError(
+            f"set_language: unknown language {lang!r}; use one of {', '.join(LANGUAGES)} / "
+            f"неизвестный язык {lang!r}; допустимы: {', '.join(LANGUAGES)}"
+        )
+    _chosen = value
+    return value
 
 
 def reset_language() -> None:
@@ -66,21 +71,6 @@ class Text:
 
     def __str__(self) -> str:
         return tr(self.en, self.ru)
-
-    def format(self, *args: object, **kwargs: object) -> str:
-        """`str.format` on the text in the language in force."""
-        return str(self).format(*args, **kwargs)
-
-
-def _checked(lang: str, where: str) -> str:
-    """`lang` lower-cased, or a ValueError naming the choices (in both languages)."""
-    value = str(lang).strip().lower()
-    if value not in LANGUAGES:
-        raise ValueError(
-            f"{where}: unknown language {lang!r}; use one of {', '.join(LANGUAGES)} / "
-            f"неизвестный язык {lang!r}; допустимы: {', '.join(LANGUAGES)}"
-        )
-    return value
 
 
 def russian_plural(n: int, one: str, few: str, many: str) -> str:

@@ -27,7 +27,7 @@ from helpers.formats import (
     parse_hermes,
     parse_kimi,
 )
-from helpers.i18n import Text, count, tr
+from helpers.i18n import count, tr
 from helpers.streaming import ToolCallAccumulator
 
 _ERROR_STYLE = "color: var(--jp-error-color1, #c62828)"
@@ -104,18 +104,12 @@ class StreamViewer(widgets.VBox):
     def __init__(self, chunks: Iterable[Any], play: bool = True, interval: int = 400) -> None:
         """Build the slider (0..len(chunks)), an optional Play button, and the HTML view."""
         self.chunks = list(chunks)
-        self.slider = widgets.IntSlider(
-            value=0,
-            min=0,
-            max=len(self.chunks),
-            description=tr("chunks", "фрагменты"),
-            continuous_update=True,
-        )
+        self.slider = widgets.IntSlider(max=len(self.chunks), description=tr("chunks", "фрагменты"))
         self.view = widgets.HTML()
         controls: list[widgets.Widget] = [self.slider]
         self.play: widgets.Play | None = None
         if play:
-            self.play = widgets.Play(value=0, min=0, max=len(self.chunks), interval=interval)
+            self.play = widgets.Play(max=len(self.chunks), interval=interval)
             widgets.jslink((self.play, "value"), (self.slider, "value"))  # runs in the browser
             controls.insert(0, self.play)
         super().__init__([widgets.HBox(controls), self.view])
@@ -224,7 +218,6 @@ _LABELS_RU = {
     "missing end tag": "нет закрывающего тега",
     "text before the call": "текст перед вызовом",
 }
-EXAMPLE_LABELS = {name: Text(name, ru) for name, ru in _LABELS_RU.items()}
 
 
 def compare_parsers(text: str, fmt: str = "kimi") -> dict[str, Any]:
@@ -233,8 +226,9 @@ def compare_parsers(text: str, fmt: str = "kimi") -> dict[str, Any]:
         raise ValueError(f"fmt must be 'kimi' or 'hermes', got {fmt!r}")
     result = parse_kimi(text) if fmt == "kimi" else parse_hermes(text)
     ours = {"content": result.content, "tool_calls": result.tool_calls, "errors": result.errors}
+    base = {"fmt": fmt, "ours": ours}
     if fmt != "kimi":
-        return {"fmt": fmt, "ours": ours, "guide": None, "same_calls": None, "differences": []}
+        return base | {"guide": None, "same_calls": None, "differences": []}
     try:
         guide: dict[str, Any] = {"tool_calls": guide_extract_tool_call_info(text), "error": None}
     except IndexError as exc:
@@ -242,14 +236,11 @@ def compare_parsers(text: str, fmt: str = "kimi") -> dict[str, Any]:
         # missing, `id.split(".")[1]` for an id without a dot. Showing that is the point; any
         # other exception would be a bug in our code and must not be hidden.
         guide = {"tool_calls": None, "error": f"{type(exc).__name__}: {exc}"}
-    same = guide["tool_calls"] == result.tool_calls if guide["error"] is None else False
-    differences = _guide_differences(ours, guide)
-    return {
-        "fmt": fmt,
-        "ours": ours,
+    same = guide["error"] is None and guide["tool_calls"] == result.tool_calls
+    return base | {
         "guide": guide,
         "same_calls": same,
-        "differences": differences,
+        "differences": _guide_differences(ours, guide),
     }
 
 
@@ -261,23 +252,15 @@ def _guide_differences(ours: Mapping[str, Any], guide: Mapping[str, Any]) -> lis
         ]
     differences = []
     lost = [c["id"] for c in ours["tool_calls"] if c not in guide["tool_calls"]]
-    if lost:
-        ids = ", ".join(map(repr, lost))
-        differences.append(
-            tr(
-                f"the guide loses {_calls_word(len(lost))} {ids}",
-                f"код руководства теряет {_calls_word(len(lost))} {ids}",
-            )
-        )
     wrong = [c["id"] for c in guide["tool_calls"] if c not in ours["tool_calls"]]
-    if wrong:
-        ids = ", ".join(map(repr, wrong))
-        differences.append(
-            tr(
-                f"the guide reads {_calls_word(len(wrong))} {ids} differently",
-                f"код руководства читает иначе: {ids}",
-            )
-        )
+    for ids, en, ru in (
+        (lost, "the guide loses {} {}", "код руководства теряет {} {}"),
+        (wrong, "the guide reads {} {} differently", "код руководства читает иначе: {1}"),
+    ):
+        if ids:
+            calls = tr("call", "вызов") if len(ids) == 1 else tr("calls", "вызовы")
+            words = (calls, ", ".join(map(repr, ids)))
+            differences.append(tr(en.format(*words), ru.format(*words)))
     if ours["errors"]:
         problems = count(
             len(ours["errors"]), ("problem", "problems"), ("проблему", "проблемы", "проблем")
@@ -293,11 +276,6 @@ def _guide_differences(ours: Mapping[str, Any], guide: Mapping[str, Any]) -> lis
             tr("the guide does not return the content", "код руководства не возвращает content")
         )
     return differences
-
-
-def _calls_word(n: int) -> str:
-    """ "call" or "calls" (English), "вызов" or "вызовы" (Russian, no number before it)."""
-    return tr("call" if n == 1 else "calls", "вызов" if n == 1 else "вызовы")
 
 
 def _ours_html(ours: Mapping[str, Any]) -> str:
@@ -365,30 +343,23 @@ class ParserPlayground(widgets.VBox):
         self.examples = dict(_EXAMPLES[fmt])
         first = next(iter(self.examples.values()))
         self.picker = widgets.Dropdown(
-            options=[(str(EXAMPLE_LABELS.get(name, name)), name) for name in self.examples],
+            options=[(tr(name, _LABELS_RU.get(name, name)), name) for name in self.examples],
             value=None,
             description=tr("example", "пример"),
         )
-        self.text = widgets.Textarea(
-            value=first if text is None else text,
-            rows=6,
-            continuous_update=True,
-            layout=widgets.Layout(width="100%"),
+        self.text = widgets.Textarea(  # continuous_update is on by default
+            value=first if text is None else text, rows=6, layout=widgets.Layout(width="100%")
         )
         self.view = widgets.HTML()
         super().__init__([self.picker, self.text, self.view])
         self.picker.observe(self._on_pick, names="value")
-        self.text.observe(self._on_edit, names="value")
+        self.text.observe(lambda change: self.refresh(), names="value")  # redraw after every edit
         self.refresh()
 
     def _on_pick(self, change: Mapping[str, Any]) -> None:
         """Load the chosen example into the text area (which redraws the view)."""
         if change["new"] is not None:
             self.text.value = self.examples[change["new"]]
-
-    def _on_edit(self, change: Mapping[str, Any]) -> None:
-        """Redraw the view after every edit of the text."""
-        self.refresh()
 
     def load(self, name: str) -> None:
         """Load an example by name, as the dropdown does (also when it is already selected)."""

@@ -191,6 +191,27 @@ def test_compare_parsers_hermes_has_no_guide_side_and_bad_fmt_is_rejected():
         compare_parsers("x", fmt="qwen")
 
 
+def test_compare_parsers_names_calls_the_guide_reads_differently_in_both_languages(monkeypatch):
+    def misread(text):
+        calls = hw.parse_kimi(text).tool_calls
+        return [c | {"function": c["function"] | {"arguments": "{}"}} for c in calls]
+
+    monkeypatch.setattr(hw, "guide_extract_tool_call_info", misread)
+    text = KIMI_EXAMPLES["well-formed call"]
+    assert compare_parsers(text)["differences"] == [
+        "the guide loses call 'functions.get_weather:0'",
+        "the guide reads call 'functions.get_weather:0' differently",
+    ]
+    set_language("ru")
+    try:
+        assert compare_parsers(text)["differences"] == [
+            "код руководства теряет вызов 'functions.get_weather:0'",
+            "код руководства читает иначе: 'functions.get_weather:0'",
+        ]
+    finally:
+        reset_language()
+
+
 def test_compare_parsers_does_not_hide_exceptions_other_than_the_guides(monkeypatch):
     def broken(text):
         raise TypeError("a bug of ours")

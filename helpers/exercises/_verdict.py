@@ -37,11 +37,6 @@ class NotYet(Exception):
         self.en = en
         self.ru = ru
 
-    @property
-    def hint(self) -> str:
-        """The hint in the language in force."""
-        return tr(self.en, self.ru)
-
 
 @dataclass(frozen=True)
 class Verdict:
@@ -65,19 +60,12 @@ RECORDED: list[dict[str, Any]] = []
 LESSON_MODULE = re.compile(r"(?:^|\.)n(\d\d)$")
 
 
-def exercise_name(module: str, function: str) -> str:
-    """`helpers.exercises.n01` + `check_schema` -> `01:check_schema`: the grader's column name."""
-    found = LESSON_MODULE.search(module)
-    return f"{found.group(1) if found else module}:{function}"
-
-
 def _record(result: Verdict, module: str, function: str) -> None:
-    """Remember the verdict under the check function that gave it; log it if grading."""
-    entry = {
-        "exercise": exercise_name(module, function),
-        "passed": result.passed,
-        "hint": result.hint,
-    }
+    """Remember the verdict under the check function that gave it (`helpers.exercises.n01` +
+    `check_schema` -> `01:check_schema`, the grader's column name); log it if grading."""
+    found = LESSON_MODULE.search(module)
+    exercise = f"{found.group(1) if found else module}:{function}"
+    entry = {"exercise": exercise, "passed": result.passed, "hint": result.hint}
     RECORDED.append(entry)
     path = os.environ.get(GRADE_LOG_ENV)
     if path:
@@ -95,7 +83,7 @@ def exercise(check: Callable[P, None]) -> Callable[P, Verdict]:
         try:
             check(*args, **kwargs)
         except NotYet as failed:
-            result = Verdict(False, failed.hint)
+            result = Verdict(False, tr(failed.en, failed.ru))
         else:
             result = Verdict(True)
         _record(result, check.__module__, check.__name__)
@@ -117,13 +105,10 @@ class Explain:
 
     def reason(self, exc: BaseException) -> tuple[str, str] | None:
         """The reason for `exc` in English and Russian, or None when the recogniser does not fit."""
-        if not isinstance(exc, self.kind):
-            return None
-        match = re.search(self.pattern, str(exc))
+        match = re.search(self.pattern, str(exc)) if isinstance(exc, self.kind) else None
         if match is None:
             return None
-        groups = match.groups()
-        return self.en.format(*groups), self.ru.format(*groups)
+        return self.en.format(*match.groups()), self.ru.format(*match.groups())
 
 
 # Mistakes any exercise can make; an exercise puts its own, more precise ones first.
@@ -196,6 +181,48 @@ def student_error(
         if reason is not None:
             return NotYet(f"{en} {_capital(reason[0])}", f"{ru} {_capital(reason[1])}")
     return NotYet(en, ru)
+
+
+# The cases' names in Russian, for the hints (the English names are the checks' keys).
+CASE_RU = {
+    "one call": "один вызов",
+    "interleaved calls with a usage chunk": "чередующиеся вызовы и фрагмент со статистикой",
+    "a delta without function": "дельта без function",
+    "text before the calls": "текст перед вызовами",
+    "no calls": "без вызовов",
+    "textbook": "как в учебнике",
+    "text before the section": "текст перед секцией",
+    "two calls in one section": "два вызова в одной секции",
+    "second section": "вторая секция",
+    "cut off by max_tokens": "обрезано по max_tokens",
+    "'-' in the name": "'-' в имени",
+    "id without 'functions.'": "id без 'functions.'",
+    "newlines between markers": "переводы строк между маркерами",
+    "arguments over several lines": "аргументы на нескольких строках",
+    "Moonshot, thinking on": "Moonshot, рассуждение включено",
+    "vLLM >= 0.17": "vLLM >= 0.17",
+    "no thinking": "без рассуждения",
+    "a final answer": "окончательный ответ",
+    "OpenAI-style ids": "id в стиле OpenAI",
+    "two calls in one message": "два вызова в одном сообщении",
+    "Moonshot": "Moonshot",
+    "vLLM with a usage chunk": "vLLM и фрагмент со статистикой",
+    "text and two calls": "текст и два вызова",
+    "a value over two lines": "значение на двух строках",
+    "spaces at the edges of a value": "пробелы по краям значения",
+    "a whole block": "блок целиком",
+    "the prompt opened it": "блок открыл промпт",
+    "empty block": "пустой блок",
+    "no thinking, newlines around the answer": "без рассуждения, переводы строк вокруг ответа",
+    "two calls": "два вызова",
+    "results in the other order": "результаты в обратном порядке",
+    "two rounds": "два раунда",
+}
+
+
+def variant(name: str) -> Pair:
+    """The case `name` as a hint names it: "for '<name>'", "для варианта «<in Russian>»"."""
+    return f"for '{name}'", f"для варианта «{CASE_RU[name]}»"
 
 
 EXPECTED, SHOULD_BE = ("expected", "ожидалось"), ("should be", "должно быть")
@@ -293,9 +320,7 @@ def chunk(delta: dict[str, Any] | None = None, finish: str | None = None, usage:
     from openai.types.chat import ChatCompletionChunk
 
     choices = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish}]
-    return ChatCompletionChunk.model_validate(
-        {**_CHUNK_HEAD, "model": "m", "choices": choices, "usage": usage}
-    )
+    return ChatCompletionChunk.model_validate({**_CHUNK_HEAD, "choices": choices, "usage": usage})
 
 
 def weather_call(call_id: str, city: str) -> dict[str, Any]:

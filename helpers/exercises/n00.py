@@ -15,14 +15,10 @@ PLATFORM_ID = re.compile(r"^(?:kimi|moonshot)-[a-z0-9][a-z0-9.\-]*$")
 PLATFORM_EXAMPLES = "kimi-k2.6, kimi-k2.5"
 # Ids third parties report retired in 2026 (Moonshot's own model guide no longer lists them).
 RETIRED_IDS = frozenset(
-    {
-        "kimi-k2-0711-preview",
-        "kimi-k2-0905-preview",
-        "kimi-k2-turbo-preview",
-        "kimi-k2-thinking",
-        "kimi-k2-thinking-turbo",
-        "kimi-latest",
-    }
+    (
+        "kimi-k2-0711-preview kimi-k2-0905-preview kimi-k2-turbo-preview kimi-k2-thinking "
+        "kimi-k2-thinking-turbo kimi-latest"
+    ).split()
 )
 
 

@@ -14,6 +14,7 @@ from helpers.exercises._verdict import (
     exercise,
     student_error,
 )
+from helpers.formats._common import tool_call_dict
 
 UNITS = ["celsius", "fahrenheit"]
 
@@ -98,11 +99,7 @@ def check_call_tool(call_tool: Callable[..., Any]) -> None:
         ({"punctuation": ".", "name": "Kim"}, "Hello, Kim."),
     ]
     for arguments, expected in cases:
-        tool_call = {
-            "id": "greet:0",
-            "type": "function",
-            "function": {"name": "greet", "arguments": json.dumps(arguments)},
-        }
+        tool_call = tool_call_dict("greet:0", "greet", json.dumps(arguments))
         try:
             result = call_tool(tool_call, tool_map)
         except TypeError as exc:
@@ -181,11 +178,8 @@ def check_typed_function(fn: Callable[..., Any]) -> None:
                 "перевод должен работать: 100 °C -> 212 °F и 212 °F -> 100 °C; "
                 f"convert_temperature({value}, {unit!r}) дала {got!r}.",
             )
-    untyped = [
-        name
-        for name, p in inspect.signature(fn).parameters.items()
-        if p.annotation is inspect.Parameter.empty
-    ]
+    parameters = inspect.signature(fn).parameters
+    untyped = [name for name, p in parameters.items() if p.annotation is inspect.Parameter.empty]
     if untyped:
         raise NotYet(
             f"add a type hint to every argument; missing for: {', '.join(untyped)}.",

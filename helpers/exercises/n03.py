@@ -8,11 +8,13 @@ from collections.abc import Callable
 from typing import Any
 
 from helpers.exercises._verdict import (
+    CASE_RU,
     Explain,
     NotYet,
     call_student,
     exercise,
     server_refusal,
+    weather_call,
 )
 from helpers.exercises._verdict import chunk as _chunk
 from helpers.streaming import ToolCallAccumulator
@@ -62,13 +64,6 @@ def sample_streams() -> dict[str, list[Any]]:
     }
 
 
-# The streams' names in Russian, for the hints.
-STREAM_RU = {
-    "one call": "один вызов",
-    "interleaved calls with a usage chunk": "чередующиеся вызовы и фрагмент со статистикой",
-    "a delta without function": "дельта без function",
-}
-
 ASSEMBLE_MISTAKES = (
     Explain(
         IndexError,
@@ -114,26 +109,21 @@ USAGE_MISTAKES = (
 )
 
 
-def _expected(chunks: list[Any]) -> list[dict[str, Any]]:
-    """The right answer, from the course's accumulator."""
-    accumulator = ToolCallAccumulator()
-    for chunk in chunks:
-        accumulator.add(chunk)
-    return accumulator.tool_calls
-
-
 @exercise
 def check_assemble(assemble_tool_calls: Callable[[list[Any]], Any]) -> None:
     """Exercise 1: the learner's assembler must match `ToolCallAccumulator` on every stream."""
     for name, chunks in sample_streams().items():
-        name_ru = STREAM_RU[name]
+        name_ru = CASE_RU[name]
         got = call_student(
             assemble_tool_calls,
             list(chunks),
             explain=ASSEMBLE_MISTAKES,
             case=(f"the stream '{name}'", name_ru),
         )
-        expected = _expected(chunks)
+        accumulator = ToolCallAccumulator()  # the right answer: the course's accumulator
+        for chunk in chunks:
+            accumulator.add(chunk)
+        expected = accumulator.tool_calls
         if got == expected:
             continue
         if not got:
@@ -150,13 +140,7 @@ def check_assemble(assemble_tool_calls: Callable[[list[Any]], Any]) -> None:
 
 
 QUESTION = "What's the weather like in Beijing today? Let's check using the tool."
-CALLS = [
-    {
-        "id": "get_weather:0",
-        "type": "function",
-        "function": {"name": "get_weather", "arguments": '{"city": "Beijing"}'},
-    }
-]
+CALLS = [weather_call("get_weather:0", "Beijing")]
 RESULT = {
     "role": "tool",
     "tool_call_id": "get_weather:0",
@@ -204,10 +188,9 @@ def check_history(repair: Callable[..., Any]) -> None:
 def check_usage(total_tokens: Callable[[list[Any]], Any]) -> None:
     """Exercise 3: total tokens from the usage chunk, None without one, no IndexError."""
     streams = sample_streams()
-    with_usage = streams["interleaved calls with a usage chunk"]
     got = call_student(
         total_tokens,
-        list(with_usage),
+        list(streams["interleaved calls with a usage chunk"]),
         explain=USAGE_MISTAKES,
         case=("the stream with a usage chunk", "поток со статистикой"),
     )

@@ -5,7 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from helpers.exercises._verdict import SHOULD_BE, Explain, NotYet, call_student, exercise, mismatch
+from helpers.exercises._verdict import (
+    CASE_RU,
+    SHOULD_BE,
+    Explain,
+    NotYet,
+    call_student,
+    exercise,
+    mismatch,
+)
 from helpers.formats import kimi_name_from_id, parse_kimi
 from helpers.i18n import russian_plural
 
@@ -88,20 +96,6 @@ def extract_cases() -> dict[str, str]:
         ),
     }
 
-
-# The variants' names in Russian, for the hints.
-CASE_RU = {
-    "no calls": "без вызовов",
-    "textbook": "как в учебнике",
-    "text before the section": "текст перед секцией",
-    "two calls in one section": "два вызова в одной секции",
-    "second section": "вторая секция",
-    "cut off by max_tokens": "обрезано по max_tokens",
-    "'-' in the name": "'-' в имени",
-    "id without 'functions.'": "id без 'functions.'",
-    "newlines between markers": "переводы строк между маркерами",
-    "arguments over several lines": "аргументы на нескольких строках",
-}
 
 EXTRACT_MISTAKES = (
     Explain(

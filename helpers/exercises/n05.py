@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from helpers.exercises._verdict import (
+    CASE_RU,
     Explain,
     NotYet,
     as_tuples,
@@ -28,18 +29,8 @@ def _calls(*pairs: tuple[str, dict[str, Any]]) -> list[dict[str, Any]]:
 
 BEIJING = ("get_weather", {"city": "Beijing"})
 SF_NOW = ("get_current_temperature", {"location": "San Francisco, CA, USA"})
-SF_TOMORROW = (
-    "get_temperature_date",
-    {"location": "San Francisco, CA, USA", "date": "2024-10-01"},
-)
+SF_TOMORROW = ("get_temperature_date", {"location": "San Francisco, CA, USA", "date": "2024-10-01"})
 
-
-# The cases' names in Russian, for the hints.
-HERMES_RU = {
-    "one call": "один вызов",
-    "text before the calls": "текст перед вызовами",
-    "no calls": "без вызовов",
-}
 
 HERMES_MISTAKES = (
     Explain(
@@ -85,7 +76,7 @@ def hermes_cases() -> dict[str, str]:
 
 def _hermes_mismatch(name: str, expected: list[Any], got: Any) -> NotYet:
     """Expected and got for one case, and what the difference most likely means."""
-    name_ru = HERMES_RU[name]
+    name_ru = CASE_RU[name]
     head_en = f"for '{name}' expected {expected}, got {got!r}. "
     head_ru = f"для варианта «{name_ru}» ожидалось {expected}, получено {got!r}. "
     if not isinstance(got, list):
@@ -140,7 +131,7 @@ def check_hermes_calls(hermes_calls: Callable[[str], Any]) -> None:
     for name, text in hermes_cases().items():
         expected = name_and_arguments(parse_hermes(text).tool_calls)
         got = call_student(
-            hermes_calls, text, explain=HERMES_MISTAKES, case=(f"'{name}'", HERMES_RU[name])
+            hermes_calls, text, explain=HERMES_MISTAKES, case=(f"'{name}'", CASE_RU[name])
         )
         got = as_tuples(got, items=True)
         if got != expected:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from helpers.exercises._verdict import (
+    CASE_RU,
     Explain,
     NotYet,
     as_tuples,
@@ -16,6 +17,7 @@ from helpers.exercises._verdict import (
     exercise,
     mismatch,
     server_refusal,
+    variant,
 )
 from helpers.exercises._verdict import chunk as _chunk
 from helpers.exercises._verdict import weather_call as _call
@@ -58,19 +60,6 @@ def server_messages() -> dict[str, dict[str, Any]]:
     }
 
 
-# The variants' names in Russian, for the hints.
-VARIANT_RU = {
-    "Moonshot, thinking on": "Moonshot, рассуждение включено",
-    "vLLM >= 0.17": "vLLM >= 0.17",
-    "no thinking": "без рассуждения",
-    "a final answer": "окончательный ответ",
-    "OpenAI-style ids": "id в стиле OpenAI",
-    "two calls in one message": "два вызова в одном сообщении",
-    "Moonshot": "Moonshot",
-    "vLLM with a usage chunk": "vLLM и фрагмент со статистикой",
-}
-
-
 def _comparable(message: Any) -> dict[str, Any]:
     """The fields the check compares: role, content, calls (empty = none), reasoning by name."""
     if not isinstance(message, dict):
@@ -102,11 +91,11 @@ def check_history_message(for_history: Callable[[dict], Any]) -> None:
             raise NotYet(
                 f"for '{name}' the reasoning is lost: keep {missing[0]!r} as the server "
                 "named it (Moonshot would answer 400 on the next round).",
-                f"для варианта «{VARIANT_RU[name]}» рассуждение потерялось: сохраните "
+                f"для варианта «{CASE_RU[name]}» рассуждение потерялось: сохраните "
                 f"{missing[0]!r} под тем же именем, что у сервера (Moonshot ответит 400 "
                 "в следующем раунде).",
             )
-        raise mismatch((f"for '{name}'", f"для варианта «{VARIANT_RU[name]}»"), expected, got)
+        raise mismatch(variant(name), expected, got)
     moonshot = call_student(for_history, server_messages()["Moonshot, thinking on"])
     result = {"role": "tool", "tool_call_id": "get_weather:0", "content": "{}"}
     body = {
@@ -133,17 +122,9 @@ def id_histories() -> dict[str, list[dict[str, Any]]]:
     return {
         "OpenAI-style ids": [
             {"role": "user", "content": "Beijing, then Moscow?"},
-            {
-                "role": "assistant",
-                "content": "",
-                "tool_calls": [_call("call_a1b2c3", "Beijing")],
-            },
+            {"role": "assistant", "content": "", "tool_calls": [_call("call_a1b2c3", "Beijing")]},
             _tool("call_a1b2c3", "Beijing"),
-            {
-                "role": "assistant",
-                "content": "",
-                "tool_calls": [_call("call_d4e5f6", "Moscow")],
-            },
+            {"role": "assistant", "content": "", "tool_calls": [_call("call_d4e5f6", "Moscow")]},
             _tool("call_d4e5f6", "Moscow"),
         ],
         "two calls in one message": [
@@ -163,6 +144,12 @@ def id_histories() -> dict[str, list[dict[str, Any]]]:
     }
 
 
+def _call_ids(history: list[Any]) -> list[Any]:
+    """The ids of the calls in a history, in order (messages that are not dicts are skipped)."""
+    calls = [c for m in history if isinstance(m, dict) for c in m.get("tool_calls") or []]
+    return [c.get("id") for c in calls]
+
+
 @exercise
 def check_normalize(normalize_ids: Callable[[list], Any]) -> None:
     """Exercise 2: ids become `functions.NAME:K`, results follow, the input stays unchanged."""
@@ -177,26 +164,15 @@ def check_normalize(normalize_ids: Callable[[list], Any]) -> None:
         expected = normalize_kimi_ids(before)
         if got == expected:
             continue
-        want = [c["id"] for m in expected for c in m.get("tool_calls") or []]
-        have = (
-            [
-                c.get("id")
-                for m in got or []
-                if isinstance(m, dict)
-                for c in m.get("tool_calls") or []
-            ]
-            if isinstance(got, list)
-            else got
-        )
+        want, have = _call_ids(expected), _call_ids(got) if isinstance(got, list) else got
         if have != want:
             raise NotYet(
                 f"for '{name}' the call ids should be {want}, got {have}.",
-                f"для варианта «{VARIANT_RU[name]}» id вызовов должны быть {want}, "
-                f"получено {have}.",
+                f"для варианта «{CASE_RU[name]}» id вызовов должны быть {want}, получено {have}.",
             )
         raise NotYet(
             f"for '{name}' each tool_call_id must get the new id of its call: expected {expected}.",
-            f"для варианта «{VARIANT_RU[name]}» каждый tool_call_id должен получить новый id "
+            f"для варианта «{CASE_RU[name]}» каждый tool_call_id должен получить новый id "
             "своего вызова: "
             f"ожидалось {expected}.",
         )
@@ -259,10 +235,10 @@ def check_reasoning_of(reasoning_of: Callable[[list], Any]) -> None:
             reasoning_of,
             list(chunks),
             explain=REASONING_MISTAKES,
-            case=(f"the stream '{name}'", VARIANT_RU[name]),
+            case=(f"the stream '{name}'", CASE_RU[name]),
         )
         got = as_tuples(got)
         if got != expected:
             raise mismatch(
-                (f"for the stream '{name}'", f"для потока «{VARIANT_RU[name]}»"), expected, got
+                (f"for the stream '{name}'", f"для потока «{CASE_RU[name]}»"), expected, got
             )

@@ -6,12 +6,14 @@ from collections.abc import Callable
 from typing import Any
 
 from helpers.exercises._verdict import (
+    CASE_RU,
     SHOULD_BE,
     as_tuples,
     call_student,
     exercise,
     mismatch,
     name_and_arguments,
+    variant,
 )
 from helpers.formats import convert_parameter, parse_hermes, parse_qwen_xml
 from helpers.formats import render_qwen_xml_tool_calls as _render
@@ -38,16 +40,6 @@ def xml_cases() -> dict[str, str]:
     }
 
 
-# The cases' names in Russian, for the hints.
-XML_RU = {
-    "one call": "один вызов",
-    "text and two calls": "текст и два вызова",
-    "a value over two lines": "значение на двух строках",
-    "spaces at the edges of a value": "пробелы по краям значения",
-    "no calls": "без вызовов",
-}
-
-
 def _strip_values(calls: Any) -> Any:
     """The calls with every parameter value stripped (to recognise an over-eager .strip())."""
     try:
@@ -61,7 +53,9 @@ def check_xml_calls(xml_calls: Callable[[str], Any]) -> None:
     """Exercise 1: (name, {parameter: text}) pairs, as `parse_qwen_xml` reads them without tools."""
     for case, text in xml_cases().items():
         expected = name_and_arguments(parse_qwen_xml(text).tool_calls)
-        got = as_tuples(call_student(xml_calls, text, case=(f"'{case}'", XML_RU[case])), items=True)
+        got = as_tuples(
+            call_student(xml_calls, text, case=(f"'{case}'", CASE_RU[case])), items=True
+        )
         if got == expected:
             continue
         why = (".", ".")
@@ -73,7 +67,7 @@ def check_xml_calls(xml_calls: Callable[[str], Any]) -> None:
                 "один перевод строки после <parameter=KEY> и один перед </parameter>; "
                 ".strip() убирает больше.",
             )
-        raise mismatch((f"for '{case}'", f"для варианта «{XML_RU[case]}»"), expected, got, why)
+        raise mismatch(variant(case), expected, got, why)
 
 
 TYPED_CASES: list[tuple[str, str]] = [
@@ -154,31 +148,22 @@ def check_typed(typed: Callable[[str, str], Any]) -> None:
             raise mismatch((call, call), expected, got, (f". {why_en}", f". {why_ru}"), SHOULD_BE)
 
 
-THINK_CASES: dict[str, tuple[str, str]] = {
-    "a whole block": (
-        "<think>\nThe user wants Paris.\n</think>\n\nParis is sunny.",
-        "блок целиком",
-    ),
-    "the prompt opened it": (
-        "The user wants Paris.\n</think>\n\nParis is sunny.",
-        "блок открыл промпт",
-    ),
-    "no thinking": ("Paris is sunny.", "без рассуждения"),
-    "empty block": ("<think>\n\n</think>\n\nParis is sunny.", "пустой блок"),
-    "no thinking, newlines around the answer": (
-        "\n\nParis is sunny.\n",
-        "без рассуждения, переводы строк вокруг ответа",
-    ),
+THINK_CASES: dict[str, str] = {
+    "a whole block": "<think>\nThe user wants Paris.\n</think>\n\nParis is sunny.",
+    "the prompt opened it": "The user wants Paris.\n</think>\n\nParis is sunny.",
+    "no thinking": "Paris is sunny.",
+    "empty block": "<think>\n\n</think>\n\nParis is sunny.",
+    "no thinking, newlines around the answer": "\n\nParis is sunny.\n",
 }
 
 
 @exercise
 def check_split_think(split_think: Callable[[str], Any]) -> None:
     """Exercise 3: (reasoning, answer), both stripped, as `parse_hermes` splits them."""
-    for case, (text, case_ru) in THINK_CASES.items():
+    for case, text in THINK_CASES.items():
         result = parse_hermes(text)
         expected = (result.reasoning, result.content)
-        got = as_tuples(call_student(split_think, text, case=(f"'{case}'", case_ru)))
+        got = as_tuples(call_student(split_think, text, case=(f"'{case}'", CASE_RU[case])))
         if got == expected:
             continue
         why = (".", ".")
@@ -188,4 +173,4 @@ def check_split_think(split_think: Callable[[str], Any]) -> None:
                 ": уберите пробелы и переводы строк по краям обеих частей, даже когда "
                 "</think> в тексте нет.",
             )
-        raise mismatch((f"for '{case}'", f"для варианта «{case_ru}»"), expected, got, why)
+        raise mismatch(variant(case), expected, got, why)

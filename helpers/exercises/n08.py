@@ -128,10 +128,7 @@ def check_strict_tool(tool: Any) -> None:
     """Exercise 3: a tool schema the Moonshot platform accepts with strict mode left on."""
     function = tool.get("function") if isinstance(tool, dict) else None
     if not isinstance(function, dict) or function.get("name") != TOOL:
-        raise NotYet(
-            f"keep the tool's shape: {SHAPE}.",
-            f"сохраните вид инструмента: {SHAPE}.",
-        )
+        raise NotYet(f"keep the tool's shape: {SHAPE}.", f"сохраните вид инструмента: {SHAPE}.")
     if "strict" in tool or "strict" in function:
         raise NotYet(
             "leave strict out: the exercise asks for a schema strict mode accepts (strict: false "

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from helpers.exercises._verdict import Explain, NotYet, call_student, exercise, mismatch
+from helpers.exercises._verdict import CASE_RU, Explain, NotYet, call_student, exercise, mismatch
 from helpers.formats import parse_kimi_xtml, render_kimi_xtml
 from helpers.formats.kimi_xtml import CLOSE, OPEN, SEP
 
@@ -174,12 +174,6 @@ def result_cases() -> dict[str, list[dict[str, Any]]]:
     }
 
 
-CASE_RU = {
-    "one call": "один вызов",
-    "two calls": "два вызова",
-    "results in the other order": "результаты в обратном порядке",
-    "two rounds": "два раунда",
-}
 _RESULT_HEADER = re.compile(
     re.escape(OPEN) + r'message role="tool" tool="([^"]*)" index="(\d+)"' + re.escape(SEP)
 )
