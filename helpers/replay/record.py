@@ -294,14 +294,6 @@ class _RecordHandler(JsonHandler):
 
     server: QuietThreadingServer
 
-    def do_GET(self) -> None:
-        """Forwarded (model lists), not recorded."""
-        self.guarded(self._forward)
-
-    def do_POST(self) -> None:
-        """Forwarded and recorded."""
-        self.guarded(self._forward)
-
     def _upstream_headers(self) -> dict[str, str]:
         """The client's headers for the upstream (Authorization included), minus hop-by-hop."""
         skip = HOP_HEADERS | {"host", "accept-encoding"}
@@ -309,8 +301,9 @@ class _RecordHandler(JsonHandler):
         headers["Accept-Encoding"] = "identity"
         return headers
 
-    def _forward(self) -> None:
-        """Send the request upstream and stream the answer back while recording it."""
+    def answer(self) -> None:
+        """Send the request upstream and stream the answer back while recording it (a GET, such
+        as a model list, is forwarded but not recorded)."""
         proxy = self.server.owner
         raw = self.read_body()
         path = canonical_path(self.path)

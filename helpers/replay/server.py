@@ -239,6 +239,7 @@ class JsonHandler(BaseHTTPRequestHandler):
             self.close_connection = True
             raise ApiError(400, "Invalid Content-Length header.") from exc
         if length > MAX_BODY:
+            self.close_connection = True  # the body is not read: the connection is out of step
             raise ApiError(413, "Request body too large.", code="body_too_large")
         return self.rfile.read(length) if length > 0 else b""
 
@@ -293,14 +294,13 @@ class JsonHandler(BaseHTTPRequestHandler):
         """OpenAI's answer to a path it does not serve."""
         return ApiError(404, f"Invalid URL ({self.command} {str(self.path).split('?', 1)[0]})")
 
-    def guarded(self, handler: Any) -> None:
-        """Run a request handler; errors become OpenAI-shaped answers, never tracebacks or hangs."""
+    def do_POST(self) -> None:
+        """Run `answer()` for a GET or POST; errors become OpenAI-shaped answers, never
+        tracebacks or hangs."""
         self.response_started = False
         try:
-            handler()
+            self.answer()
         except ApiError as error:
-            if error.status == 413:  # the body was not read: the connection cannot be reused
-                self.close_connection = True
             self.send_error_json(error)
         except (BrokenPipeError, ConnectionResetError, TimeoutError):
             self.close_connection = True
@@ -318,6 +318,12 @@ class JsonHandler(BaseHTTPRequestHandler):
                 self.send_error_json(error)
             except OSError:
                 pass
+
+    do_GET = do_POST
+
+    def answer(self) -> None:
+        """Read the request and send the answer (each service's handler says how)."""
+        raise NotImplementedError
 
 
 def parse_json_body(raw: bytes) -> Any:
@@ -356,36 +362,23 @@ class _ReplayHandler(JsonHandler):
 
     server: QuietThreadingServer
 
-    def do_GET(self) -> None:
-        """`GET .../v1/models`: the model names found in the cassettes."""
-        self.guarded(self._get)
-
-    def do_POST(self) -> None:
-        """`POST .../v1/chat/completions` and `.../v1/completions`."""
-        self.guarded(self._post)
-
-    def _get(self) -> None:
-        """List models, or reject the path (a body is read: the connection stays in step)."""
-        self.read_body()
-        route = ROUTE.match(canonical_path(split_lesson(self.path)[1]))
-        self.server.owner._note("GET", self.path)
-        if not route or route["endpoint"] != "models":
-            raise self.invalid_url()
-        data = [
-            {"id": name, "object": "model", "created": 0, "owned_by": "replay"}
-            for name in self.server.owner.models
-        ]
-        self.send_json(200, {"object": "list", "data": data})
-
-    def _post(self) -> None:
-        """Validate, match and answer one request."""
+    def answer(self) -> None:
+        """`GET .../v1/models` lists the cassettes' models; `POST .../v1/chat/completions` and
+        `.../v1/completions` are validated, matched and answered."""
         replay = self.server.owner
-        replay._note("POST", self.path)
-        raw = self.read_body()
+        replay._note(self.command, self.path)
+        raw = self.read_body()  # also for a GET: the kept-alive connection stays in step
         lesson, path = split_lesson(self.path)
         route = ROUTE.match(canonical_path(path))
-        if not route or route["endpoint"] == "models":
+        if not route or (route["endpoint"] == "models") != (self.command == "GET"):
             raise self.invalid_url()
+        if self.command == "GET":
+            data = [
+                {"id": name, "object": "model", "created": 0, "owned_by": "replay"}
+                for name in replay.models
+            ]
+            self.send_json(200, {"object": "list", "data": data})
+            return
         body = parse_json_body(raw)
         if not isinstance(body, dict):
             raise ApiError(400, "The request body must be a JSON object.", param=None)
