@@ -407,60 +407,48 @@ def connect(
         engine = engine or DEFAULT_ENGINE[provider]
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
+        base_url, api_key, model = "", REPLAY_API_KEY, replay_model(provider, engine)
+    else:
+        engine = None
+        base_url, api_key, model = live_settings(provider)
+    if mode == "live" and not _is_loopback(base_url):
+        check_proxies_for_live(base_url)
+    else:  # the client talks to a loopback server only
         keep_loopback_off_proxies()
         set_aside_unusable_proxies()
+    if mode == "replay":
         server = replay_server()
         prefix = "" if engine == DEFAULT_ENGINE[provider] else f"/engines/{engine}"
         scope = lesson or notebook_lesson()
         if scope:
             _check_lesson(scope)
             prefix = f"/lessons/{scope}{prefix}"
-        return Connection(
-            endpoint=f"{server.url}{prefix}/v1",
-            api_key=REPLAY_API_KEY,
-            model_name=replay_model(provider, engine),
-            mode=mode,
-            provider=provider,
-            engine=engine,
-            answers_from=tr(
-                f"answers replayed from recordings (engine profile {engine}) by a local server; "
-                "no network, no key",
-                f"ответы воспроизводятся из записей (профиль движка {engine}) локальным сервером; "
-                "без сети и без ключа",
-            ),
+        endpoint = f"{server.url}{prefix}/v1"
+        answers_from = tr(
+            f"answers replayed from recordings (engine profile {engine}) by a local server; "
+            "no network, no key",
+            f"ответы воспроизводятся из записей (профиль движка {engine}) локальным сервером; "
+            "без сети и без ключа",
         )
-    base_url, api_key, model = live_settings(provider)
-    if mode == "live":
-        if _is_loopback(base_url):
-            keep_loopback_off_proxies()
-            set_aside_unusable_proxies()
-        else:
-            check_proxies_for_live(base_url)
-        return Connection(
-            endpoint=base_url,
-            api_key=api_key,
-            model_name=model,
-            mode=mode,
-            provider=provider,
-            engine=None,
-            answers_from=tr(
-                f"answers from the live endpoint at {upstream_host(base_url)}",
-                f"ответы от настоящего сервера {upstream_host(base_url)}",
-            ),
+    elif mode == "live":
+        endpoint = base_url
+        answers_from = tr(
+            f"answers from the live endpoint at {upstream_host(base_url)}",
+            f"ответы от настоящего сервера {upstream_host(base_url)}",
         )
-    keep_loopback_off_proxies()
-    set_aside_unusable_proxies()  # the client talks to the loopback proxy only
-    out = record_path(provider, lesson)
-    proxy = _record_proxy(base_url, out, api_key)
+    else:
+        out = record_path(provider, lesson)
+        endpoint = f"{_record_proxy(base_url, out, api_key).url}/v1"
+        answers_from = tr(
+            f"answers from the live endpoint at {upstream_host(base_url)}, recorded to {out.name}",
+            f"ответы от настоящего сервера {upstream_host(base_url)}, запись в {out.name}",
+        )
     return Connection(
-        endpoint=f"{proxy.url}/v1",
+        endpoint=endpoint,
         api_key=api_key,
         model_name=model,
         mode=mode,
         provider=provider,
-        engine=None,
-        answers_from=tr(
-            f"answers from the live endpoint at {upstream_host(base_url)}, recorded to {out.name}",
-            f"ответы от настоящего сервера {upstream_host(base_url)}, запись в {out.name}",
-        ),
+        engine=engine,
+        answers_from=answers_from,
     )
