@@ -14,10 +14,12 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from helpers import catalog
 from helpers.i18n import Text, tr
 from helpers.lessons import LESSON_NAME
+from helpers.paths import RECORDINGS_DIR, REPO_ROOT
 from helpers.replay.cassette import CassetteError
 from helpers.replay.profiles import PROFILES, replay_model
 from helpers.replay.record import MIN_SECRET_CHARS, RecordProxy, upstream_host
@@ -195,16 +197,12 @@ def current_mode() -> str:
 def from_repo_root(value: str) -> Path:
     """A path from an environment variable; a relative one is taken from the repository root,
     not from the kernel's working directory (notebooks run in notebooks/en/ or notebooks/ru/)."""
-    from helpers.paths import REPO_ROOT
-
     path = Path(value).expanduser()
     return path if path.is_absolute() else REPO_ROOT / path
 
 
 def replay_cassettes() -> Path:
     """The cassettes replay serves: LLM_REPLAY_DIR (a file or folder) or data/recordings."""
-    from helpers.paths import RECORDINGS_DIR
-
     chosen = os.environ.get("LLM_REPLAY_DIR", "").strip()
     if not chosen:
         return RECORDINGS_DIR
@@ -276,8 +274,6 @@ def _check_lesson(name: str) -> None:
 
 def record_path(provider: str, lesson: str | None) -> Path:
     """Where record mode writes: $LLM_RECORD_DIR/<lesson or provider>.json (recordings-new/)."""
-    from helpers.paths import REPO_ROOT
-
     name = lesson or provider
     _check_lesson(name)
     folder = os.environ.get("LLM_RECORD_DIR", "").strip()
@@ -368,8 +364,6 @@ def check_proxies_for_live(base_url: str) -> None:
 
 def _is_loopback(url: str) -> bool:
     """True when `url` points at this machine (127.x, localhost, ::1)."""
-    from urllib.parse import urlsplit
-
     host = (urlsplit(url).hostname or "").lower()
     return host in ("localhost", "::1") or host.startswith("127.")
 
