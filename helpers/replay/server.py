@@ -326,28 +326,25 @@ class JsonHandler(BaseHTTPRequestHandler):
         raise NotImplementedError
 
 
+def _too_deep(value: Any, depth: int = 1) -> bool:
+    """Whether a JSON value nests deeper than MAX_JSON_DEPTH."""
+    if depth > MAX_JSON_DEPTH:
+        return True
+    if isinstance(value, dict):
+        value = list(value.values())
+    return isinstance(value, list) and any(_too_deep(item, depth + 1) for item in value)
+
+
 def parse_json_body(raw: bytes) -> Any:
     """A request body as JSON, or OpenAI's 400: invalid UTF-8 or JSON, a lone surrogate, or
     nesting deeper than MAX_JSON_DEPTH (which would exhaust the recursion of later steps)."""
     try:
         body = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        json.dumps(body, ensure_ascii=False).encode("utf-8")  # fails on a lone "\ud800"
+    except (ValueError, RecursionError) as exc:  # a UnicodeError is a ValueError too
         raise ApiError(400, BAD_JSON) from exc
-    stack: list[tuple[Any, int]] = [(body, 1)]
-    while stack:
-        value, depth = stack.pop()
-        if depth > MAX_JSON_DEPTH:
-            raise ApiError(400, BAD_JSON)
-        if isinstance(value, dict):
-            stack.extend((key, depth) for key in value)
-            stack.extend((item, depth + 1) for item in value.values())
-        elif isinstance(value, list):
-            stack.extend((item, depth + 1) for item in value)
-        elif isinstance(value, str):
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError as exc:  # "\ud800" decodes to a lone surrogate
-                raise ApiError(400, BAD_JSON) from exc
+    if _too_deep(body):
+        raise ApiError(400, BAD_JSON)
     return body
 
 
