@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -38,20 +39,11 @@ def served_id(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
-ROUTE = re.compile(
-    r"^(?P<prefix>/engines/(?P<engine>[A-Za-z0-9_.-]+))?/v1/"
-    r"(?P<endpoint>chat/completions|completions|models)$"
-)
 # `/lessons/<name>` in front of a path says which lesson asks: its cassette answers first.
-LESSON_PREFIX = re.compile(r"^/lessons/(?P<lesson>[A-Za-z0-9_.-]+)(?=/)")
-
-
-def split_lesson(path: str) -> tuple[str | None, str]:
-    """The lesson named by a `/lessons/<name>` prefix (or None) and the path without it."""
-    found = LESSON_PREFIX.match(path)
-    if found is None:
-        return None, path
-    return found["lesson"], path[found.end() :]
+ROUTE = re.compile(
+    r"^(?:/lessons/(?P<lesson>[A-Za-z0-9_.-]+))?(?P<path>(?:/engines/(?P<engine>[A-Za-z0-9_.-]+))?"
+    r"/v1/(?P<endpoint>chat/completions|completions|models))$"
+)
 
 
 MAX_BODY = 64 * 1024 * 1024
@@ -109,10 +101,8 @@ class QuietThreadingServer(ThreadingHTTPServer):
         with self.connections_lock:
             open_now = list(self.connections)
         for conn in open_now:
-            try:
+            with contextlib.suppress(OSError):
                 conn.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that went away mid-answer is normal; anything else is logged, never printed."""
@@ -217,10 +207,7 @@ class JsonHandler(BaseHTTPRequestHandler):
         else:
             status = code if 400 <= code < 600 else 400
             error = ApiError(status, message or "Bad request.")
-        try:
-            self.send_error_json(error)
-        except OSError:
-            pass
+        self.send_error_json(error)
 
     def send_response(self, code: int, message: str | None = None) -> None:
         """Send the status line, remembering that the answer has begun."""
@@ -278,8 +265,10 @@ class JsonHandler(BaseHTTPRequestHandler):
         self.send_bytes(status, payload, headers, "application/json")
 
     def send_error_json(self, error: ApiError) -> None:
-        """Send an OpenAI-shaped error body with its headers (x-should-retry: false)."""
-        self.send_json(error.status, error.body(), error.headers)
+        """Send an OpenAI-shaped error body with its headers (x-should-retry: false), unless the
+        client went away."""
+        with contextlib.suppress(OSError):
+            self.send_json(error.status, error.body(), error.headers)
 
     def start_sse(self, status: int = 200, headers: dict[str, str] | None = None) -> None:
         """Start an event stream; the connection closes at its end, which marks the end."""
@@ -314,10 +303,7 @@ class JsonHandler(BaseHTTPRequestHandler):
                 f"Replay server error: {type(exc).__name__}: {exc}",
                 type="server_error",
             )
-            try:
-                self.send_error_json(error)
-            except OSError:
-                pass
+            self.send_error_json(error)
 
     do_GET = do_POST
 
@@ -365,8 +351,7 @@ class _ReplayHandler(JsonHandler):
         replay = self.server.owner
         replay._note(self.command, self.path)
         raw = self.read_body()  # also for a GET: the kept-alive connection stays in step
-        lesson, path = split_lesson(self.path)
-        route = ROUTE.match(canonical_path(path))
+        route = ROUTE.match(canonical_path(self.path))
         if not route or (route["endpoint"] == "models") != (self.command == "GET"):
             raise self.invalid_url()
         if self.command == "GET":
@@ -383,11 +368,11 @@ class _ReplayHandler(JsonHandler):
             try:
                 check_chat_request(body, engine=route["engine"])
             except ApiError:
-                replay.note_refusal(path, body)  # a cassette may record this very refusal
+                replay.note_refusal(route["path"], body)  # a cassette may record this very refusal
                 raise
         elif "model" not in body:
             raise ApiError(400, "you must provide a model parameter")
-        interaction = replay.find(path, body, lesson=lesson)
+        interaction = replay.find(route["path"], body, lesson=route["lesson"])
         response = interaction.response
         headers = response.get("headers", {})
         if "sse" in response:
@@ -428,7 +413,6 @@ class ReplayServer(LoopbackService):
         # canonical request -> {cassette stem: its answer}; several lessons may ask the same
         self._index: dict[str, dict[str, Interaction]] = {}
         self.shadowed = 0  # requests that several cassettes answer differently
-        self._canonical: list[tuple[dict[str, Any], Interaction]] = []
         # cassette file -> the scenario module it was synthesized from (for the 404's author hint)
         self.scenario_files: dict[str, str] = {}
         for path in self.files:
@@ -475,8 +459,6 @@ class ReplayServer(LoopbackService):
                 "gets its own cassette's answer, a request without a lesson the last loaded one",
                 interaction.name,
             )
-        if not answers:
-            self._canonical.append((canonical, interaction))
         answers[lesson] = interaction
         self.interactions.append(interaction)
 
@@ -513,7 +495,9 @@ class ReplayServer(LoopbackService):
             if lesson is not None and lesson in answers:
                 return answers[lesson]
             return list(answers.values())[-1]
-        message, field = mismatch_message(canonical, self._canonical, self.scenario_files)
+        # each recorded request (its key decoded) with its first loaded answer
+        recorded = [(json.loads(k), next(iter(a.values()))) for k, a in self._index.items()]
+        message, field = mismatch_message(canonical, recorded, self.scenario_files)
         raise ApiError(404, message, param=field, code="no_recording")
 
     def __repr__(self) -> str:
