@@ -73,8 +73,8 @@ SAMPLING_NAMES = ("temperature", "top_p", "n")
 LOOPBACK_NAMES = ("127.0.0.1", "localhost")
 
 _lock = threading.Lock()
-_replay_server: ReplayServer | None = None
-_record_proxies: dict[tuple[str, Path], RecordProxy] = {}
+# The servers this process started: "replay", and a record proxy per (upstream, file).
+_servers: dict[Any, Any] = {}
 
 
 class LiveSettingsError(RuntimeError):
@@ -223,23 +223,18 @@ def replay_server() -> ReplayServer:
     """The process's replay server, started on first use (thread-safe, once per kernel).
 
     `LLM_REPLAY_PACE=1` replays streams with their recorded delays, for classroom demos."""
-    global _replay_server
     with _lock:
-        if _replay_server is None:
+        if "replay" not in _servers:
             pace = os.environ.get("LLM_REPLAY_PACE", "").strip().lower() in ("1", "true", "yes")
-            _replay_server = ReplayServer(replay_cassettes(), pace=pace).start()
-        return _replay_server
+            _servers["replay"] = ReplayServer(replay_cassettes(), pace=pace).start()
+        return _servers["replay"]
 
 
 def stop_servers() -> None:
     """Stop the replay server and record proxies of this process (connect() starts anew)."""
-    global _replay_server
     with _lock:
-        servers: list[ReplayServer | RecordProxy] = list(_record_proxies.values())
-        if _replay_server is not None:
-            servers.append(_replay_server)
-        _replay_server = None
-        _record_proxies.clear()
+        servers = list(_servers.values())
+        _servers.clear()
     for server in servers:
         server.stop()
 
@@ -379,10 +374,9 @@ def _record_proxy(upstream: str, out: Path, api_key: str) -> RecordProxy:
     """The process's record proxy for this upstream and file, started on first use."""
     key = (upstream, out.resolve())
     with _lock:
-        proxy = _record_proxies.get(key)
+        proxy = _servers.get(key)
         if proxy is None:
-            proxy = RecordProxy(upstream, out, secrets=[api_key]).start()
-            _record_proxies[key] = proxy
+            proxy = _servers[key] = RecordProxy(upstream, out, secrets=[api_key]).start()
         elif len(api_key) >= MIN_SECRET_CHARS:
             proxy.secrets = proxy.secrets | {api_key}  # rebound, not mutated: handlers read it
         return proxy
