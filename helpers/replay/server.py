@@ -421,13 +421,8 @@ class ReplayServer(LoopbackService):
                 self.scenario_files[path.name] = cassette.meta["scenarios"]
             for interaction in cassette.interactions:
                 self._add(interaction)
-        self.models = sorted(
-            {
-                i.request["body"]["model"]
-                for i in self.interactions
-                if isinstance(i.request["body"].get("model"), str)
-            }
-        )
+        models = (i.request["body"].get("model") for i in self.interactions)
+        self.models = sorted({m for m in models if isinstance(m, str)})
         # (method, path) of the latest requests, and how many there were in all
         self.requests: deque[tuple[str, str]] = deque(maxlen=self.REQUEST_LOG_SIZE)
         self.request_count = 0
