@@ -22,7 +22,7 @@ from helpers.lessons import LESSON_NAME
 from helpers.paths import RECORDINGS_DIR, REPO_ROOT
 from helpers.replay.cassette import CassetteError
 from helpers.replay.profiles import PROFILES, replay_model
-from helpers.replay.record import MIN_SECRET_CHARS, RecordProxy, upstream_host
+from helpers.replay.record import RecordProxy, upstream_host
 from helpers.replay.server import ReplayServer
 from helpers.replay.validation import (
     ALWAYS_THINKING,
@@ -377,7 +377,7 @@ def _record_proxy(upstream: str, out: Path, api_key: str) -> RecordProxy:
         proxy = _servers.get(key)
         if proxy is None:
             proxy = _servers[key] = RecordProxy(upstream, out, secrets=[api_key]).start()
-        elif len(api_key) >= MIN_SECRET_CHARS:
+        else:  # add() keeps those that look like a credential
             proxy.secrets = proxy.secrets | {api_key}  # rebound, not mutated: handlers read it
         return proxy
 

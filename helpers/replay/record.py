@@ -353,7 +353,7 @@ class RecordProxy(LoopbackService):
         super().__init__(host, port)
         self.out = Path(out)
         self.notebook = notebook or self.out.stem
-        self.secrets = {s for s in secrets if looks_secret(s)}
+        self.secrets = set(secrets)  # add() keeps those that look like a credential
         self.exchanges: dict[str, dict[str, Any]] = {}  # canonical request key -> exchange
         self.refused = 0  # exchanges not written because a secret survived scrubbing
         self._reload()  # continue an earlier session: same request -> latest answer wins
