@@ -11,6 +11,7 @@ import re
 import socket
 import threading
 import time
+import weakref
 from collections import Counter, deque
 from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -91,8 +92,9 @@ class QuietThreadingServer(ThreadingHTTPServer):
     allow_reuse_address = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        """Also keep the open client connections, so `close_connections` can end them."""
-        self.connections: set[socket.socket] = set()
+        """Also keep the open client connections, so `close_connections` can end them (one
+        leaves the set when its socket is freed)."""
+        self.connections: weakref.WeakSet[socket.socket] = weakref.WeakSet()
         self.connections_lock = threading.Lock()
         super().__init__(*args, **kwargs)
 
@@ -156,9 +158,7 @@ class LoopbackService:
         httpd.shutdown()
         httpd.server_close()
         httpd.close_connections()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
+        self._thread.join(timeout=5)
 
     def __enter__(self: _S) -> _S:
         """Start on entering a `with` block."""
@@ -183,14 +183,6 @@ class JsonHandler(BaseHTTPRequestHandler):
         super().setup()
         with self.server.connections_lock:
             self.server.connections.add(self.connection)
-
-    def finish(self) -> None:
-        """Unregister the connection."""
-        try:
-            super().finish()
-        finally:
-            with self.server.connections_lock:
-                self.server.connections.discard(self.connection)
 
     def log_message(self, format: str, *args: Any) -> None:
         """Route access logs to `logging` (stderr would land in notebook outputs)."""
