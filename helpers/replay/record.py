@@ -49,21 +49,10 @@ from helpers.replay.validation import ApiError
 
 log = logging.getLogger("helpers.replay")
 REDACTED = "<redacted>"
-# Request headers whose values are secrets: forwarded upstream, blanked wherever else they appear.
-SECRET_HEADERS = frozenset(
-    {
-        "authorization",
-        "proxy-authorization",
-        "cookie",
-        "api-key",
-        "x-api-key",
-        "openai-organization",
-        "openai-project",
-        "x-goog-api-key",
-    }
-)
-# Any other request header (or query parameter) whose name says it carries a credential.
+# Request headers (or query parameters) whose name says they carry a credential (Authorization,
+# Cookie, X-Api-Key...), and two more headers that do: forwarded upstream, blanked everywhere else.
 SECRET_NAME = re.compile(r"key|token|secret|passw|auth|cookie|session|signature", re.IGNORECASE)
+SECRET_HEADERS = frozenset({"openai-organization", "openai-project"})
 # The only response headers kept in the file.
 KEPT_RESPONSE_HEADERS = frozenset({"content-type"})
 UPSTREAM_TIMEOUT = 600.0
