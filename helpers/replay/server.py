@@ -222,8 +222,10 @@ class JsonHandler(BaseHTTPRequestHandler):
             raise ApiError(413, "Request body too large.", code="body_too_large")
         return self.rfile.read(length) if length > 0 else b""
 
-    def _send_headers(self, headers: dict[str, str] | None, defaults: dict[str, str]) -> None:
-        """Send recorded or upstream headers (minus hop-by-hop ones), then absent `defaults`."""
+    def _start(self, status: int, headers: dict[str, str] | None, defaults: dict[str, str]) -> None:
+        """Send the status line, recorded or upstream headers (minus hop-by-hop ones), the
+        `defaults` they lack, and `Connection: close` when the connection ends after this."""
+        self.send_response(status)
         sent = set()
         for name, value in (headers or {}).items():
             if name.lower() not in HOP_HEADERS:
@@ -232,21 +234,19 @@ class JsonHandler(BaseHTTPRequestHandler):
         for name, value in defaults.items():
             if name.lower() not in sent:
                 self.send_header(name, value)
+        if self.close_connection:
+            self.send_header("Connection", "close")
+        self.end_headers()
 
     def send_bytes(
         self,
         status: int,
         payload: bytes,
         headers: dict[str, str] | None = None,
-        content_type: str | None = None,
+        defaults: dict[str, str] | None = None,
     ) -> None:
         """Send a complete response with Content-Length (keep-alive safe)."""
-        self.send_response(status)
-        self._send_headers(headers, {"Content-Type": content_type} if content_type else {})
-        self.send_header("Content-Length", str(len(payload)))
-        if self.close_connection:
-            self.send_header("Connection", "close")
-        self.end_headers()
+        self._start(status, headers, {**(defaults or {}), "Content-Length": str(len(payload))})
         if self.command != "HEAD":  # a HEAD answer is the headers alone
             self.wfile.write(payload)
 
@@ -254,7 +254,7 @@ class JsonHandler(BaseHTTPRequestHandler):
         """Send a JSON response (Content-Type application/json unless `headers` say otherwise)."""
         # errors="replace": a lone surrogate in an echoed text must not cost the answer
         payload = json.dumps(body, ensure_ascii=False).encode("utf-8", errors="replace")
-        self.send_bytes(status, payload, headers, "application/json")
+        self.send_bytes(status, payload, headers, {"Content-Type": "application/json"})
 
     def send_error_json(self, error: ApiError) -> None:
         """Send an OpenAI-shaped error body with its headers (x-should-retry: false), unless the
@@ -262,14 +262,11 @@ class JsonHandler(BaseHTTPRequestHandler):
         with contextlib.suppress(OSError):
             self.send_json(error.status, error.body(), error.headers)
 
-    def start_sse(self, status: int = 200, headers: dict[str, str] | None = None) -> None:
+    def start_sse(self, status: int, headers: dict[str, str] | None) -> None:
         """Start an event stream; the connection closes at its end, which marks the end."""
-        self.send_response(status)
-        defaults = {"Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache"}
-        self._send_headers(headers, defaults)
-        self.send_header("Connection", "close")
         self.close_connection = True
-        self.end_headers()
+        defaults = {"Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache"}
+        self._start(status, headers, defaults)
 
     def invalid_url(self) -> ApiError:
         """OpenAI's answer to a path it does not serve."""
