@@ -11,7 +11,6 @@ import re
 import socket
 import threading
 import time
-import weakref
 from collections import Counter, deque
 from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -92,19 +91,20 @@ class QuietThreadingServer(ThreadingHTTPServer):
     allow_reuse_address = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        """Also keep the open client connections, so `close_connections` can end them (one
-        leaves the set when its socket is freed)."""
-        self.connections: weakref.WeakSet[socket.socket] = weakref.WeakSet()
-        self.connections_lock = threading.Lock()
+        """Also keep the open client connections, so `stop()` can end kept-alive ones (`add`,
+        `discard` and `copy` of a set are each atomic: no lock is needed)."""
+        self.connections: set[socket.socket] = set()
         super().__init__(*args, **kwargs)
 
-    def close_connections(self) -> None:
-        """Shut down every open client connection (kept-alive ones would otherwise go on)."""
-        with self.connections_lock:
-            open_now = list(self.connections)
-        for conn in open_now:
-            with contextlib.suppress(OSError):
-                conn.shutdown(socket.SHUT_RDWR)
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Remember the connection, then serve it in its own thread."""
+        self.connections.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        """Forget the connection once it is served."""
+        self.connections.discard(request)
+        super().shutdown_request(request)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that went away mid-answer is normal; anything else is logged, never printed."""
@@ -157,7 +157,9 @@ class LoopbackService:
             return
         httpd.shutdown()
         httpd.server_close()
-        httpd.close_connections()
+        for conn in httpd.connections.copy():  # kept-alive ones would otherwise go on
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
         self._thread.join(timeout=5)
 
     def __enter__(self: _S) -> _S:
@@ -177,12 +179,6 @@ class JsonHandler(BaseHTTPRequestHandler):
     # Small answers on a kept-alive connection otherwise wait ~40 ms for a delayed ACK (Nagle).
     disable_nagle_algorithm = True
     timeout = 120  # an idle keep-alive connection is dropped after this many seconds
-
-    def setup(self) -> None:
-        """Register the connection with the server (stop() closes it)."""
-        super().setup()
-        with self.server.connections_lock:
-            self.server.connections.add(self.connection)
 
     def log_message(self, format: str, *args: Any) -> None:
         """Route access logs to `logging` (stderr would land in notebook outputs)."""
