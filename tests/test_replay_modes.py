@@ -173,7 +173,7 @@ def test_live_uses_env_and_starts_no_server(monkeypatch: pytest.MonkeyPatch) -> 
         engine=None,
     )
     assert threading.active_count() == before
-    assert not modes._servers  # neither a replay server nor a record proxy
+    assert modes._replay_server is None and not modes._record_proxies
     assert KEY not in repr(conn) and KEY not in str(conn)
     assert repr(conn) == (
         "Connection(mode='live', provider='kimi', engine=None, "

@@ -73,8 +73,8 @@ SAMPLING_NAMES = ("temperature", "top_p", "n")
 LOOPBACK_NAMES = ("127.0.0.1", "localhost")
 
 _lock = threading.Lock()
-# The servers this process started: "replay", and a record proxy per (upstream, file).
-_servers: dict[Any, Any] = {}
+_replay_server: ReplayServer | None = None
+_record_proxies: dict[tuple[str, Path], RecordProxy] = {}
 
 
 class LiveSettingsError(RuntimeError):
@@ -223,18 +223,23 @@ def replay_server() -> ReplayServer:
     """The process's replay server, started on first use (thread-safe, once per kernel).
 
     `LLM_REPLAY_PACE=1` replays streams with their recorded delays, for classroom demos."""
+    global _replay_server
     with _lock:
-        if "replay" not in _servers:
+        if _replay_server is None:
             pace = os.environ.get("LLM_REPLAY_PACE", "").strip().lower() in ("1", "true", "yes")
-            _servers["replay"] = ReplayServer(replay_cassettes(), pace=pace).start()
-        return _servers["replay"]
+            _replay_server = ReplayServer(replay_cassettes(), pace=pace).start()
+        return _replay_server
 
 
 def stop_servers() -> None:
     """Stop the replay server and record proxies of this process (connect() starts anew)."""
+    global _replay_server
     with _lock:
-        servers = list(_servers.values())
-        _servers.clear()
+        servers: list[ReplayServer | RecordProxy] = list(_record_proxies.values())
+        if _replay_server is not None:
+            servers.append(_replay_server)
+        _replay_server = None
+        _record_proxies.clear()
     for server in servers:
         server.stop()
 
@@ -374,9 +379,9 @@ def _record_proxy(upstream: str, out: Path, api_key: str) -> RecordProxy:
     """The process's record proxy for this upstream and file, started on first use."""
     key = (upstream, out.resolve())
     with _lock:
-        proxy = _servers.get(key)
+        proxy = _record_proxies.get(key)
         if proxy is None:
-            proxy = _servers[key] = RecordProxy(upstream, out, secrets=[api_key]).start()
+            proxy = _record_proxies[key] = RecordProxy(upstream, out, secrets=[api_key]).start()
         else:  # add() keeps those that look like a credential
             proxy.secrets = proxy.secrets | {api_key}  # rebound, not mutated: handlers read it
         return proxy
