@@ -17,6 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, TypeVar
 
+from helpers.paths import RECORDINGS_DIR
 from helpers.replay.cassette import CassetteError, Interaction, cassette_files, load_cassette
 from helpers.replay.matching import (
     canonical_path,
@@ -380,17 +381,13 @@ class ReplayServer(LoopbackService):
 
     def __init__(
         self,
-        cassettes: str | Path | Iterable[str | Path] | None = None,
+        cassettes: str | Path | Iterable[str | Path] = RECORDINGS_DIR,
         pace: bool = False,
         *,
         host: str = LOOPBACK,
         port: int = 0,
     ) -> None:
         """Load and check the cassettes (a file, a folder or a list; default data/recordings)."""
-        if cassettes is None:
-            from helpers.paths import RECORDINGS_DIR
-
-            cassettes = RECORDINGS_DIR
         super().__init__(host, port)
         self.pace = pace
         self.files = cassette_files(cassettes)
