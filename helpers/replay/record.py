@@ -140,40 +140,32 @@ def scrub(value: Any, secrets: Iterable[str]) -> Any:
     return clean(value)
 
 
-def _string_leaves(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], str]]:
-    """Every string inside a JSON value with its path (dict keys and list positions)."""
+def _string_leaves(
+    parent: Any, key: Any, path: tuple[Any, ...] = ()
+) -> Iterator[tuple[tuple[Any, ...], Any, Any, str]]:
+    """Every string inside the JSON value `parent[key]`: its path below it (dict keys and list
+    positions), the dict or list that holds it, its key there, and the text."""
+    value = parent[key]
     if isinstance(value, str):
-        yield path, value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from _string_leaves(item, (*path, key))
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            yield from _string_leaves(item, (*path, i))
+        yield path, parent, key, value
+    elif isinstance(value, dict | list):
+        for sub in value if isinstance(value, dict) else range(len(value)):
+            yield from _string_leaves(value, sub, (*path, sub))
 
 
-def _set_leaf(container: dict[str, Any], path: tuple[Any, ...], text: str) -> None:
-    """Replace the string at `path` inside `container["data"]`."""
-    target: Any = container
-    keys: tuple[Any, ...] = ("data", *path)
-    for key in keys[:-1]:
-        target = target[key]
-    target[keys[-1]] = text
-
-
-def _streams(events: list[dict[str, Any]]) -> dict[tuple[Any, ...], list[tuple[int, str]]]:
+def _streams(events: list[dict[str, Any]]) -> dict[tuple[Any, ...], list[tuple[Any, Any, str]]]:
     """The strings at the same place in successive events (the deltas a client joins): for each
-    place, the (event index, text) pieces in order."""
-    streams: dict[tuple[Any, ...], list[tuple[int, str]]] = {}
-    for i, event in enumerate(events):
-        for path, text in _string_leaves(event.get("data")):
-            streams.setdefault(path, []).append((i, text))
+    place, the pieces in order, as (holder, key, text)."""
+    streams: dict[tuple[Any, ...], list[tuple[Any, Any, str]]] = {}
+    for event in events:
+        for path, parent, key, text in _string_leaves(event, "data"):
+            streams.setdefault(path, []).append((parent, key, text))
     return streams
 
 
-def _hidden(pieces: list[tuple[int, str]], secrets: Iterable[str]) -> set[int]:
+def _hidden(pieces: list[tuple[Any, Any, str]], secrets: Iterable[str]) -> set[int]:
     """The positions in the joined text of `pieces` that belong to a secret."""
-    joined = "".join(text for _, text in pieces)
+    joined = "".join(text for *_, text in pieces)
     return {
         at
         for secret in secrets
@@ -187,12 +179,12 @@ def scrub_stream(events: list[dict[str, Any]], secrets: Iterable[str]) -> list[d
     place in successive events are joined, and a secret found in the joined text is blanked in
     the pieces it spans (REDACTED where it starts)."""
     events = [scrub(event, secrets) for event in events]
-    for path, pieces in _streams(events).items():
+    for pieces in _streams(events).values():
         hidden = _hidden(pieces, secrets)
         if not hidden:
             continue
         offset = 0
-        for i, text in pieces:
+        for parent, key, text in pieces:
             kept = []
             for at, char in enumerate(text, start=offset):
                 if at not in hidden:
@@ -200,7 +192,7 @@ def scrub_stream(events: list[dict[str, Any]], secrets: Iterable[str]) -> list[d
                 elif at - 1 not in hidden:
                     kept.append(REDACTED)
             offset += len(text)
-            _set_leaf(events[i], path, "".join(kept))
+            parent[key] = "".join(kept)
     return events
 
 
