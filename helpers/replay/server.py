@@ -46,7 +46,6 @@ ROUTE = re.compile(
     r"/v1/(?P<endpoint>chat/completions|completions|models))$"
 )
 
-
 MAX_BODY = 64 * 1024 * 1024
 MAX_JSON_DEPTH = 200  # deeper request JSON is refused (the matching code recurses over it)
 BAD_JSON = (
