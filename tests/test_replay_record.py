@@ -27,9 +27,8 @@ from test_replay_fixtures import (
 from helpers.replay import RecordProxy, ReplayServer, load_cassette
 from helpers.replay.record import (
     looks_secret,
+    request_secrets,
     scrub,
-    secrets_from_body,
-    secrets_from_headers,
     without_credential_fields,
 )
 
@@ -223,11 +222,11 @@ def test_repr_and_meta_hide_credentials(tmp_path: Path) -> None:
 
 def test_scrub_units() -> None:
     """Secret headers yield their values (scheme stripped); placeholders are not secrets."""
-    found = secrets_from_headers(
+    found = request_secrets(
         [("Authorization", f"Bearer {KEY}"), ("Cookie", COOKIE), ("Accept", "application/json")]
     )
     assert KEY in found and "COOKIESECRET789" in found and "application/json" not in found
-    assert secrets_from_headers([("Authorization", "Bearer EMPTY")]) == {"Bearer EMPTY"}
+    assert request_secrets([("Authorization", "Bearer EMPTY")]) == {"Bearer EMPTY"}
     cleaned = scrub({"api_key": KEY, "messages": [{"content": f"a {KEY} b EMPTY"}]}, found)
     assert cleaned == {"api_key": "<redacted>", "messages": [{"content": "a <redacted> b EMPTY"}]}
     assert without_credential_fields(cleaned) == {"messages": cleaned["messages"]}
@@ -576,7 +575,7 @@ def test_what_counts_as_a_credential() -> None:
         assert looks_secret(secret), secret
     for word in ("EMPTY", "ollama", "password", "lm-studio", "not-needed", "placeholder"):
         assert not looks_secret(word), word
-    assert secrets_from_body({"api_key": KEY, "tools": [{"api_key": ORG}]}) == {KEY}
+    assert request_secrets([], body={"api_key": KEY, "tools": [{"api_key": ORG}]}) == {KEY}
 
 
 class _Streams(BaseHTTPRequestHandler):

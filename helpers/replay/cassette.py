@@ -7,7 +7,7 @@ import json
 import os
 import tempfile
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +41,7 @@ class Cassette:
 
     path: Path
     meta: dict[str, Any]
-    interactions: list[Interaction] = field(default_factory=list)
+    interactions: list[Interaction]
 
 
 def _check_sse(sse: Any, where: str) -> list[str]:
@@ -140,22 +140,6 @@ def validate_cassette(data: Any, name: str = "cassette") -> None:
         raise CassetteError(f"{name} is not a valid cassette: {shown}{more}")
 
 
-def parse_cassette(data: Any, path: Path) -> Cassette:
-    """Check a decoded cassette and wrap its interactions."""
-    validate_cassette(data, path.name)
-    interactions = [
-        Interaction(
-            request={"method": "POST", **item["request"]},
-            response=item["response"],
-            cassette=path.name,
-            index=i,
-            label=item.get("label"),
-        )
-        for i, item in enumerate(data["interactions"])
-    ]
-    return Cassette(path=path, meta=data["meta"], interactions=interactions)
-
-
 def load_cassette(path: str | Path) -> Cassette:
     """Read and check one cassette file."""
     path = Path(path)
@@ -169,7 +153,18 @@ def load_cassette(path: str | Path) -> Cassette:
         raise CassetteError(
             f"{path.name} is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}"
         ) from exc
-    return parse_cassette(data, path)
+    validate_cassette(data, path.name)
+    interactions = [
+        Interaction(
+            request={"method": "POST", **item["request"]},
+            response=item["response"],
+            cassette=path.name,
+            index=i,
+            label=item.get("label"),
+        )
+        for i, item in enumerate(data["interactions"])
+    ]
+    return Cassette(path=path, meta=data["meta"], interactions=interactions)
 
 
 def cassette_files(source: str | Path | Iterable[str | Path]) -> list[Path]:

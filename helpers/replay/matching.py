@@ -6,6 +6,7 @@ model would see differently and drops what it would not (see data/recordings/REA
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -224,12 +225,8 @@ def first_difference(a: Any, b: Any, where: str = "") -> tuple[str, Any, Any] | 
 
 def _common_prefix(a: Sequence[Any], b: Sequence[Any]) -> int:
     """How many leading items two sequences share."""
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
+    same = (x == y for x, y in zip(a, b, strict=False))
+    return sum(1 for _ in itertools.takewhile(bool, same))
 
 
 def _closeness(request: dict[str, Any], recorded: dict[str, Any]) -> tuple[Any, ...]:
@@ -260,19 +257,6 @@ def _closeness(request: dict[str, Any], recorded: dict[str, Any]) -> tuple[Any, 
         same("tools"),
         sum(same(k) for k in others),
     )
-
-
-def closest(
-    request: dict[str, Any], candidates: Sequence[tuple[dict[str, Any], Interaction]]
-) -> tuple[dict[str, Any], Interaction] | None:
-    """The recording closest to a canonical request (first one loaded on ties)."""
-    best: tuple[dict[str, Any], Interaction] | None = None
-    best_score: tuple[Any, ...] | None = None
-    for canonical, interaction in candidates:
-        score = _closeness(request, canonical)
-        if best_score is None or score > best_score:
-            best, best_score = (canonical, interaction), score
-    return best
 
 
 def _for_display(value: Any) -> Any:
@@ -335,7 +319,8 @@ def mismatch_message(
         ),
         str(LIVE_HINT),
     ]
-    best = closest(request, candidates)
+    # the closest recording; the first loaded one on ties
+    best = max(candidates, key=lambda c: _closeness(request, c[0]), default=None)
     field: str | None = None
     if best is None:
         lines.append(tr("No recordings are loaded at all.", "Записи не загружены вовсе."))

@@ -14,13 +14,15 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from helpers import catalog
 from helpers.i18n import Text, tr
 from helpers.lessons import LESSON_NAME
+from helpers.paths import RECORDINGS_DIR, REPO_ROOT
 from helpers.replay.cassette import CassetteError
 from helpers.replay.profiles import PROFILES, replay_model
-from helpers.replay.record import MIN_SECRET_CHARS, RecordProxy, upstream_host
+from helpers.replay.record import RecordProxy, upstream_host
 from helpers.replay.server import ReplayServer
 from helpers.replay.validation import (
     ALWAYS_THINKING,
@@ -195,16 +197,12 @@ def current_mode() -> str:
 def from_repo_root(value: str) -> Path:
     """A path from an environment variable; a relative one is taken from the repository root,
     not from the kernel's working directory (notebooks run in notebooks/en/ or notebooks/ru/)."""
-    from helpers.paths import REPO_ROOT
-
     path = Path(value).expanduser()
     return path if path.is_absolute() else REPO_ROOT / path
 
 
 def replay_cassettes() -> Path:
     """The cassettes replay serves: LLM_REPLAY_DIR (a file or folder) or data/recordings."""
-    from helpers.paths import RECORDINGS_DIR
-
     chosen = os.environ.get("LLM_REPLAY_DIR", "").strip()
     if not chosen:
         return RECORDINGS_DIR
@@ -276,8 +274,6 @@ def _check_lesson(name: str) -> None:
 
 def record_path(provider: str, lesson: str | None) -> Path:
     """Where record mode writes: $LLM_RECORD_DIR/<lesson or provider>.json (recordings-new/)."""
-    from helpers.paths import REPO_ROOT
-
     name = lesson or provider
     _check_lesson(name)
     folder = os.environ.get("LLM_RECORD_DIR", "").strip()
@@ -368,8 +364,6 @@ def check_proxies_for_live(base_url: str) -> None:
 
 def _is_loopback(url: str) -> bool:
     """True when `url` points at this machine (127.x, localhost, ::1)."""
-    from urllib.parse import urlsplit
-
     host = (urlsplit(url).hostname or "").lower()
     return host in ("localhost", "::1") or host.startswith("127.")
 
@@ -387,9 +381,8 @@ def _record_proxy(upstream: str, out: Path, api_key: str) -> RecordProxy:
     with _lock:
         proxy = _record_proxies.get(key)
         if proxy is None:
-            proxy = RecordProxy(upstream, out, secrets=[api_key]).start()
-            _record_proxies[key] = proxy
-        elif len(api_key) >= MIN_SECRET_CHARS:
+            proxy = _record_proxies[key] = RecordProxy(upstream, out, secrets=[api_key]).start()
+        else:  # add() keeps those that look like a credential
             proxy.secrets = proxy.secrets | {api_key}  # rebound, not mutated: handlers read it
         return proxy
 
@@ -407,60 +400,48 @@ def connect(
         engine = engine or DEFAULT_ENGINE[provider]
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
+        base_url, api_key, model = "", REPLAY_API_KEY, replay_model(provider, engine)
+    else:
+        engine = None
+        base_url, api_key, model = live_settings(provider)
+    if mode == "live" and not _is_loopback(base_url):
+        check_proxies_for_live(base_url)
+    else:  # the client talks to a loopback server only
         keep_loopback_off_proxies()
         set_aside_unusable_proxies()
+    if mode == "replay":
         server = replay_server()
         prefix = "" if engine == DEFAULT_ENGINE[provider] else f"/engines/{engine}"
         scope = lesson or notebook_lesson()
         if scope:
             _check_lesson(scope)
             prefix = f"/lessons/{scope}{prefix}"
-        return Connection(
-            endpoint=f"{server.url}{prefix}/v1",
-            api_key=REPLAY_API_KEY,
-            model_name=replay_model(provider, engine),
-            mode=mode,
-            provider=provider,
-            engine=engine,
-            answers_from=tr(
-                f"answers replayed from recordings (engine profile {engine}) by a local server; "
-                "no network, no key",
-                f"ответы воспроизводятся из записей (профиль движка {engine}) локальным сервером; "
-                "без сети и без ключа",
-            ),
+        endpoint = f"{server.url}{prefix}/v1"
+        answers_from = tr(
+            f"answers replayed from recordings (engine profile {engine}) by a local server; "
+            "no network, no key",
+            f"ответы воспроизводятся из записей (профиль движка {engine}) локальным сервером; "
+            "без сети и без ключа",
         )
-    base_url, api_key, model = live_settings(provider)
-    if mode == "live":
-        if _is_loopback(base_url):
-            keep_loopback_off_proxies()
-            set_aside_unusable_proxies()
-        else:
-            check_proxies_for_live(base_url)
-        return Connection(
-            endpoint=base_url,
-            api_key=api_key,
-            model_name=model,
-            mode=mode,
-            provider=provider,
-            engine=None,
-            answers_from=tr(
-                f"answers from the live endpoint at {upstream_host(base_url)}",
-                f"ответы от настоящего сервера {upstream_host(base_url)}",
-            ),
+    elif mode == "live":
+        endpoint = base_url
+        answers_from = tr(
+            f"answers from the live endpoint at {upstream_host(base_url)}",
+            f"ответы от настоящего сервера {upstream_host(base_url)}",
         )
-    keep_loopback_off_proxies()
-    set_aside_unusable_proxies()  # the client talks to the loopback proxy only
-    out = record_path(provider, lesson)
-    proxy = _record_proxy(base_url, out, api_key)
+    else:
+        out = record_path(provider, lesson)
+        endpoint = f"{_record_proxy(base_url, out, api_key).url}/v1"
+        answers_from = tr(
+            f"answers from the live endpoint at {upstream_host(base_url)}, recorded to {out.name}",
+            f"ответы от настоящего сервера {upstream_host(base_url)}, запись в {out.name}",
+        )
     return Connection(
-        endpoint=f"{proxy.url}/v1",
+        endpoint=endpoint,
         api_key=api_key,
         model_name=model,
         mode=mode,
         provider=provider,
-        engine=None,
-        answers_from=tr(
-            f"answers from the live endpoint at {upstream_host(base_url)}, recorded to {out.name}",
-            f"ответы от настоящего сервера {upstream_host(base_url)}, запись в {out.name}",
-        ),
+        engine=engine,
+        answers_from=answers_from,
     )

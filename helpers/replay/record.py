@@ -49,21 +49,10 @@ from helpers.replay.validation import ApiError
 
 log = logging.getLogger("helpers.replay")
 REDACTED = "<redacted>"
-# Request headers whose values are secrets: forwarded upstream, blanked wherever else they appear.
-SECRET_HEADERS = frozenset(
-    {
-        "authorization",
-        "proxy-authorization",
-        "cookie",
-        "api-key",
-        "x-api-key",
-        "openai-organization",
-        "openai-project",
-        "x-goog-api-key",
-    }
-)
-# Any other request header (or query parameter) whose name says it carries a credential.
+# Request headers (or query parameters) whose name says they carry a credential (Authorization,
+# Cookie, X-Api-Key...), and two more headers that do: forwarded upstream, blanked everywhere else.
 SECRET_NAME = re.compile(r"key|token|secret|passw|auth|cookie|session|signature", re.IGNORECASE)
+SECRET_HEADERS = frozenset({"openai-organization", "openai-project"})
 # The only response headers kept in the file.
 KEPT_RESPONSE_HEADERS = frozenset({"content-type"})
 UPSTREAM_TIMEOUT = 600.0
@@ -99,35 +88,23 @@ def _with_scheme_stripped(value: str) -> set[str]:
     return found
 
 
-def secrets_from_headers(headers: Iterable[tuple[str, str]]) -> set[str]:
-    """Secret values in request headers, each also without its `Bearer ` scheme."""
+def request_secrets(
+    headers: Iterable[tuple[str, str]], query: str = "", body: Any = None
+) -> set[str]:
+    """The credentials a request carries, each also without its `Bearer ` scheme: the values of
+    secret headers (and of each cookie), of query parameters named like credentials (`?key=`,
+    `?api_key=`...) and of the credential fields at the top of a JSON body (`api_key`...)."""
     found: set[str] = set()
     for name, value in headers:
-        lowered = name.lower()
-        if not value or (lowered not in SECRET_HEADERS and not SECRET_NAME.search(lowered)):
-            continue
-        found |= _with_scheme_stripped(value)
-        for cookie in value.split(";"):
-            found.add(cookie.strip().partition("=")[2])
-    return {s for s in found if looks_secret(s)}
-
-
-def secrets_from_query(query: str) -> set[str]:
-    """Values of query-string parameters named like credentials (`?key=`, `?api_key=`...)."""
-    found: set[str] = set()
-    for name, value in parse_qsl(query, keep_blank_values=False):
+        if name.lower() in SECRET_HEADERS or SECRET_NAME.search(name):
+            found |= _with_scheme_stripped(value)
+            found.update(cookie.strip().partition("=")[2] for cookie in value.split(";"))
+    for name, value in parse_qsl(query):
         if SECRET_NAME.search(name) or name.lower() in CREDENTIAL_FIELDS:
             found |= _with_scheme_stripped(value)
-    return {s for s in found if looks_secret(s)}
-
-
-def secrets_from_body(body: Any) -> set[str]:
-    """String values of the credential fields at the top of a request body (`api_key`...)."""
-    found: set[str] = set()
-    if isinstance(body, dict):
-        for key, value in body.items():
-            if str(key).lower() in CREDENTIAL_FIELDS and isinstance(value, str):
-                found |= _with_scheme_stripped(value)
+    for name, value in body.items() if isinstance(body, dict) else ():
+        if str(name).lower() in CREDENTIAL_FIELDS and isinstance(value, str):
+            found |= _with_scheme_stripped(value)
     return {s for s in found if looks_secret(s)}
 
 
@@ -163,144 +140,102 @@ def scrub(value: Any, secrets: Iterable[str]) -> Any:
     return clean(value)
 
 
-def _string_leaves(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], str]]:
-    """Every string inside a JSON value with its path (dict keys and list positions)."""
+def _string_leaves(
+    parent: Any, key: Any, path: tuple[Any, ...] = ()
+) -> Iterator[tuple[tuple[Any, ...], Any, Any, str]]:
+    """Every string inside the JSON value `parent[key]`: its path below it (dict keys and list
+    positions), the dict or list that holds it, its key there, and the text."""
+    value = parent[key]
     if isinstance(value, str):
-        yield path, value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from _string_leaves(item, (*path, key))
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            yield from _string_leaves(item, (*path, i))
+        yield path, parent, key, value
+    elif isinstance(value, dict | list):
+        for sub in value if isinstance(value, dict) else range(len(value)):
+            yield from _string_leaves(value, sub, (*path, sub))
 
 
-def _set_leaf(container: dict[str, Any], path: tuple[Any, ...], text: str) -> None:
-    """Replace the string at `path` inside `container["data"]`."""
-    target: Any = container
-    keys: tuple[Any, ...] = ("data", *path)
-    for key in keys[:-1]:
-        target = target[key]
-    target[keys[-1]] = text
+def _streams(events: list[dict[str, Any]]) -> dict[tuple[Any, ...], list[tuple[Any, Any, str]]]:
+    """The strings at the same place in successive events (the deltas a client joins): for each
+    place, the pieces in order, as (holder, key, text)."""
+    streams: dict[tuple[Any, ...], list[tuple[Any, Any, str]]] = {}
+    for event in events:
+        for path, parent, key, text in _string_leaves(event, "data"):
+            streams.setdefault(path, []).append((parent, key, text))
+    return streams
 
 
-def _spans(joined: str, secrets: Iterable[str]) -> list[tuple[int, int]]:
-    """Where secrets occur in a text, as merged (start, end) spans."""
-    spans = sorted(
-        (match.start(), match.start() + len(secret))
+def _hidden(pieces: list[tuple[Any, Any, str]], secrets: Iterable[str]) -> set[int]:
+    """The positions in the joined text of `pieces` that belong to a secret."""
+    joined = "".join(text for *_, text in pieces)
+    return {
+        at
         for secret in secrets
         for match in re.finditer(re.escape(secret), joined)
-    )
-    merged: list[tuple[int, int]] = []
-    for start, end in spans:
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
-        else:
-            merged.append((start, end))
-    return merged
+        for at in range(match.start(), match.end())
+    }
 
 
 def scrub_stream(events: list[dict[str, Any]], secrets: Iterable[str]) -> list[dict[str, Any]]:
     """Scrub recorded events one by one, then across event boundaries: the strings at the same
-    place in successive events (the deltas a client joins) are joined, and a secret found in the
-    joined text is blanked in the pieces it spans (REDACTED where it starts)."""
-    secrets = {s for s in secrets if s}
+    place in successive events are joined, and a secret found in the joined text is blanked in
+    the pieces it spans (REDACTED where it starts)."""
     events = [scrub(event, secrets) for event in events]
-    streams: dict[tuple[Any, ...], list[tuple[int, tuple[Any, ...], str]]] = {}
-    for i, event in enumerate(events):
-        for path, text in _string_leaves(event.get("data")):
-            streams.setdefault(path, []).append((i, path, text))
-    for pieces in streams.values():
-        joined = "".join(text for _, _, text in pieces)
-        spans = _spans(joined, secrets)
-        if not spans:
+    for pieces in _streams(events).values():
+        hidden = _hidden(pieces, secrets)
+        if not hidden:
             continue
         offset = 0
-        for i, path, text in pieces:
+        for parent, key, text in pieces:
             kept = []
             for at, char in enumerate(text, start=offset):
-                inside = next((span for span in spans if span[0] <= at < span[1]), None)
-                if inside is None:
+                if at not in hidden:
                     kept.append(char)
-                elif at == inside[0]:
+                elif at - 1 not in hidden:
                     kept.append(REDACTED)
             offset += len(text)
-            _set_leaf(events[i], path, "".join(kept))
+            parent[key] = "".join(kept)
     return events
 
 
-def leaks(item: Any, secrets: Iterable[str]) -> bool:
+def leaks(item: dict[str, Any], secrets: Iterable[str]) -> bool:
     """Whether any secret is still in an exchange's JSON text, escaped or not, or in a stream's
     joined deltas."""
     text = json.dumps(item, ensure_ascii=False)
     ascii_text = json.dumps(item)
-    for secret in secrets:
-        if secret in text or json.dumps(secret)[1:-1] in ascii_text:
-            return True
-    events = item.get("response", {}).get("sse") if isinstance(item, dict) else None
-    if events:
-        streams: dict[tuple[Any, ...], list[str]] = {}
-        for event in events:
-            for path, piece in _string_leaves(event.get("data")):
-                streams.setdefault(path, []).append(piece)
-        return any(_spans("".join(pieces), secrets) for pieces in streams.values())
-    return False
+    if any(secret in text or json.dumps(secret)[1:-1] in ascii_text for secret in secrets):
+        return True
+    streams = _streams(item["response"].get("sse") or [])
+    return any(_hidden(pieces, secrets) for pieces in streams.values())
 
 
-def _parse_json(raw: bytes) -> Any:
-    """A body as JSON when it is JSON, else as text (the file must stay JSON)."""
-    text = raw.decode("utf-8", errors="replace")
+def _parse_json(raw: bytes | str) -> Any:
+    """A body or an event as JSON when it is JSON, else as text (the file must stay JSON)."""
+    text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
     try:
         return json.loads(text)
     except (ValueError, RecursionError):  # RecursionError: nesting deeper than Python recurses
         return text
 
 
-class _SseRecorder:
-    """Collects the events of an upstream stream, line by line, each with its delay."""
-
-    def __init__(self, started: float) -> None:
-        """Start timing from the moment the request was sent."""
-        self.last = started
-        self.data_lines: list[str] = []
-        self.events: list[dict[str, Any]] = []
-
-    def line(self, line: str) -> None:
-        """One line of the stream: `data:` lines build an event, a blank line ends it."""
-        if not line:
-            self.flush()
-        elif line.startswith("data:"):
-            self.data_lines.append(line[5:].removeprefix(" "))
-
-    def flush(self) -> None:
-        """Record the event collected so far, if any."""
-        if not self.data_lines:
-            return
-        now = time.monotonic()
-        text = "\n".join(self.data_lines)
-        self.data_lines = []
-        data: Any = text
-        if text != "[DONE]":
-            try:
-                data = json.loads(text)
-            except ValueError:
-                data = text
-        self.events.append({"data": data, "delay_ms": round((now - self.last) * 1000)})
-        self.last = now
+def _events(lines: list[tuple[str, float]], started: float) -> list[dict[str, Any]]:
+    """The events of a stream from its lines, each with the time it came: `data:` lines build an
+    event, a blank line (or the end) ends it, and it keeps the delay since the one before."""
+    events: list[dict[str, Any]] = []
+    data: list[str] = []
+    last = started
+    for line, now in [*lines, ("", time.monotonic())]:
+        if line.startswith("data:"):
+            data.append(line[5:].removeprefix(" "))
+        elif not line and data:
+            delay_ms = round((now - last) * 1000)
+            events.append({"data": _parse_json("\n".join(data)), "delay_ms": delay_ms})
+            data, last = [], now
+    return events
 
 
 class _RecordHandler(JsonHandler):
     """Forwards each request upstream, relays the answer, and records the exchange."""
 
     server: QuietThreadingServer
-
-    def do_GET(self) -> None:
-        """Forwarded (model lists), not recorded."""
-        self.guarded(self._forward)
-
-    def do_POST(self) -> None:
-        """Forwarded and recorded."""
-        self.guarded(self._forward)
 
     def _upstream_headers(self) -> dict[str, str]:
         """The client's headers for the upstream (Authorization included), minus hop-by-hop."""
@@ -309,8 +244,9 @@ class _RecordHandler(JsonHandler):
         headers["Accept-Encoding"] = "identity"
         return headers
 
-    def _forward(self) -> None:
-        """Send the request upstream and stream the answer back while recording it."""
+    def answer(self) -> None:
+        """Send the request upstream and stream the answer back while recording it (a GET, such
+        as a model list, is forwarded but not recorded)."""
         proxy = self.server.owner
         raw = self.read_body()
         path = canonical_path(self.path)
@@ -318,12 +254,8 @@ class _RecordHandler(JsonHandler):
             raise self.invalid_url()
         query = self.path.partition("?")[2]
         target = proxy.upstream.rstrip("/") + path[len("/v1") :] + (f"?{query}" if query else "")
-        secrets = (
-            secrets_from_headers(self.headers.items())
-            | secrets_from_query(query)
-            | secrets_from_body(_parse_json(raw))
-            | proxy.secrets
-        )
+        body = _parse_json(raw)
+        secrets = request_secrets(self.headers.items(), query, body)
         started = time.monotonic()
         request = proxy.client.build_request(
             self.command, target, content=raw or None, headers=self._upstream_headers()
@@ -344,24 +276,23 @@ class _RecordHandler(JsonHandler):
             if "text/event-stream" not in upstream.headers.get("content-type", ""):
                 payload = upstream.read()
                 response["body"] = _parse_json(payload)
-                self._record(raw, path, response, secrets)
+                self._record(body, path, response, secrets)
                 self.send_bytes(upstream.status_code, payload, headers)
                 return
             self.start_sse(upstream.status_code, headers)
-            recorder = _SseRecorder(started)
+            lines: list[tuple[str, float]] = []  # each with the time it came
             held: list[bytes] = []  # the end of the stream waits until the file is written
             line = ""
             for line in upstream.iter_lines():
-                recorder.line(line)
+                lines.append((line, time.monotonic()))
                 if held or line.startswith("data: [DONE]"):
                     held.append(f"{line}\n".encode())
                 else:
                     self.wfile.write(f"{line}\n".encode())
                     self.wfile.flush()
-            recorder.flush()
-            response["sse"] = recorder.events
+            response["sse"] = _events(lines, started)
             if response["sse"]:
-                self._record(raw, path, response, secrets)
+                self._record(body, path, response, secrets)
             self.wfile.write(b"".join(held) + (b"\n" if line else b""))  # a blank line ends it
             self.wfile.flush()
         except httpx.HTTPError as exc:  # the upstream broke off its answer: nothing is recorded
@@ -374,12 +305,9 @@ class _RecordHandler(JsonHandler):
         finally:
             upstream.close()
 
-    def _record(self, raw: bytes, path: str, response: dict[str, Any], secrets: set[str]) -> None:
+    def _record(self, body: Any, path: str, response: dict[str, Any], secrets: set[str]) -> None:
         """Write a POST exchange to the cassette; a failure is logged, the answer still relayed."""
-        if self.command != "POST":
-            return
-        body = _parse_json(raw)
-        if not isinstance(body, dict):
+        if self.command != "POST" or not isinstance(body, dict):
             return
         try:
             self.server.owner.add(path, without_credential_fields(body), response, secrets)
@@ -413,9 +341,8 @@ class RecordProxy(LoopbackService):
         super().__init__(host, port)
         self.out = Path(out)
         self.notebook = notebook or self.out.stem
-        self.secrets = {s for s in secrets if looks_secret(s)}
-        self.interactions: list[dict[str, Any]] = []
-        self._positions: dict[str, int] = {}  # canonical request key -> index in interactions
+        self.secrets = set(secrets)  # add() keeps those that look like a credential
+        self.exchanges: dict[str, dict[str, Any]] = {}  # canonical request key -> exchange
         self.refused = 0  # exchanges not written because a secret survived scrubbing
         self._reload()  # continue an earlier session: same request -> latest answer wins
         self._lock = threading.Lock()
@@ -439,8 +366,7 @@ class RecordProxy(LoopbackService):
 
     def _reload(self) -> None:
         """Take the file as it is on disk now (another kernel may have added to it)."""
-        self.interactions = []
-        self._positions = {}
+        self.exchanges = {}
         if not self.out.exists():
             return
         try:
@@ -457,25 +383,21 @@ class RecordProxy(LoopbackService):
         earlier answer was a success and this one an error (a 429 or a 5xx is news about the
         server that moment, not a better recording)."""
         key = request_key(canonical_request(path, body))
-        item = {
-            "label": label or f"{self.notebook}/recorded-{len(self.interactions) + 1}",
-            "request": {"method": "POST", "path": path, "body": body},
-            "response": response,
-        }
-        at = self._positions.get(key)
-        if at is None:
-            self._positions[key] = len(self.interactions)
-            self.interactions.append(item)
-        elif _succeeded(self.interactions[at]["response"]) and not _succeeded(response):
+        earlier = self.exchanges.get(key)
+        if earlier is None:
+            label = label or f"{self.notebook}/recorded-{len(self.exchanges) + 1}"
+        elif _succeeded(earlier["response"]) and not _succeeded(response):
             log.warning(
                 "record proxy: an error answer (HTTP %s) was relayed but not written to %s: the "
                 "file keeps the successful answer to the same request",
                 response.get("status"),
                 self.out.name,
             )
+            return
         else:
-            item["label"] = self.interactions[at]["label"]
-            self.interactions[at] = item
+            label = earlier["label"]
+        request = {"method": "POST", "path": path, "body": body}
+        self.exchanges[key] = {"label": label, "request": request, "response": response}
 
     def add(
         self, path: str, body: dict[str, Any], response: dict[str, Any], secrets: Iterable[str]
@@ -510,7 +432,7 @@ class RecordProxy(LoopbackService):
                 "source": f"recorded from {upstream_host(self.upstream)}, {date}",
                 "format": FORMAT_VERSION,
             },
-            "interactions": self.interactions,
+            "interactions": list(self.exchanges.values()),
         }
 
     def __repr__(self) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -16,6 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, TypeVar
 
+from helpers.paths import RECORDINGS_DIR
 from helpers.replay.cassette import CassetteError, Interaction, cassette_files, load_cassette
 from helpers.replay.matching import (
     canonical_path,
@@ -38,21 +40,11 @@ def served_id(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
-ROUTE = re.compile(
-    r"^(?P<prefix>/engines/(?P<engine>[A-Za-z0-9_.-]+))?/v1/"
-    r"(?P<endpoint>chat/completions|completions|models)$"
-)
 # `/lessons/<name>` in front of a path says which lesson asks: its cassette answers first.
-LESSON_PREFIX = re.compile(r"^/lessons/(?P<lesson>[A-Za-z0-9_.-]+)(?=/)")
-
-
-def split_lesson(path: str) -> tuple[str | None, str]:
-    """The lesson named by a `/lessons/<name>` prefix (or None) and the path without it."""
-    found = LESSON_PREFIX.match(path)
-    if found is None:
-        return None, path
-    return found["lesson"], path[found.end() :]
-
+ROUTE = re.compile(
+    r"^(?:/lessons/(?P<lesson>[A-Za-z0-9_.-]+))?(?P<path>(?:/engines/(?P<engine>[A-Za-z0-9_.-]+))?"
+    r"/v1/(?P<endpoint>chat/completions|completions|models))$"
+)
 
 MAX_BODY = 64 * 1024 * 1024
 MAX_JSON_DEPTH = 200  # deeper request JSON is refused (the matching code recurses over it)
@@ -101,20 +93,20 @@ class QuietThreadingServer(ThreadingHTTPServer):
     allow_reuse_address = os.name != "nt"
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        """Also keep the open client connections, so `close_connections` can end them."""
+        """Also keep the open client connections, so `stop()` can end kept-alive ones (`add`,
+        `discard` and `copy` of a set are each atomic: no lock is needed)."""
         self.connections: set[socket.socket] = set()
-        self.connections_lock = threading.Lock()
         super().__init__(*args, **kwargs)
 
-    def close_connections(self) -> None:
-        """Shut down every open client connection (kept-alive ones would otherwise go on)."""
-        with self.connections_lock:
-            open_now = list(self.connections)
-        for conn in open_now:
-            try:
-                conn.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Remember the connection, then serve it in its own thread."""
+        self.connections.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        """Forget the connection once it is served."""
+        self.connections.discard(request)
+        super().shutdown_request(request)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that went away mid-answer is normal; anything else is logged, never printed."""
@@ -167,10 +159,10 @@ class LoopbackService:
             return
         httpd.shutdown()
         httpd.server_close()
-        httpd.close_connections()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
+        for conn in httpd.connections.copy():  # kept-alive ones would otherwise go on
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
+        self._thread.join(timeout=5)
 
     def __enter__(self: _S) -> _S:
         """Start on entering a `with` block."""
@@ -190,20 +182,6 @@ class JsonHandler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True
     timeout = 120  # an idle keep-alive connection is dropped after this many seconds
 
-    def setup(self) -> None:
-        """Register the connection with the server (stop() closes it)."""
-        super().setup()
-        with self.server.connections_lock:
-            self.server.connections.add(self.connection)
-
-    def finish(self) -> None:
-        """Unregister the connection."""
-        try:
-            super().finish()
-        finally:
-            with self.server.connections_lock:
-                self.server.connections.discard(self.connection)
-
     def log_message(self, format: str, *args: Any) -> None:
         """Route access logs to `logging` (stderr would land in notebook outputs)."""
         log.debug("%s - " + format, self.address_string(), *args)
@@ -219,10 +197,7 @@ class JsonHandler(BaseHTTPRequestHandler):
         else:
             status = code if 400 <= code < 600 else 400
             error = ApiError(status, message or "Bad request.")
-        try:
-            self.send_error_json(error)
-        except OSError:
-            pass
+        self.send_error_json(error)
 
     def send_response(self, code: int, message: str | None = None) -> None:
         """Send the status line, remembering that the answer has begun."""
@@ -241,11 +216,14 @@ class JsonHandler(BaseHTTPRequestHandler):
             self.close_connection = True
             raise ApiError(400, "Invalid Content-Length header.") from exc
         if length > MAX_BODY:
+            self.close_connection = True  # the body is not read: the connection is out of step
             raise ApiError(413, "Request body too large.", code="body_too_large")
         return self.rfile.read(length) if length > 0 else b""
 
-    def _send_headers(self, headers: dict[str, str] | None, defaults: dict[str, str]) -> None:
-        """Send recorded or upstream headers (minus hop-by-hop ones), then absent `defaults`."""
+    def _start(self, status: int, headers: dict[str, str] | None, defaults: dict[str, str]) -> None:
+        """Send the status line, recorded or upstream headers (minus hop-by-hop ones), the
+        `defaults` they lack, and `Connection: close` when the connection ends after this."""
+        self.send_response(status)
         sent = set()
         for name, value in (headers or {}).items():
             if name.lower() not in HOP_HEADERS:
@@ -254,21 +232,19 @@ class JsonHandler(BaseHTTPRequestHandler):
         for name, value in defaults.items():
             if name.lower() not in sent:
                 self.send_header(name, value)
+        if self.close_connection:
+            self.send_header("Connection", "close")
+        self.end_headers()
 
     def send_bytes(
         self,
         status: int,
         payload: bytes,
         headers: dict[str, str] | None = None,
-        content_type: str | None = None,
+        defaults: dict[str, str] | None = None,
     ) -> None:
         """Send a complete response with Content-Length (keep-alive safe)."""
-        self.send_response(status)
-        self._send_headers(headers, {"Content-Type": content_type} if content_type else {})
-        self.send_header("Content-Length", str(len(payload)))
-        if self.close_connection:
-            self.send_header("Connection", "close")
-        self.end_headers()
+        self._start(status, headers, {**(defaults or {}), "Content-Length": str(len(payload))})
         if self.command != "HEAD":  # a HEAD answer is the headers alone
             self.wfile.write(payload)
 
@@ -276,33 +252,31 @@ class JsonHandler(BaseHTTPRequestHandler):
         """Send a JSON response (Content-Type application/json unless `headers` say otherwise)."""
         # errors="replace": a lone surrogate in an echoed text must not cost the answer
         payload = json.dumps(body, ensure_ascii=False).encode("utf-8", errors="replace")
-        self.send_bytes(status, payload, headers, "application/json")
+        self.send_bytes(status, payload, headers, {"Content-Type": "application/json"})
 
     def send_error_json(self, error: ApiError) -> None:
-        """Send an OpenAI-shaped error body with its headers (x-should-retry: false)."""
-        self.send_json(error.status, error.body(), error.headers)
+        """Send an OpenAI-shaped error body with its headers (x-should-retry: false), unless the
+        client went away."""
+        with contextlib.suppress(OSError):
+            self.send_json(error.status, error.body(), error.headers)
 
-    def start_sse(self, status: int = 200, headers: dict[str, str] | None = None) -> None:
+    def start_sse(self, status: int, headers: dict[str, str] | None) -> None:
         """Start an event stream; the connection closes at its end, which marks the end."""
-        self.send_response(status)
-        defaults = {"Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache"}
-        self._send_headers(headers, defaults)
-        self.send_header("Connection", "close")
         self.close_connection = True
-        self.end_headers()
+        defaults = {"Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache"}
+        self._start(status, headers, defaults)
 
     def invalid_url(self) -> ApiError:
         """OpenAI's answer to a path it does not serve."""
         return ApiError(404, f"Invalid URL ({self.command} {str(self.path).split('?', 1)[0]})")
 
-    def guarded(self, handler: Any) -> None:
-        """Run a request handler; errors become OpenAI-shaped answers, never tracebacks or hangs."""
+    def do_POST(self) -> None:
+        """Run `answer()` for a GET or POST; errors become OpenAI-shaped answers, never
+        tracebacks or hangs."""
         self.response_started = False
         try:
-            handler()
+            self.answer()
         except ApiError as error:
-            if error.status == 413:  # the body was not read: the connection cannot be reused
-                self.close_connection = True
             self.send_error_json(error)
         except (BrokenPipeError, ConnectionResetError, TimeoutError):
             self.close_connection = True
@@ -316,10 +290,22 @@ class JsonHandler(BaseHTTPRequestHandler):
                 f"Replay server error: {type(exc).__name__}: {exc}",
                 type="server_error",
             )
-            try:
-                self.send_error_json(error)
-            except OSError:
-                pass
+            self.send_error_json(error)
+
+    do_GET = do_POST
+
+    def answer(self) -> None:
+        """Read the request and send the answer (each service's handler says how)."""
+        raise NotImplementedError
+
+
+def _too_deep(value: Any, depth: int = 1) -> bool:
+    """Whether a JSON value nests deeper than MAX_JSON_DEPTH."""
+    if depth > MAX_JSON_DEPTH:
+        return True
+    if isinstance(value, dict):
+        value = list(value.values())
+    return isinstance(value, list) and any(_too_deep(item, depth + 1) for item in value)
 
 
 def parse_json_body(raw: bytes) -> Any:
@@ -327,23 +313,11 @@ def parse_json_body(raw: bytes) -> Any:
     nesting deeper than MAX_JSON_DEPTH (which would exhaust the recursion of later steps)."""
     try:
         body = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        json.dumps(body, ensure_ascii=False).encode("utf-8")  # fails on a lone "\ud800"
+    except (ValueError, RecursionError) as exc:  # a UnicodeError is a ValueError too
         raise ApiError(400, BAD_JSON) from exc
-    stack: list[tuple[Any, int]] = [(body, 1)]
-    while stack:
-        value, depth = stack.pop()
-        if depth > MAX_JSON_DEPTH:
-            raise ApiError(400, BAD_JSON)
-        if isinstance(value, dict):
-            stack.extend((key, depth) for key in value)
-            stack.extend((item, depth + 1) for item in value.values())
-        elif isinstance(value, list):
-            stack.extend((item, depth + 1) for item in value)
-        elif isinstance(value, str):
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError as exc:  # "\ud800" decodes to a lone surrogate
-                raise ApiError(400, BAD_JSON) from exc
+    if _too_deep(body):
+        raise ApiError(400, BAD_JSON)
     return body
 
 
@@ -358,36 +332,22 @@ class _ReplayHandler(JsonHandler):
 
     server: QuietThreadingServer
 
-    def do_GET(self) -> None:
-        """`GET .../v1/models`: the model names found in the cassettes."""
-        self.guarded(self._get)
-
-    def do_POST(self) -> None:
-        """`POST .../v1/chat/completions` and `.../v1/completions`."""
-        self.guarded(self._post)
-
-    def _get(self) -> None:
-        """List models, or reject the path (a body is read: the connection stays in step)."""
-        self.read_body()
-        route = ROUTE.match(canonical_path(split_lesson(self.path)[1]))
-        self.server.owner._note("GET", self.path)
-        if not route or route["endpoint"] != "models":
-            raise self.invalid_url()
-        data = [
-            {"id": name, "object": "model", "created": 0, "owned_by": "replay"}
-            for name in self.server.owner.models
-        ]
-        self.send_json(200, {"object": "list", "data": data})
-
-    def _post(self) -> None:
-        """Validate, match and answer one request."""
+    def answer(self) -> None:
+        """`GET .../v1/models` lists the cassettes' models; `POST .../v1/chat/completions` and
+        `.../v1/completions` are validated, matched and answered."""
         replay = self.server.owner
-        replay._note("POST", self.path)
-        raw = self.read_body()
-        lesson, path = split_lesson(self.path)
-        route = ROUTE.match(canonical_path(path))
-        if not route or route["endpoint"] == "models":
+        replay._note(self.command, self.path)
+        raw = self.read_body()  # also for a GET: the kept-alive connection stays in step
+        route = ROUTE.match(canonical_path(self.path))
+        if not route or (route["endpoint"] == "models") != (self.command == "GET"):
             raise self.invalid_url()
+        if self.command == "GET":
+            data = [
+                {"id": name, "object": "model", "created": 0, "owned_by": "replay"}
+                for name in replay.models
+            ]
+            self.send_json(200, {"object": "list", "data": data})
+            return
         body = parse_json_body(raw)
         if not isinstance(body, dict):
             raise ApiError(400, "The request body must be a JSON object.", param=None)
@@ -395,11 +355,11 @@ class _ReplayHandler(JsonHandler):
             try:
                 check_chat_request(body, engine=route["engine"])
             except ApiError:
-                replay.note_refusal(path, body)  # a cassette may record this very refusal
+                replay.note_refusal(route["path"], body)  # a cassette may record this very refusal
                 raise
         elif "model" not in body:
             raise ApiError(400, "you must provide a model parameter")
-        interaction = replay.find(path, body, lesson=lesson)
+        interaction = replay.find(route["path"], body, lesson=route["lesson"])
         response = interaction.response
         headers = response.get("headers", {})
         if "sse" in response:
@@ -422,17 +382,13 @@ class ReplayServer(LoopbackService):
 
     def __init__(
         self,
-        cassettes: str | Path | Iterable[str | Path] | None = None,
+        cassettes: str | Path | Iterable[str | Path] = RECORDINGS_DIR,
         pace: bool = False,
         *,
         host: str = LOOPBACK,
         port: int = 0,
     ) -> None:
         """Load and check the cassettes (a file, a folder or a list; default data/recordings)."""
-        if cassettes is None:
-            from helpers.paths import RECORDINGS_DIR
-
-            cassettes = RECORDINGS_DIR
         super().__init__(host, port)
         self.pace = pace
         self.files = cassette_files(cassettes)
@@ -440,7 +396,6 @@ class ReplayServer(LoopbackService):
         # canonical request -> {cassette stem: its answer}; several lessons may ask the same
         self._index: dict[str, dict[str, Interaction]] = {}
         self.shadowed = 0  # requests that several cassettes answer differently
-        self._canonical: list[tuple[dict[str, Any], Interaction]] = []
         # cassette file -> the scenario module it was synthesized from (for the 404's author hint)
         self.scenario_files: dict[str, str] = {}
         for path in self.files:
@@ -449,13 +404,8 @@ class ReplayServer(LoopbackService):
                 self.scenario_files[path.name] = cassette.meta["scenarios"]
             for interaction in cassette.interactions:
                 self._add(interaction)
-        self.models = sorted(
-            {
-                i.request["body"]["model"]
-                for i in self.interactions
-                if isinstance(i.request["body"].get("model"), str)
-            }
-        )
+        models = (i.request["body"].get("model") for i in self.interactions)
+        self.models = sorted({m for m in models if isinstance(m, str)})
         # (method, path) of the latest requests, and how many there were in all
         self.requests: deque[tuple[str, str]] = deque(maxlen=self.REQUEST_LOG_SIZE)
         self.request_count = 0
@@ -487,8 +437,6 @@ class ReplayServer(LoopbackService):
                 "gets its own cassette's answer, a request without a lesson the last loaded one",
                 interaction.name,
             )
-        if not answers:
-            self._canonical.append((canonical, interaction))
         answers[lesson] = interaction
         self.interactions.append(interaction)
 
@@ -525,7 +473,9 @@ class ReplayServer(LoopbackService):
             if lesson is not None and lesson in answers:
                 return answers[lesson]
             return list(answers.values())[-1]
-        message, field = mismatch_message(canonical, self._canonical, self.scenario_files)
+        # each recorded request (its key decoded) with its first loaded answer
+        recorded = [(json.loads(k), next(iter(a.values()))) for k, a in self._index.items()]
+        message, field = mismatch_message(canonical, recorded, self.scenario_files)
         raise ApiError(404, message, param=field, code="no_recording")
 
     def __repr__(self) -> str:
