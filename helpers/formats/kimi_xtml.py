@@ -77,7 +77,7 @@ from helpers.formats._common import (
     tool_call_dict,
 )
 from helpers.formats.stream import StreamParser
-from helpers.i18n import tr
+from helpers.i18n import Text, tr
 
 OPEN = "<|open|>"
 CLOSE = "<|close|>"
@@ -177,12 +177,12 @@ class _Tag:
 
 @dataclass
 class _Argument:
-    """One `argument` (or `json`) element of a call."""
+    """One `argument` or `json` element of a call (`element`: which one, and so its closer)."""
 
+    element: str
     key: str | None
     type: str | None
     parts: list[str] = field(default_factory=list)
-    is_json_block: bool = False
     reopened: bool = False  # a `<|close|>argument<|sep|>` was found to be part of the value
 
 
@@ -204,11 +204,6 @@ class _Call:
         return tr(
             f"call {self.number} ({self.name or '?'})", f"вызов {self.number} ({self.name or '?'})"
         )
-
-
-def _closer_name(argument: _Argument) -> str:
-    """The tag name that closes an element of a call: `argument` or `json`."""
-    return "json" if argument.is_json_block else "argument"
 
 
 def _decode_value(call: _Call, argument: _Argument) -> Any:
@@ -253,8 +248,8 @@ def _decode_value(call: _Call, argument: _Argument) -> Any:
 
 def _call_arguments(call: _Call) -> str:
     """The arguments JSON text of a whole call (problems go to `call.problems`)."""
-    typed = [a for a in call.arguments if not a.is_json_block]
-    blocks = [a for a in call.arguments if a.is_json_block]
+    typed = [a for a in call.arguments if a.element == ARGUMENT]
+    blocks = [a for a in call.arguments if a.element == JSON_BLOCK]
     if blocks and (typed or len(blocks) > 1):
         call.problem(
             f"{call.label()}: a call has either typed arguments or one json block, "
@@ -411,12 +406,9 @@ class KimiXtmlStreamParser(StreamParser):
         state = self._state
         if state == UNDECIDED:
             self._undecided.append(piece)
-        elif state == THINK:
+        elif state in (THINK, RESPONSE, TOP):
             self._block_text_seen = self._block_text_seen or bool(piece.strip())
-            self._emit_reasoning(piece, out)
-        elif state in (RESPONSE, TOP):
-            self._block_text_seen = self._block_text_seen or bool(piece.strip())
-            self._emit_content(piece, out)
+            (self._emit_reasoning if state == THINK else self._emit_content)(piece, out)
         elif state in (ARGUMENT, JSON_BLOCK):
             assert self._argument is not None
             self._argument.parts.append(piece)
@@ -470,7 +462,7 @@ class KimiXtmlStreamParser(StreamParser):
             return
         closed = self._closed_argument
         if self._state == CALL and closed is not None:
-            if tag.kind == CLOSE and text.strip() == _closer_name(closed):
+            if tag.kind == CLOSE and text.strip() == closed.element:
                 # a second closing marker: the first one was part of the value
                 self._reopen_argument("")
                 self._close_argument()
@@ -501,7 +493,7 @@ class KimiXtmlStreamParser(StreamParser):
             self._end_raw_block()
             return
         if kind == OPEN and name == state:
-            if self._block_has_text():
+            if self._block_text_seen:
                 self._error(
                     f"{open_tag(name)} inside the {name} block ignored",
                     f"{open_tag(name)} внутри блока {name} пропущен",
@@ -520,16 +512,12 @@ class KimiXtmlStreamParser(StreamParser):
         else:
             self._on_close(name, out)
 
-    def _block_has_text(self) -> bool:
-        """Has the think or response block we are in received visible text yet?"""
-        return self._block_text_seen
-
     def _block_label(self) -> str:
         if self._state in (ARGUMENT, JSON_BLOCK):
             assert self._call is not None and self._argument is not None
             what = (
                 "json"
-                if self._argument.is_json_block
+                if self._argument.element == JSON_BLOCK
                 else tr(f"argument {self._argument.key!r}", f"аргумент {self._argument.key!r}")
             )
             return f"{self._call.label()}: {what}"
@@ -555,8 +543,8 @@ class KimiXtmlStreamParser(StreamParser):
         assert argument is not None and self._call is not None
         if not argument.reopened:
             argument.reopened = True
-            name = "json" if argument.is_json_block else repr(argument.key)
-            marker = close_tag(_closer_name(argument))
+            name = "json" if argument.element == JSON_BLOCK else repr(argument.key)
+            marker = close_tag(argument.element)
             self._call.problem(
                 f"{self._call.label()}: the value of {name} contains "
                 f"{marker}, which cannot be told from the closing marker; "
@@ -565,11 +553,11 @@ class KimiXtmlStreamParser(StreamParser):
                 "который не отличить от закрывающего маркера; прочитан как часть "
                 "значения, потому что за ним шёл текст: проверьте этот вызов",
             )
-        argument.parts += [close_tag(_closer_name(argument)), *self._gap, text]
+        argument.parts += [close_tag(argument.element), *self._gap, text]
         self._gap = []
         self._closed_argument = None
         self._argument = argument
-        self._state = JSON_BLOCK if argument.is_json_block else ARGUMENT
+        self._state = argument.element
 
     def _commit_argument(self) -> None:
         """The closed argument stays closed: store it in its call."""
@@ -616,10 +604,8 @@ class KimiXtmlStreamParser(StreamParser):
             self._call = _Call(self._call_count, attrs.get("tool", ""), attrs.get("index"))
             self._state = CALL
         elif state == CALL and name in ("argument", "json"):
-            self._argument = _Argument(
-                attrs.get("key"), attrs.get("type"), is_json_block=name == "json"
-            )
-            self._state = ARGUMENT if name == "argument" else JSON_BLOCK
+            self._argument = _Argument(name, attrs.get("key"), attrs.get("type"))
+            self._state = name
         else:
             self._report_stray(f"{OPEN}{header}{SEP}")
 
@@ -650,23 +636,22 @@ class KimiXtmlStreamParser(StreamParser):
         """`<|end_of_msg|>`: the message is over, whatever is still open."""
         if self._state == UNDECIDED:
             self._decide(_Tag(END_OF_MSG), out)
+        self._close_all(Text(f"before {END_OF_MSG}", f"перед {END_OF_MSG}"))
+        self._state = ENDED
+
+    def _close_all(self, why: Text) -> None:
+        """Close and report every block still open (`why`: before what, or CUT_OFF)."""
         if self._state in _RAW:
-            self._error(
-                f"{self._block_label()} not closed before {END_OF_MSG}",
-                f"{self._block_label()} не закрыт перед {END_OF_MSG}",
-            )
+            label = self._block_label()
+            self._error(f"{label} not closed {why.en}", f"{label} не закрыт {why.ru}")
             self._end_raw_block()
         self._commit_argument()
         self._judge_stray()
         if self._state == CALL:
-            self._drop_call(tr(f"before {END_OF_MSG}", f"перед {END_OF_MSG}"))
+            self._drop_call(str(why))
             self._state = TOOLS
         if self._state == TOOLS:
-            self._error(
-                f"the tools block not closed before {END_OF_MSG}",
-                f"блок tools не закрыт перед {END_OF_MSG}",
-            )
-        self._state = ENDED
+            self._error(f"the tools block not closed {why.en}", f"блок tools не закрыт {why.ru}")
 
     def _on_end(self, out: DeltaList) -> None:
         """The text ended: decide, then report whatever is still open."""
@@ -685,26 +670,7 @@ class KimiXtmlStreamParser(StreamParser):
             held, self._undecided = "".join(self._undecided), []
             if held:
                 self._emit_content(held, out)
-        if self._state in _RAW and self._state not in (THINK, RESPONSE):
-            self._error(
-                f"{self._block_label()} not closed {CUT_OFF.en}",
-                f"{self._block_label()} не закрыт {CUT_OFF.ru}",
-            )
-            self._end_raw_block()
-        self._commit_argument()
-        self._judge_stray()
-        if self._state == CALL:
-            self._drop_call(str(CUT_OFF))
-            self._state = TOOLS
-        if self._state == TOOLS:
-            self._error(
-                f"the tools block not closed {CUT_OFF.en}", f"блок tools не закрыт {CUT_OFF.ru}"
-            )
-        if self._state in (THINK, RESPONSE):
-            self._error(
-                f"the {self._state} block not closed {CUT_OFF.en}",
-                f"блок {self._state} не закрыт {CUT_OFF.ru}",
-            )
+        self._close_all(CUT_OFF)
 
     # -- calls ---------------------------------------------------------------------------------
 
