@@ -10,6 +10,7 @@ import json
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partialmethod
 from typing import Any
 
 from helpers.i18n import Text, tr
@@ -20,6 +21,20 @@ CUT_OFF = Text(
     "at the end of the text (output cut off, e.g. by max_tokens?)",
     "в конце текста (вывод оборвался, например по max_tokens?)",
 )
+
+
+def before(tag: str, next_one: bool = False) -> str:
+    """Where a missing closing tag was noticed: "before TAG" or "before the next TAG"."""
+    if next_one:
+        return tr(f"before the next {tag}", f"перед следующим {tag}")
+    return tr(f"before {tag}", f"перед {tag}")
+
+
+def unopened(closer: str, opener: str) -> str:
+    """The error for a closing tag that closes nothing (it is dropped)."""
+    return tr(
+        f"{closer} without an open {opener} ignored", f"{closer} без открытого {opener} пропущен"
+    )
 
 
 @dataclass
@@ -131,12 +146,14 @@ class StrippedStream:
 
     Leading whitespace is dropped until the first visible character. Trailing whitespace is held
     back: it is released only when more visible text follows, and dropped if the text ends.
+    `sent` keeps every piece `push` returned, so `"".join(sent)` is the text emitted so far.
     """
 
     def __init__(self) -> None:
         """Start before any visible character."""
         self._started = False
         self._held: list[str] = []
+        self.sent: list[str] = []
 
     def push(self, piece: str) -> str:
         """Take the next piece of text; return what can safely be emitted now (maybe "")."""
@@ -151,6 +168,7 @@ class StrippedStream:
             return ""
         out = "".join(self._held) + body if self._held else body
         self._held = [piece[len(body) :]] if len(body) < len(piece) else []
+        self.sent.append(out)
         return out
 
 
@@ -167,21 +185,17 @@ class DeltaList(list[dict[str, Any]]):
         super().__init__()
         self._merging: tuple[dict[str, Any], str, list[str]] | None = None
 
-    def content(self, text: str) -> None:
-        """Add content text, merging it into the previous content delta if there is one."""
-        self._text("content", text)
-
-    def reasoning(self, text: str) -> None:
-        """Add reasoning text, merging it into the previous reasoning delta if there is one."""
-        self._text("reasoning_content", text)
-
     def _text(self, key: str, text: str) -> None:
+        """Add `key` text, merging it into the previous delta of that key if there is one."""
         if not text:
             return
         if self and key in self[-1]:
             self._merge(self[-1], key, text)
         else:
             self.append({key: text})
+
+    content = partialmethod(_text, "content")
+    reasoning = partialmethod(_text, "reasoning_content")
 
     def call_header(self, index: int, call_id: str, name: str, arguments: str = "") -> None:
         """Add the first delta of a call: index, id, type, name and arguments (empty: to come)."""

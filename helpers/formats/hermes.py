@@ -40,11 +40,13 @@ from helpers.formats._common import (
     DeltaList,
     ParseResult,
     arguments_problem,
+    before,
     snippet,
     tool_call_dict,
+    unopened,
 )
 from helpers.formats.stream import StreamParser
-from helpers.i18n import Text, tr
+from helpers.i18n import tr
 
 OPEN_TAG = "<tool_call>"
 CLOSE_TAG = "</tool_call>"
@@ -53,11 +55,6 @@ HERMES_TAGS = (OPEN_TAG, CLOSE_TAG)
 # For salvaging broken JSON: a "name": "..." pair, and where "arguments": starts.
 _NAME_RE = re.compile(r'"name"\s*:\s*("(?:[^"\\]|\\.)*")')
 _ARGUMENTS_RE = re.compile(r'"arguments"\s*:\s*')
-
-_STRAY_CLOSE = Text(
-    f"{CLOSE_TAG} without an open {OPEN_TAG} ignored",
-    f"{CLOSE_TAG} без открытого {OPEN_TAG} пропущен",
-)
 
 
 def _salvage(body: str) -> tuple[str, str]:
@@ -213,12 +210,10 @@ class HermesStreamParser(StreamParser):
         """Open a block (closing a previous one left open) or close the open one."""
         if tag == OPEN_TAG:
             if self._body is not None:
-                self._finish_block(
-                    tr(f"before the next {OPEN_TAG}", f"перед следующим {OPEN_TAG}"), out
-                )
+                self._finish_block(before(OPEN_TAG, next_one=True), out)
             self._body = []
         elif self._body is None:  # a </tool_call> with no open block
-            self._errors.append(str(_STRAY_CLOSE))
+            self._errors.append(unopened(CLOSE_TAG, OPEN_TAG))
         else:
             self._finish_block(None, out)
 

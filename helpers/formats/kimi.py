@@ -37,6 +37,7 @@ from helpers.formats._common import (
     ParseResult,
     StrippedStream,
     arguments_problem,
+    before,
     snippet,
     tool_call_dict,
 )
@@ -214,7 +215,6 @@ class _StreamingCall:
     id_parts: list[str] = field(default_factory=list)
     call_id: str | None = None  # set once the id is complete and the first delta was sent
     args: StrippedStream | None = None  # None until <|tool_call_argument_begin|>
-    args_sent: list[str] = field(default_factory=list)  # the fragments read (and emitted)
     deferred: bool = False  # a bare id: header and arguments wait for the name (call end)
 
 
@@ -263,10 +263,8 @@ class KimiStreamParser(StreamParser):
         call = self._call
         if call is not None and call.args is not None:
             fragment = call.args.push(piece)
-            if fragment:
-                call.args_sent.append(fragment)
-                if not call.deferred:
-                    out.arguments(call.index, fragment)
+            if not call.deferred:
+                out.arguments(call.index, fragment)
         elif call is not None:
             call.id_parts.append(piece)
         elif self._in_section:
@@ -287,7 +285,7 @@ class KimiStreamParser(StreamParser):
                 self._errors.append(_misplaced(marker, self._in_section, call_index))
         elif marker == CALL_BEGIN:
             if call is not None:
-                self._finish_call(f"before the next {CALL_BEGIN}", out)
+                self._finish_call(before(CALL_BEGIN, next_one=True), out)
             elif not self._in_section:
                 self._errors.append(str(_CALL_OUTSIDE_SECTION))
             self._in_section = True
@@ -305,7 +303,7 @@ class KimiStreamParser(StreamParser):
                 self._errors.append(_misplaced(marker, self._in_section, None))
         elif marker == SECTION_END:
             if call is not None:
-                self._finish_call(f"before {SECTION_END}", out)
+                self._finish_call(before(SECTION_END), out)
             if self._in_section:
                 self._in_section = False
             else:
@@ -334,7 +332,7 @@ class KimiStreamParser(StreamParser):
         if call.call_id is None:  # ended before its arguments began: announce it now
             self._send_header(call, out)
         assert call.call_id is not None
-        arguments = None if call.args is None else "".join(call.args_sent)
+        arguments = None if call.args is None else "".join(call.args.sent)
         tool_call, problems = _build_call(
             call.index, call.call_id, arguments, missing_end, self._tools
         )

@@ -73,6 +73,7 @@ from helpers.formats._common import (
     CUT_OFF,
     DeltaList,
     ParseResult,
+    before,
     snippet,
     tool_call_dict,
 )
@@ -616,7 +617,7 @@ class KimiXtmlStreamParser(StreamParser):
             self._finish_call(out)
             self._state = TOOLS
         elif state == CALL and name in ("tools", "message"):
-            self._drop_call(tr(f"before {close_tag(name)}", f"перед {close_tag(name)}"))
+            self._drop_call(before(close_tag(name)))
             self._state = TOOLS
             self._on_close(name, out)
         elif state == TOOLS and name == "tools":

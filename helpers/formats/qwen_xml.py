@@ -60,8 +60,10 @@ from helpers.formats._common import (
     CUT_OFF,
     DeltaList,
     ParseResult,
+    before,
     snippet,
     tool_call_dict,
+    unopened,
 )
 from helpers.formats.stream import StreamParser
 from helpers.i18n import Text, tr
@@ -415,8 +417,8 @@ class QwenXmlStreamParser(StreamParser):
             written = name in self._function["keys"] or name == self._param
             structural = known and not written  # a missing </parameter> before the next one
         if structural:
-            before = tr(f"before the next {PARAMETER_OPEN}", f"перед следующим {PARAMETER_OPEN}")
-            self._end_parameter(None if self._probe_after_close else before, out)
+            missing = None if self._probe_after_close else before(PARAMETER_OPEN, next_one=True)
+            self._end_parameter(missing, out)
             self._open_value(name)
         else:
             assert self._value is not None
@@ -486,7 +488,7 @@ class QwenXmlStreamParser(StreamParser):
             return False
         if tag in (TOOL_CALL_CLOSE, TOOL_CALL_OPEN):  # </function> then a call tag: structural
             self._pending = None
-            self._end_function(None, tr(f"before {FUNCTION_CLOSE}", f"перед {FUNCTION_CLOSE}"), out)
+            self._end_function(None, before(FUNCTION_CLOSE), out)
             return False
         self._literal_pending()
         return False
@@ -512,30 +514,20 @@ class QwenXmlStreamParser(StreamParser):
         if tag == PARAMETER_OPEN and (self._function is not None or self._name is not None):
             if self._name is not None:  # the function name never got its ">"
                 self._start_function(False, out)
-            self._end_parameter(
-                tr(f"before the next {PARAMETER_OPEN}", f"перед следующим {PARAMETER_OPEN}"), out
-            )
+            self._end_parameter(before(PARAMETER_OPEN, next_one=True), out)
             self._key = []
             return
         if tag == PARAMETER_CLOSE:
             if self._key is not None or self._value is not None:
                 self._end_parameter(None, out)
             else:
-                self._error(
-                    f"{PARAMETER_CLOSE} without an open {PARAMETER_OPEN} ignored",
-                    f"{PARAMETER_CLOSE} без открытого {PARAMETER_OPEN} пропущен",
-                )
+                self._errors.append(unopened(PARAMETER_CLOSE, PARAMETER_OPEN))
             return
         if tag == FUNCTION_CLOSE:
             if self._function is None and self._name is None:
-                self._error(
-                    f"{FUNCTION_CLOSE} without an open {FUNCTION_OPEN} ignored",
-                    f"{FUNCTION_CLOSE} без открытого {FUNCTION_OPEN} пропущен",
-                )
+                self._errors.append(unopened(FUNCTION_CLOSE, FUNCTION_OPEN))
             else:
-                self._end_function(
-                    None, tr(f"before {FUNCTION_CLOSE}", f"перед {FUNCTION_CLOSE}"), out
-                )
+                self._end_function(None, before(FUNCTION_CLOSE), out)
             return
         if tag == PARAMETER_OPEN:  # no open function to hold it
             self._error(
@@ -545,8 +537,7 @@ class QwenXmlStreamParser(StreamParser):
             return
         # <function=, <tool_call>, </tool_call>: each closes an open function first.
         if self._function is not None or self._name is not None:
-            before = tr(f"before {tag}", f"перед {tag}")
-            self._end_function(before, before, out)
+            self._end_function(before(tag), before(tag), out)
         if tag == FUNCTION_OPEN:
             self._name = []
             self._stray_text = False
@@ -561,10 +552,7 @@ class QwenXmlStreamParser(StreamParser):
         elif self._in_block:  # </tool_call>
             self._in_block = False
         else:
-            self._error(
-                f"{TOOL_CALL_CLOSE} without an open {TOOL_CALL_OPEN} ignored",
-                f"{TOOL_CALL_CLOSE} без открытого {TOOL_CALL_OPEN} пропущен",
-            )
+            self._errors.append(unopened(TOOL_CALL_CLOSE, TOOL_CALL_OPEN))
 
     def _on_end(self, out: DeltaList) -> None:
         """The text ended: close whatever is open, and say so."""
@@ -575,9 +563,7 @@ class QwenXmlStreamParser(StreamParser):
             if kind == PARAMETER_CLOSE:
                 self._end_parameter(None, out)
             else:
-                self._end_function(
-                    None, tr(f"before {FUNCTION_CLOSE}", f"перед {FUNCTION_CLOSE}"), out
-                )
+                self._end_function(None, before(FUNCTION_CLOSE), out)
         if self._function is not None or self._name is not None:
             self._end_function(str(CUT_OFF), str(CUT_OFF), out)
         if self._in_block:

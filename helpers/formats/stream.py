@@ -40,10 +40,8 @@ class StreamParser:
             else None
         )
         self._reasoning = StrippedStream()
-        self._reasoning_sent: list[str] = []
         self._splitter = MarkerSplitter(self.markers)
         self._content = StrippedStream()
-        self._content_sent: list[str] = []
         self._tool_calls: list[dict[str, Any]] = []
         self._errors: list[str] = []
         self._result: ParseResult | None = None
@@ -88,10 +86,10 @@ class StreamParser:
             self._on_text(piece, out)
         self._on_end(out)
         self._result = ParseResult(
-            "".join(self._content_sent),
+            "".join(self._content.sent),
             self._tool_calls,
             think_errors + self._errors,
-            "".join(self._reasoning_sent),
+            "".join(self._reasoning.sent),
         )
         return list(out)
 
@@ -110,17 +108,11 @@ class StreamParser:
 
     def _emit_content(self, piece: str, out: DeltaList) -> None:
         """Pass visible text on as content (leading and trailing whitespace held back)."""
-        visible = self._content.push(piece)
-        if visible:
-            self._content_sent.append(visible)
-            out.content(visible)
+        out.content(self._content.push(piece))
 
     def _emit_reasoning(self, piece: str, out: DeltaList) -> None:
         """Pass reasoning text on (leading and trailing whitespace held back)."""
-        visible = self._reasoning.push(piece)
-        if visible:
-            self._reasoning_sent.append(visible)
-            out.reasoning(visible)
+        out.reasoning(self._reasoning.push(piece))
 
     def _error(self, english: str, russian: str) -> None:
         """Report a problem of the text, in the notebook's language."""
