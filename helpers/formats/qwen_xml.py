@@ -66,7 +66,7 @@ from helpers.formats._common import (
     unopened,
 )
 from helpers.formats.stream import StreamParser
-from helpers.i18n import Text, tr
+from helpers.i18n import tr
 
 TOOL_CALL_OPEN = "<tool_call>"
 TOOL_CALL_CLOSE = "</tool_call>"
@@ -158,9 +158,12 @@ def schema_type(schema: Any) -> tuple[str, bool]:
     return "string", False
 
 
-def _kept(value: str, note: Text) -> tuple[str, str]:
+def _kept(value: str, english: str, russian: str) -> tuple[str, str]:
     """A value that could not be converted stays the text, with a note saying why."""
-    return value, str(note)
+    shown = f"{snippet(value)!r}"
+    return value, tr(
+        f"{shown} {english}; kept as a string", f"{shown} — {russian}; оставлено строкой"
+    )
 
 
 def convert_parameter(
@@ -202,13 +205,7 @@ def convert_parameter(
         try:
             return int(value), None
         except ValueError:
-            return _kept(
-                value,
-                Text(
-                    f"{snippet(value)!r} is not an integer; kept as a string",
-                    f"{snippet(value)!r} — не целое число; оставлено строкой",
-                ),
-            )
+            return _kept(value, "is not an integer", "не целое число")
     if kind.startswith(("num", "float")):
         if _WHOLE_NUMBER_RE.fullmatch(value.strip()):
             return int(value), None  # exact: no round trip through float
@@ -218,13 +215,7 @@ def convert_parameter(
             number = math.nan
         if math.isfinite(number):
             return (int(number) if number.is_integer() else number), None
-        return _kept(
-            value,
-            Text(
-                f"{snippet(value)!r} is not a finite number; kept as a string",
-                f"{snippet(value)!r} — не конечное число; оставлено строкой",
-            ),
-        )
+        return _kept(value, "is not a finite number", "не конечное число")
     if kind in _BOOLEAN_TYPES:
         note = (
             None
@@ -243,13 +234,7 @@ def convert_parameter(
     ok, result = _literal(value)
     if ok:
         return (_decode_repr(result) if container else result), None
-    return _kept(
-        value,
-        Text(
-            f"{snippet(value)!r} is not a {kind} value; kept as a string",
-            f"{snippet(value)!r} — не значение типа {kind}; оставлено строкой",
-        ),
-    )
+    return _kept(value, f"is not a {kind} value", f"не значение типа {kind}")
 
 
 def _decode_repr(value: Any) -> Any:
@@ -259,12 +244,6 @@ def _decode_repr(value: Any) -> Any:
         if ok:
             return result
     return value
-
-
-def _strip_one_newline(value: str) -> str:
-    """Remove one leading and one trailing newline (the template puts them around each value)."""
-    value = value.removeprefix("\n")
-    return value.removesuffix("\n")
 
 
 def _json_value(value: Any) -> str:
@@ -324,23 +303,31 @@ class QwenXmlStreamParser(StreamParser):
         """Forget the tags seen inside the value that just ended."""
         self._param_depth = 0  # literal <parameter=...> opened inside the value
         self._call_depth = 0  # literal <function=...> opened inside the value
-        self._pending: list[str] | None = None  # a closing tag (and whitespace) not yet judged
-        self._pending_kind = ""  # which closing tag: PARAMETER_CLOSE or FUNCTION_CLOSE
+        # A closing tag (PARAMETER_CLOSE or FUNCTION_CLOSE, first) and whitespace, not yet judged.
+        self._pending: list[str] | None = None
         self._probe: list[str] | None = None  # the name after a <parameter= inside a value
-        self._probe_prefix = ""  # text before that <parameter= if it turns out literal
-        self._probe_after_close = False  # the <parameter= came right after a </parameter>
+        # The held </parameter> (and whitespace) right before that <parameter=, if there was one.
+        self._probe_prefix = ""
 
     # --- pieces of text ---------------------------------------------------------------------
 
     def _on_text(self, piece: str, out: DeltaList) -> None:
         """Route plain text to the name, key or value being read, to content, or away."""
         while piece:
-            if self._name is not None:
-                piece = self._read_name(piece, out)
-            elif self._key is not None:
-                piece = self._read_key(piece)
-            elif self._probe is not None:
-                piece = self._read_probe(piece, out)
+            name = next((b for b in (self._name, self._key, self._probe) if b is not None), None)
+            if name is not None:  # a function, parameter or probed name: read up to its ">"
+                end = piece.find(">")
+                if end < 0:
+                    name.append(piece)
+                    return
+                name.append(piece[:end])
+                piece = piece[end + 1 :]
+                if name is self._name:
+                    self._start_function(True, out)
+                elif name is self._key:
+                    self._open_value("".join(name))
+                else:
+                    self._judge_probe(out)
             elif self._pending is not None:
                 if not piece.strip():
                     self._pending.append(piece)
@@ -372,57 +359,30 @@ class QwenXmlStreamParser(StreamParser):
                 f"текст внутри блока {TOOL_CALL_OPEN}, но вне его тегов пропущен",
             )
 
-    def _read_name(self, piece: str, out: DeltaList) -> str:
-        """Collect the function name up to ">"; at ">", start the call. Returns the rest."""
-        assert self._name is not None
-        end = piece.find(">")
-        if end < 0:
-            self._name.append(piece)
-            return ""
-        self._name.append(piece[:end])
-        self._start_function(True, out)
-        return piece[end + 1 :]
-
-    def _read_key(self, piece: str) -> str:
-        """Collect a parameter name up to ">"; at ">", start its value. Returns the rest."""
-        assert self._key is not None
-        end = piece.find(">")
-        if end < 0:
-            self._key.append(piece)
-            return ""
-        self._key.append(piece[:end])
-        self._open_value("".join(self._key))
-        return piece[end + 1 :]
-
     def _open_value(self, key: str) -> None:
         """A parameter's name is complete: its value starts."""
         self._param, self._key = key, None
         self._value = []
         self._reset_value_state()
 
-    def _read_probe(self, piece: str, out: DeltaList) -> str:
-        """Collect the name after a `<parameter=` met inside a value; at ">", judge it."""
+    def _judge_probe(self, out: DeltaList) -> None:
+        """The name after a `<parameter=` met inside a value is complete: judge it."""
         assert self._probe is not None and self._function is not None
-        end = piece.find(">")
-        if end < 0:
-            self._probe.append(piece)
-            return ""
-        self._probe.append(piece[:end])
         name, self._probe = "".join(self._probe), None
         declared = self._function["types"]
         known = not declared or name in declared  # no schema to check against: any name
-        if self._probe_after_close:
+        if self._probe_prefix:
             structural = known  # </parameter> then a declared parameter: the value had ended
         else:
             written = name in self._function["keys"] or name == self._param
             structural = known and not written  # a missing </parameter> before the next one
         if structural:
-            missing = None if self._probe_after_close else before(PARAMETER_OPEN, next_one=True)
+            missing = None if self._probe_prefix else before(PARAMETER_OPEN, next_one=True)
             self._end_parameter(missing, out)
             self._open_value(name)
         else:
             assert self._value is not None
-            if self._probe_after_close:  # a student would expect a new parameter here: say why
+            if self._probe_prefix:  # a student would expect a new parameter here: say why
                 self._error(
                     f"{self._label()}, parameter {self._param!r}: {PARAMETER_CLOSE}"
                     f"{PARAMETER_OPEN}{name}> kept as text of the value, since the tool's "
@@ -433,13 +393,12 @@ class QwenXmlStreamParser(StreamParser):
                 )
             self._value.append(f"{self._probe_prefix}{PARAMETER_OPEN}{name}>")
             self._param_depth += 1
-        return piece[end + 1 :]
 
     def _literal_pending(self) -> None:
         """The closing tag held back was text inside the value after all."""
         assert self._pending is not None and self._value is not None
         self._value.append("".join(self._pending))
-        if self._pending_kind == PARAMETER_CLOSE and self._param_depth:
+        if self._pending[0] == PARAMETER_CLOSE and self._param_depth:
             self._param_depth -= 1  # it closed a literal <parameter=...>
         self._pending = None
 
@@ -465,7 +424,7 @@ class QwenXmlStreamParser(StreamParser):
     def _resolve_pending(self, tag: str, out: DeltaList) -> bool:
         """Judge the held closing tag by the tag that follows it; True when `tag` is used up."""
         assert self._pending is not None
-        if self._pending_kind == PARAMETER_CLOSE and self._param_depth:
+        if self._pending[0] == PARAMETER_CLOSE and self._param_depth:
             # It may close a literal <parameter=...> inside the value, or (a value that wrote
             # an undeclared parameter) the value itself: only a call's end says the latter.
             if tag in (FUNCTION_CLOSE, TOOL_CALL_CLOSE) and not self._call_depth:
@@ -474,10 +433,10 @@ class QwenXmlStreamParser(StreamParser):
                 return False
             self._literal_pending()
             return False
-        if self._pending_kind == PARAMETER_CLOSE:
+        if self._pending[0] == PARAMETER_CLOSE:
             if tag == PARAMETER_OPEN:  # judged by its name: declared or not
                 self._probe_prefix, self._pending = "".join(self._pending), None
-                self._probe, self._probe_after_close = [], True
+                self._probe = []
                 return True
             if tag == PARAMETER_CLOSE:  # the first one was text; this one is held instead
                 self._literal_pending()
@@ -497,11 +456,11 @@ class QwenXmlStreamParser(StreamParser):
         """A tag inside a parameter value: text, a nested literal, or a closing tag to judge."""
         assert self._value is not None
         if tag == PARAMETER_CLOSE:  # judged by what follows (nested or not)
-            self._pending, self._pending_kind = [tag], PARAMETER_CLOSE
+            self._pending = [tag]
         elif tag == PARAMETER_OPEN:
-            self._probe, self._probe_prefix, self._probe_after_close = [], "", False
+            self._probe, self._probe_prefix = [], ""
         elif tag == FUNCTION_CLOSE and not self._call_depth:
-            self._pending, self._pending_kind = [tag], FUNCTION_CLOSE
+            self._pending = [tag]
         else:
             if tag == FUNCTION_OPEN:
                 self._call_depth += 1
@@ -559,7 +518,7 @@ class QwenXmlStreamParser(StreamParser):
         if self._probe is not None:
             self._literal_probe()
         if self._pending is not None:  # a closing tag at the very end: it was structural
-            kind, self._pending = self._pending_kind, None
+            kind, self._pending = self._pending[0], None
             if kind == PARAMETER_CLOSE:
                 self._end_parameter(None, out)
             else:
@@ -634,7 +593,8 @@ class QwenXmlStreamParser(StreamParser):
             )
         assert self._value is not None
         key = self._param
-        raw = _strip_one_newline("".join(self._value))
+        # One leading and one trailing newline: the template puts them around each value.
+        raw = "".join(self._value).removeprefix("\n").removesuffix("\n")
         self._value = None
         self._reset_value_state()
         label = tr(f"{self._label()}, parameter {key!r}", f"{self._label()}, параметр {key!r}")
