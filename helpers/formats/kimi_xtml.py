@@ -903,21 +903,13 @@ def _render_tool_results(
         return item.get("tool_call_id", item.get("id"))
 
     known_ids = {str(c.get("id")) for c in calls if isinstance(c, Mapping) and c.get("id")}
-    ordered: list[tuple[Mapping[str, Any], Any]] = []
+    ordered: list[tuple[Mapping[str, Any], Any]] = [(message, None) for message in run]
     if run and all(call_id(m) is not None and str(call_id(m)) in known_ids for m in run):
-        done: set[str] = set()
+        names: dict[str, Any] = {}  # each call id once, with the name of its first call
         for call in calls:
-            if not isinstance(call, Mapping) or call.get("id") is None:
-                continue
-            cid = str(call["id"])
-            if cid in done:
-                continue
-            done.add(cid)
-            for message in run:
-                if str(call_id(message)) == cid:
-                    ordered.append((message, _function_of(call).get("name")))
-    else:
-        ordered = [(message, None) for message in run]
+            if isinstance(call, Mapping) and call.get("id") is not None:
+                names.setdefault(str(call["id"]), _function_of(call).get("name"))
+        ordered = [(m, name) for cid, name in names.items() for m in run if str(call_id(m)) == cid]
     parts = []
     for number, (message, name) in enumerate(ordered, start=1):
         if name is None:
