@@ -424,33 +424,37 @@ class QwenXmlStreamParser(StreamParser):
     def _resolve_pending(self, tag: str, out: DeltaList) -> bool:
         """Judge the held closing tag by the tag that follows it; True when `tag` is used up."""
         assert self._pending is not None
-        if self._pending[0] == PARAMETER_CLOSE and self._param_depth:
+        parameter_close = self._pending[0] == PARAMETER_CLOSE
+        if parameter_close and self._param_depth:
             # It may close a literal <parameter=...> inside the value, or (a value that wrote
             # an undeclared parameter) the value itself: only a call's end says the latter.
             if tag in (FUNCTION_CLOSE, TOOL_CALL_CLOSE) and not self._call_depth:
-                self._pending = None
-                self._end_parameter(None, out)
-                return False
-            self._literal_pending()
-            return False
-        if self._pending[0] == PARAMETER_CLOSE:
-            if tag == PARAMETER_OPEN:  # judged by its name: declared or not
-                self._probe_prefix, self._pending = "".join(self._pending), None
-                self._probe = []
-                return True
-            if tag == PARAMETER_CLOSE:  # the first one was text; this one is held instead
+                self._end_pending(out)
+            else:
                 self._literal_pending()
-                self._pending = [tag]
-                return True
-            self._pending = None  # </function> or a tool-call tag: the value ended
-            self._end_parameter(None, out)
-            return False
-        if tag in (TOOL_CALL_CLOSE, TOOL_CALL_OPEN):  # </function> then a call tag: structural
-            self._pending = None
-            self._end_function(None, before(FUNCTION_CLOSE), out)
-            return False
-        self._literal_pending()
+        elif parameter_close and tag == PARAMETER_OPEN:  # judged by its name: declared or not
+            self._probe_prefix, self._pending = "".join(self._pending), None
+            self._probe = []
+            return True
+        elif parameter_close and tag == PARAMETER_CLOSE:  # the first was text; hold this one
+            self._literal_pending()
+            self._pending = [tag]
+            return True
+        elif parameter_close or tag in (TOOL_CALL_CLOSE, TOOL_CALL_OPEN):
+            # </parameter> before a function's end or a call tag; </function> before a call tag
+            self._end_pending(out)
+        else:
+            self._literal_pending()
         return False
+
+    def _end_pending(self, out: DeltaList) -> None:
+        """The closing tag held back was structural: end its parameter or function."""
+        assert self._pending is not None
+        kind, self._pending = self._pending[0], None
+        if kind == PARAMETER_CLOSE:
+            self._end_parameter(None, out)
+        else:
+            self._end_function(None, before(FUNCTION_CLOSE), out)
 
     def _value_tag(self, tag: str) -> None:
         """A tag inside a parameter value: text, a nested literal, or a closing tag to judge."""
@@ -470,34 +474,28 @@ class QwenXmlStreamParser(StreamParser):
 
     def _structural_tag(self, tag: str, out: DeltaList) -> None:
         """Apply one tag outside a value: open or close a block, a function or a parameter."""
-        if tag == PARAMETER_OPEN and (self._function is not None or self._name is not None):
+        in_function = self._function is not None or self._name is not None
+        if tag in (FUNCTION_OPEN, TOOL_CALL_OPEN, TOOL_CALL_CLOSE) and in_function:
+            self._end_function(before(tag), before(tag), out)  # a call tag ends the function
+        if tag == PARAMETER_OPEN and in_function:
             if self._name is not None:  # the function name never got its ">"
                 self._start_function(False, out)
             self._end_parameter(before(PARAMETER_OPEN, next_one=True), out)
             self._key = []
-            return
-        if tag == PARAMETER_CLOSE:
-            if self._key is not None or self._value is not None:
-                self._end_parameter(None, out)
-            else:
-                self._errors.append(unopened(PARAMETER_CLOSE, PARAMETER_OPEN))
-            return
-        if tag == FUNCTION_CLOSE:
-            if self._function is None and self._name is None:
-                self._errors.append(unopened(FUNCTION_CLOSE, FUNCTION_OPEN))
-            else:
-                self._end_function(None, before(FUNCTION_CLOSE), out)
-            return
-        if tag == PARAMETER_OPEN:  # no open function to hold it
+        elif tag == PARAMETER_OPEN:  # no open function to hold it
             self._error(
                 f"{PARAMETER_OPEN} outside a function ignored",
                 f"{PARAMETER_OPEN} вне функции пропущен",
             )
-            return
-        # <function=, <tool_call>, </tool_call>: each closes an open function first.
-        if self._function is not None or self._name is not None:
-            self._end_function(before(tag), before(tag), out)
-        if tag == FUNCTION_OPEN:
+        elif tag == PARAMETER_CLOSE and (self._key is not None or self._value is not None):
+            self._end_parameter(None, out)
+        elif tag == PARAMETER_CLOSE:
+            self._errors.append(unopened(PARAMETER_CLOSE, PARAMETER_OPEN))
+        elif tag == FUNCTION_CLOSE and in_function:
+            self._end_function(None, before(FUNCTION_CLOSE), out)
+        elif tag == FUNCTION_CLOSE:
+            self._errors.append(unopened(FUNCTION_CLOSE, FUNCTION_OPEN))
+        elif tag == FUNCTION_OPEN:
             self._name = []
             self._stray_text = False
         elif tag == TOOL_CALL_OPEN:
@@ -518,11 +516,7 @@ class QwenXmlStreamParser(StreamParser):
         if self._probe is not None:
             self._literal_probe()
         if self._pending is not None:  # a closing tag at the very end: it was structural
-            kind, self._pending = self._pending[0], None
-            if kind == PARAMETER_CLOSE:
-                self._end_parameter(None, out)
-            else:
-                self._end_function(None, before(FUNCTION_CLOSE), out)
+            self._end_pending(out)
         if self._function is not None or self._name is not None:
             self._end_function(str(CUT_OFF), str(CUT_OFF), out)
         if self._in_block:
