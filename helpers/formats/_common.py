@@ -101,11 +101,10 @@ class MarkerSplitter:
 
     def __init__(self, markers: Sequence[str]) -> None:
         """Prepare the search for the given marker strings (none may be a prefix of another)."""
-        self._markers = tuple(markers)
-        self._regex = re.compile("|".join(re.escape(m) for m in self._markers))
-        self._max_hold = max(len(m) for m in self._markers) - 1
-        first_chars = "".join(sorted({m[0] for m in self._markers}))
-        self._could_start = re.compile("[" + re.escape(first_chars) + "]")
+        self._regex = re.compile("|".join(re.escape(m) for m in markers))
+        self._max_hold = max(len(m) for m in markers) - 1
+        starts = {re.escape(m[:end]) for m in markers for end in range(1, len(m))}
+        self._unfinished = re.compile(f"(?:{'|'.join(sorted(starts))})\\Z")  # cut-off marker
         self.pending = ""
 
     def feed(self, delta: str) -> list[tuple[bool, str]]:
@@ -118,7 +117,9 @@ class MarkerSplitter:
                 pieces.append((False, text[pos : match.start()]))
             pieces.append((True, match.group()))
             pos = match.end()
-        hold = self._partial_marker_start(text, pos)
+        # Only the last few characters can start an unfinished marker: hold the first that does.
+        unfinished = self._unfinished.search(text, max(pos, len(text) - self._max_hold))
+        hold = len(text) if unfinished is None else unfinished.start()
         if hold > pos:
             pieces.append((False, text[pos:hold]))
         self.pending = text[hold:]
@@ -128,17 +129,6 @@ class MarkerSplitter:
         """End of stream: a held-back tail was not a marker after all, so it is plain text."""
         rest, self.pending = self.pending, ""
         return [(False, rest)] if rest else []
-
-    def _partial_marker_start(self, text: str, pos: int) -> int:
-        """Return where a possible unfinished marker starts in `text[pos:]` (len(text) if none)."""
-        start = max(pos, len(text) - self._max_hold)  # only the last few characters can matter
-        candidate = self._could_start.search(text, start)
-        while candidate is not None:
-            tail = text[candidate.start() :]
-            if any(marker.startswith(tail) for marker in self._markers):
-                return candidate.start()
-            candidate = self._could_start.search(text, candidate.start() + 1)
-        return len(text)
 
 
 class StrippedStream:

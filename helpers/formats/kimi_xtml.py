@@ -635,13 +635,13 @@ class KimiXtmlStreamParser(StreamParser):
 
     def _on_end_of_message(self, out: DeltaList) -> None:
         """`<|end_of_msg|>`: the message is over, whatever is still open."""
-        if self._state == UNDECIDED:
-            self._decide(_Tag(END_OF_MSG), out)
-        self._close_all(Text(f"before {END_OF_MSG}", f"перед {END_OF_MSG}"))
+        self._close_all(Text(f"before {END_OF_MSG}", f"перед {END_OF_MSG}"), out)
         self._state = ENDED
 
-    def _close_all(self, why: Text) -> None:
+    def _close_all(self, why: Text, out: DeltaList) -> None:
         """Close and report every block still open (`why`: before what, or CUT_OFF)."""
+        if self._state == UNDECIDED:  # no tag at all: plain text is content
+            self._decide(_Tag(END_OF_MSG), out)
         if self._state in _RAW:
             label = self._block_label()
             self._error(f"{label} not closed {why.en}", f"{label} не закрыт {why.ru}")
@@ -666,12 +666,7 @@ class KimiXtmlStreamParser(StreamParser):
                 f"тег {snippet(tag.kind + tag.text())!r} оборван: текст кончился "
                 "(например, по max_tokens?): пропущен",
             )
-        if self._state == UNDECIDED:  # no tag at all: plain text is content
-            self._state = TOP
-            held, self._undecided = "".join(self._undecided), []
-            if held:
-                self._emit_content(held, out)
-        self._close_all(CUT_OFF)
+        self._close_all(CUT_OFF, out)
 
     # -- calls ---------------------------------------------------------------------------------
 
