@@ -134,24 +134,19 @@ def _build_call(index: int, body: str, missing_end: str | None) -> tuple[dict[st
         payload = json.loads(body)
     except (ValueError, RecursionError) as exc:
         name, arguments = _salvage(body)
-        recovered = snippet(arguments)
-        if not body:
-            problems.append(
-                tr(
-                    f"{label}: the call is empty; recovered name {name!r} and arguments "
-                    f"{recovered!r}",
-                    f"{label}: вызов пуст; восстановлены имя {name!r} и аргументы {recovered!r}",
-                )
+        why = (
+            tr("the call is empty", "вызов пуст")
+            if not body
+            else tr(
+                f"the call is not valid JSON ({exc})", f"вызов — некорректный JSON (json: «{exc}»)"
             )
-        else:
-            problems.append(
-                tr(
-                    f"{label}: the call is not valid JSON ({exc}); recovered name {name!r} and "
-                    f"arguments {recovered!r}",
-                    f"{label}: вызов — некорректный JSON (json: «{exc}»); восстановлены "
-                    f"имя {name!r} и аргументы {recovered!r}",
-                )
+        )
+        problems.append(
+            tr(
+                f"{label}: {why}; recovered name {name!r} and arguments {snippet(arguments)!r}",
+                f"{label}: {why}; восстановлены имя {name!r} и аргументы {snippet(arguments)!r}",
             )
+        )
         return tool_call_dict(call_id, name, arguments), problems
     if not isinstance(payload, dict):
         problems.append(

@@ -139,23 +139,17 @@ def schema_type(schema: Any) -> tuple[str, bool]:
         return "string", False
     if "type" in schema:
         declared = schema["type"]
-        if isinstance(declared, list):
-            names = [str(item).strip().lower() for item in declared]
-            others = [name for name in names if name != "null"]
-            return (others[0] if others else "null"), "null" in names
-        name = str(declared).strip().lower()
-        return name, name == "null"
-    for union in ("anyOf", "oneOf"):
-        options = schema.get(union)
-        if isinstance(options, list):
-            kinds = [
-                str(option["type"]).strip().lower()
-                for option in options
-                if isinstance(option, Mapping) and "type" in option
-            ]
-            others = [kind for kind in kinds if kind != "null"]
-            return (others[0] if others else "string"), "null" in kinds
-    return "string", False
+        kinds, fallback = (declared if isinstance(declared, list) else [declared]), "null"
+    else:
+        unions = (schema.get(union) for union in ("anyOf", "oneOf"))
+        options = next((union for union in unions if isinstance(union, list)), None)
+        if options is None:
+            return "string", False
+        kinds = [o["type"] for o in options if isinstance(o, Mapping) and "type" in o]
+        fallback = "string"
+    names = [str(kind).strip().lower() for kind in kinds]
+    others = [name for name in names if name != "null"]
+    return (others[0] if others else fallback), "null" in names
 
 
 def _kept(value: str, english: str, russian: str) -> tuple[str, str]:
