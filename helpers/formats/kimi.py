@@ -277,12 +277,8 @@ class KimiStreamParser(StreamParser):
         marker = _CANONICAL.get(marker, marker)
         self._judge_stray_text()
         call = self._call
-        call_index = None if call is None else call.index
-        if marker == SECTION_BEGIN:
-            if call is None and not self._in_section:
-                self._in_section = True
-            else:
-                self._errors.append(_misplaced(marker, self._in_section, call_index))
+        if marker == SECTION_BEGIN and call is None and not self._in_section:
+            self._in_section = True
         elif marker == CALL_BEGIN:
             if call is not None:
                 self._finish_call(before(CALL_BEGIN, next_one=True), out)
@@ -290,24 +286,18 @@ class KimiStreamParser(StreamParser):
                 self._errors.append(str(_CALL_OUTSIDE_SECTION))
             self._in_section = True
             self._call = _StreamingCall(index=len(self._tool_calls))
-        elif marker == ARGUMENT_BEGIN:
-            if call is not None and call.args is None:
-                self._send_header(call, out)  # the id is complete: announce the call
-                call.args = StrippedStream()
-            else:
-                self._errors.append(_misplaced(marker, self._in_section, call_index))
-        elif marker == CALL_END:
-            if call is not None:
-                self._finish_call(None, out)
-            else:
-                self._errors.append(_misplaced(marker, self._in_section, None))
-        elif marker == SECTION_END:
+        elif marker == ARGUMENT_BEGIN and call is not None and call.args is None:
+            self._send_header(call, out)  # the id is complete: announce the call
+            call.args = StrippedStream()
+        elif marker == CALL_END and call is not None:
+            self._finish_call(None, out)
+        elif marker == SECTION_END and self._in_section:  # (an open call is always in one)
             if call is not None:
                 self._finish_call(before(SECTION_END), out)
-            if self._in_section:
-                self._in_section = False
-            else:
-                self._errors.append(_misplaced(marker, False, None))
+            self._in_section = False
+        else:
+            call_index = None if call is None else call.index
+            self._errors.append(_misplaced(marker, self._in_section, call_index))
 
     def _judge_stray_text(self) -> None:
         """Report the text gathered between calls if it was more than whitespace."""
