@@ -749,6 +749,7 @@ _TOOL_CHOICE_TEXT = {
     "none": "The system is invoked with `tool_choice=none`.\n"
     "You MUST NOT call any tools in the next message.",
 }
+_END = close_tag("message") + END_OF_MSG
 _RAW_JSON_TEXT = (
     "The system is invoked with `response_format={kind}`.\nYour response must be raw JSON data "
     "without markdown code blocks (```json) or any additional formatting."
@@ -761,18 +762,11 @@ def _sorted_json(value: Any) -> str:
 
 
 def _value_type(value: Any) -> str:
-    """The XTML `type` of an argument value."""
-    if isinstance(value, bool):
+    """The XTML `type` of an argument value (a bool is no number; anything else is an array)."""
+    if isinstance(value, bool):  # before "number": a bool is an int
         return "boolean"
-    if value is None:
-        return "null"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, Mapping):
-        return "object"
-    return "array"
+    kinds = {"null": type(None), "number": int | float, "string": str, "object": Mapping}
+    return next((kind for kind, of in kinds.items() if isinstance(value, of)), "array")
 
 
 def _value_text(value: Any) -> str:
@@ -788,21 +782,16 @@ def _content_text(content: Any) -> str:
         return ""
     if isinstance(content, str):
         return content
-    pieces = []
-    for part in content:
-        if part.get("type") in ("image", "image_url"):
-            pieces.append(IMAGE_PLACEHOLDER)
-        else:
-            pieces.append(str(part.get("text", "")))
-    return "".join(pieces)
+    return "".join(
+        IMAGE_PLACEHOLDER
+        if part.get("type") in ("image", "image_url")
+        else str(part.get("text", ""))
+        for part in content
+    )
 
 
 def _system_message(kind: str, body: str) -> str:
-    return open_tag("message", [("role", "system"), ("type", kind)]) + body.strip() + _end()
-
-
-def _end() -> str:
-    return close_tag("message") + END_OF_MSG
+    return open_tag("message", [("role", "system"), ("type", kind)]) + body.strip() + _END
 
 
 def _function_of(call: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -867,11 +856,13 @@ def _render_assistant(message: Mapping[str, Any], thinking: bool) -> str:
                         f"у вызова {number} нет имени функции",
                     )
                 )
-            parts.append(open_tag("call", [("tool", function["name"]), ("index", number)]))
-            parts.append(_render_arguments(function.get("arguments", {})))
-            parts.append(close_tag("call"))
+            parts += [
+                open_tag("call", [("tool", function["name"]), ("index", number)]),
+                _render_arguments(function.get("arguments", {})),
+                close_tag("call"),
+            ]
         parts.append(close_tag("tools"))
-    parts.append(_end())
+    parts.append(_END)
     return "".join(parts)
 
 
@@ -920,9 +911,8 @@ def _render_tool_results(
                     "предыдущего сообщения ассистента или `name`",
                 )
             )
-        parts.append(open_tag("message", [("role", "tool"), ("tool", name), ("index", number)]))
-        parts.append(_content_text(message.get("content")))
-        parts.append(_end())
+        attrs = [("role", "tool"), ("tool", name), ("index", number)]
+        parts.append(open_tag("message", attrs) + _content_text(message.get("content")) + _END)
     return "".join(parts)
 
 
@@ -992,7 +982,7 @@ def render_kimi_xtml(
             continue
         if role == "user" or (role == "system" and not message.get("tools")):
             parts.append(open_tag("message", _name_attrs(role, message)))
-            parts.append(_content_text(message.get("content")) + _end())
+            parts.append(_content_text(message.get("content")) + _END)
         elif role == "system":
             parts.append(_tool_declaration(message["tools"], _DYNAMIC_TOOLS_HEADER))
         elif role == "assistant":
@@ -1019,7 +1009,7 @@ def render_kimi_xtml(
 
 def _tool_declaration(tools: Iterable[Mapping[str, Any]], header: str) -> str:
     body = header + _sorted_json(list(tools)) + "\n```"
-    return open_tag("message", [("role", "system"), ("type", "tool-declare")]) + body + _end()
+    return open_tag("message", [("role", "system"), ("type", "tool-declare")]) + body + _END
 
 
 def _response_format_message(response_format: Mapping[str, Any] | None) -> str:
