@@ -55,6 +55,7 @@ HERMES_TAGS = (OPEN_TAG, CLOSE_TAG)
 # For salvaging broken JSON: a "name": "..." pair, and where "arguments": starts.
 _NAME_RE = re.compile(r'"name"\s*:\s*("(?:[^"\\]|\\.)*")')
 _ARGUMENTS_RE = re.compile(r'"arguments"\s*:\s*')
+_SPACES_RE = re.compile(r"\s*")
 
 
 def _salvage(body: str) -> tuple[str, str]:
@@ -78,46 +79,28 @@ def _salvage(body: str) -> tuple[str, str]:
     return name, arguments
 
 
-def _several_objects(body: str) -> list[str] | None:
-    """The texts of two or more JSON objects written one after another, or None.
+def _call_texts(body: str) -> list[str]:
+    """The texts of the calls in one `<tool_call>` block: usually the whole body.
 
     llama.cpp's grammar lets a model write several call objects inside one `<tool_call>` block,
     and llama-server returns them as several calls; so do we. Anything else between or after the
-    objects (or an object that does not parse) means it is not such a block: None.
+    objects (or an object that does not parse) means it is not such a block: one call.
     """
     decoder = json.JSONDecoder()
     texts: list[str] = []
     pos = 0
-    while pos < len(body):
+    stripped = body.strip()
+    while pos < len(stripped):
         start = pos
         try:
-            value, pos = decoder.raw_decode(body, pos)
+            value, pos = decoder.raw_decode(stripped, pos)
         except (ValueError, RecursionError):
-            return None
+            return [body]
         if not isinstance(value, dict):
-            return None
-        texts.append(body[start:pos])
-        while pos < len(body) and body[pos].isspace():
-            pos += 1
-    return texts if len(texts) > 1 else None
-
-
-def _build_calls(
-    first_index: int, body: str, missing_end: str | None
-) -> tuple[list[dict[str, Any]], list[str]]:
-    """The calls of one `<tool_call>` block (usually one; several objects give several calls)."""
-    objects = _several_objects(body.strip())
-    if objects is None:
-        call, problems = _build_call(first_index, body, missing_end)
-        return [call], problems
-    calls, problems = [], []
-    for offset, text in enumerate(objects):
-        call, call_problems = _build_call(
-            first_index + offset, text, missing_end if not offset else None
-        )
-        calls.append(call)
-        problems += call_problems
-    return calls, problems
+            return [body]
+        texts.append(stripped[start:pos])
+        pos = _SPACES_RE.match(stripped, pos).end()
+    return texts if len(texts) > 1 else [body]
 
 
 def _build_call(index: int, body: str, missing_end: str | None) -> tuple[dict[str, Any], list[str]]:
@@ -227,12 +210,12 @@ class HermesStreamParser(StreamParser):
     def _finish_block(self, missing_end: str | None, out: DeltaList) -> None:
         """Parse the buffered block once and emit its call (or calls)."""
         assert self._body is not None
-        first = len(self._tool_calls)
-        tool_calls, problems = _build_calls(first, "".join(self._body), missing_end)
-        self._body = None
-        self._errors.extend(problems)
-        for index, tool_call in enumerate(tool_calls, first):
+        body, self._body = "".join(self._body), None
+        for number, text in enumerate(_call_texts(body)):
+            index = len(self._tool_calls)  # the block's missing end is reported with its first call
+            tool_call, problems = _build_call(index, text, None if number else missing_end)
             self._tool_calls.append(tool_call)
+            self._errors.extend(problems)
             function = tool_call["function"]
             out.call_header(index, tool_call["id"], function["name"])
             out.arguments(index, function["arguments"])
