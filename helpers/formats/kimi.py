@@ -42,7 +42,7 @@ from helpers.formats._common import (
     tool_call_dict,
 )
 from helpers.formats.stream import StreamParser
-from helpers.i18n import Text, tr
+from helpers.i18n import tr
 
 SECTION_BEGIN = "<|tool_calls_section_begin|>"
 SECTION_END = "<|tool_calls_section_end|>"
@@ -165,14 +165,6 @@ def _is_bare(call_id: str, tools: Sequence[Mapping[str, Any]] | None) -> bool:
     return tools is not None and call_id.isdigit()
 
 
-def _stray_text_error(text: str) -> str:
-    """Error for visible text inside a tool-calls section but outside any call."""
-    return tr(
-        f"text between tool calls ignored: {snippet(text)!r}",
-        f"текст между вызовами пропущен: {snippet(text)!r}",
-    )
-
-
 def _misplaced(marker: str, in_section: bool, call_index: int | None) -> str:
     """Error for a marker that makes no sense where it stands (it is dropped)."""
     if call_index is not None:
@@ -195,16 +187,6 @@ def _misplaced(marker: str, in_section: bool, call_index: int | None) -> str:
     return tr(
         f"{marker} outside a tool-calls section ignored", f"{marker} вне секции вызовов пропущен"
     )
-
-
-_CALL_OUTSIDE_SECTION = Text(
-    f"{CALL_BEGIN} outside a tool-calls section: read as a call anyway",
-    f"{CALL_BEGIN} вне секции вызовов: всё равно прочитан как вызов",
-)
-_NO_SECTION_END = Text(
-    f"no {SECTION_END} {CUT_OFF.en}",
-    f"нет {SECTION_END} {CUT_OFF.ru}",
-)
 
 
 @dataclass
@@ -248,7 +230,6 @@ class KimiStreamParser(StreamParser):
         self._tools = tools
         self._in_section = False
         self._call: _StreamingCall | None = None
-        self._stray: list[str] = []  # text between calls, judged at the next marker
 
     def _on_end(self, out: DeltaList) -> None:
         """Report stray text, a cut-off call and an unclosed section."""
@@ -256,7 +237,7 @@ class KimiStreamParser(StreamParser):
         if self._call is not None:
             self._finish_call(str(CUT_OFF), out)
         if self._in_section:
-            self._errors.append(str(_NO_SECTION_END))
+            self._error(f"no {SECTION_END} {CUT_OFF.en}", f"нет {SECTION_END} {CUT_OFF.ru}")
 
     def _on_text(self, piece: str, out: DeltaList) -> None:
         """Route plain text to content, the open call's id or arguments, or the stray buffer."""
@@ -283,7 +264,10 @@ class KimiStreamParser(StreamParser):
             if call is not None:
                 self._finish_call(before(CALL_BEGIN, next_one=True), out)
             elif not self._in_section:
-                self._errors.append(str(_CALL_OUTSIDE_SECTION))
+                self._error(
+                    f"{CALL_BEGIN} outside a tool-calls section: read as a call anyway",
+                    f"{CALL_BEGIN} вне секции вызовов: всё равно прочитан как вызов",
+                )
             self._in_section = True
             self._call = _StreamingCall(index=len(self._tool_calls))
         elif marker == ARGUMENT_BEGIN and call is not None and call.args is None:
@@ -301,11 +285,11 @@ class KimiStreamParser(StreamParser):
 
     def _judge_stray_text(self) -> None:
         """Report the text gathered between calls if it was more than whitespace."""
-        if self._stray:
-            stray = "".join(self._stray)
-            self._stray = []
-            if stray.strip():
-                self._errors.append(_stray_text_error(stray))
+        if stray := self._take_stray():
+            self._error(
+                f"text between tool calls ignored: {snippet(stray)!r}",
+                f"текст между вызовами пропущен: {snippet(stray)!r}",
+            )
 
     def _send_header(self, call: _StreamingCall, out: DeltaList) -> None:
         """Emit the first delta of a call: index, id, name and empty arguments."""

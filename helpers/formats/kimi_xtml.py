@@ -344,7 +344,6 @@ class KimiXtmlStreamParser(StreamParser):
         self._gap: list[str] = []  # whitespace after a closed argument, until that is decided
         self._call_count = 0
         self._call_offset = call_offset
-        self._stray: list[str] = []  # text between elements, judged at the next tag
 
     # -- text and tokens -----------------------------------------------------------------------
 
@@ -429,14 +428,11 @@ class KimiXtmlStreamParser(StreamParser):
 
     def _judge_stray(self) -> None:
         """Report text that stood between elements if it was more than whitespace."""
-        if self._stray:
-            text = "".join(self._stray)
-            self._stray = []
-            if text.strip():
-                self._error(
-                    f"text outside any block ignored (in {self._where()}): {snippet(text)!r}",
-                    f"текст вне блоков пропущен (в {self._where()}): {snippet(text)!r}",
-                )
+        if text := self._take_stray():
+            self._error(
+                f"text outside any block ignored (in {self._where()}): {snippet(text)!r}",
+                f"текст вне блоков пропущен (в {self._where()}): {snippet(text)!r}",
+            )
 
     def _where(self) -> str:
         if self._call is not None:

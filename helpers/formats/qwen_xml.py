@@ -625,11 +625,9 @@ class QwenXmlStreamParser(StreamParser):
     def _add_arguments(self, fragment: str, out: DeltaList) -> None:
         """Append an arguments fragment to the open call and send it (a dropped call: no-op)."""
         assert self._function is not None
-        index = self._function["index"]
         self._function["pieces"].append(fragment)
-        if index is None:
-            return
-        out.arguments(index, fragment)
+        if self._function["index"] is not None:
+            out.arguments(self._function["index"], fragment)
 
 
 def parse_qwen_xml(

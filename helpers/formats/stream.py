@@ -44,6 +44,7 @@ class StreamParser:
         self._content = StrippedStream()
         self._tool_calls: list[dict[str, Any]] = []
         self._errors: list[str] = []
+        self._stray: list[str] = []  # text between elements, judged at the next marker
         self._result: ParseResult | None = None
 
     def feed(self, text_delta: str) -> list[dict[str, Any]]:
@@ -113,6 +114,11 @@ class StreamParser:
     def _emit_reasoning(self, piece: str, out: DeltaList) -> None:
         """Pass reasoning text on (leading and trailing whitespace held back)."""
         out.reasoning(self._reasoning.push(piece))
+
+    def _take_stray(self) -> str:
+        """The text gathered in `_stray` (now forgotten) if it was more than whitespace, else ""."""
+        text, self._stray = "".join(self._stray), []
+        return text if text.strip() else ""
 
     def _error(self, english: str, russian: str) -> None:
         """Report a problem of the text, in the notebook's language."""
