@@ -259,14 +259,11 @@ def _call_arguments(call: _Call) -> str:
             f"а здесь аргументов {len(typed)} и блоков json {len(blocks)}: объединены",
         )
     if len(blocks) == 1 and not typed:
-        text = "".join(blocks[0].parts)
-        _check_json_block(call, blocks[0], text)
-        return text
+        _json_block(call, blocks[0])
+        return "".join(blocks[0].parts)
     values: dict[str, Any] = {}
     for block in blocks:
-        text = "".join(block.parts)
-        if _check_json_block(call, block, text):
-            values.update(json.loads(text))
+        values.update(_json_block(call, block))
     for argument in typed:
         key = argument.key
         if key is None:
@@ -284,28 +281,28 @@ def _call_arguments(call: _Call) -> str:
     return json.dumps(values, ensure_ascii=False)
 
 
-def _check_json_block(call: _Call, block: _Argument, text: str) -> bool:
-    """Report a json block that is not a JSON object; True when it is one."""
+def _json_block(call: _Call, block: _Argument) -> dict[str, Any]:
+    """The object a json block holds; a block that holds none is reported and gives {}."""
     if block.type != "object":
         call.problem(
             f"{call.label()}: json block with type {block.type!r}, expected 'object'",
             f"{call.label()}: блок json с типом {block.type!r}, ожидался 'object'",
         )
     try:
-        value = json.loads(text)
+        value = json.loads("".join(block.parts))
     except (ValueError, RecursionError) as exc:
         call.problem(
             f"{call.label()}: the json block is not valid JSON ({exc})",
             f"{call.label()}: блок json — некорректный JSON (json: «{exc}»)",
         )
-        return False
+        return {}
     if not isinstance(value, dict):
         call.problem(
             f"{call.label()}: the json block is valid JSON but not an object",
             f"{call.label()}: блок json — корректный JSON, но не объект",
         )
-        return False
-    return True
+        return {}
+    return value
 
 
 class KimiXtmlStreamParser(StreamParser):
@@ -574,17 +571,14 @@ class KimiXtmlStreamParser(StreamParser):
             )
         state = self._state
         if state == TOP and name in (THINK, RESPONSE):
-            self._message_seen = True
             if self._blocks_seen[name]:  # a second block of the kind: keep them apart
                 (self._content if name == RESPONSE else self._reasoning).push(_BLOCK_SEPARATOR)
             self._blocks_seen[name] = True
             self._block_text_seen = False
             self._state = name
         elif state == TOP and name == "tools":
-            self._message_seen = True
             self._state = TOOLS
         elif state == TOP and name == "message" and not self._message_seen:
-            self._message_seen = True
             if attrs.get("role") != "assistant":
                 self._error(
                     f"message role {attrs.get('role')!r}: read as the assistant's",
@@ -596,7 +590,6 @@ class KimiXtmlStreamParser(StreamParser):
                     f"{OPEN}call{SEP} outside a tools block: read as a call anyway",
                     f"{OPEN}call{SEP} вне блока tools: всё равно прочитан как вызов",
                 )
-            self._message_seen = True
             self._call_count += 1
             self._call = _Call(self._call_count, attrs.get("tool", ""), attrs.get("index"))
             self._state = CALL
@@ -605,6 +598,8 @@ class KimiXtmlStreamParser(StreamParser):
             self._state = name
         else:
             self._report_stray(f"{OPEN}{header}{SEP}")
+            return
+        self._message_seen = True  # any element: a message opened later is no longer the first
 
     def _on_close(self, name: str, out: DeltaList) -> None:
         """A close tag outside raw blocks."""
