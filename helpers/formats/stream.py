@@ -52,27 +52,18 @@ class StreamParser:
         if self._result is not None:
             raise RuntimeError("feed() after close()")
         out = DeltaList()
-        if self._think is None:
-            self._feed_visible(text_delta, out)
-        else:
-            self._route(self._think.feed(text_delta), out)
+        think = self._think
+        self._route([(False, text_delta)] if think is None else think.feed(text_delta), out)
         return list(out)
 
     def _route(self, pieces: list[tuple[bool, str]], out: DeltaList) -> None:
-        """Send reasoning pieces to the reasoning stream and the rest to the format's parser."""
+        """Send reasoning pieces to the reasoning stream; cut the rest into text and markers."""
         for is_reasoning, piece in pieces:
             if is_reasoning:
                 self._emit_reasoning(piece, out)
-            else:
-                self._feed_visible(piece, out)
-
-    def _feed_visible(self, text: str, out: DeltaList) -> None:
-        """Cut visible text into plain text and markers, and apply each."""
-        for is_marker, piece in self._splitter.feed(text):
-            if is_marker:
-                self._on_marker(piece, out)
-            else:
-                self._on_text(piece, out)
+                continue
+            for is_marker, part in self._splitter.feed(piece):
+                (self._on_marker if is_marker else self._on_text)(part, out)
 
     def close(self) -> list[dict[str, Any]]:
         """The output ended: flush what was held back, close what is open, build `.result`."""
