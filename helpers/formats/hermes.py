@@ -168,12 +168,9 @@ class HermesStreamParser(StreamParser):
     """Incremental `parse_hermes`: content is streamed as it comes, a call when its block ends.
 
     Same contract as `KimiStreamParser`: any split of a text gives deltas that add up to
-    `parse_hermes(text)`, and `.result` after `close()` equals it, errors included. A partial
-    `<tool_call` or `</tool_call` at the end of a delta is held back by a `MarkerSplitter`;
-    content goes through a `StrippedStream` (leading whitespace dropped, trailing whitespace held
-    until more text comes). A block's JSON is nested, so it is buffered and parsed once, when
-    `</tool_call>` arrives (or at `close()`); then the call is emitted as two deltas: its header
-    and its whole arguments.
+    `parse_hermes(text)`, and `.result` after `close()` equals it, errors included. A block's
+    JSON is nested, so it is buffered and parsed once, when `</tool_call>` arrives (or at
+    `close()`); then the call is emitted as two deltas: its header and its whole arguments.
     """
 
     markers = HERMES_TAGS

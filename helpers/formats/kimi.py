@@ -207,14 +207,10 @@ class KimiStreamParser(StreamParser):
     `close` add up (by `ToolCallAccumulator.add_delta`) to `parse_kimi(text)`'s content and tool
     calls, and `.result` after `close` equals `parse_kimi(text)`, errors included.
 
-    How it keeps that promise at linear cost (the plumbing is `StreamParser`'s):
-    - a `MarkerSplitter` cuts the stream into text and markers; it holds back only a tail that
-      could be the start of a marker (at most 27 characters), never the whole buffer;
-    - content goes through a `StrippedStream`: leading whitespace is dropped, trailing whitespace
-      is held back until more visible text proves it interior (so the sum is `content.strip()`);
-    - a call's id is buffered until `<|tool_call_argument_begin|>` (the first delta of a call must
-      carry the whole id and name); then arguments are streamed through their own
-      `StrippedStream`; the arguments are joined once, when the call ends, to check the JSON.
+    The plumbing (markers held back, content stripped) is `StreamParser`'s. A call's id is
+    buffered until `<|tool_call_argument_begin|>` (the first delta of a call must carry the whole
+    id and name); then arguments stream through their own `StrippedStream` and are joined once,
+    when the call ends, to check the JSON.
     """
 
     markers = KIMI_MARKERS
