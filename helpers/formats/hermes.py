@@ -103,67 +103,6 @@ def _call_texts(body: str) -> list[str]:
     return texts if len(texts) > 1 else [body]
 
 
-def _build_call(index: int, body: str, missing_end: str | None) -> tuple[dict[str, Any], list[str]]:
-    """Turn the text of one `<tool_call>` block into its OpenAI dict and its problems."""
-    call_id = f"call_{index}"
-    label = tr(f"call {index} (id {call_id!r})", f"вызов {index} (id {call_id!r})")
-    problems = []
-    if missing_end:
-        problems.append(
-            tr(f"{label}: no {CLOSE_TAG} {missing_end}", f"{label}: нет {CLOSE_TAG} {missing_end}")
-        )
-    body = body.strip()
-    try:
-        payload = json.loads(body)
-    except (ValueError, RecursionError) as exc:
-        name, arguments = _salvage(body)
-        why = (
-            tr("the call is empty", "вызов пуст")
-            if not body
-            else tr(
-                f"the call is not valid JSON ({exc})", f"вызов — некорректный JSON (json: «{exc}»)"
-            )
-        )
-        problems.append(
-            tr(
-                f"{label}: {why}; recovered name {name!r} and arguments {snippet(arguments)!r}",
-                f"{label}: {why}; восстановлены имя {name!r} и аргументы {snippet(arguments)!r}",
-            )
-        )
-        return tool_call_dict(call_id, name, arguments), problems
-    if not isinstance(payload, dict):
-        problems.append(
-            tr(
-                f"{label}: the call is valid JSON but not an object: {snippet(body)!r}",
-                f"{label}: вызов — корректный JSON, но не объект: {snippet(body)!r}",
-            )
-        )
-        return tool_call_dict(call_id, "", ""), problems
-
-    name = payload.get("name")
-    if not isinstance(name, str):
-        problems.append(
-            tr(f'{label}: no string "name" in the call', f'{label}: в вызове нет строки "name"')
-        )
-        name = ""
-    if "arguments" not in payload:
-        problems.append(
-            tr(
-                f'{label}: no "arguments" in the call; using {{}}',
-                f'{label}: в вызове нет "arguments"; взято {{}}',
-            )
-        )
-        arguments = "{}"
-    elif isinstance(payload["arguments"], str):
-        arguments = payload["arguments"]  # already JSON text (or meant to be): keep it
-    else:
-        arguments = json.dumps(payload["arguments"], ensure_ascii=False)
-    arguments_issue = arguments_problem(arguments)
-    if arguments_issue:
-        problems.append(f"{label}: {arguments_issue}")
-    return tool_call_dict(call_id, name, arguments), problems
-
-
 class HermesStreamParser(StreamParser):
     """Incremental `parse_hermes`: content is streamed as it comes, a call when its block ends.
 
@@ -210,12 +149,61 @@ class HermesStreamParser(StreamParser):
         body, self._body = "".join(self._body), None
         for number, text in enumerate(_call_texts(body)):
             index = len(self._tool_calls)  # the block's missing end is reported with its first call
-            tool_call, problems = _build_call(index, text, None if number else missing_end)
+            tool_call = self._build_call(index, text, None if number else missing_end)
             self._tool_calls.append(tool_call)
-            self._errors.extend(problems)
             function = tool_call["function"]
             out.call_header(index, tool_call["id"], function["name"])
             out.arguments(index, function["arguments"])
+
+    def _build_call(self, index: int, body: str, missing_end: str | None) -> dict[str, Any]:
+        """Turn the text of one call into its OpenAI dict; report its problems."""
+        call_id = f"call_{index}"
+        label = tr(f"call {index} (id {call_id!r})", f"вызов {index} (id {call_id!r})")
+        if missing_end:
+            self._error(f"no {CLOSE_TAG} {missing_end}", f"нет {CLOSE_TAG} {missing_end}", label)
+        body = body.strip()
+        try:
+            payload = json.loads(body)
+        except (ValueError, RecursionError) as exc:
+            name, arguments = _salvage(body)
+            why = (
+                tr("the call is empty", "вызов пуст")
+                if not body
+                else tr(
+                    f"the call is not valid JSON ({exc})",
+                    f"вызов — некорректный JSON (json: «{exc}»)",
+                )
+            )
+            self._error(
+                f"{why}; recovered name {name!r} and arguments {snippet(arguments)!r}",
+                f"{why}; восстановлены имя {name!r} и аргументы {snippet(arguments)!r}",
+                label,
+            )
+            return tool_call_dict(call_id, name, arguments)
+        if not isinstance(payload, dict):
+            self._error(
+                f"the call is valid JSON but not an object: {snippet(body)!r}",
+                f"вызов — корректный JSON, но не объект: {snippet(body)!r}",
+                label,
+            )
+            return tool_call_dict(call_id, "", "")
+        name = payload.get("name")
+        if not isinstance(name, str):
+            self._error('no string "name" in the call', 'в вызове нет строки "name"', label)
+            name = ""
+        if "arguments" not in payload:
+            self._error(
+                'no "arguments" in the call; using {}', 'в вызове нет "arguments"; взято {}', label
+            )
+            arguments = "{}"
+        elif isinstance(payload["arguments"], str):
+            arguments = payload["arguments"]  # already JSON text (or meant to be): keep it
+        else:
+            arguments = json.dumps(payload["arguments"], ensure_ascii=False)
+        arguments_issue = arguments_problem(arguments)
+        if arguments_issue:
+            self._errors.append(f"{label}: {arguments_issue}")
+        return tool_call_dict(call_id, name, arguments)
 
 
 def parse_hermes(text: str, reasoning_open: bool | None = None) -> ParseResult:

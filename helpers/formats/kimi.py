@@ -114,52 +114,6 @@ def infer_name(arguments: str, tools: Sequence[Mapping[str, Any]]) -> str | None
     return matches[0] if len(matches) == 1 and isinstance(matches[0], str) else None
 
 
-def _build_call(
-    index: int,
-    call_id: str,
-    arguments: str | None,
-    missing_end: str | None,
-    tools: Sequence[Mapping[str, Any]] | None = None,
-) -> tuple[dict[str, Any], list[str]]:
-    """Turn what was read for one call into its OpenAI dict and the list of its problems."""
-    label = tr(f"call {index} (id {call_id!r})", f"вызов {index} (id {call_id!r})")
-    problems = []
-    if _is_bare(call_id, tools):
-        assert tools is not None
-        name = infer_name(arguments or "", tools) or ""
-        if not name:
-            problems.append(
-                tr(
-                    f"{label}: a bare id and no single tool whose parameters match the "
-                    "arguments, so no function name",
-                    f"{label}: голый id, и нет единственного инструмента, чьи параметры "
-                    "подходят к аргументам, поэтому имени функции нет",
-                )
-            )
-    else:
-        name = kimi_name_from_id(call_id)
-        id_problem = _id_problem(call_id, name)
-        if id_problem:
-            problems.append(f"{label}: {id_problem}")
-    if missing_end:
-        problems.append(
-            tr(f"{label}: no {CALL_END} {missing_end}", f"{label}: нет {CALL_END} {missing_end}")
-        )
-    if arguments is None:
-        problems.append(
-            tr(
-                f"{label}: no {ARGUMENT_BEGIN}, so no arguments",
-                f"{label}: нет {ARGUMENT_BEGIN}, поэтому нет и аргументов",
-            )
-        )
-        arguments = ""
-    else:
-        arguments_issue = arguments_problem(arguments)
-        if arguments_issue:
-            problems.append(f"{label}: {arguments_issue}")
-    return tool_call_dict(call_id, name, arguments), problems
-
-
 def _is_bare(call_id: str, tools: Sequence[Mapping[str, Any]] | None) -> bool:
     """A bare numeric id (`0`) whose name must be inferred from the request's tools."""
     return tools is not None and call_id.isdigit()
@@ -303,15 +257,45 @@ class KimiStreamParser(StreamParser):
             self._send_header(call, out)
         assert call.call_id is not None
         arguments = None if call.args is None else "".join(call.args.sent)
-        tool_call, problems = _build_call(
-            call.index, call.call_id, arguments, missing_end, self._tools
-        )
+        tool_call = self._build_call(call.index, call.call_id, arguments, missing_end)
         if call.deferred:
             out.call_header(call.index, call.call_id, tool_call["function"]["name"])
             out.arguments(call.index, tool_call["function"]["arguments"])
         self._tool_calls.append(tool_call)
-        self._errors.extend(problems)
         self._call = None
+
+    def _build_call(
+        self, index: int, call_id: str, arguments: str | None, missing_end: str | None
+    ) -> dict[str, Any]:
+        """Turn what was read for one call into its OpenAI dict; report its problems."""
+        label = tr(f"call {index} (id {call_id!r})", f"вызов {index} (id {call_id!r})")
+        if _is_bare(call_id, self._tools):
+            assert self._tools is not None
+            name = infer_name(arguments or "", self._tools) or ""
+            if not name:
+                self._error(
+                    "a bare id and no single tool whose parameters match the arguments, so no "
+                    "function name",
+                    "голый id, и нет единственного инструмента, чьи параметры подходят к "
+                    "аргументам, поэтому имени функции нет",
+                    label,
+                )
+        else:
+            name = kimi_name_from_id(call_id)
+            id_problem = _id_problem(call_id, name)
+            if id_problem:
+                self._errors.append(f"{label}: {id_problem}")
+        if missing_end:
+            self._error(f"no {CALL_END} {missing_end}", f"нет {CALL_END} {missing_end}", label)
+        if arguments is None:
+            self._error(
+                f"no {ARGUMENT_BEGIN}, so no arguments",
+                f"нет {ARGUMENT_BEGIN}, поэтому нет и аргументов",
+                label,
+            )
+        elif arguments_issue := arguments_problem(arguments):
+            self._errors.append(f"{label}: {arguments_issue}")
+        return tool_call_dict(call_id, name, arguments or "")
 
 
 def parse_kimi(

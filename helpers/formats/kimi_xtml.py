@@ -362,20 +362,21 @@ class KimiXtmlStreamParser(StreamParser):
             self._on_tag(tag, out)
             return
         if tag is not None:  # a tag interrupted by another token: it was no tag
-            if self._state in _RAW or self._state == UNDECIDED:
-                self._flush_tag_as_text(out)
-            else:
-                self._tag = None
-                self._report_stray(tag.kind + tag.text())
+            self._tag = None
+            self._text_or_stray(tag.kind + tag.text(), out)
         if token in (OPEN, CLOSE):
             self._tag = _Tag(token)
         elif token == END_OF_MSG:
             self._on_end_of_message(out)
         else:  # a <|sep|> that ends no tag
-            if self._state in _RAW or self._state == UNDECIDED:
-                self._text(token, out)
-            else:
-                self._report_stray(token)
+            self._text_or_stray(token, out)
+
+    def _text_or_stray(self, text: str, out: DeltaList) -> None:
+        """Text of a raw block (or not yet placed), or else a stray piece that is reported."""
+        if self._state in _RAW or self._state == UNDECIDED:
+            self._text(text, out)
+        else:
+            self._report_stray(text)
 
     def _could_be_raw_tag(self, tag: _Tag) -> bool:
         """Inside a raw block: can the tag still become one that means something here?"""

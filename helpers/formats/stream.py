@@ -111,9 +111,9 @@ class StreamParser:
         text, self._stray = "".join(self._stray), []
         return text if text.strip() else ""
 
-    def _error(self, english: str, russian: str) -> None:
-        """Report a problem of the text, in the notebook's language."""
-        self._errors.append(tr(english, russian))
+    def _error(self, english: str, russian: str, about: str = "") -> None:
+        """Report a problem of the text, in the notebook's language (`about`: "call 0: ...")."""
+        self._errors.append(f"{about}: {tr(english, russian)}" if about else tr(english, russian))
 
     def _on_text(self, piece: str, out: DeltaList) -> None:
         """Route one piece of plain text (subclass)."""
