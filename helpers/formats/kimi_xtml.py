@@ -197,9 +197,12 @@ class _Call:
     arguments: list[_Argument] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
-    def problem(self, english: str, russian: str) -> None:
-        """Note a problem of this call, in the notebook's language."""
-        self.problems.append(tr(english, russian))
+    def problem(self, english: str, russian: str, argument: _Argument | None = None) -> None:
+        """Note a problem of this call (or of its `argument`), in the notebook's language."""
+        about = self.label()
+        if argument is not None:
+            about += tr(f", argument {argument.key!r}", f", аргумент {argument.key!r}")
+        self.problems.append(f"{about}: {tr(english, russian)}")
 
     def label(self) -> str:
         return tr(
@@ -210,39 +213,41 @@ class _Call:
 def _decode_value(call: _Call, argument: _Argument) -> Any:
     """The Python value of a typed argument (problems go to `call.problems`)."""
     raw = "".join(argument.parts)
-    key = argument.key
-    where = tr(f"{call.label()}, argument {key!r}", f"{call.label()}, аргумент {key!r}")
     kind = argument.type
     if kind is None:
         call.problem(
-            f"{where}: no type attribute; read as a string",
-            f"{where}: нет атрибута type; прочитан как строка",
+            "no type attribute; read as a string",
+            "нет атрибута type; прочитан как строка",
+            argument,
         )
         return raw
     if kind == "string":
         return raw
     if kind not in VALUE_TYPES:
         call.problem(
-            f"{where}: unknown type {kind!r} (expected one of {', '.join(VALUE_TYPES)}); "
+            f"unknown type {kind!r} (expected one of {', '.join(VALUE_TYPES)}); "
             "decoded as JSON if it is JSON, else kept as text",
-            f"{where}: неизвестный тип {kind!r} (ожидался один из {', '.join(VALUE_TYPES)}); "
+            f"неизвестный тип {kind!r} (ожидался один из {', '.join(VALUE_TYPES)}); "
             "разобран как JSON, если это JSON, иначе оставлен текстом",
+            argument,
         )
     try:
         value = json.loads(raw)
     except (ValueError, RecursionError) as exc:
         if kind in VALUE_TYPES:
             call.problem(
-                f"{where}: type {kind!r} but the value is not valid JSON ({exc}): "
+                f"type {kind!r} but the value is not valid JSON ({exc}): "
                 f"kept as the text {snippet(raw)!r}",
-                f"{where}: тип {kind!r}, но значение — некорректный JSON (json: «{exc}»): "
+                f"тип {kind!r}, но значение — некорректный JSON (json: «{exc}»): "
                 f"оставлено текстом {snippet(raw)!r}",
+                argument,
             )
         return raw
     if kind in VALUE_TYPES and _value_type(value) != kind:  # the renderer's own type of a value
         call.problem(
-            f"{where}: type {kind!r} does not match the value {snippet(raw)!r}",
-            f"{where}: тип {kind!r} не подходит к значению {snippet(raw)!r}",
+            f"type {kind!r} does not match the value {snippet(raw)!r}",
+            f"тип {kind!r} не подходит к значению {snippet(raw)!r}",
+            argument,
         )
     return value
 
@@ -253,9 +258,9 @@ def _call_arguments(call: _Call) -> str:
     blocks = [a for a in call.arguments if a.element == JSON_BLOCK]
     if blocks and (typed or len(blocks) > 1):
         call.problem(
-            f"{call.label()}: a call has either typed arguments or one json block, "
+            f"a call has either typed arguments or one json block, "
             f"here {len(typed)} argument(s) and {len(blocks)} json block(s): merged",
-            f"{call.label()}: у вызова либо типизированные аргументы, либо один блок json, "
+            f"у вызова либо типизированные аргументы, либо один блок json, "
             f"а здесь аргументов {len(typed)} и блоков json {len(blocks)}: объединены",
         )
     if len(blocks) == 1 and not typed:
@@ -268,14 +273,14 @@ def _call_arguments(call: _Call) -> str:
         key = argument.key
         if key is None:
             call.problem(
-                f"{call.label()}: an argument has no key attribute; stored under ''",
-                f"{call.label()}: у аргумента нет атрибута key; сохранён под ключом ''",
+                "an argument has no key attribute; stored under ''",
+                "у аргумента нет атрибута key; сохранён под ключом ''",
             )
             key = ""
         elif key in values:
             call.problem(
-                f"{call.label()}: argument {key!r} given twice; the last value kept",
-                f"{call.label()}: аргумент {key!r} указан дважды; оставлено последнее значение",
+                f"argument {key!r} given twice; the last value kept",
+                f"аргумент {key!r} указан дважды; оставлено последнее значение",
             )
         values[key] = _decode_value(call, argument)
     return json.dumps(values, ensure_ascii=False)
@@ -285,21 +290,21 @@ def _json_block(call: _Call, block: _Argument) -> dict[str, Any]:
     """The object a json block holds; a block that holds none is reported and gives {}."""
     if block.type != "object":
         call.problem(
-            f"{call.label()}: json block with type {block.type!r}, expected 'object'",
-            f"{call.label()}: блок json с типом {block.type!r}, ожидался 'object'",
+            f"json block with type {block.type!r}, expected 'object'",
+            f"блок json с типом {block.type!r}, ожидался 'object'",
         )
     try:
         value = json.loads("".join(block.parts))
     except (ValueError, RecursionError) as exc:
         call.problem(
-            f"{call.label()}: the json block is not valid JSON ({exc})",
-            f"{call.label()}: блок json — некорректный JSON (json: «{exc}»)",
+            f"the json block is not valid JSON ({exc})",
+            f"блок json — некорректный JSON (json: «{exc}»)",
         )
         return {}
     if not isinstance(value, dict):
         call.problem(
-            f"{call.label()}: the json block is valid JSON but not an object",
-            f"{call.label()}: блок json — корректный JSON, но не объект",
+            "the json block is valid JSON but not an object",
+            "блок json — корректный JSON, но не объект",
         )
         return {}
     return value
@@ -541,10 +546,10 @@ class KimiXtmlStreamParser(StreamParser):
             name = "json" if argument.element == JSON_BLOCK else repr(argument.key)
             marker = close_tag(argument.element)
             self._call.problem(
-                f"{self._call.label()}: the value of {name} contains "
+                f"the value of {name} contains "
                 f"{marker}, which cannot be told from the closing marker; "
                 "read as part of the value because text followed it: check this call",
-                f"{self._call.label()}: значение {name} содержит {marker}, "
+                f"значение {name} содержит {marker}, "
                 "который не отличить от закрывающего маркера; прочитан как часть "
                 "значения, потому что за ним шёл текст: проверьте этот вызов",
             )
@@ -670,19 +675,17 @@ class KimiXtmlStreamParser(StreamParser):
         arguments = _call_arguments(call)
         expected = str(call.number)
         if call.index_attr is None:
-            call.problem(
-                f"{call.label()}: no index attribute", f"{call.label()}: нет атрибута index"
-            )
+            call.problem("no index attribute", "нет атрибута index")
         elif call.index_attr != expected:
             call.problem(
-                f"{call.label()}: index={call.index_attr!r}, expected {expected!r}",
-                f"{call.label()}: index={call.index_attr!r}, ожидался {expected!r}",
+                f"index={call.index_attr!r}, expected {expected!r}",
+                f"index={call.index_attr!r}, ожидался {expected!r}",
             )
         if not call.name:
             call.problem(
-                f"{call.label()}: no tool name (tool attribute): call dropped, "
+                f"no tool name (tool attribute): call dropped, "
                 f"its arguments were {snippet(arguments)!r}",
-                f"{call.label()}: нет имени инструмента (атрибут tool): вызов пропущен, "
+                f"нет имени инструмента (атрибут tool): вызов пропущен, "
                 f"его аргументы: {snippet(arguments)!r}",
             )
         self._errors.extend(call.problems)
@@ -702,10 +705,11 @@ class KimiXtmlStreamParser(StreamParser):
             f"{a.key}={snippet(''.join(a.parts), 30)!r}" for a in call.arguments if a.key
         )
         self._error(
-            f"{call.label()}: no {close_tag('call')} {why}: the call is not whole and is "
+            f"no {close_tag('call')} {why}: the call is not whole and is "
             f"NOT returned (read so far: {read or 'no arguments'})",
-            f"{call.label()}: нет {close_tag('call')} {why}: вызов не целый и НЕ "
+            f"нет {close_tag('call')} {why}: вызов не целый и НЕ "
             f"возвращён (прочитано: {read or 'аргументов нет'})",
+            call.label(),
         )
         self._errors.extend(call.problems)
 
