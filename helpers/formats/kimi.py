@@ -114,11 +114,6 @@ def infer_name(arguments: str, tools: Sequence[Mapping[str, Any]]) -> str | None
     return matches[0] if len(matches) == 1 and isinstance(matches[0], str) else None
 
 
-def _is_bare(call_id: str, tools: Sequence[Mapping[str, Any]] | None) -> bool:
-    """A bare numeric id (`0`) whose name must be inferred from the request's tools."""
-    return tools is not None and call_id.isdigit()
-
-
 def _misplaced(marker: str, in_section: bool, call_index: int | None) -> str:
     """Error for a marker that makes no sense where it stands (it is dropped)."""
     if call_index is not None:
@@ -244,7 +239,7 @@ class KimiStreamParser(StreamParser):
     def _send_header(self, call: _StreamingCall, out: DeltaList) -> None:
         """Emit the first delta of a call: index, id, name and empty arguments."""
         call.call_id = "".join(call.id_parts).strip()
-        if _is_bare(call.call_id, self._tools):
+        if self._tools is not None and call.call_id.isdigit():  # a bare id, as vLLM reads it
             call.deferred = True  # the name comes from the arguments, known at the call's end
             return
         out.call_header(call.index, call.call_id, kimi_name_from_id(call.call_id))
@@ -255,21 +250,20 @@ class KimiStreamParser(StreamParser):
         assert call is not None
         if call.call_id is None:  # ended before its arguments began: announce it now
             self._send_header(call, out)
-        assert call.call_id is not None
-        arguments = None if call.args is None else "".join(call.args.sent)
-        tool_call = self._build_call(call.index, call.call_id, arguments, missing_end)
+        tool_call = self._build_call(call, missing_end)
         if call.deferred:
             out.call_header(call.index, call.call_id, tool_call["function"]["name"])
             out.arguments(call.index, tool_call["function"]["arguments"])
         self._tool_calls.append(tool_call)
         self._call = None
 
-    def _build_call(
-        self, index: int, call_id: str, arguments: str | None, missing_end: str | None
-    ) -> dict[str, Any]:
+    def _build_call(self, call: _StreamingCall, missing_end: str | None) -> dict[str, Any]:
         """Turn what was read for one call into its OpenAI dict; report its problems."""
+        call_id, index = call.call_id, call.index
+        assert call_id is not None
+        arguments = None if call.args is None else "".join(call.args.sent)
         label = tr(f"call {index} (id {call_id!r})", f"вызов {index} (id {call_id!r})")
-        if _is_bare(call_id, self._tools):
+        if call.deferred:  # a bare numeric id: the name is inferred from the request's tools
             assert self._tools is not None
             name = infer_name(arguments or "", self._tools) or ""
             if not name:
