@@ -140,7 +140,6 @@ class StrippedStream:
     """
 
     def __init__(self) -> None:
-        """Start before any visible character."""
         self._started = False
         self._held: list[str] = []
         self.sent: list[str] = []
@@ -171,7 +170,6 @@ class DeltaList(list[dict[str, Any]]):
     """
 
     def __init__(self) -> None:
-        """Start empty, merging nothing."""
         super().__init__()
         self._merging: tuple[dict[str, Any], str, list[str]] | None = None
 

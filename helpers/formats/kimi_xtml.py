@@ -98,7 +98,6 @@ def open_tag(name: str, attrs: Sequence[tuple[str, Any]] = ()) -> str:
 
 
 def close_tag(name: str) -> str:
-    """`<|close|>name<|sep|>`."""
     return f"{CLOSE}{name}{SEP}"
 
 
@@ -360,7 +359,6 @@ class KimiXtmlStreamParser(StreamParser):
         self._text(piece, out)
 
     def _on_marker(self, token: str, out: DeltaList) -> None:
-        """One of the four special tokens."""
         tag = self._tag
         if token == SEP and tag is not None:
             self._tag = None
@@ -405,7 +403,6 @@ class KimiXtmlStreamParser(StreamParser):
         self._text(tag.kind + tag.text(), out)
 
     def _text(self, piece: str, out: DeltaList) -> None:
-        """Text that belongs to the current block."""
         state = self._state
         if state == UNDECIDED:
             self._undecided.append(piece)
@@ -524,7 +521,6 @@ class KimiXtmlStreamParser(StreamParser):
         return tr(f"the {self._state} block", f"блок {self._state}")
 
     def _end_raw_block(self) -> None:
-        """Leave the raw block we are in."""
         if self._state in (THINK, RESPONSE):
             self._state = TOP
         else:
@@ -568,7 +564,6 @@ class KimiXtmlStreamParser(StreamParser):
             self._gap = []
 
     def _on_open(self, header: str) -> None:
-        """An open tag outside raw blocks."""
         name, attrs, rest = _parse_header(header)
         if rest:
             self._error(
@@ -608,7 +603,6 @@ class KimiXtmlStreamParser(StreamParser):
         self._message_seen = True  # any element: a message opened later is no longer the first
 
     def _on_close(self, name: str, out: DeltaList) -> None:
-        """A close tag outside raw blocks."""
         state = self._state
         if state == CALL and name == "call":
             self._finish_call(out)

@@ -54,6 +54,7 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import accumulate
 from typing import Any
 
 from helpers.formats._common import (
@@ -99,11 +100,8 @@ _NESTING_RE = re.compile(r"[\[\]{}()]")
 
 def _nesting_depth(text: str) -> int:
     """The deepest bracket nesting in `text` (quotes ignored: a cheap upper bound)."""
-    depth = deepest = 0
-    for match in _NESTING_RE.finditer(text):
-        depth += 1 if match.group() in "[{(" else -1
-        deepest = max(deepest, depth)
-    return deepest
+    steps = (1 if match.group() in "[{(" else -1 for match in _NESTING_RE.finditer(text))
+    return max(accumulate(steps, initial=0))
 
 
 def _literal(value: str) -> tuple[bool, Any]:

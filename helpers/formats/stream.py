@@ -33,7 +33,6 @@ class StreamParser:
     reasoning_follower: str | None = None
 
     def __init__(self, reasoning_open: bool | None = None) -> None:
-        """Start with nothing read."""
         self._think = (
             ReasoningSplitter(self.reasoning_ends, reasoning_open, self.reasoning_follower)
             if self.reasoning_ends

@@ -103,7 +103,6 @@ class ReasoningSplitter:
     # --- the decisions ---------------------------------------------------------------------
 
     def _take(self, is_marker: bool, piece: str, out: list[tuple[bool, str]]) -> None:
-        """Apply one piece from the splitter."""
         if self._state == _AFTER:
             out.append((False, piece))
         elif self._state == _START:
