@@ -354,7 +354,8 @@ class KimiXtmlStreamParser(StreamParser):
         if tag is not None:
             tag.parts.append(piece)
             if self._state in _RAW and not self._could_be_raw_tag(tag):
-                self._flush_tag_as_text(out)
+                self._tag = None  # a would-be tag that is text of the block after all
+                self._text(tag.kind + tag.text(), out)
             return
         self._text(piece, out)
 
@@ -394,13 +395,6 @@ class KimiXtmlStreamParser(StreamParser):
             return True  # only the start of a tag that means something is ever held
         pattern = _CUT_OPEN_RE if tag.kind == OPEN else _CUT_CLOSE_RE
         return pattern.fullmatch(tag.text()) is not None
-
-    def _flush_tag_as_text(self, out: DeltaList) -> None:
-        """A would-be tag in a raw block turned out to be text of the block."""
-        tag = self._tag
-        assert tag is not None
-        self._tag = None
-        self._text(tag.kind + tag.text(), out)
 
     def _text(self, piece: str, out: DeltaList) -> None:
         state = self._state
@@ -647,11 +641,10 @@ class KimiXtmlStreamParser(StreamParser):
 
     def _on_end(self, out: DeltaList) -> None:
         """The text ended: decide, then report whatever is still open."""
-        if self._tag is not None and not self._looks_cut_off(self._tag):
-            self._flush_tag_as_text(out)  # `<|open|>` and text that can be no tag: plain text
-        if self._tag is not None:
-            tag = self._tag
-            self._tag = None
+        tag, self._tag = self._tag, None
+        if tag is not None and not self._looks_cut_off(tag):
+            self._text(tag.kind + tag.text(), out)  # `<|open|>` and text that can be no tag
+        elif tag is not None:
             self._error(
                 f"tag {snippet(tag.kind + tag.text())!r} cut off {CUT_OFF.en}: dropped",
                 f"тег {snippet(tag.kind + tag.text())!r} оборван: текст кончился "
