@@ -23,6 +23,7 @@ from helpers.formats import (
     render_kimi_tool_calls,
 )
 from helpers.formats._common import MarkerSplitter
+from helpers.i18n import reset_language, set_language
 from tests.formats_support import (
     ARGUMENT_OBJECTS,
     FAST,
@@ -231,6 +232,18 @@ def test_next_call_begin_closes_a_call_without_end() -> None:
     result = parse_kimi(f"{SB}{CB}a:0{AB}{{}}{CB}b:1{AB}{{}}{CE}{SE}")
     assert [c["id"] for c in result.tool_calls] == ["a:0", "b:1"]
     assert result.errors == [f"call 0 (id 'a:0'): no {CE} before the next {CB}"]
+
+
+def test_a_missing_call_end_is_reported_in_russian_too() -> None:
+    set_language("ru")  # "before the next ..." used to stay English inside a Russian message
+    try:
+        result = parse_kimi(f"{SB}{CB}a:0{AB}{{}}{CB}b:1{AB}{{}}{SE}")
+    finally:
+        reset_language()
+    assert result.errors == [
+        f"вызов 0 (id 'a:0'): нет {CE} перед следующим {CB}",
+        f"вызов 1 (id 'b:1'): нет {CE} перед {SE}",
+    ]
 
 
 def test_nested_markers_are_ignored_and_reported() -> None:

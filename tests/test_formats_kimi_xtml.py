@@ -271,6 +271,20 @@ def test_an_unclosed_argument_before_the_call_closes_keeps_its_value():
     assert len(result.errors) == 1 and "not closed before" in result.errors[0]
 
 
+def test_problems_name_the_call_and_the_argument():
+    untyped = open_tag("argument", [("key", "a")]) + "v" + close_tag("argument")
+    unclosed = open_tag("argument", [("key", "b"), ("type", "string")]) + "w"
+    text = TOOLS_OPEN + open_tag("call", [("tool", "f"), ("index", 2)]) + untyped + unclosed
+    text += close_tag("call") + open_tag("call", [("tool", "g"), ("index", 2)]) + TOOLS_CLOSE
+    assert parse_kimi_xtml(text).errors == [
+        f"call 1 (f): argument 'b' not closed before {close_tag('call')}",
+        "call 1 (f), argument 'a': no type attribute; read as a string",
+        "call 1 (f): index='2', expected '1'",
+        f"call 2 (g): no {close_tag('call')} before {TOOLS_CLOSE}: the call is not whole and is "
+        "NOT returned (read so far: no arguments)",
+    ]
+
+
 def test_stray_tags_and_text_are_reported_and_skipped():
     text = TOOLS_OPEN + "junk" + close_tag("call") + xcall("f", 1) + SEP + TOOLS_CLOSE
     text += MESSAGE_CLOSE + "after the end"

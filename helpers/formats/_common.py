@@ -10,6 +10,7 @@ import json
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partialmethod
 from typing import Any
 
 from helpers.i18n import Text, tr
@@ -20,6 +21,20 @@ CUT_OFF = Text(
     "at the end of the text (output cut off, e.g. by max_tokens?)",
     "в конце текста (вывод оборвался, например по max_tokens?)",
 )
+
+
+def before(tag: str, next_one: bool = False) -> str:
+    """Where a missing closing tag was noticed: "before TAG" or "before the next TAG"."""
+    if next_one:
+        return tr(f"before the next {tag}", f"перед следующим {tag}")
+    return tr(f"before {tag}", f"перед {tag}")
+
+
+def unopened(closer: str, opener: str) -> str:
+    """The error for a closing tag that closes nothing (it is dropped)."""
+    return tr(
+        f"{closer} without an open {opener} ignored", f"{closer} без открытого {opener} пропущен"
+    )
 
 
 @dataclass
@@ -86,11 +101,10 @@ class MarkerSplitter:
 
     def __init__(self, markers: Sequence[str]) -> None:
         """Prepare the search for the given marker strings (none may be a prefix of another)."""
-        self._markers = tuple(markers)
-        self._regex = re.compile("|".join(re.escape(m) for m in self._markers))
-        self._max_hold = max(len(m) for m in self._markers) - 1
-        first_chars = "".join(sorted({m[0] for m in self._markers}))
-        self._could_start = re.compile("[" + re.escape(first_chars) + "]")
+        self._regex = re.compile("|".join(re.escape(m) for m in markers))
+        self._max_hold = max(len(m) for m in markers) - 1
+        starts = {re.escape(m[:end]) for m in markers for end in range(1, len(m))}
+        self._unfinished = re.compile(f"(?:{'|'.join(sorted(starts))})\\Z")  # cut-off marker
         self.pending = ""
 
     def feed(self, delta: str) -> list[tuple[bool, str]]:
@@ -103,7 +117,9 @@ class MarkerSplitter:
                 pieces.append((False, text[pos : match.start()]))
             pieces.append((True, match.group()))
             pos = match.end()
-        hold = self._partial_marker_start(text, pos)
+        # Only the last few characters can start an unfinished marker: hold the first that does.
+        unfinished = self._unfinished.search(text, max(pos, len(text) - self._max_hold))
+        hold = len(text) if unfinished is None else unfinished.start()
         if hold > pos:
             pieces.append((False, text[pos:hold]))
         self.pending = text[hold:]
@@ -114,29 +130,19 @@ class MarkerSplitter:
         rest, self.pending = self.pending, ""
         return [(False, rest)] if rest else []
 
-    def _partial_marker_start(self, text: str, pos: int) -> int:
-        """Return where a possible unfinished marker starts in `text[pos:]` (len(text) if none)."""
-        start = max(pos, len(text) - self._max_hold)  # only the last few characters can matter
-        candidate = self._could_start.search(text, start)
-        while candidate is not None:
-            tail = text[candidate.start() :]
-            if any(marker.startswith(tail) for marker in self._markers):
-                return candidate.start()
-            candidate = self._could_start.search(text, candidate.start() + 1)
-        return len(text)
-
 
 class StrippedStream:
     """Pass text through piece by piece so that the pieces add up to the whole text `.strip()`-ed.
 
     Leading whitespace is dropped until the first visible character. Trailing whitespace is held
     back: it is released only when more visible text follows, and dropped if the text ends.
+    `sent` keeps every piece `push` returned, so `"".join(sent)` is the text emitted so far.
     """
 
     def __init__(self) -> None:
-        """Start before any visible character."""
         self._started = False
         self._held: list[str] = []
+        self.sent: list[str] = []
 
     def push(self, piece: str) -> str:
         """Take the next piece of text; return what can safely be emitted now (maybe "")."""
@@ -151,6 +157,7 @@ class StrippedStream:
             return ""
         out = "".join(self._held) + body if self._held else body
         self._held = [piece[len(body) :]] if len(body) < len(piece) else []
+        self.sent.append(out)
         return out
 
 
@@ -163,25 +170,20 @@ class DeltaList(list[dict[str, Any]]):
     """
 
     def __init__(self) -> None:
-        """Start empty, merging nothing."""
         super().__init__()
         self._merging: tuple[dict[str, Any], str, list[str]] | None = None
 
-    def content(self, text: str) -> None:
-        """Add content text, merging it into the previous content delta if there is one."""
-        self._text("content", text)
-
-    def reasoning(self, text: str) -> None:
-        """Add reasoning text, merging it into the previous reasoning delta if there is one."""
-        self._text("reasoning_content", text)
-
     def _text(self, key: str, text: str) -> None:
+        """Add `key` text, merging it into the previous delta of that key if there is one."""
         if not text:
             return
         if self and key in self[-1]:
             self._merge(self[-1], key, text)
         else:
             self.append({key: text})
+
+    content = partialmethod(_text, "content")
+    reasoning = partialmethod(_text, "reasoning_content")
 
     def call_header(self, index: int, call_id: str, name: str, arguments: str = "") -> None:
         """Add the first delta of a call: index, id, type, name and arguments (empty: to come)."""

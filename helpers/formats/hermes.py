@@ -40,11 +40,13 @@ from helpers.formats._common import (
     DeltaList,
     ParseResult,
     arguments_problem,
+    before,
     snippet,
     tool_call_dict,
+    unopened,
 )
 from helpers.formats.stream import StreamParser
-from helpers.i18n import Text, tr
+from helpers.i18n import tr
 
 OPEN_TAG = "<tool_call>"
 CLOSE_TAG = "</tool_call>"
@@ -53,11 +55,7 @@ HERMES_TAGS = (OPEN_TAG, CLOSE_TAG)
 # For salvaging broken JSON: a "name": "..." pair, and where "arguments": starts.
 _NAME_RE = re.compile(r'"name"\s*:\s*("(?:[^"\\]|\\.)*")')
 _ARGUMENTS_RE = re.compile(r'"arguments"\s*:\s*')
-
-_STRAY_CLOSE = Text(
-    f"{CLOSE_TAG} without an open {OPEN_TAG} ignored",
-    f"{CLOSE_TAG} без открытого {OPEN_TAG} пропущен",
-)
+_SPACES_RE = re.compile(r"\s*")
 
 
 def _salvage(body: str) -> tuple[str, str]:
@@ -81,124 +79,37 @@ def _salvage(body: str) -> tuple[str, str]:
     return name, arguments
 
 
-def _several_objects(body: str) -> list[str] | None:
-    """The texts of two or more JSON objects written one after another, or None.
+def _call_texts(body: str) -> list[str]:
+    """The texts of the calls in one `<tool_call>` block: usually the whole body.
 
     llama.cpp's grammar lets a model write several call objects inside one `<tool_call>` block,
     and llama-server returns them as several calls; so do we. Anything else between or after the
-    objects (or an object that does not parse) means it is not such a block: None.
+    objects (or an object that does not parse) means it is not such a block: one call.
     """
     decoder = json.JSONDecoder()
     texts: list[str] = []
     pos = 0
-    while pos < len(body):
+    stripped = body.strip()
+    while pos < len(stripped):
         start = pos
         try:
-            value, pos = decoder.raw_decode(body, pos)
+            value, pos = decoder.raw_decode(stripped, pos)
         except (ValueError, RecursionError):
-            return None
+            return [body]
         if not isinstance(value, dict):
-            return None
-        texts.append(body[start:pos])
-        while pos < len(body) and body[pos].isspace():
-            pos += 1
-    return texts if len(texts) > 1 else None
-
-
-def _build_calls(
-    first_index: int, body: str, missing_end: str | None
-) -> tuple[list[dict[str, Any]], list[str]]:
-    """The calls of one `<tool_call>` block (usually one; several objects give several calls)."""
-    objects = _several_objects(body.strip())
-    if objects is None:
-        call, problems = _build_call(first_index, body, missing_end)
-        return [call], problems
-    calls, problems = [], []
-    for offset, text in enumerate(objects):
-        call, call_problems = _build_call(
-            first_index + offset, text, missing_end if not offset else None
-        )
-        calls.append(call)
-        problems += call_problems
-    return calls, problems
-
-
-def _build_call(index: int, body: str, missing_end: str | None) -> tuple[dict[str, Any], list[str]]:
-    """Turn the text of one `<tool_call>` block into its OpenAI dict and its problems."""
-    call_id = f"call_{index}"
-    label = tr(f"call {index} (id {call_id!r})", f"вызов {index} (id {call_id!r})")
-    problems = []
-    if missing_end:
-        problems.append(
-            tr(f"{label}: no {CLOSE_TAG} {missing_end}", f"{label}: нет {CLOSE_TAG} {missing_end}")
-        )
-    body = body.strip()
-    try:
-        payload = json.loads(body)
-    except (ValueError, RecursionError) as exc:
-        name, arguments = _salvage(body)
-        recovered = snippet(arguments)
-        if not body:
-            problems.append(
-                tr(
-                    f"{label}: the call is empty; recovered name {name!r} and arguments "
-                    f"{recovered!r}",
-                    f"{label}: вызов пуст; восстановлены имя {name!r} и аргументы {recovered!r}",
-                )
-            )
-        else:
-            problems.append(
-                tr(
-                    f"{label}: the call is not valid JSON ({exc}); recovered name {name!r} and "
-                    f"arguments {recovered!r}",
-                    f"{label}: вызов — некорректный JSON (json: «{exc}»); восстановлены "
-                    f"имя {name!r} и аргументы {recovered!r}",
-                )
-            )
-        return tool_call_dict(call_id, name, arguments), problems
-    if not isinstance(payload, dict):
-        problems.append(
-            tr(
-                f"{label}: the call is valid JSON but not an object: {snippet(body)!r}",
-                f"{label}: вызов — корректный JSON, но не объект: {snippet(body)!r}",
-            )
-        )
-        return tool_call_dict(call_id, "", ""), problems
-
-    name = payload.get("name")
-    if not isinstance(name, str):
-        problems.append(
-            tr(f'{label}: no string "name" in the call', f'{label}: в вызове нет строки "name"')
-        )
-        name = ""
-    if "arguments" not in payload:
-        problems.append(
-            tr(
-                f'{label}: no "arguments" in the call; using {{}}',
-                f'{label}: в вызове нет "arguments"; взято {{}}',
-            )
-        )
-        arguments = "{}"
-    elif isinstance(payload["arguments"], str):
-        arguments = payload["arguments"]  # already JSON text (or meant to be): keep it
-    else:
-        arguments = json.dumps(payload["arguments"], ensure_ascii=False)
-    arguments_issue = arguments_problem(arguments)
-    if arguments_issue:
-        problems.append(f"{label}: {arguments_issue}")
-    return tool_call_dict(call_id, name, arguments), problems
+            return [body]
+        texts.append(stripped[start:pos])
+        pos = _SPACES_RE.match(stripped, pos).end()
+    return texts if len(texts) > 1 else [body]
 
 
 class HermesStreamParser(StreamParser):
     """Incremental `parse_hermes`: content is streamed as it comes, a call when its block ends.
 
     Same contract as `KimiStreamParser`: any split of a text gives deltas that add up to
-    `parse_hermes(text)`, and `.result` after `close()` equals it, errors included. A partial
-    `<tool_call` or `</tool_call` at the end of a delta is held back by a `MarkerSplitter`;
-    content goes through a `StrippedStream` (leading whitespace dropped, trailing whitespace held
-    until more text comes). A block's JSON is nested, so it is buffered and parsed once, when
-    `</tool_call>` arrives (or at `close()`); then the call is emitted as two deltas: its header
-    and its whole arguments.
+    `parse_hermes(text)`, and `.result` after `close()` equals it, errors included. A block's
+    JSON is nested, so it is buffered and parsed once, when `</tool_call>` arrives (or at
+    `close()`); then the call is emitted as two deltas: its header and its whole arguments.
     """
 
     markers = HERMES_TAGS
@@ -213,12 +124,10 @@ class HermesStreamParser(StreamParser):
         """Open a block (closing a previous one left open) or close the open one."""
         if tag == OPEN_TAG:
             if self._body is not None:
-                self._finish_block(
-                    tr(f"before the next {OPEN_TAG}", f"перед следующим {OPEN_TAG}"), out
-                )
+                self._finish_block(before(OPEN_TAG, next_one=True), out)
             self._body = []
         elif self._body is None:  # a </tool_call> with no open block
-            self._errors.append(str(_STRAY_CLOSE))
+            self._errors.append(unopened(CLOSE_TAG, OPEN_TAG))
         else:
             self._finish_block(None, out)
 
@@ -237,15 +146,64 @@ class HermesStreamParser(StreamParser):
     def _finish_block(self, missing_end: str | None, out: DeltaList) -> None:
         """Parse the buffered block once and emit its call (or calls)."""
         assert self._body is not None
-        first = len(self._tool_calls)
-        tool_calls, problems = _build_calls(first, "".join(self._body), missing_end)
-        self._body = None
-        self._errors.extend(problems)
-        for index, tool_call in enumerate(tool_calls, first):
+        body, self._body = "".join(self._body), None
+        for number, text in enumerate(_call_texts(body)):
+            index = len(self._tool_calls)  # the block's missing end is reported with its first call
+            tool_call = self._build_call(index, text, None if number else missing_end)
             self._tool_calls.append(tool_call)
             function = tool_call["function"]
             out.call_header(index, tool_call["id"], function["name"])
             out.arguments(index, function["arguments"])
+
+    def _build_call(self, index: int, body: str, missing_end: str | None) -> dict[str, Any]:
+        """Turn the text of one call into its OpenAI dict; report its problems."""
+        call_id = f"call_{index}"
+        label = tr(f"call {index} (id {call_id!r})", f"вызов {index} (id {call_id!r})")
+        if missing_end:
+            self._error(f"no {CLOSE_TAG} {missing_end}", f"нет {CLOSE_TAG} {missing_end}", label)
+        body = body.strip()
+        try:
+            payload = json.loads(body)
+        except (ValueError, RecursionError) as exc:
+            name, arguments = _salvage(body)
+            why = (
+                tr("the call is empty", "вызов пуст")
+                if not body
+                else tr(
+                    f"the call is not valid JSON ({exc})",
+                    f"вызов — некорректный JSON (json: «{exc}»)",
+                )
+            )
+            self._error(
+                f"{why}; recovered name {name!r} and arguments {snippet(arguments)!r}",
+                f"{why}; восстановлены имя {name!r} и аргументы {snippet(arguments)!r}",
+                label,
+            )
+            return tool_call_dict(call_id, name, arguments)
+        if not isinstance(payload, dict):
+            self._error(
+                f"the call is valid JSON but not an object: {snippet(body)!r}",
+                f"вызов — корректный JSON, но не объект: {snippet(body)!r}",
+                label,
+            )
+            return tool_call_dict(call_id, "", "")
+        name = payload.get("name")
+        if not isinstance(name, str):
+            self._error('no string "name" in the call', 'в вызове нет строки "name"', label)
+            name = ""
+        if "arguments" not in payload:
+            self._error(
+                'no "arguments" in the call; using {}', 'в вызове нет "arguments"; взято {}', label
+            )
+            arguments = "{}"
+        elif isinstance(payload["arguments"], str):
+            arguments = payload["arguments"]  # already JSON text (or meant to be): keep it
+        else:
+            arguments = json.dumps(payload["arguments"], ensure_ascii=False)
+        arguments_issue = arguments_problem(arguments)
+        if arguments_issue:
+            self._errors.append(f"{label}: {arguments_issue}")
+        return tool_call_dict(call_id, name, arguments)
 
 
 def parse_hermes(text: str, reasoning_open: bool | None = None) -> ParseResult:

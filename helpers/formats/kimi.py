@@ -37,11 +37,12 @@ from helpers.formats._common import (
     ParseResult,
     StrippedStream,
     arguments_problem,
+    before,
     snippet,
     tool_call_dict,
 )
 from helpers.formats.stream import StreamParser
-from helpers.i18n import Text, tr
+from helpers.i18n import tr
 
 SECTION_BEGIN = "<|tool_calls_section_begin|>"
 SECTION_END = "<|tool_calls_section_end|>"
@@ -113,65 +114,6 @@ def infer_name(arguments: str, tools: Sequence[Mapping[str, Any]]) -> str | None
     return matches[0] if len(matches) == 1 and isinstance(matches[0], str) else None
 
 
-def _build_call(
-    index: int,
-    call_id: str,
-    arguments: str | None,
-    missing_end: str | None,
-    tools: Sequence[Mapping[str, Any]] | None = None,
-) -> tuple[dict[str, Any], list[str]]:
-    """Turn what was read for one call into its OpenAI dict and the list of its problems."""
-    label = tr(f"call {index} (id {call_id!r})", f"вызов {index} (id {call_id!r})")
-    problems = []
-    if _is_bare(call_id, tools):
-        assert tools is not None
-        name = infer_name(arguments or "", tools) or ""
-        if not name:
-            problems.append(
-                tr(
-                    f"{label}: a bare id and no single tool whose parameters match the "
-                    "arguments, so no function name",
-                    f"{label}: голый id, и нет единственного инструмента, чьи параметры "
-                    "подходят к аргументам, поэтому имени функции нет",
-                )
-            )
-    else:
-        name = kimi_name_from_id(call_id)
-        id_problem = _id_problem(call_id, name)
-        if id_problem:
-            problems.append(f"{label}: {id_problem}")
-    if missing_end:
-        problems.append(
-            tr(f"{label}: no {CALL_END} {missing_end}", f"{label}: нет {CALL_END} {missing_end}")
-        )
-    if arguments is None:
-        problems.append(
-            tr(
-                f"{label}: no {ARGUMENT_BEGIN}, so no arguments",
-                f"{label}: нет {ARGUMENT_BEGIN}, поэтому нет и аргументов",
-            )
-        )
-        arguments = ""
-    else:
-        arguments_issue = arguments_problem(arguments)
-        if arguments_issue:
-            problems.append(f"{label}: {arguments_issue}")
-    return tool_call_dict(call_id, name, arguments), problems
-
-
-def _is_bare(call_id: str, tools: Sequence[Mapping[str, Any]] | None) -> bool:
-    """A bare numeric id (`0`) whose name must be inferred from the request's tools."""
-    return tools is not None and call_id.isdigit()
-
-
-def _stray_text_error(text: str) -> str:
-    """Error for visible text inside a tool-calls section but outside any call."""
-    return tr(
-        f"text between tool calls ignored: {snippet(text)!r}",
-        f"текст между вызовами пропущен: {snippet(text)!r}",
-    )
-
-
 def _misplaced(marker: str, in_section: bool, call_index: int | None) -> str:
     """Error for a marker that makes no sense where it stands (it is dropped)."""
     if call_index is not None:
@@ -196,16 +138,6 @@ def _misplaced(marker: str, in_section: bool, call_index: int | None) -> str:
     )
 
 
-_CALL_OUTSIDE_SECTION = Text(
-    f"{CALL_BEGIN} outside a tool-calls section: read as a call anyway",
-    f"{CALL_BEGIN} вне секции вызовов: всё равно прочитан как вызов",
-)
-_NO_SECTION_END = Text(
-    f"no {SECTION_END} {CUT_OFF.en}",
-    f"нет {SECTION_END} {CUT_OFF.ru}",
-)
-
-
 @dataclass
 class _StreamingCall:
     """A call being streamed: its id is buffered, its arguments are passed on as they come."""
@@ -214,7 +146,6 @@ class _StreamingCall:
     id_parts: list[str] = field(default_factory=list)
     call_id: str | None = None  # set once the id is complete and the first delta was sent
     args: StrippedStream | None = None  # None until <|tool_call_argument_begin|>
-    args_sent: list[str] = field(default_factory=list)  # the fragments read (and emitted)
     deferred: bool = False  # a bare id: header and arguments wait for the name (call end)
 
 
@@ -225,14 +156,10 @@ class KimiStreamParser(StreamParser):
     `close` add up (by `ToolCallAccumulator.add_delta`) to `parse_kimi(text)`'s content and tool
     calls, and `.result` after `close` equals `parse_kimi(text)`, errors included.
 
-    How it keeps that promise at linear cost (the plumbing is `StreamParser`'s):
-    - a `MarkerSplitter` cuts the stream into text and markers; it holds back only a tail that
-      could be the start of a marker (at most 27 characters), never the whole buffer;
-    - content goes through a `StrippedStream`: leading whitespace is dropped, trailing whitespace
-      is held back until more visible text proves it interior (so the sum is `content.strip()`);
-    - a call's id is buffered until `<|tool_call_argument_begin|>` (the first delta of a call must
-      carry the whole id and name); then arguments are streamed through their own
-      `StrippedStream`; the arguments are joined once, when the call ends, to check the JSON.
+    The plumbing (markers held back, content stripped) is `StreamParser`'s. A call's id is
+    buffered until `<|tool_call_argument_begin|>` (the first delta of a call must carry the whole
+    id and name); then arguments stream through their own `StrippedStream` and are joined once,
+    when the call ends, to check the JSON.
     """
 
     markers = KIMI_MARKERS
@@ -248,7 +175,6 @@ class KimiStreamParser(StreamParser):
         self._tools = tools
         self._in_section = False
         self._call: _StreamingCall | None = None
-        self._stray: list[str] = []  # text between calls, judged at the next marker
 
     def _on_end(self, out: DeltaList) -> None:
         """Report stray text, a cut-off call and an unclosed section."""
@@ -256,17 +182,15 @@ class KimiStreamParser(StreamParser):
         if self._call is not None:
             self._finish_call(str(CUT_OFF), out)
         if self._in_section:
-            self._errors.append(str(_NO_SECTION_END))
+            self._error(f"no {SECTION_END} {CUT_OFF.en}", f"нет {SECTION_END} {CUT_OFF.ru}")
 
     def _on_text(self, piece: str, out: DeltaList) -> None:
         """Route plain text to content, the open call's id or arguments, or the stray buffer."""
         call = self._call
         if call is not None and call.args is not None:
             fragment = call.args.push(piece)
-            if fragment:
-                call.args_sent.append(fragment)
-                if not call.deferred:
-                    out.arguments(call.index, fragment)
+            if not call.deferred:
+                out.arguments(call.index, fragment)
         elif call is not None:
             call.id_parts.append(piece)
         elif self._in_section:
@@ -279,50 +203,43 @@ class KimiStreamParser(StreamParser):
         marker = _CANONICAL.get(marker, marker)
         self._judge_stray_text()
         call = self._call
-        call_index = None if call is None else call.index
-        if marker == SECTION_BEGIN:
-            if call is None and not self._in_section:
-                self._in_section = True
-            else:
-                self._errors.append(_misplaced(marker, self._in_section, call_index))
+        if marker == SECTION_BEGIN and call is None and not self._in_section:
+            self._in_section = True
         elif marker == CALL_BEGIN:
             if call is not None:
-                self._finish_call(f"before the next {CALL_BEGIN}", out)
+                self._finish_call(before(CALL_BEGIN, next_one=True), out)
             elif not self._in_section:
-                self._errors.append(str(_CALL_OUTSIDE_SECTION))
+                self._error(
+                    f"{CALL_BEGIN} outside a tool-calls section: read as a call anyway",
+                    f"{CALL_BEGIN} вне секции вызовов: всё равно прочитан как вызов",
+                )
             self._in_section = True
             self._call = _StreamingCall(index=len(self._tool_calls))
-        elif marker == ARGUMENT_BEGIN:
-            if call is not None and call.args is None:
-                self._send_header(call, out)  # the id is complete: announce the call
-                call.args = StrippedStream()
-            else:
-                self._errors.append(_misplaced(marker, self._in_section, call_index))
-        elif marker == CALL_END:
+        elif marker == ARGUMENT_BEGIN and call is not None and call.args is None:
+            self._send_header(call, out)  # the id is complete: announce the call
+            call.args = StrippedStream()
+        elif marker == CALL_END and call is not None:
+            self._finish_call(None, out)
+        elif marker == SECTION_END and self._in_section:  # (an open call is always in one)
             if call is not None:
-                self._finish_call(None, out)
-            else:
-                self._errors.append(_misplaced(marker, self._in_section, None))
-        elif marker == SECTION_END:
-            if call is not None:
-                self._finish_call(f"before {SECTION_END}", out)
-            if self._in_section:
-                self._in_section = False
-            else:
-                self._errors.append(_misplaced(marker, False, None))
+                self._finish_call(before(SECTION_END), out)
+            self._in_section = False
+        else:
+            call_index = None if call is None else call.index
+            self._errors.append(_misplaced(marker, self._in_section, call_index))
 
     def _judge_stray_text(self) -> None:
         """Report the text gathered between calls if it was more than whitespace."""
-        if self._stray:
-            stray = "".join(self._stray)
-            self._stray = []
-            if stray.strip():
-                self._errors.append(_stray_text_error(stray))
+        if stray := self._take_stray():
+            self._error(
+                f"text between tool calls ignored: {snippet(stray)!r}",
+                f"текст между вызовами пропущен: {snippet(stray)!r}",
+            )
 
     def _send_header(self, call: _StreamingCall, out: DeltaList) -> None:
         """Emit the first delta of a call: index, id, name and empty arguments."""
         call.call_id = "".join(call.id_parts).strip()
-        if _is_bare(call.call_id, self._tools):
+        if self._tools is not None and call.call_id.isdigit():  # a bare id, as vLLM reads it
             call.deferred = True  # the name comes from the arguments, known at the call's end
             return
         out.call_header(call.index, call.call_id, kimi_name_from_id(call.call_id))
@@ -333,17 +250,46 @@ class KimiStreamParser(StreamParser):
         assert call is not None
         if call.call_id is None:  # ended before its arguments began: announce it now
             self._send_header(call, out)
-        assert call.call_id is not None
-        arguments = None if call.args is None else "".join(call.args_sent)
-        tool_call, problems = _build_call(
-            call.index, call.call_id, arguments, missing_end, self._tools
-        )
+        tool_call = self._build_call(call, missing_end)
         if call.deferred:
             out.call_header(call.index, call.call_id, tool_call["function"]["name"])
             out.arguments(call.index, tool_call["function"]["arguments"])
         self._tool_calls.append(tool_call)
-        self._errors.extend(problems)
         self._call = None
+
+    def _build_call(self, call: _StreamingCall, missing_end: str | None) -> dict[str, Any]:
+        """Turn what was read for one call into its OpenAI dict; report its problems."""
+        call_id, index = call.call_id, call.index
+        assert call_id is not None
+        arguments = None if call.args is None else "".join(call.args.sent)
+        label = tr(f"call {index} (id {call_id!r})", f"вызов {index} (id {call_id!r})")
+        if call.deferred:  # a bare numeric id: the name is inferred from the request's tools
+            assert self._tools is not None
+            name = infer_name(arguments or "", self._tools) or ""
+            if not name:
+                self._error(
+                    "a bare id and no single tool whose parameters match the arguments, so no "
+                    "function name",
+                    "голый id, и нет единственного инструмента, чьи параметры подходят к "
+                    "аргументам, поэтому имени функции нет",
+                    label,
+                )
+        else:
+            name = kimi_name_from_id(call_id)
+            id_problem = _id_problem(call_id, name)
+            if id_problem:
+                self._errors.append(f"{label}: {id_problem}")
+        if missing_end:
+            self._error(f"no {CALL_END} {missing_end}", f"нет {CALL_END} {missing_end}", label)
+        if arguments is None:
+            self._error(
+                f"no {ARGUMENT_BEGIN}, so no arguments",
+                f"нет {ARGUMENT_BEGIN}, поэтому нет и аргументов",
+                label,
+            )
+        elif arguments_issue := arguments_problem(arguments):
+            self._errors.append(f"{label}: {arguments_issue}")
+        return tool_call_dict(call_id, name, arguments or "")
 
 
 def parse_kimi(

@@ -73,11 +73,12 @@ from helpers.formats._common import (
     CUT_OFF,
     DeltaList,
     ParseResult,
+    before,
     snippet,
     tool_call_dict,
 )
 from helpers.formats.stream import StreamParser
-from helpers.i18n import tr
+from helpers.i18n import Text, tr
 
 OPEN = "<|open|>"
 CLOSE = "<|close|>"
@@ -97,7 +98,6 @@ def open_tag(name: str, attrs: Sequence[tuple[str, Any]] = ()) -> str:
 
 
 def close_tag(name: str) -> str:
-    """`<|close|>name<|sep|>`."""
     return f"{CLOSE}{name}{SEP}"
 
 
@@ -177,12 +177,12 @@ class _Tag:
 
 @dataclass
 class _Argument:
-    """One `argument` (or `json`) element of a call."""
+    """One `argument` or `json` element of a call (`element`: which one, and so its closer)."""
 
+    element: str
     key: str | None
     type: str | None
     parts: list[str] = field(default_factory=list)
-    is_json_block: bool = False
     reopened: bool = False  # a `<|close|>argument<|sep|>` was found to be part of the value
 
 
@@ -196,9 +196,12 @@ class _Call:
     arguments: list[_Argument] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
-    def problem(self, english: str, russian: str) -> None:
-        """Note a problem of this call, in the notebook's language."""
-        self.problems.append(tr(english, russian))
+    def problem(self, english: str, russian: str, argument: _Argument | None = None) -> None:
+        """Note a problem of this call (or of its `argument`), in the notebook's language."""
+        about = self.label()
+        if argument is not None:
+            about += tr(f", argument {argument.key!r}", f", аргумент {argument.key!r}")
+        self.problems.append(f"{about}: {tr(english, russian)}")
 
     def label(self) -> str:
         return tr(
@@ -206,110 +209,104 @@ class _Call:
         )
 
 
-def _closer_name(argument: _Argument) -> str:
-    """The tag name that closes an element of a call: `argument` or `json`."""
-    return "json" if argument.is_json_block else "argument"
-
-
 def _decode_value(call: _Call, argument: _Argument) -> Any:
     """The Python value of a typed argument (problems go to `call.problems`)."""
     raw = "".join(argument.parts)
-    key = argument.key
-    where = tr(f"{call.label()}, argument {key!r}", f"{call.label()}, аргумент {key!r}")
     kind = argument.type
     if kind is None:
         call.problem(
-            f"{where}: no type attribute; read as a string",
-            f"{where}: нет атрибута type; прочитан как строка",
+            "no type attribute; read as a string",
+            "нет атрибута type; прочитан как строка",
+            argument,
         )
         return raw
     if kind == "string":
         return raw
     if kind not in VALUE_TYPES:
         call.problem(
-            f"{where}: unknown type {kind!r} (expected one of {', '.join(VALUE_TYPES)}); "
+            f"unknown type {kind!r} (expected one of {', '.join(VALUE_TYPES)}); "
             "decoded as JSON if it is JSON, else kept as text",
-            f"{where}: неизвестный тип {kind!r} (ожидался один из {', '.join(VALUE_TYPES)}); "
+            f"неизвестный тип {kind!r} (ожидался один из {', '.join(VALUE_TYPES)}); "
             "разобран как JSON, если это JSON, иначе оставлен текстом",
+            argument,
         )
     try:
         value = json.loads(raw)
     except (ValueError, RecursionError) as exc:
         if kind in VALUE_TYPES:
             call.problem(
-                f"{where}: type {kind!r} but the value is not valid JSON ({exc}): "
+                f"type {kind!r} but the value is not valid JSON ({exc}): "
                 f"kept as the text {snippet(raw)!r}",
-                f"{where}: тип {kind!r}, но значение — некорректный JSON (json: «{exc}»): "
+                f"тип {kind!r}, но значение — некорректный JSON (json: «{exc}»): "
                 f"оставлено текстом {snippet(raw)!r}",
+                argument,
             )
         return raw
     if kind in VALUE_TYPES and _value_type(value) != kind:  # the renderer's own type of a value
         call.problem(
-            f"{where}: type {kind!r} does not match the value {snippet(raw)!r}",
-            f"{where}: тип {kind!r} не подходит к значению {snippet(raw)!r}",
+            f"type {kind!r} does not match the value {snippet(raw)!r}",
+            f"тип {kind!r} не подходит к значению {snippet(raw)!r}",
+            argument,
         )
     return value
 
 
 def _call_arguments(call: _Call) -> str:
     """The arguments JSON text of a whole call (problems go to `call.problems`)."""
-    typed = [a for a in call.arguments if not a.is_json_block]
-    blocks = [a for a in call.arguments if a.is_json_block]
+    typed = [a for a in call.arguments if a.element == ARGUMENT]
+    blocks = [a for a in call.arguments if a.element == JSON_BLOCK]
     if blocks and (typed or len(blocks) > 1):
         call.problem(
-            f"{call.label()}: a call has either typed arguments or one json block, "
+            f"a call has either typed arguments or one json block, "
             f"here {len(typed)} argument(s) and {len(blocks)} json block(s): merged",
-            f"{call.label()}: у вызова либо типизированные аргументы, либо один блок json, "
+            f"у вызова либо типизированные аргументы, либо один блок json, "
             f"а здесь аргументов {len(typed)} и блоков json {len(blocks)}: объединены",
         )
     if len(blocks) == 1 and not typed:
-        text = "".join(blocks[0].parts)
-        _check_json_block(call, blocks[0], text)
-        return text
+        _json_block(call, blocks[0])
+        return "".join(blocks[0].parts)
     values: dict[str, Any] = {}
     for block in blocks:
-        text = "".join(block.parts)
-        if _check_json_block(call, block, text):
-            values.update(json.loads(text))
+        values.update(_json_block(call, block))
     for argument in typed:
         key = argument.key
         if key is None:
             call.problem(
-                f"{call.label()}: an argument has no key attribute; stored under ''",
-                f"{call.label()}: у аргумента нет атрибута key; сохранён под ключом ''",
+                "an argument has no key attribute; stored under ''",
+                "у аргумента нет атрибута key; сохранён под ключом ''",
             )
             key = ""
         elif key in values:
             call.problem(
-                f"{call.label()}: argument {key!r} given twice; the last value kept",
-                f"{call.label()}: аргумент {key!r} указан дважды; оставлено последнее значение",
+                f"argument {key!r} given twice; the last value kept",
+                f"аргумент {key!r} указан дважды; оставлено последнее значение",
             )
         values[key] = _decode_value(call, argument)
     return json.dumps(values, ensure_ascii=False)
 
 
-def _check_json_block(call: _Call, block: _Argument, text: str) -> bool:
-    """Report a json block that is not a JSON object; True when it is one."""
+def _json_block(call: _Call, block: _Argument) -> dict[str, Any]:
+    """The object a json block holds; a block that holds none is reported and gives {}."""
     if block.type != "object":
         call.problem(
-            f"{call.label()}: json block with type {block.type!r}, expected 'object'",
-            f"{call.label()}: блок json с типом {block.type!r}, ожидался 'object'",
+            f"json block with type {block.type!r}, expected 'object'",
+            f"блок json с типом {block.type!r}, ожидался 'object'",
         )
     try:
-        value = json.loads(text)
+        value = json.loads("".join(block.parts))
     except (ValueError, RecursionError) as exc:
         call.problem(
-            f"{call.label()}: the json block is not valid JSON ({exc})",
-            f"{call.label()}: блок json — некорректный JSON (json: «{exc}»)",
+            f"the json block is not valid JSON ({exc})",
+            f"блок json — некорректный JSON (json: «{exc}»)",
         )
-        return False
+        return {}
     if not isinstance(value, dict):
         call.problem(
-            f"{call.label()}: the json block is valid JSON but not an object",
-            f"{call.label()}: блок json — корректный JSON, но не объект",
+            "the json block is valid JSON but not an object",
+            "блок json — корректный JSON, но не объект",
         )
-        return False
-    return True
+        return {}
+    return value
 
 
 class KimiXtmlStreamParser(StreamParser):
@@ -348,7 +345,6 @@ class KimiXtmlStreamParser(StreamParser):
         self._gap: list[str] = []  # whitespace after a closed argument, until that is decided
         self._call_count = 0
         self._call_offset = call_offset
-        self._stray: list[str] = []  # text between elements, judged at the next tag
 
     # -- text and tokens -----------------------------------------------------------------------
 
@@ -358,32 +354,33 @@ class KimiXtmlStreamParser(StreamParser):
         if tag is not None:
             tag.parts.append(piece)
             if self._state in _RAW and not self._could_be_raw_tag(tag):
-                self._flush_tag_as_text(out)
+                self._tag = None  # a would-be tag that is text of the block after all
+                self._text(tag.kind + tag.text(), out)
             return
         self._text(piece, out)
 
     def _on_marker(self, token: str, out: DeltaList) -> None:
-        """One of the four special tokens."""
         tag = self._tag
         if token == SEP and tag is not None:
             self._tag = None
             self._on_tag(tag, out)
             return
         if tag is not None:  # a tag interrupted by another token: it was no tag
-            if self._state in _RAW or self._state == UNDECIDED:
-                self._flush_tag_as_text(out)
-            else:
-                self._tag = None
-                self._report_stray(tag.kind + tag.text())
+            self._tag = None
+            self._text_or_stray(tag.kind + tag.text(), out)
         if token in (OPEN, CLOSE):
             self._tag = _Tag(token)
         elif token == END_OF_MSG:
             self._on_end_of_message(out)
         else:  # a <|sep|> that ends no tag
-            if self._state in _RAW or self._state == UNDECIDED:
-                self._text(token, out)
-            else:
-                self._report_stray(token)
+            self._text_or_stray(token, out)
+
+    def _text_or_stray(self, text: str, out: DeltaList) -> None:
+        """Text of a raw block (or not yet placed), or else a stray piece that is reported."""
+        if self._state in _RAW or self._state == UNDECIDED:
+            self._text(text, out)
+        else:
+            self._report_stray(text)
 
     def _could_be_raw_tag(self, tag: _Tag) -> bool:
         """Inside a raw block: can the tag still become one that means something here?"""
@@ -399,24 +396,13 @@ class KimiXtmlStreamParser(StreamParser):
         pattern = _CUT_OPEN_RE if tag.kind == OPEN else _CUT_CLOSE_RE
         return pattern.fullmatch(tag.text()) is not None
 
-    def _flush_tag_as_text(self, out: DeltaList) -> None:
-        """A would-be tag in a raw block turned out to be text of the block."""
-        tag = self._tag
-        assert tag is not None
-        self._tag = None
-        self._text(tag.kind + tag.text(), out)
-
     def _text(self, piece: str, out: DeltaList) -> None:
-        """Text that belongs to the current block."""
         state = self._state
         if state == UNDECIDED:
             self._undecided.append(piece)
-        elif state == THINK:
+        elif state in (THINK, RESPONSE, TOP):
             self._block_text_seen = self._block_text_seen or bool(piece.strip())
-            self._emit_reasoning(piece, out)
-        elif state in (RESPONSE, TOP):
-            self._block_text_seen = self._block_text_seen or bool(piece.strip())
-            self._emit_content(piece, out)
+            (self._emit_reasoning if state == THINK else self._emit_content)(piece, out)
         elif state in (ARGUMENT, JSON_BLOCK):
             assert self._argument is not None
             self._argument.parts.append(piece)
@@ -436,14 +422,11 @@ class KimiXtmlStreamParser(StreamParser):
 
     def _judge_stray(self) -> None:
         """Report text that stood between elements if it was more than whitespace."""
-        if self._stray:
-            text = "".join(self._stray)
-            self._stray = []
-            if text.strip():
-                self._error(
-                    f"text outside any block ignored (in {self._where()}): {snippet(text)!r}",
-                    f"текст вне блоков пропущен (в {self._where()}): {snippet(text)!r}",
-                )
+        if text := self._take_stray():
+            self._error(
+                f"text outside any block ignored (in {self._where()}): {snippet(text)!r}",
+                f"текст вне блоков пропущен (в {self._where()}): {snippet(text)!r}",
+            )
 
     def _where(self) -> str:
         if self._call is not None:
@@ -470,7 +453,7 @@ class KimiXtmlStreamParser(StreamParser):
             return
         closed = self._closed_argument
         if self._state == CALL and closed is not None:
-            if tag.kind == CLOSE and text.strip() == _closer_name(closed):
+            if tag.kind == CLOSE and text.strip() == closed.element:
                 # a second closing marker: the first one was part of the value
                 self._reopen_argument("")
                 self._close_argument()
@@ -501,7 +484,7 @@ class KimiXtmlStreamParser(StreamParser):
             self._end_raw_block()
             return
         if kind == OPEN and name == state:
-            if self._block_has_text():
+            if self._block_text_seen:
                 self._error(
                     f"{open_tag(name)} inside the {name} block ignored",
                     f"{open_tag(name)} внутри блока {name} пропущен",
@@ -520,23 +503,18 @@ class KimiXtmlStreamParser(StreamParser):
         else:
             self._on_close(name, out)
 
-    def _block_has_text(self) -> bool:
-        """Has the think or response block we are in received visible text yet?"""
-        return self._block_text_seen
-
     def _block_label(self) -> str:
         if self._state in (ARGUMENT, JSON_BLOCK):
             assert self._call is not None and self._argument is not None
             what = (
                 "json"
-                if self._argument.is_json_block
+                if self._argument.element == JSON_BLOCK
                 else tr(f"argument {self._argument.key!r}", f"аргумент {self._argument.key!r}")
             )
             return f"{self._call.label()}: {what}"
         return tr(f"the {self._state} block", f"блок {self._state}")
 
     def _end_raw_block(self) -> None:
-        """Leave the raw block we are in."""
         if self._state in (THINK, RESPONSE):
             self._state = TOP
         else:
@@ -555,21 +533,21 @@ class KimiXtmlStreamParser(StreamParser):
         assert argument is not None and self._call is not None
         if not argument.reopened:
             argument.reopened = True
-            name = "json" if argument.is_json_block else repr(argument.key)
-            marker = close_tag(_closer_name(argument))
+            name = "json" if argument.element == JSON_BLOCK else repr(argument.key)
+            marker = close_tag(argument.element)
             self._call.problem(
-                f"{self._call.label()}: the value of {name} contains "
+                f"the value of {name} contains "
                 f"{marker}, which cannot be told from the closing marker; "
                 "read as part of the value because text followed it: check this call",
-                f"{self._call.label()}: значение {name} содержит {marker}, "
+                f"значение {name} содержит {marker}, "
                 "который не отличить от закрывающего маркера; прочитан как часть "
                 "значения, потому что за ним шёл текст: проверьте этот вызов",
             )
-        argument.parts += [close_tag(_closer_name(argument)), *self._gap, text]
+        argument.parts += [close_tag(argument.element), *self._gap, text]
         self._gap = []
         self._closed_argument = None
         self._argument = argument
-        self._state = JSON_BLOCK if argument.is_json_block else ARGUMENT
+        self._state = argument.element
 
     def _commit_argument(self) -> None:
         """The closed argument stays closed: store it in its call."""
@@ -580,7 +558,6 @@ class KimiXtmlStreamParser(StreamParser):
             self._gap = []
 
     def _on_open(self, header: str) -> None:
-        """An open tag outside raw blocks."""
         name, attrs, rest = _parse_header(header)
         if rest:
             self._error(
@@ -589,17 +566,14 @@ class KimiXtmlStreamParser(StreamParser):
             )
         state = self._state
         if state == TOP and name in (THINK, RESPONSE):
-            self._message_seen = True
             if self._blocks_seen[name]:  # a second block of the kind: keep them apart
                 (self._content if name == RESPONSE else self._reasoning).push(_BLOCK_SEPARATOR)
             self._blocks_seen[name] = True
             self._block_text_seen = False
             self._state = name
         elif state == TOP and name == "tools":
-            self._message_seen = True
             self._state = TOOLS
         elif state == TOP and name == "message" and not self._message_seen:
-            self._message_seen = True
             if attrs.get("role") != "assistant":
                 self._error(
                     f"message role {attrs.get('role')!r}: read as the assistant's",
@@ -611,26 +585,24 @@ class KimiXtmlStreamParser(StreamParser):
                     f"{OPEN}call{SEP} outside a tools block: read as a call anyway",
                     f"{OPEN}call{SEP} вне блока tools: всё равно прочитан как вызов",
                 )
-            self._message_seen = True
             self._call_count += 1
             self._call = _Call(self._call_count, attrs.get("tool", ""), attrs.get("index"))
             self._state = CALL
         elif state == CALL and name in ("argument", "json"):
-            self._argument = _Argument(
-                attrs.get("key"), attrs.get("type"), is_json_block=name == "json"
-            )
-            self._state = ARGUMENT if name == "argument" else JSON_BLOCK
+            self._argument = _Argument(name, attrs.get("key"), attrs.get("type"))
+            self._state = name
         else:
             self._report_stray(f"{OPEN}{header}{SEP}")
+            return
+        self._message_seen = True  # any element: a message opened later is no longer the first
 
     def _on_close(self, name: str, out: DeltaList) -> None:
-        """A close tag outside raw blocks."""
         state = self._state
         if state == CALL and name == "call":
             self._finish_call(out)
             self._state = TOOLS
         elif state == CALL and name in ("tools", "message"):
-            self._drop_call(tr(f"before {close_tag(name)}", f"перед {close_tag(name)}"))
+            self._drop_call(before(close_tag(name)))
             self._state = TOOLS
             self._on_close(name, out)
         elif state == TOOLS and name == "tools":
@@ -648,63 +620,37 @@ class KimiXtmlStreamParser(StreamParser):
 
     def _on_end_of_message(self, out: DeltaList) -> None:
         """`<|end_of_msg|>`: the message is over, whatever is still open."""
-        if self._state == UNDECIDED:
+        self._close_all(Text(f"before {END_OF_MSG}", f"перед {END_OF_MSG}"), out)
+        self._state = ENDED
+
+    def _close_all(self, why: Text, out: DeltaList) -> None:
+        """Close and report every block still open (`why`: before what, or CUT_OFF)."""
+        if self._state == UNDECIDED:  # no tag at all: plain text is content
             self._decide(_Tag(END_OF_MSG), out)
         if self._state in _RAW:
-            self._error(
-                f"{self._block_label()} not closed before {END_OF_MSG}",
-                f"{self._block_label()} не закрыт перед {END_OF_MSG}",
-            )
+            label = self._block_label()
+            self._error(f"{label} not closed {why.en}", f"{label} не закрыт {why.ru}")
             self._end_raw_block()
         self._commit_argument()
         self._judge_stray()
         if self._state == CALL:
-            self._drop_call(tr(f"before {END_OF_MSG}", f"перед {END_OF_MSG}"))
+            self._drop_call(str(why))
             self._state = TOOLS
         if self._state == TOOLS:
-            self._error(
-                f"the tools block not closed before {END_OF_MSG}",
-                f"блок tools не закрыт перед {END_OF_MSG}",
-            )
-        self._state = ENDED
+            self._error(f"the tools block not closed {why.en}", f"блок tools не закрыт {why.ru}")
 
     def _on_end(self, out: DeltaList) -> None:
         """The text ended: decide, then report whatever is still open."""
-        if self._tag is not None and not self._looks_cut_off(self._tag):
-            self._flush_tag_as_text(out)  # `<|open|>` and text that can be no tag: plain text
-        if self._tag is not None:
-            tag = self._tag
-            self._tag = None
+        tag, self._tag = self._tag, None
+        if tag is not None and not self._looks_cut_off(tag):
+            self._text(tag.kind + tag.text(), out)  # `<|open|>` and text that can be no tag
+        elif tag is not None:
             self._error(
                 f"tag {snippet(tag.kind + tag.text())!r} cut off {CUT_OFF.en}: dropped",
                 f"тег {snippet(tag.kind + tag.text())!r} оборван: текст кончился "
                 "(например, по max_tokens?): пропущен",
             )
-        if self._state == UNDECIDED:  # no tag at all: plain text is content
-            self._state = TOP
-            held, self._undecided = "".join(self._undecided), []
-            if held:
-                self._emit_content(held, out)
-        if self._state in _RAW and self._state not in (THINK, RESPONSE):
-            self._error(
-                f"{self._block_label()} not closed {CUT_OFF.en}",
-                f"{self._block_label()} не закрыт {CUT_OFF.ru}",
-            )
-            self._end_raw_block()
-        self._commit_argument()
-        self._judge_stray()
-        if self._state == CALL:
-            self._drop_call(str(CUT_OFF))
-            self._state = TOOLS
-        if self._state == TOOLS:
-            self._error(
-                f"the tools block not closed {CUT_OFF.en}", f"блок tools не закрыт {CUT_OFF.ru}"
-            )
-        if self._state in (THINK, RESPONSE):
-            self._error(
-                f"the {self._state} block not closed {CUT_OFF.en}",
-                f"блок {self._state} не закрыт {CUT_OFF.ru}",
-            )
+        self._close_all(CUT_OFF, out)
 
     # -- calls ---------------------------------------------------------------------------------
 
@@ -716,19 +662,17 @@ class KimiXtmlStreamParser(StreamParser):
         arguments = _call_arguments(call)
         expected = str(call.number)
         if call.index_attr is None:
-            call.problem(
-                f"{call.label()}: no index attribute", f"{call.label()}: нет атрибута index"
-            )
+            call.problem("no index attribute", "нет атрибута index")
         elif call.index_attr != expected:
             call.problem(
-                f"{call.label()}: index={call.index_attr!r}, expected {expected!r}",
-                f"{call.label()}: index={call.index_attr!r}, ожидался {expected!r}",
+                f"index={call.index_attr!r}, expected {expected!r}",
+                f"index={call.index_attr!r}, ожидался {expected!r}",
             )
         if not call.name:
             call.problem(
-                f"{call.label()}: no tool name (tool attribute): call dropped, "
+                f"no tool name (tool attribute): call dropped, "
                 f"its arguments were {snippet(arguments)!r}",
-                f"{call.label()}: нет имени инструмента (атрибут tool): вызов пропущен, "
+                f"нет имени инструмента (атрибут tool): вызов пропущен, "
                 f"его аргументы: {snippet(arguments)!r}",
             )
         self._errors.extend(call.problems)
@@ -748,10 +692,11 @@ class KimiXtmlStreamParser(StreamParser):
             f"{a.key}={snippet(''.join(a.parts), 30)!r}" for a in call.arguments if a.key
         )
         self._error(
-            f"{call.label()}: no {close_tag('call')} {why}: the call is not whole and is "
+            f"no {close_tag('call')} {why}: the call is not whole and is "
             f"NOT returned (read so far: {read or 'no arguments'})",
-            f"{call.label()}: нет {close_tag('call')} {why}: вызов не целый и НЕ "
+            f"нет {close_tag('call')} {why}: вызов не целый и НЕ "
             f"возвращён (прочитано: {read or 'аргументов нет'})",
+            call.label(),
         )
         self._errors.extend(call.problems)
 
@@ -787,6 +732,7 @@ _TOOL_CHOICE_TEXT = {
     "none": "The system is invoked with `tool_choice=none`.\n"
     "You MUST NOT call any tools in the next message.",
 }
+_END = close_tag("message") + END_OF_MSG
 _RAW_JSON_TEXT = (
     "The system is invoked with `response_format={kind}`.\nYour response must be raw JSON data "
     "without markdown code blocks (```json) or any additional formatting."
@@ -799,18 +745,11 @@ def _sorted_json(value: Any) -> str:
 
 
 def _value_type(value: Any) -> str:
-    """The XTML `type` of an argument value."""
-    if isinstance(value, bool):
+    """The XTML `type` of an argument value (a bool is no number; anything else is an array)."""
+    if isinstance(value, bool):  # before "number": a bool is an int
         return "boolean"
-    if value is None:
-        return "null"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, Mapping):
-        return "object"
-    return "array"
+    kinds = {"null": type(None), "number": int | float, "string": str, "object": Mapping}
+    return next((kind for kind, of in kinds.items() if isinstance(value, of)), "array")
 
 
 def _value_text(value: Any) -> str:
@@ -826,21 +765,16 @@ def _content_text(content: Any) -> str:
         return ""
     if isinstance(content, str):
         return content
-    pieces = []
-    for part in content:
-        if part.get("type") in ("image", "image_url"):
-            pieces.append(IMAGE_PLACEHOLDER)
-        else:
-            pieces.append(str(part.get("text", "")))
-    return "".join(pieces)
+    return "".join(
+        IMAGE_PLACEHOLDER
+        if part.get("type") in ("image", "image_url")
+        else str(part.get("text", ""))
+        for part in content
+    )
 
 
 def _system_message(kind: str, body: str) -> str:
-    return open_tag("message", [("role", "system"), ("type", kind)]) + body.strip() + _end()
-
-
-def _end() -> str:
-    return close_tag("message") + END_OF_MSG
+    return open_tag("message", [("role", "system"), ("type", kind)]) + body.strip() + _END
 
 
 def _function_of(call: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -905,11 +839,13 @@ def _render_assistant(message: Mapping[str, Any], thinking: bool) -> str:
                         f"у вызова {number} нет имени функции",
                     )
                 )
-            parts.append(open_tag("call", [("tool", function["name"]), ("index", number)]))
-            parts.append(_render_arguments(function.get("arguments", {})))
-            parts.append(close_tag("call"))
+            parts += [
+                open_tag("call", [("tool", function["name"]), ("index", number)]),
+                _render_arguments(function.get("arguments", {})),
+                close_tag("call"),
+            ]
         parts.append(close_tag("tools"))
-    parts.append(_end())
+    parts.append(_END)
     return "".join(parts)
 
 
@@ -936,21 +872,13 @@ def _render_tool_results(
         return item.get("tool_call_id", item.get("id"))
 
     known_ids = {str(c.get("id")) for c in calls if isinstance(c, Mapping) and c.get("id")}
-    ordered: list[tuple[Mapping[str, Any], Any]] = []
+    ordered: list[tuple[Mapping[str, Any], Any]] = [(message, None) for message in run]
     if run and all(call_id(m) is not None and str(call_id(m)) in known_ids for m in run):
-        done: set[str] = set()
+        names: dict[str, Any] = {}  # each call id once, with the name of its first call
         for call in calls:
-            if not isinstance(call, Mapping) or call.get("id") is None:
-                continue
-            cid = str(call["id"])
-            if cid in done:
-                continue
-            done.add(cid)
-            for message in run:
-                if str(call_id(message)) == cid:
-                    ordered.append((message, _function_of(call).get("name")))
-    else:
-        ordered = [(message, None) for message in run]
+            if isinstance(call, Mapping) and call.get("id") is not None:
+                names.setdefault(str(call["id"]), _function_of(call).get("name"))
+        ordered = [(m, name) for cid, name in names.items() for m in run if str(call_id(m)) == cid]
     parts = []
     for number, (message, name) in enumerate(ordered, start=1):
         if name is None:
@@ -966,9 +894,8 @@ def _render_tool_results(
                     "предыдущего сообщения ассистента или `name`",
                 )
             )
-        parts.append(open_tag("message", [("role", "tool"), ("tool", name), ("index", number)]))
-        parts.append(_content_text(message.get("content")))
-        parts.append(_end())
+        attrs = [("role", "tool"), ("tool", name), ("index", number)]
+        parts.append(open_tag("message", attrs) + _content_text(message.get("content")) + _END)
     return "".join(parts)
 
 
@@ -1038,7 +965,7 @@ def render_kimi_xtml(
             continue
         if role == "user" or (role == "system" and not message.get("tools")):
             parts.append(open_tag("message", _name_attrs(role, message)))
-            parts.append(_content_text(message.get("content")) + _end())
+            parts.append(_content_text(message.get("content")) + _END)
         elif role == "system":
             parts.append(_tool_declaration(message["tools"], _DYNAMIC_TOOLS_HEADER))
         elif role == "assistant":
@@ -1065,7 +992,7 @@ def render_kimi_xtml(
 
 def _tool_declaration(tools: Iterable[Mapping[str, Any]], header: str) -> str:
     body = header + _sorted_json(list(tools)) + "\n```"
-    return open_tag("message", [("role", "system"), ("type", "tool-declare")]) + body + _end()
+    return open_tag("message", [("role", "system"), ("type", "tool-declare")]) + body + _END
 
 
 def _response_format_message(response_format: Mapping[str, Any] | None) -> str:

@@ -54,17 +54,20 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import accumulate
 from typing import Any
 
 from helpers.formats._common import (
     CUT_OFF,
     DeltaList,
     ParseResult,
+    before,
     snippet,
     tool_call_dict,
+    unopened,
 )
 from helpers.formats.stream import StreamParser
-from helpers.i18n import Text, tr
+from helpers.i18n import tr
 
 TOOL_CALL_OPEN = "<tool_call>"
 TOOL_CALL_CLOSE = "</tool_call>"
@@ -97,11 +100,8 @@ _NESTING_RE = re.compile(r"[\[\]{}()]")
 
 def _nesting_depth(text: str) -> int:
     """The deepest bracket nesting in `text` (quotes ignored: a cheap upper bound)."""
-    depth = deepest = 0
-    for match in _NESTING_RE.finditer(text):
-        depth += 1 if match.group() in "[{(" else -1
-        deepest = max(deepest, depth)
-    return deepest
+    steps = (1 if match.group() in "[{(" else -1 for match in _NESTING_RE.finditer(text))
+    return max(accumulate(steps, initial=0))
 
 
 def _literal(value: str) -> tuple[bool, Any]:
@@ -137,28 +137,25 @@ def schema_type(schema: Any) -> tuple[str, bool]:
         return "string", False
     if "type" in schema:
         declared = schema["type"]
-        if isinstance(declared, list):
-            names = [str(item).strip().lower() for item in declared]
-            others = [name for name in names if name != "null"]
-            return (others[0] if others else "null"), "null" in names
-        name = str(declared).strip().lower()
-        return name, name == "null"
-    for union in ("anyOf", "oneOf"):
-        options = schema.get(union)
-        if isinstance(options, list):
-            kinds = [
-                str(option["type"]).strip().lower()
-                for option in options
-                if isinstance(option, Mapping) and "type" in option
-            ]
-            others = [kind for kind in kinds if kind != "null"]
-            return (others[0] if others else "string"), "null" in kinds
-    return "string", False
+        kinds, fallback = (declared if isinstance(declared, list) else [declared]), "null"
+    else:
+        unions = (schema.get(union) for union in ("anyOf", "oneOf"))
+        options = next((union for union in unions if isinstance(union, list)), None)
+        if options is None:
+            return "string", False
+        kinds = [o["type"] for o in options if isinstance(o, Mapping) and "type" in o]
+        fallback = "string"
+    names = [str(kind).strip().lower() for kind in kinds]
+    others = [name for name in names if name != "null"]
+    return (others[0] if others else fallback), "null" in names
 
 
-def _kept(value: str, note: Text) -> tuple[str, str]:
+def _kept(value: str, english: str, russian: str) -> tuple[str, str]:
     """A value that could not be converted stays the text, with a note saying why."""
-    return value, str(note)
+    shown = f"{snippet(value)!r}"
+    return value, tr(
+        f"{shown} {english}; kept as a string", f"{shown} — {russian}; оставлено строкой"
+    )
 
 
 def convert_parameter(
@@ -200,13 +197,7 @@ def convert_parameter(
         try:
             return int(value), None
         except ValueError:
-            return _kept(
-                value,
-                Text(
-                    f"{snippet(value)!r} is not an integer; kept as a string",
-                    f"{snippet(value)!r} — не целое число; оставлено строкой",
-                ),
-            )
+            return _kept(value, "is not an integer", "не целое число")
     if kind.startswith(("num", "float")):
         if _WHOLE_NUMBER_RE.fullmatch(value.strip()):
             return int(value), None  # exact: no round trip through float
@@ -216,13 +207,7 @@ def convert_parameter(
             number = math.nan
         if math.isfinite(number):
             return (int(number) if number.is_integer() else number), None
-        return _kept(
-            value,
-            Text(
-                f"{snippet(value)!r} is not a finite number; kept as a string",
-                f"{snippet(value)!r} — не конечное число; оставлено строкой",
-            ),
-        )
+        return _kept(value, "is not a finite number", "не конечное число")
     if kind in _BOOLEAN_TYPES:
         note = (
             None
@@ -241,13 +226,7 @@ def convert_parameter(
     ok, result = _literal(value)
     if ok:
         return (_decode_repr(result) if container else result), None
-    return _kept(
-        value,
-        Text(
-            f"{snippet(value)!r} is not a {kind} value; kept as a string",
-            f"{snippet(value)!r} — не значение типа {kind}; оставлено строкой",
-        ),
-    )
+    return _kept(value, f"is not a {kind} value", f"не значение типа {kind}")
 
 
 def _decode_repr(value: Any) -> Any:
@@ -257,12 +236,6 @@ def _decode_repr(value: Any) -> Any:
         if ok:
             return result
     return value
-
-
-def _strip_one_newline(value: str) -> str:
-    """Remove one leading and one trailing newline (the template puts them around each value)."""
-    value = value.removeprefix("\n")
-    return value.removesuffix("\n")
 
 
 def _json_value(value: Any) -> str:
@@ -322,23 +295,31 @@ class QwenXmlStreamParser(StreamParser):
         """Forget the tags seen inside the value that just ended."""
         self._param_depth = 0  # literal <parameter=...> opened inside the value
         self._call_depth = 0  # literal <function=...> opened inside the value
-        self._pending: list[str] | None = None  # a closing tag (and whitespace) not yet judged
-        self._pending_kind = ""  # which closing tag: PARAMETER_CLOSE or FUNCTION_CLOSE
+        # A closing tag (PARAMETER_CLOSE or FUNCTION_CLOSE, first) and whitespace, not yet judged.
+        self._pending: list[str] | None = None
         self._probe: list[str] | None = None  # the name after a <parameter= inside a value
-        self._probe_prefix = ""  # text before that <parameter= if it turns out literal
-        self._probe_after_close = False  # the <parameter= came right after a </parameter>
+        # The held </parameter> (and whitespace) right before that <parameter=, if there was one.
+        self._probe_prefix = ""
 
     # --- pieces of text ---------------------------------------------------------------------
 
     def _on_text(self, piece: str, out: DeltaList) -> None:
         """Route plain text to the name, key or value being read, to content, or away."""
         while piece:
-            if self._name is not None:
-                piece = self._read_name(piece, out)
-            elif self._key is not None:
-                piece = self._read_key(piece)
-            elif self._probe is not None:
-                piece = self._read_probe(piece, out)
+            name = next((b for b in (self._name, self._key, self._probe) if b is not None), None)
+            if name is not None:  # a function, parameter or probed name: read up to its ">"
+                end = piece.find(">")
+                if end < 0:
+                    name.append(piece)
+                    return
+                name.append(piece[:end])
+                piece = piece[end + 1 :]
+                if name is self._name:
+                    self._start_function(True, out)
+                elif name is self._key:
+                    self._open_value("".join(name))
+                else:
+                    self._judge_probe(out)
             elif self._pending is not None:
                 if not piece.strip():
                     self._pending.append(piece)
@@ -370,57 +351,30 @@ class QwenXmlStreamParser(StreamParser):
                 f"текст внутри блока {TOOL_CALL_OPEN}, но вне его тегов пропущен",
             )
 
-    def _read_name(self, piece: str, out: DeltaList) -> str:
-        """Collect the function name up to ">"; at ">", start the call. Returns the rest."""
-        assert self._name is not None
-        end = piece.find(">")
-        if end < 0:
-            self._name.append(piece)
-            return ""
-        self._name.append(piece[:end])
-        self._start_function(True, out)
-        return piece[end + 1 :]
-
-    def _read_key(self, piece: str) -> str:
-        """Collect a parameter name up to ">"; at ">", start its value. Returns the rest."""
-        assert self._key is not None
-        end = piece.find(">")
-        if end < 0:
-            self._key.append(piece)
-            return ""
-        self._key.append(piece[:end])
-        self._open_value("".join(self._key))
-        return piece[end + 1 :]
-
     def _open_value(self, key: str) -> None:
         """A parameter's name is complete: its value starts."""
         self._param, self._key = key, None
         self._value = []
         self._reset_value_state()
 
-    def _read_probe(self, piece: str, out: DeltaList) -> str:
-        """Collect the name after a `<parameter=` met inside a value; at ">", judge it."""
+    def _judge_probe(self, out: DeltaList) -> None:
+        """The name after a `<parameter=` met inside a value is complete: judge it."""
         assert self._probe is not None and self._function is not None
-        end = piece.find(">")
-        if end < 0:
-            self._probe.append(piece)
-            return ""
-        self._probe.append(piece[:end])
         name, self._probe = "".join(self._probe), None
         declared = self._function["types"]
         known = not declared or name in declared  # no schema to check against: any name
-        if self._probe_after_close:
+        if self._probe_prefix:
             structural = known  # </parameter> then a declared parameter: the value had ended
         else:
             written = name in self._function["keys"] or name == self._param
             structural = known and not written  # a missing </parameter> before the next one
         if structural:
-            before = tr(f"before the next {PARAMETER_OPEN}", f"перед следующим {PARAMETER_OPEN}")
-            self._end_parameter(None if self._probe_after_close else before, out)
+            missing = None if self._probe_prefix else before(PARAMETER_OPEN, next_one=True)
+            self._end_parameter(missing, out)
             self._open_value(name)
         else:
             assert self._value is not None
-            if self._probe_after_close:  # a student would expect a new parameter here: say why
+            if self._probe_prefix:  # a student would expect a new parameter here: say why
                 self._error(
                     f"{self._label()}, parameter {self._param!r}: {PARAMETER_CLOSE}"
                     f"{PARAMETER_OPEN}{name}> kept as text of the value, since the tool's "
@@ -431,13 +385,12 @@ class QwenXmlStreamParser(StreamParser):
                 )
             self._value.append(f"{self._probe_prefix}{PARAMETER_OPEN}{name}>")
             self._param_depth += 1
-        return piece[end + 1 :]
 
     def _literal_pending(self) -> None:
         """The closing tag held back was text inside the value after all."""
         assert self._pending is not None and self._value is not None
         self._value.append("".join(self._pending))
-        if self._pending_kind == PARAMETER_CLOSE and self._param_depth:
+        if self._pending[0] == PARAMETER_CLOSE and self._param_depth:
             self._param_depth -= 1  # it closed a literal <parameter=...>
         self._pending = None
 
@@ -463,43 +416,47 @@ class QwenXmlStreamParser(StreamParser):
     def _resolve_pending(self, tag: str, out: DeltaList) -> bool:
         """Judge the held closing tag by the tag that follows it; True when `tag` is used up."""
         assert self._pending is not None
-        if self._pending_kind == PARAMETER_CLOSE and self._param_depth:
+        parameter_close = self._pending[0] == PARAMETER_CLOSE
+        if parameter_close and self._param_depth:
             # It may close a literal <parameter=...> inside the value, or (a value that wrote
             # an undeclared parameter) the value itself: only a call's end says the latter.
             if tag in (FUNCTION_CLOSE, TOOL_CALL_CLOSE) and not self._call_depth:
-                self._pending = None
-                self._end_parameter(None, out)
-                return False
-            self._literal_pending()
-            return False
-        if self._pending_kind == PARAMETER_CLOSE:
-            if tag == PARAMETER_OPEN:  # judged by its name: declared or not
-                self._probe_prefix, self._pending = "".join(self._pending), None
-                self._probe, self._probe_after_close = [], True
-                return True
-            if tag == PARAMETER_CLOSE:  # the first one was text; this one is held instead
+                self._end_pending(out)
+            else:
                 self._literal_pending()
-                self._pending = [tag]
-                return True
-            self._pending = None  # </function> or a tool-call tag: the value ended
-            self._end_parameter(None, out)
-            return False
-        if tag in (TOOL_CALL_CLOSE, TOOL_CALL_OPEN):  # </function> then a call tag: structural
-            self._pending = None
-            self._end_function(None, tr(f"before {FUNCTION_CLOSE}", f"перед {FUNCTION_CLOSE}"), out)
-            return False
-        self._literal_pending()
+        elif parameter_close and tag == PARAMETER_OPEN:  # judged by its name: declared or not
+            self._probe_prefix, self._pending = "".join(self._pending), None
+            self._probe = []
+            return True
+        elif parameter_close and tag == PARAMETER_CLOSE:  # the first was text; hold this one
+            self._literal_pending()
+            self._pending = [tag]
+            return True
+        elif parameter_close or tag in (TOOL_CALL_CLOSE, TOOL_CALL_OPEN):
+            # </parameter> before a function's end or a call tag; </function> before a call tag
+            self._end_pending(out)
+        else:
+            self._literal_pending()
         return False
+
+    def _end_pending(self, out: DeltaList) -> None:
+        """The closing tag held back was structural: end its parameter or function."""
+        assert self._pending is not None
+        kind, self._pending = self._pending[0], None
+        if kind == PARAMETER_CLOSE:
+            self._end_parameter(None, out)
+        else:
+            self._end_function(None, before(FUNCTION_CLOSE), out)
 
     def _value_tag(self, tag: str) -> None:
         """A tag inside a parameter value: text, a nested literal, or a closing tag to judge."""
         assert self._value is not None
         if tag == PARAMETER_CLOSE:  # judged by what follows (nested or not)
-            self._pending, self._pending_kind = [tag], PARAMETER_CLOSE
+            self._pending = [tag]
         elif tag == PARAMETER_OPEN:
-            self._probe, self._probe_prefix, self._probe_after_close = [], "", False
+            self._probe, self._probe_prefix = [], ""
         elif tag == FUNCTION_CLOSE and not self._call_depth:
-            self._pending, self._pending_kind = [tag], FUNCTION_CLOSE
+            self._pending = [tag]
         else:
             if tag == FUNCTION_OPEN:
                 self._call_depth += 1
@@ -509,45 +466,28 @@ class QwenXmlStreamParser(StreamParser):
 
     def _structural_tag(self, tag: str, out: DeltaList) -> None:
         """Apply one tag outside a value: open or close a block, a function or a parameter."""
-        if tag == PARAMETER_OPEN and (self._function is not None or self._name is not None):
+        in_function = self._function is not None or self._name is not None
+        if tag in (FUNCTION_OPEN, TOOL_CALL_OPEN, TOOL_CALL_CLOSE) and in_function:
+            self._end_function(before(tag), before(tag), out)  # a call tag ends the function
+        if tag == PARAMETER_OPEN and in_function:
             if self._name is not None:  # the function name never got its ">"
                 self._start_function(False, out)
-            self._end_parameter(
-                tr(f"before the next {PARAMETER_OPEN}", f"перед следующим {PARAMETER_OPEN}"), out
-            )
+            self._end_parameter(before(PARAMETER_OPEN, next_one=True), out)
             self._key = []
-            return
-        if tag == PARAMETER_CLOSE:
-            if self._key is not None or self._value is not None:
-                self._end_parameter(None, out)
-            else:
-                self._error(
-                    f"{PARAMETER_CLOSE} without an open {PARAMETER_OPEN} ignored",
-                    f"{PARAMETER_CLOSE} без открытого {PARAMETER_OPEN} пропущен",
-                )
-            return
-        if tag == FUNCTION_CLOSE:
-            if self._function is None and self._name is None:
-                self._error(
-                    f"{FUNCTION_CLOSE} without an open {FUNCTION_OPEN} ignored",
-                    f"{FUNCTION_CLOSE} без открытого {FUNCTION_OPEN} пропущен",
-                )
-            else:
-                self._end_function(
-                    None, tr(f"before {FUNCTION_CLOSE}", f"перед {FUNCTION_CLOSE}"), out
-                )
-            return
-        if tag == PARAMETER_OPEN:  # no open function to hold it
+        elif tag == PARAMETER_OPEN:  # no open function to hold it
             self._error(
                 f"{PARAMETER_OPEN} outside a function ignored",
                 f"{PARAMETER_OPEN} вне функции пропущен",
             )
-            return
-        # <function=, <tool_call>, </tool_call>: each closes an open function first.
-        if self._function is not None or self._name is not None:
-            before = tr(f"before {tag}", f"перед {tag}")
-            self._end_function(before, before, out)
-        if tag == FUNCTION_OPEN:
+        elif tag == PARAMETER_CLOSE and (self._key is not None or self._value is not None):
+            self._end_parameter(None, out)
+        elif tag == PARAMETER_CLOSE:
+            self._errors.append(unopened(PARAMETER_CLOSE, PARAMETER_OPEN))
+        elif tag == FUNCTION_CLOSE and in_function:
+            self._end_function(None, before(FUNCTION_CLOSE), out)
+        elif tag == FUNCTION_CLOSE:
+            self._errors.append(unopened(FUNCTION_CLOSE, FUNCTION_OPEN))
+        elif tag == FUNCTION_OPEN:
             self._name = []
             self._stray_text = False
         elif tag == TOOL_CALL_OPEN:
@@ -561,23 +501,14 @@ class QwenXmlStreamParser(StreamParser):
         elif self._in_block:  # </tool_call>
             self._in_block = False
         else:
-            self._error(
-                f"{TOOL_CALL_CLOSE} without an open {TOOL_CALL_OPEN} ignored",
-                f"{TOOL_CALL_CLOSE} без открытого {TOOL_CALL_OPEN} пропущен",
-            )
+            self._errors.append(unopened(TOOL_CALL_CLOSE, TOOL_CALL_OPEN))
 
     def _on_end(self, out: DeltaList) -> None:
         """The text ended: close whatever is open, and say so."""
         if self._probe is not None:
             self._literal_probe()
         if self._pending is not None:  # a closing tag at the very end: it was structural
-            kind, self._pending = self._pending_kind, None
-            if kind == PARAMETER_CLOSE:
-                self._end_parameter(None, out)
-            else:
-                self._end_function(
-                    None, tr(f"before {FUNCTION_CLOSE}", f"перед {FUNCTION_CLOSE}"), out
-                )
+            self._end_pending(out)
         if self._function is not None or self._name is not None:
             self._end_function(str(CUT_OFF), str(CUT_OFF), out)
         if self._in_block:
@@ -648,7 +579,8 @@ class QwenXmlStreamParser(StreamParser):
             )
         assert self._value is not None
         key = self._param
-        raw = _strip_one_newline("".join(self._value))
+        # One leading and one trailing newline: the template puts them around each value.
+        raw = "".join(self._value).removeprefix("\n").removesuffix("\n")
         self._value = None
         self._reset_value_state()
         label = tr(f"{self._label()}, parameter {key!r}", f"{self._label()}, параметр {key!r}")
@@ -691,11 +623,9 @@ class QwenXmlStreamParser(StreamParser):
     def _add_arguments(self, fragment: str, out: DeltaList) -> None:
         """Append an arguments fragment to the open call and send it (a dropped call: no-op)."""
         assert self._function is not None
-        index = self._function["index"]
         self._function["pieces"].append(fragment)
-        if index is None:
-            return
-        out.arguments(index, fragment)
+        if self._function["index"] is not None:
+            out.arguments(self._function["index"], fragment)
 
 
 def parse_qwen_xml(

@@ -33,19 +33,17 @@ class StreamParser:
     reasoning_follower: str | None = None
 
     def __init__(self, reasoning_open: bool | None = None) -> None:
-        """Start with nothing read."""
         self._think = (
             ReasoningSplitter(self.reasoning_ends, reasoning_open, self.reasoning_follower)
             if self.reasoning_ends
             else None
         )
         self._reasoning = StrippedStream()
-        self._reasoning_sent: list[str] = []
         self._splitter = MarkerSplitter(self.markers)
         self._content = StrippedStream()
-        self._content_sent: list[str] = []
         self._tool_calls: list[dict[str, Any]] = []
         self._errors: list[str] = []
+        self._stray: list[str] = []  # text between elements, judged at the next marker
         self._result: ParseResult | None = None
 
     def feed(self, text_delta: str) -> list[dict[str, Any]]:
@@ -53,27 +51,18 @@ class StreamParser:
         if self._result is not None:
             raise RuntimeError("feed() after close()")
         out = DeltaList()
-        if self._think is None:
-            self._feed_visible(text_delta, out)
-        else:
-            self._route(self._think.feed(text_delta), out)
+        think = self._think
+        self._route([(False, text_delta)] if think is None else think.feed(text_delta), out)
         return list(out)
 
     def _route(self, pieces: list[tuple[bool, str]], out: DeltaList) -> None:
-        """Send reasoning pieces to the reasoning stream and the rest to the format's parser."""
+        """Send reasoning pieces to the reasoning stream; cut the rest into text and markers."""
         for is_reasoning, piece in pieces:
             if is_reasoning:
                 self._emit_reasoning(piece, out)
-            else:
-                self._feed_visible(piece, out)
-
-    def _feed_visible(self, text: str, out: DeltaList) -> None:
-        """Cut visible text into plain text and markers, and apply each."""
-        for is_marker, piece in self._splitter.feed(text):
-            if is_marker:
-                self._on_marker(piece, out)
-            else:
-                self._on_text(piece, out)
+                continue
+            for is_marker, part in self._splitter.feed(piece):
+                (self._on_marker if is_marker else self._on_text)(part, out)
 
     def close(self) -> list[dict[str, Any]]:
         """The output ended: flush what was held back, close what is open, build `.result`."""
@@ -88,10 +77,10 @@ class StreamParser:
             self._on_text(piece, out)
         self._on_end(out)
         self._result = ParseResult(
-            "".join(self._content_sent),
+            "".join(self._content.sent),
             self._tool_calls,
             think_errors + self._errors,
-            "".join(self._reasoning_sent),
+            "".join(self._reasoning.sent),
         )
         return list(out)
 
@@ -110,21 +99,20 @@ class StreamParser:
 
     def _emit_content(self, piece: str, out: DeltaList) -> None:
         """Pass visible text on as content (leading and trailing whitespace held back)."""
-        visible = self._content.push(piece)
-        if visible:
-            self._content_sent.append(visible)
-            out.content(visible)
+        out.content(self._content.push(piece))
 
     def _emit_reasoning(self, piece: str, out: DeltaList) -> None:
         """Pass reasoning text on (leading and trailing whitespace held back)."""
-        visible = self._reasoning.push(piece)
-        if visible:
-            self._reasoning_sent.append(visible)
-            out.reasoning(visible)
+        out.reasoning(self._reasoning.push(piece))
 
-    def _error(self, english: str, russian: str) -> None:
-        """Report a problem of the text, in the notebook's language."""
-        self._errors.append(tr(english, russian))
+    def _take_stray(self) -> str:
+        """The text gathered in `_stray` (now forgotten) if it was more than whitespace, else ""."""
+        text, self._stray = "".join(self._stray), []
+        return text if text.strip() else ""
+
+    def _error(self, english: str, russian: str, about: str = "") -> None:
+        """Report a problem of the text, in the notebook's language (`about`: "call 0: ...")."""
+        self._errors.append(f"{about}: {tr(english, russian)}" if about else tr(english, russian))
 
     def _on_text(self, piece: str, out: DeltaList) -> None:
         """Route one piece of plain text (subclass)."""

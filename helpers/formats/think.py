@@ -31,28 +31,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from helpers.formats._common import MarkerSplitter
+from helpers.formats._common import CUT_OFF, MarkerSplitter
 from helpers.i18n import tr
 
 THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
 
 _START, _INSIDE, _AFTER = "start", "inside", "after"
-
-
-def _stray_open() -> str:
-    return tr(
-        f"{THINK_OPEN} inside reasoning that is already open ignored",
-        f"{THINK_OPEN} внутри уже открытого рассуждения пропущен",
-    )
-
-
-def _unclosed() -> str:
-    return tr(
-        f"reasoning has no {THINK_CLOSE} at the end of the text (output cut off, e.g. by "
-        "max_tokens?)",
-        f"у рассуждения нет {THINK_CLOSE}: текст оборвался (например, по max_tokens?)",
-    )
 
 
 class ReasoningSplitter:
@@ -106,14 +91,18 @@ class ReasoningSplitter:
         elif self._state == _INSIDE and self._tentative:
             self._settle(False, out)  # no </think> and no tool call: it was never reasoning
         elif self._state == _INSIDE:
-            self.errors.append(_unclosed())
+            self.errors.append(
+                tr(
+                    f"reasoning has no {THINK_CLOSE} {CUT_OFF.en}",
+                    f"у рассуждения нет {THINK_CLOSE}: текст оборвался (например, по max_tokens?)",
+                )
+            )
         self._state = _AFTER
         return [(flag, text) for flag, text in out if text]
 
     # --- the decisions ---------------------------------------------------------------------
 
     def _take(self, is_marker: bool, piece: str, out: list[tuple[bool, str]]) -> None:
-        """Apply one piece from the splitter."""
         if self._state == _AFTER:
             out.append((False, piece))
         elif self._state == _START:
@@ -129,7 +118,12 @@ class ReasoningSplitter:
         elif piece == THINK_OPEN and self._fresh:  # the prompt opened it and the model too
             pass
         elif piece == THINK_OPEN:
-            self.errors.append(_stray_open())
+            self.errors.append(
+                tr(
+                    f"{THINK_OPEN} inside reasoning that is already open ignored",
+                    f"{THINK_OPEN} внутри уже открытого рассуждения пропущен",
+                )
+            )
         elif piece == THINK_CLOSE:
             if self._tentative:
                 self._settle(True, out)
