@@ -23,16 +23,6 @@ from helpers.arguments import (
 )
 from helpers.i18n import tr
 
-__all__ = [
-    "ToolRegistry",
-    "normalize_schema",
-    "parse_arguments",
-    "schema_from_function",
-    "tool_error_content",
-    "tool_result_content",
-    "validate_arguments",
-]
-
 # Python types `json.dumps` writes as they are (containers are checked item by item).
 _JSON_SCALARS = (str, int, float, bool, type(None))
 _RESULT_HINT = "return a dict, list, str, number or bool"
@@ -215,12 +205,6 @@ class ToolRegistry:
         """Name -> Python function, as in the guide's `tool_map`."""
         return dict(self._functions)
 
-    def __contains__(self, name: object) -> bool:
-        return name in self._functions
-
-    def __len__(self) -> int:
-        return len(self._functions)
-
     def call(self, tool_call: Any) -> dict[str, Any]:
         """Run one tool call from the model and return the `role: "tool"` message answering it.
 
@@ -230,26 +214,23 @@ class ToolRegistry:
         the model can read, in `content`.
         """
         function = _field(tool_call, "function") or {}
-        raw_name = _field(function, "name")
-        name = raw_name if isinstance(raw_name, str) else ""
+        name = _field(function, "name")
         call_id = _field(tool_call, "id")
         if not isinstance(call_id, str):  # a broken server: keep what it sent, as text
             call_id = "" if call_id is None else show_value(call_id)
-        message = {"role": "tool", "tool_call_id": call_id, "name": name}
-        if raw_name is not None and not isinstance(raw_name, str):  # a broken server's answer
-            known = ", ".join(self._functions) or "none"
-            shown = show_value(raw_name)
-            content = tool_error_content(
-                f"Unknown tool {shown} (a tool name is a string). Available tools: {known}."
-            )
-            return message | {"content": content}
-        return message | {"content": self._run(name, _field(function, "arguments"))}
+        content = self._run("" if name is None else name, _field(function, "arguments"))
+        name = name if isinstance(name, str) else ""
+        return {"role": "tool", "tool_call_id": call_id, "name": name, "content": content}
 
-    def _run(self, name: str, arguments_text: Any) -> str:
+    def _run(self, name: Any, arguments_text: Any) -> str:
         """Parse, check, run and serialise; every failure comes back as an error content string."""
-        if name not in self._functions:
+        if not isinstance(name, str) or name not in self._functions:
             known = ", ".join(self._functions) or "none"
-            return tool_error_content(f"Unknown tool {name!r}. Available tools: {known}.")
+            if isinstance(name, str):
+                shown = repr(name)
+            else:  # a broken server's answer
+                shown = f"{show_value(name)} (a tool name is a string)"
+            return tool_error_content(f"Unknown tool {shown}. Available tools: {known}.")
         arguments, problem = parse_arguments(arguments_text)
         if problem:
             return tool_error_content(f"Arguments for {name} {problem}")
