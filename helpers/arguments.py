@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 # With the optional `rfc3987-syntax` installed (Jupyter pulls it in), `import jsonschema` compiles
@@ -64,25 +64,30 @@ _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 
 
-def nullable_to_null_type(schema: Any) -> Any:
-    """Rewrite OpenAPI's `"nullable": true` as JSON Schema's null type, everywhere in a schema.
-
-    `{"type": "integer", "nullable": true}` becomes `{"type": ["integer", "null"]}` (an `enum`
-    gains `None`); without a `type`, the schema becomes `anyOf` it or null. Only subschemas are
-    visited, so a property that happens to be called "nullable" stays.
-    """
+def each_subschema(schema: Any, rewrite: Callable[[dict[str, Any]], Any]) -> Any:
+    """A copy of `schema` with `rewrite` applied to each subschema, innermost first. Only the values
+    of the keywords above are visited, so a property that happens to be called "nullable" stays."""
     if not isinstance(schema, dict):
         return schema
     schema = dict(schema)
     for key in _ONE_SCHEMA:
         if key in schema:
-            schema[key] = nullable_to_null_type(schema[key])
+            schema[key] = each_subschema(schema[key], rewrite)
     for key in _SCHEMA_LISTS:
         if isinstance(schema.get(key), list):
-            schema[key] = [nullable_to_null_type(item) for item in schema[key]]
+            schema[key] = [each_subschema(item, rewrite) for item in schema[key]]
     for key in _SCHEMA_MAPS:
         if isinstance(schema.get(key), dict):
-            schema[key] = {name: nullable_to_null_type(sub) for name, sub in schema[key].items()}
+            schema[key] = {name: each_subschema(sub, rewrite) for name, sub in schema[key].items()}
+    return rewrite(schema)
+
+
+def nullable_to_null_type(schema: dict[str, Any]) -> dict[str, Any]:
+    """OpenAPI's `"nullable": true` as JSON Schema's null type: a step for `each_subschema`.
+
+    `{"type": "integer", "nullable": true}` becomes `{"type": ["integer", "null"]}` (an `enum`
+    gains `None`); without a `type`, the schema becomes `anyOf` it or null.
+    """
     if schema.get("nullable") is not True:
         return schema
     del schema["nullable"]
@@ -100,19 +105,6 @@ def nullable_to_null_type(schema: Any) -> Any:
 def validator_class(schema: Mapping[str, Any]) -> Any:
     """The jsonschema validator for the schema's `$schema` (draft 2020-12 when it names none)."""
     return jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-
-
-def _strict_top_level(parameters: Mapping[str, Any]) -> dict[str, Any]:
-    """The parameters schema for checking, with unknown top-level argument names refused.
-
-    JSON Schema allows any extra key unless `additionalProperties` says otherwise; for a tool,
-    an argument the function does not take is a model mistake worth reporting, so the top level
-    is strict unless the schema chose itself (`**kwargs` tools say `"additionalProperties": true`).
-    Nested objects keep JSON Schema's rule.
-    """
-    checked = nullable_to_null_type(dict(parameters))
-    checked.setdefault("additionalProperties", False)
-    return checked
 
 
 # Which problem comes first when one place has several (the order the old checker used).
@@ -201,7 +193,11 @@ def validate_arguments(value: Any, schema: Mapping[str, Any], path: str = "argum
     Full JSON Schema through `jsonschema` (`anyOf`, `$ref`, `minimum`, ...), `nullable` read as
     a null type, and no unexpected top-level argument unless the schema allows extra ones.
     """
-    checked = _strict_top_level(schema)
+    checked = each_subschema(dict(schema), nullable_to_null_type)
+    # JSON Schema allows any extra key; for a tool, an argument the function does not take is a
+    # model mistake worth reporting, so the top level is strict unless the schema chose itself
+    # (`**kwargs` tools say `"additionalProperties": true`). Nested objects keep JSON Schema's rule.
+    checked.setdefault("additionalProperties", False)
     validator = validator_class(checked)(checked)
     try:
         errors = sorted(validator.iter_errors(value), key=_order)

@@ -16,6 +16,7 @@ from helpers._hf import import_transformers
 from helpers.arguments import (
     SchemaError,
     a_type,
+    each_subschema,
     nullable_to_null_type,
     show_value,
     validate_arguments,
@@ -105,22 +106,17 @@ def schema_from_function(fn: Callable[..., Any]) -> dict[str, Any]:
     schema["function"].pop("return", None)  # not part of the OpenAI tool format
     function = schema["function"]
     if "parameters" in function:
-        function["parameters"] = without_prefix_items(nullable_to_null_type(function["parameters"]))
+        parameters = each_subschema(function["parameters"], nullable_to_null_type)
+        function["parameters"] = each_subschema(parameters, _items_from_prefix)
     return schema
 
 
-def without_prefix_items(schema: Any) -> Any:
-    """A copy of `schema` with every `prefixItems` list turned into `items`."""
-    if isinstance(schema, list):
-        return [without_prefix_items(item) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    out = {key: without_prefix_items(value) for key, value in schema.items()}
-    prefix = out.pop("prefixItems", None)
-    if isinstance(prefix, list) and prefix and "items" not in out:
+def _items_from_prefix(schema: dict[str, Any]) -> dict[str, Any]:
+    prefix = schema.pop("prefixItems", None)
+    if isinstance(prefix, list) and prefix and "items" not in schema:
         distinct = [s for i, s in enumerate(prefix) if s not in prefix[:i]]
-        out["items"] = distinct[0] if len(distinct) == 1 else {"anyOf": distinct}
-    return out
+        schema["items"] = distinct[0] if len(distinct) == 1 else {"anyOf": distinct}
+    return schema
 
 
 def normalize_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
