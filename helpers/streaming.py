@@ -34,7 +34,7 @@ def as_dict(obj: Any) -> Any:
 
 def as_text(value: Any) -> str:
     """An id as text: None is "", a number its digits (servers differ; the protocol says text)."""
-    return "" if value is None else value if isinstance(value, str) else str(value)
+    return "" if value is None else str(value)
 
 
 def arguments_text(arguments: Any) -> str:
@@ -81,7 +81,6 @@ class MalformedChunkError(ValueError):
     """A streamed chunk the accumulator cannot use (a server bug); the text is for a student."""
 
     def __init__(self, en: str, ru: str) -> None:
-        """Keep the problem in the notebook's language, with what to make of it."""
         super().__init__(
             tr(
                 f"The server's stream is malformed: {en}. This is a bug of the server (or its "
@@ -96,7 +95,6 @@ class StreamErrorEvent(RuntimeError):
     """The server sent an `{"error": ...}` event inside the stream; the text is for a student."""
 
     def __init__(self, error: Any) -> None:
-        """Say what the server reported, in the notebook's language."""
         text = error.get("message") if isinstance(error, Mapping) else error
         super().__init__(server_error_text(str(text or error)))
 

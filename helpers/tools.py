@@ -41,48 +41,43 @@ def tool_error_content(message: str) -> str:
     return json.dumps({"error": message}, ensure_ascii=False)
 
 
-def _first_non_json(value: Any) -> tuple[str, bool] | None:
-    """The first part of `value` JSON cannot hold ("a set", "a dict with a tuple key").
-
-    Returns its description and whether it is `value` itself, or None when every part has a
-    JSON type (then the value as a whole is the trouble: circular, too deep, a huge integer).
-    """
+def _first_non_json(value: Any) -> str | None:
+    """The first part of `value` JSON cannot hold: "a set", "a list containing a dict with a tuple
+    key"; None when every part has a JSON type (then the value as a whole is the trouble: circular,
+    too deep, a huge integer)."""
     stack, seen = [value], set()
     while stack:  # iterative: a deeply nested result must not overflow the stack here
         item = stack.pop()
-        if isinstance(item, _JSON_SCALARS):
-            continue
-        if not isinstance(item, (list, tuple, dict)):
-            return a_type(type(item)), item is value
-        if id(item) in seen:
+        if isinstance(item, _JSON_SCALARS) or id(item) in seen:
             continue
         seen.add(id(item))
+        found = None
         if isinstance(item, dict):
             bad_key = next((k for k in item if not isinstance(k, _JSON_SCALARS)), None)
             if bad_key is not None:
-                return f"{a_type(type(item))} with {a_type(type(bad_key))} key", item is value
+                found = f"{a_type(type(item))} with {a_type(type(bad_key))} key"
             stack.extend(reversed(list(item.values())))
-        else:
+        elif isinstance(item, (list, tuple)):
             stack.extend(reversed(item))
+        else:
+            found = a_type(type(item))
+        if found:
+            return found if item is value else f"{a_type(type(value))} containing {found}"
     return None
 
 
 def _result_problem(name: str, value: Any, exc: BaseException) -> str:
     """The error sentence for a tool result `json.dumps` refused, naming what was wrong."""
-    found = _first_non_json(value)
-    if found is None:
+    what, reason = _first_non_json(value), ""
+    if what is None:
+        what = a_type(type(value))
         if isinstance(exc, RecursionError):
-            reason = "nested too deeply"
+            reason = " (nested too deeply)"
         elif "ircular" in _exception_text(exc):
-            reason = "it contains itself"
+            reason = " (it contains itself)"
         else:
-            reason = _exception_text(exc)[:80]
-        what = f"{a_type(type(value))}, which is not JSON-serializable ({reason})"
-    elif found[1]:
-        what = f"{found[0]}, which is not JSON-serializable"
-    else:
-        what = f"{a_type(type(value))} containing {found[0]}, which is not JSON-serializable"
-    return f"{name} returned {what}; {_RESULT_HINT}"
+            reason = f" ({_exception_text(exc)[:80]})"
+    return f"{name} returned {what}, which is not JSON-serializable{reason}; {_RESULT_HINT}"
 
 
 def _exception_text(exc: BaseException) -> str:
