@@ -137,8 +137,7 @@ def marker_tokens(tokenizer: PreTrainedTokenizerBase) -> list[MarkerToken]:
         token_id = vocab.get(marker.token)
         if token_id is None or marker.token in seen:
             continue
-        added_token = added.get(token_id)
-        special = bool(added_token.special) if added_token is not None else False
+        special = bool(getattr(added.get(token_id), "special", False))
         seen[marker.token] = MarkerToken(marker.token, token_id, special)
     return sorted(seen.values(), key=lambda item: item.id)
 
