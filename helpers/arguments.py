@@ -111,12 +111,6 @@ def validator_class(schema: Mapping[str, Any]) -> Any:
 _RANK = {"type": 0, "required": 1, "additionalProperties": 2}
 
 
-def _where(path: str, error: jsonschema.ValidationError) -> str:
-    """`arguments.items[1].id`: where in the arguments an error is."""
-    parts = [f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path]
-    return path + "".join(parts)
-
-
 def _got(value: Any) -> str:
     """`int 42`, `str "2"`, `null`: the type and value the model sent."""
     return "null" if value is None else f"{type(value).__name__} {show_value(value)}"
@@ -136,8 +130,9 @@ def _type_words(schema: Any) -> str | None:
 
 def _sentences(error: jsonschema.ValidationError, path: str) -> list[str]:
     """Short English sentences for one jsonschema error: the argument and what was expected."""
-    where, value, rule = _where(path, error), error.instance, error.validator_value
-    kind = error.validator
+    parts = [f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path]
+    where = path + "".join(parts)  # `arguments.items[1].id`
+    value, rule, kind = error.instance, error.validator_value, error.validator
     if kind == "type":
         return [f"{where} must be {_type_words({'type': rule})}, got {_got(value)}"]
     if kind == "required":

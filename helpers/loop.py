@@ -108,12 +108,8 @@ def _clean_call(call: Any, index: int) -> dict[str, Any]:
             f"tool call {index} (id {call_id!r}) has the name {short_repr(name)}, not text",
             f"у вызова {index} (id {call_id!r}) имя {short_repr(name)}, а не строка",
         )
-    arguments = arguments_text(function.get("arguments"))
-    return {
-        "id": call_id,
-        "type": "function",
-        "function": {"name": name or "", "arguments": arguments},
-    }
+    function = {"name": name or "", "arguments": arguments_text(function.get("arguments"))}
+    return {"id": call_id, "type": "function", "function": function}
 
 
 def assistant_message_from(message: Any) -> dict[str, Any]:
@@ -153,19 +149,17 @@ def assistant_message_from(message: Any) -> dict[str, Any]:
 def _server_error(exc: Exception) -> ToolLoopServerError:
     """One sentence about an error answer (or no answer) from the server."""
     if isinstance(exc, openai.APIConnectionError):
-        return ToolLoopServerError(
-            tr(
-                f"The loop could not reach the server ({exc.message}); nothing was added to "
-                "`messages`.",
-                f"Цикл не смог связаться с сервером ({exc.message}); в `messages` ничего не "
-                "добавлено.",
-            ),
-            exc,
+        text = tr(
+            f"The loop could not reach the server ({exc.message}); nothing was added to "
+            "`messages`.",
+            f"Цикл не смог связаться с сервером ({exc.message}); в `messages` ничего не добавлено.",
         )
-    body = getattr(exc, "body", None)
-    text = body.get("message") if isinstance(body, Mapping) else None
-    text = text if isinstance(text, str) and text else str(exc)
-    return ToolLoopServerError(server_error_text(text, getattr(exc, "status_code", None)), exc)
+    else:
+        body = getattr(exc, "body", None)
+        text = body.get("message") if isinstance(body, Mapping) else None
+        text = text if isinstance(text, str) and text else str(exc)
+        text = server_error_text(text, getattr(exc, "status_code", None))
+    return ToolLoopServerError(text, exc)
 
 
 def ask_model(
