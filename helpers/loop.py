@@ -54,7 +54,6 @@ class ToolLoopServerError(ToolLoopError):
     not be reached. `api_error` is the SDK's exception, kept for code that wants its details."""
 
     def __init__(self, text: str, api_error: BaseException | None = None) -> None:
-        """One sentence for the student; the SDK's exception is kept, not chained."""
         super().__init__(text)
         self.api_error = api_error
 
@@ -236,7 +235,6 @@ def _sendable(message: dict[str, Any]) -> dict[str, Any]:
             "например из имени файла, прочитанного с surrogateescape); они отправлены в виде "
             "такой экранированной записи.",
         ),
-        UserWarning,
         stacklevel=3,
     )
     return message | {"content": _SURROGATE.sub(lambda m: escape.format(ord(m[0])), content)}
