@@ -44,6 +44,7 @@ def arguments_text(arguments: Any) -> str:
     return json.dumps(arguments, ensure_ascii=False, default=repr)
 
 
+# The texts of the errors about what a server sent (helpers.loop writes its errors with them too).
 def shorten(text: str, limit: int) -> str:
     """Cut `text` to `limit` characters and say how many were left out: `abcd…[+2 chars]`."""
     if limit <= 0 or len(text) <= limit:
