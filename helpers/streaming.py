@@ -111,11 +111,8 @@ def _checked_piece(piece: Any) -> tuple[int | None, str, str, str]:
         raise MalformedChunkError(*wrong_kind(piece, "a tool-call fragment", "фрагмент вызова"))
     function = piece.get("function") or {}  # some engines send a delta without `function`
     if not isinstance(function, Mapping):
-        raise MalformedChunkError(
-            *wrong_kind(
-                function, "a tool-call fragment's `function`", "`function` во фрагменте вызова"
-            )
-        )
+        what = ("a tool-call fragment's `function`", "`function` во фрагменте вызова")
+        raise MalformedChunkError(*wrong_kind(function, *what))
     index = piece.get("index")
     if isinstance(index, str) and index.isdigit():
         index = int(index)
