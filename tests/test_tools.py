@@ -445,7 +445,7 @@ def test_nullable_becomes_a_null_type_in_generated_schemas(typed):
 
 
 def test_tuple_hints_become_items_and_only_schema_keywords_are_rewritten():
-    def pairs(pair: tuple[int, str], same: tuple[int, int], prefixItems: Optional[str] = None):
+    def pairs(pair: tuple[int, str], same: tuple[int, int], prefixItems: str | None = None):
         """Pairs.
 
         Args:
