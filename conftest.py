@@ -17,10 +17,10 @@ os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
 _others = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and Path(p) != ROOT]
 os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *_others])
 
-# jsonschema without its 1 s IRI grammar (see the module), imported before nbval's nbformat asks
-# for it; nbval is then loaded here rather than automatically (`-p no:nbval` in pyproject.toml).
+# jsonschema without its 1 s IRI grammar (see helpers/arguments.py), imported before nbval's
+# nbformat asks for it; nbval is then loaded here rather than automatically (`-p no:nbval`).
 # If it was loaded already (addopts overridden with `-o addopts=...`), it is not loaded twice.
-import helpers._jsonschema  # noqa: E402, F401
+import helpers.arguments  # noqa: E402, F401
 
 pytest_plugins = [] if "nbval.plugin" in sys.modules else ["nbval.plugin"]
 

@@ -3,7 +3,7 @@ three start-up savings of issue 13. Each case runs in fresh interpreters; prints
 
 Run: python bench/startup.py   (about 25 s on 2 slow cores)
 
-  1. `import jsonschema`: plain, and the way `helpers._jsonschema` does it (with the optional
+  1. `import jsonschema`: plain, and the way `helpers.arguments` does it (with the optional
      `rfc3987_syntax` hidden, whose Earley grammar is compiled at import). Every kernel that
      registers a tool and every pytest process (nbformat) imports jsonschema.
   2. Loading an offline tokenizer, transformers already imported: through `AutoTokenizer`
@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RUNS = 5
 
 JSONSCHEMA_PLAIN = "import jsonschema"
-JSONSCHEMA_QUICK = "from helpers._jsonschema import jsonschema"
+JSONSCHEMA_QUICK = "from helpers.arguments import jsonschema"
 
 # transformers itself is imported before the clock starts: both ways need it.
 TOKENIZER_SETUP = """

@@ -6,48 +6,29 @@ Names are imported lazily on first use, so `import helpers` stays cheap and star
 from importlib import import_module
 from typing import Any
 
+# The public names, by the module of `helpers` each lives in.
+_MODULES = {
+    "tools": (
+        "ToolRegistry schema_from_function validate_arguments "
+        "tool_result_content tool_error_content"
+    ),
+    "streaming": "ToolCallAccumulator",
+    "loop": "run_tool_loop ask_model ToolLoopError ToolLoopLimitError TruncatedToolCallError",
+    "kimi_ids": "normalize_kimi_ids",
+    "formats": (
+        "ParseResult guide_extract_tool_call_info kimi_name_from_id "
+        "parse_kimi KimiStreamParser render_kimi_tool_calls "
+        "parse_hermes HermesStreamParser render_hermes_tool_calls "
+        "parse_qwen_xml QwenXmlStreamParser render_qwen_xml_tool_calls"
+    ),
+    "templates": "load_tokenizer marker_tokens decode_tool_arguments",
+    "display": "show_messages show_tool_calls show_chunks show_raw compare_table",
+    "widgets": "StreamViewer ParserPlayground",
+    "replay": "connect Connection LiveSettingsError current_mode",
+    "i18n": "set_language language tr",
+}
 _EXPORTS = {
-    "ToolRegistry": "helpers.tools",
-    "tool_result_content": "helpers.tools",
-    "tool_error_content": "helpers.tools",
-    "schema_from_function": "helpers.tools",
-    "validate_arguments": "helpers.tools",
-    "ToolCallAccumulator": "helpers.streaming",
-    "run_tool_loop": "helpers.loop",
-    "ask_model": "helpers.loop",
-    "ToolLoopError": "helpers.loop",
-    "ToolLoopLimitError": "helpers.loop",
-    "TruncatedToolCallError": "helpers.loop",
-    "normalize_kimi_ids": "helpers.kimi_ids",
-    "ParseResult": "helpers.formats",
-    "parse_kimi": "helpers.formats",
-    "KimiStreamParser": "helpers.formats",
-    "parse_hermes": "helpers.formats",
-    "HermesStreamParser": "helpers.formats",
-    "guide_extract_tool_call_info": "helpers.formats",
-    "render_kimi_tool_calls": "helpers.formats",
-    "render_hermes_tool_calls": "helpers.formats",
-    "kimi_name_from_id": "helpers.formats",
-    "parse_qwen_xml": "helpers.formats",
-    "QwenXmlStreamParser": "helpers.formats",
-    "render_qwen_xml_tool_calls": "helpers.formats",
-    "load_tokenizer": "helpers.templates",
-    "marker_tokens": "helpers.templates",
-    "decode_tool_arguments": "helpers.templates",
-    "show_messages": "helpers.display",
-    "show_tool_calls": "helpers.display",
-    "show_chunks": "helpers.display",
-    "show_raw": "helpers.display",
-    "compare_table": "helpers.display",
-    "StreamViewer": "helpers.widgets",
-    "ParserPlayground": "helpers.widgets",
-    "connect": "helpers.replay",
-    "Connection": "helpers.replay",
-    "LiveSettingsError": "helpers.replay",
-    "current_mode": "helpers.replay",
-    "set_language": "helpers.i18n",
-    "language": "helpers.i18n",
-    "tr": "helpers.i18n",
+    name: f"helpers.{module}" for module, names in _MODULES.items() for name in names.split()
 }
 
 __all__ = sorted(_EXPORTS)

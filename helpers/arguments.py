@@ -12,10 +12,23 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+import sys
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from helpers._jsonschema import jsonschema
+# With the optional `rfc3987-syntax` installed (Jupyter pulls it in), `import jsonschema` compiles
+# an Earley grammar for the `iri` format: 0.7 s of CPU in every kernel that registers a tool and in
+# every pytest process (conftest.py imports this module before nbval's nbformat). Arguments are
+# checked without format checks, so the package is hidden (`None`: "not importable") for the first
+# import only; it can be imported as usual afterwards.
+if "rfc3987_syntax" in sys.modules:
+    import jsonschema
+else:
+    sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]
+    try:
+        import jsonschema
+    finally:
+        del sys.modules["rfc3987_syntax"]
 
 SchemaError = jsonschema.SchemaError
 
@@ -51,25 +64,30 @@ _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 
 
-def nullable_to_null_type(schema: Any) -> Any:
-    """Rewrite OpenAPI's `"nullable": true` as JSON Schema's null type, everywhere in a schema.
-
-    `{"type": "integer", "nullable": true}` becomes `{"type": ["integer", "null"]}` (an `enum`
-    gains `None`); without a `type`, the schema becomes `anyOf` it or null. Only subschemas are
-    visited, so a property that happens to be called "nullable" stays.
-    """
+def each_subschema(schema: Any, rewrite: Callable[[dict[str, Any]], Any]) -> Any:
+    """A copy of `schema` with `rewrite` applied to each subschema, innermost first. Only the values
+    of the keywords above are visited, so a property that happens to be called "nullable" stays."""
     if not isinstance(schema, dict):
         return schema
     schema = dict(schema)
     for key in _ONE_SCHEMA:
         if key in schema:
-            schema[key] = nullable_to_null_type(schema[key])
+            schema[key] = each_subschema(schema[key], rewrite)
     for key in _SCHEMA_LISTS:
         if isinstance(schema.get(key), list):
-            schema[key] = [nullable_to_null_type(item) for item in schema[key]]
+            schema[key] = [each_subschema(item, rewrite) for item in schema[key]]
     for key in _SCHEMA_MAPS:
         if isinstance(schema.get(key), dict):
-            schema[key] = {name: nullable_to_null_type(sub) for name, sub in schema[key].items()}
+            schema[key] = {name: each_subschema(sub, rewrite) for name, sub in schema[key].items()}
+    return rewrite(schema)
+
+
+def nullable_to_null_type(schema: dict[str, Any]) -> dict[str, Any]:
+    """OpenAPI's `"nullable": true` as JSON Schema's null type: a step for `each_subschema`.
+
+    `{"type": "integer", "nullable": true}` becomes `{"type": ["integer", "null"]}` (an `enum`
+    gains `None`); without a `type`, the schema becomes `anyOf` it or null.
+    """
     if schema.get("nullable") is not True:
         return schema
     del schema["nullable"]
@@ -89,27 +107,8 @@ def validator_class(schema: Mapping[str, Any]) -> Any:
     return jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
 
 
-def _strict_top_level(parameters: Mapping[str, Any]) -> dict[str, Any]:
-    """The parameters schema for checking, with unknown top-level argument names refused.
-
-    JSON Schema allows any extra key unless `additionalProperties` says otherwise; for a tool,
-    an argument the function does not take is a model mistake worth reporting, so the top level
-    is strict unless the schema chose itself (`**kwargs` tools say `"additionalProperties": true`).
-    Nested objects keep JSON Schema's rule.
-    """
-    checked = nullable_to_null_type(dict(parameters))
-    checked.setdefault("additionalProperties", False)
-    return checked
-
-
 # Which problem comes first when one place has several (the order the old checker used).
 _RANK = {"type": 0, "required": 1, "additionalProperties": 2}
-
-
-def _where(path: str, error: jsonschema.ValidationError) -> str:
-    """`arguments.items[1].id`: where in the arguments an error is."""
-    parts = [f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path]
-    return path + "".join(parts)
 
 
 def _got(value: Any) -> str:
@@ -131,8 +130,9 @@ def _type_words(schema: Any) -> str | None:
 
 def _sentences(error: jsonschema.ValidationError, path: str) -> list[str]:
     """Short English sentences for one jsonschema error: the argument and what was expected."""
-    where, value, rule = _where(path, error), error.instance, error.validator_value
-    kind = error.validator
+    parts = [f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path]
+    where = path + "".join(parts)  # `arguments.items[1].id`
+    value, rule, kind = error.instance, error.validator_value, error.validator
     if kind == "type":
         return [f"{where} must be {_type_words({'type': rule})}, got {_got(value)}"]
     if kind == "required":
@@ -188,7 +188,11 @@ def validate_arguments(value: Any, schema: Mapping[str, Any], path: str = "argum
     Full JSON Schema through `jsonschema` (`anyOf`, `$ref`, `minimum`, ...), `nullable` read as
     a null type, and no unexpected top-level argument unless the schema allows extra ones.
     """
-    checked = _strict_top_level(schema)
+    checked = each_subschema(dict(schema), nullable_to_null_type)
+    # JSON Schema allows any extra key; for a tool, an argument the function does not take is a
+    # model mistake worth reporting, so the top level is strict unless the schema chose itself
+    # (`**kwargs` tools say `"additionalProperties": true`). Nested objects keep JSON Schema's rule.
+    checked.setdefault("additionalProperties", False)
     validator = validator_class(checked)(checked)
     try:
         errors = sorted(validator.iter_errors(value), key=_order)

@@ -46,15 +46,12 @@ def normalize_kimi_ids(messages: list[Any]) -> list[dict[str, Any]]:
         out.append(message)
         if not isinstance(message, dict):
             continue
-        role = message.get("role")
         calls = message.get("tool_calls")
-        if role == "assistant" and isinstance(calls, list) and calls:
-            for old, new_ids in latest.items():
-                earlier[old] = new_ids[-1]
+        if message.get("role") == "assistant" and isinstance(calls, list) and calls:
+            earlier.update((old, new_ids[-1]) for old, new_ids in latest.items())
             latest = {}
-            plain_calls = [_plain(call) for call in calls]
-            message["tool_calls"] = plain_calls
-            for call in plain_calls:
+            message["tool_calls"] = [_plain(call) for call in calls]
+            for call in message["tool_calls"]:
                 if not isinstance(call, dict):
                     continue
                 new_id = f"functions.{_name_of(call)}:{counter}"
@@ -63,7 +60,7 @@ def normalize_kimi_ids(messages: list[Any]) -> list[dict[str, Any]]:
                 if isinstance(old_id, str):
                     latest.setdefault(old_id, []).append(new_id)
                 call["id"] = new_id
-        elif role == "tool":
+        elif message.get("role") == "tool":
             old_id = message.get("tool_call_id")
             if not isinstance(old_id, str):
                 continue

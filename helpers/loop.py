@@ -19,7 +19,6 @@ from typing import Any
 
 import openai
 
-from helpers.display import shorten
 from helpers.i18n import tr
 from helpers.streaming import (
     REASONING_KEYS,
@@ -29,6 +28,10 @@ from helpers.streaming import (
     arguments_text,
     as_dict,
     as_text,
+    server_error_text,
+    short_repr,
+    shorten,
+    wrong_kind,
 )
 from helpers.tools import ToolRegistry
 
@@ -51,7 +54,6 @@ class ToolLoopServerError(ToolLoopError):
     not be reached. `api_error` is the SDK's exception, kept for code that wants its details."""
 
     def __init__(self, text: str, api_error: BaseException | None = None) -> None:
-        """One sentence for the student; the SDK's exception is kept, not chained."""
         super().__init__(text)
         self.api_error = api_error
 
@@ -59,13 +61,8 @@ class ToolLoopServerError(ToolLoopError):
 def _describe(tool_calls: list[dict[str, Any]]) -> str:
     """Short `name(arguments)` list for error messages."""
     return ", ".join(
-        f"{c['function']['name']}({str(c['function']['arguments'])[:60]})" for c in tool_calls
+        f"{c['function']['name']}({shorten(c['function']['arguments'], 60)})" for c in tool_calls
     )
-
-
-def _short(value: Any) -> str:
-    """A short rendering of what a server sent, for an error message."""
-    return shorten(repr(value), 80)
 
 
 # "sent as a string / an object / a number", for the Russian error texts.
@@ -94,32 +91,24 @@ def _clean_call(call: Any, index: int) -> dict[str, Any]:
     """One OpenAI-shaped tool call from what the server sent (see `assistant_message_from`)."""
     call = as_dict(call)
     if not isinstance(call, Mapping):
-        kind = type(call).__name__
-        raise _malformed(
-            f"tool call {index} is a {kind} ({_short(call)}), not an object",
-            f"вызов {index} — {kind} ({_short(call)}), а не объект",
-        )
+        raise _malformed(*wrong_kind(call, f"tool call {index}", f"вызов {index}"))
     call_id = as_text(call.get("id"))
     function = as_dict(call.get("function"))
     if not isinstance(function, Mapping):
         raise _malformed(
             f"tool call {index} (id {call_id!r}) has no `function` object, only "
-            f"{_short(dict(call))}",
+            f"{short_repr(dict(call))}",
             f"у вызова {index} (id {call_id!r}) нет `function` (объекта с name и arguments), "
-            f"есть только {_short(dict(call))}",
+            f"есть только {short_repr(dict(call))}",
         )
     name = function.get("name")
     if name is not None and not isinstance(name, str):
         raise _malformed(
-            f"tool call {index} (id {call_id!r}) has the name {_short(name)}, not text",
-            f"у вызова {index} (id {call_id!r}) имя {_short(name)}, а не строка",
+            f"tool call {index} (id {call_id!r}) has the name {short_repr(name)}, not text",
+            f"у вызова {index} (id {call_id!r}) имя {short_repr(name)}, а не строка",
         )
-    arguments = arguments_text(function.get("arguments"))
-    return {
-        "id": call_id,
-        "type": "function",
-        "function": {"name": name or "", "arguments": arguments},
-    }
+    function = {"name": name or "", "arguments": arguments_text(function.get("arguments"))}
+    return {"id": call_id, "type": "function", "function": function}
 
 
 def assistant_message_from(message: Any) -> dict[str, Any]:
@@ -137,18 +126,14 @@ def assistant_message_from(message: Any) -> dict[str, Any]:
         )
     message = as_dict(message)
     if not isinstance(message, Mapping):
-        kind = type(message).__name__
-        raise _malformed(
-            f"the message is a {kind} ({_short(message)}), not an object",
-            f"сообщение — {kind} ({_short(message)}), а не объект",
-        )
+        raise _malformed(*wrong_kind(message, "the message", "сообщение"))
     raw_calls = message.get("tool_calls")
     if raw_calls is not None and not isinstance(raw_calls, list):
         kind = type(raw_calls).__name__
         as_what = _RU_AS.get(kind, f"значением типа {kind}")
         raise _malformed(
-            f"`tool_calls` as a {kind} ({_short(raw_calls)}), not a list of calls",
-            f"`tool_calls` {as_what} ({_short(raw_calls)}), а не списком вызовов",
+            f"`tool_calls` as a {kind} ({short_repr(raw_calls)}), not a list of calls",
+            f"`tool_calls` {as_what} ({short_repr(raw_calls)}), а не списком вызовов",
         )
     clean: dict[str, Any] = {"role": "assistant", "content": message.get("content")}
     calls = [_clean_call(call, index) for index, call in enumerate(raw_calls or [])]
@@ -163,30 +148,17 @@ def assistant_message_from(message: Any) -> dict[str, Any]:
 def _server_error(exc: Exception) -> ToolLoopServerError:
     """One sentence about an error answer (or no answer) from the server."""
     if isinstance(exc, openai.APIConnectionError):
-        return ToolLoopServerError(
-            tr(
-                f"The loop could not reach the server ({exc.message}); nothing was added to "
-                "`messages`.",
-                f"Цикл не смог связаться с сервером ({exc.message}); в `messages` ничего не "
-                "добавлено.",
-            ),
-            exc,
-        )
-    body = getattr(exc, "body", None)
-    text = body.get("message") if isinstance(body, Mapping) else None
-    text = shorten(text if isinstance(text, str) and text else str(exc), 300)
-    status = getattr(exc, "status_code", None)
-    where = (
-        (f" (HTTP {status})", f" (HTTP {status})") if status else (" in the stream", " в потоке")
-    )
-    return ToolLoopServerError(
-        tr(
-            f"The server answered with an error{where[0]}: {text}; nothing was added to "
+        text = tr(
+            f"The loop could not reach the server ({exc.message}); nothing was added to "
             "`messages`.",
-            f"Сервер ответил ошибкой{where[1]}: {text}; в `messages` ничего не добавлено.",
-        ),
-        exc,
-    )
+            f"Цикл не смог связаться с сервером ({exc.message}); в `messages` ничего не добавлено.",
+        )
+    else:
+        body = getattr(exc, "body", None)
+        text = body.get("message") if isinstance(body, Mapping) else None
+        text = text if isinstance(text, str) and text else str(exc)
+        text = server_error_text(text, getattr(exc, "status_code", None))
+    return ToolLoopServerError(text, exc)
 
 
 def ask_model(
@@ -208,7 +180,7 @@ def ask_model(
                 model=model, messages=messages, **create_kwargs
             )
             if not completion.choices:
-                body = repr(as_dict(completion))[:200]
+                body = short_repr(as_dict(completion), 200)
                 raise ToolLoopError(
                     tr(
                         f"The server answered without choices: {body}",
@@ -263,7 +235,6 @@ def _sendable(message: dict[str, Any]) -> dict[str, Any]:
             "например из имени файла, прочитанного с surrogateescape); они отправлены в виде "
             "такой экранированной записи.",
         ),
-        UserWarning,
         stacklevel=3,
     )
     return message | {"content": _SURROGATE.sub(lambda m: escape.format(ord(m[0])), content)}

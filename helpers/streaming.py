@@ -34,7 +34,7 @@ def as_dict(obj: Any) -> Any:
 
 def as_text(value: Any) -> str:
     """An id as text: None is "", a number its digits (servers differ; the protocol says text)."""
-    return "" if value is None else value if isinstance(value, str) else str(value)
+    return "" if value is None else str(value)
 
 
 def arguments_text(arguments: Any) -> str:
@@ -44,11 +44,44 @@ def arguments_text(arguments: Any) -> str:
     return json.dumps(arguments, ensure_ascii=False, default=repr)
 
 
+# The texts of the errors about what a server sent (helpers.loop writes its errors with them too).
+def shorten(text: str, limit: int) -> str:
+    """Cut `text` to `limit` characters and say how many were left out: `abcd…[+2 chars]`."""
+    if limit <= 0 or len(text) <= limit:
+        return text
+    return f"{text[:limit]}…[+{len(text) - limit} {tr('chars', 'симв.')}]"
+
+
+def short_repr(value: Any, limit: int = 80) -> str:
+    """What a server sent, as an error message shows it: its `repr`, shortened."""
+    return shorten(repr(value), limit)
+
+
+def wrong_kind(
+    value: Any, en: str, ru: str, expected: tuple[str, str] = ("an object", "объект")
+) -> tuple[str, str]:
+    """`X is a str ('...'), not an object` in English and Russian, for a malformed answer."""
+    kind, shown = type(value).__name__, short_repr(value)
+    return (
+        f"{en} is a {kind} ({shown}), not {expected[0]}",
+        f"{ru} — {kind} ({shown}), а не {expected[1]}",
+    )
+
+
+def server_error_text(text: str, status: int | None = None) -> str:
+    """The sentence for an error answer: with its HTTP status, or as an error event in a stream."""
+    text = shorten(text, 300)
+    where = (f" (HTTP {status})",) * 2 if status else (" in the stream", " в потоке")
+    return tr(
+        f"The server answered with an error{where[0]}: {text}; nothing was added to `messages`.",
+        f"Сервер ответил ошибкой{where[1]}: {text}; в `messages` ничего не добавлено.",
+    )
+
+
 class MalformedChunkError(ValueError):
     """A streamed chunk the accumulator cannot use (a server bug); the text is for a student."""
 
     def __init__(self, en: str, ru: str) -> None:
-        """Keep the problem in the notebook's language, with what to make of it."""
         super().__init__(
             tr(
                 f"The server's stream is malformed: {en}. This is a bug of the server (or its "
@@ -63,16 +96,8 @@ class StreamErrorEvent(RuntimeError):
     """The server sent an `{"error": ...}` event inside the stream; the text is for a student."""
 
     def __init__(self, error: Any) -> None:
-        """Say what the server reported, in the notebook's language."""
         text = error.get("message") if isinstance(error, Mapping) else error
-        text = str(text or error)[:300]
-        super().__init__(
-            tr(
-                f"The server answered with an error in the stream: {text}; nothing was added to "
-                "`messages`.",
-                f"Сервер ответил ошибкой в потоке: {text}; в `messages` ничего не добавлено.",
-            )
-        )
+        super().__init__(server_error_text(str(text or error)))
 
 
 def _checked_piece(piece: Any) -> tuple[int | None, str, str, str]:
@@ -83,19 +108,11 @@ def _checked_piece(piece: Any) -> tuple[int | None, str, str, str]:
     `function` that is not an object, a name that is not text) is a server bug worth saying.
     """
     if not isinstance(piece, Mapping):
-        kind = type(piece).__name__
-        raise MalformedChunkError(
-            f"a tool-call fragment is a {kind} ({str(piece)[:60]!r}), not an object",
-            f"фрагмент вызова — {kind} ({str(piece)[:60]!r}), а не объект",
-        )
+        raise MalformedChunkError(*wrong_kind(piece, "a tool-call fragment", "фрагмент вызова"))
     function = piece.get("function") or {}  # some engines send a delta without `function`
     if not isinstance(function, Mapping):
-        kind = type(function).__name__
-        raise MalformedChunkError(
-            f"a tool-call fragment's `function` is a {kind} ({str(function)[:60]!r}), "
-            "not an object",
-            f"`function` во фрагменте вызова — {kind} ({str(function)[:60]!r}), а не объект",
-        )
+        what = ("a tool-call fragment's `function`", "`function` во фрагменте вызова")
+        raise MalformedChunkError(*wrong_kind(function, *what))
     index = piece.get("index")
     if isinstance(index, str) and index.isdigit():
         index = int(index)
@@ -148,8 +165,7 @@ class ToolCallAccumulator:
         content = delta.get("content")
         if content is not None and not isinstance(content, str):
             raise MalformedChunkError(
-                f"`content` is a {type(content).__name__} ({str(content)[:60]!r}), not text",
-                f"`content` — {type(content).__name__} ({str(content)[:60]!r}), а не строка",
+                *wrong_kind(content, "`content`", "`content`", ("text", "строка"))
             )
         if content:
             self._content.append(content)
@@ -157,8 +173,8 @@ class ToolCallAccumulator:
         if not isinstance(pieces, list):
             kind = type(pieces).__name__
             raise MalformedChunkError(
-                f"`tool_calls` as a {kind} ({str(pieces)[:60]!r}), not a list of fragments",
-                f"`tool_calls` типа {kind} ({str(pieces)[:60]!r}), а не список фрагментов",
+                f"`tool_calls` as a {kind} ({short_repr(pieces)}), not a list of fragments",
+                f"`tool_calls` типа {kind} ({short_repr(pieces)}), а не список фрагментов",
             )
         for piece in pieces:
             self._add_call_piece(as_dict(piece))

@@ -8,6 +8,7 @@ is ever downloaded and no tokenizer code from a hub runs.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 from collections.abc import Iterable
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from helpers._hf import hub_offline, import_transformers
 from helpers.paths import DATA_DIR, TOKENIZERS_DIR
+from helpers.streaming import as_dict
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
@@ -88,26 +90,18 @@ TOKENIZER_NAMES: tuple[str, ...] = tuple(MARKERS)
 
 TEMPLATES_DIR: Path = DATA_DIR / "templates"
 # The official chat templates, vendored byte for byte (data/templates/README.md names each file's
-# source repo, path, commit and licence, and the one documented edit in kimi_k2_thinking.jinja).
+# source repo, path, commit and licence, and the one documented edit in kimi_k2_thinking.jinja):
+# `qwen2.5` -> qwen2_5.jinja, `kimi-k2-thinking` -> kimi_k2_thinking.jinja.
 TEMPLATE_FILES: dict[str, Path] = {
-    "kimi-k2": TEMPLATES_DIR / "kimi_k2.jinja",
-    "qwen2.5": TEMPLATES_DIR / "qwen2_5.jinja",
-    "kimi-k2-thinking": TEMPLATES_DIR / "kimi_k2_thinking.jinja",
-    "qwen3": TEMPLATES_DIR / "qwen3.jinja",
-    "qwen3.5": TEMPLATES_DIR / "qwen3_5.jinja",
+    name: TEMPLATES_DIR / f"{name.replace('-', '_').replace('.', '_')}.jinja" for name in MARKERS
 }
 
 
-def _check_name(name: str) -> None:
-    """Reject names other than the tokenizers the series ships."""
+def local_tokenizer_dir(name: str) -> Path:
+    """Folder of the offline tokenizer `name` inside the repo (one the series ships)."""
     if name not in MARKERS:
         valid = ", ".join(repr(n) for n in TOKENIZER_NAMES)
         raise ValueError(f"Unknown tokenizer {name!r}; valid names: {valid}.")
-
-
-def local_tokenizer_dir(name: str) -> Path:
-    """Folder of the offline tokenizer `name` inside the repo."""
-    _check_name(name)
     return TOKENIZERS_DIR / name
 
 
@@ -143,33 +137,23 @@ def marker_tokens(tokenizer: PreTrainedTokenizerBase) -> list[MarkerToken]:
         token_id = vocab.get(marker.token)
         if token_id is None or marker.token in seen:
             continue
-        added_token = added.get(token_id)
-        special = bool(added_token.special) if added_token is not None else False
+        special = bool(getattr(added.get(token_id), "special", False))
         seen[marker.token] = MarkerToken(marker.token, token_id, special)
     return sorted(seen.values(), key=lambda item: item.id)
-
-
-def _plain_dict(value: Any) -> dict[str, Any]:
-    """A deep, plain-dict copy of a message or tool call (SDK objects via `model_dump`)."""
-    if callable(getattr(value, "model_dump", None)):
-        return value.model_dump(exclude_none=True)
-    return copy.deepcopy(dict(value))
 
 
 def decode_tool_arguments(messages: Iterable[Any]) -> list[dict[str, Any]]:
     """Copies of `messages` with JSON-string arguments decoded, as vLLM does before templating."""
     decoded: list[dict[str, Any]] = []
     for original in messages:
-        message = _plain_dict(original)
+        message = copy.deepcopy(as_dict(original))  # the caller's messages stay as they are
         if message.get("tool_calls"):
-            message["tool_calls"] = [_plain_dict(call) for call in message["tool_calls"]]
+            message["tool_calls"] = [as_dict(call) for call in message["tool_calls"]]
         for tool_call in message.get("tool_calls") or []:
             function = tool_call.get("function", tool_call)
             arguments = function.get("arguments")
-            if isinstance(arguments, str):
-                try:
+            if isinstance(arguments, str):  # invalid JSON is what the model wrote: kept as text
+                with contextlib.suppress(json.JSONDecodeError):
                     function["arguments"] = json.loads(arguments)
-                except json.JSONDecodeError:
-                    pass  # invalid JSON is what the model wrote: keep it as text
         decoded.append(message)
     return decoded

@@ -16,22 +16,13 @@ from helpers._hf import import_transformers
 from helpers.arguments import (
     SchemaError,
     a_type,
+    each_subschema,
     nullable_to_null_type,
     show_value,
     validate_arguments,
     validator_class,
 )
 from helpers.i18n import tr
-
-__all__ = [
-    "ToolRegistry",
-    "normalize_schema",
-    "parse_arguments",
-    "schema_from_function",
-    "tool_error_content",
-    "tool_result_content",
-    "validate_arguments",
-]
 
 # Python types `json.dumps` writes as they are (containers are checked item by item).
 _JSON_SCALARS = (str, int, float, bool, type(None))
@@ -50,48 +41,43 @@ def tool_error_content(message: str) -> str:
     return json.dumps({"error": message}, ensure_ascii=False)
 
 
-def _first_non_json(value: Any) -> tuple[str, bool] | None:
-    """The first part of `value` JSON cannot hold ("a set", "a dict with a tuple key").
-
-    Returns its description and whether it is `value` itself, or None when every part has a
-    JSON type (then the value as a whole is the trouble: circular, too deep, a huge integer).
-    """
+def _first_non_json(value: Any) -> str | None:
+    """The first part of `value` JSON cannot hold: "a set", "a list containing a dict with a tuple
+    key"; None when every part has a JSON type (then the value as a whole is the trouble: circular,
+    too deep, a huge integer)."""
     stack, seen = [value], set()
     while stack:  # iterative: a deeply nested result must not overflow the stack here
         item = stack.pop()
-        if isinstance(item, _JSON_SCALARS):
-            continue
-        if not isinstance(item, (list, tuple, dict)):
-            return a_type(type(item)), item is value
-        if id(item) in seen:
+        if isinstance(item, _JSON_SCALARS) or id(item) in seen:
             continue
         seen.add(id(item))
+        found = None
         if isinstance(item, dict):
             bad_key = next((k for k in item if not isinstance(k, _JSON_SCALARS)), None)
             if bad_key is not None:
-                return f"{a_type(type(item))} with {a_type(type(bad_key))} key", item is value
+                found = f"{a_type(type(item))} with {a_type(type(bad_key))} key"
             stack.extend(reversed(list(item.values())))
-        else:
+        elif isinstance(item, (list, tuple)):
             stack.extend(reversed(item))
+        else:
+            found = a_type(type(item))
+        if found:
+            return found if item is value else f"{a_type(type(value))} containing {found}"
     return None
 
 
 def _result_problem(name: str, value: Any, exc: BaseException) -> str:
     """The error sentence for a tool result `json.dumps` refused, naming what was wrong."""
-    found = _first_non_json(value)
-    if found is None:
+    what, reason = _first_non_json(value), ""
+    if what is None:
+        what = a_type(type(value))
         if isinstance(exc, RecursionError):
-            reason = "nested too deeply"
+            reason = " (nested too deeply)"
         elif "ircular" in _exception_text(exc):
-            reason = "it contains itself"
+            reason = " (it contains itself)"
         else:
-            reason = _exception_text(exc)[:80]
-        what = f"{a_type(type(value))}, which is not JSON-serializable ({reason})"
-    elif found[1]:
-        what = f"{found[0]}, which is not JSON-serializable"
-    else:
-        what = f"{a_type(type(value))} containing {found[0]}, which is not JSON-serializable"
-    return f"{name} returned {what}; {_RESULT_HINT}"
+            reason = f" ({_exception_text(exc)[:80]})"
+    return f"{name} returned {what}, which is not JSON-serializable{reason}; {_RESULT_HINT}"
 
 
 def _exception_text(exc: BaseException) -> str:
@@ -115,22 +101,17 @@ def schema_from_function(fn: Callable[..., Any]) -> dict[str, Any]:
     schema["function"].pop("return", None)  # not part of the OpenAI tool format
     function = schema["function"]
     if "parameters" in function:
-        function["parameters"] = without_prefix_items(nullable_to_null_type(function["parameters"]))
+        parameters = each_subschema(function["parameters"], nullable_to_null_type)
+        function["parameters"] = each_subschema(parameters, _items_from_prefix)
     return schema
 
 
-def without_prefix_items(schema: Any) -> Any:
-    """A copy of `schema` with every `prefixItems` list turned into `items`."""
-    if isinstance(schema, list):
-        return [without_prefix_items(item) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    out = {key: without_prefix_items(value) for key, value in schema.items()}
-    prefix = out.pop("prefixItems", None)
-    if isinstance(prefix, list) and prefix and "items" not in out:
+def _items_from_prefix(schema: dict[str, Any]) -> dict[str, Any]:
+    prefix = schema.pop("prefixItems", None)
+    if isinstance(prefix, list) and prefix and "items" not in schema:
         distinct = [s for i, s in enumerate(prefix) if s not in prefix[:i]]
-        out["items"] = distinct[0] if len(distinct) == 1 else {"anyOf": distinct}
-    return out
+        schema["items"] = distinct[0] if len(distinct) == 1 else {"anyOf": distinct}
+    return schema
 
 
 def normalize_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
@@ -215,12 +196,6 @@ class ToolRegistry:
         """Name -> Python function, as in the guide's `tool_map`."""
         return dict(self._functions)
 
-    def __contains__(self, name: object) -> bool:
-        return name in self._functions
-
-    def __len__(self) -> int:
-        return len(self._functions)
-
     def call(self, tool_call: Any) -> dict[str, Any]:
         """Run one tool call from the model and return the `role: "tool"` message answering it.
 
@@ -230,26 +205,23 @@ class ToolRegistry:
         the model can read, in `content`.
         """
         function = _field(tool_call, "function") or {}
-        raw_name = _field(function, "name")
-        name = raw_name if isinstance(raw_name, str) else ""
+        name = _field(function, "name")
         call_id = _field(tool_call, "id")
         if not isinstance(call_id, str):  # a broken server: keep what it sent, as text
             call_id = "" if call_id is None else show_value(call_id)
-        message = {"role": "tool", "tool_call_id": call_id, "name": name}
-        if raw_name is not None and not isinstance(raw_name, str):  # a broken server's answer
-            known = ", ".join(self._functions) or "none"
-            shown = show_value(raw_name)
-            content = tool_error_content(
-                f"Unknown tool {shown} (a tool name is a string). Available tools: {known}."
-            )
-            return message | {"content": content}
-        return message | {"content": self._run(name, _field(function, "arguments"))}
+        content = self._run("" if name is None else name, _field(function, "arguments"))
+        name = name if isinstance(name, str) else ""
+        return {"role": "tool", "tool_call_id": call_id, "name": name, "content": content}
 
-    def _run(self, name: str, arguments_text: Any) -> str:
+    def _run(self, name: Any, arguments_text: Any) -> str:
         """Parse, check, run and serialise; every failure comes back as an error content string."""
-        if name not in self._functions:
+        if not isinstance(name, str) or name not in self._functions:
             known = ", ".join(self._functions) or "none"
-            return tool_error_content(f"Unknown tool {name!r}. Available tools: {known}.")
+            if isinstance(name, str):
+                shown = repr(name)
+            else:  # a broken server's answer
+                shown = f"{show_value(name)} (a tool name is a string)"
+            return tool_error_content(f"Unknown tool {shown}. Available tools: {known}.")
         arguments, problem = parse_arguments(arguments_text)
         if problem:
             return tool_error_content(f"Arguments for {name} {problem}")

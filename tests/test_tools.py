@@ -444,6 +444,25 @@ def test_nullable_becomes_a_null_type_in_generated_schemas(typed):
     assert properties["counts"]["additionalProperties"] == {"type": "integer"}
 
 
+def test_tuple_hints_become_items_and_only_schema_keywords_are_rewritten():
+    def pairs(pair: tuple[int, str], same: tuple[int, int], prefixItems: str | None = None):
+        """Pairs.
+
+        Args:
+            pair: an int and a str
+            same: two ints
+            prefixItems: an argument that happens to be called so
+        """
+
+    registry = ToolRegistry()
+    registry.register(pairs)
+    properties = registry.schemas[0]["function"]["parameters"]["properties"]
+    assert properties["pair"]["items"] == {"anyOf": [{"type": "integer"}, {"type": "string"}]}
+    assert properties["same"]["items"] == {"type": "integer"}
+    assert "prefixItems" not in properties["pair"] and "prefixItems" not in properties["same"]
+    assert properties["prefixItems"]["type"] == ["string", "null"]  # an argument, kept
+
+
 RICH = {
     "type": "object",
     "required": ["when", "place"],
