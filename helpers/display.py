@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from helpers.i18n import count, tr
-from helpers.streaming import as_dict
+from helpers.streaming import as_dict, shorten
 
 CONTENT_LIMIT = 200  # characters of a message's content shown by `show_messages`
 FRAGMENT_LIMIT = 120  # characters of one streamed fragment shown by `format_chunk`
@@ -33,14 +33,6 @@ FRAGMENT_LIMIT = 120  # characters of one streamed fragment shown by `format_chu
 _MARKER_RE = re.compile(r"(<\|[^<>|\s]+\|>|</?tool_call>)")  # one group: re.split keeps it
 
 _USAGE_ORDER = ("prompt_tokens", "completion_tokens", "total_tokens")
-
-
-def shorten(text: str, limit: int = CONTENT_LIMIT) -> str:
-    """Cut `text` to `limit` characters and say how many were left out."""
-    if limit <= 0 or len(text) <= limit:
-        return text
-    left = len(text) - limit
-    return f"{text[:limit]}…[+{left} {tr('chars', 'симв.')}]"
 
 
 def _arguments_text(arguments: Any) -> str:
