@@ -22,9 +22,7 @@ from helpers.exercises._verdict import (
 from helpers.exercises._verdict import chunk as _chunk
 from helpers.exercises._verdict import weather_call as _call
 from helpers.kimi_ids import normalize_kimi_ids
-
-REASONING_KEYS = ("reasoning_content", "reasoning")
-
+from helpers.streaming import REASONING_KEYS
 
 # --- exercise 1: the assistant message for the history --------------------------------------------
 
