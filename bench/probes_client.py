@@ -957,16 +957,23 @@ def sse_chunks(body: dict) -> list[str]:
 class TrackedStream(httpx.SyncByteStream):
     """An SSE body that records whether it was closed and may break off with a network error."""
 
-    def __init__(self, payloads: list[bytes], fail_after: int | None, server: Server) -> None:
+    def __init__(
+        self,
+        payloads: list[bytes],
+        fail_after: int | None,
+        server: Server,
+        failure: BaseException | None = None,
+    ) -> None:
         self.payloads = payloads
         self.fail_after = fail_after
+        self.failure = failure or httpx.RemoteProtocolError("peer closed connection early")
         self.closed = False
         server.streams.append(self)
 
     def __iter__(self) -> Iterator[bytes]:
         for number, payload in enumerate(self.payloads):
             if self.fail_after is not None and number >= self.fail_after:
-                raise httpx.RemoteProtocolError("peer closed connection without sending complete")
+                raise self.failure
             yield payload
 
     def close(self) -> None:
@@ -998,14 +1005,14 @@ class Server:
         if kind == "json":
             status, payload = rest
             return httpx.Response(status, json=payload)
-        payloads, fail_after = rest
+        payloads, fail_after, *failure = rest
         lines = [f"data: {p}\n\n".encode() for p in payloads]
         if kind == "sse":
             lines.append(b"data: [DONE]\n\n")
         return httpx.Response(
             200,
             headers={"content-type": "text/event-stream"},
-            stream=TrackedStream(lines, fail_after, self),
+            stream=TrackedStream(lines, fail_after, self, *failure),
         )
 
 
@@ -1472,6 +1479,16 @@ def probe_hostile_server(quick: bool) -> Outcome:
             expect=ToolLoopError,
             check=lambda m, s: [] if m == [USER] else ["something was added to messages"],
         )
+    # Ctrl+C while the answer streams in: it goes through, the stream is closed, nothing added.
+    run_case(
+        report,
+        "stream: KeyboardInterrupt mid-call",
+        registry,
+        [("sse", [head, call_head, call_args, call_args], 3, KeyboardInterrupt())],
+        True,
+        expect=KeyboardInterrupt,
+        check=lambda m, s: [] if m == [USER] else ["something was added to messages"],
+    )
     # A usable but odd stream: usage inside choices[0] (Moonshot), then a final answer.
     final = [
         chunk_json({"role": "assistant", "content": "Fine."}),
