@@ -38,8 +38,8 @@ from __future__ import annotations
 
 import contextlib
 import datetime
-import gc
 import decimal
+import gc
 import json
 import random
 import signal
@@ -695,7 +695,8 @@ def probe_sizes(quick: bool) -> Outcome:
             report.crash(f"{label} raised {exception_line(exc)}")
             continue
         ratio = large / max(small, 1e-4)
-        notes.append(f"{label}: {n:,} chars {small * 1e3:.1f} ms, 10x {large * 1e3:.1f} ms, {ratio:.1f}x")
+        times = f"{small * 1e3:.1f} ms, 10x {large * 1e3:.1f} ms"
+        notes.append(f"{label}: {n:,} chars {times}, {ratio:.1f}x")
         if ratio > 30:
             report.crash(f"{label}: {ratio:.0f}x the time for 10x the input (not linear)")
     report.outcome.notes = notes
