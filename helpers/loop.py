@@ -5,8 +5,8 @@
 - The assistant message with the calls is appended BEFORE their `role: "tool"` results, and both
   only once every tool has answered: an interrupt leaves no call without its answer.
 - Tools run through a `ToolRegistry`, which unpacks arguments and reports failures to the model.
-- A server's error, a cut answer or a malformed one raises a `ToolLoopError` in one sentence in the
-  notebook's language, and nothing is added to `messages`.
+- A server's error, a cut answer, an empty or a malformed one raises a `ToolLoopError` in one
+  sentence in the notebook's language, and nothing is added to `messages`.
 """
 
 from __future__ import annotations
