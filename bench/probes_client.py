@@ -242,8 +242,13 @@ class Format:
     def render(self, calls: list[dict], content: str, reasoning: str | None) -> str:
         raise NotImplementedError
 
-    def parser(self) -> Any:
+    def parser(self, opened: bool | None = None) -> Any:
+        """A new stream parser; `opened`: the prompt opened the reasoning block (None: unknown)."""
         raise NotImplementedError
+
+    def prompt_opened(self, text: str) -> str:
+        """The text as a model writes it when the generation prompt opened the reasoning block."""
+        return text.replace("<think>", "", 1)
 
     def expected_id(self, index: int, name: str) -> str:
         raise NotImplementedError
@@ -265,8 +270,8 @@ class Kimi(Format):
     def render(self, calls, content, reasoning):
         return _think(reasoning) + render_kimi_tool_calls(calls, content)
 
-    def parser(self):
-        return KimiStreamParser()
+    def parser(self, opened=None):
+        return KimiStreamParser(opened)
 
     def expected_id(self, index, name):
         return f"functions.{name}:{index}"
@@ -281,8 +286,8 @@ class Hermes(Format):
         prefix = _think(reasoning) + "\n\n" if reasoning is not None else ""
         return prefix + render_hermes_tool_calls(calls, content)
 
-    def parser(self):
-        return HermesStreamParser()
+    def parser(self, opened=None):
+        return HermesStreamParser(opened)
 
     def expected_id(self, index, name):
         return f"call_{index}"
@@ -333,8 +338,8 @@ class QwenXml(Format):
         prefix = _think(reasoning) + "\n\n" if reasoning is not None else ""
         return prefix + render_qwen_xml_tool_calls(calls, content)
 
-    def parser(self):
-        return QwenXmlStreamParser(self.tools or None)
+    def parser(self, opened=None):
+        return QwenXmlStreamParser(self.tools or None, opened)
 
     def expected_id(self, index, name):
         return f"call_{index}"
@@ -358,8 +363,11 @@ class Xtml(Format):
             thinking_effort=None,
         )
 
-    def parser(self):
-        return KimiXtmlStreamParser()
+    def parser(self, opened=None):
+        return KimiXtmlStreamParser("think" if opened else None)
+
+    def prompt_opened(self, text):
+        return text.removeprefix('<|open|>message role="assistant"<|sep|><|open|>think<|sep|>')
 
     def expected_id(self, index, name):
         return f"functions.{name}:{index}"
@@ -422,10 +430,17 @@ def drive(parser: Any, chunks: list[str]) -> tuple[Any, ToolCallAccumulator]:
     return parser.result, accumulator
 
 
-def stream_vs_batch(fmt: Format, text: str, chunks: list[str], label: str, report: Report) -> Any:
+def stream_vs_batch(
+    fmt: Format,
+    text: str,
+    chunks: list[str],
+    label: str,
+    report: Report,
+    opened: bool | None = None,
+) -> Any:
     """Parse `text` whole and as `chunks`; report a difference as a loss; return the batch."""
-    batch = fmt.parser().parse_whole(text)
-    result, accumulator = drive(fmt.parser(), chunks)
+    batch = fmt.parser(opened).parse_whole(text)
+    result, accumulator = drive(fmt.parser(opened), chunks)
     where = f"{fmt.name}, {label}"
     if accumulator.content != batch.content:
         report.loss(f"{where}: streamed content differs from the batch parse")
@@ -460,12 +475,15 @@ def check_round_trip(
     """Render one random turn, parse it in every chunking; return the number of parses."""
     calls, content, reasoning = random_turn(rng, fmt, huge)
     text = fmt.render(calls, content, reasoning)
+    opened = None
+    if reasoning is not None and rng.random() < 0.5:  # Qwen3.5 / K3: the prompt opened it
+        text, opened = fmt.prompt_opened(text), rng.choice([True, None])
     runs = 0
     batch = None
     for label, chunks in chunkings(rng, text, one_char):
         runs += 1
         with time_limit(60):
-            batch = stream_vs_batch(fmt, text, chunks, label, report)
+            batch = stream_vs_batch(fmt, text, chunks, f"{label}, opened={opened}", report, opened)
     assert batch is not None
     where = f"{fmt.name} round trip"
     if batch.errors:
@@ -1512,6 +1530,49 @@ def probe_hostile_server(quick: bool) -> Outcome:
         True,
         expect=KeyboardInterrupt,
         check=lambda m, s: [] if m == [USER] else ["something was added to messages"],
+    )
+    # A thinking model streams reasoning, then three calls whose fragments interleave: the next
+    # request must carry the reasoning and every call whole, in index order.
+    parts = [
+        chunk_json({"role": "assistant", "reasoning_content": "Three "}),
+        chunk_json({"reasoning_content": "cities."}),
+    ]
+    cities = ["Paris", "Oslo", "Lima"]
+    for index in range(len(cities)):
+        start = {"index": index, "id": f"c{index}", "type": "function"}
+        parts.append(chunk_json({"tool_calls": [start | {"function": {"name": "weather"}}]}))
+    for piece in range(3):
+        for index, city in reversed(list(enumerate(cities))):
+            text = json.dumps({"city": city})
+            fragment = text[piece * len(text) // 3 : (piece + 1) * len(text) // 3]
+            parts.append(
+                chunk_json({"tool_calls": [{"index": index, "function": {"arguments": fragment}}]})
+            )
+    parts.append(chunk_json({}, "tool_calls"))
+    final = [chunk_json({"role": "assistant", "content": "Sunny."}), chunk_json({}, "stop")]
+
+    def sent_back(messages: list[dict], server: Server) -> list[str]:
+        if len(server.requests) < 2:
+            return ["no second request"]
+        assistant = server.requests[1]["messages"][1]
+        calls = [
+            (c["id"], json.loads(c["function"]["arguments"])["city"])
+            for c in assistant.get("tool_calls", [])
+        ]
+        problems = []
+        if assistant.get("reasoning_content") != "Three cities.":
+            problems.append(f"reasoning not sent back: {short(assistant)}")
+        if calls != [(f"c{i}", city) for i, city in enumerate(cities)]:
+            problems.append(f"calls sent back as {short(calls)}")
+        return problems
+
+    run_case(
+        report,
+        "stream: reasoning, then interleaved parallel calls",
+        registry,
+        [("sse", parts, None), ("sse", final, None)],
+        True,
+        check=sent_back,
     )
     # A usable but odd stream: usage inside choices[0] (Moonshot), then a final answer.
     final = [
