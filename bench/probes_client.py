@@ -42,6 +42,7 @@ import decimal
 import gc
 import json
 import random
+import re
 import signal
 import threading
 import time
@@ -65,6 +66,7 @@ from helpers.formats import (
 )
 from helpers.formats.kimi_xtml import XTML_TOKENS, KimiXtmlStreamParser, render_kimi_xtml
 from helpers.formats.think import ReasoningSplitter
+from helpers.i18n import language, reset_language, set_language
 from helpers.loop import ToolLoopError, run_tool_loop
 from helpers.streaming import MalformedChunkError, StreamErrorEvent, ToolCallAccumulator
 from helpers.tools import ToolRegistry
@@ -1144,6 +1146,10 @@ def run_case(
         report.crash(f"{case}: the loop raised {exception_line(raised)}, not {expect.__name__}")
     elif isinstance(raised, ToolLoopError) and len(str(raised).split()) < 8:
         report.crash(f"{case}: an error a student cannot act on: {str(raised)!r}")
+    elif isinstance(raised, ToolLoopError) and (language() == "ru") != bool(
+        CYRILLIC.search(str(raised))
+    ):
+        report.crash(f"{case}: an error not in the notebook's language: {short(str(raised))}")
     if messages[: len(before)] != before:
         report.loss(f"{case}: the messages that were there changed")
     for problem in conversation_problems(messages):
@@ -1163,6 +1169,9 @@ def run_case(
     for warning in caught:
         if "surrogate" not in str(warning.message):
             report.crash(f"{case}: unexpected warning {short(str(warning.message))}")
+
+
+CYRILLIC = re.compile("[а-яА-ЯёЁ]")
 
 
 def tool_contents(messages: list[dict]) -> list[str]:
@@ -1620,6 +1629,15 @@ def probe_hostile_server(quick: bool) -> Outcome:
     return report.done()
 
 
+def probe_hostile_server_russian(quick: bool) -> Outcome:
+    """The hostile server cases in the Russian edition: every error must be in Russian."""
+    set_language("ru")
+    try:
+        return probe_hostile_server(quick)
+    finally:
+        reset_language()
+
+
 PROBES = [
     *(
         Probe("parsers", f"{fmt.name}: round trip, any split", probe_round_trip(fmt))
@@ -1632,4 +1650,5 @@ PROBES = [
     Probe("tools/loop", "hostile tools", probe_hostile_tools),
     Probe("tools/loop", "hostile calls, max_rounds", probe_hostile_calls),
     Probe("tools/loop", "hostile server answers and streams", probe_hostile_server),
+    Probe("tools/loop", "hostile server, Russian edition", probe_hostile_server_russian),
 ]
