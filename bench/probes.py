@@ -36,6 +36,7 @@ class Outcome:
     runs: int = 0
     crashes: list[str] = field(default_factory=list)
     losses: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # measurements worth printing (no verdict)
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     print("| group | probe | runs | crashes | data loss | wall s |\n|---|---|---:|---:|---:|---:|")
     totals = Outcome()
     details: list[str] = []
+    notes: list[str] = []
     for probe in probes:
         outcome, seconds = run_probe(probe, args.quick)
         totals.runs += outcome.runs
@@ -97,10 +99,13 @@ def main(argv: list[str] | None = None) -> int:
         )
         details += [f"{probe.name}: crash: {line}" for line in outcome.crashes]
         details += [f"{probe.name}: loss: {line}" for line in outcome.losses]
+        notes += [f"{probe.name}: {line}" for line in outcome.notes]
     print(
         f"\n{len(probes)} probes, {totals.runs:,} runs, {len(totals.crashes)} crashes, "
         f"{len(totals.losses)} data losses"
     )
+    for line in notes:
+        print(" * note:", line)
     for line in details:
         print(" -", line)
     return 1 if details else 0

@@ -5,8 +5,8 @@
 - The assistant message with the calls is appended BEFORE their `role: "tool"` results, and both
   only once every tool has answered: an interrupt leaves no call without its answer.
 - Tools run through a `ToolRegistry`, which unpacks arguments and reports failures to the model.
-- A server's error, a cut answer or a malformed one raises a `ToolLoopError` in one sentence in the
-  notebook's language, and nothing is added to `messages`.
+- A server's error, a cut answer, an empty or a malformed one raises a `ToolLoopError` in one
+  sentence in the notebook's language, and nothing is added to `messages`.
 """
 
 from __future__ import annotations
@@ -179,13 +179,10 @@ def ask_model(
             completion = client.chat.completions.create(
                 model=model, messages=messages, **create_kwargs
             )
-            if not completion.choices:
+            if not getattr(completion, "choices", None):  # none, or a body that is no object
                 body = short_repr(as_dict(completion), 200)
-                raise ToolLoopError(
-                    tr(
-                        f"The server answered without choices: {body}",
-                        f"Сервер ответил без choices (вариантов ответа): {body}",
-                    )
+                raise _malformed(
+                    f"no `choices` to read in {body}", f"нет `choices` (вариантов ответа) в {body}"
                 )
             choice = completion.choices[0]
             return assistant_message_from(choice.message), choice.finish_reason
@@ -200,6 +197,17 @@ def ask_model(
             close = getattr(chunks, "close", None)
             if callable(close):  # the SDK's stream holds a connection until closed
                 close()
+        if accumulator.finish_reason is None:  # no last chunk: the answer may be cut anywhere
+            raise ToolLoopServerError(
+                tr(
+                    "The server's stream ended before its last chunk (no finish_reason: the "
+                    "connection was cut?); nothing was run and nothing was added to `messages`. "
+                    "Ask again.",
+                    "Поток от сервера оборвался до последнего чанка (нет finish_reason: "
+                    "соединение прервалось?); ничего не запущено, в `messages` ничего не "
+                    "добавлено. Повторите запрос.",
+                )
+            )
         return accumulator.assistant_message(), accumulator.finish_reason
     except openai.APIError as exc:
         raise _server_error(exc) from None
@@ -207,6 +215,11 @@ def ask_model(
         raise ToolLoopServerError(str(exc)) from None
     except MalformedChunkError as exc:
         raise ToolLoopError(str(exc)) from None
+    except json.JSONDecodeError as exc:  # an event the SDK could not read
+        raise _malformed(
+            f"an event in the stream is not JSON ({exc})",
+            f"событие в потоке — не JSON (json: «{exc}»)",
+        ) from None
 
 
 # A lone surrogate (U+D800..U+DFFF) cannot be encoded as UTF-8, so no request can carry it.
@@ -285,6 +298,17 @@ def run_tool_loop(
                     "Модель упёрлась в max_tokens (finish_reason='length'), не написав ни слова "
                     "ответа; начатый вызов инструмента сервер мог отбросить. Ничего не запущено, "
                     "в `messages` ничего не добавлено; увеличьте max_tokens и повторите запрос.",
+                )
+            )
+        if not tool_calls and not message.get("content"):
+            raise ToolLoopError(
+                tr(
+                    f"The model answered with no text and no tool call (finish_reason="
+                    f"{finish_reason!r}). Nothing was added to `messages` (a server refuses an "
+                    "empty assistant message in the next request); ask again.",
+                    f"Модель ответила без текста и без вызова инструмента (finish_reason="
+                    f"{finish_reason!r}). В `messages` ничего не добавлено (сервер отвергнет "
+                    "пустое сообщение ассистента в следующем запросе); повторите запрос.",
                 )
             )
         if not tool_calls:

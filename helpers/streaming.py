@@ -129,6 +129,17 @@ def _checked_piece(piece: Any) -> tuple[int | None, str, str, str]:
     return index, as_text(piece.get("id")), name or "", arguments_text(function.get("arguments"))
 
 
+def _checked_object(value: Any, en: str, ru: str) -> Mapping[str, Any]:
+    """`value` if it is an object (a dict), else MalformedChunkError naming what it is."""
+    if not isinstance(value, Mapping):
+        kind = type(value).__name__
+        raise MalformedChunkError(
+            f"{en} is a {kind} ({str(value)[:60]!r}), not an object",
+            f"{ru} — {kind} ({str(value)[:60]!r}), а не объект",
+        )
+    return value
+
+
 class ToolCallAccumulator:
     """Collects the content, tool calls, finish_reason and usage of one streamed response."""
 
@@ -143,13 +154,20 @@ class ToolCallAccumulator:
 
     def add(self, chunk: Any) -> None:
         """Take one `ChatCompletionChunk` (SDK object or dict of the same shape)."""
-        chunk = as_dict(chunk)
-        if isinstance(chunk, Mapping) and chunk.get("error") and not chunk.get("choices"):
+        chunk = _checked_object(as_dict(chunk), "a chunk", "чанк")
+        if chunk.get("error") and not chunk.get("choices"):
             raise StreamErrorEvent(chunk["error"])
         if chunk.get("usage"):
             self.usage = as_dict(chunk["usage"])
-        for choice in chunk.get("choices") or []:  # a usage chunk has `choices: []`
-            choice = as_dict(choice)
+        choices = chunk.get("choices") or []  # a usage chunk has `choices: []`
+        if not isinstance(choices, list):
+            kind = type(choices).__name__
+            raise MalformedChunkError(
+                f"`choices` is a {kind} ({str(choices)[:60]!r}), not a list",
+                f"`choices` — {kind} ({str(choices)[:60]!r}), а не список",
+            )
+        for choice in choices:
+            choice = _checked_object(as_dict(choice), "a choice", "вариант ответа (choice)")
             if choice.get("index", 0) != 0:
                 continue  # n > 1 is not supported: only the first choice is assembled
             if choice.get("usage"):  # Moonshot streams it inside the choice
@@ -160,7 +178,7 @@ class ToolCallAccumulator:
 
     def add_delta(self, delta: Mapping[str, Any] | Any) -> None:
         """Take one bare delta: content, reasoning and/or `{"tool_calls": [...]}` fragments."""
-        delta = as_dict(delta)
+        delta = _checked_object(as_dict(delta), "a delta", "delta")
         self._add_reasoning(delta)
         content = delta.get("content")
         if content is not None and not isinstance(content, str):

@@ -643,3 +643,52 @@ def test_the_surrogate_warning_speaks_russian_in_the_russian_edition(russian):
     with pytest.warns(UserWarning, match=r"В результате list_files .*\\udcff"):
         run_tool_loop(client, messages, registry, model="m")
     assert messages[2]["content"] == "a\\udcff"  # plain text: one backslash, then udcff
+
+
+# --- found by bench/probes_client.py: broken streams and empty answers ------------------------
+
+
+def test_an_event_that_is_not_json_is_a_tool_loop_error_and_adds_nothing(live, registry):
+    client, handler = live
+    head = chunks_for(completion("Let me check."))[:2]
+    handler.script = [("sse", [json.dumps(c) for c in head] + ["{not json"])]
+    messages = [USER]
+    with pytest.raises(ToolLoopError, match="malformed: an event in the stream is not JSON"):
+        run_tool_loop(client, messages, registry, model="m", stream=True)
+    assert messages == [USER]
+
+
+def test_a_stream_cut_before_its_last_chunk_runs_nothing_and_adds_nothing(live):
+    ran = []
+    registry = ToolRegistry()
+    schema = {"name": "get_weather", "parameters": {"type": "object"}}
+    registry.register(lambda **arguments: ran.append(arguments), schema)
+    chunks = chunks_for(completion(None, [weather_call("Beijing")], "tool_calls"), piece=4)
+    handler_script = [("sse", [json.dumps(c) for c in chunks[:5]])]  # cut inside the arguments
+    client, handler = live
+    handler.script = handler_script
+    messages = [USER]
+    with pytest.raises(ToolLoopServerError, match=r"ended before its last chunk.*Ask again"):
+        run_tool_loop(client, messages, registry, model="m", stream=True)
+    assert messages == [USER] and ran == []
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_an_empty_answer_is_an_error_not_an_empty_assistant_message(live, registry, stream):
+    # An assistant message with neither content nor tool calls makes the next request a 400.
+    client, handler = live
+    body = completion(None)
+    handler.script = [
+        ("sse", [json.dumps(c) for c in chunks_for(body)]) if stream else ("json", 200, body)
+    ]
+    messages = [USER]
+    with pytest.raises(ToolLoopError, match=r"no text and no tool call \(finish_reason='stop'\)"):
+        run_tool_loop(client, messages, registry, model="m", stream=stream)
+    assert messages == [USER]
+
+
+def test_an_answer_that_is_not_an_object_is_a_tool_loop_error(live, registry):
+    client, handler = live
+    handler.script = [("json", 200, [1, 2])]
+    with pytest.raises(ToolLoopError, match=r"malformed: no `choices`.*\[1, 2\]"):
+        run_tool_loop(client, [USER], registry, model="m")

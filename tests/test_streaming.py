@@ -12,7 +12,7 @@ from openai.types.chat import ChatCompletionChunk
 
 from helpers import ToolCallAccumulator, ToolLoopError, ask_model
 from helpers.i18n import reset_language, set_language
-from helpers.streaming import StreamErrorEvent
+from helpers.streaming import MalformedChunkError, StreamErrorEvent
 from tests.fakes import chunks_for, completion
 
 BASE = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m"}
@@ -573,3 +573,22 @@ def test_usage_inside_the_choice_is_read_too():
         )
     )
     assert sdk.usage == usage
+
+
+@pytest.mark.parametrize(
+    "chunk",
+    [
+        "data",
+        [1, 2],
+        {"choices": "x"},
+        {"choices": 3},
+        {"choices": {"0": {}}},
+        {"choices": ["x"]},
+        {"choices": [{"index": 0, "delta": "oops"}]},
+        {"choices": [{"index": 0, "delta": [1]}]},
+    ],
+)
+def test_a_chunk_that_is_not_an_object_where_one_is_due_is_a_malformed_chunk(chunk):
+    # Found by bench/probes_client.py: these raised AttributeError or TypeError.
+    with pytest.raises(MalformedChunkError, match="malformed.*not (an object|a list)"):
+        ToolCallAccumulator().add(chunk)
