@@ -13,8 +13,9 @@ Groups (see `bench/probes.py` for the runner and what counts as a crash or a dat
     calls before a cut must come back intact, and every inserted word must come back somewhere
     (content, reasoning, a call) or the parse must report an error;
   * size: many calls and one huge argument in ONE delta, at n and 10n characters (1 MB / 10 MB,
-    quick 100 KB / 1 MB, the generators of `bench/linear.py`); the ratio is a note, above 30x it
-    counts as a crash (linear code takes ~10x, code that re-copies its buffer ~100x);
+    quick 100 KB / 1 MB, the generators of `bench/linear.py`); the ratio is a note, and in the
+    full run (never in quick mode, which the tests use) above 30x it counts as a crash (linear
+    code takes ~10x, code that re-copies its buffer ~100x);
   * accumulator: completions cut into chunks the way real servers send them (ids and names
     repeated, no index, object arguments, interleaved parallel calls, usage inside the choice),
     and chunks with fields of the wrong type: the sum must be the completion, and a broken chunk
@@ -717,7 +718,7 @@ def probe_sizes(quick: bool) -> Outcome:
         ratio = large / max(small, 1e-4)
         times = f"{small * 1e3:.1f} ms, 10x {large * 1e3:.1f} ms"
         notes.append(f"{label}: {n:,} chars {times}, {ratio:.1f}x")
-        if ratio > 30:
+        if ratio > 30 and not quick:  # a verdict on a time only in the benchmark, never in a test
             report.crash(f"{label}: {ratio:.0f}x the time for 10x the input (not linear)")
     report.outcome.notes = notes
     return report.done()
