@@ -660,39 +660,41 @@ def mutate(rng: random.Random, value: Any, depth: int = 0) -> Any:
     return rng.choice(odd_values)
 
 
+def _malformed_http_probe(target: str, salt: str) -> Outcome:
+    """Raw-socket requests broken at the HTTP level, sent to the replay server (a good request
+    after each must be answered identically) or to a record proxy (checked once at the end)."""
+    rng = _rng(salt)
+    item = next(a for a in recorded_answers() if not a.stream and "/engines/" not in a.path)
+    outcome = Outcome()
+    with _target(target) as (port, check_after), watched_log() as tracebacks:
+        for name, raw, options in malformed_requests(rng, item.body):
+            outcome.runs += 1
+            done, answer = run_with_timeout(
+                lambda raw=raw, options=options: raw_exchange(
+                    port,
+                    raw,
+                    half_close=options.get("half_close", False),
+                    full_close=options.get("full_close", False),
+                ),
+                TIMEOUT + 5,
+            )
+            if not done or isinstance(answer, TimeoutError):
+                outcome.crashes.append(f"{name}: no answer within {TIMEOUT:.0f} s (hang)")
+            elif isinstance(answer, BaseException):
+                outcome.crashes.append(f"{name}: {type(answer).__name__}: {answer}")
+            elif problem := judge(answer, options):
+                outcome.crashes.append(f"{name}: {problem}")
+            if target == "replay" and (problem := check_after()):
+                outcome.crashes.append(f"after {name}: a good request failed: {problem}")
+        if target != "replay" and (problem := check_after()):
+            outcome.crashes.append(f"after the bad requests: {problem}")
+        outcome.crashes += [f"handler traceback: {line}" for line in tracebacks.found]
+    return outcome
+
+
 def probe_replay_malformed_http(quick: bool) -> Outcome:
     """Raw-socket requests broken at the HTTP level, then a good request answered identically."""
-    rng = _rng("malformed-http")
-    answers = recorded_answers()
-    item = next(a for a in answers if not a.stream and "/engines/" not in a.path)
-    outcome = Outcome()
-    server = ReplayServer(RECORDINGS_DIR).start()
-    port = _port(server.url)
-    try:
-        with watched_log() as tracebacks:
-            for name, raw, options in malformed_requests(rng, item.body):
-                outcome.runs += 1
-                done, answer = run_with_timeout(
-                    lambda raw=raw, options=options: raw_exchange(
-                        port,
-                        raw,
-                        half_close=options.get("half_close", False),
-                        full_close=options.get("full_close", False),
-                    ),
-                    TIMEOUT + 5,
-                )
-                if not done or isinstance(answer, TimeoutError):
-                    outcome.crashes.append(f"{name}: no answer within {TIMEOUT:.0f} s (hang)")
-                elif isinstance(answer, BaseException):
-                    outcome.crashes.append(f"{name}: {type(answer).__name__}: {answer}")
-                elif problem := judge(answer, options):
-                    outcome.crashes.append(f"{name}: {problem}")
-                if problem := good_check(port, item):
-                    outcome.crashes.append(f"after {name}: a good request failed: {problem}")
-            outcome.crashes += [f"handler traceback: {line}" for line in tracebacks.found]
-    finally:
-        server.stop()
-    return outcome
+    return _malformed_http_probe("replay", "malformed-http")
 
 
 def _body_probe(target: str, quick: bool, salt: str) -> Outcome:
@@ -793,32 +795,7 @@ def probe_record_bad_bodies(quick: bool) -> Outcome:
 
 def probe_record_malformed_http(quick: bool) -> Outcome:
     """The record proxy given the HTTP-level bad requests (the replay server is its upstream)."""
-    rng = _rng("malformed-http-record")
-    answers = recorded_answers()
-    item = next(a for a in answers if not a.stream and "/engines/" not in a.path)
-    outcome = Outcome()
-    with _target("record") as (port, check_after), watched_log() as tracebacks:
-        for name, raw, options in malformed_requests(rng, item.body):
-            outcome.runs += 1
-            done, answer = run_with_timeout(
-                lambda raw=raw, options=options: raw_exchange(
-                    port,
-                    raw,
-                    half_close=options.get("half_close", False),
-                    full_close=options.get("full_close", False),
-                ),
-                TIMEOUT + 5,
-            )
-            if not done or isinstance(answer, TimeoutError):
-                outcome.crashes.append(f"{name}: no answer within {TIMEOUT:.0f} s (hang)")
-            elif isinstance(answer, BaseException):
-                outcome.crashes.append(f"{name}: {type(answer).__name__}: {answer}")
-            elif problem := judge(answer, options):
-                outcome.crashes.append(f"{name}: {problem}")
-        if problem := check_after():
-            outcome.crashes.append(f"after the bad requests: {problem}")
-        outcome.crashes += [f"handler traceback: {line}" for line in tracebacks.found]
-    return outcome
+    return _malformed_http_probe("record", "malformed-http-record")
 
 
 def probe_client_disconnects(quick: bool) -> Outcome:
