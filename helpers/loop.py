@@ -37,7 +37,13 @@ from helpers.tools import ToolRegistry
 
 
 class ToolLoopError(RuntimeError):
-    """Base class for the loop's own errors (a malformed server answer raises it directly)."""
+    """Base class for the loop's own errors (a malformed server answer raises it directly).
+    `answer` is the assistant message the loop read but did not add to `messages` (a call cut
+    at max_tokens, an empty answer), reasoning included; None when there was none to read."""
+
+    def __init__(self, text: str, answer: dict[str, Any] | None = None) -> None:
+        super().__init__(text)
+        self.answer = answer
 
 
 class ToolLoopLimitError(ToolLoopError):
@@ -287,7 +293,8 @@ def run_tool_loop(
                     "Модель упёрлась в max_tokens (finish_reason='length') посреди вызова "
                     f"инструмента: {_describe(tool_calls)}. Ничего не запущено; увеличьте "
                     "max_tokens и повторите запрос.",
-                )
+                ),
+                answer=message,
             )
         if finish_reason == "length" and not (message.get("content") or "").strip():
             raise TruncatedToolCallError(
@@ -298,7 +305,8 @@ def run_tool_loop(
                     "Модель упёрлась в max_tokens (finish_reason='length'), не написав ни слова "
                     "ответа; начатый вызов инструмента сервер мог отбросить. Ничего не запущено, "
                     "в `messages` ничего не добавлено; увеличьте max_tokens и повторите запрос.",
-                )
+                ),
+                answer=message,
             )
         if not tool_calls and not message.get("content"):
             raise ToolLoopError(
@@ -309,7 +317,8 @@ def run_tool_loop(
                     f"Модель ответила без текста и без вызова инструмента (finish_reason="
                     f"{finish_reason!r}). В `messages` ничего не добавлено (сервер отвергнет "
                     "пустое сообщение ассистента в следующем запросе); повторите запрос.",
-                )
+                ),
+                answer=message,
             )
         if not tool_calls:
             messages.append(message)

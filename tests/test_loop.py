@@ -692,3 +692,33 @@ def test_an_answer_that_is_not_an_object_is_a_tool_loop_error(live, registry):
     handler.script = [("json", 200, [1, 2])]
     with pytest.raises(ToolLoopError, match=r"malformed: no `choices`.*\[1, 2\]"):
         run_tool_loop(client, [USER], registry, model="m")
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("finish", ["length", "stop"])
+def test_an_answer_the_loop_refuses_is_kept_on_the_error_with_its_reasoning(
+    live, registry, stream, finish
+):
+    # A thinking model that spent max_tokens on reasoning (or stopped with nothing to say): the
+    # loop adds nothing to `messages`, and the reasoning is not lost: it is on the error.
+    client, handler = live
+    body = completion(None, finish_reason=finish)
+    body["choices"][0]["message"]["reasoning_content"] = "Beijing first, then Shanghai"
+    chunks = chunks_for(body)
+    reasoning = {"reasoning_content": "Beijing first, then Shanghai"}
+    chunks.insert(1, chunks[0] | {"choices": [{"index": 0, "delta": reasoning}]})
+    handler.script = [("sse", [json.dumps(c) for c in chunks]) if stream else ("json", 200, body)]
+    messages = [USER]
+    with pytest.raises(ToolLoopError) as caught:
+        run_tool_loop(client, messages, registry, model="m", stream=stream, max_tokens=5)
+    assert messages == [USER]
+    assert caught.value.answer["reasoning_content"] == "Beijing first, then Shanghai"
+    assert caught.value.answer["role"] == "assistant" and not caught.value.answer.get("tool_calls")
+
+
+def test_a_call_cut_at_max_tokens_is_kept_on_the_error(registry):
+    cut = [("c1", "get_weather", '{"city": "Bei')]
+    client = FakeClient([completion(None, cut, finish_reason="length")])
+    with pytest.raises(TruncatedToolCallError) as caught:
+        run_tool_loop(client, [USER], registry, model="m")
+    assert caught.value.answer["tool_calls"][0]["function"]["arguments"] == '{"city": "Bei'
