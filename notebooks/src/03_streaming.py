@@ -183,12 +183,23 @@ len(chunks)
 the first chunk announces the role; the first tool-call delta brings `index`, `id` and the function
 `name` with empty `arguments`; then the arguments JSON arrives a few characters at a time; the last
 chunk has an empty delta and `finish_reason`.
+
+That last chunk is also the only sign that the stream arrived whole. A connection cut halfway may
+raise an error, but it may also just end the stream early, and then the calls you assembled are
+half-written. So `finish_reason` has one safe use: if no chunk carried it, do not run anything.
+Our fixed loop later in this lesson checks it, and `run_tool_loop` refuses such a stream too.
 """,
         """
 `show_chunks` печатает по строке на фрагмент, только заполненные поля. Читайте сверху вниз:
 первый фрагмент сообщает роль; первая дельта вызова содержит `index`, `id` и имя функции `name`
 с пустыми `arguments`; затем JSON аргументов приходит по нескольку символов; у последнего
 фрагмента дельта пустая, зато есть `finish_reason`.
+
+Этот последний фрагмент — ещё и единственный признак того, что поток дошёл целиком. Если
+соединение оборвётся на середине, может возникнуть ошибка, а может поток просто закончится раньше
+времени — и собранные вызовы окажутся недописанными. Поэтому у `finish_reason` есть одно надёжное
+применение: если ни один фрагмент его не принёс, ничего не запускайте. Наш исправленный цикл
+дальше в этом уроке это проверяет, и `run_tool_loop` тоже отказывается от такого потока.
 """,
     ),
     code(
@@ -414,6 +425,8 @@ def streaming_loop(messages, max_rounds=8, **options):
             tools=tools, tool_choice="auto", stream=True, **settings, **options,
         )
         content, tool_calls, finish_reason = assemble(stream)
+        if finish_reason is None:  # no last chunk: the stream was cut, the calls may be too
+            raise RuntimeError("The stream ended before its last chunk; ask again.")
         if not tool_calls:  # no calls: this is the final answer
             return content
         # the fix: first the assistant message with the calls, then the results
@@ -424,6 +437,10 @@ def streaming_loop(messages, max_rounds=8, **options):
         ru={
             '"Still calling tools after {max_rounds} rounds."':
                 '"Модель всё ещё вызывает инструменты после {max_rounds} раундов."',
+            '"The stream ended before its last chunk; ask again."':
+                '"Поток оборвался до последнего фрагмента; повторите запрос."',
+            "# no last chunk: the stream was cut, the calls may be too":
+                "# нет последнего фрагмента: поток оборван, вызовы могут быть недописаны",
             "# no calls: this is the final answer": "# нет вызовов: это окончательный ответ",
             "# the fix: first the assistant message with the calls, then the results":
                 "# исправление: сначала сообщение ассистента с вызовами, потом результаты",
