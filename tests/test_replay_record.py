@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -277,6 +278,26 @@ def test_a_planted_tmp_symlink_redirects_nothing(upstream: str, tmp_path: Path) 
         "kimi.json.tmp",
         "victim.txt",
     ]
+
+
+def test_temporary_files_of_a_killed_writer_are_cleaned_up_fresh_ones_kept(
+    upstream: str, tmp_path: Path
+) -> None:
+    # A recorder killed mid-write (SIGKILL: no cleanup) leaves `.kimi.json.<random>.tmp`; the next
+    # write, holding the file lock, removes it once it is old; a young one may be a live writer's.
+    out = tmp_path / "kimi.json"
+    old, young = tmp_path / ".kimi.json.killed.tmp", tmp_path / ".kimi.json.writing.tmp"
+    other = tmp_path / ".other.json.killed.tmp"
+    for path in (old, young, other):
+        path.write_text("{half a cassette")
+    long_ago = time.time() - 3600
+    for path in (old, other):
+        os.utime(path, (long_ago, long_ago))
+    with RecordProxy(upstream, out) as proxy:
+        _ask(proxy, "hello")
+    assert _contents(out) == ["hello"]
+    assert not old.exists()
+    assert young.exists() and other.exists()  # too young; another cassette's
 
 
 def test_a_refused_save_drops_that_exchange_only_and_says_so_once(

@@ -315,6 +315,10 @@ class _RecordHandler(JsonHandler):
             log.warning("record proxy: the exchange was not written", exc_info=True)
 
 
+ORPHAN_AGE = 60.0
+"""Seconds after which a temporary file beside a cassette counts as left by a killed writer."""
+
+
 class RecordProxy(LoopbackService):
     """A loopback proxy to a live OpenAI-compatible endpoint that writes a cassette as it goes."""
 
@@ -422,6 +426,17 @@ class RecordProxy(LoopbackService):
             self._reload()
             self._append(path, clean_body, clean_response, None)
             save_cassette(self.out, self.cassette())
+            self._remove_orphans()
+
+    def _remove_orphans(self) -> None:
+        """Delete temporary files a writer killed mid-write left beside the cassette. Called with
+        the file lock held, so no recorder is writing; a minute's age spares any other writer."""
+        for orphan in self.out.parent.glob(f".{self.out.name}.*.tmp"):
+            try:
+                if time.time() - orphan.lstat().st_mtime > ORPHAN_AGE:
+                    orphan.unlink()
+            except OSError:  # gone already, or not ours to delete: leave it
+                pass
 
     def cassette(self) -> dict[str, Any]:
         """The cassette as it stands."""
