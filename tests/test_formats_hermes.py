@@ -14,6 +14,7 @@ from helpers.formats import (
     parse_hermes,
     render_hermes_tool_calls,
 )
+from helpers.i18n import reset_language, set_language
 from tests.formats_support import (
     ARGUMENT_OBJECTS,
     FAST,
@@ -434,3 +435,16 @@ def test_two_objects_in_a_block_round_trip_under_any_split(first, second, names,
     ]
     parser, _, _ = stream(HermesStreamParser(), split_at(text, [c for c in cuts if c <= len(text)]))
     assert parser.result == result
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_junk_inside_a_block_is_quoted_in_the_error(language: str) -> None:
+    # json's "Extra data: line 2 column 1 (char 31)" names a position only; the reader needs the text.
+    set_language(language)
+    try:
+        text = '<tool_call>\n{"name": "f", "arguments": {}}\nstray words</tool_call>'
+        result = parse_hermes(text)
+        assert len(result.errors) == 1 and "'stray words'" in result.errors[0]
+        assert result.tool_calls[0]["function"]["name"] == "f"  # the call is still recovered
+    finally:
+        reset_language()

@@ -166,12 +166,14 @@ class HermesStreamParser(StreamParser):
             payload = json.loads(body)
         except (ValueError, RecursionError) as exc:
             name, arguments = _salvage(body)
+            # where the JSON went wrong, as text: "Extra data ... (char 31)" alone hides the junk
+            at = repr(snippet(body[exc.pos :], 30)) if isinstance(exc, json.JSONDecodeError) else ""
             why = (
                 tr("the call is empty", "вызов пуст")
                 if not body
                 else tr(
-                    f"the call is not valid JSON ({exc})",
-                    f"вызов — некорректный JSON (json: «{exc}»)",
+                    f"the call is not valid JSON ({exc})" + (f" at {at}" if at else ""),
+                    f"вызов — некорректный JSON (json: «{exc}»)" + (f" в месте {at}" if at else ""),
                 )
             )
             self._error(
