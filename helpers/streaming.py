@@ -71,10 +71,13 @@ def wrong_kind(
 def server_error_text(text: str, status: int | None = None) -> str:
     """The sentence for an error answer: with its HTTP status, or as an error event in a stream."""
     text = shorten(text, 300)
-    where = (f" (HTTP {status})",) * 2 if status else (" in the stream", " в потоке")
+    if status:
+        where_en = where_ru = f" (HTTP {status})"
+    else:
+        where_en, where_ru = " in the stream", " в потоке"
     return tr(
-        f"The server answered with an error{where[0]}: {text}; nothing was added to `messages`.",
-        f"Сервер ответил ошибкой{where[1]}: {text}; в `messages` ничего не добавлено.",
+        f"The server answered with an error{where_en}: {text}; nothing was added to `messages`.",
+        f"Сервер ответил ошибкой{where_ru}: {text}; в `messages` ничего не добавлено.",
     )
 
 
