@@ -65,8 +65,9 @@ _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "depe
 
 
 def each_subschema(schema: Any, rewrite: Callable[[dict[str, Any]], Any]) -> Any:
-    """A copy of `schema` with `rewrite` applied to each subschema, innermost first. Only the values
-    of the keywords above are visited, so a property that happens to be called "nullable" stays."""
+    """A copy of `schema` with `rewrite` applied to each subschema, innermost first (`rewrite` gets
+    a copy it may change). Only the values of the keywords above are visited, so an argument that
+    happens to be called "nullable" or "prefixItems" is left alone."""
     if not isinstance(schema, dict):
         return schema
     schema = dict(schema)

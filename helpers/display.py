@@ -113,11 +113,11 @@ def show_messages(messages: Iterable[Any], limit: int = CONTENT_LIMIT) -> None:
 
 def _width(text: str) -> int:
     """Columns a string takes in a terminal or a notebook's monospace output (CJK counts 2)."""
-    wide = ("W", "F")
-    return sum(
-        0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in wide else 1
-        for c in text
-    )
+    width = 0
+    for char in text:
+        if not unicodedata.combining(char):  # an accent on the previous letter takes no column
+            width += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+    return width
 
 
 def format_table(rows: Iterable[Sequence[Any]], headers: Sequence[Any]) -> str:

@@ -48,7 +48,7 @@ def normalize_kimi_ids(messages: list[Any]) -> list[dict[str, Any]]:
             continue
         calls = message.get("tool_calls")
         if message.get("role") == "assistant" and isinstance(calls, list) and calls:
-            earlier.update((old, new_ids[-1]) for old, new_ids in latest.items())
+            earlier.update({old: new_ids[-1] for old, new_ids in latest.items()})
             latest = {}
             message["tool_calls"] = [_plain(call) for call in calls]
             for call in message["tool_calls"]:

@@ -37,7 +37,7 @@ from helpers.tools import ToolRegistry
 
 
 class ToolLoopError(RuntimeError):
-    """Base class for the loop's own errors (a malformed server answer raises it directly).
+    """Base class for the loop's own errors (a malformed or an empty answer raises it directly).
     `answer` is the assistant message the loop read but did not add to `messages` (a call cut
     at max_tokens, an empty answer), reasoning included; None when there was none to read."""
 
@@ -177,8 +177,9 @@ def ask_model(
 ) -> tuple[dict[str, Any], str | None]:
     """One request: return the assistant message (a dict) and the finish_reason.
 
-    An error answer from the server raises `ToolLoopServerError`, a malformed one `ToolLoopError`,
-    each in one sentence (the SDK's traceback is not chained); a stream is always closed.
+    An error answer from the server (or a stream cut before its last chunk) raises
+    `ToolLoopServerError`, a malformed one `ToolLoopError`, each in one sentence (the SDK's
+    traceback is not chained); a stream is always closed.
     """
     try:
         if not stream:

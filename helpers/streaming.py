@@ -71,10 +71,13 @@ def wrong_kind(
 def server_error_text(text: str, status: int | None = None) -> str:
     """The sentence for an error answer: with its HTTP status, or as an error event in a stream."""
     text = shorten(text, 300)
-    where = (f" (HTTP {status})",) * 2 if status else (" in the stream", " в потоке")
+    if status:
+        where_en = where_ru = f" (HTTP {status})"
+    else:
+        where_en, where_ru = " in the stream", " в потоке"
     return tr(
-        f"The server answered with an error{where[0]}: {text}; nothing was added to `messages`.",
-        f"Сервер ответил ошибкой{where[1]}: {text}; в `messages` ничего не добавлено.",
+        f"The server answered with an error{where_en}: {text}; nothing was added to `messages`.",
+        f"Сервер ответил ошибкой{where_ru}: {text}; в `messages` ничего не добавлено.",
     )
 
 
@@ -132,11 +135,7 @@ def _checked_piece(piece: Any) -> tuple[int | None, str, str, str]:
 def _checked_object(value: Any, en: str, ru: str) -> Mapping[str, Any]:
     """`value` if it is an object (a dict), else MalformedChunkError naming what it is."""
     if not isinstance(value, Mapping):
-        kind = type(value).__name__
-        raise MalformedChunkError(
-            f"{en} is a {kind} ({str(value)[:60]!r}), not an object",
-            f"{ru} — {kind} ({str(value)[:60]!r}), а не объект",
-        )
+        raise MalformedChunkError(*wrong_kind(value, en, ru))
     return value
 
 
@@ -161,10 +160,8 @@ class ToolCallAccumulator:
             self.usage = as_dict(chunk["usage"])
         choices = chunk.get("choices") or []  # a usage chunk has `choices: []`
         if not isinstance(choices, list):
-            kind = type(choices).__name__
             raise MalformedChunkError(
-                f"`choices` is a {kind} ({str(choices)[:60]!r}), not a list",
-                f"`choices` — {kind} ({str(choices)[:60]!r}), а не список",
+                *wrong_kind(choices, "`choices`", "`choices`", ("a list", "список"))
             )
         for choice in choices:
             choice = _checked_object(as_dict(choice), "a choice", "вариант ответа (choice)")

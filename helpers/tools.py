@@ -107,6 +107,7 @@ def schema_from_function(fn: Callable[..., Any]) -> dict[str, Any]:
 
 
 def _items_from_prefix(schema: dict[str, Any]) -> dict[str, Any]:
+    """`prefixItems` (from a `tuple` hint) as `items`: a step for `each_subschema`."""
     prefix = schema.pop("prefixItems", None)
     if isinstance(prefix, list) and prefix and "items" not in schema:
         distinct = [s for i, s in enumerate(prefix) if s not in prefix[:i]]

@@ -253,14 +253,18 @@ def _guide_differences(ours: Mapping[str, Any], guide: Mapping[str, Any]) -> lis
     differences = []
     lost = [c["id"] for c in ours["tool_calls"] if c not in guide["tool_calls"]]
     wrong = [c["id"] for c in guide["tool_calls"] if c not in ours["tool_calls"]]
-    for ids, en, ru in (
-        (lost, "the guide loses {} {}", "код руководства теряет {} {}"),
-        (wrong, "the guide reads {} {} differently", "код руководства читает иначе: {1}"),
-    ):
-        if ids:
-            calls = tr("call", "вызов") if len(ids) == 1 else tr("calls", "вызовы")
-            words = (calls, ", ".join(map(repr, ids)))
-            differences.append(tr(en.format(*words), ru.format(*words)))
+    if lost:
+        calls = tr("call", "вызов") if len(lost) == 1 else tr("calls", "вызовы")
+        ids = ", ".join(map(repr, lost))
+        differences.append(
+            tr(f"the guide loses {calls} {ids}", f"код руководства теряет {calls} {ids}")
+        )
+    if wrong:
+        calls = "call" if len(wrong) == 1 else "calls"
+        ids = ", ".join(map(repr, wrong))
+        differences.append(
+            tr(f"the guide reads {calls} {ids} differently", f"код руководства читает иначе: {ids}")
+        )
     if ours["errors"]:
         problems = count(
             len(ours["errors"]), ("problem", "problems"), ("проблему", "проблемы", "проблем")
