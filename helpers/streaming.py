@@ -62,8 +62,9 @@ def wrong_kind(
 ) -> tuple[str, str]:
     """`X is a str ('...'), not an object` in English and Russian, for a malformed answer."""
     kind, shown = type(value).__name__, short_repr(value)
+    article = "an" if kind[0] in "aeiou" else "a"  # an int, a str
     return (
-        f"{en} is a {kind} ({shown}), not {expected[0]}",
+        f"{en} is {article} {kind} ({shown}), not {expected[0]}",
         f"{ru} — {kind} ({shown}), а не {expected[1]}",
     )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import warnings
 
 import pytest
 from hypothesis import assume, given
@@ -629,3 +630,13 @@ def test_an_undeclared_parameter_after_a_close_is_text_and_says_so() -> None:
         "city": "Oslo\n</parameter>\n<parameter=extra>\n42"
     }
     assert len(result.errors) == 1 and "no parameter 'extra'" in result.errors[0]
+
+
+def test_a_python_literal_with_an_odd_escape_is_read_without_a_warning() -> None:
+    # ast.literal_eval warns "invalid escape sequence '\<'" (a SyntaxWarning or DeprecationWarning,
+    # by Python version); the parser reads the value and the student sees no warning.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value, _ = convert_parameter(r"{'path': 'a\<b'}", "q", {"q": {"type": "object"}})
+    assert value == {"path": "a\\<b"}
+    assert [str(w.message) for w in caught] == []

@@ -12,7 +12,7 @@ from openai.types.chat import ChatCompletionChunk
 
 from helpers import ToolCallAccumulator, ToolLoopError, ask_model
 from helpers.i18n import reset_language, set_language
-from helpers.streaming import MalformedChunkError, StreamErrorEvent
+from helpers.streaming import MalformedChunkError, StreamErrorEvent, wrong_kind
 from tests.fakes import chunks_for, completion
 
 BASE = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m"}
@@ -592,3 +592,8 @@ def test_a_chunk_that_is_not_an_object_where_one_is_due_is_a_malformed_chunk(chu
     # Found by bench/probes_client.py: these raised AttributeError or TypeError.
     with pytest.raises(MalformedChunkError, match="malformed.*not (an object|a list)"):
         ToolCallAccumulator().add(chunk)
+
+
+def test_a_wrong_kind_message_uses_the_right_article() -> None:
+    assert wrong_kind(5, "`index`", "`index`")[0] == "`index` is an int (5), not an object"
+    assert wrong_kind("x", "`delta`", "`delta`")[0] == "`delta` is a str ('x'), not an object"

@@ -53,6 +53,7 @@ import ast
 import json
 import math
 import re
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import accumulate
 from typing import Any
@@ -109,7 +110,9 @@ def _literal(value: str) -> tuple[bool, Any]:
     if len(value) > LITERAL_EVAL_MAX_CHARS or _nesting_depth(value) > LITERAL_EVAL_MAX_DEPTH:
         return False, None
     try:
-        return True, ast.literal_eval(value)
+        with warnings.catch_warnings():  # "invalid escape sequence" is no news to a student
+            warnings.simplefilter("ignore", (DeprecationWarning, SyntaxWarning))
+            return True, ast.literal_eval(value)
     except Exception:  # SyntaxError, ValueError, MemoryError, RecursionError...: keep the text
         return False, None
 
