@@ -71,6 +71,7 @@ from helpers.i18n import language, reset_language, set_language
 from helpers.loop import ToolLoopError, run_tool_loop
 from helpers.streaming import MalformedChunkError, StreamErrorEvent, ToolCallAccumulator
 from helpers.tools import ToolRegistry
+from tests.fakes import completion as completion_body  # (content, calls, finish_reason)
 
 SEED = 2207
 print(f"probes_client: seed {SEED}")
@@ -955,22 +956,6 @@ def probe_accumulator(quick: bool) -> Outcome:
 # ---------------------------------------------------------------------------------------------
 
 USER = {"role": "user", "content": "Do it."}
-
-
-def completion_body(content: str | None, calls: list[tuple[str, str, str]], finish: str) -> dict:
-    message: dict[str, Any] = {"role": "assistant", "content": content}
-    if calls:
-        message["tool_calls"] = [
-            {"id": i, "type": "function", "function": {"name": n, "arguments": a}}
-            for i, n, a in calls
-        ]
-    return {
-        "id": "chatcmpl-1",
-        "object": "chat.completion",
-        "created": 0,
-        "model": "m",
-        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-    }
 
 
 def sse_chunks(body: dict) -> list[str]:

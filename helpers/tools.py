@@ -197,6 +197,12 @@ class ToolRegistry:
         """Name -> Python function, as in the guide's `tool_map`."""
         return dict(self._functions)
 
+    def __contains__(self, name: object) -> bool:  # `if name in registry:`
+        return name in self._functions
+
+    def __len__(self) -> int:
+        return len(self._functions)
+
     def call(self, tool_call: Any) -> dict[str, Any]:
         """Run one tool call from the model and return the `role: "tool"` message answering it.
 

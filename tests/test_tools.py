@@ -663,3 +663,10 @@ def test_call_never_raises_whatever_the_server_sends_or_the_tool_returns(tool_ca
     assert message["role"] == "tool"
     assert isinstance(message["tool_call_id"], str) and isinstance(message["name"], str)
     assert isinstance(message["content"], str)
+
+
+def test_a_registry_answers_in_and_len_like_its_tool_map(registry: ToolRegistry) -> None:
+    names = list(registry.tool_map)
+    assert names and all(name in registry for name in names)
+    assert "no_such_tool" not in registry and 42 not in registry
+    assert len(registry) == len(names)
