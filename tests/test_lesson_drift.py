@@ -63,10 +63,11 @@ def test_lesson_prompts_match_its_scenarios(name):
 
 
 def definitions(name: str) -> dict[str, Any]:
-    """What the lesson's `WEATHER = ...` and `tools = [...]` cells define, run as written."""
+    """What the lesson's `WEATHER = ...`, `tools = [...]` and `dated_tool = {...}` cells define,
+    run as written."""
     namespace: dict[str, Any] = {"ToolRegistry": ToolRegistry, "json": json}
     for source in lesson_code(name):
-        if source.startswith(("WEATHER = ", "tools = [")):
+        if source.startswith(("WEATHER = ", "tools = [", "dated_tool = {")):
             exec(compile(source, f"<{name}>", "exec"), namespace)  # the lesson's own cells
     return namespace
 
@@ -89,3 +90,11 @@ def test_lesson_weather_tool_matches_the_scenarios(name):
     sent = [s.tools for s in SCENARIOS.get(name, []) if s.tools]
     if "tools" in namespace and sent:
         assert namespace["tools"] in sent, f"{name}: `tools` is not what its scenarios send"
+
+
+def test_lesson_08_dated_tool_is_what_its_scenarios_send():
+    # Written twice, in the lesson's cell and as n08's DATED_TOOL (scenarios cannot import a
+    # notebook); a drift would show up as a replay 404 in the strict-mode cells.
+    name = "08_choosing_tools"
+    sent = [tool for scenario in SCENARIOS[name] for tool in scenario.tools or []]
+    assert definitions(name)["dated_tool"] in sent, f"{name}: `dated_tool` is not what it sends"
