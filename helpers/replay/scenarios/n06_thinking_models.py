@@ -73,9 +73,10 @@ MOSCOW = weather_calls("Moscow", reasoning="Now the user asks about Moscow: call
 def kimi_scenario(name: str, engine: str, turns: list[Turn], **fields: Any) -> Scenario:
     """A Kimi scenario with the weather tool on `engine`, no sampling settings sent; the
     three-city question unless `fields` give other `messages`."""
-    base: dict[str, Any] = {"provider": "kimi", "tools": WEATHER_TOOLS, "engine": engine}
-    base["messages"] = user(ONE_AT_A_TIME_PROMPT)
-    return Scenario(name=name, turns=turns, **(base | fields))
+    fields.setdefault("messages", user(ONE_AT_A_TIME_PROMPT))
+    return Scenario(
+        name=name, provider="kimi", engine=engine, tools=WEATHER_TOOLS, turns=turns, **fields
+    )
 
 
 SCENARIOS: list[Scenario] = [
