@@ -28,8 +28,8 @@ call is text in a format the model was trained on, and a parser turns it into `t
 - the manual loop over `/completions` with `parse_hermes`, and the trap of arguments encoded twice;
 - the two raw formats and parsers side by side, and what a server that does not parse Qwen's calls
   sends;
-- a summary of lessons 01-05: the guide's four defects and their fixes (lessons 06 and 07 go on
-  with thinking models and today's Qwen).
+- a summary of lessons 01-05: the guide's four defects and their fixes (lessons 06-09 go on
+  with thinking models, today's Qwen, choosing tools and Kimi K3).
 """,
         """
 ## Что вы сделаете
@@ -43,8 +43,8 @@ call is text in a format the model was trained on, and a parser turns it into `t
   ловушкой двойного кодирования аргументов;
 - сравните два формата сырого вывода модели (raw output) и два парсера и посмотрите, что присылает
   сервер, который не разбирает вызовы Qwen;
-- подведёте итоги уроков 01–05: четыре ошибки руководства и их исправления (уроки 06 и 07
-  продолжают тему моделями с рассуждением и нынешними версиями Qwen).
+- подведёте итоги уроков 01–05: четыре ошибки руководства и их исправления (уроки 06–09
+  продолжают тему: модели с рассуждением, нынешние версии Qwen, выбор инструментов и Kimi K3).
 """,
     ),
     md(
@@ -615,7 +615,7 @@ call is text in a format the model was trained on: dedicated marker tokens for K
 check what the server did and parse it yourself when you must.
 """,
         """
-В этом главный вывод всех уроков до этого места. Модель всегда выдаёт только текст. Вызов инструмента — это
+Это главный вывод первых пяти уроков. Модель всегда выдаёт только текст. Вызов инструмента — это
 текст в формате, которому модель обучена: отдельные маркеры-токены у Kimi-K2, JSON в тегах
 `<tool_call>` у Qwen. Парсер сервера (`kimi_k2`, `hermes`) превращает этот текст в поле
 `tool_calls`; без парсера или с чужим парсером вы получите сам текст. Зная формат, вы можете
@@ -647,16 +647,16 @@ And one latent bug: `chunk.choices[0]` fails on the usage chunk (`choices: []`);
 
 ## What to read next
 
-- Lessons 06 and 07 of this series: thinking models in a tool loop (the reasoning in the history,
-  `<think>` in raw text), and Qwen today (Qwen3.5's XML calls, a small Qwen on a laptop with
-  Ollama or llama.cpp).
+- Lessons 06-09 of this series: thinking models in a tool loop (the reasoning in the history,
+  `<think>` in raw text), Qwen today (Qwen3.5's XML calls, a small Qwen on a laptop with Ollama or
+  llama.cpp), `tool_choice` engine by engine, and Kimi K3's tag format.
 - The source guide and deployment flags: MoonshotAI/Kimi-K2, `docs/tool_call_guidance.md` and
   `docs/deploy_guidance.md`.
 - Qwen's "Function Calling" documentation (Qwen-Agent, transformers, Ollama, vLLM).
 - vLLM's "Tool Calling" documentation: every `--tool-call-parser` and what it expects.
 - SGLang's tool parser documentation, for the same from the SGLang side.
 - In this repository: `helpers/formats/` (both parsers, streaming versions with linear cost) and
-  `helpers/loop.py` (the loop with every fix in about a hundred lines).
+  `helpers/loop.py` (`run_tool_loop`, the loop with every fix).
 """,
         """
 ## Итоги
@@ -684,16 +684,16 @@ And one latent bug: `chunk.choices[0]` fails on the usage chunk (`choices: []`);
 
 ## Что почитать дальше
 
-- Уроки 06 и 07 этой серии: модели с рассуждением в цикле вызова инструментов (рассуждение в
-  истории диалога, `<think>` в сыром выводе) и Qwen сегодня (вызовы в XML у Qwen3.5, маленькая Qwen
-  на ноутбуке через Ollama или llama.cpp).
+- Уроки 06–09 этой серии: модели с рассуждением в цикле вызова инструментов (рассуждение в
+  истории диалога, `<think>` в сыром выводе), Qwen сегодня (вызовы в XML у Qwen3.5, маленькая Qwen
+  на ноутбуке через Ollama или llama.cpp), `tool_choice` на разных движках и теговый формат Kimi K3.
 - Исходное руководство и флаги развёртывания: MoonshotAI/Kimi-K2, `docs/tool_call_guidance.md` и
   `docs/deploy_guidance.md`.
 - Документация Qwen «Function Calling» (Qwen-Agent, transformers, Ollama, vLLM).
 - Документация vLLM «Tool Calling»: все варианты `--tool-call-parser` и что каждый ожидает.
 - Документация SGLang о парсерах вызовов — то же самое со стороны SGLang.
 - В этом репозитории: `helpers/formats/` (оба парсера и их потоковые версии с линейной
-  стоимостью) и `helpers/loop.py` (цикл со всеми исправлениями примерно в сотню строк).
+  стоимостью) и `helpers/loop.py` (`run_tool_loop`, цикл со всеми исправлениями).
 """,
     ),
     md(
