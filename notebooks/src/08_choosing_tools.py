@@ -262,10 +262,12 @@ if conn.replay_only("the five recorded engines"):
     }
 else:
     columns = {conn.model_name: column(conn)}
-rows = [[setting, *cells] for setting, *cells in zip(SETTINGS, *columns.values())]
+rows = list(zip(SETTINGS, *columns.values()))  # the setting, then one cell per engine
 compare_table(rows, ["request settings", *columns])
 ''', ru={'"the five recorded engines"': '"пять записанных движков"',
-        '"request settings"': '"настройки запроса"'}),
+        '"request settings"': '"настройки запроса"',
+        "# the setting, then one cell per engine":
+        "# настройка и по ячейке на каждый движок"}),
     md("""
 Read the table row by row:
 
