@@ -256,8 +256,8 @@ which also names `medium`; the platform's tests accept only `low`, `high` and `m
 """,
         """
 В тексте K3 **нет id вызова**. Результат возвращается сообщением `message role="tool"` с именем
-инструмента и индексом вызова `index`, а результаты выстраиваются в порядке `tool_calls`
-ассистента: их сопоставляют по `tool_call_id`. Для вас id по-прежнему важен (по нему API находит
+инструмента и индексом вызова `index`, а сами результаты ставятся в порядке `tool_calls`
+ассистента (какой результат к какому вызову относится, определяют по `tool_call_id`). Для вас id по-прежнему важен (по нему API находит
 результат), но модель его не видит: сервер придумывает id каждому вызову, который разобрал.
 Заданная глубина рассуждения (effort) — системное сообщение в начале промпта. Его текст взят из реконструкции
 llama.cpp (раздел 3), где упомянут и `medium`; тесты платформы принимают только `low`, `high` и
@@ -692,7 +692,6 @@ the platform's K3 ignores the choice, and the model just answers:
     code(
         '''
 messages = [{"role": "user", "content": "Say hello to the class in one short sentence."}]
-named = {"type": "function", "function": {"name": "get_weather"}}
 completion = client.chat.completions.create(
     model=model_name, messages=messages, tools=tools, tool_choice=named,
     extra_body={"thinking": thinking},
