@@ -87,14 +87,32 @@ def test_lesson_weather_tool_matches_the_scenarios(name):
     assert namespace["WEATHER"] == common.WEATHER
     for city in [*common.WEATHER, "Paris"]:
         assert namespace["get_weather"](city) == common.get_weather(city)
-    sent = [s.tools for s in SCENARIOS.get(name, []) if s.tools]
-    if "tools" in namespace and sent:
-        assert namespace["tools"] in sent, f"{name}: `tools` is not what its scenarios send"
+
+
+def sent_tools(name: str) -> list[list[dict[str, Any]]]:
+    """The tool lists a lesson's scenarios send."""
+    return [s.tools for s in SCENARIOS.get(name, []) if s.tools]
+
+
+TOOLS_LESSONS = [n for n in LESSONS if "tools" in definitions(n) and sent_tools(n)]
+
+
+def test_the_tools_lessons_are_found():
+    assert len(TOOLS_LESSONS) >= 2, "no lesson cell starts with `tools = [`: is the prefix stale?"
+
+
+@pytest.mark.parametrize("name", TOOLS_LESSONS)
+def test_lesson_tools_are_what_its_scenarios_send(name):
+    # Every lesson with a `tools = [...]` cell, the weather lessons and the others (07's forecast
+    # tool, 08's): a drift would otherwise show up only as a replay 404 under nbval.
+    assert definitions(name)["tools"] in sent_tools(name), (
+        f"{name}: `tools` is not what its scenarios send"
+    )
 
 
 def test_lesson_08_dated_tool_is_what_its_scenarios_send():
     # Written twice, in the lesson's cell and as n08's DATED_TOOL (scenarios cannot import a
     # notebook); a drift would show up as a replay 404 in the strict-mode cells.
     name = "08_choosing_tools"
-    sent = [tool for scenario in SCENARIOS[name] for tool in scenario.tools or []]
+    sent = [tool for tools in sent_tools(name) for tool in tools]
     assert definitions(name)["dated_tool"] in sent, f"{name}: `dated_tool` is not what it sends"
