@@ -16,7 +16,7 @@ import pytest
 from scripts_support import lesson_code
 
 from helpers.lessons import lesson_names
-from helpers.replay.scenarios import all_scenarios, common
+from helpers.replay.scenarios import all_scenarios, common, n07_qwen_today
 from helpers.tools import ToolRegistry
 
 LESSONS = lesson_names()
@@ -63,11 +63,11 @@ def test_lesson_prompts_match_its_scenarios(name):
 
 
 def definitions(name: str) -> dict[str, Any]:
-    """What the lesson's `WEATHER = ...`, `tools = [...]` and `dated_tool = {...}` cells define,
-    run as written."""
+    """What the lesson's `WEATHER = ...`, `FORECAST = ...`, `tools = [...]` and `dated_tool = {...}`
+    cells define, run as written."""
     namespace: dict[str, Any] = {"ToolRegistry": ToolRegistry, "json": json}
     for source in lesson_code(name):
-        if source.startswith(("WEATHER = ", "tools = [", "dated_tool = {")):
+        if source.startswith(("WEATHER = ", "FORECAST = ", "tools = [", "dated_tool = {")):
             exec(compile(source, f"<{name}>", "exec"), namespace)  # the lesson's own cells
     return namespace
 
@@ -116,3 +116,12 @@ def test_lesson_08_dated_tool_is_what_its_scenarios_send():
     name = "08_choosing_tools"
     sent = [tool for tools in sent_tools(name) for tool in tools]
     assert definitions(name)["dated_tool"] in sent, f"{name}: `dated_tool` is not what it sends"
+
+
+def test_lesson_07_forecast_tool_matches_its_scenarios():
+    # Lesson 07's forecast table and tool are written twice, in the lesson and in n07 (whose
+    # `get_forecast` computes the recorded tool results).
+    namespace = definitions("07_qwen_today")
+    assert namespace["FORECAST"] == n07_qwen_today.FORECAST
+    for args in [("Paris",), ("Oslo", 3, True), ("Rome", 5), ("Paris", 0)]:
+        assert namespace["get_forecast"](*args) == n07_qwen_today.get_forecast(*args)
