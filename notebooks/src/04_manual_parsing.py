@@ -174,8 +174,9 @@ That downloads the model's tokenizer files and runs their code. This lesson runs
 hub: `load_tokenizer("kimi-k2")` gives the course's offline tokenizer. It carries Moonshot's official
 chat template for **Kimi-K2-Instruct-0905** (September 2025; a copy kept in the repo) and the real
 marker ids, so the prompt text below is the one the real tokenizer writes; only ordinary words get
-other token ids. The repo the guide names holds the July 2025 template, which differs in details
-(it does not render the assistant's earlier calls or the `## Return of` header).
+other token ids. When the guide was written, the repo it names held the July 2025 template, which
+differs in details (it does not render the assistant's earlier calls or the `## Return of` header);
+that repo's template has been revised since.
 """,
         """
 ## 2. Промпт — это текст
@@ -192,9 +193,9 @@ tokenizer = AutoTokenizer.from_pretrained("moonshotai/Kimi-K2-Instruct", trust_r
 выполняется: `load_tokenizer("kimi-k2")` даёт офлайн-токенизатор курса. В нём официальный шаблон
 чата Moonshot для **Kimi-K2-Instruct-0905** (сентябрь 2025 года; копия хранится в репозитории) и
 настоящие номера маркеров, поэтому текст промпта ниже — тот же, что пишет настоящий токенизатор;
-другие номера получают только обычные слова. В репозитории, который называет руководство, лежит
-шаблон июля 2025 года, и в деталях он другой (не выводит прежние вызовы ассистента и заголовок
-`## Return of`).
+другие номера получают только обычные слова. Когда писалось руководство, в названном в нём
+репозитории лежал шаблон июля 2025 года, и в деталях он другой (не выводит прежние вызовы
+ассистента и заголовок `## Return of`); с тех пор шаблон в этом репозитории обновляли.
 """,
     ),
     code(
@@ -849,7 +850,7 @@ What its comments say, in short:
   and `sections[0]` raises `IndexError` (kept on purpose);
 - a call whose id contains `-` is skipped in silence;
 - the name is `id.split(".")[1].split(":")[0]`: a name with `.` is cut short, and an id without
-  the `functions.` prefix (as the Moonshot API writes them) raises `IndexError`.
+  the `functions.` prefix (such as the Moonshot API's `get_weather:0`) raises `IndexError`.
 """,
         """
 Что говорят комментарии в этом коде, вкратце:
@@ -861,8 +862,8 @@ What its comments say, in short:
 - если секция началась, но не закончилась (вывод обрезан по `max_tokens`), законченных секций нет,
   и `sections[0]` выбрасывает `IndexError` (так оставлено намеренно);
 - вызов, в id которого есть `-`, молча пропускается;
-- имя вычисляется как `id.split(".")[1].split(":")[0]`: имя с `.` обрезается, а id без префикса
-  `functions.` (так их пишет API Moonshot) выбрасывает `IndexError`.
+- имя вычисляется как `id.split(".")[1].split(":")[0]`: имя с `.` обрезается, а на id без префикса
+  `functions.` (например, `get_weather:0` из ответов API Moonshot) код падает с `IndexError`.
 """,
     ),
     md(
