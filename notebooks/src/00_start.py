@@ -357,14 +357,16 @@ print(model_name in available)
 Second: one tiny chat request without tools. `max_tokens` keeps a live request cheap. A model that
 thinks before it answers (`kimi-k2.6`, lesson 06) would spend those 10 tokens on its reasoning and
 stop with `"length"` and no answer, so `conn.settings(thinking=False)` switches thinking off for
-the Moonshot models that have the switch; for any other model it adds nothing.
+the Moonshot models that have the switch, stops with a clear error on those that always think, and
+adds nothing for any other model.
 """, """
 (Сервер воспроизведения перечисляет все модели, для которых у него есть записи, поэтому здесь виден
 и Qwen.) Второй — крошечный запрос к чату без инструментов; `max_tokens` не даст запросу к
 настоящей модели обойтись дорого. Модель, которая рассуждает перед ответом (`kimi-k2.6`, урок 06),
 потратила бы эти 10 токенов на рассуждение и остановилась бы с `"length"`, так и не ответив. Поэтому
 `conn.settings(thinking=False)` выключает рассуждение у тех моделей Moonshot, где его можно
-выключить; для остальных моделей к запросу ничего не добавляется.
+выключить, с понятной ошибкой останавливается на тех, что рассуждают всегда, а для остальных
+моделей ничего к запросу не добавляет.
 """),
     code('''
 reply = client.chat.completions.create(
