@@ -8,12 +8,15 @@ each planted defect must be caught, in both directions, which proves the check c
 from __future__ import annotations
 
 import html
+import io
 import re
+import tokenize
 
 import nbformat
 import pytest
 from output_language import (
     ALLOWED,
+    CYRILLIC,
     english_label,
     english_prose,
     english_sentence,
@@ -415,3 +418,33 @@ def test_the_russian_prose_has_no_known_calques():
         if calque.lower() in cell.ru.lower()
     ]
     assert not found, "\n".join(found)
+
+
+# --- comments in the Russian edition's code ------------------------------------------------------
+
+
+def english_comments(source: str) -> list[str]:
+    """The comments of a code cell that are English words only (at least two, no Cyrillic): a
+    comment the `ru=` dict of the lesson's source forgot to translate."""
+    tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+    return [
+        token.string
+        for token in tokens
+        if token.type == tokenize.COMMENT
+        and not CYRILLIC.search(token.string)
+        and len(re.findall(r"[A-Za-z]{2,}", token.string)) >= 2
+    ]
+
+
+@pytest.mark.parametrize("lesson", lesson_names())
+def test_the_russian_editions_code_comments_are_russian(lesson):
+    nb = nbformat.read(NOTEBOOKS_DIR / "ru" / f"{lesson}.ipynb", as_version=4)
+    found = [
+        c for cell in nb.cells if cell.cell_type == "code" for c in english_comments(cell.source)
+    ]
+    assert not found, f"ru/{lesson}: comments left in English (translate them in `ru=`): {found}"
+
+
+def test_an_english_comment_in_russian_code_is_caught():
+    source = 'chunks = watch(stream)  # the view grows\nlabel = "# not a comment"  # окно растёт\n'
+    assert english_comments(source) == ["# the view grows"]

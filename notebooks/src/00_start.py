@@ -186,9 +186,11 @@ jupyter lab
 The series was written for `kimi-k2-0905-preview`, which third parties report retired in 2026;
 `kimi-k2.6` is the platform's current model. It differs in two ways the lessons handle for you:
 
-- It **thinks** before it answers (lesson 06). Every lesson runs with thinking on; to turn it off,
-  `export KIMI_THINKING=off`, and the lessons add `extra_body={"thinking": {"type": "disabled"}}`
-  to their requests. Lesson 03's hand-written streaming loop always sends it (why: lesson 06).
+- It **thinks** before it answers (lesson 06). Lessons 01, 02 and 04 run with thinking on; to
+  turn it off, `export KIMI_THINKING=off`, and they add
+  `extra_body={"thinking": {"type": "disabled"}}` to their requests. Lesson 03 always sends it,
+  because its hand-written streaming loop drops the reasoning (why that fails: lesson 06), and so
+  does this lesson's connection check (step 4).
 - Its `temperature`, `top_p` and `n` "cannot be modified" (Moonshot's model list). The lessons keep
   the guide's `temperature=0.3` in `settings = conn.settings(temperature=0.3)` and leave it out of
   requests to such a model.
@@ -225,16 +227,17 @@ jupyter lab
 платформы в 2026 году; нынешняя модель платформы — `kimi-k2.6`. Она отличается в двух вещах, и
 уроки это учитывают сами:
 
-- Она **рассуждает** перед ответом (урок 06). Все уроки работают с включённым рассуждением; чтобы
-  его выключить, задайте `export KIMI_THINKING=off`, и уроки добавят к запросам
-  `extra_body={"thinking": {"type": "disabled"}}`. Самодельный потоковый цикл урока 03 передаёт это
-  всегда (почему — в уроке 06).
+- Она **рассуждает** перед ответом (урок 06). Уроки 01, 02 и 04 работают с включённым
+  рассуждением; чтобы его выключить, задайте `export KIMI_THINKING=off`, и они добавят к запросам
+  `extra_body={"thinking": {"type": "disabled"}}`. Урок 03 передаёт это всегда: его самодельный
+  потоковый цикл теряет рассуждение (чем это плохо — в уроке 06). Так же поступает и проверка
+  подключения в этом уроке (шаг 4).
 - Её `temperature`, `top_p` и `n` «изменить нельзя» (список моделей Moonshot). Уроки хранят
   `temperature=0.3` из руководства в `settings = conn.settings(temperature=0.3)` и не передают её
   такой модели.
 
-Урок 04 ещё и отправляет готовый промпт на «сырой» адрес `/completions`: он есть у движков на своём
-сервере, а в документации API Moonshot его нет. Этот урок запускайте на своём сервере или в режиме
+Урок 04 ещё и отправляет готовый промпт на «сырой» адрес `/completions`: он есть у движков, которые
+вы запускаете на своём сервере, а в документации API Moonshot его нет. Этот урок запускайте на своём сервере или в режиме
 воспроизведения.
 
 `LLM_MODE=record` работает так же, но ещё и сохраняет увиденное в `recordings-new/`, чтобы потом
@@ -271,8 +274,8 @@ non-empty `KIMI_API_KEY` unless the server was started with one, and
 `--enable-auto-tool-choice` vLLM отвечает на `tool_choice="auto"` (его передают и руководство, и
 эти уроки) ошибкой 400 и называет недостающие флаги; вызов конкретного инструмента или
 `tool_choice="required"` работает и без этого флага. С парсером для чужого формата вызовы придут
-обычным текстом внутри `content` (как это выглядит, покажет урок 04). По руководству
-по развёртыванию (deployment) Kimi-K2 работает на 16 GPU в двух узлах, поэтому обе команды ниже —
+обычным текстом внутри `content` (как это выглядит, покажет урок 04). Согласно руководству
+по развёртыванию (deployment), Kimi-K2 работает на 16 GPU в двух узлах, поэтому обе команды ниже —
 лишь часть многоузловой конфигурации:
 
 ```bash
@@ -351,17 +354,26 @@ print(model_name in available)
 '''),
     md("""
 (The replay server lists every model it has recordings for, so Qwen shows up here too.)
-Second: one tiny chat request without tools. `max_tokens` keeps a live request cheap.
+Second: one tiny chat request without tools. `max_tokens` keeps a live request cheap. A model that
+thinks before it answers (`kimi-k2.6`, lesson 06) would spend those 10 tokens on its reasoning and
+stop with `"length"` and no answer, so `conn.settings(thinking=False)` switches thinking off for
+the Moonshot models that have the switch, stops with a clear error on those that always think, and
+adds nothing for any other model.
 """, """
 (Сервер воспроизведения перечисляет все модели, для которых у него есть записи, поэтому здесь виден
 и Qwen.) Второй — крошечный запрос к чату без инструментов; `max_tokens` не даст запросу к
-настоящей модели обойтись дорого.
+настоящей модели обойтись дорого. Модель, которая рассуждает перед ответом (`kimi-k2.6`, урок 06),
+потратила бы эти 10 токенов на рассуждение и остановилась бы с `"length"`, так и не ответив. Поэтому
+`conn.settings(thinking=False)` выключает рассуждение у тех моделей Moonshot, где его можно
+выключить, с понятной ошибкой останавливается на тех, что рассуждают всегда, а для остальных
+моделей ничего к запросу не добавляет.
 """),
     code('''
 reply = client.chat.completions.create(
     model=model_name,
     messages=[{"role": "user", "content": "Reply with one word: ready"}],
     max_tokens=10,
+    **conn.settings(thinking=False),
 )
 choice = reply.choices[0]
 print(choice.message.content, "|", choice.finish_reason)

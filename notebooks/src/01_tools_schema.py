@@ -268,13 +268,13 @@ The fix: unpack the dict into keyword arguments with `**`, so each JSON key beco
 of the same name. A test with a tool whose answer depends on its input catches the difference.
 """, """
 Исправление: распаковать словарь в именованные аргументы через `**`, тогда каждый ключ JSON станет
-одноимённым параметром. Тест с инструментом, ответ которого зависит от входа, сразу ловит разницу.
+одноимённым параметром. Проверка с инструментом, ответ которого зависит от аргумента, сразу замечает разницу.
 """),
     code('''
 tool_result = tool_function(**arguments)
 assert tool_result["city"] == arguments["city"]  # the answer depends on the input now
 tool_result
-''', ru={"# the answer depends on the input now": "# теперь ответ зависит от входа"}),
+''', ru={"# the answer depends on the input now": "# теперь ответ зависит от аргумента"}),
     md("""
 Lesson 02 sends this result back to the model as a message with `role: "tool"`.
 

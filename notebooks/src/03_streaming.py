@@ -622,6 +622,7 @@ stream = client.chat.completions.create(
 )
 parallel_chunks = watch_stream(stream)  # the view grows as the chunks arrive
 ''',
+        ru={"# the view grows as the chunks arrive": "# окно растёт по мере прихода фрагментов"},
         tags=("nbval-ignore-output",),
     ),
     md(

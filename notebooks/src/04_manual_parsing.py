@@ -66,9 +66,9 @@ explains the rest step by step before you write your own: escaping `|` and the `
 вызовы сам: забыт флаг, у движка (engine) нет парсера для Kimi-K2 или модель запускает ваш
 собственный код.
 
-**Что нужно знать:** основы регулярных выражений (`re.findall`, группы, нежадное `.*?`). Остальное
-упражнение 2 объясняет по шагам, прежде чем вы напишете своё выражение: экранирование `|` и флаг
-`re.DOTALL`.
+**Что нужно знать:** основы регулярных выражений (`re.findall`, группы, нежадное `.*?`).
+Экранирование `|` и флаг `re.DOTALL` упражнение 2 объяснит по шагам, прежде чем вы напишете своё
+выражение.
 """,
     ),
     md(
@@ -174,8 +174,9 @@ That downloads the model's tokenizer files and runs their code. This lesson runs
 hub: `load_tokenizer("kimi-k2")` gives the course's offline tokenizer. It carries Moonshot's official
 chat template for **Kimi-K2-Instruct-0905** (September 2025; a copy kept in the repo) and the real
 marker ids, so the prompt text below is the one the real tokenizer writes; only ordinary words get
-other token ids. The repo the guide names holds the July 2025 template, which differs in details
-(it does not render the assistant's earlier calls or the `## Return of` header).
+other token ids. When the guide was written, the repo it names held the July 2025 template, which
+differs in details (it does not render the assistant's earlier calls or the `## Return of` header);
+that repo's template has been revised since.
 """,
         """
 ## 2. Промпт — это текст
@@ -192,9 +193,9 @@ tokenizer = AutoTokenizer.from_pretrained("moonshotai/Kimi-K2-Instruct", trust_r
 выполняется: `load_tokenizer("kimi-k2")` даёт офлайн-токенизатор курса. В нём официальный шаблон
 чата Moonshot для **Kimi-K2-Instruct-0905** (сентябрь 2025 года; копия хранится в репозитории) и
 настоящие номера маркеров, поэтому текст промпта ниже — тот же, что пишет настоящий токенизатор;
-другие номера получают только обычные слова. В репозитории, который называет руководство, лежит
-шаблон июля 2025 года, и в деталях он другой (не выводит прежние вызовы ассистента и заголовок
-`## Return of`).
+другие номера получают только обычные слова. Когда писалось руководство, в названном в нём
+репозитории лежал шаблон июля 2025 года, и в деталях он другой (не выводит прежние вызовы
+ассистента и заголовок `## Return of`); с тех пор шаблон в этом репозитории обновляли.
 """,
     ),
     code(
@@ -822,7 +823,7 @@ The starter is the guide's parser. Here is all of it, both patterns included; th
 where it goes wrong:
 """,
         """
-В заготовке стоит парсер из руководства. Вот он целиком, вместе с обоими шаблонами; комментарии
+В заготовке стоит парсер из руководства. Вот он целиком, вместе с обоими регулярными выражениями; комментарии
 показывают, где он ошибается:
 """,
     ),
@@ -849,20 +850,21 @@ What its comments say, in short:
   and `sections[0]` raises `IndexError` (kept on purpose);
 - a call whose id contains `-` is skipped in silence;
 - the name is `id.split(".")[1].split(":")[0]`: a name with `.` is cut short, and an id without
-  the `functions.` prefix (as the Moonshot API writes them) raises `IndexError`.
+  the `functions.` prefix (such as the Moonshot API's `get_weather:0`) raises `IndexError`.
 """,
         """
 Что говорят комментарии в этом коде, вкратце:
 
-- два шаблона, как в руководстве: секция целиком (нежадный, поэтому останавливается на конце
-  первой секции) и один вызов внутри неё; в шаблоне id `[\\w\\.]+:\\d+` нет `-`;
+- два регулярных выражения, как в руководстве: для секции целиком (нежадное, поэтому
+  останавливается на конце первой секции) и для одного вызова внутри неё; в выражении для id
+  `[\\w\\.]+:\\d+` нет `-`;
 - если в тексте нет `<|tool_calls_section_begin|>`, результат — `[]`;
 - читается только первая законченная секция: вызовы из второй теряются;
 - если секция началась, но не закончилась (вывод обрезан по `max_tokens`), законченных секций нет,
   и `sections[0]` выбрасывает `IndexError` (так оставлено намеренно);
 - вызов, в id которого есть `-`, молча пропускается;
-- имя вычисляется как `id.split(".")[1].split(":")[0]`: имя с `.` обрезается, а id без префикса
-  `functions.` (так их пишет API Moonshot) выбрасывает `IndexError`.
+- имя вычисляется как `id.split(".")[1].split(":")[0]`: имя с `.` обрезается, а на id без префикса
+  `functions.` (например, `get_weather:0` из ответов API Moonshot) код падает с `IndexError`.
 """,
     ),
     md(
@@ -872,8 +874,8 @@ all sections. The markers contain `|`, which means "or" in a regular expression,
 `\\|` by hand, or let `re.escape` do it.
 """,
         """
-**Шаг 1.** Ищите каждый вызов, а не каждую секцию: один шаблон по всему тексту видит вызовы во
-всех секциях. В маркерах есть `|`, а в регулярном выражении это «или», поэтому его надо
+**Шаг 1.** Ищите каждый вызов, а не каждую секцию: одно выражение, применённое ко всему тексту,
+находит вызовы во всех секциях. В маркерах есть `|`, а в регулярном выражении это «или», поэтому его надо
 экранировать: вручную (`\\|`) или через `re.escape`.
 """,
     ),
