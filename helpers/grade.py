@@ -302,6 +302,11 @@ def run_notebook(
 
     deadline = time.monotonic() + timeout
     status, records = "ok", {}
+
+    def cell_limit(_cell: Any = None) -> int:
+        """Seconds the next cell may run: `cell_timeout`, or what is left of `timeout`."""
+        return max(1, int(min(cell_timeout, deadline - time.monotonic())))
+
     client = NotebookClient(
         nb,
         kernel_name="python3",
@@ -312,7 +317,7 @@ def run_notebook(
             "evalue": f"the grader interrupted this cell after {cell_timeout:g} s",
             "traceback": [f"CellTimeoutError: interrupted after {cell_timeout:g} s"],
         },
-        timeout_func=lambda cell: max(1, int(min(cell_timeout, deadline - time.monotonic()))),
+        timeout_func=cell_limit,
         resources={"metadata": {"path": str(folder)}},
     )
     client.reset_execution_trackers()
@@ -331,7 +336,7 @@ def run_notebook(
                     )
                     client.wait_for_reply(reply, None)
                 seen = len(_log_lines(log_path))
-                limit = max(1, int(min(cell_timeout, deadline - time.monotonic())))
+                limit = cell_limit()
                 started = time.monotonic()
                 client.execute_cell(cell, index, execution_count=client.code_cells_executed + 1)
                 if cell.cell_type == "code" and time.monotonic() - started >= limit:
