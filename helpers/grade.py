@@ -418,7 +418,7 @@ def grade_notebook(
     notes = [f"{forged} record(s) from other cells ignored"] * bool(forged)
     notes += [f"cell(s) {', '.join(touching)} touch the self-check code"] * bool(touching)
     result.verdict_log = "; ".join(notes) or "ok"
-    sources = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    called = {n for c in nb.cells if c.cell_type == "code" for n in CHECK_CALL.findall(c.source)}
     for name in exercises_of(result.lesson):
         if name in verdicts:
             passed = bool(verdicts[name].get("passed"))
@@ -426,7 +426,7 @@ def grade_notebook(
             result.hints[name] = str(verdicts[name].get("hint") or "")
             if passed:
                 result.attempted[name] = "yes"
-        elif re.search(rf"\b{re.escape(name.split(':', 1)[1])}\s*\(", sources):
+        elif name.split(":", 1)[1] in called:
             result.values[name] = ERROR  # the check is there but gave no trusted verdict
         else:
             result.values[name] = MISSING
