@@ -302,6 +302,11 @@ def run_notebook(
 
     deadline = time.monotonic() + timeout
     status, records = "ok", {}
+
+    def cell_limit(_cell: Any = None) -> int:
+        """Seconds the next cell may run: `cell_timeout`, or what is left of `timeout`."""
+        return max(1, int(min(cell_timeout, deadline - time.monotonic())))
+
     client = NotebookClient(
         nb,
         kernel_name="python3",
@@ -312,7 +317,7 @@ def run_notebook(
             "evalue": f"the grader interrupted this cell after {cell_timeout:g} s",
             "traceback": [f"CellTimeoutError: interrupted after {cell_timeout:g} s"],
         },
-        timeout_func=lambda cell: max(1, int(min(cell_timeout, deadline - time.monotonic()))),
+        timeout_func=cell_limit,
         resources={"metadata": {"path": str(folder)}},
     )
     client.reset_execution_trackers()
@@ -331,7 +336,7 @@ def run_notebook(
                     )
                     client.wait_for_reply(reply, None)
                 seen = len(_log_lines(log_path))
-                limit = max(1, int(min(cell_timeout, deadline - time.monotonic())))
+                limit = cell_limit()
                 started = time.monotonic()
                 client.execute_cell(cell, index, execution_count=client.code_cells_executed + 1)
                 if cell.cell_type == "code" and time.monotonic() - started >= limit:
@@ -413,7 +418,7 @@ def grade_notebook(
     notes = [f"{forged} record(s) from other cells ignored"] * bool(forged)
     notes += [f"cell(s) {', '.join(touching)} touch the self-check code"] * bool(touching)
     result.verdict_log = "; ".join(notes) or "ok"
-    sources = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    called = {n for c in nb.cells if c.cell_type == "code" for n in CHECK_CALL.findall(c.source)}
     for name in exercises_of(result.lesson):
         if name in verdicts:
             passed = bool(verdicts[name].get("passed"))
@@ -421,7 +426,7 @@ def grade_notebook(
             result.hints[name] = str(verdicts[name].get("hint") or "")
             if passed:
                 result.attempted[name] = "yes"
-        elif re.search(rf"\b{re.escape(name.split(':', 1)[1])}\s*\(", sources):
+        elif name.split(":", 1)[1] in called:
             result.values[name] = ERROR  # the check is there but gave no trusted verdict
         else:
             result.values[name] = MISSING

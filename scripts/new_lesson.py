@@ -3,10 +3,10 @@
     python scripts/new_lesson.py 10_tool_results "Tool results" "Результаты инструментов"
 
 Writes four files that work together from the first minute (the skeleton sends the guide's weather
-request, its scenario answers it, its exercise has a self-check and real tests), refuses to
-overwrite anything, and prints what is left to do: the steps no script should guess (the previous
-lesson's "Next" link, the README and lesson-00 maps, synthesis, the build). docs/authoring.md
-walks through the same path.
+request, its scenario answers it, its exercise has a self-check and real tests), points the
+previous lesson's last line at the new one, refuses to overwrite anything, and prints what is left
+to do: the steps no script should guess (the README, lesson-00 and class-endpoint tables,
+synthesis, the build). docs/authoring.md walks through the same path.
 """
 
 from __future__ import annotations
@@ -378,7 +378,8 @@ Left to do (docs/authoring.md, "Add a lesson"):
   4. Link it: the end of notebooks/src/{link}.py now links here (rebuild it:
      .venv/bin/python scripts/nbbuild.py --no-execute {link}); add a row in README.md's lesson
      map and one in lesson 00's map ("## 5. The lesson map" in notebooks/src/00_start.py, both
-     languages; rebuild 00_start).
+     languages; rebuild 00_start), and rows in the two lesson tables of docs/class_endpoint.md
+     and docs/class_endpoint.ru.md.
   5. .venv/bin/pytest tests/test_notebooks.py tests/test_lesson_drift.py \\
        tests/test_exercises_n{name[:2]}.py notebooks/en/{name}.ipynb notebooks/ru/{name}.ipynb
      tests/test_notebooks.py names anything still missing (scenario module, cassette, map rows).

@@ -31,7 +31,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DEST = ROOT.parent / f"{ROOT.name}-wheelhouse"
-DEFAULT_MAX_MB = 1000  # the full set is about 150-200 MB of wheels for one platform
+DEFAULT_MAX_MB = 1000  # the full set: 134 files, 102 MB (Linux x86-64, Python 3.11, measured)
 BUILD_REQUIREMENTS = ["setuptools>=68"]  # pyproject.toml's build-system: `-e .` needs it offline
 
 

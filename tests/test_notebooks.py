@@ -302,7 +302,7 @@ def check_setup_cell(nb, where: str) -> list[str]:
 
 def check_next_link(nb, name: str, order: tuple[str, ...], where: str) -> list[str]:
     """A link to the next lesson in all but the last; every lesson link names a real lesson."""
-    prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    prose = markdown_of(nb)
     targets = set(NEXT_LINK.findall(prose))
     problems = [
         f"{where}: links to {t}.ipynb, which is not a lesson" for t in sorted(targets - set(order))
@@ -314,23 +314,34 @@ def check_next_link(nb, name: str, order: tuple[str, ...], where: str) -> list[s
     return problems
 
 
+def markdown_of(nb) -> str:
+    """All of a notebook's markdown cells, one text."""
+    return "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+
+
 def title_of(nb) -> str:
     """A lesson's title: its first cell's `# heading`."""
     return nb.cells[0].source.splitlines()[0].removeprefix("# ")
 
 
+def lesson_titles(folder: Path, names) -> dict[str, str]:
+    """The title of each lesson that has a notebook in one edition's folder."""
+    return {n: title_of(read_nb(p)) for n in names if (p := folder / f"{n}.ipynb").exists()}
+
+
 def check_link_titles(nb, titles: dict[str, str], where: str) -> list[str]:
     """Links that name a lesson by number carry its title (`[Next: 01 Title](01_x.ipynb)`), and
     every Next link is written so; `titles` maps each lesson to its title in this edition."""
-    prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    prose = markdown_of(nb)
+    links = TITLED_LINK.findall(prose)
     problems = []
-    for _, number, text, target in TITLED_LINK.findall(prose):
+    for _, number, text, target in links:
         if target in titles and (number, text) != (target[:2], titles[target]):
             problems.append(
                 f"{where}: a link to {target}.ipynb reads {number} {text!r}; "
                 f"the lesson's title is {target[:2]} {titles[target]!r}"
             )
-    titled = len([m for m in TITLED_LINK.findall(prose) if m[0]])
+    titled = len([m for m in links if m[0]])
     if len(NEXT_WORD.findall(prose)) > titled:
         problems.append(f"{where}: a Next link is not written `[Next: NN Title](NN_name.ipynb)`")
     return problems
@@ -338,7 +349,7 @@ def check_link_titles(nb, titles: dict[str, str], where: str) -> list[str]:
 
 def check_end_of_series(nb, name: str, order: tuple[str, ...], lang: str, where: str) -> list[str]:
     """The last lesson, and only it, says it is the end of the series."""
-    prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    prose = markdown_of(nb)
     says = END_OF_SERIES[lang] in prose.lower()
     if name == order[-1] and not says:
         return [f"{where}: the last lesson does not say {END_OF_SERIES[lang]!r}"]
@@ -374,7 +385,7 @@ def check_russian_prose(ru, where: str) -> list[str]:
 
 def check_lesson_00_map(nb, order: tuple[str, ...], where: str) -> list[str]:
     """Lesson 00's map has a table row linking every later lesson."""
-    prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    prose = markdown_of(nb)
     rows = set(MAP_ROW.findall(prose))
     return [
         f"{where}: the lesson map has no row for {name}" for name in order[1:] if name not in rows
@@ -438,12 +449,7 @@ def all_problems(nb_dir: Path) -> list[str]:
         nb_dir / "src", root / "helpers" / "replay" / "scenarios", root / "data" / "recordings"
     )
     problems += check_readme_map(root / "README.md", nb_dir, order)
-    titles = {
-        lang: {
-            n: title_of(read_nb(p)) for n in names if (p := nb_dir / lang / f"{n}.ipynb").exists()
-        }
-        for lang in LANGS
-    }
+    titles = {lang: lesson_titles(nb_dir / lang, names) for lang in LANGS}
     for name in names:
         problems += check_file_set(nb_dir, name)
         have = {lang: nb_dir / lang / f"{name}.ipynb" for lang in LANGS}
@@ -559,17 +565,18 @@ def test_one_setup_cell(lang, name):
     assert not problems, _report(problems)
 
 
+@pytest.fixture(scope="module")
+def real_titles() -> dict[str, dict[str, str]]:
+    """Every real lesson's title, by edition (read once, not once per lesson)."""
+    return {lang: lesson_titles(NOTEBOOKS_DIR / lang, REAL_LESSONS) for lang in LANGS}
+
+
 @pytest.mark.parametrize(("lang", "name"), REAL_EDITIONS, ids=EDITION_IDS)
-def test_links_to_the_next_lesson(lang, name):
+def test_links_to_the_next_lesson(lang, name, real_titles):
     nb = read_nb(NOTEBOOKS_DIR / lang / f"{name}.ipynb")
     order, where = series_order(REAL_LESSONS), f"{lang}/{name}"
-    titles = {
-        n: title_of(read_nb(NOTEBOOKS_DIR / lang / f"{n}.ipynb"))
-        for g, n in REAL_EDITIONS
-        if g == lang
-    }
     problems = check_next_link(nb, name, order, where)
-    problems += check_link_titles(nb, titles, where)
+    problems += check_link_titles(nb, real_titles[lang], where)
     problems += check_end_of_series(nb, name, order, lang, where)
     assert not problems, _report(problems)
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from helpers.exercises._verdict import CASE_RU, Explain, NotYet, call_student, exercise, mismatch
 from helpers.formats import parse_kimi_xtml, render_kimi_xtml
+from helpers.formats._common import tool_call_dict
 from helpers.formats.kimi_xtml import CLOSE, OPEN, SEP
 
 # (text of the element, its type attribute, the value): what `parse_kimi_xtml` reads.
@@ -148,7 +149,8 @@ def check_render_call(render_call: Callable[[str, int, dict[str, Any]], Any]) ->
 
 
 def _call_of(call_id: str, name: str) -> dict[str, Any]:
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": "{}"}}
+    """A call without arguments."""
+    return tool_call_dict(call_id, name, "{}")
 
 
 def _result(call_id: str, content: str) -> dict[str, Any]:
