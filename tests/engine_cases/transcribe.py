@@ -8,9 +8,9 @@ after editing; the test (`tests/test_formats_engine_cases.py`) reads the JSON fi
 A case: `text` (the raw model output) or `chunks` (the deltas the engine test fed), `tools`
 (the request's tool list, or null), `reasoning_open` (True: the prompt opened <think>, as
 vLLM's default "thinking on"), and what the engine test asserts: `calls` (name and arguments
-object; arguments null = not asserted), `calls_raw` (exact arguments text), `ids`, `content`
-(null = empty), `content_contains`, `content_excludes`, `reasoning`. A key that is absent is
-not asserted.
+object; arguments null = not asserted), `calls_raw` (exact arguments text), `ids`,
+`arguments_exclude` (text no call's arguments may hold), `content` (null = empty),
+`content_contains`, `content_excludes`, `reasoning`. A key that is absent is not asserted.
 """
 
 from __future__ import annotations
