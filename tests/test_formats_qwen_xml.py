@@ -16,9 +16,11 @@ from helpers.formats import (
     QwenXmlStreamParser,
     convert_parameter,
     parse_qwen_xml,
+    render_hermes_tool_calls,
     render_qwen_xml_tool_calls,
 )
 from helpers.formats.qwen_xml import QWEN_XML_TAGS
+from helpers.i18n import reset_language, set_language
 from tests.formats_support import FAST, NAMES, call, split_at, stream
 
 # --------------------------------------------------------------------------- a vLLM oracle
@@ -314,6 +316,19 @@ def test_render_rejects_arguments_that_are_not_an_object() -> None:
         render_qwen_xml_tool_calls([call("a", "f", "{oops")])
     with pytest.raises(ValueError, match="must be a JSON object"):
         render_qwen_xml_tool_calls([call("a", "f", "[1]")])
+
+
+def test_render_errors_follow_the_notebook_language() -> None:
+    set_language("ru")  # lessons 05 and 07 call the renderers in the Russian edition too
+    try:
+        with pytest.raises(ValueError, match="некорректный JSON"):
+            render_qwen_xml_tool_calls([call("a", "f", "{oops")])
+        with pytest.raises(ValueError, match="должны быть JSON-объектом"):
+            render_qwen_xml_tool_calls([call("a", "f", "[1]")])
+        with pytest.raises(ValueError, match="некорректный JSON"):
+            render_hermes_tool_calls([call("a", "f", "{oops")])
+    finally:
+        reset_language()
 
 
 # --------------------------------------------------------------------------- properties
