@@ -21,7 +21,7 @@ from helpers.formats import (
 )
 from helpers.formats.qwen_xml import QWEN_XML_TAGS
 from helpers.i18n import reset_language, set_language
-from tests.formats_support import FAST, NAMES, call, split_at, stream
+from tests.formats_support import FAST, NAMES, assert_stream_matches, call, split_at, stream
 
 # --------------------------------------------------------------------------- a vLLM oracle
 # An independent re-implementation of how vLLM's `qwen3_coder` parser reads a whole, well-behaved
@@ -339,14 +339,7 @@ def assert_stream_matches_batch(
 ) -> None:
     """The streaming contract: any split gives the batch result, deltas and `.result` alike."""
     expected = parse_qwen_xml(text, tools, reasoning_open)
-    parser, accumulator, deltas = stream(QwenXmlStreamParser(tools, reasoning_open), chunks)
-    reasoning = "".join(d.get("reasoning_content", "") for d in deltas)
-    assert reasoning == expected.reasoning
-    assert accumulator.content == expected.content
-    assert accumulator.tool_calls == expected.tool_calls
-    assert parser.result == expected
-    headers = [d["tool_calls"][0] for d in deltas if "id" in d.get("tool_calls", [{}])[0]]
-    assert [h["index"] for h in headers] == list(range(len(expected.tool_calls)))
+    assert_stream_matches(QwenXmlStreamParser(tools, reasoning_open), expected, chunks)
 
 
 def contains_tag(text: str) -> bool:
