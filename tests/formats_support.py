@@ -1,4 +1,4 @@
-"""What the Kimi-K2 and Hermes format tests share: expected calls, stream driving, strategies."""
+"""What the format tests share: expected calls, stream driving and its contract, strategies."""
 
 from __future__ import annotations
 
