@@ -21,14 +21,15 @@ Measured numbers, with an earlier run's, are in bench/README.md.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
-from linear import best_of  # bench/ is on sys.path when this runs as `python bench/xtml.py`
+# bench/ is on sys.path when this runs as `python bench/xtml.py`
+from linear import best_of
+from parsers import token_deltas
 
 from helpers.formats import KimiXtmlStreamParser, parse_kimi_xtml, render_kimi_xtml
+from helpers.formats.kimi_xtml import XTML_TOKENS
 
-TOKEN_RE = re.compile(r"<\|(?:open|close|sep|end_of_msg)\|>")
 OPENER = '<|open|>message role="assistant"<|sep|><|open|>think<|sep|>'
 
 
@@ -37,20 +38,6 @@ def model_output(message: dict) -> str:
     rendered = render_kimi_xtml([message], add_generation_prompt=False, thinking_effort=None)
     assert rendered.startswith(OPENER)
     return rendered[len(OPENER) :]
-
-
-def token_deltas(text: str, width: int = 4) -> list[str]:
-    """Each special token one delta, other text `width` characters a delta."""
-    deltas: list[str] = []
-    pos = 0
-    for match in TOKEN_RE.finditer(text):
-        plain = text[pos : match.start()]
-        deltas += [plain[i : i + width] for i in range(0, len(plain), width)]
-        deltas.append(match.group())
-        pos = match.end()
-    plain = text[pos:]
-    deltas += [plain[i : i + width] for i in range(0, len(plain), width)]
-    return deltas
 
 
 def many_calls(count: int) -> str:
@@ -81,6 +68,11 @@ def long_argument(size: int) -> str:
 
 def long_reasoning(size: int) -> str:
     return model_output({"role": "assistant", "reasoning_content": "y" * size, "content": "ok"})
+
+
+def tokens(text: str) -> list[str]:
+    """Token-sized deltas: each special token one delta, other text 4 characters a delta."""
+    return token_deltas(text, XTML_TOKENS)
 
 
 def streaming(deltas: list[str]) -> Callable[[], object]:
@@ -114,14 +106,13 @@ def checked(deltas: list[str]) -> list[str]:
 
 
 CASES: list[tuple[str, Callable[[int], list[str]], int, Callable]] = [
-    ("stream, N calls, token deltas", lambda n: token_deltas(many_calls(n)), 300, streaming),
-    ("stream, 1 string argument, 4-char deltas", lambda n: token_deltas(long_argument(n)),
-     100_000, streaming),
-    ("stream, reasoning block, 4-char deltas", lambda n: token_deltas(long_reasoning(n)),
-     100_000, streaming),
+    ("stream, N calls, token deltas", lambda n: tokens(many_calls(n)), 300, streaming),
+    ("stream, 1 string argument, 4-char deltas", lambda n: tokens(long_argument(n)), 100_000,
+     streaming),
+    ("stream, reasoning block, 4-char deltas", lambda n: tokens(long_reasoning(n)), 100_000,
+     streaming),
     ("stream, N calls, ONE delta", lambda n: [many_calls(n)], 1_000, streaming),
-    ("re-parse per delta, N calls (contrast)", lambda n: token_deltas(many_calls(n)), 10,
-     reparsing),
+    ("re-parse per delta, N calls (contrast)", lambda n: tokens(many_calls(n)), 10, reparsing),
 ]  # fmt: skip
 
 

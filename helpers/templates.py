@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from helpers._hf import hub_offline, import_transformers
+from helpers.i18n import tr
 from helpers.paths import DATA_DIR, TOKENIZERS_DIR
 from helpers.streaming import as_dict
 
@@ -101,7 +102,12 @@ def local_tokenizer_dir(name: str) -> Path:
     """Folder of the offline tokenizer `name` inside the repo (one the series ships)."""
     if name not in MARKERS:
         valid = ", ".join(repr(n) for n in TOKENIZER_NAMES)
-        raise ValueError(f"Unknown tokenizer {name!r}; valid names: {valid}.")
+        raise ValueError(
+            tr(
+                f"Unknown tokenizer {name!r}; valid names: {valid}.",
+                f"Неизвестный токенизатор {name!r}; допустимые имена: {valid}.",
+            )
+        )
     return TOKENIZERS_DIR / name
 
 
@@ -111,8 +117,12 @@ def load_tokenizer(name: str) -> PreTrainedTokenizerBase:
     folder = local_tokenizer_dir(name)
     if not (folder / "tokenizer.json").is_file():
         raise FileNotFoundError(
-            f"The offline tokenizer {name!r} is missing in {folder}; "
-            "build it with `python scripts/build_tokenizers.py`."
+            tr(
+                f"The offline tokenizer {name!r} is missing in {folder}; "
+                "build it with `python scripts/build_tokenizers.py`.",
+                f"Офлайн-токенизатора {name!r} нет в {folder}; "
+                "соберите его командой `python scripts/build_tokenizers.py`.",
+            )
         )
     with hub_offline():
         return tokenizer_class(folder).from_pretrained(str(folder), local_files_only=True)

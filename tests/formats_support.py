@@ -1,4 +1,4 @@
-"""What the Kimi-K2 and Hermes format tests share: expected calls, stream driving, strategies."""
+"""What the format tests share: expected calls, stream driving and its contract, strategies."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis_profiles import examples
 
+from helpers.formats import ParseResult
 from helpers.formats.stream import StreamParser
 from helpers.streaming import ToolCallAccumulator
 
@@ -49,6 +50,23 @@ def stream(
     for delta in deltas:
         accumulator.add_delta(delta)
     return parser, accumulator, deltas
+
+
+def assert_stream_matches(
+    parser: StreamParser, expected: ParseResult, chunks: list[str]
+) -> list[dict]:
+    """The streaming contract of the K2 / Qwen parsers: fed any split of a text, `parser` gives
+    deltas that add up to the batch result `expected` (reasoning, content, calls), the same
+    `.result`, and announces each call once, in order, with empty arguments. Returns the deltas."""
+    parser, accumulator, deltas = stream(parser, chunks)
+    assert "".join(d.get("reasoning_content", "") for d in deltas) == expected.reasoning
+    assert accumulator.content == expected.content
+    assert accumulator.tool_calls == expected.tool_calls
+    assert parser.result == expected
+    headers = [d["tool_calls"][0] for d in deltas if "id" in d.get("tool_calls", [{}])[0]]
+    assert [h["index"] for h in headers] == list(range(len(expected.tool_calls)))
+    assert all(h["function"]["arguments"] == "" for h in headers)
+    return deltas
 
 
 # Random JSON for call arguments, and function names with `-` and `.`.

@@ -28,6 +28,7 @@ from tests.formats_support import (
     ARGUMENT_OBJECTS,
     FAST,
     NAMES,
+    assert_stream_matches,
     call,
     split_at,
     stream,
@@ -41,11 +42,7 @@ GUIDE_EXAMPLE = f'{SB}{CB}functions.get_weather:0{AB}{{"city": "Beijing"}}{CE}{S
 def assert_stream_matches_batch(text: str, chunks: list[str]) -> None:
     """The streaming contract: any split gives the batch result, deltas well formed."""
     assert "".join(chunks) == text
-    expected = parse_kimi(text)
-    parser, accumulator, deltas = stream(KimiStreamParser(), chunks)
-    assert accumulator.content == expected.content
-    assert accumulator.tool_calls == expected.tool_calls
-    assert parser.result == expected
+    deltas = assert_stream_matches(KimiStreamParser(), parse_kimi(text), chunks)
     assert_deltas_well_formed(deltas)
 
 

@@ -7,7 +7,8 @@ engine test used (when it gave any) and fed 3 characters at a time. Where we fol
 engine or keep our own rule, the case is in `DIFFERENCES` with the reason (also in
 `docs/notes.md`), and the test checks that the difference is still there, so the list stays true.
 
-`python tests/test_formats_engine_cases.py` prints the pass count per file (any checkout).
+`python tests/test_formats_engine_cases.py` prints the pass count per format (any checkout;
+`-v` also lists the failing cases).
 """
 
 from __future__ import annotations
@@ -183,15 +184,16 @@ def test_engine_case(fmt: str, case_id: str, case: dict) -> None:
 
 
 def main() -> None:
-    """Print how many cases pass in every way of feeding, per file (for before/after counts)."""
+    """Print how many cases pass in every way of feeding, per format (for before/after counts)."""
     totals: dict[str, list[int]] = {}
     for fmt, case_id, case in CASES:
-        ok = not any(run(fmt, case).values())
+        results = run(fmt, case)
+        ok = not any(results.values())
         totals.setdefault(fmt, [0, 0])
         totals[fmt][0] += ok
         totals[fmt][1] += 1
         if not ok and "-v" in sys.argv:
-            print(f"  FAIL {fmt}/{case_id}: {run(fmt, case)}")
+            print(f"  FAIL {fmt}/{case_id}: {results}")
     for fmt, (passed, total) in totals.items():
         print(f"{fmt}: {passed} of {total} cases pass")
 

@@ -19,6 +19,7 @@ from tests.formats_support import (
     ARGUMENT_OBJECTS,
     FAST,
     NAMES,
+    assert_stream_matches,
     call,
     split_at,
     stream,
@@ -39,14 +40,7 @@ def assert_stream_matches_batch(
 ) -> None:
     """The streaming contract: any split gives the batch result, reasoning included."""
     expected = parse_hermes(text, reasoning_open)
-    parser, accumulator, deltas = stream(HermesStreamParser(reasoning_open), chunks)
-    assert "".join(d.get("reasoning_content", "") for d in deltas) == expected.reasoning
-    assert accumulator.content == expected.content
-    assert accumulator.tool_calls == expected.tool_calls
-    assert parser.result == expected
-    headers = [d["tool_calls"][0] for d in deltas if "id" in d.get("tool_calls", [{}])[0]]
-    assert [h["index"] for h in headers] == list(range(len(expected.tool_calls)))
-    assert all(h["function"]["arguments"] == "" for h in headers)
+    assert_stream_matches(HermesStreamParser(reasoning_open), expected, chunks)
 
 
 # --------------------------------------------------------------------------- batch parser

@@ -16,10 +16,12 @@ from helpers.formats import (
     QwenXmlStreamParser,
     convert_parameter,
     parse_qwen_xml,
+    render_hermes_tool_calls,
     render_qwen_xml_tool_calls,
 )
 from helpers.formats.qwen_xml import QWEN_XML_TAGS
-from tests.formats_support import FAST, NAMES, call, split_at, stream
+from helpers.i18n import reset_language, set_language
+from tests.formats_support import FAST, NAMES, assert_stream_matches, call, split_at, stream
 
 # --------------------------------------------------------------------------- a vLLM oracle
 # An independent re-implementation of how vLLM's `qwen3_coder` parser reads a whole, well-behaved
@@ -316,6 +318,19 @@ def test_render_rejects_arguments_that_are_not_an_object() -> None:
         render_qwen_xml_tool_calls([call("a", "f", "[1]")])
 
 
+def test_render_errors_follow_the_notebook_language() -> None:
+    set_language("ru")  # lessons 05 and 07 call the renderers in the Russian edition too
+    try:
+        with pytest.raises(ValueError, match="некорректный JSON"):
+            render_qwen_xml_tool_calls([call("a", "f", "{oops")])
+        with pytest.raises(ValueError, match="должны быть JSON-объектом"):
+            render_qwen_xml_tool_calls([call("a", "f", "[1]")])
+        with pytest.raises(ValueError, match="некорректный JSON"):
+            render_hermes_tool_calls([call("a", "f", "{oops")])
+    finally:
+        reset_language()
+
+
 # --------------------------------------------------------------------------- properties
 
 
@@ -324,14 +339,7 @@ def assert_stream_matches_batch(
 ) -> None:
     """The streaming contract: any split gives the batch result, deltas and `.result` alike."""
     expected = parse_qwen_xml(text, tools, reasoning_open)
-    parser, accumulator, deltas = stream(QwenXmlStreamParser(tools, reasoning_open), chunks)
-    reasoning = "".join(d.get("reasoning_content", "") for d in deltas)
-    assert reasoning == expected.reasoning
-    assert accumulator.content == expected.content
-    assert accumulator.tool_calls == expected.tool_calls
-    assert parser.result == expected
-    headers = [d["tool_calls"][0] for d in deltas if "id" in d.get("tool_calls", [{}])[0]]
-    assert [h["index"] for h in headers] == list(range(len(expected.tool_calls)))
+    assert_stream_matches(QwenXmlStreamParser(tools, reasoning_open), expected, chunks)
 
 
 def contains_tag(text: str) -> bool:

@@ -17,7 +17,7 @@ from helpers.formats import (
     render_kimi_tool_calls,
     render_qwen_xml_tool_calls,
 )
-from helpers.templates import load_tokenizer
+from helpers.templates import decode_tool_arguments, load_tokenizer
 from tests.formats_support import call
 
 SOME = settings(
@@ -34,34 +34,28 @@ def tokenizer(name: str) -> Any:
     return load_tokenizer(name)
 
 
-def kimi_turn(calls: list[dict], content: str) -> str:
-    """What the Kimi-K2 template writes after the assistant header, without its `<|im_end|>`."""
+def prompt(name: str, calls: list[dict], content: str, decode: bool = False) -> str:
+    """The whole text the offline template `name` renders for "hi" and one assistant turn; with
+    `decode`, JSON-text arguments are loaded first, as vLLM does for Qwen's templates."""
     messages = [
         {"role": "user", "content": "hi"},
         {"role": "assistant", "content": content, "tool_calls": calls},
     ]
-    text = tokenizer("kimi-k2").apply_chat_template(
-        messages, tokenize=False, add_generation_prompt=False
-    )
-    turn = text.rsplit(KIMI_ASSISTANT, 1)[1]
+    if decode:
+        messages = decode_tool_arguments(messages)
+    return tokenizer(name).apply_chat_template(messages, tokenize=False)
+
+
+def kimi_turn(calls: list[dict], content: str) -> str:
+    """What the Kimi-K2 template writes after the assistant header, without its `<|im_end|>`."""
+    turn = prompt("kimi-k2", calls, content).rsplit(KIMI_ASSISTANT, 1)[1]
     assert turn.endswith("<|im_end|>")
     return turn.removesuffix("<|im_end|>")
 
 
 def qwen_turn(calls: list[dict], content: str) -> str:
     """What the Qwen2.5 template writes after `<|im_start|>assistant\\n`, without `<|im_end|>`."""
-    as_objects = [  # as vLLM does: JSON-text arguments are loaded before templating
-        {**c, "function": {**c["function"], "arguments": json.loads(c["function"]["arguments"])}}
-        for c in calls
-    ]
-    messages = [
-        {"role": "user", "content": "hi"},
-        {"role": "assistant", "content": content, "tool_calls": as_objects},
-    ]
-    text = tokenizer("qwen2.5").apply_chat_template(
-        messages, tokenize=False, add_generation_prompt=False
-    )
-    turn = text.rsplit(QWEN_ASSISTANT, 1)[1]
+    turn = prompt("qwen2.5", calls, content, decode=True).rsplit(QWEN_ASSISTANT, 1)[1]
     assert turn.endswith("<|im_end|>\n")
     return turn.removesuffix("<|im_end|>\n")
 
@@ -69,16 +63,7 @@ def qwen_turn(calls: list[dict], content: str) -> str:
 def qwen35_turn(calls: list[dict], content: str) -> str:
     """What the official Qwen3.5 template writes for the assistant's calls after the empty think
     block it puts into every turn after the last user message (arguments decoded, as vLLM does)."""
-    as_objects = [
-        {**c, "function": {**c["function"], "arguments": json.loads(c["function"]["arguments"])}}
-        for c in calls
-    ]
-    messages = [
-        {"role": "user", "content": "hi"},
-        {"role": "assistant", "content": content, "tool_calls": as_objects},
-    ]
-    text = tokenizer("qwen3.5").apply_chat_template(messages, tokenize=False)
-    turn = text.rsplit(QWEN_ASSISTANT, 1)[1]
+    turn = prompt("qwen3.5", calls, content, decode=True).rsplit(QWEN_ASSISTANT, 1)[1]
     assert turn.startswith("<think>\n\n</think>\n\n") and turn.endswith("<|im_end|>\n")
     return turn.removeprefix("<think>\n\n</think>\n\n").removesuffix("<|im_end|>\n")
 

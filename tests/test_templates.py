@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis_profiles import examples
 
+from helpers.i18n import reset_language, set_language
 from helpers.paths import REPO_ROOT, TOKENIZERS_DIR
 from helpers.templates import (
     MARKER_IDS,
@@ -671,6 +672,14 @@ def test_local_load_never_touches_the_network(monkeypatch: pytest.MonkeyPatch) -
 def test_unknown_names_are_rejected_with_the_valid_ones() -> None:
     with pytest.raises(ValueError, match="'kimi-k2', 'qwen2.5'"):
         load_tokenizer("kimi")
+    set_language("ru")  # a student's typo in the Russian edition gets a Russian message
+    try:
+        with pytest.raises(
+            ValueError, match="Неизвестный токенизатор 'kimi'.*'kimi-k2', 'qwen2.5'"
+        ):
+            load_tokenizer("kimi")
+    finally:
+        reset_language()
 
 
 # ---------------------------------------------------------------------------------------------

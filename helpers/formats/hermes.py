@@ -222,7 +222,12 @@ def _arguments_object(arguments: Any) -> Any:
     try:
         return json.loads(arguments)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"arguments are not valid JSON: {snippet(arguments)!r} ({exc})") from exc
+        raise ValueError(
+            tr(
+                f"arguments are not valid JSON: {snippet(arguments)!r} ({exc})",
+                f"аргументы — некорректный JSON: {snippet(arguments)!r} (json: «{exc}»)",
+            )
+        ) from exc
 
 
 def render_hermes_tool_calls(tool_calls: Iterable[dict[str, Any]], content: str = "") -> str:

@@ -663,10 +663,19 @@ def _arguments_mapping(arguments: Any, name: str) -> Mapping[str, Any]:
             value = json.loads(arguments)
         except json.JSONDecodeError as exc:
             raise ValueError(
-                f"arguments of {name!r} are not valid JSON: {snippet(arguments)!r} ({exc})"
+                tr(
+                    f"arguments of {name!r} are not valid JSON: {snippet(arguments)!r} ({exc})",
+                    f"аргументы {name!r} — некорректный JSON: {snippet(arguments)!r} "
+                    f"(json: «{exc}»)",
+                )
             ) from exc
     if not isinstance(value, Mapping):
-        raise ValueError(f"arguments of {name!r} must be a JSON object, not {snippet(repr(value))}")
+        raise ValueError(
+            tr(
+                f"arguments of {name!r} must be a JSON object, not {snippet(repr(value))}",
+                f"аргументы {name!r} должны быть JSON-объектом, а не {snippet(repr(value))}",
+            )
+        )
     return value
 
 

@@ -1,7 +1,7 @@
 """`StreamParser`: the plumbing every incremental raw-format parser shares.
 
-The batch parsers (`parse_kimi`, `parse_hermes`, `parse_qwen_xml`) are this plumbing fed once
-with the whole text (`parse_whole`), so each format's rules exist in one place only.
+The batch parsers (`parse_kimi`, `parse_hermes`, `parse_qwen_xml`, `parse_kimi_xtml`) are this
+plumbing fed once with the whole text (`parse_whole`), so each format's rules exist in one place.
 """
 
 from __future__ import annotations

@@ -8,9 +8,9 @@ after editing; the test (`tests/test_formats_engine_cases.py`) reads the JSON fi
 A case: `text` (the raw model output) or `chunks` (the deltas the engine test fed), `tools`
 (the request's tool list, or null), `reasoning_open` (True: the prompt opened <think>, as
 vLLM's default "thinking on"), and what the engine test asserts: `calls` (name and arguments
-object; arguments null = not asserted), `calls_raw` (exact arguments text), `ids`, `content`
-(null = empty), `content_contains`, `content_excludes`, `reasoning`. A key that is absent is
-not asserted.
+object; arguments null = not asserted), `calls_raw` (exact arguments text), `ids`,
+`arguments_exclude` (text no call's arguments may hold), `content` (null = empty),
+`content_contains`, `content_excludes`, `reasoning`. A key that is absent is not asserted.
 """
 
 from __future__ import annotations
@@ -30,6 +30,17 @@ def fn(name: str, properties: dict) -> dict:
 
 def call(name: str, arguments: dict | None) -> dict:
     return {"name": name, "arguments": arguments}
+
+
+def sourced(source: str, cases: list[dict], **defaults: object) -> list[dict]:
+    """The cases of one engine test file: each names its source (after its id) and gets the
+    `defaults` (e.g. the file's shared tool list) for the keys it does not set itself."""
+    out = []
+    for case in cases:
+        out.append({"id": case["id"], "source": source, **case})
+        for key, value in defaults.items():
+            out[-1].setdefault(key, value)
+    return out
 
 
 # ------------------------------------------------------------------------------ vLLM Qwen XML
@@ -129,7 +140,6 @@ def one_param(function: str, key: str, value: str) -> str:
 QWEN_XML = [
     {
         "id": "no_tools",
-        "source": QX_SRC,
         "text": "This is a test response without any tool calls",
         "tools": None,
         "calls": [],
@@ -137,7 +147,6 @@ QWEN_XML = [
     },
     {
         "id": "single_tool",
-        "source": QX_SRC,
         "text": DALLAS,
         "tools": SAMPLE_TOOLS,
         "calls": [call("get_current_weather", DALLAS_ARGS)],
@@ -145,7 +154,6 @@ QWEN_XML = [
     },
     {
         "id": "single_tool_with_content",
-        "source": QX_SRC,
         "text": "Sure! Let me check the weather for you." + DALLAS,
         "tools": SAMPLE_TOOLS,
         "calls": [call("get_current_weather", DALLAS_ARGS)],
@@ -153,7 +161,6 @@ QWEN_XML = [
     },
     {
         "id": "single_tool_multiline_param",
-        "source": QX_SRC,
         "text": RECT,
         "tools": SAMPLE_TOOLS,
         "calls": [
@@ -166,7 +173,6 @@ QWEN_XML = [
     },
     {
         "id": "parallel_tools",
-        "source": QX_SRC,
         "text": DALLAS + "\n" + ORLANDO,
         "tools": SAMPLE_TOOLS,
         "calls": [
@@ -177,7 +183,6 @@ QWEN_XML = [
     },
     {
         "id": "tool_with_typed_params",
-        "source": QX_SRC,
         "text": CIRCLE,
         "tools": SAMPLE_TOOLS,
         "calls": [
@@ -190,7 +195,6 @@ QWEN_XML = [
     },
     {
         "id": "fallback_no_tags",
-        "source": QX_SRC,
         "text": "<function=get_current_weather>\n<parameter=city>\nDallas\n</parameter>\n"
         "<parameter=state>\nTX\n</parameter>\n</function>",
         "tools": SAMPLE_TOOLS,
@@ -198,7 +202,6 @@ QWEN_XML = [
     },
     {
         "id": "type_conversion",
-        "source": QX_SRC,
         "text": "<tool_call>\n<function=test_types>\n<parameter=int_param>\n42\n</parameter>\n"
         "<parameter=float_param>\n3.14\n</parameter>\n<parameter=bool_param>\ntrue\n</parameter>\n"
         "<parameter=str_param>\nhello world\n</parameter>\n"
@@ -219,7 +222,6 @@ QWEN_XML = [
     },
     {
         "id": "complex_type_with_single_quote",
-        "source": QX_SRC,
         "text": "<tool_call>\n<function=test_types>\n<parameter=obj_param>\n{'key': 'value'}\n"
         "</parameter>\n</function>\n</tool_call>",
         "tools": TYPES_TOOL,
@@ -227,7 +229,6 @@ QWEN_XML = [
     },
     {
         "id": "missing_closing_parameter_tag",
-        "source": QX_SRC,
         "text": "Let me check the weather for you:\n<tool_call>\n<function=get_current_weather>\n"
         "<parameter=city>\nDallas\n<parameter=state>\nTX\n</parameter>\n"
         "<parameter=unit>\nfahrenheit\n</parameter>\n</function>\n</tool_call>",
@@ -237,7 +238,6 @@ QWEN_XML = [
     },
     {
         "id": "streaming_incremental",
-        "source": QX_SRC,
         "text": "I'll check the weather.<tool_call>\n<function=get_current_weather>\n"
         "<parameter=city>\nDallas\n</parameter>\n<parameter=state>\nTX\n</parameter>\n"
         "</function>\n</tool_call>",
@@ -247,14 +247,12 @@ QWEN_XML = [
     },
     {
         "id": "malformed_xml_no_gt_delimiter",
-        "source": QX_SRC,
         "text": "<tool_call>\n<function=get_current_weather\n<parameter=city>Dallas</parameter>\n"
         "</function>\n</tool_call>",
         "tools": SAMPLE_TOOLS,
     },
     {
         "id": "none_tool_calls_filtered",
-        "source": QX_SRC,
         "text": "<tool_call>\n<function=bad_func_no_gt\n</function>\n</tool_call>\n<tool_call>\n"
         "<function=get_current_weather>\n<parameter=city>Dallas</parameter>\n"
         "<parameter=state>TX</parameter>\n</function>\n</tool_call>",
@@ -263,7 +261,6 @@ QWEN_XML = [
     },
     {
         "id": "streaming_multi_param_single_chunk",
-        "source": QX_SRC,
         "chunks": [
             "<tool_call>",
             "\n<function=get_current_weather>",
@@ -278,7 +275,6 @@ QWEN_XML = [
     },
     {
         "id": "no_double_serialization_string_args",
-        "source": QX_SRC,
         "text": one_param("greet", "message", "hello world"),
         "tools": [fn("greet", {"message": {"type": "string"}})],
         "calls": [call("greet", {"message": "hello world"})],
@@ -286,7 +282,6 @@ QWEN_XML = [
     },
     {
         "id": "streaming_speculative_decode_loss",
-        "source": QX_SRC,
         "chunks": [
             "<tool_call>\n<function=test>\n",
             "<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>",
@@ -296,35 +291,30 @@ QWEN_XML = [
     },
     {
         "id": "string_null_value_preserved",
-        "source": QX_SRC,
         "text": one_param("search", "query", "null"),
         "tools": [fn("search", {"query": {"type": "string"}})],
         "calls": [call("search", {"query": "null"})],
     },
     {
         "id": "anyof_string_null_keeps_value_as_string",
-        "source": QX_SRC,
         "text": one_param("set_code", "code", "42"),
         "tools": [fn("set_code", {"code": {"anyOf": [{"type": "string"}, {"type": "null"}]}})],
         "calls": [call("set_code", {"code": "42"})],
     },
     {
         "id": "anyof_integer_null_parses_as_int",
-        "source": QX_SRC,
         "text": one_param("set_count", "count", "42"),
         "tools": [fn("set_count", {"count": {"anyOf": [{"type": "integer"}, {"type": "null"}]}})],
         "calls": [call("set_count", {"count": 42})],
     },
     {
         "id": "anyof_object_param_not_double_encoded",
-        "source": QX_SRC,
         "text": one_param("update_record", "data", '{"key": "value", "count": 42}'),
         "tools": [fn("update_record", {"data": {"anyOf": [{"type": "object"}, {"type": "null"}]}})],
         "calls": [call("update_record", {"data": {"key": "value", "count": 42}})],
     },
     {
         "id": "anyof_object_param_not_double_encoded_streaming",
-        "source": QX_SRC,
         "chunks": [
             "<tool_call>",
             "\n<function=update_record>",
@@ -337,7 +327,6 @@ QWEN_XML = [
     },
     {
         "id": "double_encoded_object_param",
-        "source": QX_SRC,
         "text": "<tool_call>\n<function=process>\n<parameter=name>\nhello\n</parameter>\n"
         "<parameter=data>\n\"{'key': 'value', 'n': 1}\"\n</parameter>\n</function>\n</tool_call>\n",
         "tools": [fn("process", {"name": {"type": "string"}, "data": {"type": "object"}})],
@@ -345,7 +334,6 @@ QWEN_XML = [
     },
     {
         "id": "content_with_xml_structural_tags",
-        "source": QX_SRC,
         "text": write_file_call("test.py", XML_TAGS_IN_CONTENT),
         "tools": WRITE_FILE,
         "calls": [
@@ -354,7 +342,6 @@ QWEN_XML = [
     },
     {
         "id": "content_with_xml_structural_tags_streaming",
-        "source": QX_SRC,
         "chunks": [
             "<tool_call>\n",
             "<function=write_file>\n",
@@ -370,7 +357,6 @@ QWEN_XML = [
     },
     {
         "id": "content_with_param_like_lines",
-        "source": QX_SRC,
         "text": write_file_call("test_template.py", PARAM_LIKE_LINES),
         "tools": WRITE_FILE,
         "calls": [
@@ -381,7 +367,6 @@ QWEN_XML = [
     },
     {
         "id": "content_with_param_like_lines_streaming",
-        "source": QX_SRC,
         "chunks": [
             "<tool_call>\n",
             "<function=write_file>\n",
@@ -405,7 +390,6 @@ QWEN_XML = [
     },
     {
         "id": "array_with_json_bool",
-        "source": QX_SRC,
         "text": '<tool_call>\n<function=pick>\n<parameter=items>\n["a", "b", 1, true]\n</parameter>\n'
         "</function>\n</tool_call>",
         "tools": [fn("pick", {"items": {"type": "array"}})],
@@ -413,21 +397,18 @@ QWEN_XML = [
     },
     {
         "id": "two_tool_calls_in_one_streaming_chunk",
-        "source": QX_SRC,
         "chunks": [TWO_IN_ONE],
         "tools": WEATHER_CITY,
         "calls": [call("get_weather", {"city": "Paris"}), call("get_weather", {"city": "London"})],
     },
     {
         "id": "python_none_value_for_nullable_int",
-        "source": QX_SRC,
         "text": one_param("set_count", "count", "None"),
         "tools": [fn("set_count", {"count": {"anyOf": [{"type": "integer"}, {"type": "null"}]}})],
         "calls": [call("set_count", {"count": None})],
     },
     {
         "id": "streaming_two_tool_calls_plus_trailing_text_one_delta",
-        "source": QX_SRC,
         "chunks": [TWO_IN_ONE + "\nAll done!"],
         "tools": WEATHER_CITY,
         "calls": [call("get_weather", {"city": "Paris"}), call("get_weather", {"city": "London"})],
@@ -435,7 +416,6 @@ QWEN_XML = [
     },
     {
         "id": "streaming_trailing_text_with_final_close_in_same_delta",
-        "source": QX_SRC,
         "chunks": [
             "<tool_call>\n<function=get_weather>\n<parameter=city>Paris</parameter>\n</function>",
             "\n</tool_call>\nI hope this helps!",
@@ -446,7 +426,6 @@ QWEN_XML = [
     },
     {
         "id": "content_with_real_param_name_literal",
-        "source": QX_SRC,
         "text": write_file_call("fixture.py", REAL_NAME_LITERAL).rstrip("\n"),
         "tools": WRITE_FILE,
         "calls": [
@@ -455,7 +434,6 @@ QWEN_XML = [
     },
     {
         "id": "content_with_real_param_name_literal_streaming",
-        "source": QX_SRC,
         "chunks": [
             "<tool_call>\n",
             "<function=write_file>\n",
@@ -476,14 +454,12 @@ QWEN_XML = [
     },
     {
         "id": "content_with_full_nested_tool_call",
-        "source": QX_SRC,
         "text": write_file_call("fixture.py", FULL_NESTED).rstrip("\n"),
         "tools": WRITE_FILE,
         "calls": [call("write_file", {"path": "fixture.py", "content": FULL_NESTED.rstrip("\n")})],
     },
     {
         "id": "content_with_full_nested_tool_call_streaming",
-        "source": QX_SRC,
         "chunks": [
             "<tool_call>\n",
             "<function=write_file>\n",
@@ -509,7 +485,6 @@ QWEN_XML = [
     },
     {
         "id": "two_tools_second_with_out_of_schema_nested_literal",
-        "source": QX_SRC,
         "text": "<tool_call>\n<function=foo>\n<parameter=bar>baz</parameter>\n</function>\n</tool_call>"
         "\n\n" + write_file_call("fixture.py", OUT_OF_SCHEMA).rstrip("\n"),
         "tools": WRITE_FILE,
@@ -520,7 +495,6 @@ QWEN_XML = [
     },
     {
         "id": "two_tools_second_with_out_of_schema_nested_literal_streaming",
-        "source": QX_SRC,
         "chunks": [
             "<tool_call>\n<function=foo>\n",
             "<parameter=bar>baz</parameter>\n",
@@ -545,7 +519,6 @@ QWEN_XML = [
     },
     {
         "id": "jinja_template_phantom_tool_call_is_rejected",
-        "source": QX_SRC,
         "text": "<tool_call>\n<function={{ tc.name }}>\n<parameter={{ k }}>\n{{ v }}\n</parameter>\n"
         "</function>\n</tool_call>\n\n<tool_call>\n<function=write_file>\n"
         "<parameter=path>\nout.txt\n</parameter>\n<parameter=content>\nhello\n</parameter>\n"
@@ -555,7 +528,6 @@ QWEN_XML = [
     },
     {
         "id": "inline_empty_tool_call_preserves_content_before_real_call",
-        "source": QX_SRC,
         "text": "I'll show: <tool_call>example</tool_call>. Now real:\n<tool_call>\n<function=log>\n"
         "<parameter=msg>\nhi\n</parameter>\n</function>\n</tool_call>",
         "tools": [fn("log", {"msg": {"type": "string"}})],
@@ -564,21 +536,21 @@ QWEN_XML = [
     },
     {
         "id": "anyof_string_null_with_null_literal_returns_none",
-        "source": QX_SRC,
         "text": one_param("set_value", "optional", "null"),
         "tools": [fn("set_value", {"optional": {"anyOf": [{"type": "string"}, {"type": "null"}]}})],
         "calls": [call("set_value", {"optional": None})],
     },
     {
         "id": "anyof_string_null_with_None_literal_returns_none",
-        "source": QX_SRC,
         "text": one_param("set_value", "optional", "None"),
         "tools": [fn("set_value", {"optional": {"anyOf": [{"type": "string"}, {"type": "null"}]}})],
         "calls": [call("set_value", {"optional": None})],
     },
+]
+# These three come from vLLM's other Qwen3-Coder test file (QC_SRC).
+QWEN_CODER = [
     {
         "id": "anyof_type_conversion",
-        "source": QC_SRC,
         "text": "<tool_call>\n<function=test_anyof>\n<parameter=anyof_int>\n5\n</parameter>\n"
         "<parameter=anyof_str>\nhello\n</parameter>\n"
         '<parameter=anyof_array>\n["a", "b", "c"]\n</parameter>\n'
@@ -618,7 +590,6 @@ QWEN_XML = [
     },
     {
         "id": "anyof_type_conversion_streaming",
-        "source": QC_SRC,
         "text": "<tool_call>\n<function=search_web>\n<parameter=query>\nvllm tool parser\n</parameter>\n"
         "<parameter=count>\n10\n</parameter>\n<parameter=verbose>\ntrue\n</parameter>\n"
         "</function>\n</tool_call>",
@@ -636,7 +607,6 @@ QWEN_XML = [
     },
     {
         "id": "streaming_missing_opening_tag",
-        "source": QC_SRC,
         "text": "I'll check the weather for you.\n\n<function=get_current_weather>\n"
         "<parameter=city>\nDallas\n</parameter>\n<parameter=state>\nTX\n</parameter>\n"
         "<parameter=unit>\nfahrenheit\n</parameter>\n</function>\n</tool_call>",
@@ -659,7 +629,6 @@ BASH = [call("bash", {"command": "cat /etc/hosts"})]
 def reasoning_case(case_id, text, reasoning, content, calls=(), reasoning_open=True, chunks=None):
     case = {
         "id": case_id,
-        "source": QR_SRC,
         "tools": None,
         "reasoning_open": reasoning_open,
         "reasoning": reasoning,
@@ -800,21 +769,18 @@ TRIGGER = '<tool_call>\n{"name": "final_answer", "arguments": {"trigger": true}}
 HERMES = [
     {
         "id": "streaming_just_forward_text",
-        "source": H_SRC,
         "text": "This is some prior text that has nothing to do with tool calling.",
         "calls": [],
         "content": "This is some prior text that has nothing to do with tool calling.",
     },
     {
         "id": "streaming_failure_case_bug_19056",
-        "source": H_SRC,
         "text": TRIGGER,
         "calls": [call("final_answer", {"trigger": True})],
         "calls_raw": ['{"trigger": true}'],
     },
     {
         "id": "streaming",
-        "source": H_SRC,
         "text": '<tool_call>{"name": "get_current_temperature","arguments": {"location":'
         '"San Francisco, California, United States", "unit": "celsius"}}</tool_call>',
         "calls": [
@@ -826,7 +792,6 @@ HERMES = [
     },
     {
         "id": "streaming_tool_call_with_stream_interval",
-        "source": H_SRC,
         "text": '<tool_call>{"name": "get_current_temperature", "arguments": {"location": '
         '"San Francisco", "unit": "celsius"}}</tool_call>',
         "calls": [
@@ -835,7 +800,6 @@ HERMES = [
     },
     {
         "id": "streaming_content_then_tool_call",
-        "source": H_SRC,
         "text": 'Sure, let me check the weather.<tool_call>{"name": "get_weather", '
         '"arguments": {"city": "NYC"}}</tool_call>',
         "calls": [call("get_weather", {"city": "NYC"})],
@@ -843,54 +807,46 @@ HERMES = [
     },
     {
         "id": "streaming_multiple_tool_calls",
-        "source": H_SRC,
         "text": '<tool_call>{"name": "search", "arguments": {"q": "cats"}}</tool_call>'
         '<tool_call>{"name": "search", "arguments": {"q": "dogs"}}</tool_call>',
         "calls": [call("search", {"q": "cats"}), call("search", {"q": "dogs"})],
     },
     {
         "id": "streaming_just_forward_text_with_stream_interval",
-        "source": H_SRC,
         "text": "This is plain text with no tool calling involved.",
         "calls": [],
         "content": "This is plain text with no tool calling involved.",
     },
     {
         "id": "non_streaming_no_tool_call",
-        "source": H_SRC,
         "text": "This is not a tool call.",
         "calls": [],
     },
     {
         "id": "non_streaming_tool_call_between_tags",
-        "source": H_SRC,
         "text": TRIGGER,
         "calls": [call("final_answer", {"trigger": True})],
         "calls_raw": ['{"trigger": true}'],
     },
     {
         "id": "non_streaming_tool_call_until_eos",
-        "source": H_SRC,
         "text": '<tool_call>\n{"name": "final_answer", "arguments": {"trigger": true}}',
         "calls": [call("final_answer", {"trigger": True})],
         "calls_raw": ['{"trigger": true}'],
     },
     {
         "id": "non_streaming_tool_call_invalid_json",
-        "source": H_SRC,
         "text": '<tool_call>\n{"name": "final_answer", "arguments": {"trigger": true}',
         "calls": [],
     },
     {
         "id": "non_streaming_serialized_arguments",
-        "source": H_SRC,
         "text": '<tool_call>\n{"name": "get_db_config", "arguments": '
         '"{\\"param\\": \\"max_connections\\"}"}\n</tool_call>',
         "calls": [call("get_db_config", {"param": "max_connections"})],
     },
     {
         "id": "non_streaming_bare_string_arguments",
-        "source": H_SRC,
         "text": '<tool_call>\n{"name": "do_thing", "arguments": "hello"}\n</tool_call>',
         "calls": [call("do_thing", "hello")],
     },
@@ -924,21 +880,18 @@ def k_deltas(content: str, tools: list[tuple[str, str]]) -> list[str]:
 KIMI = [
     {
         "id": "no_tools",
-        "source": K_SRC,
         "text": "This is a test",
         "calls": [],
         "content": "This is a test",
     },
     {
         "id": "single_tool_call",
-        "source": K_SRC,
         "text": "I'll check. " + k_wrap(k_tool("functions.get_weather:0", '{"city": "Beijing"}')),
         "calls": [call("get_weather", {"city": "Beijing"})],
         "content": "I'll check. ",
     },
     {
         "id": "parallel_tool_calls",
-        "source": K_SRC,
         "text": "Compare weather. "
         + k_wrap(
             k_tool("functions.get_weather:0", '{"city": "Beijing"}'),
@@ -952,7 +905,6 @@ KIMI = [
     },
     {
         "id": "three_tool_calls",
-        "source": K_SRC,
         "text": "Multiple tasks. "
         + k_wrap(
             k_tool("functions.get_weather:0", '{"city": "New York"}'),
@@ -970,7 +922,6 @@ KIMI = [
     },
     {
         "id": "angle_brackets_in_json",
-        "source": K_SRC,
         "text": "Process HTML. "
         + k_wrap(k_tool("functions.process_html:0", '{"html": "<div>content</div>"}')),
         "calls": [call("process_html", {"html": "<div>content</div>"})],
@@ -978,7 +929,6 @@ KIMI = [
     },
     {
         "id": "multiline_json",
-        "source": K_SRC,
         "text": "Formatted. "
         + k_wrap(k_tool("functions.process_data:0", '{\n  "name": "test",\n  "value": 123\n}')),
         "calls": [call("process_data", {"name": "test", "value": 123})],
@@ -986,21 +936,18 @@ KIMI = [
     },
     {
         "id": "no_functions_prefix",
-        "source": K_SRC,
         "text": "No prefix. " + k_wrap(k_tool("get_weather:0", '{"city": "Tokyo"}')),
         "calls": [call("get_weather", {"city": "Tokyo"})],
         "content": "No prefix. ",
     },
     {
         "id": "empty_arguments",
-        "source": K_SRC,
         "text": "Empty args. " + k_wrap(k_tool("functions.test:0", "{}")),
         "calls": [call("test", {})],
         "content": "Empty args. ",
     },
     {
         "id": "invalid_json_still_extracted",
-        "source": K_SRC,
         "text": "Help. "
         + SB
         + k_tool("functions.bad:0", '{"city": "Beijing"')
@@ -1010,7 +957,6 @@ KIMI = [
     },
     {
         "id": "invalid_funcall_id_skipped",
-        "source": K_SRC,
         "text": "Help. "
         + SB
         + k_tool("functions.invalid.0", '{"city": "Beijing"}')
@@ -1020,7 +966,6 @@ KIMI = [
     },
     {
         "id": "native_id_extracted",
-        "source": K_SRC,
         "text": "Checking weather. "
         + k_wrap(k_tool("functions.get_weather:0", '{"city": "Tokyo"}')),
         "calls": [call("get_weather", {"city": "Tokyo"})],
@@ -1028,7 +973,6 @@ KIMI = [
     },
     {
         "id": "bare_counter",
-        "source": K_SRC,
         "tools": [WEATHER_TOOL],
         "text": "Let me check. " + k_wrap(k_tool("0", '{"city": "Tokyo", "unit": "celsius"}')),
         "calls": [call("get_weather", {"city": "Tokyo", "unit": "celsius"})],
@@ -1037,7 +981,6 @@ KIMI = [
     },
     {
         "id": "bare_counter_single_tool_invalid_json_still_extracted",
-        "source": K_SRC,
         "tools": [WEATHER_TOOL],
         "text": "Let me check. " + k_wrap(k_tool("0", '{"city": "Tokyo"')),
         "calls": [call("get_weather", None)],
@@ -1046,7 +989,6 @@ KIMI = [
     },
     {
         "id": "bare_counter_multiple_tools_infers_by_args",
-        "source": K_SRC,
         "tools": [READ_FILE_TOOL, WEATHER_TOOL],
         "text": "Let me check. " + k_wrap(k_tool("0", '{"city": "Tokyo", "unit": "celsius"}')),
         "calls": [call("get_weather", {"city": "Tokyo", "unit": "celsius"})],
@@ -1054,28 +996,24 @@ KIMI = [
     },
     {
         "id": "bare_counter_multiple_tools_skips_unsafe_inference_ambiguous",
-        "source": K_SRC,
         "tools": [WEATHER_TOOL, BOOK_FLIGHT_TOOL],
         "text": "Let me check. " + k_wrap(k_tool("0", '{"city": "Tokyo"}')),
         "calls": [],
     },
     {
         "id": "bare_counter_multiple_tools_skips_unsafe_inference_malformed_json",
-        "source": K_SRC,
         "tools": [WEATHER_TOOL, BOOK_FLIGHT_TOOL],
         "text": "Let me check. " + k_wrap(k_tool("0", '{"city": "Tokyo"')),
         "calls": [],
     },
     {
         "id": "streaming_single_tool_call",
-        "source": K_SRC,
         "chunks": k_deltas("I'll help. ", [("functions.get_weather:0", '{"city": "Beijing"}')]),
         "calls": [call("get_weather", {"city": "Beijing"})],
         "ids": ["functions.get_weather:0"],
     },
     {
         "id": "streaming_multiple_tool_calls",
-        "source": K_SRC,
         "chunks": k_deltas(
             "Compare weather. ",
             [
@@ -1088,7 +1026,6 @@ KIMI = [
     },
     {
         "id": "streaming_bare_counter",
-        "source": K_SRC,
         "tools": [WEATHER_TOOL],
         "chunks": k_deltas("I'll help. ", [("0", '{"city": "Beijing"}')]),
         "calls": [call("get_weather", {"city": "Beijing"})],
@@ -1096,7 +1033,6 @@ KIMI = [
     },
     {
         "id": "streaming_bare_counter_multiple_tools_infers_by_args",
-        "source": K_SRC,
         "tools": [READ_FILE_TOOL, WEATHER_TOOL],
         "chunks": k_deltas("I'll help. ", [("0", '{"city": "Beijing", "unit": "celsius"}')]),
         "calls": [call("get_weather", {"city": "Beijing", "unit": "celsius"})],
@@ -1104,7 +1040,6 @@ KIMI = [
     },
     {
         "id": "streaming_content_before_tools",
-        "source": K_SRC,
         "chunks": k_deltas(
             "I'll check the weather. ", [("functions.get_weather:0", '{"city": "Tokyo"}')]
         ),
@@ -1114,14 +1049,12 @@ KIMI = [
     },
     {
         "id": "streaming_no_tool_calls",
-        "source": K_SRC,
         "chunks": ["This is just ", "regular text ", "without tools."],
         "calls": [],
         "content": "This is just regular text without tools.",
     },
     {
         "id": "streaming_incremental_arguments",
-        "source": K_SRC,
         "chunks": [
             "Help. ",
             SB,
@@ -1139,7 +1072,6 @@ KIMI = [
     },
     {
         "id": "streaming_noise_between_markers_suppressed",
-        "source": K_SRC,
         "chunks": [
             "Reasoning. ",
             SB,
@@ -1156,13 +1088,11 @@ KIMI = [
     },
     {
         "id": "streaming_empty_tool_section",
-        "source": K_SRC,
         "chunks": ["Reasoning. ", SB, SE],
         "calls": [],
     },
     {
         "id": "streaming_three_different_tools",
-        "source": K_SRC,
         "chunks": k_deltas(
             "Multiple tasks. ",
             [
@@ -1176,7 +1106,6 @@ KIMI = [
     },
     {
         "id": "streaming_truncated_tool_call_no_end_marker",
-        "source": K_SRC,
         "chunks": ["I'll check. ", SB, TB, "functions.get_weather:0 ", AB, '{"city": "Bei'],
         "calls": [call("get_weather", None)],
         "ids": ["functions.get_weather:0"],
@@ -1185,7 +1114,6 @@ KIMI = [
     },
     {
         "id": "streaming_content_after_tool_section",
-        "source": K_SRC,
         "chunks": [
             "Before. ",
             SB,
@@ -1301,9 +1229,6 @@ SGLANG = [
         "content": "Text prefix + complex schema tool call test\n\n",
     },
 ]
-for case in SGLANG:
-    case["source"] = SG_SRC
-    case["tools"] = SG_TOOLS
 
 # ------------------------------------------------------------------------------ SGLang Kimi
 
@@ -1420,16 +1345,16 @@ SGLANG_KIMI = [
         "calls": [call("ReadFile", {"path": "/x"})],
     },
 ]
-for case in SGLANG_KIMI:
-    case["source"] = SK_SRC
-    case.setdefault("tools", SK_TOOLS)
 
 FILES = {
-    "sglang_kimik2.json": ("kimi", SGLANG_KIMI),
-    "sglang_qwen3_coder.json": ("qwen_xml", SGLANG),
-    "vllm_qwen_xml.json": ("qwen_xml", QWEN_XML + QWEN_REASONING),
-    "vllm_hermes.json": ("hermes", HERMES),
-    "vllm_kimi_k2.json": ("kimi", KIMI),
+    "sglang_kimik2.json": ("kimi", sourced(SK_SRC, SGLANG_KIMI, tools=SK_TOOLS)),
+    "sglang_qwen3_coder.json": ("qwen_xml", sourced(SG_SRC, SGLANG, tools=SG_TOOLS)),
+    "vllm_qwen_xml.json": (
+        "qwen_xml",
+        sourced(QX_SRC, QWEN_XML) + sourced(QC_SRC, QWEN_CODER) + sourced(QR_SRC, QWEN_REASONING),
+    ),
+    "vllm_hermes.json": ("hermes", sourced(H_SRC, HERMES)),
+    "vllm_kimi_k2.json": ("kimi", sourced(K_SRC, KIMI)),
 }
 
 if __name__ == "__main__":
