@@ -708,8 +708,8 @@ def free_port() -> int:
 
 
 def server_flags(spec: ModelSpec, port: int, cache: Path = CACHE) -> list[str]:
-    """llama-server's arguments: greedy, seeded, one slot, a small context. `--jinja` and
-    `--reasoning-format deepseek` are this build's defaults, so they are not passed."""
+    """llama-server's arguments: greedy, seeded, one slot, a small context. This build's defaults
+    `--jinja` and `--reasoning-format auto` (the same as `deepseek`) are not passed."""
     return [
         "-m", str(spec.path(cache)), "--alias", spec.name,
         "--host", "127.0.0.1", "--port", str(port),

@@ -199,7 +199,7 @@ _PROFILES: list[EngineProfile] = [
         **_LLAMACPP,
         providers=("qwen",),
         summary="llama.cpp's `llama-server` (ggml-org/llama.cpp@0c1e57098, the defaults `--jinja` "
-        "and `--reasoning-format deepseek`) serving a tiny steered GGUF with the Qwen3 "
+        "and `--reasoning-format auto`, which acts as `deepseek`) serving a tiny steered GGUF with the Qwen3 "
         "template; lesson 07's answers are captures (data/captures/llamacpp.json). Observed: "
         "reasoning in `reasoning_content`; parallel calls on by default (two calls with no "
         "flag, and with `parallel_tool_calls: false` too); ids of 32 letters and digits; "
