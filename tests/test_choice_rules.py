@@ -15,8 +15,7 @@ import requests
 from helpers.replay.cassette import load_cassette, save_cassette
 from helpers.replay.matching import canonical_request, request_key
 from helpers.replay.scenarios import Scenario, Turn
-from helpers.replay.scenarios.common import WEATHER_TOOLS, user, weather_calls
-from helpers.replay.scenarios.n08_choosing_tools import NAMED
+from helpers.replay.scenarios.common import NAMED, WEATHER_TOOLS, user, weather_calls
 from helpers.replay.server import ReplayServer, served_id
 from helpers.replay.synthesize import ScenarioError, build_cassette, play
 from helpers.replay.validation import (
