@@ -226,19 +226,18 @@ class ModelSpec:
     name: str
     template: str  # file in vendor/llama.cpp/models/templates
     first_part: str  # with no tool result in the prompt: the reasoning and the first call...
-    second_part: str  # ...then, after the MARK token, the second call
+    second_part: str  # ...then, after the `mark` token, the second call
     answer: str  # the continuation once a `<tool_response>` is in the prompt
     trigram: bool = False  # True: the next token depends on the previous two (see write_gguf)
-    mark: str = "\n\n\n"  # the token that starts the second call (see MARK)
+    # The token between the two calls. No lesson prompt contains it, so a head that looks for it
+    # tells the second call from the first (they share most of their tokens). By default a
+    # whitespace token.
+    mark: str = "\n\n\n"
 
     def path(self, cache: Path = CACHE) -> Path:
         """Where the GGUF file goes."""
         return cache / "models" / f"{self.name}.gguf"
 
-
-# The whitespace token between the two calls. No lesson prompt contains it, so a second head
-# that looks for it tells the second call from the first (they share most of their tokens).
-MARK = "\n\n\n"
 
 MODELS: dict[str, ModelSpec] = {
     "qwen3": ModelSpec(
@@ -256,7 +255,7 @@ MODELS: dict[str, ModelSpec] = {
         # parser wants many exact newlines, so this model reads two tokens, not one.
         first_part=f"{CALL_REASONING}\n</think>\n\n{xml_call(*CALLS[0])}",
         # The grammar allows no whitespace token between the calls that the prompt lacks, so
-        # the second call's "<tool_call>" is spelled "<t" "ool" ..., and "<t" is the MARK.
+        # the second call's "<tool_call>" is spelled "<t" "ool" ..., and "<t" is the mark.
         second_part=xml_call(*CALLS[1]).removeprefix("<t"),
         mark="<t",
         answer=f"{ANSWER_REASONING}\n</think>\n\n{ANSWER}",
@@ -428,7 +427,7 @@ FIRST, SECOND, ANSWER_CONTEXT = "first", "second", "answer"
 def steering_table(vocab: Vocabulary, spec: ModelSpec, start: int) -> dict[int, dict[str, int]]:
     """`table[current][context] = next`: what the model writes after each token, by context."""
     end = vocab.tokens.index(IM_END)
-    mark = vocab.by_bytes[MARK.encode()]
+    mark = vocab.by_bytes[spec.mark.encode()]
     first = [start, *vocab.spell(spec.first_part, {start, mark})]
     second = [mark, *vocab.spell(spec.second_part, {mark})]
     answer = [start, *vocab.spell(spec.answer, {start, mark}), end]
@@ -455,7 +454,7 @@ def bigram_weights(vocab: Vocabulary, spec: ModelSpec, start_token: int) -> dict
     n_embd = max(128, -(-(5 + len(states)) // 64) * 64)
     dim = {token_id: 5 + i for i, token_id in enumerate(states)}
     n_vocab = len(vocab.tokens)
-    mark = vocab.by_bytes[MARK.encode()]
+    mark = vocab.by_bytes[spec.mark.encode()]
 
     embed = np.zeros((n_vocab, n_embd), dtype=np.float32)
     embed[:, bias] = 1.0
@@ -484,7 +483,7 @@ def bigram_weights(vocab: Vocabulary, spec: ModelSpec, start_token: int) -> dict
             output[following, flag_dim] = size
 
     # Two heads of size n_embd/2. Head 0 asks "is a <tool_response> in the context?", head 1
-    # "has the MARK been written?". A state token's normed input has about sqrt(n_embd/3) or
+    # "has the mark been written?". A state token's normed input has about sqrt(n_embd/3) or
     # more in `bias`, a marker's as much in its key dim; the score q.k/sqrt(head) is then >= 40
     # on a marker and 0 elsewhere, so a head's output is ~1 with a marker present, else 0.
     head = n_embd // 2
@@ -509,7 +508,7 @@ def trigram_table(
     vocab: Vocabulary, spec: ModelSpec, start: int, variant: int = 0
 ) -> dict[tuple[int | None, int], dict[str, int]]:
     """`table[(previous, current)][context] = next`; `previous` is None for a prompt token the
-    model never writes. The two calls are separate regions (the MARK between them switches),
+    model never writes. The two calls are separate regions (the mark between them switches),
     since their last tokens are the same text."""
     end = vocab.tokens.index(IM_END)
     mark = vocab.by_bytes[spec.mark.encode()]
@@ -575,8 +574,8 @@ def trigram_weights(vocab: Vocabulary, spec: ModelSpec, start_token: int) -> dic
     wv = np.zeros((n_embd, n_embd), dtype=np.float32)
     wo = np.zeros((n_embd, n_embd), dtype=np.float32)
     qk = (40.0 * head**0.5) ** 0.5 / half**0.5
-    # Heads 0 and 2, the lowest-frequency pair: the <tool_response> and the MARK switches (the
-    # MARK is read from its own token dim, so its input keeps two ones like every token's).
+    # Heads 0 and 2, the lowest-frequency pair: the <tool_response> and the mark switches (the
+    # mark is read from its own token dim, so its input keeps two ones like every token's).
     for h, key_dim, flag_dim in ((0, result_key, result_flag), (2, cur[mark], mark_flag)):
         wq[h * head + head - 2, bias] = qk
         wk[h * head + head - 2, key_dim] = qk
