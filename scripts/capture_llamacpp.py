@@ -320,17 +320,15 @@ class Vocabulary:
         text: str,
         taken: set[Any],
         after: int | None = None,
-        variant: int = 0,
         then: int | None = None,
     ) -> list[int]:
         """Token ids whose bytes join to `text`, none in `taken` and none repeated. With `after`
         (the token before the text), a (previous, current) pair may recur if the same token
         follows it each time, and `then` is the token that must follow the text. Each `SLOT` or
         `GAP` in `text` is whitespace the grammar accepts in any amount: its spellings are tried
-        in order first, then in seeded random mixes. Another `variant` gives another spelling
-        (pieces tried in a seeded, mostly-longest-first order)."""
+        in order first, then in seeded random mixes."""
         pieces = re.split(f"([{SLOT}{GAP}])", text)
-        for attempt in range(variant * 1000, variant * 1000 + 400):
+        for attempt in range(400):
             rng = random.Random(attempt)
             concrete = b"".join(
                 (SPELLINGS[piece][0] if attempt == 0 else rng.choice(SPELLINGS[piece]))
@@ -338,7 +336,7 @@ class Vocabulary:
                 else piece.encode("utf-8")
                 for piece in pieces
             )
-            found = self._spell_exactly(concrete, taken, after, rng if variant else None, then)
+            found = self._spell_exactly(concrete, taken, after, then)
             if found is not None:
                 return found
         raise RuntimeError(f"no spelling of {text!r} without a repeated token")
@@ -348,7 +346,6 @@ class Vocabulary:
         data: bytes,
         taken: set[Any],
         after: int | None,
-        rng: random.Random | None = None,
         then: int | None = None,
         budget: int = 20_000,
     ) -> list[int] | None:
@@ -371,9 +368,6 @@ class Vocabulary:
         ]
         if after is not None:  # the tokens in `taken` are reserved for other places
             choices = [[o for o in options if o[0] not in taken] for options in choices]
-        if rng is not None:  # a longer piece still tends to come first
-            for options in choices:
-                options.sort(key=lambda option: -option[1] - 3 * rng.random())
         steps = [budget]
 
         def search(at: int, used: set[Any], previous: int | None) -> list[int] | None:
@@ -505,16 +499,16 @@ def bigram_weights(vocab: Vocabulary, spec: ModelSpec, start_token: int) -> dict
 
 
 def trigram_table(
-    vocab: Vocabulary, spec: ModelSpec, start: int, variant: int = 0
+    vocab: Vocabulary, spec: ModelSpec, start: int
 ) -> dict[tuple[int | None, int], dict[str, int]]:
     """`table[(previous, current)][context] = next`; `previous` is None for a prompt token the
     model never writes. The two calls are separate regions (the mark between them switches),
     since their last tokens are the same text."""
     end = vocab.tokens.index(IM_END)
     mark = vocab.by_bytes[spec.mark.encode()]
-    first = [start, *vocab.spell(spec.first_part, {mark}, start, variant, then=mark)]
-    second = [mark, *vocab.spell(spec.second_part, {mark}, mark, variant, then=end), end]
-    answer = [start, *vocab.spell(spec.answer, {mark}, start, variant, then=end), end]
+    first = [start, *vocab.spell(spec.first_part, {mark}, start, then=mark)]
+    second = [mark, *vocab.spell(spec.second_part, {mark}, mark, then=end), end]
+    answer = [start, *vocab.spell(spec.answer, {mark}, start, then=end), end]
     table: dict[tuple[int | None, int], dict[str, int]] = {}
     for context, ids, previous in (
         (FIRST, [*first, mark], None),
