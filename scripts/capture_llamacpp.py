@@ -370,7 +370,7 @@ class Vocabulary:
             choices = [[o for o in options if o[0] not in taken] for options in choices]
         steps = [budget]
 
-        def search(at: int, used: set[Any], previous: int | None) -> list[int] | None:
+        def search(at: int, used: set[Any]) -> list[int] | None:
             if at == len(data):
                 return []
             steps[0] -= 1
@@ -380,7 +380,7 @@ class Vocabulary:
                 if token_id in used:
                     continue
                 used.add(token_id)
-                rest = search(at + size, used, token_id)
+                rest = search(at + size, used)
                 used.discard(token_id)
                 if rest is not None:
                     return [token_id, *rest]
@@ -410,7 +410,7 @@ class Vocabulary:
 
         if after is not None:
             return search_pairs(0, {}, (None, after))
-        return search(0, set(taken), None)
+        return search(0, set(taken))
 
 
 ROPE_BASE = 1_000_000.0
