@@ -226,19 +226,18 @@ class ModelSpec:
     name: str
     template: str  # file in vendor/llama.cpp/models/templates
     first_part: str  # with no tool result in the prompt: the reasoning and the first call...
-    second_part: str  # ...then, after the MARK token, the second call
+    second_part: str  # ...then, after the `mark` token, the second call
     answer: str  # the continuation once a `<tool_response>` is in the prompt
     trigram: bool = False  # True: the next token depends on the previous two (see write_gguf)
-    mark: str = "\n\n\n"  # the token that starts the second call (see MARK)
+    # The token between the two calls. No lesson prompt contains it, so a head that looks for it
+    # tells the second call from the first (they share most of their tokens). By default a
+    # whitespace token.
+    mark: str = "\n\n\n"
 
     def path(self, cache: Path = CACHE) -> Path:
         """Where the GGUF file goes."""
         return cache / "models" / f"{self.name}.gguf"
 
-
-# The whitespace token between the two calls. No lesson prompt contains it, so a second head
-# that looks for it tells the second call from the first (they share most of their tokens).
-MARK = "\n\n\n"
 
 MODELS: dict[str, ModelSpec] = {
     "qwen3": ModelSpec(
@@ -256,7 +255,7 @@ MODELS: dict[str, ModelSpec] = {
         # parser wants many exact newlines, so this model reads two tokens, not one.
         first_part=f"{CALL_REASONING}\n</think>\n\n{xml_call(*CALLS[0])}",
         # The grammar allows no whitespace token between the calls that the prompt lacks, so
-        # the second call's "<tool_call>" is spelled "<t" "ool" ..., and "<t" is the MARK.
+        # the second call's "<tool_call>" is spelled "<t" "ool" ..., and "<t" is the mark.
         second_part=xml_call(*CALLS[1]).removeprefix("<t"),
         mark="<t",
         answer=f"{ANSWER_REASONING}\n</think>\n\n{ANSWER}",
@@ -321,17 +320,15 @@ class Vocabulary:
         text: str,
         taken: set[Any],
         after: int | None = None,
-        variant: int = 0,
         then: int | None = None,
     ) -> list[int]:
         """Token ids whose bytes join to `text`, none in `taken` and none repeated. With `after`
         (the token before the text), a (previous, current) pair may recur if the same token
         follows it each time, and `then` is the token that must follow the text. Each `SLOT` or
         `GAP` in `text` is whitespace the grammar accepts in any amount: its spellings are tried
-        in order first, then in seeded random mixes. Another `variant` gives another spelling
-        (pieces tried in a seeded, mostly-longest-first order)."""
+        in order first, then in seeded random mixes."""
         pieces = re.split(f"([{SLOT}{GAP}])", text)
-        for attempt in range(variant * 1000, variant * 1000 + 400):
+        for attempt in range(400):
             rng = random.Random(attempt)
             concrete = b"".join(
                 (SPELLINGS[piece][0] if attempt == 0 else rng.choice(SPELLINGS[piece]))
@@ -339,7 +336,7 @@ class Vocabulary:
                 else piece.encode("utf-8")
                 for piece in pieces
             )
-            found = self._spell_exactly(concrete, taken, after, rng if variant else None, then)
+            found = self._spell_exactly(concrete, taken, after, then)
             if found is not None:
                 return found
         raise RuntimeError(f"no spelling of {text!r} without a repeated token")
@@ -349,7 +346,6 @@ class Vocabulary:
         data: bytes,
         taken: set[Any],
         after: int | None,
-        rng: random.Random | None = None,
         then: int | None = None,
         budget: int = 20_000,
     ) -> list[int] | None:
@@ -372,12 +368,9 @@ class Vocabulary:
         ]
         if after is not None:  # the tokens in `taken` are reserved for other places
             choices = [[o for o in options if o[0] not in taken] for options in choices]
-        if rng is not None:  # a longer piece still tends to come first
-            for options in choices:
-                options.sort(key=lambda option: -option[1] - 3 * rng.random())
         steps = [budget]
 
-        def search(at: int, used: set[Any], previous: int | None) -> list[int] | None:
+        def search(at: int, used: set[Any]) -> list[int] | None:
             if at == len(data):
                 return []
             steps[0] -= 1
@@ -387,7 +380,7 @@ class Vocabulary:
                 if token_id in used:
                     continue
                 used.add(token_id)
-                rest = search(at + size, used, token_id)
+                rest = search(at + size, used)
                 used.discard(token_id)
                 if rest is not None:
                     return [token_id, *rest]
@@ -417,7 +410,7 @@ class Vocabulary:
 
         if after is not None:
             return search_pairs(0, {}, (None, after))
-        return search(0, set(taken), None)
+        return search(0, set(taken))
 
 
 ROPE_BASE = 1_000_000.0
@@ -428,7 +421,7 @@ FIRST, SECOND, ANSWER_CONTEXT = "first", "second", "answer"
 def steering_table(vocab: Vocabulary, spec: ModelSpec, start: int) -> dict[int, dict[str, int]]:
     """`table[current][context] = next`: what the model writes after each token, by context."""
     end = vocab.tokens.index(IM_END)
-    mark = vocab.by_bytes[MARK.encode()]
+    mark = vocab.by_bytes[spec.mark.encode()]
     first = [start, *vocab.spell(spec.first_part, {start, mark})]
     second = [mark, *vocab.spell(spec.second_part, {mark})]
     answer = [start, *vocab.spell(spec.answer, {start, mark}), end]
@@ -455,7 +448,7 @@ def bigram_weights(vocab: Vocabulary, spec: ModelSpec, start_token: int) -> dict
     n_embd = max(128, -(-(5 + len(states)) // 64) * 64)
     dim = {token_id: 5 + i for i, token_id in enumerate(states)}
     n_vocab = len(vocab.tokens)
-    mark = vocab.by_bytes[MARK.encode()]
+    mark = vocab.by_bytes[spec.mark.encode()]
 
     embed = np.zeros((n_vocab, n_embd), dtype=np.float32)
     embed[:, bias] = 1.0
@@ -484,7 +477,7 @@ def bigram_weights(vocab: Vocabulary, spec: ModelSpec, start_token: int) -> dict
             output[following, flag_dim] = size
 
     # Two heads of size n_embd/2. Head 0 asks "is a <tool_response> in the context?", head 1
-    # "has the MARK been written?". A state token's normed input has about sqrt(n_embd/3) or
+    # "has the mark been written?". A state token's normed input has about sqrt(n_embd/3) or
     # more in `bias`, a marker's as much in its key dim; the score q.k/sqrt(head) is then >= 40
     # on a marker and 0 elsewhere, so a head's output is ~1 with a marker present, else 0.
     head = n_embd // 2
@@ -506,16 +499,16 @@ def bigram_weights(vocab: Vocabulary, spec: ModelSpec, start_token: int) -> dict
 
 
 def trigram_table(
-    vocab: Vocabulary, spec: ModelSpec, start: int, variant: int = 0
+    vocab: Vocabulary, spec: ModelSpec, start: int
 ) -> dict[tuple[int | None, int], dict[str, int]]:
     """`table[(previous, current)][context] = next`; `previous` is None for a prompt token the
-    model never writes. The two calls are separate regions (the MARK between them switches),
+    model never writes. The two calls are separate regions (the mark between them switches),
     since their last tokens are the same text."""
     end = vocab.tokens.index(IM_END)
     mark = vocab.by_bytes[spec.mark.encode()]
-    first = [start, *vocab.spell(spec.first_part, {mark}, start, variant, then=mark)]
-    second = [mark, *vocab.spell(spec.second_part, {mark}, mark, variant, then=end), end]
-    answer = [start, *vocab.spell(spec.answer, {mark}, start, variant, then=end), end]
+    first = [start, *vocab.spell(spec.first_part, {mark}, start, then=mark)]
+    second = [mark, *vocab.spell(spec.second_part, {mark}, mark, then=end), end]
+    answer = [start, *vocab.spell(spec.answer, {mark}, start, then=end), end]
     table: dict[tuple[int | None, int], dict[str, int]] = {}
     for context, ids, previous in (
         (FIRST, [*first, mark], None),
@@ -575,8 +568,8 @@ def trigram_weights(vocab: Vocabulary, spec: ModelSpec, start_token: int) -> dic
     wv = np.zeros((n_embd, n_embd), dtype=np.float32)
     wo = np.zeros((n_embd, n_embd), dtype=np.float32)
     qk = (40.0 * head**0.5) ** 0.5 / half**0.5
-    # Heads 0 and 2, the lowest-frequency pair: the <tool_response> and the MARK switches (the
-    # MARK is read from its own token dim, so its input keeps two ones like every token's).
+    # Heads 0 and 2, the lowest-frequency pair: the <tool_response> and the mark switches (the
+    # mark is read from its own token dim, so its input keeps two ones like every token's).
     for h, key_dim, flag_dim in ((0, result_key, result_flag), (2, cur[mark], mark_flag)):
         wq[h * head + head - 2, bias] = qk
         wk[h * head + head - 2, key_dim] = qk
@@ -708,8 +701,8 @@ def free_port() -> int:
 
 
 def server_flags(spec: ModelSpec, port: int, cache: Path = CACHE) -> list[str]:
-    """llama-server's arguments: greedy, seeded, one slot, a small context. `--jinja` and
-    `--reasoning-format deepseek` are this build's defaults, so they are not passed."""
+    """llama-server's arguments: greedy, seeded, one slot, a small context. This build's defaults
+    `--jinja` and `--reasoning-format auto` (the same as `deepseek`) are not passed."""
     return [
         "-m", str(spec.path(cache)), "--alias", spec.name,
         "--host", "127.0.0.1", "--port", str(port),

@@ -15,8 +15,7 @@ import requests
 from helpers.replay.cassette import load_cassette, save_cassette
 from helpers.replay.matching import canonical_request, request_key
 from helpers.replay.scenarios import Scenario, Turn
-from helpers.replay.scenarios.common import WEATHER_TOOLS, user, weather_calls
-from helpers.replay.scenarios.n08_choosing_tools import NAMED
+from helpers.replay.scenarios.common import NAMED, WEATHER_TOOLS, user, weather_calls
 from helpers.replay.server import ReplayServer, served_id
 from helpers.replay.synthesize import ScenarioError, build_cassette, play
 from helpers.replay.validation import (
@@ -87,15 +86,15 @@ def test_k26_with_thinking_refuses_forced_choices_and_accepts_them_without(
 # --- what synthesis lets each engine answer -----------------------------------------------------
 
 
-def scenario(engine: str, turn: Turn, provider: str = "kimi", **extra: Any) -> Scenario:
-    """The two-city question on one engine with `extra` request settings, answered by `turn`."""
+def scenario(engine: str, *turns: Turn, provider: str = "kimi", **extra: Any) -> Scenario:
+    """The two-city question on one engine with `extra` request settings, answered by `turns`."""
     return Scenario(
         name="rule",
         provider=provider,  # type: ignore[arg-type]
         engine=engine,
         messages=user("Do I need an umbrella in Beijing or in Shanghai today?"),
         tools=WEATHER_TOOLS,
-        turns=[turn],
+        turns=list(turns),
         request_extra=extra,
     )
 
@@ -143,14 +142,7 @@ def test_a_reply_the_engine_refuses_stops_synthesis_naming_the_error() -> None:
 
 
 def test_a_refused_turn_is_the_last_and_empty() -> None:
-    early = Scenario(
-        name="rule",
-        provider="kimi",
-        engine="moonshot_k3",
-        messages=user("Weather?"),
-        tools=WEATHER_TOOLS,
-        turns=[Turn(refused=True), weather_calls("Beijing")],
-    )
+    early = scenario("moonshot_k3", Turn(refused=True), weather_calls("Beijing"))
     with pytest.raises(ScenarioError, match="a refused turn is the last one"):
         play("08_demo", early)
     with pytest.raises(ScenarioError, match="a refused turn is the last one"):

@@ -32,6 +32,16 @@ TOOLS: list[dict[str, Any]] = [
 ]
 
 
+class UpstreamHandler(BaseHTTPRequestHandler):
+    """The base of a fake upstream's request handler: HTTP/1.1 (keep-alive, as real servers
+    answer), and no log line per request."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet."""
+
+
 def reply_json(handler: BaseHTTPRequestHandler, status: int, body: Any, **headers: str) -> None:
     """Answer a fake upstream's request with a JSON body (and any extra headers)."""
     payload = json.dumps(body).encode()

@@ -7,9 +7,7 @@ import os
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any
 
 import openai
 import pytest
@@ -18,9 +16,11 @@ from test_replay_fixtures import (
     QWEN,
     ROUND_1,
     TOOLS,
+    UpstreamHandler,
     chat_body,
     fake_upstream,
     interactions,
+    reply_json,
     write_cassette,
 )
 
@@ -197,25 +197,15 @@ def test_replay_repr_is_deterministic_and_keyless() -> None:
     assert conn._repr_markdown_().startswith("**replay** mode")
 
 
-class _Upstream(BaseHTTPRequestHandler):
+class _Upstream(UpstreamHandler):
     """A fake live endpoint that needs the key."""
-
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet."""
 
     def do_POST(self) -> None:
         """Answer any chat request when the key is right."""
         self.rfile.read(int(self.headers["Content-Length"]))
         ok = self.headers.get("Authorization") == f"Bearer {KEY}"
         body = chat_body({"role": "assistant", "content": "live hello"}, "stop")
-        payload = json.dumps(body if ok else {"error": {"message": "bad key"}}).encode()
-        self.send_response(200 if ok else 401)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
+        reply_json(self, 200 if ok else 401, body if ok else {"error": {"message": "bad key"}})
 
 
 @pytest.fixture

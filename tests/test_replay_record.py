@@ -7,7 +7,6 @@ import os
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from test_replay_fixtures import (
     MODEL,
     ROUND_1,
     TOOLS,
+    UpstreamHandler,
     chat_body,
     fake_upstream,
     reply_json,
@@ -41,14 +41,10 @@ SECRETS = [KEY, ORG, PROJECT, "COOKIESECRET789"]
 GAP_S = 0.03
 
 
-class _Upstream(BaseHTTPRequestHandler):
+class _Upstream(UpstreamHandler):
     """A fake OpenAI-compatible endpoint under /openai/v1 that requires `Bearer KEY`."""
 
-    protocol_version = "HTTP/1.1"
     seen: list[dict[str, Any]] = []
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet."""
 
     def _json(self, status: int, body: Any) -> None:
         reply_json(self, status, body, **{"Set-Cookie": "upstream=COOKIESECRET789"})
@@ -334,13 +330,8 @@ BODY_KEY = "bk-SECRET-body-0123456789"
 AUTH_FIELD = "af-SECRET-field-0123456789"
 
 
-class _Echo(BaseHTTPRequestHandler):
+class _Echo(UpstreamHandler):
     """An upstream that echoes everything it was sent (headers, query, body) in its answers."""
-
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet."""
 
     def do_POST(self) -> None:
         """Echo as JSON, or as a stream that splits the Bearer key across two events."""
@@ -416,15 +407,11 @@ def test_echoed_credentials_never_reach_the_cassette(tmp_path: Path, stream: boo
 # ---------------------------------------------------------------------------------------------
 
 
-class _Flaky(BaseHTTPRequestHandler):
+class _Flaky(UpstreamHandler):
     """An upstream answering each POST with the next status of `statuses` (a chat body on 200)."""
 
-    protocol_version = "HTTP/1.1"
     statuses: list[int] = []
     seen: list[str] = []
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet."""
 
     def do_POST(self) -> None:
         """Answer with the scripted status; remember the request line's target."""
@@ -482,14 +469,10 @@ def test_an_error_to_a_new_request_is_still_recorded(tmp_path: Path) -> None:
     assert load_cassette(out).interactions[0].response["status"] == 503
 
 
-class _LabProxy(BaseHTTPRequestHandler):
+class _LabProxy(UpstreamHandler):
     """A lab's forward HTTP proxy: gets absolute-URI requests and answers them itself."""
 
-    protocol_version = "HTTP/1.1"
     targets: list[str] = []
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet."""
 
     def do_POST(self) -> None:
         """Remember the absolute target, answer as the upstream would."""
@@ -599,14 +582,10 @@ def test_what_counts_as_a_credential() -> None:
     assert request_secrets([], body={"api_key": KEY, "tools": [{"api_key": ORG}]}) == {KEY}
 
 
-class _Streams(BaseHTTPRequestHandler):
+class _Streams(UpstreamHandler):
     """An upstream answering each streamed POST with the next list of events of `script`."""
 
-    protocol_version = "HTTP/1.1"
     script: list[list[str]] = []
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet."""
 
     def do_POST(self) -> None:
         """Stream the next scripted events."""
@@ -632,14 +611,10 @@ def test_an_error_event_in_a_stream_never_replaces_a_good_recording(tmp_path: Pa
     assert [e["data"] for e in item.response["sse"]] == [e["data"] for e in stream_events()]
 
 
-class _Broken(BaseHTTPRequestHandler):
+class _Broken(UpstreamHandler):
     """An upstream whose answers are broken in the way `mode` (a script) says, after a good one."""
 
-    protocol_version = "HTTP/1.1"
     script: list[str] = []
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet."""
 
     def do_POST(self) -> None:
         """Answer with the next scripted mode."""

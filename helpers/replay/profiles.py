@@ -198,16 +198,17 @@ _PROFILES: list[EngineProfile] = [
         name="llamacpp",
         **_LLAMACPP,
         providers=("qwen",),
-        summary="llama.cpp's `llama-server` (ggml-org/llama.cpp@0c1e57098, the defaults `--jinja` "
-        "and `--reasoning-format deepseek`) serving a tiny steered GGUF with the Qwen3 "
-        "template; lesson 07's answers are captures (data/captures/llamacpp.json). Observed: "
-        "reasoning in `reasoning_content`; parallel calls on by default (two calls with no "
-        "flag, and with `parallel_tool_calls: false` too); ids of 32 letters and digits; "
-        'content `""` with calls in a whole reply; a stream opens with '
-        '`{"role": "assistant", "content": null}`, each call\'s first chunk carries its '
-        "index, id, name and first argument fragment; `system_fingerprint` on every chunk; a "
-        "call cut by `max_tokens` before its name is complete is dropped; with `--no-jinja` a "
-        "request with tools gets HTTP 500 `tools param requires --jinja flag`.",
+        summary="llama.cpp's `llama-server` (ggml-org/llama.cpp@0c1e57098, the defaults "
+        "`--jinja` and `--reasoning-format auto`, which acts as `deepseek`) serving a tiny "
+        "steered GGUF with the Qwen3 template; lesson 07's answers are captures "
+        "(data/captures/llamacpp.json). "
+        "Observed: reasoning in `reasoning_content`; parallel calls on by default (two calls "
+        "with no flag, and with `parallel_tool_calls: false` too); ids of 32 letters and "
+        'digits; content `""` with calls in a whole reply; a stream opens with `{"role": '
+        '"assistant", "content": null}`, each call\'s first chunk carries its index, id, name '
+        "and first argument fragment; `system_fingerprint` on every chunk; a call cut by "
+        "`max_tokens` before its name is complete is dropped; with `--no-jinja` a request with "
+        "tools gets HTTP 500 `tools param requires --jinja flag`.",
         model_name="qwen3-tiny-steered",
         system_fingerprint="b1-0c1e57098",
     ),
