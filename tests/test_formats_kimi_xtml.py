@@ -22,6 +22,7 @@ from helpers.formats.kimi_xtml import (
     END_OF_MSG,
     OPEN,
     SEP,
+    XTML_TOKENS,
     close_tag,
     escape_attr,
     open_tag,
@@ -674,8 +675,24 @@ def assistant_turns(draw) -> dict:
 
 
 def _free_of_the_known_ambiguity(message: dict) -> bool:
-    """A value holding `<|close|>` could hold `<|close|>argument<|sep|>` (see the module doc)."""
-    return CLOSE not in json.dumps(message, ensure_ascii=False)
+    """A value holding `<|close|>` could hold `<|close|>argument<|sep|>`, and a key holding any
+    token text ends its tag header (both in the module doc)."""
+    if CLOSE in json.dumps(message, ensure_ascii=False):
+        return False
+    arguments = [c["function"]["arguments"] for c in message.get("tool_calls", [])]
+    keys = [k for a in arguments for k in (a if isinstance(a, dict) else json.loads(a))]
+    return not any(token in key for key in keys for token in XTML_TOKENS)
+
+
+def test_a_key_holding_a_token_text_is_reported_not_returned_silently() -> None:
+    # The second known ambiguity: `<|open|>` inside an attribute ends the header as text.
+    turn = {"role": "assistant", "content": ""}
+    turn["tool_calls"] = [call("id0", "A", {"<|open|>": None, "city": "Paris"})]
+    rendered = render_kimi_xtml([turn], add_generation_prompt=False, thinking=False)
+    opener = open_tag("message", [("role", "assistant")]) + open_tag("response")
+    result = parse_kimi_xtml(rendered[len(opener) :], opened="response")
+    assert any("could not read" in error for error in result.errors)
+    assert decoded_calls(result.tool_calls) == [{"name": "A", "arguments": {"city": "Paris"}}]
 
 
 @FAST

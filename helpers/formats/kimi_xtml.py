@@ -50,7 +50,11 @@ batch parser's engine: `parse_kimi_xtml` feeds the whole text at once):
   told from the closing marker. When text (or another `<|close|>argument<|sep|>`) follows such a
   marker inside a call, the marker was part of the value: the value is read on to the next
   closing marker, and the call is returned with an error asking to check it. When nothing
-  follows it, the value is silently cut there: no parser can know.
+  follows it, the value is silently cut there: no parser can know. A second one, in the tag
+  headers: an argument key (an attribute value) holding one of the four token texts, say
+  `<|open|>`, ends the header there, since `escape_attr` escapes only `&` and `"`. The call then
+  comes back without that argument and `errors` says which tag could not be read (in a real
+  token stream such a key would be plain text tokens; as text it cannot be told apart).
 
 Cost: the text is cut by a `MarkerSplitter` over the four tokens; besides the text of the block
 being read, the parser holds back at most one tag header, and inside a raw block (think,
