@@ -505,8 +505,8 @@ export LLM_MODE=live QWEN_BASE_URL=http://localhost:8080/v1 QWEN_API_KEY=none QW
 Two caveats. Ollama's context is 4096 tokens by default on machines without a big GPU; a long tool
 list or history is cut silently and the tools seem ignored: start it with
 `OLLAMA_CONTEXT_LENGTH=16384 ollama serve`. Current llama.cpp builds use the model's chat template
-(`--jinja`) and put reasoning into `reasoning_content` (`--reasoning-format deepseek`) without being
-asked; started with `--no-jinja`, the server answers any request that carries `tools` with HTTP
+(`--jinja`) and put reasoning into `reasoning_content` (the default `--reasoning-format auto`,
+which does what `deepseek` does) without being asked; started with `--no-jinja`, the server answers any request that carries `tools` with HTTP
 500 `tools param requires --jinja flag`. (The GGUF repository name above follows Qwen's naming
 pattern and is *unconfirmed*.)
 
@@ -539,7 +539,7 @@ export LLM_MODE=live QWEN_BASE_URL=http://localhost:8080/v1 QWEN_API_KEY=none QW
 длинный список инструментов или история обрезаются без предупреждения, и кажется, что модель
 игнорирует инструменты: запускайте `OLLAMA_CONTEXT_LENGTH=16384 ollama serve`. Современные
 сборки llama.cpp сами включают шаблон чата модели (`--jinja`) и выносят рассуждение в поле
-`reasoning_content` (`--reasoning-format deepseek`); если запустить сервер с `--no-jinja`, любой
+`reasoning_content` (так по умолчанию работает `--reasoning-format auto`, как `deepseek`); если запустить сервер с `--no-jinja`, любой
 запрос с `tools` получит HTTP 500 `tools param requires --jinja flag`. (Имя GGUF-репозитория выше
 построено по схеме имён Qwen и *не подтверждено*.)
 
