@@ -289,6 +289,12 @@ def recorded_answers() -> list[Recorded]:
     return found
 
 
+def known_good(answers: list[Recorded]) -> Recorded:
+    """The first JSON (not streamed) recording outside /engines/: the request every probe
+    replays to check that the server still answers."""
+    return next(a for a in answers if not a.stream and "/engines/" not in a.path)
+
+
 def plain_path(path: str) -> str:
     """A recorded path without its /lessons/<stem> prefix."""
     return "/" + path.split("/", 3)[3] if path.startswith("/lessons/") else path
@@ -436,16 +442,26 @@ def malformed_requests(rng: random.Random, good: dict[str, Any]) -> list[tuple[s
     ]
 
 
-def body_cases(rng: random.Random, good: dict[str, Any]) -> list[tuple[str, bytes]]:
-    """(name, body) pairs: well-formed HTTP, wrong JSON."""
+def _edits(good: dict[str, Any]) -> tuple[Callable[..., bytes], Callable[[str], bytes]]:
+    """`with_(key=value)` and `without(key)`: the JSON bytes of `good` changed in one field."""
 
     def with_(**changes: Any) -> bytes:
         return json.dumps({**good, **changes}).encode()
 
+    def without(key: str) -> bytes:
+        return json.dumps({k: v for k, v in good.items() if k != key}).encode()
+
+    return with_, without
+
+
+def body_cases(rng: random.Random, good: dict[str, Any]) -> list[tuple[str, bytes]]:
+    """(name, body) pairs: well-formed HTTP, wrong JSON."""
+    with_, without = _edits(good)
     user = {"role": "user", "content": "hi"}
     call = {"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}}
     asked = {"role": "assistant", "content": "", "tool_calls": [call]}
     answered = {"role": "tool", "tool_call_id": "a", "content": "r"}
+    dict_args = asked | {"tool_calls": [call | {"function": {"name": "f", "arguments": {}}}]}
     deep = "[" * 20000 + "]" * 20000
     return [
         ("empty body", b""),
@@ -460,15 +476,12 @@ def body_cases(rng: random.Random, good: dict[str, Any]) -> list[tuple[str, byte
         ("BOM in front", b"\xef\xbb\xbf" + json.dumps(good).encode()),
         ("lone surrogate", with_(messages=[{"role": "user", "content": "\ud800"}])),
         ("20000 nested lists", deep.encode()),
-        ("NaN temperature", json.dumps({**good, "temperature": float("nan")}).encode()),
-        ("model missing", json.dumps({k: v for k, v in good.items() if k != "model"}).encode()),
+        ("NaN temperature", with_(temperature=float("nan"))),
+        ("model missing", without("model")),
         ("model a number", with_(model=7)),
         ("model null", with_(model=None)),
         ("unknown model", with_(model="gpt-nonexistent-9")),
-        (
-            "messages missing",
-            json.dumps({k: v for k, v in good.items() if k != "messages"}).encode(),
-        ),
+        ("messages missing", without("messages")),
         ("messages a string", with_(messages="What's the weather?")),
         ("messages a dict", with_(messages={"role": "user", "content": "hi"})),
         ("messages empty", with_(messages=[])),
@@ -515,68 +528,14 @@ def body_cases(rng: random.Random, good: dict[str, Any]) -> list[tuple[str, byte
         ),
         (
             "tool message without id",
-            with_(
-                messages=[
-                    user,
-                    {
-                        "role": "assistant",
-                        "content": "",
-                        "tool_calls": [
-                            {
-                                "id": "a",
-                                "type": "function",
-                                "function": {"name": "f", "arguments": "{}"},
-                            }
-                        ],
-                    },
-                    {"role": "tool", "content": "r"},
-                ]
-            ),
+            with_(messages=[user, asked, {"role": "tool", "content": "r"}]),
         ),
         (
             "tool_calls a string",
             with_(messages=[user, {"role": "assistant", "content": "", "tool_calls": "f()"}]),
         ),
-        (
-            "tool call arguments a dict",
-            with_(
-                messages=[
-                    user,
-                    {
-                        "role": "assistant",
-                        "content": "",
-                        "tool_calls": [
-                            {
-                                "id": "a",
-                                "type": "function",
-                                "function": {"name": "f", "arguments": {}},
-                            }
-                        ],
-                    },
-                    {"role": "tool", "tool_call_id": "a", "content": "r"},
-                ]
-            ),
-        ),
-        (
-            "unanswered tool call",
-            with_(
-                messages=[
-                    user,
-                    {
-                        "role": "assistant",
-                        "content": "",
-                        "tool_calls": [
-                            {
-                                "id": "a",
-                                "type": "function",
-                                "function": {"name": "f", "arguments": "{}"},
-                            }
-                        ],
-                    },
-                    user,
-                ]
-            ),
-        ),
+        ("tool call arguments a dict", with_(messages=[user, dict_args, answered])),
+        ("unanswered tool call", with_(messages=[user, asked, user])),
         (
             "no recording",
             with_(messages=[{"role": "user", "content": f"never recorded {rng.random()}"}]),
@@ -623,12 +582,13 @@ EXPECTED_STATUS = {
 
 def completion_cases(good: dict[str, Any]) -> list[tuple[str, bytes]]:
     """/v1/completions bodies of the wrong shape."""
+    with_, without = _edits(good)
     return [
-        ("prompt a dict", json.dumps({**good, "prompt": {"x": 1}}).encode()),
-        ("prompt missing", json.dumps({k: v for k, v in good.items() if k != "prompt"}).encode()),
-        ("model missing", json.dumps({k: v for k, v in good.items() if k != "model"}).encode()),
-        ("prompt list of numbers", json.dumps({**good, "prompt": [1, 2, 3]}).encode()),
-        ("max_tokens a string", json.dumps({**good, "max_tokens": "many"}).encode()),
+        ("prompt a dict", with_(prompt={"x": 1})),
+        ("prompt missing", without("prompt")),
+        ("model missing", without("model")),
+        ("prompt list of numbers", with_(prompt=[1, 2, 3])),
+        ("max_tokens a string", with_(max_tokens="many")),
     ]
 
 
@@ -664,7 +624,7 @@ def _malformed_http_probe(target: str, salt: str) -> Outcome:
     """Raw-socket requests broken at the HTTP level, sent to the replay server (a good request
     after each must be answered identically) or to a record proxy (checked once at the end)."""
     rng = _rng(salt)
-    item = next(a for a in recorded_answers() if not a.stream and "/engines/" not in a.path)
+    item = known_good(recorded_answers())
     outcome = Outcome()
     with _target(target) as (port, check_after), watched_log() as tracebacks:
         for name, raw, options in malformed_requests(rng, item.body):
@@ -701,7 +661,7 @@ def _body_probe(target: str, quick: bool, salt: str) -> Outcome:
     """Wrong JSON bodies and seeded random mutations of recorded requests."""
     rng = _rng(salt)
     answers = recorded_answers()
-    chat = next(a for a in answers if not a.stream and "/engines/" not in a.path)
+    chat = known_good(answers)
     completion = next(a for a in answers if a.path.endswith("/v1/completions"))
     outcome = Outcome()
     cases = [("/v1/chat/completions", n, b) for n, b in body_cases(rng, chat.body)]
@@ -755,7 +715,7 @@ def _target(target: str) -> Iterator[tuple[int, Callable[[], str | None]]]:
     """The replay server over the shipped cassettes, or a record proxy in front of one (the
     replay server plays a strict upstream). Yields (port, a check that a good request works)."""
     answers = recorded_answers()
-    item = next(a for a in answers if not a.stream and "/engines/" not in a.path)
+    item = known_good(answers)
     server = ReplayServer(RECORDINGS_DIR).start()
     try:
         if target == "replay":
