@@ -1199,6 +1199,11 @@ def registry_of(*functions: Callable[..., Any]) -> ToolRegistry:
     return registry
 
 
+def nothing_added(messages: list[dict], server: Server) -> list[str]:
+    """An error case: `messages` must still be the one user message it started with."""
+    return [] if messages == [USER] else ["something was added to messages"]
+
+
 def one_round(calls: list[tuple[str, str, str]]) -> Callable[[str], list[tuple]]:
     """A script: the calls, then a final answer."""
 
@@ -1238,32 +1243,32 @@ def probe_hostile_tools(quick: bool) -> Outcome:
         "a generator": (i for i in range(3)),
         "a deep list": nested(5000),
     }
-    kinds = ["json", "sse"]
-    for kind in kinds:
+
+    def called_once(
+        kind: str, label: str, tool: Callable[..., Any], city: str = "x", **options: Any
+    ) -> None:
+        """`tool` alone in the registry, called once in one round, then a final answer."""
+        calls = [("c1", tool.__name__, json.dumps({"city": city}))]
+        script = one_round(calls)(kind)
+        run_case(report, f"{label} ({kind})", registry_of(tool), script, kind == "sse", **options)
+
+    for kind in ("json", "sse"):
         stream = kind == "sse"
-        call = [("c1", "boom", '{"city": "Paris"}')]
 
         def boom(city: str) -> str:
             raise ValueError("disk full")
 
-        run_case(
-            report,
-            f"tool raising ValueError ({kind})",
-            registry_of(boom),
-            one_round(call)(kind),
-            stream,
-            check=each_mentions("boom", "disk full"),
+        called_once(
+            kind, "tool raising ValueError", boom, "Paris", check=each_mentions("boom", "disk full")
         )
 
         def bad_message(city: str) -> str:
             raise BadStr()
 
-        run_case(
-            report,
-            f"tool raising an exception whose str() fails ({kind})",
-            registry_of(bad_message),
-            one_round([("c1", "bad_message", '{"city": "x"}')])(kind),
-            stream,
+        called_once(
+            kind,
+            "tool raising an exception whose str() fails",
+            bad_message,
             check=each_mentions("bad_message", "BadStr"),
         )
         for interrupt in (KeyboardInterrupt, SystemExit, GeneratorExit):
@@ -1294,14 +1299,7 @@ def probe_hostile_tools(quick: bool) -> Outcome:
             def odd(city: str, value: Any = value) -> Any:
                 return value
 
-            run_case(
-                report,
-                f"tool returning {label} ({kind})",
-                registry_of(odd),
-                one_round([("c1", "odd", '{"city": "x"}')])(kind),
-                stream,
-                check=each_mentions("odd"),
-            )
+            called_once(kind, f"tool returning {label}", odd, check=each_mentions("odd"))
         for label, value in (
             ("a lone surrogate", "\udcff"),
             ("a surrogate in a dict", {"file": "report-\udcff.txt"}),
@@ -1311,24 +1309,15 @@ def probe_hostile_tools(quick: bool) -> Outcome:
             def surrogate(city: str, value: Any = value) -> Any:
                 return value
 
-            run_case(
-                report,
-                f"tool returning {label} ({kind})",
-                registry_of(surrogate),
-                one_round([("c1", "surrogate", '{"city": "x"}')])(kind),
-                stream,
-                check=sent_with_escape,
-            )
+            called_once(kind, f"tool returning {label}", surrogate, check=sent_with_escape)
 
         def surrogate_error(city: str) -> str:
             raise OSError("cannot open report-\udcff.txt")
 
-        run_case(
-            report,
-            f"tool raising with a surrogate in the message ({kind})",
-            registry_of(surrogate_error),
-            one_round([("c1", "surrogate_error", '{"city": "x"}')])(kind),
-            stream,
+        called_once(
+            kind,
+            "tool raising with a surrogate in the message",
+            surrogate_error,
             check=sent_with_escape,
         )
 
@@ -1339,14 +1328,7 @@ def probe_hostile_tools(quick: bool) -> Outcome:
             sent = server.requests[1]["messages"][2]["content"] if len(server.requests) > 1 else ""
             return [] if sent == huge_text else ["the huge result was not sent whole"]
 
-        run_case(
-            report,
-            f"tool returning {size:,} characters ({kind})",
-            registry_of(huge),
-            one_round([("c1", "huge", '{"city": "x"}')])(kind),
-            stream,
-            check=huge_sent,
-        )
+        called_once(kind, f"tool returning {size:,} characters", huge, check=huge_sent)
 
         def slow(city: str) -> str:
             time.sleep(0.2 if quick else 1.0)
@@ -1514,7 +1496,7 @@ def probe_hostile_server(quick: bool) -> Outcome:
             [(kind, payloads, fail_after)],
             True,
             expect=ToolLoopError,
-            check=lambda m, s: [] if m == [USER] else ["something was added to messages"],
+            check=nothing_added,
         )
     # Ctrl+C while the answer streams in: it goes through, the stream is closed, nothing added.
     run_case(
@@ -1524,7 +1506,7 @@ def probe_hostile_server(quick: bool) -> Outcome:
         [("sse", [head, call_head, call_args, call_args], 3, KeyboardInterrupt())],
         True,
         expect=KeyboardInterrupt,
-        check=lambda m, s: [] if m == [USER] else ["something was added to messages"],
+        check=nothing_added,
     )
     # A thinking model streams reasoning, then three calls whose fragments interleave: the next
     # request must carry the reasoning and every call whole, in index order.
@@ -1586,7 +1568,7 @@ def probe_hostile_server(quick: bool) -> Outcome:
                 [("json", status, {"error": {"message": f"status {status}"}})],
                 kind == "sse",
                 expect=ToolLoopError,
-                check=lambda m, s: [] if m == [USER] else ["something was added to messages"],
+                check=nothing_added,
             )
     bodies = [
         (
@@ -1610,7 +1592,7 @@ def probe_hostile_server(quick: bool) -> Outcome:
             [("json", 200, body)],
             False,
             expect=ToolLoopError,
-            check=lambda m, s: [] if m == [USER] else ["something was added to messages"],
+            check=nothing_added,
         )
     return report.done()
 
