@@ -967,12 +967,26 @@ def _chunk(content: str | None, finish: str | None = None) -> dict[str, Any]:
     }
 
 
+def _user_body(text: str, **extra: Any) -> dict[str, Any]:
+    """A chat request to the fake upstream: one user message saying `text`."""
+    return {"model": "probe-model", "messages": [{"role": "user", "content": text}], **extra}
+
+
 GOOD_STREAM = [
     _chunk("It is "),
     _chunk("sunny "),
     _chunk("in Beijing."),
     _chunk(None, "stop"),
 ]
+
+
+def _send_json(handler: BaseHTTPRequestHandler, status: int, payload: bytes) -> None:
+    """Answer with `payload` labelled as JSON (whether or not it is)."""
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(payload)))
+    handler.end_headers()
+    handler.wfile.write(payload)
 
 
 class Upstream(BaseHTTPRequestHandler):
@@ -1010,12 +1024,7 @@ class Upstream(BaseHTTPRequestHandler):
         elif mode in ("429", "500", "503"):
             self._json(int(mode), {"error": {"message": f"upstream says {mode}", "type": "x"}})
         elif mode == "garbage-json":
-            payload = b"<html>502 Bad Gateway</html>"
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
+            _send_json(self, 200, b"<html>502 Bad Gateway</html>")
         elif mode == "garbage-http":
             self.wfile.write(b"\x00\xffNOT HTTP AT ALL\r\n\r\n")
             self.close_connection = True
@@ -1058,12 +1067,7 @@ class Upstream(BaseHTTPRequestHandler):
                 self._json(200, _ok_body(said))
 
     def _json(self, status: int, body: Any) -> None:
-        payload = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
+        _send_json(self, status, json.dumps(body).encode())
 
     def _sse(self, events: list[Any]) -> None:
         self.send_response(200)
@@ -1164,13 +1168,7 @@ def probe_failing_upstream(quick: bool) -> Outcome:
                 for stream, failures in ((False, failures_json), (True, failures_sse)):
                     order = failures[:]
                     rng.shuffle(order)
-                    body = {
-                        "model": "probe-model",
-                        "messages": [
-                            {"role": "user", "content": f"round {round_} stream {stream}"}
-                        ],
-                        "stream": stream,
-                    }
+                    body = _user_body(f"round {round_} stream {stream}", stream=stream)
                     Upstream.behaviour = ["ok"]
                     with RecordProxy(url, out) as proxy:
                         outcome.runs += 1
@@ -1241,14 +1239,7 @@ def probe_concurrent_recorders_threads(quick: bool) -> Outcome:
         Upstream.behaviour = []
         proxies = [RecordProxy(url, out).start() for _ in range(proxies_n)]
         bodies = [
-            [
-                {
-                    "model": "probe-model",
-                    "messages": [{"role": "user", "content": f"p{p} q{q}"}],
-                    "stream": q % 2 == 1,  # half of them streamed
-                }
-                for q in range(per)
-            ]
+            [_user_body(f"p{p} q{q}", stream=q % 2 == 1) for q in range(per)]  # half streamed
             for p in range(proxies_n)
         ]
         errors: list[str] = []
@@ -1354,11 +1345,7 @@ def probe_concurrent_recorders_processes(quick: bool) -> Outcome:
                 outcome.crashes += [f"process {p}: {line}" for line in bad[:5]]
         finally:
             Upstream.big = 0
-        bodies = [
-            {"model": "probe-model", "messages": [{"role": "user", "content": f"proc{p} {i}"}]}
-            for p in range(processes_n)
-            for i in range(per)
-        ]
+        bodies = [_user_body(f"proc{p} {i}") for p in range(processes_n) for i in range(per)]
         _missing(out, bodies, outcome)
     return outcome
 
@@ -1421,12 +1408,7 @@ def probe_killed_recorder(quick: bool) -> Outcome:
                 for line in lines:
                     if line.startswith("done"):
                         i = int(line.split()[1])
-                        acknowledged.append(
-                            {
-                                "model": "probe-model",
-                                "messages": [{"role": "user", "content": f"kill{k} {i}"}],
-                            }
-                        )
+                        acknowledged.append(_user_body(f"kill{k} {i}"))
                 proc.stdout.close()
                 proc.stderr.close()
                 _missing(out, acknowledged, outcome)
@@ -1454,12 +1436,7 @@ class LabProxy(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
         type(self).targets.append(self.path)
-        payload = json.dumps(_ok_body("via the lab proxy")).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
+        _send_json(self, 200, json.dumps(_ok_body("via the lab proxy")).encode())
 
 
 PROXY_NAMES = (
@@ -1609,7 +1586,7 @@ def probe_unwritable_cassette(quick: bool) -> Outcome:
                 outcome.losses.append(f"the invalid cassette {text!r} was changed")
         good = Path(folder) / "sub" / "good.json"
         good.parent.mkdir()
-        body = {"model": "probe-model", "messages": [{"role": "user", "content": "kept"}]}
+        body = _user_body("kept")
         Upstream.behaviour = []
         with RecordProxy(url, good) as proxy, watched_log() as tracebacks:
             outcome.runs += 2
