@@ -48,6 +48,7 @@ import signal
 import threading
 import time
 import warnings
+from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -121,11 +122,10 @@ def exception_line(exc: BaseException) -> str:
 
 
 class Report:
-    """An `Outcome` being filled, keeping at most a few lines of each kind per probe."""
+    """An `Outcome` being filled; `done()` folds the lines that repeat."""
 
     def __init__(self) -> None:
         self.outcome = Outcome()
-        self._dropped = {"crash": 0, "loss": 0}
 
     def crash(self, line: str) -> None:
         self.outcome.crashes.append(line)
@@ -137,15 +137,9 @@ class Report:
         """The outcome; repeated lines (the same defect on many inputs) are counted once each,
         with the number of inputs that showed it."""
         for kind in ("crashes", "losses"):
-            lines = getattr(self.outcome, kind)
-            counts: dict[str, int] = {}
-            for line in lines:
-                counts[line] = counts.get(line, 0) + 1
-            setattr(
-                self.outcome,
-                kind,
-                [line if n == 1 else f"{line} (x{n})" for line, n in counts.items()],
-            )
+            counts = Counter(getattr(self.outcome, kind))  # first-seen order, as before
+            lines = [line if n == 1 else f"{line} (x{n})" for line, n in counts.items()]
+            setattr(self.outcome, kind, lines)
         return self.outcome
 
 
