@@ -72,6 +72,7 @@ from helpers.i18n import language, reset_language, set_language
 from helpers.loop import ToolLoopError, run_tool_loop
 from helpers.streaming import MalformedChunkError, StreamErrorEvent, ToolCallAccumulator
 from helpers.tools import ToolRegistry
+from tests.fakes import chunks_for
 from tests.fakes import completion as completion_body  # (content, calls, finish_reason)
 
 SEED = 2207
@@ -577,22 +578,20 @@ def probe_damage(fmt: Format) -> Callable[[bool], Outcome]:
                         piece = "".join(chr(rng.randint(1, 0x2FFF)) for _ in range(3))
                     damaged = damaged[:pos] + piece + damaged[pos:]
                 cases.append(("insert", damaged, words))
+            found = [
+                (start, start + len(marker))
+                for marker in set(markers) | set(fmt.forbidden)
+                for start in range(len(text))
+                if text.startswith(marker, start)
+            ]
             # A sentinel word right before and right after every marker (between calls, inside
             # a section, at a call's edges: where a parser is most tempted to drop text).
-            for marker in set(markers) | set(fmt.forbidden):
-                start = text.find(marker)
-                while start >= 0:
-                    for pos in (start, start + len(marker)):
-                        word = SENTINEL.format(f"m{pos}")
-                        cases.append(("insert at a marker", text[:pos] + word + text[pos:], [word]))
-                    start = text.find(marker, start + 1)
+            for start, end in found:
+                for pos in (start, end):
+                    word = SENTINEL.format(f"m{pos}")
+                    cases.append(("insert at a marker", text[:pos] + word + text[pos:], [word]))
             # Tags removed (unbalanced): every marker occurrence, one at a time.
-            for marker in set(markers) | set(fmt.forbidden):
-                start = text.find(marker)
-                while start >= 0:
-                    removed = text[:start] + text[start + len(marker) :]
-                    cases.append(("unbalanced", removed, []))
-                    start = text.find(marker, start + 1)
+            cases += [("unbalanced", text[:start] + text[end:], []) for start, end in found]
             for kind, damaged, words in cases:
                 report.outcome.runs += 1
                 try:
@@ -953,29 +952,9 @@ USER = {"role": "user", "content": "Do it."}
 
 
 def sse_chunks(body: dict) -> list[str]:
-    """A completion as the `data:` payloads of a stream (arguments in 5-character pieces)."""
-    choice = body["choices"][0]
-    base = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 0, "model": "m"}
-
-    def chunk(delta: dict, finish: str | None = None) -> str:
-        return json.dumps(
-            base | {"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
-        )
-
-    out = [chunk({"role": "assistant"})]
-    text = choice["message"].get("content") or ""
-    out += [chunk({"content": text[i : i + 5]}) for i in range(0, len(text), 5)]
-    for index, call in enumerate(choice["message"].get("tool_calls") or []):
-        function = call["function"]
-        head = {"index": index, "id": call["id"], "type": "function"}
-        out.append(chunk({"tool_calls": [head | {"function": {"name": function["name"]}}]}))
-        args = function["arguments"]
-        out += [
-            chunk({"tool_calls": [{"index": index, "function": {"arguments": args[i : i + 5]}}]})
-            for i in range(0, len(args), 5)
-        ]
-    out.append(chunk({}, choice["finish_reason"]))
-    return out
+    """A completion as the `data:` payloads of a stream (text and arguments in 5-character
+    pieces, then a usage chunk), split as the unit tests split it."""
+    return [json.dumps(chunk) for chunk in chunks_for(body, piece=5)]
 
 
 class TrackedStream(httpx.SyncByteStream):
