@@ -40,10 +40,6 @@ from probes import Outcome, Probe
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
-
-from test_replay_fixtures import interactions as fixture_interactions  # noqa: E402
-from test_replay_fixtures import write_cassette  # noqa: E402
 
 from helpers.paths import RECORDINGS_DIR  # noqa: E402
 from helpers.replay import load_cassette  # noqa: E402
@@ -51,6 +47,9 @@ from helpers.replay import record as record_module  # noqa: E402
 from helpers.replay.cassette import CassetteError  # noqa: E402
 from helpers.replay.record import RecordProxy  # noqa: E402
 from helpers.replay.server import ReplayServer  # noqa: E402
+from tests.fakes import completion  # noqa: E402
+from tests.test_replay_fixtures import interactions as fixture_interactions  # noqa: E402
+from tests.test_replay_fixtures import write_cassette  # noqa: E402
 
 SEED = 20261201
 TIMEOUT = 20.0  # seconds one exchange may take before it counts as a hang
@@ -940,20 +939,9 @@ def probe_stalled_clients(quick: bool) -> Outcome:
 
 
 def _ok_body(text: str, size: int = 0) -> dict[str, Any]:
-    return {
-        "id": "chatcmpl-probe",
-        "object": "chat.completion",
-        "created": 1700000000,
-        "model": "probe-model",
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": text + "." * size},
-                "finish_reason": "stop",
-            }
-        ],
-        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-    }
+    """A chat.completion saying `text` (and `size` dots more: a bigger cassette), with usage."""
+    usage = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+    return completion(text + "." * size) | {"usage": usage}
 
 
 def _chunk(content: str | None, finish: str | None = None) -> dict[str, Any]:
