@@ -1422,28 +1422,23 @@ def probe_hostile_server(quick: bool) -> Outcome:
         }
     )
     call_args = chunk_json({"tool_calls": [{"index": 0, "function": {"arguments": '{"city": '}}]})
-    broken_streams: list[tuple[str, list[str], str, int | None]] = [
-        ("invalid JSON in an event", [head, "{not json"], "sse", None),
-        ("an event that is a JSON list", [head, "[1, 2]"], "sse", None),
-        ("an event that is a JSON string", [head, '"hello"'], "sse", None),
-        ("choices is an object", [head, json.dumps({"choices": {"0": {}}})], "sse", None),
-        ("a choice that is a string", [head, json.dumps({"choices": ["x"]})], "sse", None),
-        ("delta is a string", [head, chunk_json("oops")], "sse", None),
-        ("tool_calls is an object", [head, chunk_json({"tool_calls": {"a": 1}})], "sse", None),
-        ("a fragment that is a string", [head, chunk_json({"tool_calls": ["x"]})], "sse", None),
-        (
-            "function is a string",
-            [head, chunk_json({"tool_calls": [{"function": "f"}]})],
-            "sse",
-            None,
-        ),
-        ("content is a number", [head, chunk_json({"content": 5})], "sse", None),
-        (
-            "an error event",
-            [head, json.dumps({"error": {"message": "parser failed"}})],
-            "sse",
-            None,
-        ),
+    # One bad event after the first chunk (the stream then ends with [DONE]).
+    bad_events = [
+        ("invalid JSON in an event", "{not json"),
+        ("an event that is a JSON list", "[1, 2]"),
+        ("an event that is a JSON string", '"hello"'),
+        ("choices is an object", json.dumps({"choices": {"0": {}}})),
+        ("a choice that is a string", json.dumps({"choices": ["x"]})),
+        ("delta is a string", chunk_json("oops")),
+        ("tool_calls is an object", chunk_json({"tool_calls": {"a": 1}})),
+        ("a fragment that is a string", chunk_json({"tool_calls": ["x"]})),
+        ("function is a string", chunk_json({"tool_calls": [{"function": "f"}]})),
+        ("content is a number", chunk_json({"content": 5})),
+        ("an error event", json.dumps({"error": {"message": "parser failed"}})),
+    ]
+    # (label, payloads, "sse" or "sse-cut" (no [DONE]), events sent before the connection drops)
+    broken_streams = [(label, [head, event], "sse", None) for label, event in bad_events]
+    broken_streams += [
         (
             "cut mid-call (no finish_reason, no [DONE])",
             [head, call_head, call_args],
