@@ -48,6 +48,7 @@ import signal
 import threading
 import time
 import warnings
+from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -71,6 +72,7 @@ from helpers.i18n import language, reset_language, set_language
 from helpers.loop import ToolLoopError, run_tool_loop
 from helpers.streaming import MalformedChunkError, StreamErrorEvent, ToolCallAccumulator
 from helpers.tools import ToolRegistry
+from tests.fakes import chunks_for
 from tests.fakes import completion as completion_body  # (content, calls, finish_reason)
 
 SEED = 2207
@@ -121,11 +123,10 @@ def exception_line(exc: BaseException) -> str:
 
 
 class Report:
-    """An `Outcome` being filled, keeping at most a few lines of each kind per probe."""
+    """An `Outcome` being filled; `done()` folds the lines that repeat."""
 
     def __init__(self) -> None:
         self.outcome = Outcome()
-        self._dropped = {"crash": 0, "loss": 0}
 
     def crash(self, line: str) -> None:
         self.outcome.crashes.append(line)
@@ -137,15 +138,9 @@ class Report:
         """The outcome; repeated lines (the same defect on many inputs) are counted once each,
         with the number of inputs that showed it."""
         for kind in ("crashes", "losses"):
-            lines = getattr(self.outcome, kind)
-            counts: dict[str, int] = {}
-            for line in lines:
-                counts[line] = counts.get(line, 0) + 1
-            setattr(
-                self.outcome,
-                kind,
-                [line if n == 1 else f"{line} (x{n})" for line, n in counts.items()],
-            )
+            counts = Counter(getattr(self.outcome, kind))  # first-seen order, as before
+            lines = [line if n == 1 else f"{line} (x{n})" for line, n in counts.items()]
+            setattr(self.outcome, kind, lines)
         return self.outcome
 
 
@@ -583,22 +578,20 @@ def probe_damage(fmt: Format) -> Callable[[bool], Outcome]:
                         piece = "".join(chr(rng.randint(1, 0x2FFF)) for _ in range(3))
                     damaged = damaged[:pos] + piece + damaged[pos:]
                 cases.append(("insert", damaged, words))
+            found = [
+                (start, start + len(marker))
+                for marker in set(markers) | set(fmt.forbidden)
+                for start in range(len(text))
+                if text.startswith(marker, start)
+            ]
             # A sentinel word right before and right after every marker (between calls, inside
             # a section, at a call's edges: where a parser is most tempted to drop text).
-            for marker in set(markers) | set(fmt.forbidden):
-                start = text.find(marker)
-                while start >= 0:
-                    for pos in (start, start + len(marker)):
-                        word = SENTINEL.format(f"m{pos}")
-                        cases.append(("insert at a marker", text[:pos] + word + text[pos:], [word]))
-                    start = text.find(marker, start + 1)
+            for start, end in found:
+                for pos in (start, end):
+                    word = SENTINEL.format(f"m{pos}")
+                    cases.append(("insert at a marker", text[:pos] + word + text[pos:], [word]))
             # Tags removed (unbalanced): every marker occurrence, one at a time.
-            for marker in set(markers) | set(fmt.forbidden):
-                start = text.find(marker)
-                while start >= 0:
-                    removed = text[:start] + text[start + len(marker) :]
-                    cases.append(("unbalanced", removed, []))
-                    start = text.find(marker, start + 1)
+            cases += [("unbalanced", text[:start] + text[end:], []) for start, end in found]
             for kind, damaged, words in cases:
                 report.outcome.runs += 1
                 try:
@@ -959,29 +952,9 @@ USER = {"role": "user", "content": "Do it."}
 
 
 def sse_chunks(body: dict) -> list[str]:
-    """A completion as the `data:` payloads of a stream (arguments in 5-character pieces)."""
-    choice = body["choices"][0]
-    base = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 0, "model": "m"}
-
-    def chunk(delta: dict, finish: str | None = None) -> str:
-        return json.dumps(
-            base | {"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
-        )
-
-    out = [chunk({"role": "assistant"})]
-    text = choice["message"].get("content") or ""
-    out += [chunk({"content": text[i : i + 5]}) for i in range(0, len(text), 5)]
-    for index, call in enumerate(choice["message"].get("tool_calls") or []):
-        function = call["function"]
-        head = {"index": index, "id": call["id"], "type": "function"}
-        out.append(chunk({"tool_calls": [head | {"function": {"name": function["name"]}}]}))
-        args = function["arguments"]
-        out += [
-            chunk({"tool_calls": [{"index": index, "function": {"arguments": args[i : i + 5]}}]})
-            for i in range(0, len(args), 5)
-        ]
-    out.append(chunk({}, choice["finish_reason"]))
-    return out
+    """A completion as the `data:` payloads of a stream (text and arguments in 5-character
+    pieces, then a usage chunk), split as the unit tests split it."""
+    return [json.dumps(chunk) for chunk in chunks_for(body, piece=5)]
 
 
 class TrackedStream(httpx.SyncByteStream):
@@ -1199,6 +1172,11 @@ def registry_of(*functions: Callable[..., Any]) -> ToolRegistry:
     return registry
 
 
+def nothing_added(messages: list[dict], server: Server) -> list[str]:
+    """An error case: `messages` must still be the one user message it started with."""
+    return [] if messages == [USER] else ["something was added to messages"]
+
+
 def one_round(calls: list[tuple[str, str, str]]) -> Callable[[str], list[tuple]]:
     """A script: the calls, then a final answer."""
 
@@ -1238,32 +1216,32 @@ def probe_hostile_tools(quick: bool) -> Outcome:
         "a generator": (i for i in range(3)),
         "a deep list": nested(5000),
     }
-    kinds = ["json", "sse"]
-    for kind in kinds:
+
+    def called_once(
+        kind: str, label: str, tool: Callable[..., Any], city: str = "x", **options: Any
+    ) -> None:
+        """`tool` alone in the registry, called once in one round, then a final answer."""
+        calls = [("c1", tool.__name__, json.dumps({"city": city}))]
+        script = one_round(calls)(kind)
+        run_case(report, f"{label} ({kind})", registry_of(tool), script, kind == "sse", **options)
+
+    for kind in ("json", "sse"):
         stream = kind == "sse"
-        call = [("c1", "boom", '{"city": "Paris"}')]
 
         def boom(city: str) -> str:
             raise ValueError("disk full")
 
-        run_case(
-            report,
-            f"tool raising ValueError ({kind})",
-            registry_of(boom),
-            one_round(call)(kind),
-            stream,
-            check=each_mentions("boom", "disk full"),
+        called_once(
+            kind, "tool raising ValueError", boom, "Paris", check=each_mentions("boom", "disk full")
         )
 
         def bad_message(city: str) -> str:
             raise BadStr()
 
-        run_case(
-            report,
-            f"tool raising an exception whose str() fails ({kind})",
-            registry_of(bad_message),
-            one_round([("c1", "bad_message", '{"city": "x"}')])(kind),
-            stream,
+        called_once(
+            kind,
+            "tool raising an exception whose str() fails",
+            bad_message,
             check=each_mentions("bad_message", "BadStr"),
         )
         for interrupt in (KeyboardInterrupt, SystemExit, GeneratorExit):
@@ -1294,14 +1272,7 @@ def probe_hostile_tools(quick: bool) -> Outcome:
             def odd(city: str, value: Any = value) -> Any:
                 return value
 
-            run_case(
-                report,
-                f"tool returning {label} ({kind})",
-                registry_of(odd),
-                one_round([("c1", "odd", '{"city": "x"}')])(kind),
-                stream,
-                check=each_mentions("odd"),
-            )
+            called_once(kind, f"tool returning {label}", odd, check=each_mentions("odd"))
         for label, value in (
             ("a lone surrogate", "\udcff"),
             ("a surrogate in a dict", {"file": "report-\udcff.txt"}),
@@ -1311,24 +1282,15 @@ def probe_hostile_tools(quick: bool) -> Outcome:
             def surrogate(city: str, value: Any = value) -> Any:
                 return value
 
-            run_case(
-                report,
-                f"tool returning {label} ({kind})",
-                registry_of(surrogate),
-                one_round([("c1", "surrogate", '{"city": "x"}')])(kind),
-                stream,
-                check=sent_with_escape,
-            )
+            called_once(kind, f"tool returning {label}", surrogate, check=sent_with_escape)
 
         def surrogate_error(city: str) -> str:
             raise OSError("cannot open report-\udcff.txt")
 
-        run_case(
-            report,
-            f"tool raising with a surrogate in the message ({kind})",
-            registry_of(surrogate_error),
-            one_round([("c1", "surrogate_error", '{"city": "x"}')])(kind),
-            stream,
+        called_once(
+            kind,
+            "tool raising with a surrogate in the message",
+            surrogate_error,
             check=sent_with_escape,
         )
 
@@ -1339,14 +1301,7 @@ def probe_hostile_tools(quick: bool) -> Outcome:
             sent = server.requests[1]["messages"][2]["content"] if len(server.requests) > 1 else ""
             return [] if sent == huge_text else ["the huge result was not sent whole"]
 
-        run_case(
-            report,
-            f"tool returning {size:,} characters ({kind})",
-            registry_of(huge),
-            one_round([("c1", "huge", '{"city": "x"}')])(kind),
-            stream,
-            check=huge_sent,
-        )
+        called_once(kind, f"tool returning {size:,} characters", huge, check=huge_sent)
 
         def slow(city: str) -> str:
             time.sleep(0.2 if quick else 1.0)
@@ -1467,28 +1422,23 @@ def probe_hostile_server(quick: bool) -> Outcome:
         }
     )
     call_args = chunk_json({"tool_calls": [{"index": 0, "function": {"arguments": '{"city": '}}]})
-    broken_streams: list[tuple[str, list[str], str, int | None]] = [
-        ("invalid JSON in an event", [head, "{not json"], "sse", None),
-        ("an event that is a JSON list", [head, "[1, 2]"], "sse", None),
-        ("an event that is a JSON string", [head, '"hello"'], "sse", None),
-        ("choices is an object", [head, json.dumps({"choices": {"0": {}}})], "sse", None),
-        ("a choice that is a string", [head, json.dumps({"choices": ["x"]})], "sse", None),
-        ("delta is a string", [head, chunk_json("oops")], "sse", None),
-        ("tool_calls is an object", [head, chunk_json({"tool_calls": {"a": 1}})], "sse", None),
-        ("a fragment that is a string", [head, chunk_json({"tool_calls": ["x"]})], "sse", None),
-        (
-            "function is a string",
-            [head, chunk_json({"tool_calls": [{"function": "f"}]})],
-            "sse",
-            None,
-        ),
-        ("content is a number", [head, chunk_json({"content": 5})], "sse", None),
-        (
-            "an error event",
-            [head, json.dumps({"error": {"message": "parser failed"}})],
-            "sse",
-            None,
-        ),
+    # One bad event after the first chunk (the stream then ends with [DONE]).
+    bad_events = [
+        ("invalid JSON in an event", "{not json"),
+        ("an event that is a JSON list", "[1, 2]"),
+        ("an event that is a JSON string", '"hello"'),
+        ("choices is an object", json.dumps({"choices": {"0": {}}})),
+        ("a choice that is a string", json.dumps({"choices": ["x"]})),
+        ("delta is a string", chunk_json("oops")),
+        ("tool_calls is an object", chunk_json({"tool_calls": {"a": 1}})),
+        ("a fragment that is a string", chunk_json({"tool_calls": ["x"]})),
+        ("function is a string", chunk_json({"tool_calls": [{"function": "f"}]})),
+        ("content is a number", chunk_json({"content": 5})),
+        ("an error event", json.dumps({"error": {"message": "parser failed"}})),
+    ]
+    # (label, payloads, "sse" or "sse-cut" (no [DONE]), events sent before the connection drops)
+    broken_streams = [(label, [head, event], "sse", None) for label, event in bad_events]
+    broken_streams += [
         (
             "cut mid-call (no finish_reason, no [DONE])",
             [head, call_head, call_args],
@@ -1514,7 +1464,7 @@ def probe_hostile_server(quick: bool) -> Outcome:
             [(kind, payloads, fail_after)],
             True,
             expect=ToolLoopError,
-            check=lambda m, s: [] if m == [USER] else ["something was added to messages"],
+            check=nothing_added,
         )
     # Ctrl+C while the answer streams in: it goes through, the stream is closed, nothing added.
     run_case(
@@ -1524,7 +1474,7 @@ def probe_hostile_server(quick: bool) -> Outcome:
         [("sse", [head, call_head, call_args, call_args], 3, KeyboardInterrupt())],
         True,
         expect=KeyboardInterrupt,
-        check=lambda m, s: [] if m == [USER] else ["something was added to messages"],
+        check=nothing_added,
     )
     # A thinking model streams reasoning, then three calls whose fragments interleave: the next
     # request must carry the reasoning and every call whole, in index order.
@@ -1586,7 +1536,7 @@ def probe_hostile_server(quick: bool) -> Outcome:
                 [("json", status, {"error": {"message": f"status {status}"}})],
                 kind == "sse",
                 expect=ToolLoopError,
-                check=lambda m, s: [] if m == [USER] else ["something was added to messages"],
+                check=nothing_added,
             )
     bodies = [
         (
@@ -1610,7 +1560,7 @@ def probe_hostile_server(quick: bool) -> Outcome:
             [("json", 200, body)],
             False,
             expect=ToolLoopError,
-            check=lambda m, s: [] if m == [USER] else ["something was added to messages"],
+            check=nothing_added,
         )
     return report.done()
 

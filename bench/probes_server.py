@@ -40,10 +40,6 @@ from probes import Outcome, Probe
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
-
-from test_replay_fixtures import interactions as fixture_interactions  # noqa: E402
-from test_replay_fixtures import write_cassette  # noqa: E402
 
 from helpers.paths import RECORDINGS_DIR  # noqa: E402
 from helpers.replay import load_cassette  # noqa: E402
@@ -51,6 +47,9 @@ from helpers.replay import record as record_module  # noqa: E402
 from helpers.replay.cassette import CassetteError  # noqa: E402
 from helpers.replay.record import RecordProxy  # noqa: E402
 from helpers.replay.server import ReplayServer  # noqa: E402
+from tests.fakes import completion  # noqa: E402
+from tests.test_replay_fixtures import interactions as fixture_interactions  # noqa: E402
+from tests.test_replay_fixtures import write_cassette  # noqa: E402
 
 SEED = 20261201
 TIMEOUT = 20.0  # seconds one exchange may take before it counts as a hang
@@ -289,6 +288,12 @@ def recorded_answers() -> list[Recorded]:
     return found
 
 
+def known_good(answers: list[Recorded]) -> Recorded:
+    """The first JSON (not streamed) recording outside /engines/: the request every probe
+    replays to check that the server still answers."""
+    return next(a for a in answers if not a.stream and "/engines/" not in a.path)
+
+
 def plain_path(path: str) -> str:
     """A recorded path without its /lessons/<stem> prefix."""
     return "/" + path.split("/", 3)[3] if path.startswith("/lessons/") else path
@@ -436,16 +441,26 @@ def malformed_requests(rng: random.Random, good: dict[str, Any]) -> list[tuple[s
     ]
 
 
-def body_cases(rng: random.Random, good: dict[str, Any]) -> list[tuple[str, bytes]]:
-    """(name, body) pairs: well-formed HTTP, wrong JSON."""
+def _edits(good: dict[str, Any]) -> tuple[Callable[..., bytes], Callable[[str], bytes]]:
+    """`with_(key=value)` and `without(key)`: the JSON bytes of `good` changed in one field."""
 
     def with_(**changes: Any) -> bytes:
         return json.dumps({**good, **changes}).encode()
 
+    def without(key: str) -> bytes:
+        return json.dumps({k: v for k, v in good.items() if k != key}).encode()
+
+    return with_, without
+
+
+def body_cases(rng: random.Random, good: dict[str, Any]) -> list[tuple[str, bytes]]:
+    """(name, body) pairs: well-formed HTTP, wrong JSON."""
+    with_, without = _edits(good)
     user = {"role": "user", "content": "hi"}
     call = {"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}}
     asked = {"role": "assistant", "content": "", "tool_calls": [call]}
     answered = {"role": "tool", "tool_call_id": "a", "content": "r"}
+    dict_args = asked | {"tool_calls": [call | {"function": {"name": "f", "arguments": {}}}]}
     deep = "[" * 20000 + "]" * 20000
     return [
         ("empty body", b""),
@@ -460,15 +475,12 @@ def body_cases(rng: random.Random, good: dict[str, Any]) -> list[tuple[str, byte
         ("BOM in front", b"\xef\xbb\xbf" + json.dumps(good).encode()),
         ("lone surrogate", with_(messages=[{"role": "user", "content": "\ud800"}])),
         ("20000 nested lists", deep.encode()),
-        ("NaN temperature", json.dumps({**good, "temperature": float("nan")}).encode()),
-        ("model missing", json.dumps({k: v for k, v in good.items() if k != "model"}).encode()),
+        ("NaN temperature", with_(temperature=float("nan"))),
+        ("model missing", without("model")),
         ("model a number", with_(model=7)),
         ("model null", with_(model=None)),
         ("unknown model", with_(model="gpt-nonexistent-9")),
-        (
-            "messages missing",
-            json.dumps({k: v for k, v in good.items() if k != "messages"}).encode(),
-        ),
+        ("messages missing", without("messages")),
         ("messages a string", with_(messages="What's the weather?")),
         ("messages a dict", with_(messages={"role": "user", "content": "hi"})),
         ("messages empty", with_(messages=[])),
@@ -515,68 +527,14 @@ def body_cases(rng: random.Random, good: dict[str, Any]) -> list[tuple[str, byte
         ),
         (
             "tool message without id",
-            with_(
-                messages=[
-                    user,
-                    {
-                        "role": "assistant",
-                        "content": "",
-                        "tool_calls": [
-                            {
-                                "id": "a",
-                                "type": "function",
-                                "function": {"name": "f", "arguments": "{}"},
-                            }
-                        ],
-                    },
-                    {"role": "tool", "content": "r"},
-                ]
-            ),
+            with_(messages=[user, asked, {"role": "tool", "content": "r"}]),
         ),
         (
             "tool_calls a string",
             with_(messages=[user, {"role": "assistant", "content": "", "tool_calls": "f()"}]),
         ),
-        (
-            "tool call arguments a dict",
-            with_(
-                messages=[
-                    user,
-                    {
-                        "role": "assistant",
-                        "content": "",
-                        "tool_calls": [
-                            {
-                                "id": "a",
-                                "type": "function",
-                                "function": {"name": "f", "arguments": {}},
-                            }
-                        ],
-                    },
-                    {"role": "tool", "tool_call_id": "a", "content": "r"},
-                ]
-            ),
-        ),
-        (
-            "unanswered tool call",
-            with_(
-                messages=[
-                    user,
-                    {
-                        "role": "assistant",
-                        "content": "",
-                        "tool_calls": [
-                            {
-                                "id": "a",
-                                "type": "function",
-                                "function": {"name": "f", "arguments": "{}"},
-                            }
-                        ],
-                    },
-                    user,
-                ]
-            ),
-        ),
+        ("tool call arguments a dict", with_(messages=[user, dict_args, answered])),
+        ("unanswered tool call", with_(messages=[user, asked, user])),
         (
             "no recording",
             with_(messages=[{"role": "user", "content": f"never recorded {rng.random()}"}]),
@@ -623,12 +581,13 @@ EXPECTED_STATUS = {
 
 def completion_cases(good: dict[str, Any]) -> list[tuple[str, bytes]]:
     """/v1/completions bodies of the wrong shape."""
+    with_, without = _edits(good)
     return [
-        ("prompt a dict", json.dumps({**good, "prompt": {"x": 1}}).encode()),
-        ("prompt missing", json.dumps({k: v for k, v in good.items() if k != "prompt"}).encode()),
-        ("model missing", json.dumps({k: v for k, v in good.items() if k != "model"}).encode()),
-        ("prompt list of numbers", json.dumps({**good, "prompt": [1, 2, 3]}).encode()),
-        ("max_tokens a string", json.dumps({**good, "max_tokens": "many"}).encode()),
+        ("prompt a dict", with_(prompt={"x": 1})),
+        ("prompt missing", without("prompt")),
+        ("model missing", without("model")),
+        ("prompt list of numbers", with_(prompt=[1, 2, 3])),
+        ("max_tokens a string", with_(max_tokens="many")),
     ]
 
 
@@ -664,7 +623,7 @@ def _malformed_http_probe(target: str, salt: str) -> Outcome:
     """Raw-socket requests broken at the HTTP level, sent to the replay server (a good request
     after each must be answered identically) or to a record proxy (checked once at the end)."""
     rng = _rng(salt)
-    item = next(a for a in recorded_answers() if not a.stream and "/engines/" not in a.path)
+    item = known_good(recorded_answers())
     outcome = Outcome()
     with _target(target) as (port, check_after), watched_log() as tracebacks:
         for name, raw, options in malformed_requests(rng, item.body):
@@ -701,7 +660,7 @@ def _body_probe(target: str, quick: bool, salt: str) -> Outcome:
     """Wrong JSON bodies and seeded random mutations of recorded requests."""
     rng = _rng(salt)
     answers = recorded_answers()
-    chat = next(a for a in answers if not a.stream and "/engines/" not in a.path)
+    chat = known_good(answers)
     completion = next(a for a in answers if a.path.endswith("/v1/completions"))
     outcome = Outcome()
     cases = [("/v1/chat/completions", n, b) for n, b in body_cases(rng, chat.body)]
@@ -755,7 +714,7 @@ def _target(target: str) -> Iterator[tuple[int, Callable[[], str | None]]]:
     """The replay server over the shipped cassettes, or a record proxy in front of one (the
     replay server plays a strict upstream). Yields (port, a check that a good request works)."""
     answers = recorded_answers()
-    item = next(a for a in answers if not a.stream and "/engines/" not in a.path)
+    item = known_good(answers)
     server = ReplayServer(RECORDINGS_DIR).start()
     try:
         if target == "replay":
@@ -980,20 +939,9 @@ def probe_stalled_clients(quick: bool) -> Outcome:
 
 
 def _ok_body(text: str, size: int = 0) -> dict[str, Any]:
-    return {
-        "id": "chatcmpl-probe",
-        "object": "chat.completion",
-        "created": 1700000000,
-        "model": "probe-model",
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": text + "." * size},
-                "finish_reason": "stop",
-            }
-        ],
-        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-    }
+    """A chat.completion saying `text` (and `size` dots more: a bigger cassette), with usage."""
+    usage = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+    return completion(text + "." * size) | {"usage": usage}
 
 
 def _chunk(content: str | None, finish: str | None = None) -> dict[str, Any]:
@@ -1007,12 +955,26 @@ def _chunk(content: str | None, finish: str | None = None) -> dict[str, Any]:
     }
 
 
+def _user_body(text: str, **extra: Any) -> dict[str, Any]:
+    """A chat request to the fake upstream: one user message saying `text`."""
+    return {"model": "probe-model", "messages": [{"role": "user", "content": text}], **extra}
+
+
 GOOD_STREAM = [
     _chunk("It is "),
     _chunk("sunny "),
     _chunk("in Beijing."),
     _chunk(None, "stop"),
 ]
+
+
+def _send_json(handler: BaseHTTPRequestHandler, status: int, payload: bytes) -> None:
+    """Answer with `payload` labelled as JSON (whether or not it is)."""
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(payload)))
+    handler.end_headers()
+    handler.wfile.write(payload)
 
 
 class Upstream(BaseHTTPRequestHandler):
@@ -1050,12 +1012,7 @@ class Upstream(BaseHTTPRequestHandler):
         elif mode in ("429", "500", "503"):
             self._json(int(mode), {"error": {"message": f"upstream says {mode}", "type": "x"}})
         elif mode == "garbage-json":
-            payload = b"<html>502 Bad Gateway</html>"
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
+            _send_json(self, 200, b"<html>502 Bad Gateway</html>")
         elif mode == "garbage-http":
             self.wfile.write(b"\x00\xffNOT HTTP AT ALL\r\n\r\n")
             self.close_connection = True
@@ -1098,12 +1055,7 @@ class Upstream(BaseHTTPRequestHandler):
                 self._json(200, _ok_body(said))
 
     def _json(self, status: int, body: Any) -> None:
-        payload = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
+        _send_json(self, status, json.dumps(body).encode())
 
     def _sse(self, events: list[Any]) -> None:
         self.send_response(200)
@@ -1204,13 +1156,7 @@ def probe_failing_upstream(quick: bool) -> Outcome:
                 for stream, failures in ((False, failures_json), (True, failures_sse)):
                     order = failures[:]
                     rng.shuffle(order)
-                    body = {
-                        "model": "probe-model",
-                        "messages": [
-                            {"role": "user", "content": f"round {round_} stream {stream}"}
-                        ],
-                        "stream": stream,
-                    }
+                    body = _user_body(f"round {round_} stream {stream}", stream=stream)
                     Upstream.behaviour = ["ok"]
                     with RecordProxy(url, out) as proxy:
                         outcome.runs += 1
@@ -1281,14 +1227,7 @@ def probe_concurrent_recorders_threads(quick: bool) -> Outcome:
         Upstream.behaviour = []
         proxies = [RecordProxy(url, out).start() for _ in range(proxies_n)]
         bodies = [
-            [
-                {
-                    "model": "probe-model",
-                    "messages": [{"role": "user", "content": f"p{p} q{q}"}],
-                    "stream": q % 2 == 1,  # half of them streamed
-                }
-                for q in range(per)
-            ]
+            [_user_body(f"p{p} q{q}", stream=q % 2 == 1) for q in range(per)]  # half streamed
             for p in range(proxies_n)
         ]
         errors: list[str] = []
@@ -1394,11 +1333,7 @@ def probe_concurrent_recorders_processes(quick: bool) -> Outcome:
                 outcome.crashes += [f"process {p}: {line}" for line in bad[:5]]
         finally:
             Upstream.big = 0
-        bodies = [
-            {"model": "probe-model", "messages": [{"role": "user", "content": f"proc{p} {i}"}]}
-            for p in range(processes_n)
-            for i in range(per)
-        ]
+        bodies = [_user_body(f"proc{p} {i}") for p in range(processes_n) for i in range(per)]
         _missing(out, bodies, outcome)
     return outcome
 
@@ -1461,12 +1396,7 @@ def probe_killed_recorder(quick: bool) -> Outcome:
                 for line in lines:
                     if line.startswith("done"):
                         i = int(line.split()[1])
-                        acknowledged.append(
-                            {
-                                "model": "probe-model",
-                                "messages": [{"role": "user", "content": f"kill{k} {i}"}],
-                            }
-                        )
+                        acknowledged.append(_user_body(f"kill{k} {i}"))
                 proc.stdout.close()
                 proc.stderr.close()
                 _missing(out, acknowledged, outcome)
@@ -1494,12 +1424,7 @@ class LabProxy(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
         type(self).targets.append(self.path)
-        payload = json.dumps(_ok_body("via the lab proxy")).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
+        _send_json(self, 200, json.dumps(_ok_body("via the lab proxy")).encode())
 
 
 PROXY_NAMES = (
@@ -1649,7 +1574,7 @@ def probe_unwritable_cassette(quick: bool) -> Outcome:
                 outcome.losses.append(f"the invalid cassette {text!r} was changed")
         good = Path(folder) / "sub" / "good.json"
         good.parent.mkdir()
-        body = {"model": "probe-model", "messages": [{"role": "user", "content": "kept"}]}
+        body = _user_body("kept")
         Upstream.behaviour = []
         with RecordProxy(url, good) as proxy, watched_log() as tracebacks:
             outcome.runs += 2

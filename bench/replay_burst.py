@@ -18,12 +18,11 @@ import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-
-from test_replay_fixtures import interactions, write_cassette  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from helpers.replay import ReplayServer  # noqa: E402
 from helpers.replay.server import QuietThreadingServer  # noqa: E402
+from tests.test_replay_fixtures import interactions, write_cassette  # noqa: E402
 
 CLIENTS = 400
 REQUEST = b"GET /v1/models HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"

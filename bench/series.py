@@ -128,6 +128,8 @@ def run_pytest(paths: list[Path], plugin_dir: Path) -> tuple[float, dict, dict]:
         str(ROOT),
         "-q",
         "--no-header",
+        "-n",  # one process: the timer plugin runs where the cells run (addopts say `-n 2`)
+        "0",
         "-p",
         "no:randomly",
         "-p",
@@ -142,6 +144,8 @@ def run_pytest(paths: list[Path], plugin_dir: Path) -> tuple[float, dict, dict]:
         tail = done.stdout[-2000:] + done.stderr[-2000:]
         sys.exit(f"pytest could not run ({done.returncode}):\n{tail}")
     result = json.loads(times.read_text())
+    if not result["seconds"]:
+        sys.exit(f"the timer plugin saw no notebook run:\n{done.stdout[-2000:]}")
     return wall, result["seconds"], result["failed"]
 
 

@@ -16,14 +16,13 @@ Conventions of the style:
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from helpers.i18n import count, tr
-from helpers.streaming import as_dict, shorten
+from helpers.streaming import arguments_text, as_dict, shorten
 
 CONTENT_LIMIT = 200  # characters of a message's content shown by `show_messages`
 FRAGMENT_LIMIT = 120  # characters of one streamed fragment shown by `format_chunk`
@@ -33,13 +32,6 @@ FRAGMENT_LIMIT = 120  # characters of one streamed fragment shown by `format_chu
 _MARKER_RE = re.compile(r"(<\|[^<>|\s]+\|>|</?tool_call>)")  # one group: re.split keeps it
 
 _USAGE_ORDER = ("prompt_tokens", "completion_tokens", "total_tokens")
-
-
-def _arguments_text(arguments: Any) -> str:
-    """Arguments as the JSON text the model wrote (a dict given by a caller is dumped)."""
-    if isinstance(arguments, str):
-        return arguments
-    return json.dumps(arguments, ensure_ascii=False)
 
 
 def _content_text(content: Any) -> str | None:
@@ -64,7 +56,7 @@ def _call_fields(call: Any, limit: int) -> tuple[Any, Any, str]:
     """A tool call's id, name and shortened arguments (SDK object or dict)."""
     call = as_dict(call)
     function = as_dict(call.get("function") or {})
-    arguments = shorten(_arguments_text(function.get("arguments", "")), limit)
+    arguments = shorten(arguments_text(function.get("arguments", "")), limit)
     return call.get("id", ""), function.get("name", ""), arguments
 
 
@@ -179,7 +171,7 @@ def _call_piece(piece: Any) -> str:
     if function.get("name") is not None:
         text += f" name={_quoted(function['name'])}"
     if function.get("arguments") is not None:
-        text += f" args={_quoted(_arguments_text(function['arguments']))}"
+        text += f" args={_quoted(arguments_text(function['arguments']))}"
     return text
 
 

@@ -151,6 +151,24 @@ def test_show_tool_calls_aligns_columns_for_sdk_objects(capsys):
     )
 
 
+def test_show_tool_calls_shows_arguments_as_the_loop_sends_them(capsys):
+    # None is no arguments (""), an object (Ollama) is its JSON, a value JSON cannot hold is its
+    # repr: the same text helpers.loop puts in the history, and no exception from a display call.
+    calls = [
+        {"id": "a", "function": {"name": "f", "arguments": None}},
+        {"id": "b", "function": {"name": "g", "arguments": {"city": "北京"}}},
+        {"id": "c", "function": {"name": "h", "arguments": {"when": {1}}}},
+    ]
+    show_tool_calls(calls)
+    assert capsys.readouterr().out == (
+        "#  id  name  arguments\n"
+        "-  --  ----  ----------------\n"
+        "0  a   f\n"
+        '1  b   g     {"city": "北京"}\n'
+        '2  c   h     {"when": "{1}"}\n'
+    )
+
+
 def test_show_tool_calls_without_calls(capsys):
     show_tool_calls([])
     show_tool_calls(None)
