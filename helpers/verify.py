@@ -25,8 +25,9 @@ import httpx
 
 from helpers.arguments import validate_arguments
 from helpers.i18n import set_language, tr
+from helpers.loop import assistant_message_from
 from helpers.streaming import ToolCallAccumulator, shorten
-from helpers.tools import parse_arguments
+from helpers.tools import parse_arguments, tool_result_content
 
 MAX_REQUESTS = 20
 REQUEST_TIMEOUT = 60.0  # seconds for one request
@@ -53,9 +54,10 @@ TIME = {
     },
 }
 TOOLS = [WEATHER, TIME]
+NAMED_CHOICE = {"type": "function", "function": {"name": "get_time"}}
 ONE_CITY = "What is the weather in Beijing right now? Use the tool."
 TWO_CITIES = "What is the weather in Beijing and in Moscow right now? Use the tool for each city."
-NO_TOOL_NEEDED = "Say hello in one short sentence."
+NO_TOOL_NEEDED = "Tell me about Beijing in one sentence."
 TOOL_RESULT = {"city": "Beijing", "weather": "Sunny", "temperature_c": 21}
 
 # Text a model writes for a call when the server does not parse it out (no parser flag).
@@ -75,6 +77,9 @@ PARSER_FLAGS = (
 REASONING_KEYS = ("reasoning_content", "reasoning")
 
 
+Pair = tuple[str, str]  # the same text in English and in Russian
+
+
 class Unusable(Exception):
     """The endpoint cannot be used at all: exit status 2."""
 
@@ -84,12 +89,17 @@ class Check:
     """One line of the report."""
 
     name: str
-    status: str  # PASS, WARN, FAIL, N/A
+    status: str  # PASS, WARN, FAIL, N/A (refused: not supported), N/R (replay: not recorded)
     evidence: str
     lesson: str
 
     def line(self) -> str:
         return f"{self.status:<4} {self.name}: {self.evidence} [{self.lesson}]"
+
+
+def check(name: Pair, status: str, evidence: Pair, lesson: str) -> Check:
+    """A report line in the language in force (`name` and `evidence` as English/Russian pairs)."""
+    return Check(tr(*name), status, tr(*evidence), lesson)
 
 
 @dataclass
@@ -100,6 +110,7 @@ class Reply:
     message: dict[str, Any] = field(default_factory=dict)
     finish_reason: str | None = None
     error: str = ""
+    code: str = ""  # the error's `code`: "no_recording" is the replay server's "not recorded"
 
     @property
     def calls(self) -> list[dict[str, Any]]:
@@ -159,7 +170,7 @@ class Endpoint:
         body = {"model": self.model_name, "messages": messages, "tools": TOOLS, **extra}
         response = self._post(body)
         if response.status_code != 200:
-            return Reply(response.status_code, error=self.hide(response.text))
+            return _error_reply(response.status_code, response.text, self.hide)
         try:
             choice = response.json()["choices"][0]
             message = dict(choice["message"])
@@ -177,7 +188,8 @@ class Endpoint:
                 "POST", self.url + "/chat/completions", json={**body, **extra}
             ) as r:
                 if r.status_code != 200:
-                    return Reply(r.status_code, error=self.hide(r.read().decode(errors="replace")))
+                    text = r.read().decode(errors="replace")
+                    return _error_reply(r.status_code, text, self.hide)
                 for data in _sse_data(r.iter_lines()):
                     acc.add(json.loads(data))
         except httpx.HTTPError as exc:
@@ -188,6 +200,15 @@ class Endpoint:
 
     def close(self) -> None:
         self._http.close()
+
+
+def _error_reply(status: int, text: str, hide: Callable[[str], str]) -> Reply:
+    """A non-200 answer: its status, its text (key cut out) and its error `code` if JSON."""
+    try:
+        code = json.loads(text)["error"].get("code") or ""
+    except (ValueError, KeyError, TypeError, AttributeError):
+        code = ""
+    return Reply(status, error=hide(text), code=str(code))
 
 
 def _sse_data(lines: Iterator[str]) -> Iterator[str]:
@@ -206,25 +227,52 @@ def _calls_summary(calls: list[dict[str, Any]]) -> list[tuple[str, Any]]:
     summary = []
     for call in calls:
         function = call.get("function") or {}
-        try:
-            arguments = json.loads(function.get("arguments") or "{}")
-        except ValueError:
-            arguments = function.get("arguments")
-        summary.append((function.get("name"), arguments))
+        arguments, problem = parse_arguments(function.get("arguments"))
+        summary.append((function.get("name"), function.get("arguments") if problem else arguments))
     return summary
 
 
-def _show(calls: list[dict[str, Any]]) -> str:
-    return ", ".join(
-        f"{name}({json.dumps(args, ensure_ascii=False)})" for name, args in _calls_summary(calls)
-    ) or tr("no calls", "вызовов нет")
+def _show(calls: list[dict[str, Any]]) -> Pair:
+    """The calls as `name({...})`, or "no calls"."""
+    shown = ", ".join(
+        f"{name}({json.dumps(arguments, ensure_ascii=False)})"
+        for name, arguments in _calls_summary(calls)
+    )
+    return (shown, shown) if shown else ("no calls", "вызовов нет")
 
 
 def _user(text: str) -> list[dict[str, Any]]:
     return [{"role": "user", "content": text}]
 
 
+def _not_ok(name: Pair, reply: Reply, lesson: str) -> Check | None:
+    """The line for an answer that is not a 200: refused (400), not recorded (replay) or failed."""
+    if reply.status == 200 and not reply.error:
+        return None
+    if reply.status == 400:
+        return check(
+            name, "N/A", (f"refused with 400: {reply.error}", f"отказ с 400: {reply.error}"), lesson
+        )
+    if reply.code == "no_recording":
+        return check(
+            name,
+            "N/R",
+            (
+                "not recorded: the replay cassette has no answer for this setting",
+                "не записано: в кассете нет ответа на такой запрос",
+            ),
+            lesson,
+        )
+    return check(
+        name,
+        "FAIL",
+        (f"answered {reply.status}: {reply.error}", f"ответ {reply.status}: {reply.error}"),
+        lesson,
+    )
+
+
 Step = Callable[[Endpoint, dict[str, Reply]], list[Check]]
+CALLS_IN_TOOL_CALLS = ("tool calls arrive in tool_calls", "вызовы приходят в tool_calls")
 
 
 def check_first_reply(ep: Endpoint, seen: dict[str, Reply]) -> list[Check]:
@@ -237,7 +285,7 @@ def check_first_reply(ep: Endpoint, seen: dict[str, Reply]) -> list[Check]:
                 f"ключ отвергнут ({reply.status}): {reply.error}",
             )
         )
-    if reply.status == 404:
+    if reply.status == 404 and reply.code != "no_recording":
         raise Unusable(
             tr(
                 f"no such model or route (404): {reply.error}",
@@ -247,185 +295,176 @@ def check_first_reply(ep: Endpoint, seen: dict[str, Reply]) -> list[Check]:
     if reply.status != 200 or not reply.message:
         raise Unusable(
             tr(
-                f"a plain tool request failed ({reply.status}): {reply.error}",
+                f"a plain request with tools failed ({reply.status}): {reply.error}",
                 f"простой запрос с инструментами не прошёл ({reply.status}): {reply.error}",
             )
         )
-    name = tr("tool calls arrive in tool_calls", "вызовы приходят в tool_calls")
-    content = str(reply.message.get("content") or "")
-    if not reply.calls:
-        marker = next((m for m in CALL_MARKERS if m in content), None)
-        if marker:
-            evidence = tr(
-                f"the call came as text in content ({marker!r} in {ep.hide(content)!r}): start the "
-                f"server with its tool-call parser ({PARSER_FLAGS})",
-                f"вызов пришёл текстом в content ({marker!r} в {ep.hide(content)!r}): запустите "
-                f"сервер с парсером вызовов ({PARSER_FLAGS})",
-            )
-        else:
-            evidence = tr(
-                f"no call for a question that needs the tool; content: {ep.hide(content)!r}",
-                f"нет вызова на вопрос, которому нужен инструмент; content: {ep.hide(content)!r}",
-            )
-        return [Check(name, "FAIL", evidence, "lesson 00, 04")]
-    checks = [Check(name, "PASS", _show(reply.calls), "lesson 02")]
-    checks.append(_arguments_check(reply.calls))
-    checks.append(_finish_check(reply))
-    checks.append(_id_check(reply.calls))
-    return checks
+    if reply.calls:
+        return [
+            check(CALLS_IN_TOOL_CALLS, "PASS", _show(reply.calls), "lesson 02"),
+            _arguments_check(reply.calls),
+            _finish_check(reply),
+            _id_check(reply.calls),
+        ]
+    content = ep.hide(str(reply.message.get("content") or ""))
+    marker = next((m for m in CALL_MARKERS if m in content), None)
+    if marker:
+        evidence = (
+            f"the call came as text in content ({marker!r} in {content!r}): start the server "
+            f"with its tool-call parser ({PARSER_FLAGS})",
+            f"вызов пришёл текстом в content ({marker!r} в {content!r}): запустите сервер с "
+            f"парсером вызовов ({PARSER_FLAGS})",
+        )
+    else:
+        evidence = (
+            f"no call for a question that needs the tool; content: {content!r}",
+            f"нет вызова на вопрос, которому нужен инструмент; content: {content!r}",
+        )
+    return [check(CALLS_IN_TOOL_CALLS, "FAIL", evidence, "lesson 00, 04")]
 
 
 def _arguments_check(calls: list[dict[str, Any]]) -> Check:
-    name = tr("arguments are JSON that fits the schema", "аргументы — JSON по схеме")
+    name = ("arguments are JSON that fits the schema", "аргументы — JSON по схеме")
     schemas = {tool["function"]["name"]: tool["function"]["parameters"] for tool in TOOLS}
     for call in calls:
         function = call.get("function") or {}
         tool = function.get("name")
         if tool not in schemas:
-            return Check(
+            return check(
                 name,
                 "FAIL",
-                tr(f"unknown tool {tool!r}", f"неизвестный инструмент {tool!r}"),
+                (f"unknown tool {tool!r}", f"неизвестный инструмент {tool!r}"),
                 "lesson 01",
             )
         arguments, problem = parse_arguments(function.get("arguments"))
         problems = [problem] if problem else validate_arguments(arguments, schemas[tool])
         if problems:
-            return Check(name, "FAIL", f"{tool}: {'; '.join(problems)}", "lesson 01")
-    return Check(
-        name,
-        "PASS",
-        tr(f"{len(calls)} of {len(calls)} valid", f"{len(calls)} из {len(calls)} верны"),
-        "lesson 01",
-    )
+            text = f"{tool}: {'; '.join(problems)}"
+            return check(name, "FAIL", (text, text), "lesson 01")
+    n = len(calls)
+    return check(name, "PASS", (f"{n} of {n} valid", f"верны {n} из {n}"), "lesson 01")
 
 
 def _finish_check(reply: Reply) -> Check:
-    name = tr("finish_reason with calls", "finish_reason при вызовах")
+    name = ("finish_reason with calls", "finish_reason при вызовах")
     if reply.finish_reason == "tool_calls":
-        return Check(name, "PASS", "tool_calls", "lesson 02")
-    return Check(
+        return check(name, "PASS", ("tool_calls", "tool_calls"), "lesson 02")
+    said = repr(reply.finish_reason)
+    return check(
         name,
         "WARN",
-        tr(
-            f"{reply.finish_reason!r} beside calls: stop on the message's tool_calls, not on it",
-            f"{reply.finish_reason!r} рядом с вызовами: останавливайтесь по tool_calls "
-            "сообщения, а не по нему",
+        (
+            f"{said} beside calls: stop on the message's tool_calls, not on finish_reason",
+            f"{said} рядом с вызовами: останавливайтесь по tool_calls сообщения, "
+            "а не по finish_reason",
         ),
         "lesson 02",
     )
 
 
 def _id_check(calls: list[dict[str, Any]]) -> Check:
-    name = tr("call ids present and unique", "id вызовов есть и не повторяются")
+    name = ("call ids present and unique", "id вызовов есть и не повторяются")
     ids = [call.get("id") for call in calls]
     if not all(isinstance(i, str) and i for i in ids) or len(set(ids)) != len(ids):
-        return Check(
+        return check(
             name,
             "FAIL",
-            tr(
+            (
                 f"ids {ids!r}: a tool result cannot name its call",
                 f"id {ids!r}: результат инструмента не сможет назвать свой вызов",
             ),
             "lesson 06",
         )
-    return Check(name, "PASS", ", ".join(ids), "lesson 06")
+    shown = ", ".join(ids)
+    return check(name, "PASS", (shown, shown), "lesson 06")
 
 
 def check_stream(ep: Endpoint, seen: dict[str, Reply]) -> list[Check]:
     """The same question streamed: the assembled calls equal the non-streamed ones."""
-    name = tr("streamed calls equal non-streamed", "потоковые вызовы равны непотоковым")
-    if not seen["plain"].calls:
-        return [Check(name, "N/A", tr("no calls to compare", "нечего сравнивать"), "lesson 03")]
+    name = ("streamed calls equal non-streamed", "вызовы в потоке равны вызовам без потока")
     reply = ep.stream(_user(ONE_CITY), stream_options={"include_usage": True})
-    if reply.status != 200 or reply.error:
-        return [Check(name, "FAIL", f"{reply.status}: {reply.error}", "lesson 03")]
-    plain, streamed = _calls_summary(seen["plain"].calls), _calls_summary(reply.calls)
-    if plain != streamed:
+    problem = _not_ok(name, reply, "lesson 03")
+    if problem:
+        return [problem]
+    plain, streamed = seen["plain"].calls, reply.calls
+    if _calls_summary(plain) != _calls_summary(streamed):
+        (a, _), (b, _) = _show(streamed), _show(plain)
         return [
-            Check(
+            check(
                 name,
                 "FAIL",
-                tr(
-                    f"streamed {_show(reply.calls)}, non-streamed {_show(seen['plain'].calls)}",
-                    f"в потоке {_show(reply.calls)}, без потока {_show(seen['plain'].calls)}",
-                ),
+                (f"streamed {a}; not streamed {b}", f"в потоке {a}; без потока {b}"),
                 "lesson 03",
             )
         ]
-    return [Check(name, "PASS", _show(reply.calls), "lesson 03")]
+    return [check(name, "PASS", _show(streamed), "lesson 03")]
 
 
 def check_round_two(ep: Endpoint, seen: dict[str, Reply]) -> list[Check]:
-    """Round 2: the assistant message (reasoning included) and the tool result go back."""
-    first = seen["plain"]
-    name = tr(
+    """Round 2: the assistant message, reasoning included, then one tool result per call."""
+    name = (
         "reasoning sent and accepted back in round 2",
         "рассуждение приходит и принимается в раунде 2",
     )
-    if not first.calls:
+    first = seen["plain"]
+    if "<think>" in str(first.message.get("content") or ""):
         return [
-            Check(name, "N/A", tr("no calls in round 1", "в раунде 1 нет вызовов"), "lesson 06")
-        ]
-    content = str(first.message.get("content") or "")
-    assistant = {
-        "role": "assistant",
-        "content": first.message.get("content"),
-        "tool_calls": first.calls,
-    }
-    key = first.reasoning_key
-    if key:
-        assistant[key] = first.message[key]
-    results = [
-        {"role": "tool", "tool_call_id": call["id"], "content": json.dumps(TOOL_RESULT)}
-        for call in first.calls
-    ]
-    reply = ep.chat([*_user(ONE_CITY), assistant, *results])
-    if reply.status != 200:
-        return [
-            Check(
+            check(
                 name,
                 "FAIL",
-                tr(
+                (
+                    "the reasoning came inside content as <think>: start the server with its "
+                    "reasoning parser",
+                    "рассуждение пришло внутри content как <think>: запустите сервер с "
+                    "парсером рассуждений",
+                ),
+                "lesson 06",
+            )
+        ]
+    assistant = assistant_message_from(first.message)  # reasoning stays, under the server's name
+    results = [
+        {
+            "role": "tool",
+            "tool_call_id": call["id"],
+            "name": call["function"]["name"],
+            "content": tool_result_content(TOOL_RESULT),
+        }
+        for call in assistant.get("tool_calls", [])
+    ]
+    reply = ep.chat([*_user(ONE_CITY), assistant, *results])
+    if reply.status != 200 or reply.error:
+        status = "N/R" if reply.code == "no_recording" else "FAIL"
+        return [
+            check(
+                name,
+                status,
+                (
                     f"round 2 answered {reply.status}: {reply.error}",
                     f"раунд 2 получил {reply.status}: {reply.error}",
                 ),
                 "lesson 06",
             )
         ]
-    if "<think>" in content:
-        return [
-            Check(
-                name,
-                "FAIL",
-                tr(
-                    "reasoning left in content as <think>: start the server with its reasoning "
-                    "parser",
-                    "рассуждение осталось в content как <think>: запустите сервер с парсером "
-                    "рассуждений",
-                ),
-                "lesson 06",
-            )
-        ]
+    key = first.reasoning_key
     if not key:
         return [
-            Check(
+            check(
                 name,
                 "N/A",
-                tr(
-                    "round 1 sent no reasoning field (not a thinking model, or thinking off); "
+                (
+                    "round 1 sent no reasoning (not a thinking model, or thinking off); "
                     "round 2 answered 200",
-                    "раунд 1 не прислал поля рассуждения (модель без рассуждения или оно "
-                    "выключено); раунд 2 ответил 200",
+                    "раунд 1 не прислал рассуждения (модель без него или оно выключено); "
+                    "раунд 2 ответил 200",
                 ),
                 "lesson 06",
             )
         ]
     return [
-        Check(
+        check(
             name,
             "PASS",
-            tr(
+            (
                 f"{key} sent back, round 2 answered 200",
                 f"{key} отправлено обратно, раунд 2 ответил 200",
             ),
@@ -434,84 +473,100 @@ def check_round_two(ep: Endpoint, seen: dict[str, Reply]) -> list[Check]:
     ]
 
 
-def _choice_check(name: str, reply: Reply, honoured: bool, what: str) -> Check:
-    if reply.status == 400:
-        return Check(
-            name,
-            "N/A",
-            tr(f"refused with 400: {reply.error}", f"отказ с 400: {reply.error}"),
-            "lesson 08",
-        )
-    if reply.status != 200:
-        return Check(name, "FAIL", f"{reply.status}: {reply.error}", "lesson 08")
+def check_no_call_needed(ep: Endpoint, seen: dict[str, Reply]) -> list[Check]:
+    """A question no tool helps with: the model answers in words (BFCL's "irrelevance")."""
+    name = ("no call when no tool is needed", "нет вызова, когда инструмент не нужен")
+    reply = seen["unneeded"] = ep.chat(_user(NO_TOOL_NEEDED))
+    problem = _not_ok(name, reply, "lesson 12")
+    if problem:
+        return [problem]
+    if reply.calls:
+        (shown, _) = _show(reply.calls)
+        return [
+            check(
+                name,
+                "WARN",
+                (
+                    f"the model called {shown}: a model's choice, not the server's",
+                    f"модель вызвала {shown}: это выбор модели, а не сервера",
+                ),
+                "lesson 12",
+            )
+        ]
+    return [check(name, "PASS", ("answered in words", "ответ словами"), "lesson 12")]
+
+
+def _choice(name: Pair, reply: Reply, honoured: bool, what: Pair) -> Check:
+    """Honoured (PASS), refused with 400 (N/A), not recorded (N/R) or ignored (FAIL)."""
+    problem = _not_ok(name, reply, "lesson 08")
+    if problem:
+        return problem
     if honoured:
-        return Check(name, "PASS", _show(reply.calls), "lesson 08")
-    return Check(
+        return check(name, "PASS", _show(reply.calls), "lesson 08")
+    (got, got_ru) = _show(reply.calls)
+    return check(
         name,
         "FAIL",
-        tr(
-            f"ignored: {what}; got {_show(reply.calls)}",
-            f"не соблюдается: {what}; пришло {_show(reply.calls)}",
-        ),
+        (f"ignored: {what[0]}; got {got}", f"не соблюдается: {what[1]}; пришло {got_ru}"),
         "lesson 08",
     )
+
+
+def _names(reply: Reply) -> set[Any]:
+    return {(call.get("function") or {}).get("name") for call in reply.calls}
 
 
 def check_tool_choice(ep: Endpoint, seen: dict[str, Reply]) -> list[Check]:
     """`tool_choice` none / required / named: honoured, refused (400) or ignored."""
     none = ep.chat(_user(ONE_CITY), tool_choice="none")
     required = ep.chat(_user(NO_TOOL_NEEDED), tool_choice="required")
-    named_choice = {"type": "function", "function": {"name": "get_time"}}
-    named = ep.chat(_user(ONE_CITY), tool_choice=named_choice)
-    named_ok = bool(named.calls) and all(
-        (c.get("function") or {}).get("name") == "get_time" for c in named.calls
-    )
+    named = ep.chat(_user(ONE_CITY), tool_choice=NAMED_CHOICE)
     return [
-        _choice_check(
-            'tool_choice="none"',
+        _choice(
+            ('tool_choice="none"',) * 2,
             none,
             not none.calls,
-            tr("no call expected", "вызовов быть не должно"),
+            ("no call expected", "вызовов быть не должно"),
         ),
-        _choice_check(
-            'tool_choice="required"',
+        _choice(
+            ('tool_choice="required"',) * 2,
             required,
             bool(required.calls),
-            tr("a call expected", "ожидался вызов"),
+            ("a call expected", "ожидался вызов"),
         ),
-        _choice_check(
-            "tool_choice={get_time}",
+        _choice(
+            ("tool_choice={get_time}",) * 2,
             named,
-            named_ok,
-            tr("calls of get_time only expected", "ожидались вызовы только get_time"),
+            _names(named) == {"get_time"},
+            ("calls of get_time only expected", "ожидались вызовы только get_time"),
         ),
     ]
 
 
 def check_parallel(ep: Endpoint, seen: dict[str, Reply]) -> list[Check]:
     """Two cities: several calls allowed by default; `parallel_tool_calls: false` gives one."""
+    name = ("parallel calls", "параллельные вызовы")
     both = ep.chat(_user(TWO_CITIES))
-    single = ep.chat(_user(TWO_CITIES), parallel_tool_calls=False)
-    name = tr("parallel calls", "параллельные вызовы")
-    if both.status != 200:
-        first = Check(name, "FAIL", f"{both.status}: {both.error}", "lesson 02")
-    elif len(both.calls) >= 2:
-        first = Check(name, "PASS", _show(both.calls), "lesson 02")
-    else:
-        first = Check(
+    first = _not_ok(name, both, "lesson 02")
+    if first is None and len(both.calls) >= 2:
+        first = check(name, "PASS", _show(both.calls), "lesson 02")
+    elif first is None:
+        (shown, _) = _show(both.calls)
+        first = check(
             name,
             "WARN",
-            tr(
-                f"one call at a time ({_show(both.calls)}): the loop needs more rounds",
-                f"по одному вызову ({_show(both.calls)}): циклу нужно больше раундов",
+            (
+                f"one call at a time ({shown}): the loop needs more rounds",
+                f"по одному вызову ({shown}): циклу понадобится больше раундов",
             ),
             "lesson 02",
         )
-    second = _choice_check(
-        "parallel_tool_calls=false",
+    single = ep.chat(_user(TWO_CITIES), parallel_tool_calls=False)
+    second = _choice(
+        ("parallel_tool_calls=false",) * 2,
         single,
         len(single.calls) <= 1,
-        tr("at most one call expected", "ожидался не больше чем один вызов"),
+        ("at most one call expected", "ожидалось не больше одного вызова"),
     )
     return [first, second]
 
@@ -520,33 +575,34 @@ BATTERY: tuple[Step, ...] = (
     check_first_reply,
     check_stream,
     check_round_two,
+    check_no_call_needed,
     check_tool_choice,
     check_parallel,
 )
 
 
-def run(
-    url: str, model_name: str, key: str = "", deadline: float = DEADLINE
-) -> tuple[list[Check], int]:
-    """Run the battery; the checks and the number of requests sent. Raises `Unusable`."""
+def run(url: str, model_name: str, key: str = "", deadline: float = DEADLINE) -> list[Check]:
+    """Run the battery against one endpoint and return its report lines. Raises `Unusable`."""
     ep = Endpoint(url, model_name, key, deadline)
     seen: dict[str, Reply] = {}
     checks: list[Check] = []
     try:
         for step in BATTERY:
             checks.extend(step(ep, seen))
-            if step is check_first_reply and checks[0].status == "FAIL":
-                break  # without calls nothing else can be measured
+            if checks[0].status == "FAIL":
+                break  # without calls in tool_calls nothing else can be measured
     finally:
         ep.close()
-    return checks, ep.sent
+    return checks
 
 
 def exit_status(checks: list[Check]) -> int:
-    return 1 if any(check.status == "FAIL" for check in checks) else 0
+    """0 when nothing failed, 1 when a check failed."""
+    return 1 if any(item.status == "FAIL" for item in checks) else 0
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line: run the battery, print the report, return the exit status."""
     parser = argparse.ArgumentParser(
         prog="python -m helpers.verify", description=__doc__.splitlines()[0]
     )
@@ -565,17 +621,17 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     try:
-        checks, sent = run(args.endpoint, args.model, key)
+        checks = run(args.endpoint, args.model, key)
     except Unusable as exc:
         print(tr(f"UNUSABLE {exc}", f"НЕДОСТУПНО {exc}"), file=sys.stderr)
         return 2
-    for check in checks:
-        print(check.line())
-    failed = sum(check.status == "FAIL" for check in checks)
+    for item in checks:
+        print(item.line())
+    failed = sum(item.status == "FAIL" for item in checks)
     print(
         tr(
-            f"{len(checks)} checks, {failed} failed, {sent} requests",
-            f"проверок: {len(checks)}, не прошли: {failed}, запросов: {sent}",
+            f"{len(checks)} checks, {failed} failed",
+            f"проверок: {len(checks)}, не прошли: {failed}",
         )
     )
     return exit_status(checks)

@@ -52,7 +52,7 @@ class Engine:
         question = messages[-1]["content"]
         choice = body.get("tool_choice", "auto")
         cities = ["Beijing", "Moscow"] if "Moscow" in question else ["Beijing"]
-        if "hello" in question.lower():
+        if question.startswith("Tell me about"):  # no tool helps with that
             cities = []
         if choice == "none":
             return 200, {"content": "I will not use tools.", "finish_reason": "stop"}
@@ -64,7 +64,7 @@ class Engine:
         if body.get("parallel_tool_calls") is False and self.parallel_false_honoured:
             cities = cities[:1]
         if not cities:
-            return 200, {"content": "Hello!", "finish_reason": "stop"}
+            return 200, {"content": "Beijing is the capital of China.", "finish_reason": "stop"}
         return 200, self.with_calls([call(i, name, city) for i, city in enumerate(cities)])
 
     def with_calls(self, calls: list[dict[str, Any]]) -> dict[str, Any]:
