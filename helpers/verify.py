@@ -94,7 +94,9 @@ class Check:
     lesson: str
 
     def line(self) -> str:
-        return f"{self.status:<4} {self.name}: {self.evidence} [{self.lesson}]"
+        return (
+            f"{self.status:<4} {self.name}: {self.evidence} [{tr('lesson', 'урок')} {self.lesson}]"
+        )
 
 
 def check(name: Pair, status: str, evidence: Pair, lesson: str) -> Check:
@@ -301,7 +303,7 @@ def check_first_reply(ep: Endpoint, seen: dict[str, Reply]) -> list[Check]:
         )
     if reply.calls:
         return [
-            check(CALLS_IN_TOOL_CALLS, "PASS", _show(reply.calls), "lesson 02"),
+            check(CALLS_IN_TOOL_CALLS, "PASS", _show(reply.calls), "02"),
             _arguments_check(reply.calls),
             _finish_check(reply),
             _id_check(reply.calls),
@@ -320,7 +322,7 @@ def check_first_reply(ep: Endpoint, seen: dict[str, Reply]) -> list[Check]:
             f"no call for a question that needs the tool; content: {content!r}",
             f"нет вызова на вопрос, которому нужен инструмент; content: {content!r}",
         )
-    return [check(CALLS_IN_TOOL_CALLS, "FAIL", evidence, "lesson 00, 04")]
+    return [check(CALLS_IN_TOOL_CALLS, "FAIL", evidence, "00, 04")]
 
 
 def _arguments_check(calls: list[dict[str, Any]]) -> Check:
@@ -334,21 +336,21 @@ def _arguments_check(calls: list[dict[str, Any]]) -> Check:
                 name,
                 "FAIL",
                 (f"unknown tool {tool!r}", f"неизвестный инструмент {tool!r}"),
-                "lesson 01",
+                "01",
             )
         arguments, problem = parse_arguments(function.get("arguments"))
         problems = [problem] if problem else validate_arguments(arguments, schemas[tool])
         if problems:
             text = f"{tool}: {'; '.join(problems)}"
-            return check(name, "FAIL", (text, text), "lesson 01")
+            return check(name, "FAIL", (text, text), "01")
     n = len(calls)
-    return check(name, "PASS", (f"{n} of {n} valid", f"верны {n} из {n}"), "lesson 01")
+    return check(name, "PASS", (f"{n} of {n} valid", f"верны {n} из {n}"), "01")
 
 
 def _finish_check(reply: Reply) -> Check:
     name = ("finish_reason with calls", "finish_reason при вызовах")
     if reply.finish_reason == "tool_calls":
-        return check(name, "PASS", ("tool_calls", "tool_calls"), "lesson 02")
+        return check(name, "PASS", ("tool_calls", "tool_calls"), "02")
     said = repr(reply.finish_reason)
     return check(
         name,
@@ -358,7 +360,7 @@ def _finish_check(reply: Reply) -> Check:
             f"{said} рядом с вызовами: останавливайтесь по tool_calls сообщения, "
             "а не по finish_reason",
         ),
-        "lesson 02",
+        "02",
     )
 
 
@@ -373,17 +375,17 @@ def _id_check(calls: list[dict[str, Any]]) -> Check:
                 f"ids {ids!r}: a tool result cannot name its call",
                 f"id {ids!r}: результат инструмента не сможет назвать свой вызов",
             ),
-            "lesson 06",
+            "06",
         )
     shown = ", ".join(ids)
-    return check(name, "PASS", (shown, shown), "lesson 06")
+    return check(name, "PASS", (shown, shown), "06")
 
 
 def check_stream(ep: Endpoint, seen: dict[str, Reply]) -> list[Check]:
     """The same question streamed: the assembled calls equal the non-streamed ones."""
     name = ("streamed calls equal non-streamed", "вызовы в потоке равны вызовам без потока")
     reply = ep.stream(_user(ONE_CITY), stream_options={"include_usage": True})
-    problem = _not_ok(name, reply, "lesson 03")
+    problem = _not_ok(name, reply, "03")
     if problem:
         return [problem]
     plain, streamed = seen["plain"].calls, reply.calls
@@ -394,10 +396,10 @@ def check_stream(ep: Endpoint, seen: dict[str, Reply]) -> list[Check]:
                 name,
                 "FAIL",
                 (f"streamed {a}; not streamed {b}", f"в потоке {a}; без потока {b}"),
-                "lesson 03",
+                "03",
             )
         ]
-    return [check(name, "PASS", _show(streamed), "lesson 03")]
+    return [check(name, "PASS", _show(streamed), "03")]
 
 
 def check_round_two(ep: Endpoint, seen: dict[str, Reply]) -> list[Check]:
@@ -418,7 +420,7 @@ def check_round_two(ep: Endpoint, seen: dict[str, Reply]) -> list[Check]:
                     "рассуждение пришло внутри content как <think>: запустите сервер с "
                     "парсером рассуждений",
                 ),
-                "lesson 06",
+                "06",
             )
         ]
     assistant = assistant_message_from(first.message)  # reasoning stays, under the server's name
@@ -442,7 +444,7 @@ def check_round_two(ep: Endpoint, seen: dict[str, Reply]) -> list[Check]:
                     f"round 2 answered {reply.status}: {reply.error}",
                     f"раунд 2 получил {reply.status}: {reply.error}",
                 ),
-                "lesson 06",
+                "06",
             )
         ]
     key = first.reasoning_key
@@ -457,7 +459,7 @@ def check_round_two(ep: Endpoint, seen: dict[str, Reply]) -> list[Check]:
                     "раунд 1 не прислал рассуждения (модель без него или оно выключено); "
                     "раунд 2 ответил 200",
                 ),
-                "lesson 06",
+                "06",
             )
         ]
     return [
@@ -468,7 +470,7 @@ def check_round_two(ep: Endpoint, seen: dict[str, Reply]) -> list[Check]:
                 f"{key} sent back, round 2 answered 200",
                 f"{key} отправлено обратно, раунд 2 ответил 200",
             ),
-            "lesson 06",
+            "06",
         )
     ]
 
@@ -477,7 +479,7 @@ def check_no_call_needed(ep: Endpoint, seen: dict[str, Reply]) -> list[Check]:
     """A question no tool helps with: the model answers in words (BFCL's "irrelevance")."""
     name = ("no call when no tool is needed", "нет вызова, когда инструмент не нужен")
     reply = seen["unneeded"] = ep.chat(_user(NO_TOOL_NEEDED))
-    problem = _not_ok(name, reply, "lesson 12")
+    problem = _not_ok(name, reply, "12")
     if problem:
         return [problem]
     if reply.calls:
@@ -490,25 +492,25 @@ def check_no_call_needed(ep: Endpoint, seen: dict[str, Reply]) -> list[Check]:
                     f"the model called {shown}: a model's choice, not the server's",
                     f"модель вызвала {shown}: это выбор модели, а не сервера",
                 ),
-                "lesson 12",
+                "12",
             )
         ]
-    return [check(name, "PASS", ("answered in words", "ответ словами"), "lesson 12")]
+    return [check(name, "PASS", ("answered in words", "ответ словами"), "12")]
 
 
 def _choice(name: Pair, reply: Reply, honoured: bool, what: Pair) -> Check:
     """Honoured (PASS), refused with 400 (N/A), not recorded (N/R) or ignored (FAIL)."""
-    problem = _not_ok(name, reply, "lesson 08")
+    problem = _not_ok(name, reply, "08")
     if problem:
         return problem
     if honoured:
-        return check(name, "PASS", _show(reply.calls), "lesson 08")
+        return check(name, "PASS", _show(reply.calls), "08")
     (got, got_ru) = _show(reply.calls)
     return check(
         name,
         "FAIL",
         (f"ignored: {what[0]}; got {got}", f"не соблюдается: {what[1]}; пришло {got_ru}"),
-        "lesson 08",
+        "08",
     )
 
 
@@ -547,9 +549,9 @@ def check_parallel(ep: Endpoint, seen: dict[str, Reply]) -> list[Check]:
     """Two cities: several calls allowed by default; `parallel_tool_calls: false` gives one."""
     name = ("parallel calls", "параллельные вызовы")
     both = ep.chat(_user(TWO_CITIES))
-    first = _not_ok(name, both, "lesson 02")
+    first = _not_ok(name, both, "02")
     if first is None and len(both.calls) >= 2:
-        first = check(name, "PASS", _show(both.calls), "lesson 02")
+        first = check(name, "PASS", _show(both.calls), "02")
     elif first is None:
         (shown, _) = _show(both.calls)
         first = check(
@@ -559,7 +561,7 @@ def check_parallel(ep: Endpoint, seen: dict[str, Reply]) -> list[Check]:
                 f"one call at a time ({shown}): the loop needs more rounds",
                 f"по одному вызову ({shown}): циклу понадобится больше раундов",
             ),
-            "lesson 02",
+            "02",
         )
     single = ep.chat(_user(TWO_CITIES), parallel_tool_calls=False)
     second = _choice(
