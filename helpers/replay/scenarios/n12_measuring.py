@@ -97,7 +97,9 @@ def without(answers: dict[str, Turn], *rows: str) -> dict[str, Turn]:
 
 # (provider, engine, thinks) -> the battery's answers; lesson 12's table has one column each.
 ENGINES: dict[tuple[str, str, bool], dict[str, Turn]] = {
-    ("kimi", "moonshot", False): without(engine_answers(False), "required", "named", "parallel-off"),
+    ("kimi", "moonshot", False): without(
+        engine_answers(False), "required", "named", "parallel-off"
+    ),
     ("kimi", "vllm", False): engine_answers(False),
     ("kimi", "moonshot_thinking", True): {
         **without(engine_answers(True), "parallel-off"),
