@@ -186,6 +186,16 @@ ALLOWED: tuple[tuple[str, str, str], ...] = (
     ),
     ("09_kimi_k3_xtml", "It's sunny in Beijing today.", MODEL_ANSWER),
     ("09_kimi_k3_xtml", "Hello, class!", MODEL_ANSWER),
+    # Lesson 12: the pre-flight's statuses are a fixed vocabulary the command prints in both
+    # languages (a teacher greps for FAIL); BFCL's category names are the data set's own.
+    *(
+        ("12_measuring", snippet, "helpers.verify's statuses, the same in both languages")
+        for snippet in ("PASS  ", "FAIL  ", "N/R   ")
+    ),
+    *(
+        ("12_measuring", f"{category}  ", "BFCL's category names, as the data set spells them")
+        for category in ("simple", "parallel", "irrelevance")
+    ),
 )
 
 

@@ -9,13 +9,14 @@ lesson is checked without editing this file.
 from __future__ import annotations
 
 import ast
+import importlib
 import json
 from typing import Any
 
 import pytest
 from scripts_support import lesson_code
 
-from helpers.lessons import lesson_names
+from helpers.lessons import lesson_names, scenario_module
 from helpers.replay.scenarios import all_scenarios, common, n07_qwen_today
 from helpers.tools import ToolRegistry
 
@@ -55,9 +56,40 @@ def scenario_prompts(name: str) -> set[tuple[str, str]]:
     }
 
 
+def literal_questions(cells: list[str]) -> set[tuple[str, str]]:
+    """("user", text) for every string literal of the cells: a question may sit in a list of
+    (question, label) pairs that a cell turns into messages."""
+    found = set()
+    for source in cells:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        found |= {
+            ("user", node.value)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+        }
+    return found
+
+
+def prompts_from_elsewhere(name: str, cells: list[str]) -> set[tuple[str, str]]:
+    """The user prompts a scenario module declares in `PROMPTS_FROM` ({code the lesson must
+    contain: prompts that code sends}, e.g. a data file the lesson reads), when the lesson's code
+    does contain that code."""
+    module = importlib.import_module(f"helpers.replay.scenarios.{scenario_module(name)}")
+    joined = "\n".join(cells)
+    declared = getattr(module, "PROMPTS_FROM", {})
+    absent = [marker for marker in declared if marker not in joined]
+    assert not absent, f"{name}: PROMPTS_FROM names code the lesson does not contain: {absent}"
+    return {("user", prompt) for prompts in declared.values() for prompt in prompts}
+
+
 @pytest.mark.parametrize("name", [n for n in LESSONS if scenario_prompts(n)])
 def test_lesson_prompts_match_its_scenarios(name):
-    written = set(literal_messages(lesson_code(name)))
+    cells = lesson_code(name)
+    written = set(literal_messages(cells)) | literal_questions(cells)
+    written |= prompts_from_elsewhere(name, cells)
     missing = sorted(scenario_prompts(name) - written)
     assert not missing, f"{name}: scenarios send prompts no cell of the lesson writes: {missing}"
 

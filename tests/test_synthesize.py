@@ -422,7 +422,7 @@ def test_usage_chunk_only_with_include_usage() -> None:
         usage = data[-1]["usage"]
         assert usage["total_tokens"] == usage["prompt_tokens"] + usage["completion_tokens"] > 0
         assert all(d["usage"] is None for d in data[:-1])
-    assert with_usage == 2
+    assert with_usage >= 2  # at least lesson 03's two (lesson 12's pre-flight streams add more)
 
 
 # --- completions and histories -------------------------------------------------------------------
