@@ -18,9 +18,10 @@ from helpers.mcp import NO_MESSAGE, model_tool_name, tool_content, tool_names
 _RAISED = object()  # the learner's function raised ValueError
 
 
-def _short(value: Any, limit: int = 90) -> str:
-    """A repr that fits in a hint."""
-    text = repr(value)
+def _short(value: Any, limit: int = 90, english: bool = False) -> str:
+    """A repr that fits in a hint (with non-ASCII characters escaped in the English one, which
+    holds no Cyrillic)."""
+    text = ascii(value) if english else repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -125,12 +126,12 @@ def check_map_tool_names(map_tool_names: Any) -> None:
     if not callable(map_tool_names):
         raise NotYet("map_tool_names should be a function.", "map_tool_names должна быть функцией.")
     for names in NAME_CASES + _generated_names():
-        shown = _short(names)
+        shown, shown_ru = _short(names, english=True), _short(names)
         expected = _expected_names(names)
         got = call_student(
             _catching_value_error(map_tool_names),
             list(names),
-            case=(f"for {shown}", f"для {shown}"),
+            case=(shown, shown_ru),
         )
         if expected is _RAISED:
             if got is not _RAISED:
@@ -139,7 +140,7 @@ def check_map_tool_names(map_tool_names: Any) -> None:
                     f"for {shown} the MCP names {first!r} and {second!r} both become "
                     f"{model_tool_name(first)!r}: raise ValueError, or a call would reach the "
                     "wrong tool.",
-                    f"для {shown} имена MCP {first!r} и {second!r} оба становятся "
+                    f"для {shown_ru} имена MCP {first!r} и {second!r} оба становятся "
                     f"{model_tool_name(first)!r}: поднимите ValueError, иначе вызов попадёт не "
                     "тому инструменту.",
                 )
@@ -148,42 +149,43 @@ def check_map_tool_names(map_tool_names: Any) -> None:
             raise NotYet(
                 f"for {shown} no two MCP names get the same model name, yet ValueError was "
                 "raised (the same name listed twice is one tool).",
-                f"для {shown} никакие два имени MCP не получают одно имя для модели, а "
+                f"для {shown_ru} никакие два имени MCP не получают одно имя для модели, а "
                 "ValueError поднята (одно имя, указанное дважды, — это один инструмент).",
             )
         table = _plain_table(got)
         if table is None:
             raise NotYet(
                 f"for {shown} return a dict from str to str (model name -> MCP name), not "
-                f"{_short(got, 60)}.",
-                f"для {shown} верните словарь из str в str (имя для модели -> имя MCP), а не "
+                f"{_short(got, 60, english=True)}.",
+                f"для {shown_ru} верните словарь из str в str (имя для модели -> имя MCP), а не "
                 f"{_short(got, 60)}.",
             )
         for mcp_name in dict.fromkeys(names):
             right = model_tool_name(mcp_name)
+            name_en, name_ru = _short(mcp_name, 80, english=True), _short(mcp_name, 80)
             if table.get(right) == mcp_name:
                 continue
             wrong = next((k for k, v in table.items() if v == mcp_name), None)
             why_en, why_ru = _why_name(mcp_name)
             if wrong is None:
                 raise NotYet(
-                    f"for {shown} the MCP name {_short(mcp_name, 80)} is missing from the "
+                    f"for {shown} the MCP name {name_en} is missing from the "
                     f"values; it should be the value of {right!r}.",
-                    f"для {shown} имени MCP {_short(mcp_name, 80)} нет среди значений; оно "
+                    f"для {shown_ru} имени MCP {name_ru} нет среди значений; оно "
                     f"должно быть значением для {right!r}.",
                 )
             raise NotYet(
-                f"for {shown} the MCP name {_short(mcp_name, 80)} should get the model name "
-                f"{right!r}, got {wrong!r}: {why_en}.",
-                f"для {shown} имя MCP {_short(mcp_name, 80)} должно получить имя для модели "
+                f"for {shown} the MCP name {name_en} should get the model name "
+                f"{right!r}, got {ascii(wrong)}: {why_en}.",
+                f"для {shown_ru} имя MCP {name_ru} должно получить имя для модели "
                 f"{right!r}, а получило {wrong!r}: {why_ru}.",
             )
         if table != expected:
             extra = sorted(set(table) - set(expected))
             raise NotYet(
                 f"for {shown} the dict should hold one entry per MCP name; extra keys: "
-                f"{_short(extra, 60)}.",
-                f"для {shown} в словаре должно быть по одной записи на имя MCP; лишние ключи: "
+                f"{_short(extra, 60, english=True)}.",
+                f"для {shown_ru} в словаре должно быть по одной записи на имя MCP; лишние ключи: "
                 f"{_short(extra, 60)}.",
             )
 
@@ -264,17 +266,17 @@ RESULT_CASES: list[tuple[str, str, dict[str, Any]]] = [
     (
         "structuredContent that is 0",
         "structuredContent равен 0",
-        {"content": [_text("0")], "structuredContent": 0},
+        {"content": [_text("count: 0")], "structuredContent": 0},
     ),
     (
         "structuredContent that is false",
         "structuredContent равен false",
-        {"content": [_text("false")], "structuredContent": False},
+        {"content": [_text("flag is off")], "structuredContent": False},
     ),
     (
         "structuredContent that is an empty object",
         "structuredContent — пустой объект",
-        {"content": [_text("{}")], "structuredContent": {}},
+        {"content": [_text("no fields")], "structuredContent": {}},
     ),
     (
         "structuredContent: None",
@@ -359,7 +361,7 @@ def check_result_content(result_content: Any) -> None:
         if type(got) is not str:
             raise NotYet(
                 f"for '{case_en}' return a str (the tool message's content), not "
-                f"{_short(got, 60)}.",
+                f"{_short(got, 60, english=True)}.",
                 f"для «{case_ru}» верните str (content сообщения с результатом), а не "
                 f"{_short(got, 60)}.",
             )
@@ -367,9 +369,10 @@ def check_result_content(result_content: Any) -> None:
         as_json = result.get("isError") is True or result.get("structuredContent") is not None
         same = _json_kind(got) == _json_kind(expected) if as_json else got == expected
         if not same:
+            shown_en = [_short(v, n, english=True) for v, n in ((result, 120), (expected, 80))]
             raise NotYet(
-                f"for '{case_en}' {_short(result, 120)} expected {_short(expected, 80)}, got "
-                f"{_short(got, 80)}: {why_en}.",
+                f"for '{case_en}' {shown_en[0]} expected {shown_en[1]}, got "
+                f"{_short(got, 80, english=True)}: {why_en}.",
                 f"для «{case_ru}» {_short(result, 120)} ожидалось {_short(expected, 80)}, а "
                 f"получено {_short(got, 80)}: {why_ru}.",
             )

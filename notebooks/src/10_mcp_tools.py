@@ -322,9 +322,7 @@ registry, names = mcp_registry(server)
 messages = [{"role": "user", "content":
              "What's the weather in Moscow today, and what did I write in packing.txt?"}]
 answer = run_tool_loop(client, messages, registry, model=model_name)
-for message in messages[1:-1]:
-    print(message["role"], message.get("tool_calls") and
-          [call["function"]["name"] for call in message["tool_calls"]], message.get("content"))
+print([call["function"]["name"] for call in messages[1]["tool_calls"]])
 print(answer["content"])
 '''),
     md("""
@@ -406,6 +404,10 @@ def map_tool_names(mcp_names):
 check_map_tool_names(map_tool_names)
 '''),
     code('''
+import hashlib
+import re
+
+
 def map_tool_names(mcp_names):
     names = {}
     for mcp_name in mcp_names:
@@ -452,6 +454,9 @@ def result_content(result):
 check_result_content(result_content)
 '''),
     code(r'''
+import json
+
+
 def result_content(result):
     text = "\n".join(block["text"] for block in result.get("content", [])
                      if block.get("type") == "text")
