@@ -187,7 +187,11 @@ ALLOWED: tuple[tuple[str, str, str], ...] = (
     ("09_kimi_k3_xtml", "It's sunny in Beijing today.", MODEL_ANSWER),
     ("09_kimi_k3_xtml", "Hello, class!", MODEL_ANSWER),
     ("10_mcp_tools", "It's snowing in Moscow today, -3 °C.", MODEL_ANSWER),
-    ("10_mcp_tools", "No forecast for 'Paris'.", "the MCP tool's error text, written for the model"),
+    (
+        "10_mcp_tools",
+        "No forecast for 'Paris'.",
+        "the MCP tool's error text, written for the model",
+    ),
     ("10_mcp_tools", "title is not supported in strict mode", "the replay server's 400 wording"),
 )
 

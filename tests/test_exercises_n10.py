@@ -11,6 +11,18 @@ from exercise_answers import solution
 from verdicts import CORRECT, NOT_YET, verdict_of
 
 from helpers.exercises import n10
+from helpers.mcp import model_tool_name as _reference_name
+
+
+def assert_hint(capsys, check, wrong, words_en, words_ru):
+    """`check` rejects `wrong`, and each edition's hint holds its words."""
+    out = verdict_of(capsys, check, wrong)
+    assert out.startswith(NOT_YET), out
+    en, ru = out.split("\n", 1)
+    for word in words_en:
+        assert word in en, (word, en)
+    for word in words_ru:
+        assert word in ru, (word, ru)
 
 
 def test_the_batteries_are_large_and_cover_the_edges():
@@ -65,15 +77,6 @@ def _no_collision_check(names):
     for name in names:
         out[_reference_name(name)] = name
     return out
-
-
-def _reference_name(name):
-    model = re.sub(r"[^a-zA-Z0-9_-]", "_", name)
-    if not re.match(r"[a-zA-Z_]", model) or len(model) < 3:
-        model = "t_" + model
-    if len(model) > 64:
-        model = model[:55] + "_" + hashlib.sha1(name.encode()).hexdigest()[:8]
-    return model
 
 
 def _ascii_only_class(names):
@@ -163,13 +166,7 @@ def _crashes(names):
     ],
 )
 def test_wrong_name_mappings_get_a_hint_naming_the_input(capsys, wrong, words_en, words_ru):
-    out = verdict_of(capsys, n10.check_map_tool_names, wrong)
-    assert out.startswith(NOT_YET), out
-    en, ru = out.split("\n", 1)
-    for word in words_en:
-        assert word in en, (word, en)
-    for word in words_ru:
-        assert word in ru, (word, ru)
+    assert_hint(capsys, n10.check_map_tool_names, wrong, words_en, words_ru)
 
 
 def _first_text(result):
@@ -284,13 +281,7 @@ def _returns_dict(result):
     ],
 )
 def test_wrong_result_contents_get_a_hint_naming_the_input(capsys, wrong, words_en, words_ru):
-    out = verdict_of(capsys, n10.check_result_content, wrong)
-    assert out.startswith(NOT_YET), out
-    en, ru = out.split("\n", 1)
-    for word in words_en:
-        assert word in en, (word, en)
-    for word in words_ru:
-        assert word in ru, (word, ru)
+    assert_hint(capsys, n10.check_result_content, wrong, words_en, words_ru)
 
 
 class _Sneaky(dict):
