@@ -30,10 +30,11 @@ MCP_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 NAME_PATTERNS: dict[str, re.Pattern[str]] = {
     "OpenAI": re.compile(r"[a-zA-Z0-9_-]{1,64}"),
     "Moonshot": re.compile(r"[a-zA-Z_][a-zA-Z0-9-_]{2,63}"),
-    "vLLM kimi_k2": re.compile(r"[^.:\s]+"),
+    "vLLM kimi_k2": re.compile(r"[^.:<\s]+"),
 }
-"""Function names each API accepts. vLLM checks no pattern, but its `kimi_k2` parser reads the
-name back from the id `functions.<name>:<n>` by cutting at the last dot and the first colon."""
+r"""Function names each API accepts. vLLM checks no pattern, but its `kimi_k2` parser finds the id
+`functions.<name>:<n>` as `[^<]+:\d+` and reads the name back as `id.split(":")[0].split(".")[-1]`,
+so a name with `.`, `:` or `<` comes back wrong."""
 
 NO_MESSAGE = "The tool failed and gave no message."
 """The error sent to the model for an `isError` result with no text."""

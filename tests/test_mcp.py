@@ -46,7 +46,7 @@ def accepted_everywhere(name: str) -> bool:
 def test_the_patterns_are_the_documented_ones():
     assert NAME_PATTERNS["OpenAI"].pattern == r"[a-zA-Z0-9_-]{1,64}"
     assert NAME_PATTERNS["Moonshot"].pattern == r"[a-zA-Z_][a-zA-Z0-9-_]{2,63}"
-    assert not NAME_PATTERNS["vLLM kimi_k2"].fullmatch("weather.today")
+    assert not any(NAME_PATTERNS["vLLM kimi_k2"].fullmatch(n) for n in ("a.b", "a:b", "a<b"))
     assert MCP_NAME.fullmatch("admin.tools.list") and not MCP_NAME.fullmatch("x" * 129)
 
 
@@ -280,3 +280,22 @@ def test_a_json_rpc_error_during_a_call_reaches_the_model_as_an_error():
     message = {"id": "x", "function": {"name": "db_query", "arguments": '{"sql": "select 1"}'}}
     content = json.loads(registry.call(message)["content"])
     assert content == {"error": "MCP error -32603: backend unavailable"}
+
+
+def test_a_plain_exception_reaches_the_model_without_its_message():
+    """What step 6 says: the SDK keeps a plain exception's text on the server; ToolError's text
+    reaches the model."""
+    from mcp.server import MCPServer
+
+    quiet = MCPServer("quiet", log_level="CRITICAL")
+
+    @quiet.tool(name="crash")
+    def crash() -> str:
+        """Fail with a plain exception."""
+        raise RuntimeError("database password is hunter2")
+
+    registry, _ = mcp_registry(quiet)
+    content = registry.call({"id": "x", "function": {"name": "crash", "arguments": "{}"}})[
+        "content"
+    ]
+    assert json.loads(content) == {"error": "Error executing tool crash"}

@@ -132,13 +132,13 @@ def read_file(name: str) -> str:
     md("""
 ## 2. Connect in-process: `tools/list`, then `tools/call`
 
-`Client(server)` talks to the server object directly, with no sockets: the right setup for a
-notebook and for tests. `list_tools()` returns each tool's name, description and schemas.
+Connect to the server object with `Client(server)`: no sockets, the right setup for a notebook
+and for tests. `list_tools()` returns each tool's name, description and schemas.
 """, """
 ## 2. Подключение внутри процесса: `tools/list`, затем `tools/call`
 
-`Client(server)` обращается к объекту сервера напрямую, без сокетов: то, что нужно для ноутбука и
-для тестов. `list_tools()` возвращает имя, описание и схемы каждого инструмента.
+Подключайтесь к объекту сервера через `Client(server)`: без сокетов, как раз то, что нужно для
+ноутбука и для тестов. `list_tools()` возвращает имя, описание и схемы каждого инструмента.
 """),
     code('''
 from mcp import Client
@@ -305,14 +305,15 @@ A plain exception inside a tool is different: the server keeps its message and t
     md("""
 ## 7. The unchanged loop with the server's tools
 
-`mcp_registry(server)` puts every listed tool into the `ToolRegistry` of lesson 01, each one a
-`tools/call` to the server under its MCP name, so `run_tool_loop` from lesson 02 runs as it is.
+Put the server's tools into a `ToolRegistry` (lesson 01) with `mcp_registry(server)`: each tool
+becomes a `tools/call` to the server under its MCP name, so `run_tool_loop` from lesson 02 runs as
+it is.
 """, """
 ## 7. Прежний цикл с инструментами сервера
 
-`mcp_registry(server)` кладёт каждый инструмент из списка в `ToolRegistry` из урока 01, и каждый
-из них — это `tools/call` к серверу под его именем в MCP, поэтому `run_tool_loop` из урока 02
-работает без изменений.
+Положите инструменты сервера в `ToolRegistry` (урок 01) через `mcp_registry(server)`: каждый
+инструмент становится вызовом `tools/call` к серверу под своим именем в MCP, поэтому
+`run_tool_loop` из урока 02 работает без изменений.
 """),
     code('''
 from helpers.loop import run_tool_loop
@@ -487,8 +488,9 @@ check_result_content(result_content)
   `-32602`), so step 6 builds that `MCPError` by hand, in the form the spec gives.
 - Name patterns: OpenAI's `^[a-zA-Z0-9_-]{1,64}$` (as its 400 errors and BFCL's checker quote
   it); Moonshot's `^[a-zA-Z_][a-zA-Z0-9-_]{2,63}$` (platform.kimi.ai, tool-use docs). vLLM checks
-  no pattern, but its `kimi_k2` tool parser reads the name back as
-  `function_id.split(":")[0].split(".")[-1]`, which breaks on a dot too.
+  no pattern, but its `kimi_k2` tool parser (`vllm/tool_parsers/kimi_k2_tool_parser.py` at commit
+  c853e154) reads the name back as `function_id.split(":")[0].split(".")[-1]`, which breaks on a
+  dot too.
 - The 400 in step 3 comes from this series' replay server, which applies Moonshot's documented
   rules (`helpers/replay/validation.py`); the wording is the series' own.
 - The model's side (`data/recordings/10_mcp_tools.json`) is synthesized by
@@ -517,8 +519,9 @@ check_result_content(result_content)
   вручную, в том виде, который даёт спецификация.
 - Шаблоны имён: у OpenAI `^[a-zA-Z0-9_-]{1,64}$` (так его приводят ошибки 400 и проверка BFCL); у
   Moonshot `^[a-zA-Z_][a-zA-Z0-9-_]{2,63}$` (platform.kimi.ai, документация по инструментам). vLLM
-  шаблон не проверяет, но его парсер `kimi_k2` получает имя как
-  `function_id.split(":")[0].split(".")[-1]`, и на точке это тоже ломается.
+  шаблон не проверяет, но его парсер `kimi_k2` (`vllm/tool_parsers/kimi_k2_tool_parser.py`,
+  коммит c853e154) получает имя как `function_id.split(":")[0].split(".")[-1]`, и на точке это
+  тоже ломается.
 - Ошибку 400 в шаге 3 даёт сервер воспроизведения этой серии, который применяет документированные
   правила Moonshot (`helpers/replay/validation.py`); формулировка — наша.
 - Сторона модели (`data/recordings/10_mcp_tools.json`) синтезирована командой
