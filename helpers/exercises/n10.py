@@ -146,11 +146,13 @@ def check_map_tool_names(map_tool_names: Any) -> None:
                 )
             continue
         if got is _RAISED:
+            twice = len(set(names)) < len(names)
             raise NotYet(
-                f"for {shown} no two MCP names get the same model name, yet ValueError was "
-                "raised (the same name listed twice is one tool).",
-                f"для {shown_ru} никакие два имени MCP не получают одно имя для модели, а "
-                "ValueError поднята (одно имя, указанное дважды, — это один инструмент).",
+                f"for {shown} no two different MCP names get the same model name, yet ValueError "
+                "was raised" + (" (the same name listed twice is one tool)." if twice else "."),
+                f"для {shown_ru} никакие два разных имени MCP не получают одно имя для модели, а "
+                "ValueError поднята"
+                + (" (одно имя, указанное дважды, — это один инструмент)." if twice else "."),
             )
         table = _plain_table(got)
         if table is None:

@@ -431,17 +431,18 @@ check_map_tool_names(map_tool_names)
 Write `result_content(result)`: `result` is a `tools/call` result as JSON data (a dict with
 `content`, and maybe `isError` and `structuredContent`). Join the `text` of the blocks whose
 `type` is `"text"` with `"\\n"`. If `isError` is `true`, return `json.dumps({"error": <that
-text>})`, or with `"The tool failed and gave no message."` when there is no text; otherwise, if `structuredContent` is there and not `None`, return its `json.dumps`;
-otherwise return the text.
+text>})`, with `"The tool failed and gave no message."` as the text when there is none;
+otherwise, if `structuredContent` is there and not `None`, return its `json.dumps`; otherwise
+return the text.
 """, """
 ### Упражнение 2. Неудачный вызов как сообщение с результатом
 
 Напишите `result_content(result)`: `result` — результат `tools/call` в виде JSON-данных (словарь с
 `content` и, возможно, `isError` и `structuredContent`). Соедините через `"\\n"` поле `text` тех
 блоков, у которых `type` равен `"text"`. Если `isError` равно `true`, верните
-`json.dumps({"error": <этот текст>})`, а если текста нет — с `"The tool failed and gave no
-message."`; иначе, если `structuredContent` есть и не `None`, верните
-его `json.dumps`; иначе верните текст.
+`json.dumps({"error": <этот текст>})`, а если текста нет — с текстом `"The tool failed and gave
+no message."`; иначе, если `structuredContent` есть и не `None`, верните его `json.dumps`; иначе
+верните текст.
 """),
     code('''
 from helpers.exercises.n10 import check_result_content
