@@ -196,6 +196,13 @@ ALLOWED: tuple[tuple[str, str, str], ...] = (
         ("12_measuring", f"{category}  ", "BFCL's category names, as the data set spells them")
         for category in ("simple", "parallel", "irrelevance")
     ),
+    ("10_mcp_tools", "It's snowing in Moscow today, -3 °C.", MODEL_ANSWER),
+    (
+        "10_mcp_tools",
+        "No forecast for 'Paris'.",
+        "the MCP tool's error text, written for the model",
+    ),
+    ("10_mcp_tools", "title is not supported in strict mode", "the replay server's 400 wording"),
 )
 
 

@@ -430,6 +430,7 @@ else:
 | [07 Qwen then and now](07_qwen_today.ipynb) | Qwen3's thinking and Qwen3.5's XML calls, typed values, Ollama and llama.cpp on a laptop |
 | [08 Choosing tools](08_choosing_tools.ipynb) | `tool_choice`, parallel calls and `strict` on five engines: what is refused, ignored or enforced |
 | [09 Kimi K3's XTML](09_kimi_k3_xtml.ipynb) | Kimi K3's tag format next to K2's, parsed by hand; the K3 API's rules |
+| [10 Tools from an MCP server](10_mcp_tools.ipynb) | an MCP server's tools in the loop: names mapped for the model, schemas, `isError` results |
 | [12 Measuring tool calling](12_measuring.ipynb) | a pre-flight of an endpoint before a class, tool-call F1, schema accuracy, BFCL's AST check, intervals |
 """, """
 ## 5. Карта уроков
@@ -445,6 +446,7 @@ else:
 | [07 Qwen тогда и сейчас](07_qwen_today.ipynb) | рассуждения Qwen3 и вызовы в XML у Qwen3.5, типы значений, Ollama и llama.cpp на ноутбуке |
 | [08 Выбор инструментов](08_choosing_tools.ipynb) | `tool_choice`, параллельные вызовы и `strict` на пяти движках: что отвергается, не учитывается или соблюдается |
 | [09 XTML в Kimi K3](09_kimi_k3_xtml.ipynb) | теговый формат Kimi K3 рядом с форматом K2, разбор вручную; правила API K3 |
+| [10 Инструменты с MCP-сервера](10_mcp_tools.ipynb) | инструменты MCP-сервера в цикле: имена для модели, схемы, результаты с `isError` |
 | [12 Измеряем вызов инструментов](12_measuring.ipynb) | предполётная проверка адреса API перед занятием, F1 вызовов, доля аргументов, верных по схеме, проверка по AST из BFCL, интервалы |
 """),
     md("""

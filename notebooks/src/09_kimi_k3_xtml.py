@@ -982,10 +982,10 @@ check_result_tags(result_tags)
     ),
     md(
         """
-[Next: 12 Measuring tool calling](12_measuring.ipynb)
+[Next: 10 Tools from an MCP server](10_mcp_tools.ipynb)
 """,
         """
-[Дальше: 12 Измеряем вызов инструментов](12_measuring.ipynb)
+[Дальше: 10 Инструменты с MCP-сервера](10_mcp_tools.ipynb)
 """,
     ),
 ])
