@@ -25,7 +25,7 @@ def test_the_viewer_is_shown_before_the_first_chunk_and_drawn_after_each(monkeyp
 
     def arriving():
         for n, chunk in enumerate(CHUNKS, 1):
-            time.sleep(0.01)  # a model typing (the paced replay waits 15-40 ms a chunk)
+            time.sleep(0.01)  # a model typing (the paced replay waits 55 ms a token)
             events.append(("arrived", n))
             yield chunk
 

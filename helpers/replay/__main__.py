@@ -69,7 +69,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--cassettes", type=Path, help="a cassette file or folder (default: data/recordings)"
     )
-    serve.add_argument("--pace", action="store_true", help="replay recorded delays between chunks")
+    serve.add_argument(
+        "--pace",
+        action="store_true",
+        help="space the chunks like a real engine typing (helpers/replay/pacing.py)",
+    )
     record = sub.add_parser(
         "record", help="proxy a live endpoint on 127.0.0.1 and write a cassette"
     )

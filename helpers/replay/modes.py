@@ -222,7 +222,7 @@ def replay_cassettes() -> Path:
 def replay_server() -> ReplayServer:
     """The process's replay server, started on first use (thread-safe, once per kernel).
 
-    `LLM_REPLAY_PACE=1` replays streams with their recorded delays, for classroom demos."""
+    `LLM_REPLAY_PACE=1` spaces streamed chunks at a real engine's speed (pacing.py), for class."""
     global _replay_server
     with _lock:
         if _replay_server is None:

@@ -25,6 +25,7 @@ from helpers.replay.matching import (
     mismatch_message,
     request_key,
 )
+from helpers.replay.pacing import stream_delays
 from helpers.replay.validation import ApiError, check_chat_request
 
 log = logging.getLogger("helpers.replay")
@@ -364,9 +365,11 @@ class _ReplayHandler(JsonHandler):
         headers = response.get("headers", {})
         if "sse" in response:
             self.start_sse(response["status"], headers)
-            for event in response["sse"]:
-                if replay.pace and event.get("delay_ms"):
-                    time.sleep(event["delay_ms"] / 1000)
+            # paced: the tokens each chunk carries at a real engine's speed (pacing.py)
+            waits = stream_delays(body, response["sse"]) if replay.pace else None
+            for i, event in enumerate(response["sse"]):
+                if waits:
+                    time.sleep(waits[i])
                 self.wfile.write(_event_line(event["data"]))
                 self.wfile.flush()
         else:

@@ -64,9 +64,9 @@ This lesson follows the section "Tool calling in streaming mode" of the Kimi-K2 
 One cell connects to the model. In replay mode (the default) the answers come from cassettes that
 were **synthesized** from the documented wire formats of Moonshot's API, not captured from a real
 service; set `LLM_MODE=live` (see [lesson 00](00_start.ipynb)) to stream from a real Kimi-K2
-endpoint instead. In replay a stream arrives all at once; to watch the chunks come at the pace
-stored in the cassettes (after a first wait, 15-40 ms each, as a model types), start Jupyter with
-`LLM_REPLAY_PACE=1`.
+endpoint instead. In replay a stream arrives all at once; with `LLM_REPLAY_PACE=1` set before
+starting Jupyter, each chunk waits for the tokens it carries at 55 ms a token, the speed llama.cpp
+measured for a 7B model on a desktop CPU, so a stream of this lesson takes 2-4 s.
 """,
         """
 ## Подготовка
@@ -75,9 +75,10 @@ stored in the cassettes (after a first wait, 15-40 ms each, as a model types), s
 умолчанию, ответы берутся из записей (кассет), **синтезированных** по документированным
 форматам API Moonshot, а не записанных с настоящего сервиса. Чтобы получать поток от настоящей
 Kimi-K2, включите режим live (с настоящей моделью): `LLM_MODE=live` (см. [урок 00](00_start.ipynb)).
-Сервер воспроизведения отдаёт поток сразу целиком; чтобы фрагменты приходили с паузами, заданными в
-кассетах (после первой паузы — по 15–40 мс, как будто модель печатает), запустите Jupyter с
-`LLM_REPLAY_PACE=1`.
+Сервер воспроизведения отдаёт поток сразу целиком; если запустить Jupyter с `LLM_REPLAY_PACE=1`,
+каждый фрагмент ждёт столько, сколько модель писала бы его токены, по 55 мс на токен: такую
+скорость llama.cpp показал для модели на 7B параметров на настольном процессоре, и поток этого
+урока идёт 2–4 с.
 """,
     ),
     code(
@@ -87,7 +88,7 @@ import json
 from openai import OpenAI
 
 from helpers import ToolCallAccumulator, ToolRegistry, connect, run_tool_loop, set_language
-from helpers.display import show_chunks, show_messages, show_tool_calls
+from helpers.display import format_chunk, show_chunks, show_messages, show_tool_calls
 from helpers.widgets import watch_stream
 
 set_language("en")  # the language of the helpers' messages
@@ -151,15 +152,15 @@ tool_map = {"get_weather": get_weather}
 ## 2. What a chunk is
 
 With `stream=True` the SDK returns an iterator of `ChatCompletionChunk` objects instead of one
-completion. Each chunk carries a **delta**: only what is new since the previous chunk. We collect the
-whole stream into a list to look at it.
+completion. Each chunk carries a **delta**: only what is new since the previous chunk. We print
+each chunk the moment it arrives and keep them all in a list.
 """,
         """
 ## 2. Что такое фрагмент
 
 С `stream=True` SDK возвращает не один ответ, а итератор объектов `ChatCompletionChunk`. Каждый
-фрагмент содержит **дельту** (delta): только то, что появилось после предыдущего фрагмента. Соберём
-весь поток в список, чтобы его рассмотреть.
+фрагмент содержит **дельту** (delta): только то, что появилось после предыдущего фрагмента. Будем
+печатать каждый фрагмент в момент его прихода и сохранять все в список.
 """,
     ),
     code(
@@ -173,13 +174,17 @@ stream = client.chat.completions.create(
     stream=True,
     **settings,
 )
-chunks = list(stream)
-len(chunks)
+chunks = []
+for chunk in stream:  # one line per chunk, printed the moment it arrives
+    print(len(chunks), format_chunk(chunk), flush=True)
+    chunks.append(chunk)
 ''',
+        ru={"# one line per chunk, printed the moment it arrives":
+            "# по строке на фрагмент, печатается сразу, как он пришёл"},
     ),
     md(
         """
-`show_chunks` prints one line per chunk with only the fields that are set. Read it top to bottom:
+Each line shows one chunk's fields that are set. Read it top to bottom:
 the first chunk announces the role; the first tool-call delta brings `index`, `id` and the function
 `name` with empty `arguments`; then the arguments JSON arrives a few characters at a time; the last
 chunk has an empty delta and `finish_reason`.
@@ -190,7 +195,7 @@ half-written. So `finish_reason` has one safe use: if no chunk carried it, do no
 Our fixed loop later in this lesson checks it, and `run_tool_loop` refuses such a stream too.
 """,
         """
-`show_chunks` печатает по строке на фрагмент, только заполненные поля. Читайте сверху вниз:
+В каждой строке — заполненные поля одного фрагмента. Читайте сверху вниз:
 первый фрагмент сообщает роль; первая дельта вызова содержит `index`, `id` и имя функции `name`
 с пустыми `arguments`; затем JSON аргументов приходит по нескольку символов; у последнего
 фрагмента дельта пустая, зато есть `finish_reason`.
@@ -201,11 +206,6 @@ Our fixed loop later in this lesson checks it, and `run_tool_loop` refuses such 
 применение: если ни один фрагмент его не принёс, ничего не запускайте. Наш исправленный цикл
 дальше в этом уроке это проверяет, и `run_tool_loop` тоже отказывается от такого потока.
 """,
-    ),
-    code(
-        '''
-show_chunks(chunks)
-''',
     ),
     md(
         """
