@@ -178,8 +178,12 @@ def test_wrong_platform_version_and_python_are_problems():
 
 def test_a_new_requirement_without_a_lock_entry_fails():
     target, wheels = _lock("manylinux_2_17_x86_64-py3.11")
-    problems = wheelhouse.check_wheels(wheelhouse.lab_requirements() + ["mcp>=1"], wheels, target)
-    assert problems == ["mcp missing (mcp>=1, needed by the requirements)"]
+    problems = wheelhouse.check_wheels(
+        wheelhouse.lab_requirements() + ["no-such-lab-package>=1"], wheels, target
+    )
+    assert problems == [
+        "no-such-lab-package missing (no-such-lab-package>=1, needed by the requirements)"
+    ]
 
 
 @pytest.mark.registry
