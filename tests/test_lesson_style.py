@@ -83,7 +83,7 @@ def style_problems(lesson: str, lang: str, cells: list[str], *, styled: bool) ->
             problems.append(f"{where}: the reference block must open with {REFERENCE_OPEN[lang]!r}")
         if "</details>" not in text:
             problems.append(f"{where}: the reference block is not closed with </details>")
-        summary = [i for i, c in enumerate(cells) if c.lstrip().startswith(SUMMARY[lang])]
+        summary = [i for i, c in enumerate(cells) if re.search(rf"^{SUMMARY[lang]}\s*$", c, re.M)]
         after = cells[index + 1 :]
         if not summary or summary[-1] > index:
             problems.append(f"{where}: the reference block must come after {SUMMARY[lang]!r}")
