@@ -72,7 +72,7 @@ stored in the cassettes (after a first wait, 15-40 ms each, as a model types), s
 ## Подготовка
 
 Одна ячейка подключается к модели. В режиме воспроизведения (replay), который включён по
-умолчанию, ответы берутся из записей (кассет), **синтезированных** по документированным
+умолчанию, ответы берутся из кассет (cassettes), **синтезированных** по документированным
 форматам API Moonshot, а не записанных с настоящего сервиса. Чтобы получать поток от настоящей
 Kimi-K2, включите режим live (с настоящей моделью): `LLM_MODE=live` (см. [урок 00](00_start.ipynb)).
 Сервер воспроизведения отдаёт поток сразу целиком; чтобы фрагменты приходили с паузами, заданными в
@@ -722,7 +722,7 @@ print(streaming_loop(messages))  # both results reach the model before the next 
   `stream_options={"include_usage": True}` adds. Guard with `if chunk.choices`.
 - In your own code: `ToolCallAccumulator` for one stream, `run_tool_loop(..., stream=True)` for the
   loop.
-- A thinking model (Kimi K2.5/K2.6, the Moonshot platform's current ids) also streams its
+- A thinking model (Kimi K2.6 or K2.7-Code, current ids on the Moonshot platform) also streams its
   reasoning, and the assistant message you append must carry it back: lesson 06 shows the 400 this
   loop would get on its second round, and the fix (`accumulator.assistant_message()`).
 """,
@@ -741,7 +741,7 @@ print(streaming_loop(messages))  # both results reach the model before the next 
   который добавляет `stream_options={"include_usage": True}`. Проверяйте `if chunk.choices`.
 - В своём коде: `ToolCallAccumulator` для одного потока, `run_tool_loop(..., stream=True)` для
   всего цикла.
-- Модель с рассуждением (Kimi K2.5/K2.6 — сегодняшние модели платформы Moonshot) присылает в потоке
+- Модель с рассуждением (Kimi K2.6 или K2.7-Code — сегодняшние модели платформы Moonshot) присылает в потоке
   ещё и рассуждение, и добавляемое в историю сообщение ассистента должно вернуть его серверу. В
   уроке 06 этот цикл получает 400 во втором раунде, там же показано исправление
   (`accumulator.assistant_message()`).

@@ -460,7 +460,7 @@ if conn.replay_only("vllm_thinking is a recorded engine profile"):
     print(fields["reasoning"])
 ''',
         ru={'"vllm_thinking is a recorded engine profile"':
-            '"профиль vllm_thinking есть только в записях"'},
+            '"профиль vllm_thinking есть только в кассетах"'},
     ),
     md(
         """
@@ -646,7 +646,7 @@ if conn.replay_only("sglang_drift is a recorded engine profile"):
     show_raw(answer["content"])
 ''',
         ru={'"sglang_drift is a recorded engine profile"':
-            '"профиль sglang_drift есть только в записях"'},
+            '"профиль sglang_drift есть только в кассетах"'},
     ),
     md(
         """
@@ -695,7 +695,7 @@ if conn.replay_only("sglang_drift is a recorded engine profile"):
     show_tool_calls(messages[-3]["tool_calls"])
 ''',
         ru={'"sglang_drift is a recorded engine profile"':
-            '"профиль sglang_drift есть только в записях"'},
+            '"профиль sglang_drift есть только в кассетах"'},
     ),
     md(
         """

@@ -569,7 +569,7 @@ if conn.replay_only("ollama and llamacpp are recorded engine profiles"):
         show_chunks(list(stream))
 ''',
         ru={'"ollama and llamacpp are recorded engine profiles"':
-            '"профили ollama и llamacpp есть только в записях"'},
+            '"профили ollama и llamacpp есть только в кассетах"'},
     ),
     md(
         """
@@ -631,7 +631,7 @@ if conn.replay_only("llamacpp is a recorded engine profile"):
     show_tool_calls(accumulator.tool_calls)
 ''',
         ru={'"llamacpp is a recorded engine profile"':
-            '"профиль llamacpp есть только в записях"'},
+            '"профиль llamacpp есть только в кассетах"'},
     ),
     md(
         """
