@@ -127,6 +127,9 @@ def get_weather(city: str) -> dict:
     """Look the weather up in a fixed table (a stub for a real weather API)."""
     return {"city": city, "weather": WEATHER.get(city, "unknown")}
 ''',
+        ru={
+        '"""Look the weather up in a fixed table (a stub for a real weather API)."""': '"""Найти погоду в фиксированной таблице (заглушка вместо настоящего API погоды)."""',
+        },
     ),
     code(
         '''
@@ -268,6 +271,7 @@ def assemble(chunks):
         ru={
             "# as in the guide: no check": "# как в руководстве: без проверки",
             "# a new call: grow the list": "# новый вызов: расширяем список",
+        '"""Glue a stream\'s deltas into (content, tool_calls, finish_reason), as the guide does."""': '"""Склеить дельты потока в (content, tool_calls, finish_reason), как в руководстве."""',
         },
     ),
     code(
@@ -331,7 +335,9 @@ def run_tool_calls(tool_calls):
                         "content": json.dumps(result)})
     return results
 ''',
-        ru={"# unpacked, as in lesson 01": "# распаковка аргументов, как в уроке 01"},
+        ru={"# unpacked, as in lesson 01": "# распаковка аргументов, как в уроке 01",
+        '"""Run each call with unpacked arguments; return the role "tool" messages answering them."""': '"""Выполнить каждый вызов с распакованными аргументами; вернуть ответные сообщения role "tool"."""',
+        },
     ),
     md(
         """
@@ -444,6 +450,7 @@ def streaming_loop(messages, max_rounds=8, **options):
             "# no calls: this is the final answer": "# нет вызовов: это окончательный ответ",
             "# the fix: first the assistant message with the calls, then the results":
                 "# исправление: сначала сообщение ассистента с вызовами, потом результаты",
+        '"""The guide\'s streaming loop, fixed: the assistant message goes in before the results."""': '"""Потоковый цикл из руководства, исправленный: сообщение ассистента идёт в историю раньше результатов."""',
         },
     ),
     code(
@@ -549,6 +556,7 @@ def assemble(chunks):
             "# the usage chunk: choices == []": "# фрагмент со статистикой: choices == []",
             "# some engines send a delta without function":
                 "# некоторые движки присылают дельту без function",
+        '"""Glue a stream\'s deltas into (content, tool_calls, finish_reason); skip usage chunks."""': '"""Склеить дельты потока в (content, tool_calls, finish_reason); пропустить фрагменты со статистикой."""',
         },
     ),
     code(
@@ -683,7 +691,9 @@ def glue_to_latest(chunks):
 print(glue_to_latest(parallel_chunks))
 print(glue_to_latest(interleaved))
 ''',
-        ru={"# index is ignored": "# index не учитывается"},
+        ru={"# index is ignored": "# index не учитывается",
+        '"""A wrong shortcut: ignore `index` and append every fragment to the latest call."""': '"""Неверное упрощение: не смотреть на `index` и дописывать каждый фрагмент к последнему вызову."""',
+        },
     ),
     md(
         """

@@ -116,6 +116,9 @@ def get_weather(city: str) -> dict:
     """Look the weather up in a fixed table (a stub for a real weather API)."""
     return {"city": city, "weather": WEATHER.get(city, "unknown")}
 ''',
+        ru={
+        '"""Look the weather up in a fixed table (a stub for a real weather API)."""': '"""Найти погоду в фиксированной таблице (заглушка вместо настоящего API погоды)."""',
+        },
     ),
     code(
         '''
@@ -408,6 +411,9 @@ prompt = qwen_tokenizer.apply_chat_template(
 raw_output = complete(prompt)
 show_raw(raw_output)
 ''',
+        ru={
+        '"""POST a prompt to {endpoint}/completions and return the raw generated text."""': '"""Отправить промпт POST-запросом на {endpoint}/completions и вернуть сырой сгенерированный текст."""',
+        },
     ),
     code(
         '''
@@ -476,7 +482,9 @@ def manual_loop(messages, max_rounds=8):
 ''',
         ru={'# no calls: this is the final answer': '# нет вызовов: это окончательный ответ',
             '"Still calling tools after {max_rounds} rounds."':
-                '"Модель всё ещё вызывает инструменты после {max_rounds} раундов."',},
+                '"Модель всё ещё вызывает инструменты после {max_rounds} раундов."',
+        '"""Render with Qwen\'s template, complete, parse Hermes calls, run them through the registry."""': '"""Собрать промпт шаблоном Qwen, получить продолжение, разобрать вызовы Hermes, выполнить их через реестр."""',
+        },
     ),
     code(
         '''

@@ -126,6 +126,9 @@ def get_weather(city: str) -> dict:
     """Look the weather up in a fixed table (a stub for a real weather API)."""
     return {"city": city, "weather": WEATHER.get(city, "unknown")}
 ''',
+        ru={
+        '"""Look the weather up in a fixed table (a stub for a real weather API)."""': '"""Найти погоду в фиксированной таблице (заглушка вместо настоящего API погоды)."""',
+        },
     ),
     code(
         '''
@@ -239,7 +242,9 @@ def streaming_loop(messages, max_rounds=8, **options):
 ''',
         ru={"# the reasoning is left out": "# рассуждение не попадает в историю",
             'f"Still calling tools after {max_rounds} rounds."':
-            'f"Модель всё ещё вызывает инструменты после {max_rounds} раундов."'},
+            'f"Модель всё ещё вызывает инструменты после {max_rounds} раундов."',
+        '"""Lesson 03\'s loop: the assistant message is rebuilt from content and tool_calls only."""': '"""Цикл из урока 03: сообщение ассистента собирается только из content и tool_calls."""',
+        },
     ),
     code(
         '''

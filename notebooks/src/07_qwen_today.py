@@ -126,6 +126,9 @@ def get_forecast(city: str, days: int = 1, hourly: bool = False) -> dict:
     outlook = FORECAST.get(city, ["unknown"] * 3)[: max(1, min(days, 3))]
     return {"city": city, "days": outlook, "hourly": hourly}
 ''',
+        ru={
+        '"""Look the forecast up in a fixed table (a stub for a real weather API)."""': '"""Найти прогноз в фиксированной таблице (заглушка вместо настоящего API погоды)."""',
+        },
     ),
     code(
         '''
@@ -191,7 +194,9 @@ def from_assistant(tokenizer, messages):
 
 print(from_assistant(qwen3, conversation))
 ''',
-        ru={"# the course's offline tokenizers": "# офлайн-токенизаторы курса"},
+        ru={"# the course's offline tokenizers": "# офлайн-токенизаторы курса",
+        '"""The render of `messages` from the last assistant turn on."""': '"""Промпт из `messages`, начиная с последнего хода ассистента."""',
+        },
     ),
     code(
         '''

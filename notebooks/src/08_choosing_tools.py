@@ -9,6 +9,8 @@ OUTCOME_RU = {
     '"text"': '"текст"',
     '"1 call"': '"1 вызов"',
     '" calls"': '" вызова"',
+    '"""What one request gets back: refused, text, or how many tool calls."""':
+    '"""Что возвращает один запрос: отказ, текст или сколько вызовов."""',
 }
 
 LESSON = Lesson("08_choosing_tools", [
@@ -264,7 +266,9 @@ compare_table(rows, ["request settings", *columns])
 ''', ru={'"the five recorded engines"': '"пять записанных движков"',
         '"request settings"': '"настройки запроса"',
         "# the setting, then one cell per engine":
-        "# настройка и по ячейке на каждый движок"}),
+        "# настройка и по ячейке на каждый движок",
+        '"""One engine\'s answers to every setting."""': '"""Ответы одного движка на каждую настройку."""',
+        }),
     md("""
 Read the table row by row:
 

@@ -113,6 +113,9 @@ def get_weather(city: str) -> dict:
     """Look the weather up in a fixed table (a stub for a real weather API)."""
     return {"city": city, "weather": WEATHER.get(city, "unknown")}
 ''',
+        ru={
+        '"""Look the weather up in a fixed table (a stub for a real weather API)."""': '"""Найти погоду в фиксированной таблице (заглушка вместо настоящего API погоды)."""',
+        },
     ),
     code(
         '''
@@ -208,6 +211,9 @@ def show_xtml(text):
             depth += 1
     print("\n".join(lines))
 ''',
+        ru={
+        '"""Print XTML with every tag on a new line, indented by how deep it is nested."""': '"""Напечатать XTML, каждый тег с новой строки, с отступом по глубине вложенности."""',
+        },
     ),
     code(
         '''
