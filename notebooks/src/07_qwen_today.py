@@ -160,14 +160,16 @@ _ = registry.register(get_forecast, schema=tools[0])
         """
 ## 2. One call, two templates
 
-A short conversation: the question, the assistant's call (arguments as a dict), the tool's result.
+Know which call format your Qwen writes: the same call looks different in Qwen3's and Qwen3.5's
+templates. A short conversation: the question, the assistant's call (arguments as a dict), the tool's result.
 Qwen3 (April and July 2025) keeps Qwen2.5's Hermes format; Qwen3.5, 3.6 and 3.8 write calls the
 way Qwen3-Coder does.
 """,
         """
 ## 2. Один вызов, два шаблона
 
-Короткий диалог: вопрос, вызов от ассистента (аргументы — словарь), результат инструмента. Qwen3
+Узнайте, в каком формате пишет вызовы ваша Qwen: один и тот же вызов выглядит по-разному в
+шаблонах Qwen3 и Qwen3.5. Короткий диалог: вопрос, вызов от ассистента (аргументы — словарь), результат инструмента. Qwen3
 (выпуски апреля и июля 2025 года) сохраняет формат Hermes из Qwen2.5, а Qwen3.5, 3.6 и 3.8 записывают
 вызовы так же, как Qwen3-Coder.
 """,

@@ -82,12 +82,12 @@ conn
     md("""
 ## 1. One question, many possible answers
 
-The guide's weather tool and a question that needs it twice: the model may call `get_weather` for
+Judge a setting by what comes back, summed up per request. The guide's weather tool and a question that needs it twice: the model may call `get_weather` for
 both cities at once (parallel calls), call it once, or answer in words.
 """, """
 ## 1. Один вопрос, много возможных ответов
 
-Инструмент погоды из руководства и вопрос, для которого он нужен дважды: модель может вызвать
+Судите о настройке по тому, что приходит в ответ, и подводите итог каждого запроса. Инструмент погоды из руководства и вопрос, для которого он нужен дважды: модель может вызвать
 `get_weather` сразу для обоих городов (параллельные вызовы), вызвать его один раз или ответить
 словами.
 """),
@@ -210,7 +210,8 @@ tool should expect to ask again for the rest.
 
 ## 3. The same settings on five engines
 
-Now five settings go to five engines. Each column is one engine, each row one setting,
+Before you rely on a setting, check it on the engine you deploy to: the same request gets
+different answers on different engines. Now five settings go to five engines. Each column is one engine, each row one setting,
 and each cell is what `outcome` made of that engine's answer: in replay mode the recorded answer,
 or the 400 the replay server gives where the engine documents one. Read three kinds of cell
 apart: "refused (400)" is the engine saying no, a call count that breaks the setting's promise is
@@ -223,7 +224,8 @@ because none of our sources says what that engine does.
 
 ## 3. Те же настройки на пяти движках
 
-Теперь отправим пять настроек пяти движкам. Столбец — это движок, строка — настройка, а
+Прежде чем полагаться на настройку, проверьте её на том движке, где будете работать: один и тот же
+запрос получает на разных движках разные ответы. Теперь отправим пять настроек пяти движкам. Столбец — это движок, строка — настройка, а
 ячейка — то, что `outcome` извлекла из ответа этого движка: в режиме воспроизведения — записанный
 ответ или 400, который сервер воспроизведения выдаёт там, где движок такую ошибку документирует.
 Различайте три вида ячеек: «отказ (400)» — движок говорит «нет»; число вызовов, нарушающее обещание

@@ -139,13 +139,15 @@ tool_map = {"get_weather": get_weather}
         """
 ## 2. One conversation, two formats
 
-A whole round of the guide's dialog: the question, the assistant's call (with its reasoning), the
+Do not reuse K2's parser or prompt for K3: the same conversation becomes two different texts. A
+whole round of the guide's dialog: the question, the assistant's call (with its reasoning), the
 tool's result.
 """,
         """
 ## 2. Один диалог, два формата
 
-Целый раунд диалога из руководства: вопрос, вызов ассистента (с его рассуждением) и результат
+Не используйте для K3 парсер и промпт от K2: один и тот же диалог превращается в два разных
+текста. Целый раунд диалога из руководства: вопрос, вызов ассистента (с его рассуждением) и результат
 инструмента.
 """,
     ),
@@ -729,6 +731,7 @@ except openai.BadRequestError as error:
         """
 ## 8. K3 on vLLM
 
+On your own vLLM, read K3's reasoning from `reasoning` and expect each call in one delta.
 Self-hosted, K3 runs as `vllm serve moonshotai/Kimi-K3 --enable-auto-tool-choice
 --tool-call-parser kimi_k3 --reasoning-parser kimi_k3`. vLLM reports the reasoning in the field
 `reasoning`, invents ids `functions.NAME:N`, and streams each call in one delta. The replay
@@ -741,6 +744,7 @@ named choice for K3 with a 400 saying that it requires strict tool calling.
         """
 ## 8. K3 на vLLM
 
+На своём vLLM читайте рассуждение K3 из поля `reasoning` и ждите каждый вызов одной дельтой.
 На своём сервере K3 запускают так: `vllm serve moonshotai/Kimi-K3 --enable-auto-tool-choice
 --tool-call-parser kimi_k3 --reasoning-parser kimi_k3`. vLLM отдаёт рассуждение в поле
 `reasoning`, придумывает id вида `functions.NAME:N` и передаёт в потоке каждый вызов одной дельтой
