@@ -100,9 +100,7 @@ def style_problems(lesson: str, lang: str, cells: list[str], *, styled: bool) ->
     for text in main:
         for pattern, what in ((PR_NUMBER, "a PR or issue number"), (VERSION, "a version")):
             for match in pattern.finditer(text):
-                problems.append(
-                    f"{where}: {what} outside the reference block: {match.group(0)!r}"
-                )
+                problems.append(f"{where}: {what} outside the reference block: {match.group(0)!r}")
     hedges = [m.group(0) for text in main for m in HEDGES[lang].finditer(text)]
     if len(hedges) > MAX_HEDGES:
         problems.append(f"{where}: {len(hedges)} hedges outside the reference block: {hedges}")
@@ -145,7 +143,10 @@ def test_the_checker_passes_a_good_lesson():
         (GOOD[:1] + ["## 1. Step\n\nFixed in PR #27752."] + GOOD[2:], "a PR or issue number"),
         (GOOD[:1] + ["## 1. Step\n\nsee vllm#33616"] + GOOD[2:], "a PR or issue number"),
         (GOOD[:1] + ["## 1. Step\n\nsee github.com/x/y/pull/12"] + GOOD[2:], "PR or issue"),
-        (GOOD[:1] + ["## 1. Step\n\nThe field is `reasoning` on vLLM >= 0.17."] + GOOD[2:], "version"),
+        (
+            GOOD[:1] + ["## 1. Step\n\nThe field is `reasoning` on vLLM >= 0.17."] + GOOD[2:],
+            "version",
+        ),
         (
             GOOD[:1] + ["## 1. Step\n\nUnconfirmed; reportedly; users report it."] + GOOD[2:],
             "3 hedges",
@@ -164,7 +165,9 @@ def test_the_checker_catches_a_planted_defect(cells, words):
 
 
 def test_the_russian_hedges_are_counted():
-    cells = GOOD[:1] + ["## 1. Шаг\n\nЭто не подтверждено; по сообщениям пользователей; из вторичного источника."]
+    cells = GOOD[:1] + [
+        "## 1. Шаг\n\nЭто не подтверждено; по сообщениям пользователей; из вторичного источника."
+    ]
     cells += ["## Итоги", "<details><summary>Справка</summary>\n\n</details>"]
     problems = style_problems("08_x", "ru", cells, styled=True)
     assert any("3 hedges" in p for p in problems), problems
