@@ -835,7 +835,7 @@ Sources and versions, checked in 2026-12; they change, the rules above do not.
 - **Платформа Moonshot.** Список моделей (platform.kimi.ai, обзор моделей) фиксирует
   `temperature`, `top_p` и `n` у `kimi-k2.6`; ответ 400 на другое значение («only 1 is allowed»)
   известен от пользователей. Ошибки 400 на принудительный `tool_choice` из шага 6 тоже известны от
-  пользователей (PR AstrBot #7825 для `"required"`, отчёт oh-my-pi для функции по имени), а не из
+  пользователей (PR AstrBot #7825 для `"required"`, отчёт oh-my-pi для выбора функции по имени), а не из
   документации Moonshot; сервер воспроизведения повторяет их текст. Объявленная дата отключения
   `kimi-k2.5`, 2026-08-31, прошла; о снятии `kimi-k2-0905-preview` и `kimi-k2-thinking(-turbo)`
   пишут сторонние источники (документация провайдера promptfoo), а страница параметров Moonshot
