@@ -207,6 +207,6 @@ def test_the_lessons_table_shows_what_the_cassette_records() -> None:
     }
     for (_, engine, _), rows in ANSWERS.items():
         for row_number, row in enumerate(SETTINGS):
-            expected = recorded.get((f"choice-{row}", engine), "no answer (404)")
+            expected = recorded.get((f"choice-{row}", engine), "not recorded (404)")
             assert cells[row_number][columns[engine]] == expected, (engine, row)
-            assert (row in rows) == (expected != "no answer (404)")
+            assert (row in rows) == (expected != "not recorded (404)")

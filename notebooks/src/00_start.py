@@ -66,7 +66,7 @@ Moonshot platform's: that is the engine profile `moonshot`; lesson 02 uses the o
 `LLM_MODE=live` to talk to a real model (step 3).
 """, """
 По умолчанию включён режим воспроизведения: маленький OpenAI-совместимый сервер прямо внутри
-блокнота отвечает по заранее сохранённым записям (кассетам). Кассеты в репозитории
+блокнота отвечает по заранее сохранённым кассетам (cassettes). Кассеты в репозитории
 **синтезированы** по документированным форматам Kimi-K2, Qwen и движков, на которых эти модели
 запускают; это не записи ответов настоящего сервиса. Модель здесь зовётся
 `moonshotai/Kimi-K2-Instruct` (это её имя на Hugging Face), а ответы оформлены так, как их
@@ -299,8 +299,9 @@ Kimi-K2 is a mixture-of-experts (MoE) model with about **1 trillion** parameters
 of them work on each token). Even in FP8, one byte per parameter, the weights alone take about
 1 TB, before any memory for the context. Moonshot's deploy guide therefore plans vLLM and SGLang
 for **16 GPUs** such as H200, with FP8 weights and a 128k context. KTransformers, which keeps most
-of the weights in CPU memory, runs it on far fewer GPUs, but slowly: too slowly for a class. With
-four GPUs, what you can do:
+of the weights in CPU memory, runs it on far fewer GPUs, but slowly: too slowly for a class. (The
+later K2.6 and K2-Thinking ship INT4 weights, which fit on 8 H200.) With four GPUs, what you can
+do:
 
 - use Kimi-K2 through the Moonshot platform or any other OpenAI-compatible host (the code is the same);
 - serve a smaller open model that calls tools the same way, for example Qwen2.5-7B-Instruct: its
@@ -321,7 +322,8 @@ Kimi-K2 — модель со смесью экспертов (mixture of expert
 занимают около 1 ТБ, и это ещё без памяти под контекст. Поэтому руководство Moonshot по
 развёртыванию предполагает для vLLM и SGLang **16 GPU** уровня H200, веса в FP8 и
 контекст 128k. KTransformers, который держит большую часть весов в оперативной памяти, запускает её
-на гораздо меньшем числе GPU, но медленно — для занятия слишком медленно. С четырьмя картами можно
+на гораздо меньшем числе GPU, но медленно — для занятия слишком медленно. (Более поздние K2.6 и
+K2-Thinking поставляются с весами в INT4, которые помещаются на 8 H200.) С четырьмя картами можно
 сделать вот что:
 
 - обращаться к Kimi-K2 через платформу Moonshot или любой другой OpenAI-совместимый сервис (код тот же);
@@ -360,7 +362,7 @@ stop with `"length"` and no answer, so `conn.settings(thinking=False)` switches 
 the Moonshot models that have the switch, stops with a clear error on those that always think, and
 adds nothing for any other model.
 """, """
-(Сервер воспроизведения перечисляет все модели, для которых у него есть записи, поэтому здесь виден
+(Сервер воспроизведения перечисляет все модели, для которых у него есть кассеты, поэтому здесь виден
 и Qwen.) Второй — крошечный запрос к чату без инструментов; `max_tokens` не даст запросу к
 настоящей модели обойтись дорого. Модель, которая рассуждает перед ответом (`kimi-k2.6`, урок 06),
 потратила бы эти 10 токенов на рассуждение и остановилась бы с `"length"`, так и не ответив. Поэтому
@@ -426,7 +428,7 @@ else:
 | [03 Streaming tool calls](03_streaming.ipynb) | streaming, chunks, assembling calls by `index`, the missing assistant message |
 | [04 Parsing tool calls by hand](04_manual_parsing.ipynb) | the chat template, special tokens, raw `/completions` output and its parser |
 | [05 The same loop with Qwen](05_qwen_comparison.ipynb) | the same loop with Qwen, two raw formats side by side |
-| [06 Thinking models and tool calls](06_thinking_models.ipynb) | Kimi K2.6's reasoning on the wire, the 400 when a loop drops it, `reasoning` vs `reasoning_content`, `<think>` in raw text, Kimi id hygiene |
+| [06 Thinking models and tool calls](06_thinking_models.ipynb) | Kimi K2.6's reasoning on the wire, the 400 when a loop drops it, `reasoning` vs `reasoning_content`, `<think>` in raw text, clean call ids for Kimi |
 | [07 Qwen then and now](07_qwen_today.ipynb) | Qwen3's thinking and Qwen3.5's XML calls, typed values, Ollama and llama.cpp on a laptop |
 | [08 Choosing tools](08_choosing_tools.ipynb) | `tool_choice`, parallel calls and `strict` on five engines: what is refused, ignored or enforced |
 | [09 Kimi K3's XTML](09_kimi_k3_xtml.ipynb) | Kimi K3's tag format next to K2's, parsed by hand; the K3 API's rules |
@@ -442,7 +444,7 @@ else:
 | [03 Вызов инструментов при потоковой выдаче](03_streaming.ipynb) | потоковая выдача (streaming), фрагменты (chunks), сборка вызовов по `index`, потерянное сообщение ассистента |
 | [04 Ручной разбор вызовов инструментов](04_manual_parsing.ipynb) | шаблон чата (chat template), спецтокены (special tokens), сырой вывод `/completions` и его парсер |
 | [05 Тот же цикл с Qwen](05_qwen_comparison.ipynb) | тот же цикл с Qwen, два сырых формата рядом |
-| [06 Модели с рассуждением и вызов инструментов](06_thinking_models.ipynb) | рассуждение Kimi K2.6 в ответе API, ошибка 400, когда цикл его теряет, `reasoning` и `reasoning_content`, `<think>` в сыром выводе, порядок в id вызовов Kimi |
+| [06 Модели с рассуждением и вызов инструментов](06_thinking_models.ipynb) | рассуждение Kimi K2.6 в ответе API, ошибка 400, когда цикл его теряет, `reasoning` и `reasoning_content`, `<think>` в сыром выводе, правильные id вызовов для Kimi |
 | [07 Qwen тогда и сейчас](07_qwen_today.ipynb) | рассуждения Qwen3 и вызовы в XML у Qwen3.5, типы значений, Ollama и llama.cpp на ноутбуке |
 | [08 Выбор инструментов](08_choosing_tools.ipynb) | `tool_choice`, параллельные вызовы и `strict` на пяти движках: что отвергается, не учитывается или соблюдается |
 | [09 XTML в Kimi K3](09_kimi_k3_xtml.ipynb) | теговый формат Kimi K3 рядом с форматом K2, разбор вручную; правила API K3 |
@@ -457,19 +459,21 @@ else:
 - `LLM_MODE` picks the mode: `replay` (default, synthesized recordings, offline), `live`
   (`KIMI_*` / `QWEN_*` variables) or `record`.
 - Kimi-K2 needs a tool-call parser on the server (`--tool-call-parser kimi_k2`) and, with vLLM or
-  SGLang, 16 GPUs (H200-class, FP8, 128k context, per the deploy guide); with four GPUs, use a
-  hosted Kimi-K2 or serve Qwen with `--tool-call-parser hermes`.
+  SGLang, 16 GPUs for K2-Instruct in FP8 (H200-class, 128k context, per the deploy guide; K2.6 and
+  K2-Thinking ship INT4 weights that fit 8 H200); with four GPUs, use a hosted Kimi or serve Qwen
+  with `--tool-call-parser hermes`.
 - `client.models.list()` plus one tiny request is a quick check that a connection works.
 """, """
 ## Итоги
 
 - Вызов инструментов — это цикл: модель просит вызов, ваш код выполняет его и возвращает результат,
   пока модель не ответит без вызовов.
-- Режим задаёт `LLM_MODE`: `replay` (по умолчанию, синтезированные записи, без сети), `live`
+- Режим задаёт `LLM_MODE`: `replay` (по умолчанию, синтезированные кассеты, без сети), `live`
   (переменные `KIMI_*` / `QWEN_*`) или `record`.
 - Для Kimi-K2 нужен парсер вызовов на сервере (`--tool-call-parser kimi_k2`), а для vLLM или
-  SGLang — 16 GPU (уровня H200, FP8, контекст 128k, по руководству по развёртыванию); с четырьмя GPU
-  пользуйтесь Kimi-K2 через платформу Moonshot или поднимите Qwen с `--tool-call-parser hermes`.
+  SGLang — 16 GPU для K2-Instruct в FP8 (уровня H200, контекст 128k, по руководству по
+  развёртыванию; веса K2.6 и K2-Thinking в INT4 помещаются на 8 H200); с четырьмя GPU пользуйтесь
+  Kimi через платформу Moonshot или поднимите Qwen с `--tool-call-parser hermes`.
 - `client.models.list()` и один крошечный запрос — быстрая проверка подключения.
 """),
     md("""

@@ -37,7 +37,7 @@ model.
 ## Подготовка
 
 Подготовка та же, что в уроке 00. В режиме воспроизведения (replay) ответы модели берутся из
-записей (кассет), синтезированных по документированным форматам (это не записи ответов настоящего
+кассет (cassettes), синтезированных по документированным форматам (это не записи ответов настоящего
 сервиса); `LLM_MODE=live` включает режим live (с настоящей моделью).
 """),
     code('''
@@ -198,18 +198,12 @@ print(repr(tool_call.function.arguments))
 '''),
     md("""
 The arguments are a **string**: the JSON text the model wrote, token by token. On a self-hosted
-server it is usually valid JSON, but nothing guarantees it (step 7). The Moonshot platform makes
-tools **strict** by default (`"strict": true` unless you send `false`): its decoder keeps the
-arguments to your schema, and in return the schema must fit Moonshot's subset of JSON Schema (no
-`title`, `format`, `$comment` or `prefixItems`; names of 3-64 letters, digits, `_` or `-`).
-`json.loads` decodes the string into a dict:
+server it is usually valid JSON, but nothing guarantees it (step 7; what strict mode changes is
+lesson 08's subject). `json.loads` decodes the string into a dict:
 """, """
 Аргументы — это **строка**: JSON-текст, который модель написала токен за токеном. На своём
-сервере это обычно корректный JSON, но гарантий нет (шаг 7). Платформа Moonshot по умолчанию делает
-инструменты **строгими** (strict: `"strict": true`, если не передать `false`): её декодер держит
-аргументы в рамках вашей схемы, а схема взамен должна укладываться в подмножество JSON Schema от
-Moonshot (без `title`, `format`, `$comment` и `prefixItems`; имя из 3-64 букв, цифр, `_` или `-`).
-`json.loads` превращает строку в словарь:
+сервере это обычно корректный JSON, но гарантий нет (шаг 7; что меняет строгий режим, разбирает
+урок 08). `json.loads` превращает строку в словарь:
 """),
     code('''
 arguments = json.loads(tool_call.function.arguments)
@@ -268,7 +262,8 @@ The fix: unpack the dict into keyword arguments with `**`, so each JSON key beco
 of the same name. A test with a tool whose answer depends on its input catches the difference.
 """, """
 Исправление: распаковать словарь в именованные аргументы через `**`, тогда каждый ключ JSON станет
-одноимённым параметром. Проверка с инструментом, ответ которого зависит от аргумента, сразу замечает разницу.
+одноимённым параметром. Разницу сразу видно, если проверять на инструменте, ответ которого зависит
+от аргумента.
 """),
     code('''
 tool_result = tool_function(**arguments)
@@ -305,13 +300,13 @@ The keys come in a different order, but it is the same schema as the hand-writte
 `get_weather` has a return annotation, `-> dict`, `get_json_schema` also adds a `"return"` entry,
 which is not part of the OpenAI format, so `schema_from_function` drops it. It also rewrites the
 `prefixItems` that `get_json_schema` makes from a `tuple[...]` hint as `items`, since the Moonshot
-platform's strict tools refuse `prefixItems`.)
+platform's strict tools refuse `prefixItems`: lesson 08.)
 """, """
 Ключи идут в другом порядке, но схема та же, что написана вручную. (У `get_weather` есть аннотация
 возвращаемого значения, `-> dict`, поэтому `get_json_schema` добавляет ещё поле `"return"`; в
 формате OpenAI его нет, и `schema_from_function` его убирает. А `prefixItems`, которое
 `get_json_schema` делает из аннотации `tuple[...]`, она переписывает в `items`: строгие инструменты
-платформы Moonshot `prefixItems` не принимают.)
+платформы Moonshot `prefixItems` не принимают: урок 08.)
 """),
     code('''
 assert generated == tools[0]

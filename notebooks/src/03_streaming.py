@@ -72,7 +72,7 @@ measured for a 7B model on a desktop CPU, so a stream of this lesson takes 2-4 s
 ## Подготовка
 
 Одна ячейка подключается к модели. В режиме воспроизведения (replay), который включён по
-умолчанию, ответы берутся из записей (кассет), **синтезированных** по документированным
+умолчанию, ответы берутся из кассет (cassettes), **синтезированных** по документированным
 форматам API Moonshot, а не записанных с настоящего сервиса. Чтобы получать поток от настоящей
 Kimi-K2, включите режим live (с настоящей моделью): `LLM_MODE=live` (см. [урок 00](00_start.ipynb)).
 Сервер воспроизведения отдаёт поток сразу целиком; если запустить Jupyter с `LLM_REPLAY_PACE=1`,
@@ -128,6 +128,9 @@ def get_weather(city: str) -> dict:
     """Look the weather up in a fixed table (a stub for a real weather API)."""
     return {"city": city, "weather": WEATHER.get(city, "unknown")}
 ''',
+        ru={
+        '"""Look the weather up in a fixed table (a stub for a real weather API)."""': '"""Найти погоду в фиксированной таблице (заглушка вместо настоящего API погоды)."""',
+        },
     ),
     code(
         '''
@@ -268,6 +271,7 @@ def assemble(chunks):
         ru={
             "# as in the guide: no check": "# как в руководстве: без проверки",
             "# a new call: grow the list": "# новый вызов: расширяем список",
+        '"""Glue a stream\'s deltas into (content, tool_calls, finish_reason), as the guide does."""': '"""Склеить дельты потока в (content, tool_calls, finish_reason), как в руководстве."""',
         },
     ),
     code(
@@ -331,7 +335,9 @@ def run_tool_calls(tool_calls):
                         "content": json.dumps(result)})
     return results
 ''',
-        ru={"# unpacked, as in lesson 01": "# распаковка аргументов, как в уроке 01"},
+        ru={"# unpacked, as in lesson 01": "# распаковка аргументов, как в уроке 01",
+        '"""Run each call with unpacked arguments; return the role "tool" messages answering them."""': '"""Выполнить каждый вызов с распакованными аргументами; вернуть ответные сообщения role "tool"."""',
+        },
     ),
     md(
         """
@@ -444,6 +450,7 @@ def streaming_loop(messages, max_rounds=8, **options):
             "# no calls: this is the final answer": "# нет вызовов: это окончательный ответ",
             "# the fix: first the assistant message with the calls, then the results":
                 "# исправление: сначала сообщение ассистента с вызовами, потом результаты",
+        '"""The guide\'s streaming loop, fixed: the assistant message goes in before the results."""': '"""Потоковый цикл из руководства, исправленный: сообщение ассистента идёт в историю раньше результатов."""',
         },
     ),
     code(
@@ -549,6 +556,7 @@ def assemble(chunks):
             "# the usage chunk: choices == []": "# фрагмент со статистикой: choices == []",
             "# some engines send a delta without function":
                 "# некоторые движки присылают дельту без function",
+        '"""Glue a stream\'s deltas into (content, tool_calls, finish_reason); skip usage chunks."""': '"""Склеить дельты потока в (content, tool_calls, finish_reason); пропустить фрагменты со статистикой."""',
         },
     ),
     code(
@@ -683,7 +691,9 @@ def glue_to_latest(chunks):
 print(glue_to_latest(parallel_chunks))
 print(glue_to_latest(interleaved))
 ''',
-        ru={"# index is ignored": "# index не учитывается"},
+        ru={"# index is ignored": "# index не учитывается",
+        '"""A wrong shortcut: ignore `index` and append every fragment to the latest call."""': '"""Неверное упрощение: не смотреть на `index` и дописывать каждый фрагмент к последнему вызову."""',
+        },
     ),
     md(
         """
@@ -722,7 +732,7 @@ print(streaming_loop(messages))  # both results reach the model before the next 
   `stream_options={"include_usage": True}` adds. Guard with `if chunk.choices`.
 - In your own code: `ToolCallAccumulator` for one stream, `run_tool_loop(..., stream=True)` for the
   loop.
-- A thinking model (Kimi K2.5/K2.6, the Moonshot platform's current ids) also streams its
+- A thinking model (Kimi K2.6 or K2.7-Code, current ids on the Moonshot platform) also streams its
   reasoning, and the assistant message you append must carry it back: lesson 06 shows the 400 this
   loop would get on its second round, and the fix (`accumulator.assistant_message()`).
 """,
@@ -741,7 +751,7 @@ print(streaming_loop(messages))  # both results reach the model before the next 
   который добавляет `stream_options={"include_usage": True}`. Проверяйте `if chunk.choices`.
 - В своём коде: `ToolCallAccumulator` для одного потока, `run_tool_loop(..., stream=True)` для
   всего цикла.
-- Модель с рассуждением (Kimi K2.5/K2.6 — сегодняшние модели платформы Moonshot) присылает в потоке
+- Модель с рассуждением (Kimi K2.6 или K2.7-Code — сегодняшние модели платформы Moonshot) присылает в потоке
   ещё и рассуждение, и добавляемое в историю сообщение ассистента должно вернуть его серверу. В
   уроке 06 этот цикл получает 400 во втором раунде, там же показано исправление
   (`accumulator.assistant_message()`).

@@ -85,7 +85,7 @@ get different ids than in the real vocabulary of about 160k tokens. With `LLM_MO
         """
 ## Подготовка
 
-В режиме воспроизведения (replay) сырые тексты и ответы ниже берутся из записей (кассет),
+В режиме воспроизведения (replay) сырые тексты и ответы ниже берутся из кассет (cassettes),
 **синтезированных** по документированному формату Kimi-K2, а не записанных с настоящей модели.
 Токенизатор (tokenizer) собран для курса и работает без сети: шаблон чата у него официальный, номера
 маркеров настоящие, а вот обычные слова получают другие id, чем в настоящем словаре примерно на 160
@@ -139,6 +139,9 @@ def get_weather(city: str) -> dict:
     """Look the weather up in a fixed table (a stub for a real weather API)."""
     return {"city": city, "weather": WEATHER.get(city, "unknown")}
 ''',
+        ru={
+        '"""Look the weather up in a fixed table (a stub for a real weather API)."""': '"""Найти погоду в фиксированной таблице (заглушка вместо настоящего API погоды)."""',
+        },
     ),
     code(
         '''
@@ -308,7 +311,9 @@ raw_output = complete(prompt)
 show_raw(raw_output)
 ''',
         ru={"# an HTTP error raises instead of passing silently":
-            "# ошибка HTTP — исключение, а не тихий пустой ответ"},
+            "# ошибка HTTP — исключение, а не тихий пустой ответ",
+        '"""POST a prompt to {endpoint}/completions and return the raw generated text."""': '"""Отправить промпт POST-запросом на {endpoint}/completions и вернуть сырой сгенерированный текст."""',
+        },
     ),
     md(
         """
@@ -377,6 +382,10 @@ def section(*calls):
     """A tool-calls section around some calls."""
     return "<|tool_calls_section_begin|>" + "".join(calls) + "<|tool_calls_section_end|>"
 ''',
+        ru={
+        '"""One call as Kimi-K2 writes it."""': '"""Один вызов в том виде, в каком его пишет Kimi-K2."""',
+        '"""A tool-calls section around some calls."""': '"""Секция вызовов вокруг нескольких вызовов."""',
+        },
     ),
     code(
         '''
@@ -449,7 +458,10 @@ rows = [(name, guide_result(text), our_result(text)) for name, text in variants.
 compare_table(rows, ("variant", "guide_extract_tool_call_info", "parse_kimi"))
 ''',
         ru={'f"{names} ({len(parsed.errors)} errors)"': 'f"{names} (ошибок: {len(parsed.errors)})"',
-            '"variant"': '"вариант"'},
+            '"variant"': '"вариант"',
+        '"""What the guide\'s extractor makes of `text`, as a short description."""': '"""Что парсер из руководства делает из `text`, в виде короткого описания."""',
+        '"""What parse_kimi makes of `text`: call names and the number of errors reported."""': '"""Что parse_kimi делает из `text`: имена вызовов и число найденных ошибок."""',
+        },
     ),
     md(
         """
@@ -521,7 +533,9 @@ def run_tool_calls(tool_calls):
                         "content": json.dumps(result)})
     return results
 ''',
-        ru={"# unpacked, as in lesson 01": "# распаковка аргументов, как в уроке 01"},
+        ru={"# unpacked, as in lesson 01": "# распаковка аргументов, как в уроке 01",
+        '"""Run each call with unpacked arguments; return the role "tool" messages answering them."""': '"""Выполнить каждый вызов с распакованными аргументами; вернуть ответные сообщения role "tool"."""',
+        },
     ),
     md(
         """
@@ -581,6 +595,7 @@ def manual_loop(messages, max_rounds=8):
             "# no calls: this is the final answer": "# нет вызовов: это окончательный ответ",
             "# the fix: the assistant message with the calls goes before the results":
                 "# исправление: сообщение ассистента с вызовами — перед результатами",
+        '"""The guide\'s manual loop, fixed: render, complete, parse, append the calls, run the tools."""': '"""Ручной цикл из руководства, исправленный: собрать промпт, получить продолжение, разобрать, добавить вызовы, выполнить инструменты."""',
         },
     ),
     code(
@@ -823,8 +838,9 @@ The starter is the guide's parser. Here is all of it, both patterns included; th
 where it goes wrong:
 """,
         """
-В заготовке стоит парсер из руководства. Вот он целиком, вместе с обоими регулярными выражениями; комментарии
-показывают, где он ошибается:
+В заготовке стоит парсер из руководства. Ниже он целиком, вместе с обоими регулярными выражениями:
+это исходный код модуля на английском, и его комментарии показывают, где парсер ошибается; их
+пересказ по-русски — сразу после кода:
 """,
     ),
     code(

@@ -62,7 +62,7 @@ your Qwen server, with the same tokenizer.
 ## Подготовка
 
 Модель — `Qwen/Qwen2.5-7B-Instruct`, ей хватает одной видеокарты. В режиме воспроизведения
-(replay) её ответы берутся из записей (кассет), **синтезированных** по документированному формату
+(replay) её ответы берутся из кассет (cassettes), **синтезированных** по документированному формату
 Qwen2.5 и парсеру `hermes` из vLLM, а не записанных с настоящего сервера. У офлайн-токенизатора
 (tokenizer) официальный шаблон чата Qwen и настоящие номера маркеров; обычные слова получают
 другие id, чем в настоящем словаре. В режиме live (с настоящей моделью), с `LLM_MODE=live` и
@@ -116,6 +116,9 @@ def get_weather(city: str) -> dict:
     """Look the weather up in a fixed table (a stub for a real weather API)."""
     return {"city": city, "weather": WEATHER.get(city, "unknown")}
 ''',
+        ru={
+        '"""Look the weather up in a fixed table (a stub for a real weather API)."""': '"""Найти погоду в фиксированной таблице (заглушка вместо настоящего API погоды)."""',
+        },
     ),
     code(
         '''
@@ -408,6 +411,9 @@ prompt = qwen_tokenizer.apply_chat_template(
 raw_output = complete(prompt)
 show_raw(raw_output)
 ''',
+        ru={
+        '"""POST a prompt to {endpoint}/completions and return the raw generated text."""': '"""Отправить промпт POST-запросом на {endpoint}/completions и вернуть сырой сгенерированный текст."""',
+        },
     ),
     code(
         '''
@@ -476,7 +482,9 @@ def manual_loop(messages, max_rounds=8):
 ''',
         ru={'# no calls: this is the final answer': '# нет вызовов: это окончательный ответ',
             '"Still calling tools after {max_rounds} rounds."':
-                '"Модель всё ещё вызывает инструменты после {max_rounds} раундов."',},
+                '"Модель всё ещё вызывает инструменты после {max_rounds} раундов."',
+        '"""Render with Qwen\'s template, complete, parse Hermes calls, run them through the registry."""': '"""Собрать промпт шаблоном Qwen, получить продолжение, разобрать вызовы Hermes, выполнить их через реестр."""',
+        },
     ),
     code(
         '''

@@ -30,10 +30,10 @@ reasoning travels, and keep the loop from failing on its second round.
   loops do: the Moonshot API refuses its second request with **400**; then the fix;
 - three tool rounds with `run_tool_loop`, streamed and not; thinking switched off; why a forced
   `tool_choice` fails with thinking on;
-- `reasoning` (vLLM >= 0.17) versus `reasoning_content` (Moonshot, SGLang, llama.cpp);
+- `reasoning` (current vLLM) versus `reasoning_content` (Moonshot, SGLang, llama.cpp);
 - `<think>` in raw text and the K2-Thinking chat template; the parser's rule for a block that
   never closes;
-- id hygiene for a self-hosted Kimi: foreign ids in the history make the model write broken ones.
+- clean call ids for a self-hosted Kimi: foreign ids in the history make the model write broken ones.
 """,
         """
 ## Что вы сделаете
@@ -46,18 +46,18 @@ reasoning travels, and keep the loop from failing on its second round.
   затем исправите это;
 - проведёте три раунда вызовов через `run_tool_loop` с потоковой выдачей и без неё, отключите
   рассуждение и узнаете, почему принудительный `tool_choice` с ним несовместим;
-- сравните поле `reasoning` (vLLM >= 0.17) и `reasoning_content` (Moonshot, SGLang, llama.cpp);
+- сравните поле `reasoning` (нынешний vLLM) и `reasoning_content` (Moonshot, SGLang, llama.cpp);
 - разберёте `<think>` в сыром выводе модели (raw output) и шаблон чата (chat template)
   K2-Thinking, а также правило парсера (parser) для блока рассуждения, который так и не закрылся;
-- наведёте порядок в id вызовов для Kimi на своём сервере: из-за чужих id в истории диалога
-  (conversation history) модель начинает писать id, которые парсер не может прочитать.
+- приведёте id вызовов к виду, которого ждёт Kimi на своём сервере: из-за чужих id в истории
+  диалога (conversation history) модель начинает писать id, которые парсер не может прочитать.
 """,
     ),
     md(
         """
 ## Setup
 
-Moonshot's current models (`kimi-k2.6`, `kimi-k2.5`, `kimi-k2.7-code`) think by default. In
+Moonshot's current models (`kimi-k2.6`, `kimi-k2.7-code`, and `kimi-k3` of lesson 09) think. In
 replay mode the answers come from cassettes **synthesized** from the documented formats of the
 Moonshot API, vLLM and SGLang with a thinking model, not captured from a real service; the replay
 server checks each history the way the Moonshot API does. The setup cell asks for the engine
@@ -68,8 +68,8 @@ profile `moonshot_thinking`, which answers as `kimi-k2.6`. With `LLM_MODE=live` 
         """
 ## Подготовка
 
-Текущие модели Moonshot (`kimi-k2.6`, `kimi-k2.5`, `kimi-k2.7-code`) по умолчанию рассуждают.
-В режиме воспроизведения (replay) ответы берутся из записей (cassettes), **синтезированных** по
+Текущие модели Moonshot (`kimi-k2.6`, `kimi-k2.7-code` и `kimi-k3` из урока 09) рассуждают.
+В режиме воспроизведения (replay) ответы берутся из кассет (cassettes), **синтезированных** по
 документированным форматам API Moonshot, vLLM и SGLang для модели с рассуждением, а не записанных с
 настоящего сервиса; сервер воспроизведения проверяет каждую историю так же, как API Moonshot.
 Ячейка подготовки выбирает профиль движка (engine) `moonshot_thinking`, который отвечает от имени
@@ -126,6 +126,9 @@ def get_weather(city: str) -> dict:
     """Look the weather up in a fixed table (a stub for a real weather API)."""
     return {"city": city, "weather": WEATHER.get(city, "unknown")}
 ''',
+        ru={
+        '"""Look the weather up in a fixed table (a stub for a real weather API)."""': '"""Найти погоду в фиксированной таблице (заглушка вместо настоящего API погоды)."""',
+        },
     ),
     code(
         '''
@@ -151,18 +154,18 @@ print(sorted(registry.tool_map))
         """
 ## 2. Reasoning on the wire
 
-One request, three cities to check one at a time. The request sends no `temperature`: Moonshot's
-model list says the temperature, `top_p` and `n` of `kimi-k2.6` and `kimi-k2.5` "cannot be
-modified" (1.0 with thinking). The answer carries a field the OpenAI SDK does not declare, `reasoning_content`; the
-SDK keeps it anyway, so read it with `getattr`.
+Read the reasoning from its own field: `reasoning_content` on the Moonshot API, which the OpenAI
+SDK does not declare but keeps, so read it with `getattr`. One request, three cities to check one
+at a time; it sends no `temperature`, because the platform fixes the sampling of `kimi-k2.6` (1.0
+with thinking).
 """,
         """
 ## 2. Рассуждение в ответе API
 
-Один запрос: проверить погоду в трёх городах по очереди. `temperature` в запросе нет: в списке
-моделей Moonshot сказано, что температуру, `top_p` и `n` у `kimi-k2.6` и `kimi-k2.5` «изменить
-нельзя» (с рассуждением это 1.0). В ответе есть поле, которого SDK OpenAI не объявляет, —
-`reasoning_content`; SDK его всё равно сохраняет, читайте его через `getattr`.
+Рассуждение читайте из отдельного поля: у API Moonshot это `reasoning_content`; в SDK OpenAI
+такого поля нет, но SDK его сохраняет, поэтому читайте его через `getattr`. Один запрос: проверить
+погоду в трёх городах по очереди; `temperature` в нём нет, потому что у `kimi-k2.6` платформа
+фиксирует параметры выборки (с рассуждением температура 1.0).
 """,
     ),
     code(
@@ -199,8 +202,9 @@ show_chunks(chunks)
         """
 ## 3. A loop that drops the reasoning
 
-Here is lesson 03's fixed streaming loop, with `ToolCallAccumulator` doing the gluing. Like the
-guide's loops, it builds the assistant message from `content` and `tool_calls` only:
+A loop that puts only `content` and `tool_calls` back into the history fails on a thinking model
+from its second round on. Here is lesson 03's fixed streaming loop, with `ToolCallAccumulator`
+doing the gluing; like the guide's loops, it builds the assistant message from those two only:
 
 `messages.append({"role": "assistant", "content": ..., "tool_calls": ...})`
 
@@ -209,8 +213,10 @@ That was enough for Kimi-K2-Instruct. A thinking model's API wants more.
         """
 ## 3. Цикл, который теряет рассуждение
 
-Вот исправленный потоковый цикл из урока 03, склейку в нём делает `ToolCallAccumulator`. Как и
-циклы из руководства, он собирает сообщение ассистента только из `content` и `tool_calls`:
+Цикл, который возвращает в историю только `content` и `tool_calls`, с моделью с рассуждением
+падает начиная со второго раунда. Вот исправленный потоковый цикл из урока 03, склейку в нём делает
+`ToolCallAccumulator`; как и циклы из руководства, он собирает сообщение ассистента только из этих
+двух полей:
 
 `messages.append({"role": "assistant", "content": ..., "tool_calls": ...})`
 
@@ -236,7 +242,9 @@ def streaming_loop(messages, max_rounds=8, **options):
 ''',
         ru={"# the reasoning is left out": "# рассуждение не попадает в историю",
             'f"Still calling tools after {max_rounds} rounds."':
-            'f"Модель всё ещё вызывает инструменты после {max_rounds} раундов."'},
+            'f"Модель всё ещё вызывает инструменты после {max_rounds} раундов."',
+        '"""Lesson 03\'s loop: the assistant message is rebuilt from content and tool_calls only."""': '"""Цикл из урока 03: сообщение ассистента собирается только из content и tool_calls."""',
+        },
     ),
     code(
         '''
@@ -249,16 +257,16 @@ streaming_loop(messages)
         """
 `openai.BadRequestError`, HTTP 400, in Moonshot's wording: thinking is on, and the assistant
 message at index 1, the one with the calls, came back without its `reasoning_content`. The first
-request went through; the second, the first one with that message in the history, failed. This is
-the error users of agent frameworks reported again and again in 2026 with `kimi-k2.5` and
-`kimi-k2.6`. The history the loop tried to send:
+request went through; the second, the first one with that message in the history, failed. Agent
+frameworks ran into exactly this error with Kimi's thinking models again and again in 2026. The
+history the loop tried to send:
 """,
         """
 `openai.BadRequestError`, HTTP 400, в формулировке Moonshot: рассуждение включено, а сообщение
 ассистента с индексом 1 — то, где вызовы, — вернулось без своего `reasoning_content`. Первый запрос
-прошёл, а второй, где это сообщение впервые оказалось в истории, завершился ошибкой. Именно об этой ошибке в 2026
-году снова и снова сообщали пользователи фреймворков для агентов с `kimi-k2.5` и `kimi-k2.6`.
-История, которую цикл пытался отправить:
+прошёл, а второй, где это сообщение впервые оказалось в истории, завершился ошибкой. В 2026 году
+на эту ошибку раз за разом натыкались агентные фреймворки (agent frameworks), работавшие с моделями
+Kimi с рассуждением. История, которую цикл пытался отправить:
 """,
     ),
     code(
@@ -335,9 +343,9 @@ Kimi's alone: DeepSeek refuses the same history with its own wording.
 
 ## 5. Switching thinking off
 
-`kimi-k2.5` and `kimi-k2.6` accept `thinking: {"type": "disabled"}`. It is not an SDK parameter,
-so it goes through `extra_body`. Without reasoning there is nothing to lose, and the loop of step 3
-works as it is:
+To switch thinking off on `kimi-k2.6`, send `thinking: {"type": "disabled"}` through
+`extra_body` (it is not an SDK parameter). Without reasoning there is nothing to lose, and the loop
+of step 3 works as it is:
 """,
         """
 В собственном цикле исправление занимает одну строку: добавляйте в историю
@@ -347,8 +355,8 @@ works as it is:
 
 ## 5. Как отключить рассуждение
 
-`kimi-k2.5` и `kimi-k2.6` принимают `thinking: {"type": "disabled"}`. В SDK такого параметра нет,
-поэтому он передаётся через `extra_body`. Без рассуждения терять нечего, и цикл из шага 3 работает
+Чтобы отключить рассуждение у `kimi-k2.6`, передайте `thinking: {"type": "disabled"}` через
+`extra_body` (в SDK такого параметра нет). Без рассуждения терять нечего, и цикл из шага 3 работает
 без изменений:
 """,
     ),
@@ -360,31 +368,30 @@ print(streaming_loop(messages, extra_body={"thinking": {"type": "disabled"}}))
     ),
     md(
         """
-`kimi-k2.7-code` rejects `"disabled"`, and K2-Thinking has no switch at all: it always thinks.
+`kimi-k2.7-code` always thinks and rejects `"disabled"`; K2-Thinking has no switch at all.
 Moonshot recommends temperature 1.0 with thinking and 0.6 without; on the platform these values
 are fixed.
 
 ## 6. A forced `tool_choice` and thinking
 
-`"required"` forces the model to call some tool in this turn, a named function
-(`{"type": "function", "function": {"name": "get_weather"}}`) forces that one. With thinking on,
-Moonshot's `kimi-k2.5` and `kimi-k2.6` refuse both with a 400 (the wording is as users report it;
-see the box in step 10). Kimi K3, which always thinks, behaves otherwise (lessons 08 and 09). Here, on
-`kimi-k2.6`:
+With thinking on, do not force a tool on `kimi-k2.6`: the API refuses both `"required"` (call
+some tool in this turn) and a named function
+(`{"type": "function", "function": {"name": "get_weather"}}`, call that one) with a 400. Kimi K3, which always thinks, behaves otherwise
+(lessons 08 and 09); where the error's wording comes from is in the [reference](#reference). Here,
+on `kimi-k2.6`:
 """,
         """
-`kimi-k2.7-code` отклоняет `"disabled"`, а у K2-Thinking переключателя нет вовсе: она рассуждает
-всегда. Moonshot рекомендует температуру 1.0 с рассуждением и 0.6 без него; на платформе эти
+`kimi-k2.7-code` рассуждает всегда и отклоняет `"disabled"`; у K2-Thinking переключателя нет
+вовсе. Moonshot рекомендует температуру 1.0 с рассуждением и 0.6 без него; на платформе эти
 значения зафиксированы.
 
 ## 6. Принудительный `tool_choice` и рассуждение
 
-`"required"` заставляет модель вызвать в этом ходе какой-нибудь инструмент, а указанная функция
-(`{"type": "function", "function": {"name": "get_weather"}}`) — именно её. При включённом
-рассуждении `kimi-k2.5` и `kimi-k2.6` у Moonshot отклоняют оба варианта с ошибкой 400 (текст ошибки
-— такой, как его приводят пользователи; см. справку в шаге 10). Kimi K3, которая рассуждает
-всегда, ведёт себя иначе (уроки 08 и 09). Здесь — на
-`kimi-k2.6`:
+При включённом рассуждении не принуждайте `kimi-k2.6` к вызову: API отклоняет с ошибкой 400 и
+`"required"` (вызвать в этом ходе какой-нибудь инструмент), и выбор функции по имени
+(`{"type": "function", "function": {"name": "get_weather"}}`, вызвать именно её). Модель Kimi K3,
+которая рассуждает всегда, ведёт себя иначе (уроки 08 и 09); откуда взят текст ошибки, сказано в
+[справке](#reference). Здесь — на `kimi-k2.6`:
 """,
     ),
     code(
@@ -413,12 +420,12 @@ you need, or check the answer for calls in your code, as `run_tool_loop` does.
 
 ## 7. `reasoning` or `reasoning_content`
 
-The same reasoning has different names on different servers:
+Read the reasoning under whichever name the server uses, and send it back under the same name:
 
 | server | field in `message` and `delta` |
 |---|---|
 | Moonshot API, SGLang, llama.cpp (`--reasoning-format deepseek`) | `reasoning_content` |
-| vLLM >= 0.17 | `reasoning` |
+| vLLM (current releases) | `reasoning` |
 | Ollama | `reasoning` |
 | OpenRouter | `reasoning`, plus `reasoning_details` |
 
@@ -432,12 +439,12 @@ The profile `vllm_thinking` answers like vLLM serving `moonshotai/Kimi-K2.6`:
 
 ## 7. `reasoning` или `reasoning_content`
 
-Поле с рассуждением на разных серверах называется по-разному:
+Читайте рассуждение под тем именем, которое дал сервер, и возвращайте под ним же:
 
 | сервер | поле в `message` и `delta` |
 |---|---|
 | API Moonshot, SGLang, llama.cpp (`--reasoning-format deepseek`) | `reasoning_content` |
-| vLLM >= 0.17 | `reasoning` |
+| vLLM (нынешние выпуски) | `reasoning` |
 | Ollama | `reasoning` |
 | OpenRouter | `reasoning` и ещё `reasoning_details` |
 
@@ -458,7 +465,7 @@ if conn.replay_only("vllm_thinking is a recorded engine profile"):
     print(fields["reasoning"])
 ''',
         ru={'"vllm_thinking is a recorded engine profile"':
-            '"профиль vllm_thinking есть только в записях"'},
+            '"профиль vllm_thinking есть только в кассетах"'},
     ),
     md(
         """
@@ -483,30 +490,29 @@ if conn.replay_only("it needs the vllm_thinking profile above"):
     ),
     md(
         """
-Kimi's chat template on the server reads `reasoning_content` from the history; when vLLM removed
-that name, templates that expected it briefly broke (see the box in step 10).
+Kimi's chat template on the server reads `reasoning_content` from the history; when vLLM renamed
+the field, templates that expected the old name broke for a while (the [reference](#reference) has
+the history).
 
 ## 8. `<think>` in raw text
 
-Behind the API fields, a thinking model writes its reasoning as plain text between `<think>` and
-`</think>`, in front of the usual tool-call markers. With `/completions` (lesson 04) you render
-the prompt yourself. `load_tokenizer("kimi-k2-thinking")` carries the K2-Thinking chat template as
-llama.cpp mirrors it, with the compact `tojson(separators=(',', ':'))` of Moonshot's file put back
-(llama.cpp had to drop it; Moonshot's own file was not compared byte for byte). Look at what it
-does with an earlier finished exchange and with the current tool loop:
+In raw text the reasoning is a `<think>...</think>` block in front of the tool-call markers:
+split it off before you parse the calls. With `/completions` (lesson 04) you render the prompt
+yourself; `load_tokenizer("kimi-k2-thinking")` carries the K2-Thinking chat template (where the
+file comes from: [reference](#reference)). Look at what it does with an earlier finished exchange
+and with the current tool loop:
 """,
         """
-Шаблон чата Kimi на сервере читает из истории `reasoning_content`; когда vLLM убрал это имя,
-шаблоны, которые на него рассчитывали, на время сломались (см. справку в шаге 10).
+Шаблон чата Kimi на сервере читает из истории `reasoning_content`; когда vLLM переименовал поле,
+шаблоны, которые ждали старое имя, на время сломались (история — в [справке](#reference)).
 
 ## 8. `<think>` в сыром выводе
 
-За полями API стоит обычный текст: модель пишет рассуждение между `<think>` и `</think>`, перед
-привычными маркерами вызова. С `/completions` (урок 04) промпт собираете вы сами.
-`load_tokenizer("kimi-k2-thinking")` содержит шаблон чата K2-Thinking в том виде, в каком его
-хранит зеркало в llama.cpp, с возвращённым компактным `tojson(separators=(',', ':'))` из файла
-Moonshot (llama.cpp пришлось его убрать; с собственным файлом Moonshot побайтно не сверено).
-Посмотрите, что он делает с более ранним законченным обменом репликами и с текущим циклом вызовов:
+В сыром тексте рассуждение — это блок `<think>...</think>` перед маркерами вызова: отделите его,
+прежде чем разбирать вызовы. С `/completions` (урок 04) промпт собираете вы сами;
+`load_tokenizer("kimi-k2-thinking")` содержит шаблон чата K2-Thinking (откуда взят файл — в
+[справке](#reference)). Посмотрите, что он делает с более ранним законченным обменом репликами и с
+текущим циклом вызовов:
 """,
     ),
     code(
@@ -598,25 +604,25 @@ print(parser.close(), parser.result.errors)
     ),
     md(
         """
-## 9. Id hygiene for a self-hosted Kimi
+## 9. Clean call ids for a self-hosted Kimi
 
-Kimi models were trained on call ids of the form `functions.get_weather:0`, the number counting
-calls over the whole conversation, and the chat template shows them the ids verbatim. The Moonshot
-API renames the ids in a history itself before the model sees them. A self-hosted Kimi (vLLM,
-SGLang) does not: if the history holds foreign ids, for example `call_...` from a conversation that
-started with another provider, the model starts to imitate them, and the server's parser cannot
-read the result. Reported cases include `call_59adf5614cfe...`, `functionsexec5` and a bare `0`.
-The profile `sglang_drift` imitates this on SGLang:
+Before you send a history to a self-hosted Kimi (vLLM, SGLang), rewrite every call id to
+`functions.NAME:N`, N counting calls over the whole conversation. Kimi models were trained on such
+ids and the chat template shows them verbatim; the Moonshot API renames the ids itself, a
+self-hosted server does not. With foreign ids in the history, for example `call_...` from a
+conversation that started with another provider, the model starts to imitate them and the server's
+parser cannot read the result (seen in practice: `call_59adf5614cfe...`, `functionsexec5`, a bare
+`0`). The profile `sglang_drift` imitates this on SGLang:
 """,
         """
-## 9. Порядок в id вызовов для Kimi на своём сервере
+## 9. Правильные id вызовов для Kimi на своём сервере
 
-Модели Kimi обучены на id вызовов вида `functions.get_weather:0`, где число — порядковый номер
-вызова в диалоге, а шаблон чата показывает модели id как есть. API Moonshot сам переименовывает id в истории,
-прежде чем их увидит модель. Kimi на своём сервере (vLLM, SGLang) этого не делает: если в истории
-чужие id — например, `call_...` из диалога, начатого у другого провайдера, — модель начинает им
-подражать, и парсер сервера не может прочитать результат. Среди известных случаев —
-`call_59adf5614cfe...`, `functionsexec5` и просто `0`. Профиль `sglang_drift` воспроизводит это
+Прежде чем отправить историю Kimi на своём сервере (vLLM, SGLang), перепишите id каждого вызова в
+вид `functions.NAME:N`, где N — номер вызова в диалоге. Модели Kimi обучены на таких id, а шаблон
+чата показывает их модели как есть; API Moonshot переименовывает id сам, а свой сервер — нет. Если
+в истории чужие id — например, `call_...` из диалога, начатого у другого провайдера, — модель
+начинает им подражать, и парсер сервера не может прочитать результат (на практике встречались
+`call_59adf5614cfe...`, `functionsexec5` и просто `0`). Профиль `sglang_drift` воспроизводит это
 поведение SGLang:
 """,
     ),
@@ -645,18 +651,21 @@ if conn.replay_only("sglang_drift is a recorded engine profile"):
     show_raw(answer["content"])
 ''',
         ru={'"sglang_drift is a recorded engine profile"':
-            '"профиль sglang_drift есть только в записях"'},
+            '"профиль sglang_drift есть только в кассетах"'},
     ),
     md(
         """
 The loop stopped: the answer has no `tool_calls`, because the call the model wrote sits, raw, in
 `content`. `parse_kimi` can still read it, and says what is wrong with the id. The function name
-is lost with it: Kimi's parsers take the name from the id, and `call_...` holds none.
+is lost with it: Kimi's parsers take the name from the id, and `call_...` holds none (newer vLLM
+and SGLang parsers guess a name from the argument keys for some broken ids, never from `call_...`).
 """,
         """
 Цикл остановился: в ответе нет `tool_calls`, потому что вызов, который написала модель, лежит в
 `content` в сыром виде. `parse_kimi` всё же может его прочитать и объясняет, что не так с id.
-Вместе с id потерялось и имя функции: парсеры Kimi берут имя из id, а в `call_...` его нет.
+Вместе с id потерялось и имя функции: парсеры Kimi берут имя из id, а в `call_...` его нет (новые
+парсеры vLLM и SGLang для некоторых испорченных id угадывают имя по ключам аргументов, но не из
+`call_...`).
 """,
     ),
     code(
@@ -691,84 +700,47 @@ if conn.replay_only("sglang_drift is a recorded engine profile"):
     show_tool_calls(messages[-3]["tool_calls"])
 ''',
         ru={'"sglang_drift is a recorded engine profile"':
-            '"профиль sglang_drift есть только в записях"'},
+            '"профиль sglang_drift есть только в кассетах"'},
     ),
     md(
         """
-## 10. Which model ids and server flags to use
+## 10. The rule to remember
 
-| where | model id | thinking |
-|---|---|---|
-| Moonshot API (`https://api.moonshot.ai/v1`) | `kimi-k2.6`, `kimi-k2.5` | on by default; off with `extra_body={"thinking": {"type": "disabled"}}` |
-| Moonshot API | `kimi-k2.7-code` | always on; `"disabled"` is an error |
-| your own vLLM or SGLang | `moonshotai/Kimi-K2.6`, `moonshotai/Kimi-K2.5` | on by default; off per request with `chat_template_kwargs: {"thinking": false}` |
-| your own vLLM or SGLang | `moonshotai/Kimi-K2-Thinking` | always on: no switch |
+**With thinking on, every assistant message goes back into the history with its reasoning, under
+the field name the server used.** Which field, which engine:
 
-The vLLM flags for all of them: `--tool-call-parser kimi_k2 --enable-auto-tool-choice
---reasoning-parser kimi_k2 --trust-remote-code`; `--reasoning-parser` is the flag that moves the
-`<think>` text into the reasoning field. These are large models (K2-Thinking runs in INT4 on 8
-H200 GPUs), so a class uses the platform.
+| where | model id | reasoning field | thinking off |
+|---|---|---|---|
+| Moonshot API (`https://api.moonshot.ai/v1`) | `kimi-k2.6` | `reasoning_content` | `extra_body={"thinking": {"type": "disabled"}}` |
+| Moonshot API | `kimi-k2.7-code` | `reasoning_content` | impossible: always on |
+| your own vLLM | `moonshotai/Kimi-K2.6` | `reasoning` | `chat_template_kwargs: {"thinking": false}` |
+| your own SGLang | `moonshotai/Kimi-K2.6` | `reasoning_content` | `chat_template_kwargs: {"thinking": false}` |
+| your own vLLM or SGLang | `moonshotai/Kimi-K2-Thinking` | as the engine above | impossible: always on |
 
-**The one rule to remember:** with thinking on, every assistant message goes back into the history
-with its reasoning, under the field name the server used.
-
-> **Reference: versions, reports, sources** (checked in 2026; they change, the rule above does not)
-> - vLLM: Moonshot's K2.6 deploy guide recommends 0.19.1; the K2.5 recipe asks for 0.15.0 or newer
->   (its 0.25.0 line is for the B300 EAGLE3 and CPU KV-offload path only). The reasoning field was
->   renamed `reasoning` in vLLM PR #27752 and the old name removed in #33402 (0.17.x);
->   vllm#33616 tells how Kimi templates broke.
-> - Moonshot platform: the model list (platform.kimi.ai, models overview) fixes `temperature`,
->   `top_p` and `n` of `kimi-k2.6`/`kimi-k2.5`; the answer to another value (a 400, "only 1 is
->   allowed") is reported by users. The forced-`tool_choice` 400s are reported by users (AstrBot
->   PR #7825 for `"required"`, an oh-my-pi report for a named function), not in Moonshot's docs.
->   `kimi-k2-0905-preview`, the other preview ids and `kimi-k2-thinking(-turbo)` are reported
->   retired in 2026 (promptfoo's provider docs), `kimi-k2.5` is to follow on 2026-08-31;
->   `kimi-k3` always thinks and sets its depth with `thinking.effort` (Kimi-Vendor-Verifier's K3
->   tests; lesson 09). Users also
->   report advice to give thinking mode `max_tokens` of 16000 or more.
-> - Real vs synthesized: every answer in this lesson is synthesized. The missing-reasoning 400
->   copies Moonshot's wording as users quote it (cherry-studio #12619, mastra #12592); the
->   `reasoning` field, vLLM's source; the K2-Thinking render, llama.cpp's mirror of the template;
->   the `</think>`-only prompts of K2.5/K2.6, tinker-cookbook's renderers; the id drift, HF
->   discussion #48 on Kimi-K2-Instruct, SGLang PR #21377 and vLLM PR #46127.
+Serve them with vLLM's `--tool-call-parser kimi_k2 --enable-auto-tool-choice --reasoning-parser
+kimi_k2 --trust-remote-code` (`--reasoning-parser` moves the `<think>` text into the reasoning
+field) and the vLLM version the model's recipe states as its minimum ([reference](#reference)).
+K2.6 and K2-Thinking ship INT4 weights that need 8 H200 GPUs, so a class uses the platform.
 """,
         """
-## 10. Какие id моделей и флаги сервера использовать
+## 10. Главное правило
 
-| где | id модели | рассуждение |
-|---|---|---|
-| API Moonshot (`https://api.moonshot.ai/v1`) | `kimi-k2.6`, `kimi-k2.5` | включено по умолчанию; выключается через `extra_body={"thinking": {"type": "disabled"}}` |
-| API Moonshot | `kimi-k2.7-code` | включено всегда; `"disabled"` — ошибка |
-| свой vLLM или SGLang | `moonshotai/Kimi-K2.6`, `moonshotai/Kimi-K2.5` | включено по умолчанию; выключается в запросе через `chat_template_kwargs: {"thinking": false}` |
-| свой vLLM или SGLang | `moonshotai/Kimi-K2-Thinking` | включено всегда: переключателя нет |
+**При включённом рассуждении каждое сообщение ассистента возвращается в историю вместе с
+рассуждением, под тем именем поля, которое дал сервер.** Какое поле у какого движка:
 
-Флаги vLLM для всех этих моделей: `--tool-call-parser kimi_k2 --enable-auto-tool-choice
---reasoning-parser kimi_k2 --trust-remote-code`; именно `--reasoning-parser` переносит текст
-`<think>` в поле рассуждения. Это большие модели (K2-Thinking в INT4 работает на 8 видеокартах
-H200), поэтому в классе используют платформу.
+| где | id модели | поле рассуждения | как отключить |
+|---|---|---|---|
+| API Moonshot (`https://api.moonshot.ai/v1`) | `kimi-k2.6` | `reasoning_content` | `extra_body={"thinking": {"type": "disabled"}}` |
+| API Moonshot | `kimi-k2.7-code` | `reasoning_content` | никак: включено всегда |
+| свой vLLM | `moonshotai/Kimi-K2.6` | `reasoning` | `chat_template_kwargs: {"thinking": false}` |
+| свой SGLang | `moonshotai/Kimi-K2.6` | `reasoning_content` | `chat_template_kwargs: {"thinking": false}` |
+| свой vLLM или SGLang | `moonshotai/Kimi-K2-Thinking` | как у движка выше | никак: включено всегда |
 
-**Главное правило:** при включённом рассуждении каждое сообщение ассистента возвращается в историю
-вместе с рассуждением, под тем именем поля, которое дал сервер.
-
-> **Справка: версии, отчёты, источники** (проверено в 2026 году; они меняются, правило выше — нет)
-> - vLLM: руководство Moonshot по развёртыванию K2.6 советует 0.19.1; рецепт K2.5 требует 0.15.0
->   или новее (строка про 0.25.0 относится только к варианту B300 с EAGLE3 и выгрузкой KV-кэша на
->   CPU). Поле рассуждения переименовано в `reasoning` в PR vLLM #27752, старое имя удалено в
->   #33402 (0.17.x); как из-за этого сломались шаблоны Kimi, описано в vllm#33616.
-> - Платформа Moonshot: список моделей (platform.kimi.ai, обзор моделей) фиксирует
->   `temperature`, `top_p` и `n` у `kimi-k2.6`/`kimi-k2.5`; ответ на другое значение (400, «only 1
->   is allowed») известен из сообщений пользователей. Ошибки 400 на принудительный `tool_choice`
->   тоже известны от пользователей (PR AstrBot #7825 для `"required"`, отчёт oh-my-pi для
->   указанной функции), а не из документации Moonshot. `kimi-k2-0905-preview`,
->   другие id с окончанием -preview и `kimi-k2-thinking(-turbo)`, по сообщениям, сняты в 2026 году
->   (документация провайдера promptfoo), `kimi-k2.5` последует 2026-08-31; `kimi-k3` рассуждает
->   всегда, а глубину рассуждения задаёт `thinking.effort` (тесты Kimi-Vendor-Verifier для K3; урок
->   09). Пользователи также советуют в режиме рассуждения ставить `max_tokens` не меньше 16000.
-> - Настоящее и синтезированное: все ответы этого урока синтезированы. Ошибка 400 без рассуждения
->   повторяет текст Moonshot в том виде, в каком его цитируют пользователи (cherry-studio #12619,
->   mastra #12592); поле `reasoning` — по исходному коду vLLM; промпт K2-Thinking — по зеркалу
->   шаблона в llama.cpp; промпты K2.5/K2.6 с одним `</think>` — по рендерерам tinker-cookbook;
->   дрейф id — по обсуждению #48 у Kimi-K2-Instruct на HF, PR SGLang #21377 и PR vLLM #46127.
+Запускайте их в vLLM с флагами `--tool-call-parser kimi_k2 --enable-auto-tool-choice
+--reasoning-parser kimi_k2 --trust-remote-code` (`--reasoning-parser` переносит текст `<think>` в
+поле рассуждения) и с той версией vLLM, которую рецепт модели называет минимальной
+([справка](#reference)). Веса K2.6 и K2-Thinking в INT4 требуют 8 видеокарт H200, поэтому в классе
+используют платформу.
 """,
     ),
     md(
@@ -776,15 +748,15 @@ H200), поэтому в классе используют платформу.
 ## Summary
 
 - A thinking model returns its reasoning in its own field (`reasoning_content` on Moonshot, SGLang
-  and llama.cpp, `reasoning` on vLLM >= 0.17 and Ollama), and in a stream the reasoning deltas come
+  and llama.cpp, `reasoning` on current vLLM and Ollama), and in a stream the reasoning deltas come
   before content and calls.
 - With thinking on, the Moonshot API refuses a history whose assistant message with `tool_calls`
   lost its reasoning: **400 from the second round on**. Loops that rebuild the message from
   `content` and `tool_calls`, as the guide's do, hit it. Send the reasoning back under the name the
   server used: `ToolCallAccumulator.assistant_message()` and `run_tool_loop` do.
-- `extra_body={"thinking": {"type": "disabled"}}` switches thinking off on `kimi-k2.5`/`kimi-k2.6`;
-  on them a forced `tool_choice` (`"required"` or a named function) and thinking do not mix (Kimi
-  K3 differs: lesson 08).
+- `extra_body={"thinking": {"type": "disabled"}}` switches thinking off on `kimi-k2.6`; on it a
+  forced `tool_choice` (`"required"` or a named function) and thinking do not mix (Kimi K3
+  differs: lesson 08).
 - In raw text the reasoning is a `<think>` block; `parse_kimi` and `KimiStreamParser` split it off,
   end an unclosed block at the tool-call section and keep every call.
 - A self-hosted Kimi needs `functions.NAME:IDX` ids in its history: `normalize_kimi_ids`.
@@ -793,20 +765,96 @@ H200), поэтому в классе используют платформу.
 ## Итоги
 
 - Модель с рассуждением возвращает его в отдельном поле (`reasoning_content` у Moonshot, SGLang и
-  llama.cpp, `reasoning` у vLLM >= 0.17 и Ollama), а в потоке дельты рассуждения приходят раньше
+  llama.cpp, `reasoning` у нынешнего vLLM и Ollama), а в потоке дельты рассуждения приходят раньше
   текста и вызовов.
 - При включённом рассуждении API Moonshot отклоняет историю, в которой сообщение ассистента с
   `tool_calls` потеряло рассуждение: **400 начиная со второго раунда**. На это натыкаются циклы,
   которые, как в руководстве, собирают сообщение из `content` и `tool_calls`. Возвращайте
   рассуждение под тем именем, которое дал сервер: так делают `ToolCallAccumulator.assistant_message()`
   и `run_tool_loop`.
-- `extra_body={"thinking": {"type": "disabled"}}` отключает рассуждение у `kimi-k2.5`/`kimi-k2.6`;
-  у них принудительный `tool_choice` (`"required"` или указанная функция) и рассуждение
+- `extra_body={"thinking": {"type": "disabled"}}` отключает рассуждение у `kimi-k2.6`; у неё
+  принудительный `tool_choice` (`"required"` или функция, выбранная по имени) и рассуждение
   несовместимы (у Kimi K3 иначе: урок 08).
 - В сыром выводе рассуждение — это блок `<think>`; `parse_kimi` и `KimiStreamParser` отделяют его,
   заканчивают незакрытый блок на секции вызовов и сохраняют каждый вызов.
 - Kimi на своём сервере должна видеть в истории id вида `functions.NAME:IDX`: для этого есть
   `normalize_kimi_ids`.
+""",
+    ),
+    md(
+        """
+<a id="reference"></a>
+<details><summary>Reference</summary>
+
+Sources and versions, checked in 2026-12; they change, the rules above do not.
+
+- **vLLM versions.** Use the minimum the model's vLLM recipe states: the Kimi-K2.6 recipe's
+  metadata sets 0.25.0 for the whole recipe; the Kimi-K2.5 recipe says 0.19.1 in its metadata and
+  ">= 0.15.0" in its text; Moonshot's K2.6 deploy guide names 0.19.1 as manually verified.
+- **The reasoning field on vLLM.** Renamed `reasoning` with `reasoning_content` kept as an alias
+  (vLLM PR #27752), the alias removed in PR #33402 (January 2026); reports of the first release
+  without it range from 0.16 to 0.23. How Kimi templates broke: vllm issue #33616.
+- **Moonshot platform.** The model list (platform.kimi.ai, models overview) fixes `temperature`,
+  `top_p` and `n` of `kimi-k2.6`; the 400 for another value ("only 1 is allowed") is known from
+  users. The forced-`tool_choice` 400s of step 6 are known from users too (AstrBot PR #7825 for
+  `"required"`, an oh-my-pi report for a named function), not from Moonshot's docs; the replay
+  server copies their wording. `kimi-k2.5`'s announced sunset, 2026-08-31, has passed;
+  `kimi-k2-0905-preview` and `kimi-k2-thinking(-turbo)` are reported retired by third parties
+  (promptfoo's provider docs), while Moonshot's parameter page still lists the K2 columns. Check
+  `GET /models`. `kimi-k2.7-code` always thinks. `kimi-k3` sets its depth with a top-level
+  `reasoning_effort` (lesson 09). Users advise `max_tokens` of 16000 or more with thinking.
+- **GPUs.** K2.6 and K2-Thinking ship INT4 weights that fit 8xH200 (vLLM recipes); the 16 GPUs of
+  Moonshot's deploy guide are for K2-Instruct in FP8.
+- **The K2-Thinking template** is llama.cpp's mirror of Moonshot's file, with the compact
+  `tojson(separators=(',', ':'))` put back (llama.cpp had to drop it); it was not compared with
+  Moonshot's own file byte for byte. The `</think>`-only prompts of K2.5/K2.6 follow
+  tinker-cookbook's renderers.
+- **Names from ids.** Newer Kimi parsers infer a name from argument keys for some malformed ids
+  (vLLM PR #46127, SGLang PR #25362); none reads a name out of `call_<hex>`. The id drift: HF
+  discussion #48 on Kimi-K2-Instruct, SGLang PR #21377.
+- **What is synthesized.** Every answer in this lesson is synthesized. The missing-reasoning 400
+  copies Moonshot's wording as users quote it (cherry-studio #12619, mastra #12592); the
+  `reasoning` field follows vLLM's source.
+
+</details>
+""",
+        """
+<a id="reference"></a>
+<details><summary>Справка</summary>
+
+Источники и версии, проверено в декабре 2026 года; они меняются, правила выше — нет.
+
+- **Версии vLLM.** Берите минимальную версию, которую называет рецепт vLLM для модели: метаданные
+  рецепта Kimi-K2.6 требуют 0.25.0 для всего рецепта; рецепт Kimi-K2.5 называет 0.19.1 в
+  метаданных и «>= 0.15.0» в тексте; руководство Moonshot по развёртыванию K2.6 называет 0.19.1
+  проверенной вручную.
+- **Поле рассуждения в vLLM.** Переименовано в `reasoning`, а `reasoning_content` оставлено как
+  псевдоним (PR vLLM #27752); псевдоним удалён в PR #33402 (январь 2026 года); первым выпуском без
+  него пользователи называют разные версии, от 0.16 до 0.23. Как сломались шаблоны Kimi — issue
+  vllm #33616.
+- **Платформа Moonshot.** Список моделей (platform.kimi.ai, обзор моделей) фиксирует
+  `temperature`, `top_p` и `n` у `kimi-k2.6`; ответ 400 на другое значение («only 1 is allowed»)
+  известен от пользователей. Ошибки 400 на принудительный `tool_choice` из шага 6 тоже известны от
+  пользователей (PR AstrBot #7825 для `"required"`, отчёт oh-my-pi для выбора функции по имени), а не из
+  документации Moonshot; сервер воспроизведения повторяет их текст. Объявленная дата отключения
+  `kimi-k2.5`, 2026-08-31, прошла; о снятии `kimi-k2-0905-preview` и `kimi-k2-thinking(-turbo)`
+  пишут сторонние источники (документация провайдера promptfoo), а страница параметров Moonshot
+  всё ещё перечисляет столбцы K2. Проверяйте `GET /models`. `kimi-k2.7-code` рассуждает всегда.
+  `kimi-k3` задаёт глубину рассуждения полем верхнего уровня `reasoning_effort` (урок 09).
+  Пользователи советуют в режиме рассуждения ставить `max_tokens` не меньше 16000.
+- **Видеокарты.** Веса K2.6 и K2-Thinking в INT4 помещаются на 8xH200 (рецепты vLLM); 16
+  видеокарт из руководства Moonshot по развёртыванию нужны K2-Instruct в FP8.
+- **Шаблон K2-Thinking** взят из зеркала файла Moonshot в llama.cpp, с возвращённым компактным
+  `tojson(separators=(',', ':'))` (llama.cpp пришлось его убрать); с собственным файлом Moonshot
+  побайтно не сверен. Промпты K2.5/K2.6 с одним `</think>` — по рендерерам tinker-cookbook.
+- **Имена из id.** Новые парсеры Kimi для некоторых испорченных id выводят имя из ключей
+  аргументов (PR vLLM #46127, PR SGLang #25362); ни один не читает имя из `call_<hex>`. Дрейф id —
+  обсуждение #48 у Kimi-K2-Instruct на HF, PR SGLang #21377.
+- **Что синтезировано.** Все ответы этого урока синтезированы. Ошибка 400 без рассуждения
+  повторяет текст Moonshot в том виде, в каком его цитируют пользователи (cherry-studio #12619,
+  mastra #12592); поле `reasoning` — по исходному коду vLLM.
+
+</details>
 """,
     ),
     md(

@@ -54,7 +54,8 @@ The main model of this lesson is `Qwen/Qwen3.5-4B` behind vLLM with
 `--tool-call-parser qwen3_coder --reasoning-parser qwen3`. In replay mode the vLLM and Ollama
 answers come from cassettes **synthesized** from their documented formats, not captured from real
 servers; the llama.cpp answers of section 8 are **captured** from a real `llama-server` running a
-tiny model whose weights are steered to write this lesson's reasoning and calls. The offline
+tiny model whose weights are set by hand (steered, not trained) to write this lesson's reasoning
+and calls. The offline
 tokenizers `qwen3` and `qwen3.5` carry the official chat templates of `Qwen/Qwen3-0.6B` and
 `Qwen/Qwen3.5-4B` (copies kept in the repo), so the renders below are the real ones; only ordinary
 words get other token ids. With `LLM_MODE=live` and the `QWEN_*` variables (for example a local
@@ -65,10 +66,11 @@ Ollama, see section 8) the cells that talk to a model use your server.
 
 Главная модель урока — `Qwen/Qwen3.5-4B`, запущенная в vLLM с флагами
 `--tool-call-parser qwen3_coder --reasoning-parser qwen3`. В режиме воспроизведения (replay)
-ответы vLLM и Ollama берутся из записей (кассет), **синтезированных** по документированным форматам
-этих серверов, а не записанных с настоящих серверов; ответы llama.cpp в разделе 8 **записаны** с
-настоящего `llama-server`, на котором работает крошечная модель с подобранными (steered) весами: она
-пишет ровно те рассуждения и вызовы, которые нужны уроку. Офлайн-токенизаторы (tokenizer) `qwen3` и
+ответы vLLM и Ollama берутся из кассет (cassettes), **синтезированных** по документированным
+форматам этих серверов, а не записанных с настоящих серверов; ответы llama.cpp в разделе 8
+**записаны** с настоящего `llama-server`, на котором работает крошечная модель: её веса не обучены,
+а выставлены вручную (steered), так что она пишет ровно те рассуждения и вызовы, которые нужны
+уроку. Офлайн-токенизаторы (tokenizer) `qwen3` и
 `qwen3.5` содержат официальные шаблоны чата `Qwen/Qwen3-0.6B` и `Qwen/Qwen3.5-4B` (копии хранятся в
 репозитории), поэтому показанные ниже промпты — настоящие; другие номера токенов получают только
 обычные слова. С `LLM_MODE=live` и переменными `QWEN_*` (например, для локального Ollama, см.
@@ -124,6 +126,9 @@ def get_forecast(city: str, days: int = 1, hourly: bool = False) -> dict:
     outlook = FORECAST.get(city, ["unknown"] * 3)[: max(1, min(days, 3))]
     return {"city": city, "days": outlook, "hourly": hourly}
 ''',
+        ru={
+        '"""Look the forecast up in a fixed table (a stub for a real weather API)."""': '"""Найти прогноз в фиксированной таблице (заглушка вместо настоящего API погоды)."""',
+        },
     ),
     code(
         '''
@@ -155,14 +160,16 @@ _ = registry.register(get_forecast, schema=tools[0])
         """
 ## 2. One call, two templates
 
-A short conversation: the question, the assistant's call (arguments as a dict), the tool's result.
+Know which call format your Qwen writes: the same call looks different in Qwen3's and Qwen3.5's
+templates. A short conversation: the question, the assistant's call (arguments as a dict), the tool's result.
 Qwen3 (April and July 2025) keeps Qwen2.5's Hermes format; Qwen3.5, 3.6 and 3.8 write calls the
 way Qwen3-Coder does.
 """,
         """
 ## 2. Один вызов, два шаблона
 
-Короткий диалог: вопрос, вызов от ассистента (аргументы — словарь), результат инструмента. Qwen3
+Узнайте, в каком формате пишет вызовы ваша Qwen: один и тот же вызов выглядит по-разному в
+шаблонах Qwen3 и Qwen3.5. Короткий диалог: вопрос, вызов от ассистента (аргументы — словарь), результат инструмента. Qwen3
 (выпуски апреля и июля 2025 года) сохраняет формат Hermes из Qwen2.5, а Qwen3.5, 3.6 и 3.8 записывают
 вызовы так же, как Qwen3-Coder.
 """,
@@ -189,7 +196,9 @@ def from_assistant(tokenizer, messages):
 
 print(from_assistant(qwen3, conversation))
 ''',
-        ru={"# the course's offline tokenizers": "# офлайн-токенизаторы курса"},
+        ru={"# the course's offline tokenizers": "# офлайн-токенизаторы курса",
+        '"""The render of `messages` from the last assistant turn on."""': '"""Промпт из `messages`, начиная с последнего хода ассистента."""',
+        },
     ),
     code(
         '''
@@ -437,15 +446,17 @@ show_tool_calls(parsed.tool_calls)
     md(
         """
 A server does the same with its reasoning parser (`--reasoning-parser qwen3`) and returns the
-reasoning in a separate field. Its name depends on the server: vLLM 0.17 and later say `reasoning`
-(older versions `reasoning_content`), llama.cpp says `reasoning_content`, Ollama `reasoning`. The
-OpenAI SDK does not declare these fields, so read them with `getattr`:
+reasoning in a separate field. Its name depends on the server: current vLLM says `reasoning`
+(older releases `reasoning_content`; the [reference](#reference) has the history), llama.cpp says
+`reasoning_content`, Ollama `reasoning`. The OpenAI SDK does not declare these fields, so read
+them with `getattr`:
 """,
         """
 Сервер делает то же самое своим парсером рассуждений (`--reasoning-parser qwen3`) и возвращает
-рассуждение в отдельном поле. Его название зависит от сервера: vLLM 0.17 и новее пишет `reasoning`
-(старые версии — `reasoning_content`), llama.cpp — `reasoning_content`, Ollama — `reasoning`.
-В типах OpenAI SDK этих полей нет, поэтому читайте их через `getattr`:
+рассуждение в отдельном поле. Его название зависит от сервера: нынешний vLLM пишет `reasoning`
+(старые выпуски — `reasoning_content`; история — в [справке](#reference)), llama.cpp —
+`reasoning_content`, Ollama — `reasoning`. В типах OpenAI SDK этих полей нет, поэтому читайте их
+через `getattr`:
 """,
     ),
     code(
@@ -507,13 +518,13 @@ list or history is cut silently and the tools seem ignored: start it with
 `OLLAMA_CONTEXT_LENGTH=16384 ollama serve`. Current llama.cpp builds use the model's chat template
 (`--jinja`) and put reasoning into `reasoning_content` (the default `--reasoning-format auto`,
 which does what `deepseek` does) without being asked; started with `--no-jinja`, the server answers any request that carries `tools` with HTTP
-500 `tools param requires --jinja flag`. (The GGUF repository name above follows Qwen's naming
-pattern and is *unconfirmed*.)
+500 `tools param requires --jinja flag`. (Where the model names above come from: the
+[reference](#reference).)
 
 The same two-city question, streamed from each. Ollama's stream is synthesized from its documented
-behaviour. llama.cpp's is a capture: `llama-server` built from the llama.cpp source that the
-`llama-cpp-python` 0.3.36 package vendors, serving a one-layer model with Qwen's real vocabulary and
-Qwen3's chat template. Its weights are steered, not trained, so it always writes the same reasoning
+behaviour. llama.cpp's is a capture from a real `llama-server` (the build is named in the
+[reference](#reference)), serving a one-layer model with Qwen's real vocabulary and Qwen3's chat
+template. Its weights are steered, not trained, so it always writes the same reasoning
 and calls; everything else (prompt, grammar, parsing, ids, chunks) is the server's own.
 """,
         """
@@ -540,14 +551,14 @@ export LLM_MODE=live QWEN_BASE_URL=http://localhost:8080/v1 QWEN_API_KEY=none QW
 игнорирует инструменты: запускайте `OLLAMA_CONTEXT_LENGTH=16384 ollama serve`. Современные
 сборки llama.cpp сами включают шаблон чата модели (`--jinja`) и выносят рассуждение в поле
 `reasoning_content` (так по умолчанию работает `--reasoning-format auto`, как `deepseek`); если запустить сервер с `--no-jinja`, любой
-запрос с `tools` получит HTTP 500 `tools param requires --jinja flag`. (Имя GGUF-репозитория выше
-построено по схеме имён Qwen и *не подтверждено*.)
+запрос с `tools` получит HTTP 500 `tools param requires --jinja flag`. (Откуда взяты имена
+моделей выше — в [справке](#reference).)
 
 Тот же вопрос про два города в потоковой выдаче (streaming) от каждого сервера. Поток Ollama
-синтезирован по документированному поведению. Поток llama.cpp записан с настоящего сервера:
-`llama-server` собран из исходников llama.cpp, которые вложены в пакет `llama-cpp-python` 0.3.36, и
-обслуживает однослойную модель с настоящим словарём Qwen и шаблоном чата Qwen3. Её веса не обучены,
-а подобраны так, что она всегда пишет одни и те же рассуждение и вызовы; всё остальное (промпт,
+синтезирован по документированному поведению. Поток llama.cpp записан с настоящего
+`llama-server` (сборка названа в [справке](#reference)), который обслуживает однослойную модель с
+настоящим словарём Qwen и шаблоном чата Qwen3. Её веса не обучены, а выставлены вручную, так что
+она всегда пишет одни и те же рассуждение и вызовы; всё остальное (промпт,
 грамматика, разбор, id, фрагменты потока) — работа самого сервера.
 """,
     ),
@@ -565,7 +576,7 @@ if conn.replay_only("ollama and llamacpp are recorded engine profiles"):
         show_chunks(list(stream))
 ''',
         ru={'"ollama and llamacpp are recorded engine profiles"':
-            '"профили ollama и llamacpp есть только в записях"'},
+            '"профили ollama и llamacpp есть только в кассетах"'},
     ),
     md(
         """
@@ -627,7 +638,7 @@ if conn.replay_only("llamacpp is a recorded engine profile"):
     show_tool_calls(accumulator.tool_calls)
 ''',
         ru={'"llamacpp is a recorded engine profile"':
-            '"профиль llamacpp есть только в записях"'},
+            '"профиль llamacpp есть только в кассетах"'},
     ),
     md(
         """
@@ -690,7 +701,7 @@ compare_table(
     ),
     md(
         """
-Kimi's own thinking models have a reasoning field too (lesson 06); K2.5 and K2.6 can switch
+Kimi's own thinking models have a reasoning field too (lesson 06); K2.6 can switch
 thinking off, K2-Thinking cannot. Lessons 00-05 follow K2-Instruct, which does not think; live on
 the platform they get `kimi-k2.6`, which does (lesson 00, section 3, says how they cope).
 
@@ -709,7 +720,7 @@ the platform they get `kimi-k2.6`, which does (lesson 00, section 3, says how th
   them.
 """,
         """
-У моделей Kimi с рассуждением тоже есть поле для рассуждения (урок 06); K2.5 и K2.6 умеют
+У моделей Kimi с рассуждением тоже есть поле для рассуждения (урок 06); K2.6 умеет
 выключать рассуждение, K2-Thinking — нет. Уроки 00-05 разбирают K2-Instruct, которая не рассуждает;
 в режиме live на платформе им отвечает `kimi-k2.6`, которая рассуждает (как уроки с этим
 справляются, сказано в уроке 00, раздел 3).
@@ -727,6 +738,53 @@ the platform they get `kimi-k2.6`, which does (lesson 00, section 3, says how th
 - Серверы на ноутбуке различаются id, нарезкой на фрагменты и настройками по умолчанию
   (llama.cpp берёт `parallel_tool_calls` из шаблона чата, Ollama обрезает контекст до 4k); цикл из
   уроков 02 и 03 работает со всеми.
+""",
+    ),
+    md(
+        """
+<a id="reference"></a>
+<details><summary>Reference</summary>
+
+Sources, checked in 2026-12.
+
+- **The reasoning field on vLLM**: renamed `reasoning`, with `reasoning_content` kept as an alias
+  (vLLM PR #27752), the alias removed in PR #33402 (January 2026); users name releases from 0.16 to
+  0.23 as the first without it, so check your server's answer rather than its version.
+- **Model names for laptops**: the Ollama tags `qwen3:0.6b`, `qwen3:1.7b`, `qwen3:4b` are from
+  Ollama's own library (Qwen's Ollama guide lists only `qwen2.5`); the GGUF repository
+  `Qwen/Qwen3-1.7B-GGUF` follows Qwen's naming pattern and is unconfirmed.
+- **The llama.cpp captures**: `llama-server` built from the llama.cpp source that the
+  `llama-cpp-python` 0.3.36 package vendors, serving one-layer models whose weights are set by hand
+  (docs/real_engines.md says how they are made and rebuilt).
+- **vLLM's `qwen3_coder` ids**: `call_` + 24 hex when streaming is the legacy parser class's form;
+  current vLLM routes `qwen3_coder` to an engine-based parser whose ids were not checked.
+- **Ollama sends each call whole**: read from its parser code, unconfirmed on the wire.
+
+</details>
+""",
+        """
+<a id="reference"></a>
+<details><summary>Справка</summary>
+
+Источники, проверено в декабре 2026 года.
+
+- **Поле рассуждения в vLLM**: переименовано в `reasoning`, а `reasoning_content` оставлено как
+  псевдоним (PR vLLM #27752); псевдоним удалён в PR #33402 (январь 2026 года); первым выпуском без
+  него пользователи называют разные версии, от 0.16 до 0.23, так что проверяйте ответ своего
+  сервера, а не его версию.
+- **Имена моделей для ноутбука**: теги Ollama `qwen3:0.6b`, `qwen3:1.7b`, `qwen3:4b` взяты из
+  библиотеки самой Ollama (руководство Qwen по Ollama перечисляет только `qwen2.5`); имя
+  GGUF-репозитория `Qwen/Qwen3-1.7B-GGUF` построено по схеме имён Qwen и не подтверждено.
+- **Записи llama.cpp**: `llama-server` собран из исходников llama.cpp, вложенных в пакет
+  `llama-cpp-python` 0.3.36, и обслуживает однослойные модели с весами, выставленными вручную (как
+  они сделаны и как их пересобрать, описано в docs/real_engines.md).
+- **Id у `qwen3_coder` в vLLM**: `call_` и 24 шестнадцатеричные цифры в потоке — форма старого
+  класса парсера; нынешний vLLM направляет `qwen3_coder` в парсер на стороне движка, чьи id не
+  проверены.
+- **Ollama присылает каждый вызов целиком**: так следует из кода её парсера, на реальном потоке не
+  подтверждено.
+
+</details>
 """,
     ),
     md(

@@ -5,10 +5,12 @@ from nbbuild import Lesson, code, md
 # Student-facing strings of the outcome and table cells, shared by the cells that print them.
 OUTCOME_RU = {
     '"refused (400)"': '"отказ (400)"',
-    '"no answer (404)"': '"нет ответа (404)"',
+    '"not recorded (404)"': '"не записано (404)"',
     '"text"': '"текст"',
     '"1 call"': '"1 вызов"',
     '" calls"': '" вызова"',
+    '"""What one request gets back: refused, text, or how many tool calls."""':
+    '"""Что возвращает один запрос: отказ, текст или сколько вызовов."""',
 }
 
 LESSON = Lesson("08_choosing_tools", [
@@ -29,8 +31,8 @@ really does with them, so that you pick settings that hold on the server you dep
 - a small function that sums up one request's answer: refused, text, one call or several;
 - the four values of `tool_choice` sent to vLLM;
 - a compatibility table of five engines, computed from their answers, not typed by hand;
-- the Moonshot platform's two surprises: forced choices refused with thinking on, and Kimi K3
-  ignoring a named function without a word;
+- the Moonshot platform's two surprises: forced choices refused with thinking on, and the
+  platform's Kimi K3 ignoring a named function without a word;
 - llama.cpp's parallel calls that stay on, and Moonshot's strict schemas.
 """, """
 ## Что вы сделаете
@@ -41,8 +43,8 @@ really does with them, so that you pick settings that hold on the server you dep
 - соберёте таблицу совместимости пяти движков (engine) — она вычисляется из их ответов, а не
   набирается вручную;
 - увидите два сюрприза платформы Moonshot: ошибку 400 в ответ на принудительный выбор
-  инструмента при включённом рассуждении и Kimi K3, который молча не замечает выбор инструмента
-  по имени;
+  инструмента при включённом рассуждении и модель Kimi K3, которая молча пропускает выбор
+  инструмента по имени;
 - разберёте параллельные вызовы llama.cpp, которые не выключаются, и строгие схемы Moonshot.
 """),
     md("""
@@ -50,21 +52,17 @@ really does with them, so that you pick settings that hold on the server you dep
 
 The main engine of this lesson is vLLM serving Kimi-K2 (`--tool-call-parser kimi_k2`). In replay
 mode every answer comes from a cassette **synthesized** from each engine's documentation, not
-captured from real servers: Moonshot's platform docs and third-party reports of its errors, the
-Kimi K3 tests of Moonshot's vendor verifier, vLLM's tool-calling docs, llama.cpp's behaviour as
-observed on a real `llama-server`, and Ollama's compatibility docs. A setting no source documents
-for an engine is not recorded, and the table below says so. With `LLM_MODE=live` and the `KIMI_*`
+captured from real servers (the sources of each engine are in the [reference](#reference)). A
+setting no source documents for an engine is not recorded, and the table below says so. With `LLM_MODE=live` and the `KIMI_*`
 variables the cells talk to your server, and the table gets one column: that server.
 """, """
 ## Подготовка
 
 Главный движок урока — vLLM с моделью Kimi-K2 (`--tool-call-parser kimi_k2`). В режиме
-воспроизведения (replay) все ответы берутся из записи (кассеты), **синтезированной** по документации
-каждого движка, а не записанной с настоящих серверов: документация платформы Moonshot и сообщения
-сторонних разработчиков о её ошибках, тесты Kimi K3 из набора проверок Moonshot для поставщиков
-(vendor verifier), документация vLLM о вызове инструментов, поведение llama.cpp, которое наблюдали
-на настоящем `llama-server`, и документация Ollama о совместимости. Если ни один источник не
-описывает, что движок делает с настройкой, ответ не записан, и таблица ниже так и пишет. С
+воспроизведения (replay) все ответы берутся из кассеты (cassette), **синтезированной** по
+документации каждого движка, а не записанной с настоящих серверов (источники по каждому движку — в
+[справке](#reference)). Если ни один источник не описывает, что движок делает с настройкой, ответ
+не записан, и таблица ниже так и пишет. С
 `LLM_MODE=live` и переменными `KIMI_*` ячейки работают с вашим сервером, а в таблице остаётся один
 столбец — этот сервер.
 """),
@@ -84,12 +82,12 @@ conn
     md("""
 ## 1. One question, many possible answers
 
-The guide's weather tool and a question that needs it twice: the model may call `get_weather` for
+Judge a setting by what comes back, summed up per request. The guide's weather tool and a question that needs it twice: the model may call `get_weather` for
 both cities at once (parallel calls), call it once, or answer in words.
 """, """
 ## 1. Один вопрос, много возможных ответов
 
-Инструмент погоды из руководства и вопрос, для которого он нужен дважды: модель может вызвать
+Судите о настройке по тому, что приходит в ответ, и подводите итог каждого запроса. Инструмент погоды из руководства и вопрос, для которого он нужен дважды: модель может вызвать
 `get_weather` сразу для обоих городов (параллельные вызовы), вызвать его один раз или ответить
 словами.
 """),
@@ -128,7 +126,7 @@ def outcome(client, model_name, **settings):
     except openai.BadRequestError:
         return "refused (400)"
     except openai.NotFoundError:
-        return "no answer (404)"
+        return "not recorded (404)"
     tool_calls = completion.choices[0].message.tool_calls or []
     if not tool_calls:
         return "text"
@@ -152,10 +150,9 @@ OpenAI promises:
 | `parallel_tool_calls=False` | at most one call per reply (the default is `True`) |
 | `"strict": True` in a function | the arguments follow the schema exactly |
 
-Note what is missing: no single value means "exactly one call". On OpenAI, a forced choice
-(`"required"` or a named function) together with `parallel_tool_calls=False` should give that; our
-sources do not confirm it, and the default of `parallel_tool_calls` comes from a secondary source.
-Here is how vLLM answers the four values of `tool_choice`:
+Note what is missing: no single value means "exactly one call". To get one, combine a forced
+choice (`"required"` or a named function) with `parallel_tool_calls=False`, and count the calls
+you get. Here is how vLLM answers the four values of `tool_choice`:
 """, """
 ## 2. Что обещает каждая настройка
 
@@ -172,10 +169,9 @@ Here is how vLLM answers the four values of `tool_choice`:
 | `"strict": True` в описании функции | аргументы в точности соответствуют схеме |
 
 Обратите внимание, чего здесь нет: ни одно значение само по себе не означает «ровно один вызов».
-У OpenAI это должен давать принудительный выбор (`"required"` или функция по имени) вместе с
-`parallel_tool_calls=False`; наши источники этого не подтверждают, а значение `parallel_tool_calls`
-по умолчанию известно только из вторичного источника. Вот как vLLM отвечает на четыре значения
-`tool_choice`:
+Чтобы получить один вызов, сочетайте принудительный выбор (`"required"` или выбор функции по имени)
+с `parallel_tool_calls=False` и считайте полученные вызовы. Вот как vLLM отвечает на четыре
+значения `tool_choice`:
 """),
     code('''
 named = {"type": "function", "function": {"name": "get_weather"}}
@@ -183,20 +179,20 @@ for tool_choice in ["auto", "none", "required", named]:
     print(tool_choice, "->", outcome(client, model_name, tool_choice=tool_choice))
 '''),
     md("""
-vLLM keeps the promises with **structured outputs**: for `"required"` and a named function it
-constrains generation with a grammar built from the tool schemas, so the model cannot write
-anything but calls. A named function gives exactly one call, because the grammar holds one
-function's arguments. `"auto"` is left unconstrained unless a tool says `"strict": true` (and the
-server's `VLLM_ENFORCE_STRICT_TOOL_CALLING` is on, its default). The first forced request is
-slower while the grammar compiles. With `"none"` the tools are still written into the prompt;
+On vLLM a forced choice is kept by a grammar: for `"required"` and a named function vLLM
+constrains generation with **structured outputs** built from the tool schemas, so the model
+cannot write anything but calls, and a named function gives exactly one call. This is vLLM's
+strict tool calling, switched on by default (`VLLM_ENFORCE_STRICT_TOOL_CALLING=1`); with it on,
+a tool that says `"strict": true` constrains `"auto"` too. The first forced request is slower
+while the grammar compiles. With `"none"` the tools are still written into the prompt;
 start vLLM with `--exclude-tools-when-tool-choice-none` to leave them out.
 """, """
-vLLM выполняет обещания через **структурированный вывод** (structured outputs): для `"required"`
-и функции по имени он ограничивает генерацию грамматикой, построенной по схемам инструментов, и
-модель не может написать ничего, кроме вызовов. Функция по имени даёт ровно один вызов, потому что
-грамматика описывает аргументы одной функции. `"auto"` остаётся без ограничений, если только у
-инструмента нет `"strict": true` (и на сервере включён `VLLM_ENFORCE_STRICT_TOOL_CALLING` — он
-включён по умолчанию). Первый запрос с принудительным выбором выполняется дольше, пока грамматика
+В vLLM принудительный выбор соблюдается с помощью грамматики: для `"required"` и выбора функции
+по имени vLLM ограничивает генерацию **структурированным выводом** (structured outputs) по схемам
+инструментов, так что модель не может написать ничего, кроме вызовов, а выбор по имени даёт ровно
+один вызов. Это строгий режим вызовов (strict tool calling) vLLM, он включён по умолчанию
+(`VLLM_ENFORCE_STRICT_TOOL_CALLING=1`); в нём инструмент с `"strict": true` ограничивает и режим
+`"auto"`. Первый запрос с принудительным выбором выполняется дольше, пока грамматика
 компилируется. При `"none"` инструменты всё равно попадают в промпт; чтобы их убрать, запустите vLLM
 с флагом `--exclude-tools-when-tool-choice-none`.
 """),
@@ -206,7 +202,7 @@ if conn.replay_only("vLLM's answer to a named function"):
         model=model_name, messages=messages, tools=tools, tool_choice=named
     )
     show_tool_calls(completion.choices[0].message.tool_calls)
-''', ru={'"vLLM\'s answer to a named function"': '"ответ vLLM на функцию по имени"'}),
+''', ru={'"vLLM\'s answer to a named function"': '"ответ vLLM на выбор функции по имени"'}),
     md("""
 One call, for Beijing only. This answer is synthesized from vLLM's docs, not captured: the
 grammar holds one function's arguments, so there is room for one city only. A loop that forces a
@@ -214,10 +210,13 @@ tool should expect to ask again for the rest.
 
 ## 3. The same settings on five engines
 
-Now five settings go to five engines. Each column is one engine, each row one setting,
+Before you rely on a setting, check it on the engine you deploy to: the same request gets
+different answers on different engines. Now five settings go to five engines. Each column is one engine, each row one setting,
 and each cell is what `outcome` made of that engine's answer: in replay mode the recorded answer,
-or the 400 the replay server gives where the engine documents one. "no answer (404)" means the
-cassette holds no answer, because none of our sources says what that engine does.
+or the 400 the replay server gives where the engine documents one. Read three kinds of cell
+apart: "refused (400)" is the engine saying no, a call count that breaks the setting's promise is
+the engine ignoring it, and "not recorded (404)" is no data at all: the cassette holds no answer,
+because none of our sources says what that engine does.
 """, """
 Один вызов, только для Пекина. Этот ответ синтезирован по документации vLLM, а не записан с
 сервера: грамматика описывает аргументы одной функции, поэтому места хватает только на один город.
@@ -225,11 +224,13 @@ cassette holds no answer, because none of our sources says what that engine does
 
 ## 3. Те же настройки на пяти движках
 
-Теперь отправим пять настроек пяти движкам. Столбец — это движок, строка — настройка, а
+Прежде чем полагаться на настройку, проверьте её на том движке, где будете работать: один и тот же
+запрос получает на разных движках разные ответы. Теперь отправим пять настроек пяти движкам. Столбец — это движок, строка — настройка, а
 ячейка — то, что `outcome` извлекла из ответа этого движка: в режиме воспроизведения — записанный
-ответ или 400, который сервер воспроизведения выдаёт там, где движок такую ошибку документирует. «нет ответа
-(404)» значит, что в записи ответа нет: ни один из наших источников не говорит, что делает этот
-движок.
+ответ или 400, который сервер воспроизведения выдаёт там, где движок такую ошибку документирует.
+Различайте три вида ячеек: «отказ (400)» — движок говорит «нет»; число вызовов, нарушающее обещание
+настройки, — движок её не соблюдает; «не записано (404)» — данных нет вовсе: в кассете нет ответа,
+потому что ни один из наших источников не говорит, что делает этот движок.
 """),
     code('''
 SETTINGS = {
@@ -267,46 +268,47 @@ compare_table(rows, ["request settings", *columns])
 ''', ru={'"the five recorded engines"': '"пять записанных движков"',
         '"request settings"': '"настройки запроса"',
         "# the setting, then one cell per engine":
-        "# настройка и по ячейке на каждый движок"}),
+        "# настройка и по ячейке на каждый движок",
+        '"""One engine\'s answers to every setting."""': '"""Ответы одного движка на каждую настройку."""',
+        }),
     md("""
 Read the table row by row:
 
 - **auto** and **none** behave the same on every engine recorded.
-- **required** is refused by Kimi K2.6 with thinking on, and kept by the other engines recorded.
-- **a named function**: a 400 on K2.6, one call on vLLM, and on K3 two calls: K3 ignored the
-  choice and answered as under `"auto"`.
-- **parallel_tool_calls=False** is recorded for llama.cpp alone, and it still made two calls.
+- **required**: refused by Kimi K2.6 with thinking on, kept by the other engines recorded.
+- **a named function**: refused by K2.6, kept by vLLM (one call), ignored by the platform's K3
+  (two calls, as under `"auto"`).
+- **parallel_tool_calls=False**: ignored by llama.cpp (two calls), not recorded for the others.
 
 The next sections take these engines one at a time.
 
 ## 4. Moonshot: thinking refuses a forced choice, K3 ignores a name
 
-Third-party reports say that on Moonshot's platform a thinking model (K2.5, or K2.6, which
-thinks by default) refuses `"required"` and a named function with HTTP 400; Moonshot's docs say
-nothing of it, so treat it as unconfirmed. The texts below are the ones those reports quote. Their
-wording points at the way out, thinking switched off for the request (lesson 06's switch); no
-source we have confirms that this works.
+On Moonshot's platform, switch thinking off for a request that forces a tool: with thinking on,
+K2.6 refuses `"required"` and a named function with HTTP 400. The way out is lesson 06's switch,
+`extra_body={"thinking": {"type": "disabled"}}`, and open-source clients do exactly that. Moonshot's
+docs do not describe these errors; the texts below are the ones users quote
+([reference](#reference)):
 """, """
 Читайте таблицу по строкам:
 
 - **auto** и **none** ведут себя одинаково на всех записанных движках.
-- **required** отвергает Kimi K2.6 с включённым рассуждением, остальные записанные движки его
-  выполняют.
-- **функция по имени**: 400 у K2.6, один вызов у vLLM и два вызова у K3 — K3 не заметил выбор и
-  ответил так же, как при `"auto"`.
-- **parallel_tool_calls=False** записан только для llama.cpp, и llama.cpp всё равно сделал два
-  вызова.
+- **required**: Kimi K2.6 с включённым рассуждением отвечает на него отказом, остальные записанные
+  движки его соблюдают.
+- **выбор функции по имени**: K2.6 отказывает, vLLM соблюдает (один вызов), K3 на платформе его не
+  соблюдает (два вызова, как при `"auto"`).
+- **parallel_tool_calls=False**: llama.cpp его не соблюдает (два вызова), для остальных не
+  записано.
 
 Дальше разберём эти движки по одному.
 
-## 4. Moonshot: рассуждение отвергает принудительный выбор, K3 не замечает имя
+## 4. Moonshot: рассуждение несовместимо с принудительным выбором, K3 пропускает имя
 
-По сообщениям сторонних разработчиков, на платформе Moonshot модель с рассуждением (K2.5 или
-K2.6, у которой рассуждение включено по умолчанию) отвечает HTTP 400 на `"required"` и на функцию
-по имени; в документации Moonshot об этом ничего нет, так что считайте это неподтверждённым. Тексты
-ошибок ниже взяты из этих сообщений. Их формулировка подсказывает выход — выключить рассуждение
-для этого запроса (переключатель из урока 06); подтверждения, что это работает, в наших источниках
-нет.
+На платформе Moonshot выключайте рассуждение в запросе, который принуждает к вызову: с включённым
+рассуждением K2.6 отвечает HTTP 400 и на `"required"`, и на выбор функции по имени. Выход —
+переключатель из урока 06, `extra_body={"thinking": {"type": "disabled"}}`, и клиенты с открытым
+кодом делают именно так. В документации Moonshot этих ошибок нет; тексты ниже — те, что цитируют
+пользователи ([справка](#reference)):
 """),
     code('''
 if conn.replay_only("Kimi K2.6 on the Moonshot platform"):
@@ -321,16 +323,17 @@ if conn.replay_only("Kimi K2.6 on the Moonshot platform"):
             print(error.status_code, repr(error.body["message"]))
 ''', ru={'"Kimi K2.6 on the Moonshot platform"': '"Kimi K2.6 на платформе Moonshot"'}),
     md("""
-Kimi K3 is stricter about the values and looser about the meaning. Moonshot's vendor verifier
-tests it: `"auto"`, `"none"` and `"required"` are accepted, `"required"` without tools and any
-other string get a 400, and a named function is **silently ignored**: the request is answered as
-if it had no `tool_choice`. No error tells you; only the calls do.
+On the platform's Kimi K3, never rely on a named function: it is **silently ignored**, and the
+request is answered as if it had no `tool_choice`. Moonshot's vendor verifier tests the rest:
+`"auto"`, `"none"` and `"required"` are accepted, `"required"` without tools and any other string
+get a 400. No error tells you about the name; only the calls do (the kimi-code endpoint answers a
+400 instead, lesson 09).
 """, """
-Kimi K3 строже проверяет сами значения, но вольнее обходится с их смыслом. Так его проверяют
-тесты Moonshot для поставщиков: `"auto"`, `"none"` и `"required"` принимаются, `"required"` без инструментов и любая
-другая строка получают 400, а функция по имени **молча не учитывается**: запрос обрабатывается
-так, будто `tool_choice` в нём нет. Никакая ошибка об этом не сообщает — это видно только по
-вызовам.
+У модели Kimi K3 на платформе никогда не полагайтесь на выбор функции по имени: он **молча не
+учитывается**, и запрос обрабатывается так, будто `tool_choice` в нём нет. Остальное проверяют тесты
+Moonshot для поставщиков (vendor verifier): `"auto"`, `"none"` и `"required"` принимаются,
+`"required"` без инструментов и любая другая строка получают 400. Никакая ошибка не скажет, что имя
+пропущено, — это видно только по вызовам (адрес kimi-code вместо этого отвечает 400, урок 09).
 """),
     code('''
 if conn.replay_only("Kimi K3 on the Moonshot platform"):
@@ -343,13 +346,14 @@ if conn.replay_only("Kimi K3 on the Moonshot platform"):
 ''', ru={'"Kimi K3 on the Moonshot platform"': '"Kimi K3 на платформе Moonshot"'}),
     md("""
 Both calls are `get_weather` only because this conversation has one tool. With several tools, the
-"forced" request could call any of them, or none. (The ids take K2's `name:N` form from the
-platform; for K3 that form is unconfirmed.)
+"forced" request could call any of them, or none. (The ids take K2's `name:N` form; the
+[reference](#reference) says how sure that is for K3.)
 
 ## 5. llama.cpp: a grammar, and parallel calls from the template
 
-`llama-server` also constrains calls with a grammar. Two details differ from OpenAI's promises,
-both seen on a real server. The default of `parallel_tool_calls` comes from the chat template's
+On llama.cpp, count the calls yourself even with `parallel_tool_calls: false`: `llama-server`
+constrains calls with a grammar, but two details differ from OpenAI's promises, both seen on a
+real server. The default of `parallel_tool_calls` comes from the chat template's
 capabilities, and Qwen3's template says it supports parallel calls, so they are on. And with a
 Hermes-style template (Qwen3's `<tool_call>` JSON) even `parallel_tool_calls: false` keeps the
 grammar rule that allows one call *or more*; Qwen3.5's XML template does give one call. Its
@@ -358,12 +362,13 @@ synthesized to match those observations; it is not one of lesson 07's captures:
 """, """
 Оба вызова — `get_weather` только потому, что в этом диалоге один инструмент. Будь инструментов
 несколько, «принудительный» запрос мог бы вызвать любой из них или ни одного. (Id здесь в форме
-`name:N`, как у K2 на платформе; для K3 эта форма не подтверждена.)
+`name:N`, как у K2; насколько это верно для K3, сказано в [справке](#reference).)
 
 ## 5. llama.cpp: грамматика и параллельные вызовы из шаблона
 
-`llama-server` тоже ограничивает вызовы грамматикой. Две детали расходятся с обещаниями OpenAI, и
-обе замечены на настоящем сервере. Значение `parallel_tool_calls` по умолчанию берётся из
+С llama.cpp считайте вызовы сами даже при `parallel_tool_calls: false`: `llama-server`
+ограничивает вызовы грамматикой, но две детали расходятся с обещаниями OpenAI, и обе замечены на
+настоящем сервере. Значение `parallel_tool_calls` по умолчанию берётся из
 возможностей шаблона чата (chat template), а шаблон Qwen3 заявляет поддержку параллельных вызовов,
 поэтому они включены. А с шаблоном в стиле Hermes (JSON в `<tool_call>` у Qwen3) даже
 `parallel_tool_calls: false` оставляет в грамматике правило «один вызов *или больше*»; шаблон
@@ -384,52 +389,49 @@ if conn.replay_only("llama.cpp serving Qwen3"):
     md("""
 ## 6. Ollama and SGLang
 
-Ollama's OpenAI-compatible endpoint (`/v1`) lists `tool_choice` as **not supported**: you may send it,
-but do not count on it. The cassette records Ollama's default answer only; what the server does with
-each value is unconfirmed here.
+Do not count on `tool_choice` with Ollama: its OpenAI-compatible endpoint (`/v1`) lists it as
+**not supported**. You may send it; the cassette records Ollama's default answer only.
 
-How SGLang handles each `tool_choice` value is unconfirmed in our sources, so it has no column.
-One known report (sglang #2877): an answer came back with `finish_reason: "stop"` while the message
-held calls, and vLLM did the same under a named choice (vllm #9209). So look at `tool_calls`, not
-at `finish_reason` (lesson 02).
+SGLang has no column: no source of ours says what it does with each `tool_choice` value. On any
+engine, look at `tool_calls`, not at `finish_reason` (lesson 02): SGLang and vLLM have both
+answered `finish_reason: "stop"` with calls in the message ([reference](#reference)).
 
 ## 7. `strict`: who checks the schema
 
-`"strict": true` in a function promises arguments that follow its schema. On OpenAI you ask for
-it, and the schema must then close every object (`"additionalProperties": false`) and list every
-property in `required` (an optional one takes `["string", "null"]`); these OpenAI rules come
-from a secondary source here. On vLLM, a strict tool is what makes `"auto"` constrained too.
+Write every schema you send to Moonshot inside its strict subset, or say `"strict": false`:
+`"strict": true` in a function promises arguments that follow its schema, and the platform makes
+tools **strict by default** (`strict` omitted means `true`). On OpenAI you ask for strict mode, and
+the schema must then close every object (`"additionalProperties": false`) and list every property
+in `required` (an optional one takes `["string", "null"]`). On vLLM strict tool calling is on by
+default (section 2), and a strict tool constrains `"auto"` too.
 
-The Moonshot platform turns it around: tools are **strict by default** (`strict` omitted means
-`true`), and a strict schema must stay inside Moonshot's JSON-schema subset, which has no
-`title`, `format`, `$comment` or `prefixItems`, among other limits. A plain-looking date field is
-enough for a 400 (the platform's exact wording is not published; this one is the replay
-server's):
+Moonshot's subset has no `title`, `format`, `$comment` or `prefixItems`, among other limits. A
+plain-looking date field is enough for a 400 (the text below is the replay server's; the
+platform's own is not published):
 """, """
 ## 6. Ollama и SGLang
 
-В документации Ollama `tool_choice` значится среди **неподдерживаемых** параметров
-OpenAI-совместимого адреса API (endpoint) `/v1`: отправить его можно, рассчитывать на него нельзя. В записи есть только ответ
-Ollama по умолчанию; что сервер делает с каждым значением, здесь не подтверждено.
+Не рассчитывайте на `tool_choice` в Ollama: её OpenAI-совместимый адрес API (endpoint) `/v1`
+числит этот параметр **неподдерживаемым**. Отправить его можно; в кассете есть только ответ Ollama
+по умолчанию.
 
-Как SGLang обрабатывает каждое значение `tool_choice`, в наших источниках не подтверждено, поэтому
-столбца для него нет. Есть известное сообщение об ошибке (sglang #2877): ответ пришёл с
-`finish_reason: "stop"`, хотя в сообщении были вызовы, и так же отвечал vLLM при выборе функции по
-имени (vllm #9209). Поэтому смотрите на `tool_calls`, а не на `finish_reason` (урок 02).
+Столбца для SGLang нет: ни один наш источник не говорит, что он делает с каждым значением
+`tool_choice`. На любом движке смотрите на `tool_calls`, а не на `finish_reason` (урок 02): и
+SGLang, и vLLM отвечали `finish_reason: "stop"` при вызовах в сообщении ([справка](#reference)).
 
 ## 7. `strict`: кто проверяет схему
 
-`"strict": true` в описании функции обещает аргументы, которые в точности следуют её схеме. У
-OpenAI строгий режим включают явно, и тогда схема должна закрывать каждый объект
+Каждую схему для Moonshot пишите в пределах её строгого подмножества или указывайте
+`"strict": false`: `"strict": true` в описании функции обещает аргументы, которые в точности
+следуют схеме, а платформа делает инструменты **строгими по умолчанию** (если `strict` не указан,
+он равен `true`). У OpenAI строгий режим включают явно, и тогда схема должна закрывать каждый объект
 (`"additionalProperties": false`) и перечислять все свойства в `required` (необязательное свойство
-получает тип `["string", "null"]`); эти правила OpenAI известны нам из вторичного источника. В
-vLLM именно строгий инструмент делает ограниченным и режим `"auto"`.
+получает тип `["string", "null"]`). В vLLM строгий режим вызовов включён по умолчанию (раздел 2), и
+строгий инструмент ограничивает и режим `"auto"`.
 
-Платформа Moonshot устроена наоборот: инструменты **строгие по умолчанию** (если `strict` не указан,
-он равен `true`), а строгая схема должна укладываться в подмножество JSON-схемы Moonshot, где среди
-прочего нет `title`, `format`, `$comment` и `prefixItems`. Безобидного на вид поля с датой
-достаточно для ошибки 400 (точная формулировка платформы не опубликована; текст ниже — сервера
-воспроизведения):
+В подмножестве JSON-схемы Moonshot среди прочего нет `title`, `format`, `$comment` и
+`prefixItems`. Безобидного на вид поля с датой достаточно для ошибки 400 (текст ниже — сервера
+воспроизведения; собственный текст платформы не опубликован):
 """),
     code('''
 dated_tool = {
@@ -477,29 +479,92 @@ if conn.replay_only("Kimi K2.6 on the Moonshot platform"):
 ## Summary
 
 - `"auto"` and `"none"` mean the same on every engine recorded; `"required"`, a named function and
-  `parallel_tool_calls` depend on the engine: refused (Moonshot with thinking on, as third
-  parties report), ignored (a named function on Kimi K3, `parallel_tool_calls: false` on
-  llama.cpp with a Hermes template), or enforced by a grammar (vLLM, llama.cpp).
-- No single value means "exactly one call"; on vLLM a named function gives one, on OpenAI a forced
-  choice plus `parallel_tool_calls=False` should (unconfirmed).
+  `parallel_tool_calls` depend on the engine: refused (Moonshot K2.6 with thinking on), ignored
+  (a named function on the platform's Kimi K3, `parallel_tool_calls: false` on llama.cpp with a
+  Hermes template), or enforced by a grammar (vLLM, llama.cpp). "Not recorded" is no data, not a
+  behaviour.
+- No single value means "exactly one call"; on vLLM a named function gives one; elsewhere combine a
+  forced choice with `parallel_tool_calls=False` and count the calls.
 - Moonshot's tools are strict by default, within its JSON-schema subset; `"strict": false` must be
   written out.
 - Build the table for your own server and keep the check in your loop: count the calls you get.
 """, """
 ## Итоги
 
-- `"auto"` и `"none"` на всех записанных движках значат одно и то же; `"required"`, функция по
-  имени и `parallel_tool_calls` зависят от движка: отказ (Moonshot с включённым рассуждением, по
-  сообщениям сторонних разработчиков), молчаливое игнорирование (функция по имени у Kimi K3,
+- `"auto"` и `"none"` на всех записанных движках значат одно и то же; `"required"`, выбор функции по
+  имени и `parallel_tool_calls` зависят от движка: отказ (Moonshot K2.6 с включённым
+  рассуждением), молчаливое несоблюдение (выбор по имени у Kimi K3 на платформе,
   `parallel_tool_calls: false` у llama.cpp с шаблоном Hermes) или соблюдение через грамматику
-  (vLLM, llama.cpp).
-- Ни одно значение само по себе не означает «ровно один вызов»; в vLLM его даёт функция по имени, у
-  OpenAI — должен давать принудительный выбор вместе с `parallel_tool_calls=False` (не
-  подтверждено).
+  (vLLM, llama.cpp). «Не записано» — это отсутствие данных, а не поведение движка.
+- Ни одно значение само по себе не означает «ровно один вызов»; в vLLM его даёт выбор функции по
+  имени; на других движках сочетайте принудительный выбор с `parallel_tool_calls=False` и считайте
+  вызовы.
 - Инструменты Moonshot строгие по умолчанию и должны укладываться в его подмножество JSON-схемы;
   `"strict": false` нужно писать явно.
 - Соберите такую таблицу для своего сервера и оставьте проверку в цикле: считайте вызовы, которые
   приходят.
+"""),
+    md("""
+<a id="reference"></a>
+<details><summary>Reference</summary>
+
+Sources, checked in 2026-12.
+
+- **What the cassette is made from.** Moonshot's platform docs and third-party reports of its
+  errors; the Kimi K3 tests of Moonshot's vendor verifier; vLLM's tool-calling docs and source;
+  llama.cpp's behaviour as observed on a real `llama-server`; Ollama's OpenAI-compatibility docs.
+- **Moonshot's forced-choice 400s** are not in Moonshot's docs; their texts are the ones users
+  quote (AstrBot PR #7825 for `"required"`, an oh-my-pi report for a named function). Switching
+  thinking off for such a request is what open-source clients do (oh-my-pi PR #1078, merged;
+  simstudio's Kimi provider).
+- **K3's named `tool_choice`**: silently ignored on the platform (the vendor verifier's tests);
+  the separate kimi-code K3 endpoint reportedly answers 400 (oh-my-pi PR #5994). K3's ids in the
+  `name:N` form on the platform are not confirmed by any source; the replay server uses K2's form.
+- **vLLM's strict tool calling.** `VLLM_ENFORCE_STRICT_TOOL_CALLING` defaults to true in
+  `vllm/envs.py` (the default flipped to true in vLLM 0.24.0, by a third-party note); with it on,
+  vLLM adds a structural tag to requests with tools, and `"required"` and a named function are
+  constrained to calls. Set to 0, the JSON-schema path for `"required"` and named choices remains,
+  but vLLM's `kimi_k3` parser refuses a named choice with a 400 that names the variable (lesson 09).
+- **OpenAI's rules** (the default `parallel_tool_calls=True`, strict schemas closing every object)
+  come from secondary sources here; that a forced choice plus `parallel_tool_calls=False` gives
+  exactly one call on OpenAI is not confirmed by our sources.
+- **`finish_reason: "stop"` with calls**: sglang issue #2877; vllm issue #9209 under a named choice.
+- **Ollama**: what the server does with each `tool_choice` value is not documented; the cassette
+  records its default answer only.
+
+</details>
+""", """
+<a id="reference"></a>
+<details><summary>Справка</summary>
+
+Источники, проверено в декабре 2026 года.
+
+- **Из чего сделана кассета.** Документация платформы Moonshot и сообщения сторонних разработчиков
+  о её ошибках; тесты Kimi K3 из набора проверок Moonshot для поставщиков; документация и исходный
+  код vLLM о вызове инструментов; поведение llama.cpp, замеченное на настоящем `llama-server`;
+  документация Ollama об OpenAI-совместимости.
+- **Ошибки 400 Moonshot на принудительный выбор** в документации Moonshot не описаны; их тексты —
+  те, что цитируют пользователи (PR AstrBot #7825 для `"required"`, отчёт oh-my-pi для выбора
+  функции по имени). Выключать рассуждение для такого запроса — именно так поступают клиенты с
+  открытым кодом (PR oh-my-pi #1078, принят; провайдер Kimi в simstudio).
+- **Выбор функции по имени в `tool_choice` у K3**: на платформе молча не учитывается (тесты набора проверок для
+  поставщиков); отдельный адрес kimi-code для K3, по сообщениям, отвечает 400 (PR oh-my-pi #5994).
+  Форму id `name:N` у K3 на платформе не подтверждает ни один источник; сервер воспроизведения
+  берёт форму K2.
+- **Строгий режим вызовов vLLM.** `VLLM_ENFORCE_STRICT_TOOL_CALLING` по умолчанию включён в
+  `vllm/envs.py` (по заметке стороннего разработчика, значение по умолчанию стало true в vLLM
+  0.24.0); в этом режиме vLLM добавляет к запросам с инструментами структурный тег (structural tag),
+  и `"required"` и выбор по имени ограничены вызовами. Если задать 0, для `"required"` и выбора по
+  имени остаётся путь через JSON-схему, но парсер `kimi_k3` в vLLM отвечает на выбор по имени
+  ошибкой 400, в тексте которой названа эта переменная (урок 09).
+- **Правила OpenAI** (`parallel_tool_calls=True` по умолчанию, строгие схемы, закрывающие каждый
+  объект) известны здесь из вторичных источников; то, что у OpenAI принудительный выбор вместе с
+  `parallel_tool_calls=False` даёт ровно один вызов, наши источники не подтверждают.
+- **`finish_reason: "stop"` при вызовах**: issue sglang #2877; issue vllm #9209 при выборе по имени.
+- **Ollama**: что сервер делает с каждым значением `tool_choice`, не документировано; в кассете
+  записан только ответ по умолчанию.
+
+</details>
 """),
     md("""
 ## Exercises

@@ -27,7 +27,7 @@ markers, and use K3 over the API by its rules.
 - the model's K3 output parsed with `parse_kimi_xtml`, compared with what `parse_kimi` finds in
   the K2 text, and streamed through `KimiXtmlStreamParser`;
 - `tool_choice` and `response_format` as K3 sees them: system messages in the prompt;
-- the K3 API: reasoning always on and sent back, the thinking effort, which `tool_choice` values
+- the K3 API: reasoning always on and sent back, the reasoning effort (`reasoning_effort`), which `tool_choice` values
   it takes, and what a vLLM server with the `kimi_k3` parsers streams.
 
 Moonshot announced Kimi K3 in July 2026. Its tool calls are no longer the special-token sections
@@ -44,10 +44,10 @@ of lesson 04 but nested tags, a format vLLM's docs call XTML.
   `KimiXtmlStreamParser`;
 - увидите `tool_choice` и `response_format` так, как их видит K3: системными сообщениями в промпте;
 - поработаете с API K3: рассуждение (reasoning) включено всегда и отправляется обратно, его
-  глубину задаёт параметр effort, принимаются не все значения `tool_choice`, а сервер vLLM с
+  глубину задаёт `reasoning_effort`, принимаются не все значения `tool_choice`, а сервер vLLM с
   парсерами `kimi_k3` отдаёт вызовы в потоке целиком.
 
-В июле 2026 года Moonshot представила Kimi K3. Его вызовы инструментов (tool calls) — уже не
+В июле 2026 года Moonshot представила модель Kimi K3. Её вызовы инструментов (tool calls) — уже не
 секции из спецтокенов, как в уроке 04, а вложенные теги; в документации vLLM этот формат называют
 XTML.
 """,
@@ -66,7 +66,7 @@ rendered by `render_kimi_xtml`; the K2 text by the course's offline K2 tokenizer
 ## Подготовка
 
 В режиме воспроизведения (replay) ответы API ниже берутся из кассет (cassettes),
-**синтезированных** по документированному поведению API K3 и его парсеров, а не записанных с
+**синтезированных** по документированному поведению API K3 и её парсеров, а не записанных с
 настоящего сервиса; сырые тексты собирает прямо здесь код курса. В режиме live (`LLM_MODE=live`, см.
 [урок 00](00_start.ipynb)) задайте `KIMI_MODEL=kimi-k3`, и ячейки с API будут обращаться к
 платформе Moonshot. Токенизатор K3 не загружается: текст K3 пишет `render_kimi_xtml`, а текст K2 —
@@ -113,6 +113,9 @@ def get_weather(city: str) -> dict:
     """Look the weather up in a fixed table (a stub for a real weather API)."""
     return {"city": city, "weather": WEATHER.get(city, "unknown")}
 ''',
+        ru={
+        '"""Look the weather up in a fixed table (a stub for a real weather API)."""': '"""Найти погоду в фиксированной таблице (заглушка вместо настоящего API погоды)."""',
+        },
     ),
     code(
         '''
@@ -136,13 +139,15 @@ tool_map = {"get_weather": get_weather}
         """
 ## 2. One conversation, two formats
 
-A whole round of the guide's dialog: the question, the assistant's call (with its reasoning), the
+Do not reuse K2's parser or prompt for K3: the same conversation becomes two different texts. A
+whole round of the guide's dialog: the question, the assistant's call (with its reasoning), the
 tool's result.
 """,
         """
 ## 2. Один диалог, два формата
 
-Целый раунд диалога из руководства: вопрос, вызов ассистента (с его рассуждением) и результат
+Не используйте для K3 парсер и промпт от K2: один и тот же диалог превращается в два разных
+текста. Целый раунд диалога из руководства: вопрос, вызов ассистента (с его рассуждением) и результат
 инструмента.
 """,
     ),
@@ -208,6 +213,9 @@ def show_xtml(text):
             depth += 1
     print("\n".join(lines))
 ''',
+        ru={
+        '"""Print XTML with every tag on a new line, indented by how deep it is nested."""': '"""Напечатать XTML, каждый тег с новой строки, с отступом по глубине вложенности."""',
+        },
     ),
     code(
         '''
@@ -275,26 +283,19 @@ show_xtml(k3_prompt[start:end])
         """
 ## 3. Where the K3 prompt comes from
 
-K2 ships a Jinja chat template; **K3 ships none**. Its tokenizer renders a conversation with a
-program (vLLM calls it "a render program, not a Jinja template"), and the course has no copy of
-that program. The one Jinja template we know of is llama.cpp's `models/templates/Kimi-K3.jinja`,
-a reconstruction by llama.cpp's authors, not Moonshot's file: a **secondary** source, and whether
-it matches Moonshot's program byte for byte is unconfirmed. The course keeps a copy in
-`data/templates/kimi_k3.jinja` (its source and licence are in the note beside it).
-`render_kimi_xtml` follows it, and the course's tests compare the two on many conversations. Here
-is one place where they differ, on our conversation:
+Render K3 prompts with `render_kimi_xtml`, not with a chat template: **K3 ships no Jinja
+template**, its tokenizer renders a conversation with a program. `render_kimi_xtml` follows the
+one Jinja template known for K3, kept in `data/templates/kimi_k3.jinja` (where it comes from:
+[reference](#reference)). Here is one place where the two differ, on our conversation:
 """,
         """
 ## 3. Откуда берётся промпт K3
 
-К K2 прилагается шаблон чата на Jinja; **к K3 — нет**. Токенизатор K3 собирает промпт из
-диалога программой (vLLM так и пишет: это программа, а не шаблон Jinja), и копии этой
-программы в курсе нет. Единственный известный нам шаблон Jinja — `models/templates/Kimi-K3.jinja`
-из llama.cpp; это реконструкция авторов llama.cpp, а не файл Moonshot, то есть **вторичный**
-источник, и совпадает ли он с программой Moonshot байт в байт, не подтверждено. Его копия
-лежит в `data/templates/kimi_k3.jinja` (источник и лицензия — в заметке рядом). `render_kimi_xtml`
-следует ему, и тесты курса сравнивают их на многих диалогах. Вот место, где они расходятся на нашем
-диалоге:
+Собирайте промпт K3 функцией `render_kimi_xtml`, а не шаблоном чата: **шаблона Jinja у K3
+нет**, её токенизатор собирает промпт из диалога программой. `render_kimi_xtml` следует
+единственному известному шаблону Jinja для K3, копия которого лежит в
+`data/templates/kimi_k3.jinja` (откуда он взят — в [справке](#reference)). Вот место, где они
+расходятся на нашем диалоге:
 """,
     ),
     code(
@@ -319,17 +320,15 @@ show_xtml(llama_prompt[llama_prompt.index('<|open|>call'):llama_prompt.index('<|
 The template writes the arguments, JSON text in OpenAI's messages, as one `json` block;
 `render_kimi_xtml` decodes the text first and writes typed `argument` elements, as servers do
 before they render. Both forms are legal K3: a call carries either typed elements or one `json`
-block. Which one Moonshot's program writes for a history, and which one the model itself
-prefers, is not published. The course writes the typed form, the one vLLM's `kimi_k3` parser
-describes (section 5).
+block. The course writes the typed form, the one vLLM's `kimi_k3` parser describes (section 5);
+which one Moonshot's own program writes is not published.
 """,
         """
 Шаблон записывает аргументы (в сообщениях OpenAI это текст JSON) одним блоком `json`, а
 `render_kimi_xtml` сначала декодирует текст и пишет типизированные элементы `argument`, как это
 делают серверы, прежде чем собрать промпт. Обе формы допустимы в K3: у вызова либо типизированные элементы,
-либо один блок `json`. Какую из них пишет для истории программа Moonshot и какую предпочитает
-сама модель, не опубликовано. Курс пишет типизированную форму — ту, что описывает парсер `kimi_k3`
-в vLLM (раздел 5).
+либо один блок `json`. Курс пишет типизированную форму — ту, что описывает парсер `kimi_k3` в
+vLLM (раздел 5); какую пишет собственная программа Moonshot, не опубликовано.
 """,
     ),
     md(
@@ -407,20 +406,24 @@ compare_table(rows, ("", "parse_kimi (K2)", "parse_kimi_xtml (K3)"))
     ),
     md(
         """
-The same call either way. K2's id was in the text; K3's `functions.get_weather:0` was invented by
-the parser, in the form vLLM uses when it makes ids for Kimi models (pass `call_offset=` the number
-of earlier calls to keep ids unique across a conversation). K2's text has no reasoning here
-because the 0905 template does not render it.
+The same call either way. K2's id was in the text; K3's text has no id, so the parser invents
+`functions.get_weather:0` in the form vLLM uses for Kimi models. The number at the end counts calls
+over the whole conversation, and the parser cannot see earlier turns: `call_offset=` tells it how
+many calls came before, so `parse_kimi_xtml(text, call_offset=2)` names this call
+`functions.get_weather:2`, and ids stay unique across the conversation. K2's text has no reasoning
+here because the 0905 template does not render it.
 
 **Typed values.** A `string` value is raw text: no quotes, no escaping, newlines as they are. Any
 other type (`number`, `boolean`, `null`, `object`, `array`) is compact JSON. The parser turns them
 into one JSON object:
 """,
         """
-В обоих случаях вызов один и тот же. У K2 id был в тексте, а `functions.get_weather:0` для K3
-придумал парсер — в той форме, в какой vLLM придумывает id для моделей Kimi (передайте
-`call_offset=` число прежних вызовов, чтобы id не повторялись в пределах диалога). Рассуждения у K2
-здесь нет, потому что шаблон 0905 его не выводит.
+В обоих случаях вызов один и тот же. У K2 id был в тексте, а в тексте K3 id нет, поэтому парсер
+придумывает `functions.get_weather:0` — в той форме, в какой vLLM делает id для моделей Kimi. Число
+в конце — номер вызова во всём диалоге, а прежних ходов парсер не видит: `call_offset=` сообщает
+ему, сколько вызовов было раньше, так что `parse_kimi_xtml(text, call_offset=2)` назовёт этот вызов
+`functions.get_weather:2`, и id не повторятся в пределах диалога. Рассуждения у K2 здесь нет,
+потому что шаблон 0905 его не выводит.
 
 **Типизированные значения.** Значение типа `string` — сырой текст: без кавычек, без
 экранирования (escaping), переводы строк как есть. Любой другой тип (`number`, `boolean`, `null`,
@@ -564,66 +567,65 @@ show_xtml(json_prompt[json_prompt.index('<|open|>message role="user"'):])
         """
 ## 7. The K3 API contract
 
-On Moonshot's platform `kimi-k3` always thinks. The rules, from the platform's docs and Moonshot's
-vendor-verification tests:
+On Moonshot's platform `kimi-k3` always thinks: send its reasoning back with every assistant
+message, and set how deeply it thinks with the top-level `reasoning_effort`. The rules, from
+Moonshot's guide "Use reasoning effort" and its vendor-verification tests:
 
 - the reasoning comes back in `reasoning_content`, and the assistant messages you send back must
   carry it (thinking cannot be switched off, and K3 keeps the reasoning of the whole
-  conversation, so send it with every assistant message);
-- `thinking: {"effort": ...}` is `low`, `high` or `max` (the default); a top-level
-  `reasoning_effort` is ignored when `thinking.effort` is set;
-- `tool_choice` takes `"auto"`, `"none"` and `"required"` (unlike `kimi-k2.6`, which, as third
-  parties report, refuses `"required"` with thinking on: lesson 08); `"required"` with no tools is
-  a 400; **a named function is silently ignored**, as if no `tool_choice` were sent.
+  conversation);
+- `reasoning_effort` is `low`, `high` or `max` (the default); it is an SDK parameter, so no
+  `extra_body` is needed. The K2.x `thinking` field is not needed either; the vendor verifier
+  also accepts `thinking: {"effort": ...}` ([reference](#reference));
+- `tool_choice` takes `"auto"`, `"none"` and `"required"` (unlike `kimi-k2.6`, which refuses
+  `"required"` with thinking on: lesson 08); `"required"` with no tools is a 400; **a named
+  function is silently ignored**, as if no `tool_choice` were sent.
 
-Some third-party notes say instead that K3 takes no `thinking` field, only a top-level
-`reasoning_effort`; the lesson follows Moonshot's tests. The `thinking` field is not part of the
-OpenAI SDK, so it goes in `extra_body`:
+One round with the effort set to `high`:
 """,
         """
 ## 7. Правила API K3
 
-На платформе Moonshot `kimi-k3` рассуждает всегда. Правила — из документации платформы и тестов
-Moonshot для поставщиков (vendor verifier):
+На платформе Moonshot `kimi-k3` рассуждает всегда: отправляйте её рассуждение обратно с каждым
+сообщением ассистента, а глубину рассуждения задавайте полем верхнего уровня `reasoning_effort`.
+Правила — из руководства Moonshot «Use reasoning effort» и тестов Moonshot для поставщиков (vendor
+verifier):
 
 - рассуждение приходит в `reasoning_content`, и сообщения ассистента, которые вы отправляете
   обратно, должны его содержать (выключить рассуждение нельзя, а K3 хранит рассуждения всего
-  диалога, поэтому отправляйте его с каждым сообщением ассистента);
-- `thinking: {"effort": ...}` принимает `low`, `high` или `max` (по умолчанию); `reasoning_effort`
-  на верхнем уровне игнорируется, если задан `thinking.effort`;
-- `tool_choice` принимает `"auto"`, `"none"` и `"required"` (в отличие от `kimi-k2.6`, который,
-  по сообщениям сторонних разработчиков, с включённым рассуждением отклоняет `"required"`: урок
-  08); `"required"` без инструментов — ошибка 400; **функция по имени молча не учитывается**, как
-  будто `tool_choice` не передан вовсе.
+  диалога);
+- `reasoning_effort` принимает `low`, `high` или `max` (по умолчанию); это параметр SDK, так что
+  `extra_body` не нужен. Поле `thinking` из K2.x тоже не нужно; набор проверок для поставщиков
+  принимает и `thinking: {"effort": ...}` ([справка](#reference));
+- `tool_choice` принимает `"auto"`, `"none"` и `"required"` (в отличие от `kimi-k2.6`, которая с
+  включённым рассуждением отклоняет `"required"`: урок 08); `"required"` без инструментов — ошибка
+  400; **выбор функции по имени молча не учитывается**, как будто `tool_choice` не передан вовсе.
 
-В некоторых сторонних заметках сказано иначе: K3 не принимает поле `thinking`, только
-`reasoning_effort` на верхнем уровне; урок следует тестам Moonshot. Поля `thinking` в OpenAI SDK
-нет, поэтому оно передаётся через `extra_body`:
+Один раунд с глубиной `high`:
 """,
     ),
     code(
         '''
-thinking = {"type": "enabled", "effort": "high"}
+reasoning_effort = "high"  # low, high or max (the default)
 messages = [{"role": "user", "content": "What's the weather like in Beijing today? Let's check using the tool."}]
 completion = client.chat.completions.create(
     model=model_name, messages=messages, tools=tools, tool_choice="auto",
-    extra_body={"thinking": thinking},
+    reasoning_effort=reasoning_effort,
 )
 message = completion.choices[0].message
 print("reasoning_content:", message.model_extra.get("reasoning_content"))
 show_tool_calls(message.tool_calls)
 ''',
+        ru={"# low, high or max (the default)": "# low, high или max (по умолчанию)"},
     ),
     md(
         """
-The call's id came from the server (the model wrote none); its `name:N` form is K2's on the
-platform, unconfirmed for K3. Put the assistant message into the history **with** its
-`reasoning_content`, then the result:
+Put the assistant message into the history **with** its `reasoning_content`, then the result.
+The call's id came from the server (the model wrote none), in K2's `name:N` form:
 """,
         """
-Id вызова пришёл от сервера (модель его не писала); форма `name:N` — та, что платформа даёт для
-K2, для K3 она не подтверждена. Добавим в историю сообщение ассистента **вместе** с
-`reasoning_content`, а за ним — результат:
+Добавим в историю сообщение ассистента **вместе** с `reasoning_content`, а за ним — результат.
+Id вызова пришёл от сервера (модель его не писала), в форме `name:N`, как у K2:
 """,
     ),
     code(
@@ -650,19 +652,19 @@ The second round sends this history back, reasoning included:
         '''
 final = client.chat.completions.create(
     model=model_name, messages=messages, tools=tools, tool_choice="auto",
-    extra_body={"thinking": thinking},
+    reasoning_effort=reasoning_effort,
 )
 print(final.choices[0].message.content)
 ''',
     ),
     md(
         """
-Drop the reasoning from that assistant message and the same request is refused. The wording is
-the one reported for K2.5 and K2.6 (lesson 06); for K3 it is unconfirmed:
+Drop the reasoning from that assistant message and the same request is refused (the wording is
+K2.6's from lesson 06):
 """,
         """
-Уберём рассуждение из этого сообщения ассистента — и тот же запрос будет отклонён. Текст ошибки
-взят из сообщений о K2.5 и K2.6 (урок 06); для K3 он не подтверждён:
+Уберём рассуждение из этого сообщения ассистента — и тот же запрос будет отклонён (текст ошибки
+тот же, что у K2.6 в уроке 06):
 """,
     ),
     code(
@@ -672,7 +674,7 @@ without_reasoning = [stripped if m is assistant else m for m in messages]
 try:
     client.chat.completions.create(
         model=model_name, messages=without_reasoning, tools=tools, tool_choice="auto",
-        extra_body={"thinking": thinking},
+        reasoning_effort=reasoning_effort,
     )
 except openai.BadRequestError as error:
     print(error)
@@ -681,12 +683,13 @@ except openai.BadRequestError as error:
     md(
         """
 A named `tool_choice`, on a question that needs no tool. OpenAI would force a `get_weather` call;
-the platform's K3 ignores the choice, and the model just answers:
+the platform's K3 ignores the choice, and the model just answers (the kimi-code K3 endpoint
+answers a 400 instead, [reference](#reference)):
 """,
         """
 Теперь выберем функцию по имени в `tool_choice` для вопроса, которому инструмент не нужен. OpenAI
-заставил бы модель вызвать `get_weather`; K3 на платформе выбор не учитывает, и модель просто
-отвечает:
+заставил бы модель вызвать `get_weather`; K3 на платформе выбор не учитывает и просто отвечает
+(адрес kimi-code для K3 вместо этого отвечает 400, [справка](#reference)):
 """,
     ),
     code(
@@ -694,7 +697,7 @@ the platform's K3 ignores the choice, and the model just answers:
 messages = [{"role": "user", "content": "Say hello to the class in one short sentence."}]
 completion = client.chat.completions.create(
     model=model_name, messages=messages, tools=tools, tool_choice=named,
-    extra_body={"thinking": thinking},
+    reasoning_effort=reasoning_effort,
 )
 print("tool_calls:", completion.choices[0].message.tool_calls)
 print("content:", completion.choices[0].message.content)
@@ -718,7 +721,7 @@ runs (the platform's exact wording is not published; the replay server's is its 
 try:
     client.chat.completions.create(
         model=model_name, messages=messages, tool_choice="required",
-        extra_body={"thinking": thinking},
+        reasoning_effort=reasoning_effort,
     )
 except openai.BadRequestError as error:
     print(error)
@@ -728,25 +731,29 @@ except openai.BadRequestError as error:
         """
 ## 8. K3 on vLLM
 
+On your own vLLM, read K3's reasoning from `reasoning` and expect each call in one delta.
 Self-hosted, K3 runs as `vllm serve moonshotai/Kimi-K3 --enable-auto-tool-choice
 --tool-call-parser kimi_k3 --reasoning-parser kimi_k3`. vLLM reports the reasoning in the field
 `reasoning`, invents ids `functions.NAME:N`, and streams each call in one delta. The replay
 server's `vllm_kimi_k3` profile is synthesized from that (in live mode your server decides, so the
-cell prints a note instead). One difference to remember: for K3, vLLM takes a named `tool_choice`
-only with strict tool calling (its error names `VLLM_ENFORCE_STRICT_TOOL_CALLING`, on by default),
-and then constrains the call with a grammar; the platform accepts the choice and ignores it.
+cell prints a note instead). One difference to remember: vLLM keeps K3's named `tool_choice`,
+the platform ignores it. vLLM's strict tool calling is on by default (lesson 08), and then a
+grammar forces the named call; started with `VLLM_ENFORCE_STRICT_TOOL_CALLING=0`, vLLM refuses a
+named choice for K3 with a 400 saying that it requires strict tool calling.
 """,
         """
 ## 8. K3 на vLLM
 
+На своём vLLM читайте рассуждение K3 из поля `reasoning` и ждите каждый вызов одной дельтой.
 На своём сервере K3 запускают так: `vllm serve moonshotai/Kimi-K3 --enable-auto-tool-choice
 --tool-call-parser kimi_k3 --reasoning-parser kimi_k3`. vLLM отдаёт рассуждение в поле
 `reasoning`, придумывает id вида `functions.NAME:N` и передаёт в потоке каждый вызов одной дельтой
 (delta). По этому описанию синтезирован профиль `vllm_kimi_k3` сервера воспроизведения (в режиме
 live всё решает ваш сервер, поэтому ячейка вместо этого печатает пометку). Одно различие стоит
-запомнить: для K3 vLLM принимает функцию по имени в `tool_choice` только в строгом режиме вызовов
-(strict; его ошибка называет `VLLM_ENFORCE_STRICT_TOOL_CALLING`, который включён по умолчанию) и
-тогда ограничивает вызов грамматикой; платформа же принимает такой выбор и не учитывает его.
+запомнить: vLLM соблюдает выбор функции по имени в `tool_choice` для K3, а платформа его не учитывает. Строгий режим
+вызовов (strict tool calling) в vLLM включён по умолчанию (урок 08), и тогда нужный вызов
+обеспечивает грамматика; если запустить vLLM с `VLLM_ENFORCE_STRICT_TOOL_CALLING=0`, он ответит на
+выбор по имени для K3 ошибкой 400: такой выбор требует строгого режима.
 """,
     ),
     code(
@@ -785,12 +792,13 @@ written for arguments in fragments, still works: it just gets one fragment.
 - A call is `<|open|>call tool="NAME" index="N"<|sep|>` with typed `argument` elements (strings
   raw, other types compact JSON) or one `json` block. No id is in the text: the server invents it;
   results are matched by tool and index.
-- K3 ships no Jinja template; `render_kimi_xtml` follows llama.cpp's reconstruction, a secondary
-  source. `tool_choice` and `response_format` become system messages in the prompt.
+- K3 ships no Jinja template; `render_kimi_xtml` follows the one template known for it.
+  `tool_choice` and `response_format` become system messages in the prompt.
 - Parse K3 with `parse_kimi_xtml` / `KimiXtmlStreamParser`: a call counts only when its
   `<|close|>call<|sep|>` was read, and is streamed whole.
-- On the platform, K3 always thinks: send `reasoning_content` back, pick the effort with
-  `thinking.effort`, and remember that a named `tool_choice` is silently ignored.
+- On the platform, K3 always thinks: send `reasoning_content` back, pick the effort with the
+  top-level `reasoning_effort` (`low`, `high`, `max`), and remember that a named `tool_choice` is
+  silently ignored there (vLLM keeps it).
 """,
         """
 В этом синтезированном потоке рассуждение пришло множеством маленьких дельт, а вызов — одной,
@@ -805,12 +813,74 @@ written for arguments in fragments, still works: it just gets one fragment.
 - Вызов — это `<|open|>call tool="ИМЯ" index="N"<|sep|>` с типизированными элементами `argument`
   (строки — сырым текстом, другие типы — компактным JSON) или с одним блоком `json`. Id в тексте
   нет: его придумывает сервер; результаты сопоставляются по инструменту и индексу.
-- Шаблона Jinja у K3 нет; `render_kimi_xtml` следует реконструкции из llama.cpp, вторичному
-  источнику. `tool_choice` и `response_format` становятся системными сообщениями в промпте.
+- Шаблона Jinja у K3 нет; `render_kimi_xtml` следует единственному известному для неё шаблону.
+  `tool_choice` и `response_format` становятся системными сообщениями в промпте.
 - Разбирайте K3 функциями `parse_kimi_xtml` и `KimiXtmlStreamParser`: вызов засчитывается, только
   когда прочитан его `<|close|>call<|sep|>`, и в потоке приходит целиком.
 - На платформе K3 рассуждает всегда: отправляйте `reasoning_content` обратно, задавайте глубину
-  рассуждения через `thinking.effort` и помните, что функция по имени в `tool_choice` молча не учитывается.
+  рассуждения полем верхнего уровня `reasoning_effort` (`low`, `high`, `max`) и помните, что выбор
+  функции по имени в `tool_choice` там молча не учитывается (vLLM его соблюдает).
+""",
+    ),
+    md(
+        """
+<a id="reference"></a>
+<details><summary>Reference</summary>
+
+Sources, checked in 2026-12.
+
+- **Where the K3 prompt comes from.** K2 ships a Jinja chat template; K3's tokenizer renders a
+  conversation with a program (vLLM calls it "a render program, not a Jinja template"), and the
+  course has no copy of it. The one Jinja template known is llama.cpp's
+  `models/templates/Kimi-K3.jinja`, a reconstruction by llama.cpp's authors, not Moonshot's file:
+  a secondary source, not compared with Moonshot's program byte for byte. The course's copy,
+  `data/templates/kimi_k3.jinja`, has its source and licence in the note beside it, and the
+  course's tests compare it with `render_kimi_xtml` on many conversations.
+- **Reasoning effort.** Moonshot's platform guide "Use reasoning effort" documents the top-level
+  `reasoning_effort` (`low` / `high` / `max`, default `max`) and says K3 always reasons and needs no
+  K2.x `thinking` configuration. Moonshot's Kimi-Vendor-Verifier (`test_thinking_effort.py`) also
+  accepts `thinking: {"effort": ...}`; its docstring and its assertion disagree on which one wins
+  when both are sent, so send one.
+- **K3's named `tool_choice`**: ignored on the platform (the vendor verifier's tests); the separate
+  kimi-code K3 endpoint reportedly answers 400 (oh-my-pi PR #5994). vLLM's `kimi_k3` parser
+  refuses a named choice when `VLLM_ENFORCE_STRICT_TOOL_CALLING` is off; the variable defaults to
+  true (`vllm/envs.py`).
+- **Unconfirmed for K3**: the `name:N` form of the platform's ids (K2's form is used) and the
+  wording of the missing-reasoning 400 (K2.5/K2.6's, as users quote it).
+- **What is synthesized.** The platform answers come from the vendor verifier's K3 tests; the
+  `vllm_kimi_k3` profile from vLLM's `kimi_k3` parsers (reasoning in `reasoning`, ids
+  `functions.NAME:N`, each call in one delta).
+
+</details>
+""",
+        """
+<a id="reference"></a>
+<details><summary>Справка</summary>
+
+Источники, проверено в декабре 2026 года.
+
+- **Откуда берётся промпт K3.** К K2 прилагается шаблон чата на Jinja; токенизатор K3 собирает
+  промпт программой (vLLM так и пишет: это программа, а не шаблон Jinja), и копии этой программы в
+  курсе нет. Единственный известный шаблон Jinja — `models/templates/Kimi-K3.jinja` из llama.cpp,
+  реконструкция авторов llama.cpp, а не файл Moonshot: вторичный источник, с программой Moonshot
+  побайтно не сверен. У копии курса, `data/templates/kimi_k3.jinja`, источник и лицензия указаны в
+  заметке рядом, а тесты курса сравнивают её с `render_kimi_xtml` на многих диалогах.
+- **Глубина рассуждения.** Руководство платформы Moonshot «Use reasoning effort» документирует поле
+  верхнего уровня `reasoning_effort` (`low` / `high` / `max`, по умолчанию `max`) и говорит, что K3
+  рассуждает всегда и настройка `thinking` из K2.x ей не нужна. Kimi-Vendor-Verifier от Moonshot
+  (`test_thinking_effort.py`) принимает и `thinking: {"effort": ...}`; его docstring и проверка
+  расходятся в том, что побеждает, если передать оба, поэтому передавайте одно.
+- **Выбор функции по имени в `tool_choice` у K3**: на платформе не учитывается (тесты набора проверок для
+  поставщиков); отдельный адрес kimi-code для K3, по сообщениям, отвечает 400 (PR oh-my-pi #5994).
+  Парсер `kimi_k3` в vLLM отклоняет выбор по имени, когда `VLLM_ENFORCE_STRICT_TOOL_CALLING`
+  выключен; по умолчанию переменная включена (`vllm/envs.py`).
+- **Для K3 не подтверждены**: форма `name:N` у id платформы (используется форма K2) и текст ошибки
+  400 без рассуждения (текст K2.5/K2.6 в том виде, в каком его цитируют пользователи).
+- **Что синтезировано.** Ответы платформы — по тестам K3 из набора проверок для поставщиков;
+  профиль `vllm_kimi_k3` — по парсерам `kimi_k3` в vLLM (рассуждение в `reasoning`, id
+  `functions.NAME:N`, каждый вызов одной дельтой).
+
+</details>
 """,
     ),
     md(

@@ -12,8 +12,8 @@ from helpers.replay.scenarios.common import NAMED, guide_scenario, user, weather
 
 NOTEBOOK = "09_kimi_k3_xtml"
 
-K3_THINKING = {"type": "enabled", "effort": "high"}
-"""The lesson's `extra_body`: K3 always thinks; the effort is low, high or max."""
+K3_EFFORT = "high"
+"""The lesson's top-level `reasoning_effort` (Moonshot's documented field): low, high or max."""
 
 WEATHER_K3_TURNS = [
     weather_calls(
@@ -31,7 +31,7 @@ SCENARIOS: list[Scenario] = [
         "weather-k3",
         WEATHER_K3_TURNS,
         engine="moonshot_k3",
-        request_extra={"tool_choice": "auto", "thinking": K3_THINKING},
+        request_extra={"tool_choice": "auto", "reasoning_effort": K3_EFFORT},
     ),
     # A named tool_choice: accepted and ignored, so the model answers a greeting with text.
     guide_scenario(
@@ -39,7 +39,7 @@ SCENARIOS: list[Scenario] = [
         [Turn(content="Hello, class!", reasoning="A greeting: no tool is needed.")],
         engine="moonshot_k3",
         messages=user("Say hello to the class in one short sentence."),
-        request_extra={"tool_choice": NAMED, "thinking": K3_THINKING},
+        request_extra={"tool_choice": NAMED, "reasoning_effort": K3_EFFORT},
     ),
     # vLLM's kimi_k3 parsers, streamed: reasoning in `reasoning`, the call in one delta with an
     # id the server invented. The lesson stops after this request.
