@@ -37,7 +37,8 @@ can defend.
 In replay mode the engines' answers come from a cassette synthesized from each engine's
 documentation, and the answers to BFCL's questions come from a **scripted** model: they are written
 to be mostly right with a few typical mistakes. So in replay the lesson measures the scorers and
-the formats, not a model. With `LLM_MODE=live` the same cells measure your endpoint and your model.
+the formats, not a model. With `LLM_MODE=live` the same cells measure your endpoint and your model. Where each answer
+comes from: [Reference](#reference).
 """, """
 ## Подготовка
 
@@ -45,7 +46,7 @@ the formats, not a model. With `LLM_MODE=live` the same cells measure your endpo
 документации каждого движка, а ответы на вопросы BFCL даёт **заданная сценарием** модель: её ответы
 написаны так, чтобы быть в основном верными, с несколькими типичными ошибками. Поэтому в этом
 режиме урок измеряет сами способы оценки и форматы, а не модель. С `LLM_MODE=live` те же ячейки
-измеряют ваш адрес API и вашу модель.
+измеряют ваш адрес API и вашу модель. Откуда взят каждый ответ: [Справка](#reference).
 """),
     code('''
 import json
@@ -474,6 +475,57 @@ misconfigured server, not a small difference in quality.
   называйте её вместе с интервалом.
 """),
     md("""
+<a id="reference"></a>
+<details><summary>Reference</summary>
+
+- **The pre-flight** (`helpers/verify.py`) follows what Moonshot's K2 Vendor Verifier measures
+  (tool-call F1 with "called" as `finish_reason == "tool_calls"` against the official API over
+  4,000 requests, and schema accuracy; its thresholds: 73 % for K2-Thinking, 80 % for K2-0905) and
+  its 2026 pytest pre-flights, at the scale of a class: at most 20 requests.
+- **The engines' answers** in this lesson's cassette are synthesized from documentation, as in
+  lesson 08: vLLM keeps only the first call under `parallel_tool_calls: false`
+  (`maybe_filter_parallel_tool_calls` in `vllm/entrypoints/openai/utils.py`); Moonshot kimi-k2.6
+  refuses a forced choice with thinking on; kimi-k3 ignores a named one (Kimi Vendor Verifier's K3
+  tests); llama.cpp with a Hermes-format template keeps several calls under `false` (a capture of a
+  real `llama-server`, lesson 07). Where no source says, nothing is recorded (N/R).
+- **BFCL**: 28 items of BFCL v4 (12 `simple_python`, 8 `parallel`, 8 `irrelevance`) copied from the
+  `bfcl-eval` package, version 2026.3.23, Apache License 2.0 (data/bfcl/README.md). The answers
+  are a scripted model's, written in `helpers/replay/scenarios/n12_measuring.py`. BFCL's own
+  checker also accepts an int for a float and compares lists and dicts element by element; the
+  lesson's `ast_ok` covers the scalar parameters these items use. Items whose function names contain
+  dots were left out: OpenAI-style APIs refuse dots in tool names (BFCL replaces them for those
+  models).
+- **The interval** is Wilson's score interval (E. B. Wilson, 1927); with 18 of 20 it is
+  0.699-0.972.
+
+</details>
+""", """
+<a id="reference"></a>
+<details><summary>Справка</summary>
+
+- **Предполётная проверка** (`helpers/verify.py`) повторяет то, что измеряет K2 Vendor Verifier от
+  Moonshot (F1 вызовов, где «вызвала» значит `finish_reason == "tool_calls"`, в сравнении с
+  официальным API на 4000 запросах, и долю аргументов, верных по схеме; пороги: 73 % для
+  K2-Thinking, 80 % для K2-0905), и его проверки 2026 года на pytest, но в масштабе занятия: не
+  больше 20 запросов.
+- **Ответы движков** в кассете урока синтезированы по документации, как в уроке 08: vLLM при
+  `parallel_tool_calls: false` оставляет только первый вызов (`maybe_filter_parallel_tool_calls` в
+  `vllm/entrypoints/openai/utils.py`); Moonshot kimi-k2.6 при включённом рассуждении отвергает
+  принудительный выбор; kimi-k3 не соблюдает выбор по имени (тесты K3 в Kimi Vendor Verifier);
+  llama.cpp с шаблоном в формате Hermes оставляет несколько вызовов при `false` (запись настоящего
+  `llama-server`, урок 07). Где источник молчит, ничего не записано (N/R).
+- **BFCL**: 28 заданий BFCL v4 (12 `simple_python`, 8 `parallel`, 8 `irrelevance`) взяты из пакета
+  `bfcl-eval` версии 2026.3.23, лицензия Apache 2.0 (data/bfcl/README.md). Ответы даёт модель,
+  заданная сценарием в `helpers/replay/scenarios/n12_measuring.py`. Проверка самого BFCL ещё
+  принимает целое число вместо дробного и сравнивает списки и словари поэлементно; `ast_ok` урока
+  покрывает скалярные параметры этих заданий. Задания, в именах функций которых есть точки, не
+  взяты: OpenAI-совместимые API не принимают точки в именах инструментов (BFCL для таких моделей их
+  заменяет).
+- **Интервал** — интервал Уилсона (E. B. Wilson, 1927); при 18 из 20 он равен 0,699-0,972.
+
+</details>
+"""),
+    md("""
 ## Exercises
 
 **1.** Write `precision_recall_f1(expected, called)`: two lists of the same length, `expected[i]`
@@ -546,56 +598,8 @@ def schema_accuracy(tool_calls, tools):
 n12.check_schema_accuracy(schema_accuracy)
 ''', hidden=True),
     md("""
-<details><summary>Reference</summary>
-
-- **The pre-flight** (`helpers/verify.py`) follows what Moonshot's K2 Vendor Verifier measures
-  (tool-call F1 with "called" as `finish_reason == "tool_calls"` against the official API over
-  4,000 requests, and schema accuracy; its thresholds: 73 % for K2-Thinking, 80 % for K2-0905) and
-  its 2026 pytest pre-flights, at the scale of a class: at most 20 requests.
-- **The engines' answers** in this lesson's cassette are synthesized from documentation, as in
-  lesson 08: vLLM keeps only the first call under `parallel_tool_calls: false`
-  (`maybe_filter_parallel_tool_calls` in `vllm/entrypoints/openai/utils.py`); Moonshot kimi-k2.6
-  refuses a forced choice with thinking on; kimi-k3 ignores a named one (Kimi Vendor Verifier's K3
-  tests); llama.cpp with a Hermes-format template keeps several calls under `false` (a capture of a
-  real `llama-server`, lesson 07). Where no source says, nothing is recorded (N/R).
-- **BFCL**: 28 items of BFCL v4 (12 `simple_python`, 8 `parallel`, 8 `irrelevance`) copied from the
-  `bfcl-eval` package, version 2026.3.23, Apache License 2.0 (data/bfcl/README.md). The answers
-  are a scripted model's, written in `helpers/replay/scenarios/n12_measuring.py`. BFCL's own
-  checker also accepts an int for a float and compares lists and dicts element by element; the
-  lesson's `ast_ok` covers the scalar parameters these items use. Items whose function names contain
-  dots were left out: OpenAI-style APIs refuse dots in tool names (BFCL replaces them for those
-  models).
-- **The interval** is Wilson's score interval (E. B. Wilson, 1927); with 18 of 20 it is
-  0.699-0.972.
-
-</details>
-
 That is the end of the series. Back to the start: [00 Start here: how an LLM calls tools](00_start.ipynb)
 """, """
-<details><summary>Справка</summary>
-
-- **Предполётная проверка** (`helpers/verify.py`) повторяет то, что измеряет K2 Vendor Verifier от
-  Moonshot (F1 вызовов, где «вызвала» значит `finish_reason == "tool_calls"`, в сравнении с
-  официальным API на 4000 запросах, и долю аргументов, верных по схеме; пороги: 73 % для
-  K2-Thinking, 80 % для K2-0905), и его проверки 2026 года на pytest, но в масштабе занятия: не
-  больше 20 запросов.
-- **Ответы движков** в кассете урока синтезированы по документации, как в уроке 08: vLLM при
-  `parallel_tool_calls: false` оставляет только первый вызов (`maybe_filter_parallel_tool_calls` в
-  `vllm/entrypoints/openai/utils.py`); Moonshot kimi-k2.6 при включённом рассуждении отвергает
-  принудительный выбор; kimi-k3 не соблюдает выбор по имени (тесты K3 в Kimi Vendor Verifier);
-  llama.cpp с шаблоном в формате Hermes оставляет несколько вызовов при `false` (запись настоящего
-  `llama-server`, урок 07). Где источник молчит, ничего не записано (N/R).
-- **BFCL**: 28 заданий BFCL v4 (12 `simple_python`, 8 `parallel`, 8 `irrelevance`) взяты из пакета
-  `bfcl-eval` версии 2026.3.23, лицензия Apache 2.0 (data/bfcl/README.md). Ответы даёт модель,
-  заданная сценарием в `helpers/replay/scenarios/n12_measuring.py`. Проверка самого BFCL ещё
-  принимает целое число вместо дробного и сравнивает списки и словари поэлементно; `ast_ok` урока
-  покрывает скалярные параметры этих заданий. Задания, в именах функций которых есть точки, не
-  взяты: OpenAI-совместимые API не принимают точки в именах инструментов (BFCL для таких моделей их
-  заменяет).
-- **Интервал** — интервал Уилсона (E. B. Wilson, 1927); при 18 из 20 он равен 0,699-0,972.
-
-</details>
-
 Это конец серии. Вернуться к началу: [00 С чего начать: как LLM вызывает инструменты](00_start.ipynb)
 """),
 ])
