@@ -982,10 +982,10 @@ check_result_tags(result_tags)
     ),
     md(
         """
-That is the end of the series for now. Back to the start: [00 Start here: how an LLM calls tools](00_start.ipynb)
+[Next: 11 Tool results are untrusted input](11_untrusted_results.ipynb)
 """,
         """
-Пока это конец серии. Вернуться к началу: [00 С чего начать: как LLM вызывает инструменты](00_start.ipynb)
+[Дальше: 11 Результаты инструментов — недоверенные данные](11_untrusted_results.ipynb)
 """,
     ),
 ])
