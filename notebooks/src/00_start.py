@@ -430,6 +430,7 @@ else:
 | [07 Qwen then and now](07_qwen_today.ipynb) | Qwen3's thinking and Qwen3.5's XML calls, typed values, Ollama and llama.cpp on a laptop |
 | [08 Choosing tools](08_choosing_tools.ipynb) | `tool_choice`, parallel calls and `strict` on five engines: what is refused, ignored or enforced |
 | [09 Kimi K3's XTML](09_kimi_k3_xtml.ipynb) | Kimi K3's tag format next to K2's, parsed by hand; the K3 API's rules |
+| [11 Tool results are untrusted input](11_untrusted_results.ipynb) | an injected instruction in a tool result; least privilege, an approval gate, spotlighting; AgentDojo's banking attacks |
 """, """
 ## 5. Карта уроков
 
@@ -444,6 +445,7 @@ else:
 | [07 Qwen тогда и сейчас](07_qwen_today.ipynb) | рассуждения Qwen3 и вызовы в XML у Qwen3.5, типы значений, Ollama и llama.cpp на ноутбуке |
 | [08 Выбор инструментов](08_choosing_tools.ipynb) | `tool_choice`, параллельные вызовы и `strict` на пяти движках: что отвергается, не учитывается или соблюдается |
 | [09 XTML в Kimi K3](09_kimi_k3_xtml.ipynb) | теговый формат Kimi K3 рядом с форматом K2, разбор вручную; правила API K3 |
+| [11 Результаты инструментов — недоверенные данные](11_untrusted_results.ipynb) | внедрённая инструкция в результате инструмента; минимальные привилегии, подтверждение вызова, выделение; атаки банковского набора AgentDojo |
 """),
     md("""
 ## Summary
