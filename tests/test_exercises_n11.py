@@ -137,26 +137,6 @@ WRONG_APPROVALS = [
 ]
 
 
-def test_the_approval_reference_passes(capsys):
-    assert (
-        verdict_of(capsys, n11.check_needs_approval, solution("11", "needs_approval")).strip()
-        == CORRECT
-    )
-
-
-@pytest.mark.parametrize(
-    ("wrong", "en", "ru"), WRONG_APPROVALS, ids=lambda w: getattr(w, "__name__", "")
-)
-def test_a_wrong_approval_policy_is_rejected_naming_the_case(capsys, wrong, en, ru):
-    out = verdict_of(capsys, n11.check_needs_approval, wrong)
-    english, russian = out.split("\n", 1)
-    assert english.startswith(NOT_YET), out
-    for word in en:
-        assert word in english, (word, english)
-    for word in ru:
-        assert word in russian, (word, russian)
-
-
 @pytest.mark.parametrize("odd", [None, 42, "needs_approval", lambda: True, lambda *a: {"yes": 1}])
 def test_the_approval_check_never_crashes_on_odd_submissions(capsys, odd):
     assert verdict_of(capsys, n11.check_needs_approval, odd).startswith(NOT_YET)
@@ -276,18 +256,22 @@ WRONG_REGISTRIES = [
 ]
 
 
-def test_the_registry_reference_passes(capsys):
-    assert (
-        verdict_of(capsys, n11.check_least_privilege, solution("11", "least_privilege")).strip()
-        == CORRECT
-    )
-
-
 @pytest.mark.parametrize(
-    ("wrong", "en", "ru"), WRONG_REGISTRIES, ids=lambda w: getattr(w, "__name__", "")
+    ("check", "name"),
+    [(n11.check_needs_approval, "needs_approval"), (n11.check_least_privilege, "least_privilege")],
 )
-def test_a_wrong_registry_is_rejected_naming_the_case(capsys, wrong, en, ru):
-    out = verdict_of(capsys, n11.check_least_privilege, wrong)
+def test_the_lessons_reference_passes(capsys, check, name):
+    assert verdict_of(capsys, check, solution("11", name)).strip() == CORRECT
+
+
+WRONG = [(n11.check_needs_approval, *w) for w in WRONG_APPROVALS] + [
+    (n11.check_least_privilege, *w) for w in WRONG_REGISTRIES
+]
+
+
+@pytest.mark.parametrize(("check", "wrong", "en", "ru"), WRONG, ids=[w[1].__name__ for w in WRONG])
+def test_a_wrong_answer_is_rejected_naming_the_case(capsys, check, wrong, en, ru):
+    out = verdict_of(capsys, check, wrong)
     english, russian = out.split("\n", 1)
     assert english.startswith(NOT_YET), out
     for word in en:
@@ -430,3 +414,43 @@ def test_least_privilege_and_spotlight():
     assert wrapped.count("<</tool-output>>") == 1 and wrapped.startswith(
         "<<tool-output source=read_file>>"
     )
+
+
+class _Truthy:
+    """A cheat: an answer that claims to equal anything."""
+
+    def __eq__(self, other):
+        return True
+
+    def __bool__(self):
+        return True
+
+
+class _LyingRegistry(ToolRegistry):
+    """A cheat: the original registry, dressed up to report only the needed tools."""
+
+    def __init__(self, registry, needed):
+        super().__init__()
+        self.__dict__.update(registry.__dict__)
+        self.needed = needed
+
+    @property
+    def schemas(self):
+        return [s for s in super().schemas if s["function"]["name"] in self.needed]
+
+
+def test_cheats_are_not_accepted(capsys):
+    out = verdict_of(capsys, n11.check_needs_approval, lambda *a: _Truthy())
+    assert out.startswith(NOT_YET) and "should be" in out
+    out = verdict_of(capsys, n11.check_least_privilege, _LyingRegistry)
+    assert out.startswith(NOT_YET) and "should offer" in out
+
+
+def test_the_cassette_says_the_obedient_model_is_scripted():
+    from helpers.paths import RECORDINGS_DIR
+    from helpers.replay.synthesize import synthesize_all
+
+    shipped = json.loads((RECORDINGS_DIR / "11_untrusted_results.json").read_text(encoding="utf-8"))
+    assert "scripted recording" in shipped["meta"]["scripted"]
+    others = [c for name, c in synthesize_all().items() if not name.startswith("11_")]
+    assert others and not any("scripted" in c["meta"] for c in others)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import copy
 import dataclasses
-import importlib
 import itertools
 import json
 import re
@@ -646,7 +645,7 @@ def build_cassette(notebook: str, module: str, scenarios: list[Scenario]) -> dic
         "scenarios": f"helpers/replay/scenarios/{module}.py",
         "profiles": profile_notes(scenarios),
     }
-    scripted = getattr(importlib.import_module(f"{Scenario.__module__}.{module}"), "SCRIPTED", None)
+    scripted = getattr(sys.modules.get(f"{Scenario.__module__}.{module}"), "SCRIPTED", None)
     if scripted:  # a scripted model behaviour (lesson 11's obedient model) is labelled as such
         meta["scripted"] = scripted
     # Captured exchanges (data/captures/) are appended as they are, never synthesized over.
