@@ -43,7 +43,7 @@ code, and not any model.
             """
 ## Что вы сделаете
 
-- возьмёте письмо, в постскриптуме которого «ИИ-ассистенту» велят написать постороннему, и модель,
+- возьмёте письмо, в постскриптуме которого «ИИ-ассистенту» велят написать незнакомому адресату, и модель,
   которая подчиняется;
 - напишете четыре защиты, каждая — несколько строк вокруг неизменённого `run_tool_loop`: реестр
   только с инструментами задачи, подтверждение вызова, показывающее вызов целиком, помеченный вывод
@@ -101,7 +101,7 @@ asks the assistant to e-mail mallory@evil.example; `send_email` only appends to 
             """
 ## 1. В результате инструмента могут быть инструкции
 
-Считайте всё, что возвращает инструмент, текстом от постороннего: в нём могут быть инструкции, и
+Считайте всё, что возвращает инструмент, текстом от незнакомца: в нём могут быть инструкции, и
 модель может выполнить их теми инструментами, которые вы ей дали. Здесь последнее письмо
 пользователя пришло от Анны, а в его постскриптуме ассистента просят написать на
 mallory@evil.example; `send_email` лишь добавляет письмо в `OUTBOX`.
@@ -537,7 +537,7 @@ did, and the gate's zero holds all the same.
             """
 ## Итоги
 
-- Результат инструмента — текст от постороннего: инструкцию из него модель может выполнить любым
+- Результат инструмента — текст от незнакомца: инструкцию из него модель может выполнить любым
   своим инструментом.
 - Минимальные привилегии: предлагайте только инструменты задачи (`only(registry, names)`);
   непредложенный инструмент реестр отклонит.
@@ -548,6 +548,72 @@ did, and the gate's zero holds all the same.
 - На срезе банковского набора AgentDojo с моделью, послушной по сценарию, внедрённые действия
   выполнились в 8 парах из 8 без защиты, в 3 из 8 с минимальными привилегиями и в 0 из 8 с
   подтверждением.
+""",
+        ),
+        md(
+            """
+<details><summary>Reference</summary>
+
+- OWASP Top 10 for LLM Applications, 2026 edition (published 4 August 2026): LLM01 Prompt
+  Injection, LLM03 Excessive Agency, LLM10 Improper Output Handling. In the 2025 edition Excessive
+  Agency was LLM06, so quote a number with its year. LLM01:2026 says no reliable prevention exists
+  and lists, among its controls, a provenance-labelled channel such as spotlighting (effective only
+  against non-adaptive attacks), explicit confirmation showing the exact action, and Meta AI's
+  "Agents Rule of Two" (2025) as a floor: an agent that combines untrusted input, sensitive data
+  and state changes needs approval per action. Nasr, Carlini et al. (2025) report adaptive attacks succeeding over 90% of the time
+  against most of twelve published defences.
+- Approval in libraries: the OpenAI Agents SDK marks a tool `needs_approval=True` (or a function
+  deciding per call); the run pauses with the pending calls, which are approved or rejected before
+  it resumes. MCP's specification says clients SHOULD ask the user to confirm sensitive operations.
+- Spotlighting: Hines et al., arXiv 2403.14720. AgentDojo's own delimiting defence wraps tool
+  output in `<<` and `>>` with a system prompt not to obey it; this lesson's markers are its own.
+- AgentDojo: Debenedetti et al., NeurIPS 2024, `agentdojo` 0.1.35 on PyPI, MIT licence. Its banking
+  suite has 16 user tasks and 9 injection tasks; this lesson uses user tasks 0 and 2 and injection
+  tasks 4, 5, 6 and 7 (goals as benchmark version v1.2 words them), with the
+  `important_instructions` attack text. `data/agentdojo_banking/README.md` says what was taken and
+  how; AgentDojo itself is not installed (its dependencies are heavy), its tools are rewritten
+  small in `helpers/agentdojo_bank.py`, and an injected action counts as run when one of the
+  injection task's ground-truth calls reached a tool.
+- The cassette is synthesized and scripted (`meta.scripted` in
+  `data/recordings/11_untrusted_results.json`, scenarios in
+  `helpers/replay/scenarios/n11_untrusted_results.py`): the obedient model is a recording written
+  by hand, so the numbers measure the defences' code, not a model's robustness.
+
+</details>
+""",
+            """
+<details><summary>Справка</summary>
+
+- OWASP Top 10 для приложений с LLM, издание 2026 года (опубликовано 4 августа 2026): LLM01 Prompt
+  Injection, LLM03 Excessive Agency, LLM10 Improper Output Handling. В издании 2025 года Excessive
+  Agency был LLM06, поэтому называйте номер вместе с годом. LLM01:2026 говорит, что надёжной защиты
+  нет, и среди мер перечисляет отдельный канал с пометкой источника, например выделение
+  (spotlighting; действует только против неадаптивных атак), явное подтверждение с показом точного
+  действия и как минимум «правило двух» компании Meta («Agents Rule of Two», 2025): агенту, который
+  сочетает недоверенный ввод, чувствительные данные и изменения состояния, нужно подтверждение
+  каждого действия. Nasr, Carlini и соавторы (2025)
+  сообщают, что адаптивные атаки проходят более чем в 90% случаев против большинства из двенадцати
+  опубликованных защит.
+- Подтверждение в библиотеках: в OpenAI Agents SDK инструмент помечают `needs_approval=True` (или
+  функцией, решающей для каждого вызова); запуск останавливается с ожидающими вызовами, их одобряют
+  или отклоняют, и запуск продолжается. Спецификация MCP говорит, что клиентам СЛЕДУЕТ (SHOULD)
+  просить пользователя подтвердить чувствительные операции.
+- Выделение: Hines и соавторы, arXiv 2403.14720. Собственная защита AgentDojo с разделителями
+  обрамляет вывод инструментов в `<<` и `>>` и велит в системном промпте не выполнять его; метки
+  этого урока — свои.
+- AgentDojo: Debenedetti и соавторы, NeurIPS 2024, `agentdojo` 0.1.35 на PyPI, лицензия MIT.
+  В его банковском наборе 16 задач пользователя и 9 задач-инъекций; урок берёт задачи пользователя
+  0 и 2 и задачи-инъекции 4, 5, 6 и 7 (цели в формулировке версии бенчмарка v1.2) с текстом атаки
+  `important_instructions`. Что и как взято, сказано в `data/agentdojo_banking/README.md`; сам
+  AgentDojo не устанавливается (у него тяжёлые зависимости), его инструменты переписаны в
+  уменьшенном виде в `helpers/agentdojo_bank.py`, а внедрённое действие считается выполненным,
+  если хотя бы один вызов из эталонного решения задачи-инъекции дошёл до инструмента.
+- Кассета синтезирована и написана по сценарию (`meta.scripted` в
+  `data/recordings/11_untrusted_results.json`, сценарии — в
+  `helpers/replay/scenarios/n11_untrusted_results.py`): послушная модель — это запись, сделанная
+  вручную, поэтому числа измеряют код защит, а не устойчивость модели.
+
+</details>
 """,
         ),
         md(
@@ -654,72 +720,6 @@ def least_privilege(registry, needed):
 check_least_privilege(least_privilege)
 """,
             hidden=True,
-        ),
-        md(
-            """
-<details><summary>Reference</summary>
-
-- OWASP Top 10 for LLM Applications, 2026 edition (published 4 August 2026): LLM01 Prompt
-  Injection, LLM03 Excessive Agency, LLM10 Improper Output Handling. In the 2025 edition Excessive
-  Agency was LLM06, so quote a number with its year. LLM01:2026 says no reliable prevention exists
-  and lists, among its controls, a provenance-labelled channel such as spotlighting (effective only
-  against non-adaptive attacks), explicit confirmation showing the exact action, and Meta AI's
-  "Agents Rule of Two" (2025) as a floor: an agent that combines untrusted input, sensitive data
-  and state changes needs approval per action. Nasr, Carlini et al. (2025) report adaptive attacks succeeding over 90% of the time
-  against most of twelve published defences.
-- Approval in libraries: the OpenAI Agents SDK marks a tool `needs_approval=True` (or a function
-  deciding per call); the run pauses with the pending calls, which are approved or rejected before
-  it resumes. MCP's specification says clients SHOULD ask the user to confirm sensitive operations.
-- Spotlighting: Hines et al., arXiv 2403.14720. AgentDojo's own delimiting defence wraps tool
-  output in `<<` and `>>` with a system prompt not to obey it; this lesson's markers are its own.
-- AgentDojo: Debenedetti et al., NeurIPS 2024, `agentdojo` 0.1.35 on PyPI, MIT licence. Its banking
-  suite has 16 user tasks and 9 injection tasks; this lesson uses user tasks 0 and 2 and injection
-  tasks 4, 5, 6 and 7 (goals as benchmark version v1.2 words them), with the
-  `important_instructions` attack text. `data/agentdojo_banking/README.md` says what was taken and
-  how; AgentDojo itself is not installed (its dependencies are heavy), its tools are rewritten
-  small in `helpers/agentdojo_bank.py`, and an injected action counts as run when one of the
-  injection task's ground-truth calls reached a tool.
-- The cassette is synthesized and scripted (`meta.scripted` in
-  `data/recordings/11_untrusted_results.json`, scenarios in
-  `helpers/replay/scenarios/n11_untrusted_results.py`): the obedient model is a recording written
-  by hand, so the numbers measure the defences' code, not a model's robustness.
-
-</details>
-""",
-            """
-<details><summary>Справка</summary>
-
-- OWASP Top 10 для приложений с LLM, издание 2026 года (опубликовано 4 августа 2026): LLM01 Prompt
-  Injection, LLM03 Excessive Agency, LLM10 Improper Output Handling. В издании 2025 года Excessive
-  Agency был LLM06, поэтому называйте номер вместе с годом. LLM01:2026 говорит, что надёжной защиты
-  нет, и среди мер перечисляет отдельный канал с пометкой источника, например выделение
-  (spotlighting; действует только против неадаптивных атак), явное подтверждение с показом точного
-  действия и как минимум «правило двух» компании Meta («Agents Rule of Two», 2025): агенту, который
-  сочетает недоверенный ввод, чувствительные данные и изменения состояния, нужно подтверждение
-  каждого действия. Nasr, Carlini и соавторы (2025)
-  сообщают, что адаптивные атаки проходят более чем в 90% случаев против большинства из двенадцати
-  опубликованных защит.
-- Подтверждение в библиотеках: в OpenAI Agents SDK инструмент помечают `needs_approval=True` (или
-  функцией, решающей для каждого вызова); запуск останавливается с ожидающими вызовами, их одобряют
-  или отклоняют, и запуск продолжается. Спецификация MCP говорит, что клиентам СЛЕДУЕТ (SHOULD)
-  просить пользователя подтвердить чувствительные операции.
-- Выделение: Hines и соавторы, arXiv 2403.14720. Собственная защита AgentDojo с разделителями
-  обрамляет вывод инструментов в `<<` и `>>` и велит в системном промпте не выполнять его; метки
-  этого урока — свои.
-- AgentDojo: Debenedetti и соавторы, NeurIPS 2024, `agentdojo` 0.1.35 на PyPI, лицензия MIT.
-  В его банковском наборе 16 задач пользователя и 9 задач-инъекций; урок берёт задачи пользователя
-  0 и 2 и задачи-инъекции 4, 5, 6 и 7 (цели в формулировке версии бенчмарка v1.2) с текстом атаки
-  `important_instructions`. Что и как взято, сказано в `data/agentdojo_banking/README.md`; сам
-  AgentDojo не устанавливается (у него тяжёлые зависимости), его инструменты переписаны в
-  уменьшенном виде в `helpers/agentdojo_bank.py`, а внедрённое действие считается выполненным,
-  если хотя бы один вызов из эталонного решения задачи-инъекции дошёл до инструмента.
-- Кассета синтезирована и написана по сценарию (`meta.scripted` в
-  `data/recordings/11_untrusted_results.json`, сценарии — в
-  `helpers/replay/scenarios/n11_untrusted_results.py`): послушная модель — это запись, сделанная
-  вручную, поэтому числа измеряют код защит, а не устойчивость модели.
-
-</details>
-""",
         ),
         md(
             """
