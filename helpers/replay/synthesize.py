@@ -645,6 +645,9 @@ def build_cassette(notebook: str, module: str, scenarios: list[Scenario]) -> dic
         "scenarios": f"helpers/replay/scenarios/{module}.py",
         "profiles": profile_notes(scenarios),
     }
+    scripted = getattr(sys.modules.get(f"{Scenario.__module__}.{module}"), "SCRIPTED", None)
+    if scripted:  # a scripted model behaviour (lesson 11's obedient model) is labelled as such
+        meta["scripted"] = scripted
     # Captured exchanges (data/captures/) are appended as they are, never synthesized over.
     return captures.merge_into({"meta": meta, "interactions": interactions})
 

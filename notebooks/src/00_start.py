@@ -433,6 +433,7 @@ else:
 | [08 Choosing tools](08_choosing_tools.ipynb) | `tool_choice`, parallel calls and `strict` on five engines: what is refused, ignored or enforced |
 | [09 Kimi K3's XTML](09_kimi_k3_xtml.ipynb) | Kimi K3's tag format next to K2's, parsed by hand; the K3 API's rules |
 | [10 Tools from an MCP server](10_mcp_tools.ipynb) | an MCP server's tools in the loop: names mapped for the model, schemas, `isError` results |
+| [11 Tool results are untrusted input](11_untrusted_results.ipynb) | an injected instruction in a tool result; least privilege, an approval gate, spotlighting; AgentDojo's banking attacks |
 | [12 Measuring tool calling](12_measuring.ipynb) | a pre-flight of an endpoint before a class, tool-call F1, schema accuracy, BFCL's AST check, intervals |
 """, """
 ## 5. Карта уроков
@@ -449,6 +450,7 @@ else:
 | [08 Выбор инструментов](08_choosing_tools.ipynb) | `tool_choice`, параллельные вызовы и `strict` на пяти движках: что отвергается, не учитывается или соблюдается |
 | [09 XTML в Kimi K3](09_kimi_k3_xtml.ipynb) | теговый формат Kimi K3 рядом с форматом K2, разбор вручную; правила API K3 |
 | [10 Инструменты с MCP-сервера](10_mcp_tools.ipynb) | инструменты MCP-сервера в цикле: имена для модели, схемы, результаты с `isError` |
+| [11 Результаты инструментов — недоверенные данные](11_untrusted_results.ipynb) | внедрённая инструкция в результате инструмента; минимальные привилегии, подтверждение вызова, выделение; атаки банковского набора AgentDojo |
 | [12 Измеряем вызов инструментов](12_measuring.ipynb) | предполётная проверка адреса API перед занятием, F1 вызовов, доля аргументов, верных по схеме, проверка по AST из BFCL, интервалы |
 """),
     md("""

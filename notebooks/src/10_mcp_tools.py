@@ -533,8 +533,8 @@ check_result_content(result_content)
 </details>
 """),
     md("""
-[Next: 12 Measuring tool calling](12_measuring.ipynb)
+[Next: 11 Tool results are untrusted input](11_untrusted_results.ipynb)
 """, """
-[Дальше: 12 Измеряем вызов инструментов](12_measuring.ipynb)
+[Дальше: 11 Результаты инструментов — недоверенные данные](11_untrusted_results.ipynb)
 """),
 ])
