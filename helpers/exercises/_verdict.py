@@ -358,7 +358,7 @@ def weather_call(call_id: str, city: str) -> dict[str, Any]:
 # or `__repr__` may raise or lie): `plain` copies the value into Python's own JSON types through
 # the base classes' methods, refusing any other type by name, and bounds its size and depth.
 
-STUDENT_SECONDS = 1.0  # one call of the learner's function; an endless loop ends here
+STUDENT_SECONDS = 2.0  # one call of the learner's function; an endless loop ends here
 MAX_TEXT = 20_000  # characters of all the strings of one answer
 MAX_ITEMS = 2_000  # lists' items and dicts' keys of one answer
 MAX_DEPTH = 20
