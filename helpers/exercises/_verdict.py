@@ -604,7 +604,7 @@ VALUES = (
 )
 
 
-def generated_arguments(rng: Any) -> dict[str, Any]:
+def generated_arguments(rng: Any, values: Sequence[str] = VALUES) -> dict[str, Any]:
     """One call's arguments: one to three keys, strings, numbers, a nested object or a list."""
     keys = rng.sample(["city", "query", "date", "units", "filter", "limit"], rng.randint(1, 3))
     out: dict[str, Any] = {}
@@ -613,9 +613,9 @@ def generated_arguments(rng: Any) -> dict[str, Any]:
         if pick == 0:
             out[key] = rng.randint(-5, 500)
         elif pick == 1:
-            out[key] = {"text": rng.choice(VALUES), "exact": rng.random() < 0.5}
+            out[key] = {"text": rng.choice(values), "exact": rng.random() < 0.5}
         elif pick == 2:
-            out[key] = [rng.choice(VALUES), rng.randint(0, 9)]
+            out[key] = [rng.choice(values), rng.randint(0, 9)]
         else:
-            out[key] = rng.choice(VALUES)
+            out[key] = rng.choice(values)
     return out
