@@ -82,7 +82,7 @@ def hermes_cases() -> dict[str, str]:
     }
 
 
-# Values without a call tag inside (a "<tool_call>" in a JSON string is a new block to Qwen's parser)
+# Values without a call tag inside (Qwen's parser reads "<tool_call>" in a string as a new block)
 PLAIN_VALUES = tuple(v for v in VALUES if "tool_call" not in v)
 
 
@@ -102,7 +102,25 @@ def hermes_battery() -> list[Case]:
     out = []
     for _ in range(22):
         content = rng.choice(["", "Let me check.", "Сейчас проверю 🌧️", "A <b>bold</b> plan:\n"])
-        text = render_hermes_tool_calls(_generated_calls(rng), content) or content or "Sunny."
+        calls = _generated_calls(rng)
+        if rng.random() < 0.4:  # a model that pretty-prints: the JSON spans several lines
+            blocks = [
+                "<tool_call>\n"
+                + json.dumps(
+                    {
+                        "name": c["function"]["name"],
+                        "arguments": json.loads(c["function"]["arguments"]),
+                    },
+                    indent=2,
+                    ensure_ascii=False,
+                )
+                + "\n</tool_call>"
+                for c in calls
+            ]
+            text = content + "\n".join(blocks)
+        else:
+            text = render_hermes_tool_calls(calls, content)
+        text = text or content or "Sunny."
         out.append(case_of(text))
     return out
 
