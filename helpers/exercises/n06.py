@@ -87,7 +87,10 @@ def check_history_message(for_history: Callable[[dict], Any]) -> None:
 
     for name, message in server_messages().items():
         given = copy.deepcopy(message)
-        got = _comparable(call_student(for_history, given))
+        got = call_student(for_history, given, case=(f"'{name}'", CASE_RU[name]))
+        got = _comparable(
+            returned(got, "for_history(...)", ("a message dict", "словарь сообщения"))
+        )
         expected = _comparable(message)
         if got == expected:
             continue
@@ -102,6 +105,7 @@ def check_history_message(for_history: Callable[[dict], Any]) -> None:
             )
         raise mismatch(variant(name), expected, got)
     moonshot = call_student(for_history, server_messages()["Moonshot, thinking on"])
+    moonshot = returned(moonshot, "for_history(...)", ("a message dict", "словарь сообщения"))
     result = {"role": "tool", "tool_call_id": "get_weather:0", "content": "{}"}
     body = {
         "model": "kimi-k2.6",

@@ -263,6 +263,9 @@ def check_typed(typed: Callable[[str, str], Any]) -> None:
     for value, kind in TYPED_CASES:
         expected, _ = convert_parameter(value, "x", {"x": {"type": kind}})
         got = call_student(typed, value, kind, case=(repr(value), value))
+        got = returned(
+            got, f"typed({value!r}, {kind!r})", ("a typed value", "значение нужного типа")
+        )
         if got != expected or type(got) is not type(expected):
             why_en, why_ru = _typed_reason(value, kind, expected, got)
             call = f"typed({value!r}, {kind!r})"
