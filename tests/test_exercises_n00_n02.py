@@ -145,7 +145,7 @@ def fixed_call_tool(tool_call, tool_map):
 
 def test_call_tool(capsys):
     assert_correct(capsys, n01.check_call_tool, fixed_call_tool)
-    assert_not_yet(capsys, n01.check_call_tool, guide_call_tool, hint="**arguments")
+    assert_not_yet(capsys, n01.check_call_tool, guide_call_tool, hint="keyword argument")
 
 
 def test_call_tool_crashes_are_reported(capsys):
@@ -339,7 +339,7 @@ def test_call_tool_rejects_unpacking_values_by_position(capsys):
         arguments = json.loads(tool_call["function"]["arguments"])
         return tool_map[tool_call["function"]["name"]](*arguments.values())
 
-    assert_not_yet(capsys, n01.check_call_tool, by_position, hint="**arguments")
+    assert_not_yet(capsys, n01.check_call_tool, by_position, hint="parameters")
 
 
 def test_schema_hint_is_in_one_language(capsys):

@@ -78,6 +78,15 @@ def _record(result: Verdict, module: str, function: str) -> None:
             log.write(json.dumps(entry, ensure_ascii=False) + "\n")
 
 
+CYRILLIC = re.compile("[\u0400-\u04ff]")
+
+
+def english(hint: str) -> str:
+    """An English hint with the Cyrillic of a shown input written as \\u escapes (as Python's
+    ascii() writes them): the English edition prints no Cyrillic."""
+    return CYRILLIC.sub(lambda m: f"\\u{ord(m[0]):04x}", hint)
+
+
 def exercise(check: Callable[P, None]) -> Callable[P, Verdict]:
     """Make `check`, which raises NotYet at the first problem it finds, an exercise's self-check:
     called, it prints "Correct!" or "Not yet: <hint>" in the notebook's language, records the
@@ -88,7 +97,7 @@ def exercise(check: Callable[P, None]) -> Callable[P, Verdict]:
         try:
             check(*args, **kwargs)
         except NotYet as failed:
-            result = Verdict(False, tr(failed.en, failed.ru))
+            result = Verdict(False, tr(english(failed.en), failed.ru))
         except (Exception, RecursionError, _TooSlow) as exc:  # the answer broke the check itself
             result = Verdict(False, tr(*unreadable(exc)))
         else:

@@ -98,6 +98,13 @@ def check_qwen_command(command: str) -> None:
             f"команда не разбирается как строка терминала: {exc}.",
         ) from exc
     served = _model_served(words)
+    if served is None:
+        raise NotYet(
+            "this command does not start vLLM's OpenAI-compatible server (the vllm serve command, "
+            "or the older module form); the exercise asks for vLLM.",
+            "эта команда не запускает OpenAI-совместимый сервер vLLM (команду vllm serve или её "
+            "старую форму через модуль); в упражнении нужен именно vLLM.",
+        )
     if served != MODEL:
         raise NotYet(
             f"this command serves {served!r}, not {MODEL}: vLLM's server command names the model "
@@ -223,25 +230,43 @@ def check_reading(reply: Any, text: Any, finish_reason: Any, total_tokens: Any) 
             "reply — уже не ответ из шага 4: запустите ещё раз ячейку шага 4, а затем эту.",
         )
     choice, usage = reply.choices[0], reply.usage
-    for name, value, want, where in (
-        ("text", text, choice.message.content, "reply.choices[0].message"),
-        ("finish_reason", finish_reason, choice.finish_reason, "reply.choices[0]"),
-        ("total_tokens", total_tokens, usage.total_tokens, "reply.usage"),
+    for name, value, want, where_en, where_ru in (
+        (
+            "text",
+            text,
+            choice.message.content,
+            "the content of the assistant's message",
+            "content сообщения ассистента",
+        ),
+        (
+            "finish_reason",
+            finish_reason,
+            choice.finish_reason,
+            "a field of the choice, next to message",
+            "поле choice, рядом с message",
+        ),
+        (
+            "total_tokens",
+            total_tokens,
+            usage.total_tokens,
+            "a count in the reply's usage",
+            "счётчик в usage ответа",
+        ),
     ):
         try:
             got = plain(value)
         except NotPlain as refused:
             raise NotYet(
-                f"{name} is {refused.en}; read a plain value from reply.",
-                f"{name} — это {refused.ru}; возьмите из reply обычное значение.",
+                f"{name} is {refused.en}; read a plain value from reply ({where_en}).",
+                f"{name} — это {refused.ru}; возьмите из reply обычное значение ({where_ru}).",
             ) from None
         if strict_equal(got, want):
             continue
         if name == "total_tokens":
             _tokens_hint(got, usage)
         raise NotYet(
-            f"{name} should be {shorten(want)}, got {shorten(got)}: it is a field of {where}.",
-            f"{name} должно быть {shorten(want)}, получено {shorten(got)}: это поле {where}.",
+            f"{name} should be {shorten(want)}, got {shorten(got)}: it is {where_en}.",
+            f"{name} должно быть {shorten(want)}, получено {shorten(got)}: это {where_ru}.",
         )
 
 
