@@ -99,7 +99,7 @@ def test_lesson_reference_solutions_are_the_oracles_here() -> None:
 
     code = "\n".join(lesson_code("09_kimi_k3_xtml"))
     assert 'return text if kind == "string" else json.loads(text)' in code
-    assert "value, ensure_ascii=False, separators=(\",\", \":\"))" in code
+    assert 'value, ensure_ascii=False, separators=(",", ":"))' in code
 
 
 result_tags_reference = solution("09", "result_tags")

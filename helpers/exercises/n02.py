@@ -302,21 +302,21 @@ def check_tool_content(tool_content: Callable[[Callable[..., Any], str], Any]) -
             '{"city": "Mos',
             "with arguments that are not valid JSON",
             "когда аргументы — некорректный JSON",
-            ("json", "unterminated", "expecting", "decode"),
+            ("unterminated", "expecting", "line 1", "char"),
         ),
         (
             _broken_tool,
             '{"city": "Moscow"}',
             "with a tool that fails",
             "когда инструмент падает",
-            ("timeout", "did not answer"),
+            ("did not answer",),
         ),
         (
             _get_weather,
             '{"town": "Moscow"}',
             "with a wrong argument name (TypeError)",
             "когда имя аргумента неверное (TypeError)",
-            ("town", "typeerror", "keyword argument"),
+            ("town", "keyword argument"),
         ),
     ]:
         try:
