@@ -45,6 +45,7 @@ from exercise_answers import (
     solution,
     untyped,
 )
+from scripts_support import lesson_cells
 from verdicts import CORRECT, NOT_YET, verdict_of
 
 from helpers import guide_extract_tool_call_info
@@ -1957,6 +1958,22 @@ def test_a_wrong_answer_is_rejected_with_a_hint_that_names_the_case(wrong: Row, 
     assert english.startswith(NOT_YET), out
     assert wrong.en in english, out
     assert russian.startswith("Пока нет:") and wrong.ru in russian, out
+    given_away = [line for line in _solution_lines(lesson_of(wrong.check)) if line in out]
+    assert not given_away, f"the hint gives the solution's code away: {given_away}"
+
+
+@functools.cache
+def _solution_lines(lesson: str) -> tuple[str, ...]:
+    """The code lines of a lesson's hidden solution cells that are long enough to be a giveaway
+    (an expression of the solution, not `return calls`)."""
+    name = next(n for n in lesson_names() if n.startswith(lesson))
+    lines = {
+        line.strip()
+        for cell in lesson_cells(name)
+        if cell.kind == "code" and cell.hidden
+        for line in cell.en.splitlines()
+    }
+    return tuple(line for line in lines if len(line) >= 24 and not line.startswith(("#", "check_")))
 
 
 @pytest.mark.parametrize("check", all_checks(), ids=check_id)

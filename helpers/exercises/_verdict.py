@@ -374,6 +374,9 @@ MAX_DEPTH = 20
 SHOWN = 160  # characters of a value a hint shows
 
 
+BATTERIES: dict[str, int] = {}  # the function's name -> its battery's size (for bench/checks.py)
+
+
 class _TooSlow(BaseException):
     """The learner's function ran past its time (a BaseException: `except Exception` in the
     learner's code does not swallow it)."""
@@ -551,6 +554,8 @@ def on_battery(
     NotYet naming the input, the expected and the returned value, and `idea` (one sentence on
     the idea, never the code). `same(expected, got)` replaces equality where order or form may
     differ (default: `strict_equal`)."""
+    cases = list(cases)
+    BATTERIES[name] = len(cases)
     for case in cases:
         expected = plain(reference(*copy.deepcopy(case.args)))
         call = f"{name}({case.shown})"
