@@ -345,3 +345,76 @@ def check_tool_content(tool_content: Callable[[Callable[..., Any], str], Any]) -
             f"два разных сбоя получили одинаковый текст ошибки {errors}: опишите, что "
             "случилось в каждом случае (добавьте текст исключения).",
         )
+    on_battery(
+        lambda function, text: _outcome(tool_content(function, text)),
+        lambda function, text: _outcome(_reference_content(function, text)),
+        content_battery(),
+        name="tool_content",
+        wanted=("JSON text", "JSON-текст"),
+        idea=(
+            "A working call gives the tool's result as JSON; any failure gives a JSON object "
+            "whose error names what went wrong.",
+            "Удачный вызов даёт результат инструмента в JSON; любой сбой — объект JSON, в "
+            "ошибке которого названо, что случилось.",
+        ),
+    )
+
+
+def _search(query: str, limit: int = 3) -> dict[str, Any]:
+    """A second tool with two parameters (one optional)."""
+    return {"query": query, "hits": [f"{query} #{k}" for k in range(limit)]}
+
+
+def _flaky(city: str) -> dict[str, str]:
+    """A tool that fails with a ValueError for some inputs."""
+    raise ValueError(f"no station near {city}")
+
+
+def content_battery() -> list[Case]:
+    """Calls (seeded): results with Cyrillic and emoji, an optional argument, arguments cut off
+    or not an object, a wrong argument name, tools that raise TimeoutError or ValueError."""
+    rng = seeded("n02 tool_content")
+    out = []
+    for _ in range(22):
+        city = rng.choice(VALUES)
+        pick = rng.randrange(6)
+        if pick == 0:
+            function, text = _get_weather, json.dumps({"city": city}, ensure_ascii=False)
+        elif pick == 1:
+            arguments = {"query": city, "limit": rng.randint(0, 3)}
+            function, text = _search, json.dumps(arguments, ensure_ascii=rng.random() < 0.5)
+        elif pick == 2:
+            function, text = _get_weather, json.dumps({"city": city})[: rng.randint(1, 8)]
+        elif pick == 3:
+            function, text = _search, json.dumps({"q": city})
+        elif pick == 4:
+            function, text = rng.choice([_broken_tool, _flaky]), json.dumps({"city": city})
+        else:
+            function, text = _search, json.dumps({"query": city, "limit": 2, "sort": "date"})
+        out.append(case_of(function, text, shown=f"{function.__name__.strip('_')}, {text!r}"))
+    return out
+
+
+def _reference_content(function: Callable[..., Any], text: str) -> str:
+    try:
+        arguments = json.loads(text)
+    except json.JSONDecodeError as error:
+        return json.dumps({"error": f"Arguments are not valid JSON: {error}"})
+    try:
+        return json.dumps(function(**arguments))
+    except Exception as error:  # any failure is news for the model
+        return json.dumps({"error": f"{type(error).__name__}: {error}"})
+
+
+def _outcome(content: Any) -> Any:
+    """What a content says, compared across spellings: the decoded result, or for an error
+    "error" with the exception's own words found in it (True/False)."""
+    if not isinstance(content, str):
+        return content
+    try:
+        decoded = json.loads(content)
+    except ValueError:
+        return {"not JSON": content[:80]}
+    if isinstance(decoded, dict) and set(decoded) == {"error"}:
+        return {"error": bool(str(decoded["error"]).strip())}
+    return decoded

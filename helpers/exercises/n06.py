@@ -65,6 +65,26 @@ def server_messages() -> dict[str, dict[str, Any]]:
     }
 
 
+def history_battery() -> list[Case]:
+    """Assistant messages as servers return them (seeded): Moonshot's or vLLM's reasoning field
+    or none, content None, "" or text, tool_calls None, [] or one to two calls, Cyrillic and
+    emoji in the reasoning, a refusal field."""
+    rng = seeded("n06 for_history")
+    out = []
+    for _ in range(22):
+        message: dict[str, Any] = {"role": "assistant"}
+        message["content"] = rng.choice([None, "", "Проверю погоду.", "Sunny ☀️\n"])
+        key = rng.choice([*REASONING_KEYS, None])
+        if key:
+            message[key] = rng.choice(["Start with Beijing.", "Сначала Москва 🤔", "a < b\n"])
+        if rng.random() < 0.5:
+            message["refusal"] = None
+        calls = [_call(f"get_weather:{k}", rng.choice(VALUES)) for k in range(rng.randint(0, 2))]
+        message["tool_calls"] = calls or rng.choice([None, []])
+        out.append(case_of(message))
+    return out
+
+
 def _comparable(message: Any) -> dict[str, Any]:
     """The fields the check compares: role, content, calls (empty = none), reasoning by name."""
     if not isinstance(message, dict):
@@ -104,6 +124,23 @@ def check_history_message(for_history: Callable[[dict], Any]) -> None:
                 "в следующем раунде).",
             )
         raise mismatch(variant(name), expected, got)
+    on_battery(
+        lambda message: _comparable(
+            returned(
+                for_history(message), "for_history(...)", ("a message dict", "словарь сообщения")
+            )
+        ),
+        _comparable,
+        history_battery(),
+        name="for_history",
+        wanted=("a message dict", "словарь сообщения"),
+        idea=(
+            "The message goes back with its content, its calls and its reasoning under the "
+            "field name the server used.",
+            "Сообщение возвращается со своим content, своими вызовами и рассуждением под тем "
+            "именем поля, которое дал сервер.",
+        ),
+    )
     moonshot = call_student(for_history, server_messages()["Moonshot, thinking on"])
     moonshot = returned(moonshot, "for_history(...)", ("a message dict", "словарь сообщения"))
     result = {"role": "tool", "tool_call_id": "get_weather:0", "content": "{}"}

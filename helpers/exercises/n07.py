@@ -112,6 +112,20 @@ THINK_BATTERY = (
 )
 
 
+def think_battery() -> list[Case]:
+    """THINK_BATTERY and generated texts (seeded): the block whole, opened by the prompt or
+    absent; reasoning that starts with letters of "<think>"; Cyrillic; whitespace at the edges."""
+    rng = seeded("n07 split_think")
+    texts = list(THINK_BATTERY)
+    for _ in range(12):
+        reasoning = rng.choice(["think twice", "kin", "Нужно проверить", "> quoted", ""])
+        answer = rng.choice(["Paris is sunny.", "В Москве снег ❄️", "a\n\nb", ""])
+        pad = rng.choice(["", "\n", "\n\n", " "])
+        opened = rng.choice(["<think>", ""])
+        texts.append(f"{opened}{pad}{reasoning}{pad}</think>{pad}{answer}{pad}")
+    return [case_of(text) for text in texts]
+
+
 @exercise
 def check_xml_calls(xml_calls: Callable[[str], Any]) -> None:
     """Exercise 1: (name, {parameter: text}) pairs, as `parse_qwen_xml` reads them without tools."""
@@ -315,7 +329,7 @@ def check_split_think(split_think: Callable[[str], Any]) -> None:
     on_battery(
         split_think,
         lambda text: (parse_hermes(text).reasoning, parse_hermes(text).content),
-        [case_of(text) for text in THINK_BATTERY],
+        think_battery(),
         name="split_think",
         wanted=("a pair of strings", "пара строк"),
         idea=(
