@@ -265,8 +265,10 @@ def check_reading(reply: Any, text: Any, finish_reason: Any, total_tokens: Any) 
         if name == "total_tokens":
             _tokens_hint(got, usage)
         raise NotYet(
-            f"{name} should be {shorten(want)}, got {shorten(got)}: it is {where_en}.",
-            f"{name} должно быть {shorten(want)}, получено {shorten(got)}: это {where_ru}.",
+            f"{name} is {shorten(got)}, and that is not what reply holds there: {name} is "
+            f"{where_en}; read it from reply rather than typing it.",
+            f"{name} равно {shorten(got)}, а в reply там другое: {name} — это {where_ru}; "
+            "возьмите значение из reply, а не вписывайте его.",
         )
 
 
