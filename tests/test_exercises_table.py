@@ -155,9 +155,8 @@ def _usage_from_first_choice(chunks):
     return sum(1 for c in chunks if c.choices[0].delta.content is not None)
 
 
-def _extract_without(flags: int):
-    """Lesson 04's reference extractor compiled with other flags (0: without re.DOTALL)."""
-    pattern = re.compile(solution("04", "CALL_RE").pattern, flags)
+def _extractor(pattern: re.Pattern[str]):
+    """Lesson 04's extractor with another pattern (groups `id` and `arguments`)."""
     name_from_id = solution("04", "name_from_id")
 
     def extract(text):
@@ -171,6 +170,11 @@ def _extract_without(flags: int):
         ]
 
     return extract
+
+
+def _extract_without(flags: int):
+    """Lesson 04's reference extractor compiled with other flags (0: without re.DOTALL)."""
+    return _extractor(re.compile(solution("04", "CALL_RE").pattern, flags))
 
 
 def _without_type(text):
@@ -446,24 +450,15 @@ def _extract_no_dash(text):
 
 
 def _extract_with(id_part: str, arguments_part: str = r"(?P<arguments>.*?)"):
-    name_from_id = solution("04", "name_from_id")
-    pattern = re.compile(
-        id_part + r"<\|tool_call_argument_begin\|>\s*" + arguments_part
-        + r"\s*(?:<\|tool_call_end\|>|<\|tool_calls_section_end\|>|$)",
-        re.DOTALL,
-    )  # fmt: skip
-
-    def extract(text):
-        return [
-            {
-                "id": m["id"],
-                "type": "function",
-                "function": {"name": name_from_id(m["id"]), "arguments": m["arguments"]},
-            }
-            for m in pattern.finditer(text)
-        ]
-
-    return extract
+    return _extractor(
+        re.compile(
+            id_part
+            + r"<\|tool_call_argument_begin\|>\s*"
+            + arguments_part
+            + r"\s*(?:<\|tool_call_end\|>|<\|tool_calls_section_end\|>|$)",
+            re.DOTALL,
+        )  # fmt: skip
+    )
 
 
 def _extract_not_stripped(text):
