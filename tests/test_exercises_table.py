@@ -1979,11 +1979,15 @@ def test_the_lessons_reference_solution_is_accepted(check, capsys) -> None:
 
 def _function_checks() -> list[Callable[..., Any]]:
     """The checks whose answer is one function (the others judge a value: a command, settings)."""
-    return [
-        check
-        for check in all_checks()
-        if [callable(a) for a in reference_args(lesson_of(check), check.__name__)] == [True]
-    ]
+    checks = []
+    for check in all_checks():
+        try:
+            args = reference_args(lesson_of(check), check.__name__)
+        except AssertionError:  # no reference yet: the reference test says what to add
+            continue
+        if [callable(a) for a in args] == [True]:
+            checks.append(check)
+    return checks
 
 
 @pytest.mark.parametrize("check", _function_checks(), ids=check_id)
