@@ -60,6 +60,15 @@ def test_live_env_starter_and_non_dict(capsys):
         "vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice --tool-call-parser hermes",
         "vllm serve Qwen/Qwen2.5-7B-Instruct --tool-call-parser=hermes --enable-auto-tool-choice "
         "--tensor-parallel-size 4",
+        # vLLM's parser reads `_` as `-` in an option's name (FlexibleArgumentParser)
+        "vllm serve Qwen/Qwen2.5-7B-Instruct --enable_auto_tool_choice --tool_call_parser hermes",
+        # argparse keeps the last value of an option given twice
+        "vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice --tool-call-parser "
+        "kimi_k2 --tool-call-parser hermes",
+        "vllm serve Qwen/Qwen2.5-7B-Instruct -tp 2 -pp 2 --enable-auto-tool-choice "
+        "--tool-call-parser hermes",
+        "python -m vllm.entrypoints.openai.api_server --model Qwen/Qwen2.5-7B-Instruct "
+        "--enable-auto-tool-choice --tool-call-parser hermes",
     ],
 )
 def test_qwen_command_accepted(capsys, command):
