@@ -49,14 +49,27 @@ GOOD_ENV = {
 }
 
 
+SELF_CHECK = re.compile(r"(?:\w+\.)?check_\w+\([^\n]*\)")
+
+
 @functools.cache
 def solutions(lesson: str) -> dict[str, Any]:
     """What the hidden solution cells of lesson `lesson` ("00".."09") define, run in order in one
-    namespace (the self-check calls in them are replaced by no-ops)."""
+    namespace (the self-check calls in them are replaced by recorders: `__check_calls__` maps
+    each check's name to the arguments the reference solution gave it last)."""
     name = next(n for n in lesson_names() if n.startswith(lesson))
     module = importlib.import_module(f"helpers.exercises.{exercises_module(name)}")
-    checks = {n: (lambda *a, **k: None) for n in dir(module) if n.startswith("check_")}
+    calls: dict[str, tuple[Any, ...]] = {}
+
+    def recorder(check_name: str) -> Any:
+        def record(*args: Any) -> None:
+            calls[check_name] = args
+
+        return record
+
+    checks = {n: recorder(n) for n in dir(module) if n.startswith("check_")}
     namespace: dict[str, Any] = {
+        "__check_calls__": calls,
         "json": json,
         "re": re,
         "copy": copy,
@@ -64,15 +77,32 @@ def solutions(lesson: str) -> dict[str, Any]:
         module.__name__.rsplit(".", 1)[1]: SimpleNamespace(**checks),
         **checks,
     }
+    after_solution = False
     for cell in lesson_cells(name):
-        if cell.kind == "code" and cell.hidden:
+        if cell.kind != "code":
+            continue
+        if cell.hidden:
             exec(compile(cell.en, f"<{name} solution>", "exec"), namespace)
+        elif after_solution and SELF_CHECK.fullmatch(cell.en.strip()):
+            # lessons 00-02 check the reference in the visible cell after the hidden one
+            exec(compile(cell.en, f"<{name} self-check>", "exec"), namespace)
+        after_solution = cell.hidden
     return namespace
 
 
 def solution(lesson: str, name: str) -> Any:
     """The value a lesson's hidden solution cells bind to `name`."""
     return solutions(lesson)[name]
+
+
+def reference_args(lesson: str, check: str) -> tuple[Any, ...]:
+    """The arguments the lesson's hidden solution cells pass to the self-check `check`."""
+    calls = solutions(lesson)["__check_calls__"]
+    assert check in calls, (
+        f"lesson {lesson}'s hidden solution cells never call {check}: add a hidden cell with the "
+        f"reference solution that ends with `{check}(...)` (docs/authoring.md)"
+    )
+    return calls[check]
 
 
 # --- lesson 01: a typed function the schema is built from ------------------------------------------

@@ -20,7 +20,7 @@ xtml_type = solution("09", "xtml_type")
 
 
 def render_reference(name, index, arguments, dumps=None, kind=xtml_type):
-    dumps = dumps or (lambda value: json.dumps(value, separators=(",", ":")))
+    dumps = dumps or (lambda value: json.dumps(value, ensure_ascii=False, separators=(",", ":")))
     parts = [f'<|open|>call tool="{name}" index="{index}"<|sep|>']
     for key, value in arguments.items():
         text = value if isinstance(value, str) else dumps(value)
@@ -68,12 +68,19 @@ def test_render_call_rejects_wrong_answers_with_a_hint(capsys) -> None:
     quoted = check(lambda n, i, a: render_reference(n, i, {k: json.dumps(v) if isinstance(v, str) else v for k, v in a.items()}))  # fmt: skip
     assert_not_yet(quoted)
     assert "no quotes" in quoted and "без кавычек" in quoted
-    spaced = check(lambda n, i, a: render_reference(n, i, a, dumps=json.dumps))
+    spaced = check(
+        lambda n, i, a: render_reference(n, i, a, dumps=lambda v: json.dumps(v, ensure_ascii=False))
+    )
     assert_not_yet(spaced)
     assert "compact JSON" in spaced and "компактный JSON" in spaced
     from_zero = check(lambda n, i, a: render_reference(n, i - 1, a))
     assert_not_yet(from_zero)
     assert "character" in from_zero and "символа" in from_zero
+    # the lesson's recipe before the fix: json.dumps escapes Cyrillic, the renderer does not
+    ascii_dumps = lambda v: json.dumps(v, separators=(",", ":"))  # noqa: E731
+    escaped = check(lambda n, i, a: render_reference(n, i, a, dumps=ascii_dumps))
+    assert_not_yet(escaped)
+    assert "\\u escapes" in escaped and "кириллицу" in escaped
     assert_not_yet(check(lambda n, i, a: None))
     assert check(render_reference) == CORRECT + "\n"
 
@@ -92,7 +99,7 @@ def test_lesson_reference_solutions_are_the_oracles_here() -> None:
 
     code = "\n".join(lesson_code("09_kimi_k3_xtml"))
     assert 'return text if kind == "string" else json.loads(text)' in code
-    assert 'json.dumps(value, separators=(",", ":"))' in code
+    assert 'value, ensure_ascii=False, separators=(",", ":"))' in code
 
 
 result_tags_reference = solution("09", "result_tags")

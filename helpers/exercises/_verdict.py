@@ -11,11 +11,16 @@ variable `LLM_GRADE_LOG` names a file, it is appended there as one JSON line, wh
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
+import math
 import os
 import re
-from collections.abc import Callable, Sequence
+import signal
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, ParamSpec
 
@@ -73,6 +78,15 @@ def _record(result: Verdict, module: str, function: str) -> None:
             log.write(json.dumps(entry, ensure_ascii=False) + "\n")
 
 
+CYRILLIC = re.compile("[\u0400-\u04ff]")
+
+
+def english(hint: str) -> str:
+    """An English hint with the Cyrillic of a shown input written as \\u escapes (as Python's
+    ascii() writes them): the English edition prints no Cyrillic."""
+    return CYRILLIC.sub(lambda m: f"\\u{ord(m[0]):04x}", hint)
+
+
 def exercise(check: Callable[P, None]) -> Callable[P, Verdict]:
     """Make `check`, which raises NotYet at the first problem it finds, an exercise's self-check:
     called, it prints "Correct!" or "Not yet: <hint>" in the notebook's language, records the
@@ -83,7 +97,9 @@ def exercise(check: Callable[P, None]) -> Callable[P, Verdict]:
         try:
             check(*args, **kwargs)
         except NotYet as failed:
-            result = Verdict(False, tr(failed.en, failed.ru))
+            result = Verdict(False, tr(english(failed.en), failed.ru))
+        except (Exception, RecursionError, _TooSlow) as exc:  # the answer broke the check itself
+            result = Verdict(False, tr(*unreadable(exc)))
         else:
             result = Verdict(True)
         _record(result, check.__module__, check.__name__)
@@ -162,22 +178,40 @@ def call_student(
     The exception's type and message stay visible (in backticks: they are Python's words); the
     first recogniser of `explain`, then of `COMMON_MISTAKES`, that fits adds the reason. `case`
     names the input, in both languages, on which the function failed."""
+    if not callable(fn):
+        raise NotYet(
+            f"the answer should be a function; got {kind(fn)}.",
+            f"ответом должна быть функция, а получено {kind(fn)}.",
+        )
     try:
-        return fn(*args)
-    except Exception as exc:  # the learner's bug is the news, not a crash of the check
-        raise student_error(exc, explain, case) from exc
+        with time_bound(STUDENT_SECONDS):
+            return fn(*args)
+    except _TooSlow:
+        where_en, where_ru = (f" on {case[0]}", f" на входе «{case[1]}»") if case else ("", "")
+        raise NotYet(
+            f"your function did not finish within {STUDENT_SECONDS:g} s{where_en}: look for a "
+            "loop that never ends.",
+            f"ваша функция не завершилась за {STUDENT_SECONDS:g} с{where_ru}: поищите цикл, "
+            "который не заканчивается.",
+        ) from None
+    except (Exception, SystemExit) as exc:  # the learner's bug is the news, not a crash
+        raise student_error(exc, explain, case) from None
 
 
 def student_error(
     exc: BaseException, explain: Sequence[Explain] = (), case: tuple[str, str] | None = None
 ) -> NotYet:
     """The NotYet for an exception raised by a learner's code: where, what, and why."""
-    name = f"`{type(exc).__name__}: {exc}`" if str(exc) else f"`{type(exc).__name__}`"
+    text = _safe_str(exc)
+    name = f"`{type(exc).__name__}: {text}`" if text else f"`{type(exc).__name__}`"
     where_en, where_ru = (f" on {case[0]}", f" на входе «{case[1]}»") if case else ("", "")
     en = f"your function raised {name}{where_en}."
     ru = f"ваша функция выбросила {name}{where_ru}."
     for recogniser in (*explain, *COMMON_MISTAKES):
-        reason = recogniser.reason(exc)
+        try:
+            reason = recogniser.reason(exc)
+        except Exception:  # an exception whose str() raises fits no recogniser
+            reason = None
         if reason is not None:
             return NotYet(f"{en} {_capital(reason[0])}", f"{ru} {_capital(reason[1])}")
     return NotYet(en, ru)
@@ -326,3 +360,276 @@ def chunk(delta: dict[str, Any] | None = None, finish: str | None = None, usage:
 def weather_call(call_id: str, city: str) -> dict[str, Any]:
     """An OpenAI-shaped get_weather call for `city` with `call_id`."""
     return tool_call_dict(call_id, "get_weather", json.dumps({"city": city}))
+
+
+# --- the student's values, made safe to compare and to show --------------------------------------
+# A check never calls a method of the learner's object (`__eq__`, `__bool__`, `__len__`, `__iter__`
+# or `__repr__` may raise or lie): `plain` copies the value into Python's own JSON types through
+# the base classes' methods, refusing any other type by name, and bounds its size and depth.
+
+STUDENT_SECONDS = 2.0  # one call of the learner's function; an endless loop ends here
+MAX_TEXT = 20_000  # characters of all the strings of one answer
+MAX_ITEMS = 2_000  # lists' items and dicts' keys of one answer
+MAX_DEPTH = 20
+SHOWN = 160  # characters of a value a hint shows
+
+
+BATTERIES: dict[str, int] = {}  # the function's name -> its battery's size (for bench/checks.py)
+
+
+class _TooSlow(BaseException):
+    """The learner's function ran past its time (a BaseException: `except Exception` in the
+    learner's code does not swallow it)."""
+
+
+@contextmanager
+def time_bound(seconds: float) -> Iterator[None]:
+    """Raise `_TooSlow` in the block after `seconds` (main thread with SIGALRM only, and only
+    when no other timer is running; elsewhere no bound)."""
+    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if not usable or signal.getitimer(signal.ITIMER_REAL)[0] > 0:
+        yield
+        return
+
+    def alarm(signum: int, frame: Any) -> None:
+        raise _TooSlow
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+class NotPlain(Exception):
+    """A value `plain` refuses: `en` and `ru` say what it is."""
+
+    def __init__(self, en: str, ru: str) -> None:
+        super().__init__(en)
+        self.en, self.ru = en, ru
+
+
+def kind(value: Any) -> str:
+    """A value's type as a hint names it, without calling anything of the value."""
+    return f"a {type(value).__name__!r} object" if value is not None else "None"
+
+
+def plain(value: Any) -> Any:
+    """`value` copied into plain JSON types (dict with str keys, list, str, int, float, bool,
+    None; a tuple becomes a list), never calling the value's own methods. Raises NotPlain for any
+    other type (generator, custom object, set, bytes...), a non-str key, a NaN, or an answer too
+    big or too deep."""
+    budget = {"text": MAX_TEXT, "items": MAX_ITEMS}
+
+    def copy_of(v: Any, depth: int) -> Any:
+        if depth > MAX_DEPTH:
+            raise NotPlain("a value nested too deep", "слишком глубоко вложенное значение")
+        if v is None or type(v) is bool:
+            return v
+        if isinstance(v, bool):
+            return bool.__bool__(v)
+        if isinstance(v, int):
+            return int.__index__(v)
+        if isinstance(v, float):
+            number = float.__float__(v)
+            if math.isnan(number):
+                raise NotPlain("NaN (not a number)", "NaN (не число)")
+            return number
+        if isinstance(v, str):
+            text = str.__str__(v)
+            budget["text"] -= len(text)
+            if budget["text"] < 0:
+                raise NotPlain(
+                    f"text of over {MAX_TEXT} characters", f"текст длиннее {MAX_TEXT} символов"
+                )
+            return text
+        if isinstance(v, (list, tuple)):
+            base = list if isinstance(v, list) else tuple
+            n = base.__len__(v)
+            budget["items"] -= n
+            if budget["items"] < 0:
+                raise NotPlain(f"over {MAX_ITEMS} items", f"больше {MAX_ITEMS} элементов")
+            return [copy_of(base.__getitem__(v, i), depth + 1) for i in range(n)]
+        if isinstance(v, dict):
+            budget["items"] -= dict.__len__(v)
+            if budget["items"] < 0:
+                raise NotPlain(f"over {MAX_ITEMS} items", f"больше {MAX_ITEMS} элементов")
+            out = {}
+            for key, item in list(dict.items(v)):
+                if not isinstance(key, str):
+                    raise NotPlain(
+                        f"a dict key of type {type(key).__name__!r} (JSON keys are strings)",
+                        f"ключ словаря типа {type(key).__name__!r} (ключи JSON — строки)",
+                    )
+                out[str.__str__(key)] = copy_of(item, depth + 1)
+            return out
+        raise NotPlain(kind(v), f"объект типа {type(v).__name__!r}" if v is not None else "None")
+
+    return copy_of(value, 0)
+
+
+def returned(value: Any, call: str, wanted: Pair) -> Any:
+    """`plain(value)`, or NotYet saying that `call` returned something of another type and what
+    the exercise wants (`wanted`, e.g. ("a list of dicts", "список словарей"))."""
+    try:
+        return plain(value)
+    except NotPlain as refused:
+        raise NotYet(
+            f"{call} returned {refused.en}; the exercise wants {wanted[0]} (plain Python values).",
+            f"{call} вернула {refused.ru}; в упражнении ожидается {wanted[1]} (обычные "
+            "значения Python).",
+        ) from None
+
+
+def strict_equal(a: Any, b: Any) -> bool:
+    """Equality of plain values that also compares types: True is not 1, 16.0 is not 16."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, list):
+        return len(a) == len(b) and all(strict_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(strict_equal(a[k], b[k]) for k in a)
+    return a == b
+
+
+def shorten(value: Any, limit: int = SHOWN) -> str:
+    """repr of a plain value, cut in the middle to `limit` characters."""
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    half = (limit - 5) // 2
+    return f"{text[:half]} ... {text[-half:]}"
+
+
+def _safe_str(value: Any) -> str:
+    """str(value) bounded, or its type's name when str() raises."""
+    try:
+        text = str(value)
+    except Exception:
+        return f"<{type(value).__name__}>"
+    return text if len(text) <= SHOWN else text[: SHOWN - 3] + "..."
+
+
+def unreadable(exc: BaseException) -> Pair:
+    """What a check says when the answer broke the check itself (an object that raises or lies
+    where a plain value was expected): the type of trouble, and what to give instead."""
+    name = type(exc).__name__
+    return (
+        f"the check could not read your answer (`{name}`): give it plain values (dict, list, "
+        "str, number, bool, None) or the function the exercise asks for.",
+        f"проверка не смогла прочитать ваш ответ (`{name}`): передайте обычные значения "
+        "(dict, list, str, число, bool, None) или функцию, которую просит упражнение.",
+    )
+
+
+@dataclass(frozen=True)
+class Case:
+    """One input of a battery: the arguments, and how a hint shows them (English, Russian)."""
+
+    args: tuple[Any, ...]
+    shown: str
+
+
+def case_of(*args: Any, shown: str | None = None) -> Case:
+    """A battery case; shown by default as the shortened arguments."""
+    text = shown if shown is not None else ", ".join(shorten(a, 120) for a in args)
+    return Case(args, text)
+
+
+def on_battery(
+    student: Callable[..., Any],
+    reference: Callable[..., Any],
+    cases: Iterable[Case],
+    *,
+    name: str,
+    wanted: Pair,
+    idea: Pair,
+    explain: Sequence[Explain] = (),
+    same: Callable[[Any, Any], bool] | None = None,
+) -> None:
+    """The differential test: on every case the learner's function must give what `reference`
+    gives, compared as plain JSON values (a tuple equals a list). The first disagreement raises
+    NotYet naming the input, the expected and the returned value, and `idea` (one sentence on
+    the idea, never the code). `same(expected, got)` replaces equality where order or form may
+    differ (default: `strict_equal`)."""
+    cases = list(cases)
+    BATTERIES[name] = len(cases)
+    for case in cases:
+        expected = plain(reference(*copy.deepcopy(case.args)))
+        call = f"{name}({case.shown})"
+        got = call_student(student, *copy.deepcopy(case.args), explain=explain, case=(call, call))
+        got = returned(got, call, wanted)
+        if not (same or strict_equal)(expected, got):
+            where = difference(expected, got)
+            if where:
+                path, want, have = where
+                raise NotYet(
+                    f"{call}: in the result{path} expected {shorten(want, 100)}, got "
+                    f"{shorten(have, 100)}. {idea[0]}",
+                    f"{call}: в результате{path} ожидалось {shorten(want, 100)}, получено "
+                    f"{shorten(have, 100)}. {idea[1]}",
+                )
+            raise NotYet(
+                f"{call} should return {shorten(expected)}, got {shorten(got)}. {idea[0]}",
+                f"{call} должна вернуть {shorten(expected)}, получено {shorten(got)}. {idea[1]}",
+            )
+
+
+def difference(want: Any, have: Any, path: str = "") -> tuple[str, Any, Any] | None:
+    """Where two plain values of the same shape first differ, as (path like `[0].function.name`,
+    expected, got); None when they differ in shape at the top (different lengths, types, keys)."""
+    if isinstance(want, list) and isinstance(have, list) and len(want) == len(have):
+        for i, (w, h) in enumerate(zip(want, have, strict=True)):
+            if not strict_equal(w, h):
+                return difference(w, h, f"{path}[{i}]") or (f"{path}[{i}]", w, h)
+        return None
+    if isinstance(want, dict) and isinstance(have, dict) and want.keys() == have.keys():
+        for key in want:
+            if not strict_equal(want[key], have[key]):
+                inner = f"{path}.{key}" if key.isidentifier() else f"{path}[{key!r}]"
+                return difference(want[key], have[key], inner) or (inner, want[key], have[key])
+        return None
+    return None
+
+
+def seeded(seed: str) -> Any:
+    """A random generator seeded by a text: the same battery on every run."""
+    import random
+
+    return random.Random(seed)
+
+
+# Pieces the generated batteries combine: names with digits, dashes and dots; values with
+# Cyrillic, emoji, markup-like text, edge whitespace and newlines.
+NAMES = ("get_weather", "search_v2", "get-weather", "weather.today", "f", "lookup2go", "a.b-c_3")
+VALUES = (
+    "Beijing",
+    "Москва",
+    "Sunny ☀️",
+    "a < b > c",
+    "</parameter> is text",
+    "<tool_call>",
+    "  two spaces  ",
+    "line one\nline two",
+    "",
+    "Санкт-Петербург, ул. Ленина 1",
+)
+
+
+def generated_arguments(rng: Any, values: Sequence[str] = VALUES) -> dict[str, Any]:
+    """One call's arguments: one to three keys, strings, numbers, a nested object or a list."""
+    keys = rng.sample(["city", "query", "date", "units", "filter", "limit"], rng.randint(1, 3))
+    out: dict[str, Any] = {}
+    for key in keys:
+        pick = rng.randrange(5)
+        if pick == 0:
+            out[key] = rng.randint(-5, 500)
+        elif pick == 1:
+            out[key] = {"text": rng.choice(values), "exact": rng.random() < 0.5}
+        elif pick == 2:
+            out[key] = [rng.choice(values), rng.randint(0, 9)]
+        else:
+            out[key] = rng.choice(values)
+    return out

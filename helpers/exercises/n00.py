@@ -7,7 +7,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from helpers.exercises._verdict import NotYet, exercise
+from helpers.exercises._verdict import NotPlain, NotYet, exercise, plain, shorten, strict_equal
 
 MOONSHOT_URLS = ("https://api.moonshot.ai/v1", "https://api.moonshot.cn/v1")
 # Platform model ids are lower-case names without a slash: kimi-k2.6, kimi-k2.7-code, ...
@@ -25,10 +25,14 @@ RETIRED_IDS = frozenset(
 @exercise
 def check_live_env(env: Mapping[str, str]) -> None:
     """Exercise 1: the variables that switch the series to Kimi-K2 on the Moonshot platform."""
-    if not isinstance(env, Mapping):
+    try:
+        env = plain(env)
+    except NotPlain as refused:
+        env = refused
+    if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
         raise NotYet(
-            "live_env must be a dict of variable names to values.",
-            "live_env должен быть словарём «имя переменной → значение».",
+            'live_env must be a dict of variable names to text values, e.g. {"LLM_MODE": "..."}.',
+            'live_env должен быть словарём «имя переменной → текст», например {"LLM_MODE": "..."}.',
         )
     if any("KEY" in name.upper() for name in env):
         raise NotYet(
@@ -81,20 +85,34 @@ def check_live_env(env: Mapping[str, str]) -> None:
 @exercise
 def check_qwen_command(command: str) -> None:
     """Exercise 2: a vLLM command serving Qwen2.5-7B-Instruct with parsed tool calls."""
+    if not isinstance(command, str) or len(command) > 2000:
+        raise NotYet(
+            "command must be the command line as one string.",
+            "command должен быть командной строкой, одной строкой текста.",
+        )
     try:
-        words = shlex.split(str(command))
+        words = _normal(shlex.split(str.__str__(command)))
     except ValueError as exc:
         raise NotYet(
             f"the command does not parse as a shell line: {exc}.",
             f"команда не разбирается как строка терминала: {exc}.",
         ) from exc
-    if _model_served(words) != MODEL:
+    served = _model_served(words)
+    if served is None:
         raise NotYet(
-            f"start with: vllm serve {MODEL} (or the older form: python -m "
-            f"{API_SERVER} --model {MODEL})",
-            f"начните с: vllm serve {MODEL} (или со старой формы: python -m "
-            f"{API_SERVER} --model {MODEL})",
+            "this command does not start vLLM's OpenAI-compatible server (the vllm serve command, "
+            "or the older module form); the exercise asks for vLLM.",
+            "эта команда не запускает OpenAI-совместимый сервер vLLM (команду vllm serve или её "
+            "старую форму через модуль); в упражнении нужен именно vLLM.",
         )
+    if served != MODEL:
+        raise NotYet(
+            f"this command serves {served!r}, not {MODEL}: vLLM's server command names the model "
+            "it serves first.",
+            f"эта команда запускает {served!r}, а не {MODEL}: команда сервера vLLM первым делом "
+            "называет модель, которую обслуживает.",
+        )
+    _fits_four_gpus(words)
     if "--enable-auto-tool-choice" not in words:
         raise NotYet(
             "add --enable-auto-tool-choice: without it vLLM answers a request with "
@@ -137,42 +155,137 @@ def _model_served(words: list[str]) -> str | None:
     return None
 
 
-def _option(words: list[str], name: str) -> str | None:
-    """The value of `--name value` or `--name=value` in a split command line."""
+def _option(words: list[str], name: str, *aliases: str) -> str | None:
+    """The value of `--name value` or `--name=value` in a split command line; given twice, the
+    last one (argparse keeps the last)."""
+    found = None
     for i, word in enumerate(words):
-        if word == name and i + 1 < len(words):
-            return words[i + 1]
-        if word.startswith(name + "="):
-            return word.split("=", 1)[1]
-    return None
+        for flag in (name, *aliases):
+            if word == flag and i + 1 < len(words):
+                found = words[i + 1]
+            elif word.startswith(flag + "="):
+                found = word.split("=", 1)[1]
+    return found
+
+
+def _normal(words: list[str]) -> list[str]:
+    """Long options as vLLM's argument parser reads them: `--enable_auto_tool_choice` is
+    `--enable-auto-tool-choice` (it turns `_` into `-` in an option's name, not in its value)."""
+    out = []
+    for word in words:
+        if word.startswith("--"):
+            key, eq, value = word.partition("=")
+            word = key.replace("_", "-") + eq + value
+        out.append(word)
+    return out
+
+
+GPUS = 4
+HEADS = 28  # Qwen2.5-7B-Instruct's attention heads: tensor parallelism must divide them
+
+
+def _fits_four_gpus(words: list[str]) -> None:
+    """NotYet when the parallel sizes need more than the machine's four GPUs or do not divide
+    the model's attention heads (vLLM refuses to start then)."""
+    sizes = {}
+    for name, alias in (
+        ("--tensor-parallel-size", "-tp"),
+        ("--pipeline-parallel-size", "-pp"),
+        ("--data-parallel-size", "-dp"),
+    ):
+        value = _option(words, name, alias)
+        try:
+            sizes[name] = int(value) if value is not None else 1
+        except ValueError:
+            raise NotYet(
+                f"{name} takes a whole number, not {value!r}.",
+                f"{name} принимает целое число, а не {value!r}.",
+            ) from None
+    tp = sizes["--tensor-parallel-size"]
+    total = tp * sizes["--pipeline-parallel-size"] * sizes["--data-parallel-size"]
+    if min(sizes.values()) < 1 or total > GPUS:
+        raise NotYet(
+            f"these parallel sizes need {total} GPUs, and the machine has {GPUS}: vLLM would not "
+            "start.",
+            f"таким размерам параллелизма нужно GPU: {total}, а в машине их {GPUS}: vLLM не "
+            "запустится.",
+        )
+    if HEADS % tp:
+        raise NotYet(
+            f"--tensor-parallel-size {tp} does not divide the model's {HEADS} attention heads: "
+            "vLLM refuses to start.",
+            f"--tensor-parallel-size {tp} не делит {HEADS} голов внимания модели: vLLM "
+            "откажется запускаться.",
+        )
 
 
 @exercise
 def check_reading(reply: Any, text: Any, finish_reason: Any, total_tokens: Any) -> None:
     """Exercise 3: the text, finish reason and total tokens of a chat completion."""
-    choice = reply.choices[0]
-    if text != choice.message.content:
+    from openai.types.chat import ChatCompletion
+
+    if not isinstance(reply, ChatCompletion) or not reply.choices or reply.usage is None:
         raise NotYet(
-            "text is the assistant's content: reply.choices[0].message.content.",
-            "text — это content ассистента: reply.choices[0].message.content.",
+            "reply is not the response of step 4 any more: run step 4's cell again, then this one.",
+            "reply — уже не ответ из шага 4: запустите ещё раз ячейку шага 4, а затем эту.",
         )
-    if finish_reason != choice.finish_reason:
-        raise NotYet(
-            "finish_reason lives on the choice, next to message.",
-            "finish_reason лежит в choice, рядом с message.",
-        )
-    usage = reply.usage
-    if total_tokens == usage.total_tokens:
-        return
-    for field in ("completion_tokens", "prompt_tokens"):
-        if total_tokens == getattr(usage, field):
+    choice, usage = reply.choices[0], reply.usage
+    for name, value, want, where_en, where_ru in (
+        (
+            "text",
+            text,
+            choice.message.content,
+            "the content of the assistant's message",
+            "content сообщения ассистента",
+        ),
+        (
+            "finish_reason",
+            finish_reason,
+            choice.finish_reason,
+            "a field of the choice, next to message",
+            "поле choice, рядом с message",
+        ),
+        (
+            "total_tokens",
+            total_tokens,
+            usage.total_tokens,
+            "a count in the reply's usage",
+            "счётчик в usage ответа",
+        ),
+    ):
+        try:
+            got = plain(value)
+        except NotPlain as refused:
             raise NotYet(
-                f"that is usage.{field}, one part of the count; the total of prompt and "
-                "answer is reply.usage.total_tokens.",
-                f"это usage.{field}, только часть счёта; сумма запроса и ответа — "
-                "reply.usage.total_tokens.",
+                f"{name} is {refused.en}; read a plain value from reply ({where_en}).",
+                f"{name} — это {refused.ru}; возьмите из reply обычное значение ({where_ru}).",
+            ) from None
+        if strict_equal(got, want):
+            continue
+        if name == "total_tokens":
+            _tokens_hint(got, usage)
+        raise NotYet(
+            f"{name} is {shorten(got)}, and that is not what reply holds there: {name} is "
+            f"{where_en}; read it from reply rather than typing it.",
+            f"{name} равно {shorten(got)}, а в reply там другое: {name} — это {where_ru}; "
+            "возьмите значение из reply, а не вписывайте его.",
+        )
+
+
+def _tokens_hint(got: Any, usage: Any) -> None:
+    """NotYet for a token count that is a part of the total, or not a whole number."""
+    if isinstance(got, float) and got == usage.total_tokens:
+        raise NotYet(
+            f"total_tokens is {got!r}, a float: a token count is a whole number (int), as the "
+            "reply holds it.",
+            f"total_tokens равно {got!r}, это float: число токенов целое (int), как в самом "
+            "ответе.",
+        )
+    for field in ("completion_tokens", "prompt_tokens"):
+        if strict_equal(got, getattr(usage, field)):
+            raise NotYet(
+                f"total_tokens {got!r} is usage.{field}, one part of the count; the total "
+                "counts the prompt and the answer together.",
+                f"total_tokens {got!r} — это usage.{field}, только часть счёта; общее число "
+                "считает запрос и ответ вместе.",
             )
-    raise NotYet(
-        "the token counts are in reply.usage; the total is reply.usage.total_tokens.",
-        "счётчики токенов лежат в reply.usage; общее число — reply.usage.total_tokens.",
-    )

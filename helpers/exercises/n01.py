@@ -9,10 +9,17 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from helpers.exercises._verdict import (
+    NAMES,
+    VALUES,
+    Explain,
+    NotPlain,
     NotYet,
     call_student,
     exercise,
-    student_error,
+    plain,
+    returned,
+    seeded,
+    shorten,
 )
 from helpers.formats._common import tool_call_dict
 
@@ -21,6 +28,13 @@ UNITS = ["celsius", "fahrenheit"]
 
 def _schema(schema: Any, source: tuple[str, str] = ("the schema", "схема")) -> None:
     """Raise NotYet at the first way `schema` differs from the convert_temperature schema."""
+    try:
+        schema = plain(schema)
+    except NotPlain as refused:
+        raise NotYet(
+            f"{source[0]} is {refused.en}; write it with dicts, lists and strings only.",
+            f"{source[1]} — это {refused.ru}; запишите её только словарями, списками и строками.",
+        ) from None
     if not isinstance(schema, Mapping) or schema.get("type") != "function":
         raise NotYet(
             f'{source[0]} must be a dict with "type": "function".',
@@ -44,6 +58,13 @@ def _schema(schema: Any, source: tuple[str, str] = ("the schema", "схема"))
             'function.parameters должен быть JSON-схемой с "type": "object".',
         )
     properties = parameters.get("properties") or {}
+    if not isinstance(properties, dict):
+        raise NotYet(
+            "parameters.properties must be a dict from each argument's name to its schema, "
+            f"not {type(properties).__name__}.",
+            "parameters.properties должен быть словарём «имя аргумента → его схема», а не "
+            f"{type(properties).__name__}.",
+        )
     for name, json_type in (("value", "number"), ("to_unit", "string")):
         prop = properties.get(name)
         if not isinstance(prop, Mapping):
@@ -59,7 +80,8 @@ def _schema(schema: Any, source: tuple[str, str] = ("the schema", "схема"))
             )
         if not str(prop.get("description") or "").strip():
             raise NotYet(f"give {name!r} a description.", f"дайте {name!r} описание.")
-    if sorted(properties["to_unit"].get("enum") or []) != UNITS:
+    enum = properties["to_unit"].get("enum")
+    if not isinstance(enum, list) or sorted(map(str, enum)) != UNITS:
         raise NotYet(
             'to_unit needs "enum": ["celsius", "fahrenheit"].',
             'у to_unit должен быть "enum": ["celsius", "fahrenheit"].',
@@ -70,7 +92,8 @@ def _schema(schema: Any, source: tuple[str, str] = ("the schema", "схема"))
             f"only value and to_unit are arguments; remove {extra}.",
             f"аргументов только два, value и to_unit; уберите {extra}.",
         )
-    if sorted(parameters.get("required") or []) != ["to_unit", "value"]:
+    required = parameters.get("required")
+    if not isinstance(required, list) or sorted(map(str, required)) != ["to_unit", "value"]:
         raise NotYet(
             'both arguments are required: "required": ["value", "to_unit"].',
             'оба аргумента обязательны: "required": ["value", "to_unit"].',
@@ -81,6 +104,24 @@ def _schema(schema: Any, source: tuple[str, str] = ("the schema", "схема"))
 def check_schema(schema: Any) -> None:
     """Exercise 1: the JSON schema of convert_temperature, written by hand."""
     _schema(schema)
+
+
+def _echo(**arguments: Any) -> dict[str, Any]:
+    """A test tool for the generated calls: what it was given, by keyword."""
+    return {"got": arguments}
+
+
+def _call_battery() -> list[tuple[str, dict[str, Any], Any]]:
+    """Calls of tools named with digits, dashes and dots, with one to three keyword arguments:
+    Cyrillic, emoji, nested values (seeded)."""
+    rng = seeded("n01 call_tool")
+    out = []
+    for _ in range(20):
+        keys = rng.sample(["city", "query", "days", "units", "filter"], rng.randint(1, 3))
+        arguments = {k: rng.choice([*VALUES, 3, {"a": [1, "б"]}]) for k in keys}
+        name = rng.choice(NAMES)
+        out.append((name, arguments, {"got": arguments}))
+    return out
 
 
 def _greet(name: str, punctuation: str = "!") -> str:
@@ -98,14 +139,18 @@ def check_call_tool(call_tool: Callable[..., Any]) -> None:
         # the keys in another order than the parameters: passing values by position fails here
         ({"punctuation": ".", "name": "Kim"}, "Hello, Kim."),
     ]
-    for arguments, expected in cases:
-        tool_call = tool_call_dict("greet:0", "greet", json.dumps(arguments))
-        try:
-            result = call_tool(tool_call, tool_map)
-        except TypeError as exc:
-            raise _call_tool_type_error(exc) from exc
-        except Exception as exc:  # the student's code may fail in any way: report, don't crash
-            raise student_error(exc) from exc
+    if not callable(call_tool):
+        raise NotYet("call_tool should be a function.", "call_tool должна быть функцией.")
+    for name, arguments, expected in [("greet", a, e) for a, e in cases] + _call_battery():
+        tool_call = tool_call_dict(f"{name}:0", name, json.dumps(arguments, ensure_ascii=False))
+        shown = f"call_tool({name}, {shorten(json.dumps(arguments, ensure_ascii=False), 100)})"
+        tool_map = {"greet": _greet, **{n: _echo for n in NAMES}}
+        result = call_student(
+            call_tool, tool_call, tool_map, explain=CALL_TOOL_MISTAKES, case=(shown, shown)
+        )
+        result = returned(
+            result, shown, ("the function's own result", "собственный результат функции")
+        )
         if isinstance(result, Mapping) and result.get("role") == "tool":
             raise NotYet(
                 "call_tool returns a whole tool message; here it should return only what the "
@@ -118,43 +163,57 @@ def check_call_tool(call_tool: Callable[..., Any]) -> None:
         if isinstance(result, str) and repr(arguments) in result:
             raise NotYet(
                 f"for arguments {json.dumps(arguments)} the tool returned {result!r}: the whole "
-                "dict went into its first parameter. Unpack it so that each key becomes a "
-                "keyword argument: function(**arguments).",
+                "dict went into its first parameter, while each key should become one "
+                "keyword argument.",
                 f"для аргументов {json.dumps(arguments)} инструмент вернул {result!r}: весь "
-                "словарь попал в его первый параметр. Распакуйте его, чтобы каждый ключ стал "
-                "именованным аргументом: function(**arguments).",
+                "словарь попал в его первый параметр, а каждый ключ должен стать отдельным "
+                "именованным аргументом.",
             )
         if result != expected:
             raise NotYet(
-                f"for arguments {json.dumps(arguments)} expected {expected!r}, got "
-                f"{result!r}. Pass each JSON key as a keyword argument (**arguments).",
-                f"для аргументов {json.dumps(arguments)} ожидалось {expected!r}, "
-                f"получено {result!r}. Передайте ключи JSON именованными аргументами "
-                "(**arguments).",
+                f"{shown}: expected {shorten(expected)}, got {shorten(result)}. Each JSON key "
+                "is the name of one of the function's parameters; the tool is the one the call "
+                "names.",
+                f"{shown}: ожидалось {shorten(expected)}, получено {shorten(result)}. Каждый "
+                "ключ JSON — имя одного из параметров функции; инструмент — тот, что назван в "
+                "вызове.",
             )
 
 
-def _call_tool_type_error(exc: TypeError) -> NotYet:
-    """The hint for a TypeError from call_tool: arguments not decoded, or not unpacked."""
-    name = f"`TypeError: {exc}`"
-    if "must be a mapping, not str" in str(exc):
-        return NotYet(
-            f'{name}. function["arguments"] is JSON text (a str), and ** needs a dict: '
-            "decode it first with json.loads, then call function(**arguments).",
-            f'{name}. function["arguments"] — это JSON-текст (str), а ** нужен словарь: '
-            "сначала раскодируйте его через json.loads, затем вызовите function(**arguments).",
-        )
-    if "string indices must be integers" in str(exc):
-        return NotYet(
-            f'{name}. function["arguments"] is JSON text (a str), not a dict: decode it '
-            "with json.loads before reading keys.",
-            f'{name}. function["arguments"] — это JSON-текст (str), а не словарь: '
-            "раскодируйте его через json.loads, прежде чем читать ключи.",
-        )
-    return NotYet(
-        f"{name}. Unpack the decoded arguments as keywords: function(**arguments).",
-        f"{name}. Передайте раскодированные аргументы как именованные: function(**arguments).",
-    )
+CALL_TOOL_MISTAKES = (
+    Explain(
+        TypeError,
+        r"must be a mapping, not str",
+        'function["arguments"] is JSON text (a str), and ** needs a dict: decode it first with '
+        "json.loads.",
+        'function["arguments"] — это JSON-текст (str), а ** нужен словарь: сначала '
+        "раскодируйте его через json.loads.",
+    ),
+    Explain(
+        TypeError,
+        r"string indices must be integers",
+        'function["arguments"] is JSON text (a str), not a dict: decode it with json.loads '
+        "before reading keys.",
+        'function["arguments"] — это JSON-текст (str), а не словарь: раскодируйте его через '
+        "json.loads, прежде чем читать ключи.",
+    ),
+    Explain(
+        TypeError,
+        r"unexpected keyword argument",
+        "the call names the tool to run (function.name): this function has no such parameter, "
+        "so it is not the tool the call asked for.",
+        "вызов сам называет инструмент (function.name): у этой функции нет такого параметра, "
+        "значит, это не тот инструмент, который просил вызов.",
+    ),
+    Explain(
+        TypeError,
+        r".",
+        "each key of the decoded arguments is the name of one parameter of the function: it "
+        "must arrive as that keyword argument.",
+        "каждый ключ раскодированных аргументов — имя одного параметра функции: он должен "
+        "попасть в функцию как этот именованный аргумент.",
+    ),
+)
 
 
 @exercise
@@ -162,8 +221,21 @@ def check_typed_function(fn: Callable[..., Any]) -> None:
     """Exercise 3: a typed function with a Google docstring whose schema matches exercise 1."""
     from helpers.tools import schema_from_function
 
-    for value, unit, expected in ((100, "fahrenheit", 212), (212, "celsius", 100)):
+    rng = seeded("n01 convert_temperature")
+    generated = [(round(rng.uniform(-300, 1000), 2), rng.choice(UNITS)) for _ in range(16)]
+    battery = [
+        (v, u, v * 9 / 5 + 32 if u == "fahrenheit" else (v - 32) * 5 / 9)
+        for v, u in [
+            (-40, "fahrenheit"),
+            (-40, "celsius"),
+            (0, "fahrenheit"),
+            (37.5, "fahrenheit"),
+            *generated,
+        ]
+    ]
+    for value, unit, expected in ((100, "fahrenheit", 212), (212, "celsius", 100), *battery):
         got = call_student(fn, value, unit, case=(f"({value}, {unit!r})", f"({value}, {unit!r})"))
+        got = returned(got, f"convert_temperature({value}, {unit!r})", ("a number", "число"))
         if isinstance(got, bool) or not isinstance(got, (int, float)):
             raise NotYet(
                 f"convert_temperature({value}, {unit!r}) returned {got!r}; return the "
@@ -171,12 +243,14 @@ def check_typed_function(fn: Callable[..., Any]) -> None:
                 f"convert_temperature({value}, {unit!r}) вернула {got!r}; верните "
                 f"число после перевода ({expected}).",
             )
-        if abs(got - expected) > 1e-6:
+        if abs(got - expected) > 1e-6 * max(1, abs(expected)):
             raise NotYet(
-                "keep the conversion working: 100 °C -> 212 °F and 212 °F -> 100 °C; "
-                f"convert_temperature({value}, {unit!r}) gave {got!r}.",
-                "перевод должен работать: 100 °C -> 212 °F и 212 °F -> 100 °C; "
-                f"convert_temperature({value}, {unit!r}) дала {got!r}.",
+                f"convert_temperature({value}, {unit!r}) should be about {expected:.4g}, got "
+                f"{got!r}: to_unit names the unit to convert to, and the formula holds for "
+                "every temperature, below zero too.",
+                f"convert_temperature({value}, {unit!r}) должна дать около {expected:.4g}, "
+                f"получено {got!r}: to_unit — единица, в которую переводят, а формула верна для "
+                "любой температуры, и ниже нуля тоже.",
             )
     parameters = inspect.signature(fn).parameters
     untyped = [name for name, p in parameters.items() if p.annotation is inspect.Parameter.empty]

@@ -9,11 +9,20 @@ from typing import Any
 
 from helpers.exercises._verdict import (
     CASE_RU,
+    NAMES,
+    VALUES,
+    Case,
     Explain,
     NotYet,
     call_student,
+    case_of,
     exercise,
+    generated_arguments,
+    on_battery,
+    returned,
+    seeded,
     server_refusal,
+    shorten,
     weather_call,
 )
 from helpers.exercises._verdict import chunk as _chunk
@@ -62,6 +71,72 @@ def sample_streams() -> dict[str, list[Any]]:
             _chunk({}, "tool_calls"),
         ],
     }
+
+
+def _pieces(text: str, rng: Any) -> list[str]:
+    """`text` cut at one to three random places (how a server streams arguments)."""
+    cuts = sorted(rng.sample(range(1, len(text)), min(len(text) - 1, rng.randint(1, 3))))
+    return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+
+
+def generated_stream(rng: Any) -> tuple[list[Any], list[str]]:
+    """One stream: text first or not, one to three calls whose fragments interleave (sometimes
+    several pieces in one delta), a usage chunk at the end or not; and how a hint names it."""
+    n = rng.randint(1, 3)
+    calls = []
+    for k in range(n):
+        call_id = rng.choice([f"call_{rng.getrandbits(32):08x}", f"functions.x:{k}", f"t{k}"])
+        arguments = json.dumps(generated_arguments(rng), ensure_ascii=rng.random() < 0.5)
+        calls.append((k, call_id, rng.choice(NAMES), _pieces(arguments, rng)))
+    chunks = [_chunk({"role": "assistant", "content": rng.choice(["", "Проверю. "])})]
+    headers = {k: _header(k, i, name) for k, i, name, _ in calls}
+    pending = {k: list(parts) for k, _, _, parts in calls}
+    events = []
+    while any(pending.values()):  # a call's header first, then its pieces; the calls mixed
+        k = rng.choice([k for k, parts in pending.items() if parts])
+        if k in headers:
+            events.append((k, headers.pop(k)))
+        events.append((k, _args(k, pending[k].pop(0))))
+    i = 0
+    while i < len(events):
+        if i + 1 < len(events) and rng.random() < 0.25:  # two pieces in one delta
+            both = events[i][1]["tool_calls"] + events[i + 1][1]["tool_calls"]
+            chunks.append(_chunk({"tool_calls": both}))
+            i += 2
+        else:
+            chunks.append(_chunk(events[i][1]))
+            i += 1
+    chunks.append(_chunk({}, "tool_calls"))
+    if rng.random() < 0.5:
+        total = rng.randint(50, 900)
+        chunks.append(
+            _chunk(
+                None,
+                usage={"prompt_tokens": total - 7, "completion_tokens": 7, "total_tokens": total},
+            )
+        )
+    return chunks, [c[1] for c in calls]
+
+
+def stream_battery(seed: str) -> list[Case]:
+    """Generated streams (seeded); a hint names a stream by its calls' ids."""
+    rng = seeded(seed)
+    out = []
+    for _ in range(22):
+        chunks, ids = generated_stream(rng)
+        out.append(case_of(chunks, shown=f"<{len(chunks)} chunks: calls {', '.join(ids)}>"))
+    return out
+
+
+def _accumulated(chunks: list[Any]) -> list[dict[str, Any]]:
+    accumulator = ToolCallAccumulator()
+    for piece in chunks:
+        accumulator.add(piece)
+    return accumulator.tool_calls
+
+
+def _total(chunks: list[Any]) -> int | None:
+    return next((c.usage.total_tokens for c in chunks if c.usage), None)
 
 
 ASSEMBLE_MISTAKES = (
@@ -124,6 +199,7 @@ def check_assemble(assemble_tool_calls: Callable[[list[Any]], Any]) -> None:
         for chunk in chunks:
             accumulator.add(chunk)
         expected = accumulator.tool_calls
+        got = returned(got, "assemble_tool_calls(...)", ("a list of dicts", "список словарей"))
         if got == expected:
             continue
         if not got:
@@ -134,9 +210,23 @@ def check_assemble(assemble_tool_calls: Callable[[list[Any]], Any]) -> None:
                 "tool_calls[piece.index].",
             )
         raise NotYet(
-            f"for the stream '{name}' expected {json.dumps(expected)}, got {got!r}.",
-            f"для потока «{name_ru}» ожидалось {json.dumps(expected)}, получено {got!r}.",
+            f"for the stream '{name}' expected {shorten(expected)}, got {shorten(got)}.",
+            f"для потока «{name_ru}» ожидалось {shorten(expected)}, получено {shorten(got)}.",
         )
+    on_battery(
+        assemble_tool_calls,
+        _accumulated,
+        stream_battery("n03 assemble"),
+        name="assemble_tool_calls",
+        wanted=("a list of dicts", "список словарей"),
+        explain=ASSEMBLE_MISTAKES,
+        idea=(
+            "Every piece of every delta belongs to the call its index names, and the pieces of "
+            "one call may come between pieces of another.",
+            "Каждый кусок каждой дельты относится к вызову с его index, а куски одного вызова "
+            "могут идти вперемешку с кусками другого.",
+        ),
+    )
 
 
 QUESTION = "What's the weather like in Beijing today? Let's check using the tool."
@@ -147,6 +237,46 @@ RESULT = {
     "name": "get_weather",
     "content": '{"city": "Beijing", "weather": "Sunny"}',
 }
+
+
+def history_battery() -> list[Case]:
+    """Broken histories (seeded): a system message first or not, earlier turns without tools,
+    one to three parallel results, ids that are not <name>:<index>, Cyrillic."""
+    rng = seeded("n03 repair")
+    out = []
+    for n in range(22):
+        head: list[dict[str, Any]] = []
+        if n % 2 == 0:
+            head.append({"role": "system", "content": "You are a weather assistant."})
+        for _ in range(rng.randint(0, 2)):
+            head += [
+                {"role": "user", "content": rng.choice(VALUES) or "Hi"},
+                {"role": "assistant", "content": "Привет! Чем помочь?"},
+            ]
+        head.append({"role": "user", "content": QUESTION})
+        calls = [
+            weather_call(rng.choice([f"call_{rng.getrandbits(32):08x}", f"get_weather:{k}"]), city)
+            for k, city in enumerate(rng.sample(VALUES, rng.randint(1, 3)))
+        ]
+        results = [
+            {
+                "role": "tool",
+                "tool_call_id": c["id"],
+                "name": "get_weather",
+                "content": '{"ok": true}',
+            }
+            for c in calls
+        ]
+        content = rng.choice(["", None, "Checking."])
+        roles = "+".join(m["role"] for m in head + results)
+        out.append(case_of(head + results, content, calls, shown=f"<{roles}>, {content!r}, calls"))
+    return out
+
+
+def _repaired(messages: list[dict[str, Any]], content: Any, tool_calls: Any) -> list[Any]:
+    assistant = {"role": "assistant", "content": content, "tool_calls": tool_calls}
+    first = next(i for i, m in enumerate(messages) if m["role"] == "tool")
+    return [*messages[:first], assistant, *messages[first:]]
 
 
 def broken_history() -> list[dict[str, Any]]:
@@ -167,6 +297,7 @@ def check_history(repair: Callable[..., Any]) -> None:
             "return a new list; the messages you were given must stay unchanged.",
             "верните новый список; переданные сообщения менять не нужно.",
         )
+    repaired = returned(repaired, "repair(...)", ("a list of messages", "список сообщений"))
     try:
         check_messages(repaired)
     except ApiError as error:
@@ -182,6 +313,19 @@ def check_history(repair: Callable[..., Any]) -> None:
             "the assistant message must carry the tool_calls it made.",
             "сообщение ассистента должно содержать свои tool_calls.",
         )
+    on_battery(
+        repair,
+        _repaired,
+        history_battery(),
+        name="repair",
+        wanted=("a list of messages", "список сообщений"),
+        idea=(
+            "The assistant message goes right before the results that answer its calls, "
+            "wherever they stand in the history.",
+            "Сообщение ассистента встаёт прямо перед результатами, которые отвечают на его "
+            "вызовы, где бы они ни стояли в истории.",
+        ),
+    )
 
 
 @exercise
@@ -194,6 +338,7 @@ def check_usage(total_tokens: Callable[[list[Any]], Any]) -> None:
         explain=USAGE_MISTAKES,
         case=("the stream with a usage chunk", "поток со статистикой"),
     )
+    got = returned(got, "total_tokens(...)", ("an int or None", "int или None"))
     if got != 110:
         raise NotYet(
             f"the stream ends with a usage chunk of total_tokens=110; you returned {got!r}.",
@@ -205,8 +350,23 @@ def check_usage(total_tokens: Callable[[list[Any]], Any]) -> None:
         explain=USAGE_MISTAKES,
         case=("a stream without a usage chunk", "поток без статистики"),
     )
+    got = returned(got, "total_tokens(...)", ("an int or None", "int или None"))
     if got is not None:
         raise NotYet(
             f"a stream without a usage chunk should give None; you returned {got!r}.",
             f"для потока без статистики нужно вернуть None; вы вернули {got!r}.",
         )
+    on_battery(
+        total_tokens,
+        _total,
+        stream_battery("n03 usage"),
+        name="total_tokens",
+        wanted=("an int or None", "int или None"),
+        explain=USAGE_MISTAKES,
+        idea=(
+            "Only the usage chunk (if the stream has one) holds the count; any other chunk "
+            "has usage None.",
+            "Счёт лежит только во фрагменте со статистикой (если он есть в потоке); у "
+            "остальных фрагментов usage равно None.",
+        ),
+    )

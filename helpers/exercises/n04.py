@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
 from helpers.exercises._verdict import (
     CASE_RU,
+    NAMES,
     SHOULD_BE,
+    Case,
     Explain,
     NotYet,
     call_student,
+    case_of,
     exercise,
+    generated_arguments,
     mismatch,
+    on_battery,
+    returned,
+    seeded,
 )
 from helpers.formats import kimi_name_from_id, parse_kimi
 from helpers.i18n import russian_plural
@@ -28,16 +36,44 @@ NAME_CASES: tuple[str, ...] = (
 )
 
 
+def name_battery() -> list[Case]:
+    """Ids beyond the lesson's: names with digits, dashes and dots at the end or inside, with and
+    without the prefix, indices of several digits (seeded, the same on every run)."""
+    rng = seeded("n04 name_from_id")
+    ids = ["functions.search_v2:0", "search_v2:1", "functions.get-weather:0", "weather.today:10"]
+    ids += ["functions.lookup2go:7", "functions.a.b-c_3:12", "v2:0", "functions.x9:99"]
+    for _ in range(16):
+        prefix = rng.choice(["functions.", ""])
+        ids.append(
+            f"{prefix}{rng.choice(NAMES)}{rng.choice(['', '2', '_v3', '-1'])}:{rng.randint(0, 120)}"
+        )
+    return [case_of(i) for i in ids]
+
+
 NAME_MISTAKES = (
+    Explain(
+        AttributeError,
+        r"'NoneType' object has no attribute 'group",
+        "your regular expression found nothing in this id: a name may contain characters your "
+        "pattern does not allow (look at the id's name: '-', '.', digits).",
+        "ваше регулярное выражение ничего не нашло в этом id: в имени бывают символы, которых "
+        "ваш шаблон не допускает (посмотрите на имя в id: '-', '.', цифры).",
+    ),
+    Explain(
+        TypeError,
+        r"'NoneType' object is not subscriptable",
+        "your regular expression found nothing in this id: a name may contain characters your "
+        "pattern does not allow (look at the id's name: '-', '.', digits).",
+        "ваше регулярное выражение ничего не нашло в этом id: в имени бывают символы, которых "
+        "ваш шаблон не допускает (посмотрите на имя в id: '-', '.', цифры).",
+    ),
     Explain(
         IndexError,
         r"list index out of range",
         "an id need not contain a dot (get_weather:0), so split('.') gives one piece and [1] "
-        "does not exist: remove the prefix functions. if it is there, then cut at the last "
-        "':'.",
+        "does not exist: the prefix functions. is optional.",
         "в id может не быть точки (get_weather:0): тогда split('.') даёт один кусок, и [1] не "
-        "существует. Уберите префикс functions., если он есть, и отрежьте всё после последнего "
-        "':'.",
+        "существует. Префикс functions. есть не всегда.",
     ),
 )
 
@@ -50,6 +86,7 @@ def check_name_from_id(name_from_id: Callable[[str], Any]) -> None:
         got = call_student(
             name_from_id, call_id, explain=NAME_MISTAKES, case=(repr(call_id), call_id)
         )
+        got = returned(got, f"name_from_id({call_id!r})", ("a str", "строка"))
         if got == expected:
             continue
         why = (".", ".")
@@ -62,6 +99,20 @@ def check_name_from_id(name_from_id: Callable[[str], Any]) -> None:
             )
         call = f"name_from_id({call_id!r})"
         raise mismatch((call, call), expected, got, why, SHOULD_BE)
+    on_battery(
+        name_from_id,
+        kimi_name_from_id,
+        name_battery(),
+        name="name_from_id",
+        wanted=("a str", "строка"),
+        idea=(
+            "Only the prefix functions. and the index after the last ':' are not the name; "
+            "digits, '-' and '.' inside or at the end belong to it.",
+            "Не имя — только префикс functions. и номер после последнего ':'; цифры, '-' и '.' "
+            "внутри имени или в его конце — часть имени.",
+        ),
+        explain=NAME_MISTAKES,
+    )
 
 
 def _call(call_id: str, arguments: str) -> str:
@@ -95,6 +146,39 @@ def extract_cases() -> dict[str, str]:
             _call("functions.get_weather:0", '{\n  "city": "Beijing"\n}')
         ),
     }
+
+
+def extract_battery() -> list[Case]:
+    """Generated raw outputs (seeded): text around the calls, one to three calls in one or two
+    sections, names with digits, dashes and dots, ids with and without the prefix, nested and
+    multi-line arguments with '<', '>', Cyrillic and emoji, spaces around markers, a cut-off end."""
+    rng = seeded("n04 extract_tool_calls")
+    out = []
+    for n in range(24):
+        calls, k = [], 0
+        for _ in range(rng.randint(1, 3)):
+            name = rng.choice(NAMES)
+            prefix = "functions." if rng.random() < 0.7 else ""
+            arguments = json.dumps(
+                generated_arguments(rng),
+                ensure_ascii=rng.random() < 0.3,
+                indent=rng.choice([None, 2]),
+            )
+            pad = rng.choice(["", " ", "\n"])
+            calls.append(
+                f"<|tool_call_begin|>{pad}{prefix}{name}:{k}{pad}<|tool_call_argument_begin|>"
+                f"{pad}{arguments}{pad}<|tool_call_end|>"
+            )
+            k += 1
+        if len(calls) > 1 and rng.random() < 0.4:
+            text = _section(calls[0]) + rng.choice(["", "Then: "]) + _section(*calls[1:])
+        else:
+            text = _section(*calls)
+        text = rng.choice(["", "Let me check. ", "Проверю погоду 🌦️\n"]) + text
+        if n % 6 == 5:  # cut off by max_tokens: the last call has no end markers
+            text = text[: text.rindex("<|tool_call_end|>")]
+        out.append(case_of(text))
+    return out
 
 
 EXTRACT_MISTAKES = (
@@ -198,5 +282,20 @@ def check_extract(extract_tool_calls: Callable[[str], Any]) -> None:
             explain=EXTRACT_MISTAKES,
             case=(f"the variant '{name}'", CASE_RU[name]),
         )
+        got = returned(got, "extract_tool_calls(...)", ("a list of dicts", "список словарей"))
         if got != expected:
             raise _extract_mismatch(name, text, expected, got)
+    on_battery(
+        extract_tool_calls,
+        lambda text: parse_kimi(text).tool_calls,
+        extract_battery(),
+        name="extract_tool_calls",
+        wanted=("a list of dicts", "список словарей"),
+        idea=(
+            "Every call of every section counts; the id and the arguments are the text between "
+            "their markers without the spaces around it, whatever characters they contain.",
+            "Считается каждый вызов каждой секции; id и аргументы — это текст между их маркерами "
+            "без пробелов по краям, какие бы символы в нём ни стояли.",
+        ),
+        explain=EXTRACT_MISTAKES,
+    )

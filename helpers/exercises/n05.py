@@ -8,13 +8,21 @@ from typing import Any
 
 from helpers.exercises._verdict import (
     CASE_RU,
+    NAMES,
+    VALUES,
+    Case,
     Explain,
     NotYet,
     as_tuples,
     call_student,
+    case_of,
     exercise,
+    generated_arguments,
     mismatch,
     name_and_arguments,
+    on_battery,
+    returned,
+    seeded,
 )
 from helpers.formats import parse_hermes, render_hermes_tool_calls, render_kimi_tool_calls
 from helpers.formats._common import tool_call_dict
@@ -74,6 +82,73 @@ def hermes_cases() -> dict[str, str]:
     }
 
 
+# Values without a call tag inside (Qwen's parser reads "<tool_call>" in a string as a new block)
+PLAIN_VALUES = tuple(v for v in VALUES if "tool_call" not in v)
+
+
+def _generated_calls(rng: Any) -> list[dict[str, Any]]:
+    """Zero to three calls with names with digits, dashes and dots and varied arguments."""
+    pairs = [
+        (rng.choice(NAMES), generated_arguments(rng, PLAIN_VALUES))
+        for _ in range(rng.randint(0, 3))
+    ]
+    return _calls(*pairs)
+
+
+def hermes_battery() -> list[Case]:
+    """Qwen outputs (seeded): text before the blocks or not, zero to three blocks, '<', '>',
+    marker-like text, Cyrillic and emoji inside the arguments, nested values."""
+    rng = seeded("n05 hermes_calls")
+    out = []
+    for _ in range(22):
+        content = rng.choice(["", "Let me check.", "Сейчас проверю 🌧️", "A <b>bold</b> plan:\n"])
+        calls = _generated_calls(rng)
+        if rng.random() < 0.4:  # a model that pretty-prints: the JSON spans several lines
+            blocks = [
+                "<tool_call>\n"
+                + json.dumps(
+                    {
+                        "name": c["function"]["name"],
+                        "arguments": json.loads(c["function"]["arguments"]),
+                    },
+                    indent=2,
+                    ensure_ascii=False,
+                )
+                + "\n</tool_call>"
+                for c in calls
+            ]
+            text = content + "\n".join(blocks)
+        else:
+            text = render_hermes_tool_calls(calls, content)
+        text = text or content or "Sunny."
+        out.append(case_of(text))
+    return out
+
+
+def unparsed_battery() -> list[Case]:
+    """Assistant messages (seeded): Kimi or Qwen markup anywhere in content or only words that
+    look like it, tool_calls missing, None, [] or parsed."""
+    rng = seeded("n05 has_unparsed_calls")
+    out = []
+    for _ in range(24):
+        calls = _generated_calls(rng) or _calls(BEIJING)
+        markup = rng.choice([render_kimi_tool_calls, render_hermes_tool_calls, None])
+        before = rng.choice(["", "Let me check. ", "Проверю.\n", "I used no tool_call here. "])
+        content = before + (markup(calls) if markup else rng.choice(PLAIN_VALUES))
+        message: dict[str, Any] = {"role": "assistant", "content": content or None}
+        pick = rng.randrange(4)
+        if pick:
+            message["tool_calls"] = [None, [], calls][pick - 1]
+        out.append(case_of(message))
+    return out
+
+
+def _unparsed(message: dict[str, Any]) -> bool:
+    content = message.get("content") or ""
+    markup = "<|tool_call_begin|>" in content or "<tool_call>" in content
+    return markup and not message.get("tool_calls")
+
+
 def _hermes_mismatch(name: str, expected: list[Any], got: Any) -> NotYet:
     """Expected and got for one case, and what the difference most likely means."""
     name_ru = CASE_RU[name]
@@ -100,10 +175,10 @@ def _hermes_mismatch(name: str, expected: list[Any], got: Any) -> NotYet:
         )
     if not got and expected:
         return NotYet(
-            head_en + "Find every <tool_call>...</tool_call> block (re.findall with re.DOTALL: "
-            "the JSON sits on its own line) and json.loads the text of each.",
-            head_ru + "Найдите каждый блок <tool_call>...</tool_call> (re.findall с re.DOTALL: "
-            "JSON стоит на отдельной строке) и разберите текст каждого через json.loads.",
+            head_en + "Each call is a <tool_call>...</tool_call> block holding one JSON "
+            "object, on lines of its own between the tags; none was found here.",
+            head_ru + "Каждый вызов — это блок <tool_call>...</tool_call> с одним объектом "
+            "JSON на отдельных строках между тегами; здесь не найдено ни одного.",
         )
     if len(got) < len(expected):
         return NotYet(
@@ -133,9 +208,25 @@ def check_hermes_calls(hermes_calls: Callable[[str], Any]) -> None:
         got = call_student(
             hermes_calls, text, explain=HERMES_MISTAKES, case=(f"'{name}'", CASE_RU[name])
         )
-        got = as_tuples(got, items=True)
+        got = as_tuples(
+            returned(got, "hermes_calls(...)", ("a list of pairs", "список пар")), items=True
+        )
         if got != expected:
             raise _hermes_mismatch(name, expected, got)
+    on_battery(
+        hermes_calls,
+        lambda text: name_and_arguments(parse_hermes(text).tool_calls),
+        hermes_battery(),
+        name="hermes_calls",
+        wanted=("a list of (name, arguments) pairs", "список пар (name, arguments)"),
+        explain=HERMES_MISTAKES,
+        idea=(
+            "Every <tool_call> block is one call, wherever it stands, and its JSON may hold any "
+            "text, also '<', '>' and other languages.",
+            "Каждый блок <tool_call> — это один вызов, где бы он ни стоял, а в его JSON может "
+            "быть любой текст, в том числе '<', '>' и другие языки.",
+        ),
+    )
 
 
 def unparsed_cases() -> list[tuple[str, str, dict[str, Any], bool]]:
@@ -214,6 +305,7 @@ def check_unparsed(has_unparsed_calls: Callable[[dict[str, Any]], Any]) -> None:
             explain=UNPARSED_MISTAKES,
             case=(description, description_ru),
         )
+        got = returned(got, "has_unparsed_calls(...)", ("True or False", "True или False"))
         why_en, why_ru = _unparsed_reason(message, expected)
         case = (f"{description}:", f"{description_ru}:")
         if not isinstance(got, bool):
@@ -224,3 +316,17 @@ def check_unparsed(has_unparsed_calls: Callable[[dict[str, Any]], Any]) -> None:
             raise mismatch(case, expected, got, (why_en, why_ru))
         if got != expected:
             raise mismatch(case, expected, got, (f". {why_en}", f". {why_ru}"))
+    on_battery(
+        has_unparsed_calls,
+        _unparsed,
+        unparsed_battery(),
+        name="has_unparsed_calls",
+        wanted=("True or False", "True или False"),
+        explain=UNPARSED_MISTAKES,
+        idea=(
+            "Call markup may stand anywhere in content, after any text; and when tool_calls is "
+            "not empty the server has parsed the calls.",
+            "Разметка вызова может стоять в content где угодно, после любого текста; а если "
+            "tool_calls не пуст, сервер уже разобрал вызовы.",
+        ),
+    )

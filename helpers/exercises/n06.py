@@ -10,12 +10,19 @@ from typing import Any
 
 from helpers.exercises._verdict import (
     CASE_RU,
+    NAMES,
+    VALUES,
+    Case,
     Explain,
     NotYet,
     as_tuples,
     call_student,
+    case_of,
     exercise,
     mismatch,
+    on_battery,
+    returned,
+    seeded,
     server_refusal,
     variant,
 )
@@ -58,6 +65,26 @@ def server_messages() -> dict[str, dict[str, Any]]:
     }
 
 
+def history_battery() -> list[Case]:
+    """Assistant messages as servers return them (seeded): Moonshot's or vLLM's reasoning field
+    or none, content None, "" or text, tool_calls None, [] or one to two calls, Cyrillic and
+    emoji in the reasoning, a refusal field."""
+    rng = seeded("n06 for_history")
+    out = []
+    for _ in range(22):
+        message: dict[str, Any] = {"role": "assistant"}
+        message["content"] = rng.choice([None, "", "Проверю погоду.", "Sunny ☀️\n"])
+        key = rng.choice([*REASONING_KEYS, None])
+        if key:
+            message[key] = rng.choice(["Start with Beijing.", "Сначала Москва 🤔", "a < b\n"])
+        if rng.random() < 0.5:
+            message["refusal"] = None
+        calls = [_call(f"get_weather:{k}", rng.choice(VALUES)) for k in range(rng.randint(0, 2))]
+        message["tool_calls"] = calls or rng.choice([None, []])
+        out.append(case_of(message))
+    return out
+
+
 def _comparable(message: Any) -> dict[str, Any]:
     """The fields the check compares: role, content, calls (empty = none), reasoning by name."""
     if not isinstance(message, dict):
@@ -80,7 +107,10 @@ def check_history_message(for_history: Callable[[dict], Any]) -> None:
 
     for name, message in server_messages().items():
         given = copy.deepcopy(message)
-        got = _comparable(call_student(for_history, given))
+        got = call_student(for_history, given, case=(f"'{name}'", CASE_RU[name]))
+        got = _comparable(
+            returned(got, "for_history(...)", ("a message dict", "словарь сообщения"))
+        )
         expected = _comparable(message)
         if got == expected:
             continue
@@ -94,7 +124,25 @@ def check_history_message(for_history: Callable[[dict], Any]) -> None:
                 "в следующем раунде).",
             )
         raise mismatch(variant(name), expected, got)
+    on_battery(
+        lambda message: _comparable(
+            returned(
+                for_history(message), "for_history(...)", ("a message dict", "словарь сообщения")
+            )
+        ),
+        _comparable,
+        history_battery(),
+        name="for_history",
+        wanted=("a message dict", "словарь сообщения"),
+        idea=(
+            "The message goes back with its content, its calls and its reasoning under the "
+            "field name the server used.",
+            "Сообщение возвращается со своим content, своими вызовами и рассуждением под тем "
+            "именем поля, которое дал сервер.",
+        ),
+    )
     moonshot = call_student(for_history, server_messages()["Moonshot, thinking on"])
+    moonshot = returned(moonshot, "for_history(...)", ("a message dict", "словарь сообщения"))
     result = {"role": "tool", "tool_call_id": "get_weather:0", "content": "{}"}
     body = {
         "model": "kimi-k2.6",
@@ -142,6 +190,42 @@ def id_histories() -> dict[str, list[dict[str, Any]]]:
     }
 
 
+def id_battery() -> list[Case]:
+    """Histories (seeded): a system message first or not, one to three rounds whose ids repeat
+    (get_weather:0 every round) or are OpenAI's call_..., several tools (names with digits,
+    dashes and dots), parallel results in another order, a final answer."""
+    rng = seeded("n06 normalize_ids")
+    out = []
+    for n in range(22):
+        history: list[dict[str, Any]] = []
+        if n % 2:
+            history.append({"role": "system", "content": "Answer briefly."})
+        history.append({"role": "user", "content": rng.choice(VALUES) or "Weather?"})
+        for _ in range(rng.randint(1, 3)):
+            calls = []
+            for k in range(rng.randint(1, 3)):
+                call_id = rng.choice([f"{{}}:{k}", f"call_{rng.getrandbits(32):08x}"])
+                name = rng.choice(NAMES[:4])
+                call = _call(call_id.format(name), rng.choice(VALUES))
+                call["function"]["name"] = name
+                calls.append(call)
+            history.append({"role": "assistant", "content": "", "tool_calls": calls})
+            results = [_tool(c["id"], "X") | {"name": c["function"]["name"]} for c in calls]
+            if rng.random() < 0.5:
+                results.reverse()
+            history += results
+        history.append({"role": "assistant", "content": "Готово ✅"})
+        shown = (
+            "<"
+            + ", ".join(
+                "+".join(c["id"] for c in m["tool_calls"]) for m in history if m.get("tool_calls")
+            )
+            + ">"
+        )
+        out.append(case_of(history, shown=shown))
+    return out
+
+
 def _call_ids(history: list[Any]) -> list[Any]:
     """The ids of the calls in a history, in order (messages that are not dicts are skipped)."""
     calls = [c for m in history if isinstance(m, dict) for c in m.get("tool_calls") or []]
@@ -160,6 +244,7 @@ def check_normalize(normalize_ids: Callable[[list], Any]) -> None:
                 "верните новый список; переданная история должна остаться прежней.",
             )
         expected = normalize_kimi_ids(before)
+        got = returned(got, "normalize_ids(...)", ("a list of messages", "список сообщений"))
         if got == expected:
             continue
         want, have = _call_ids(expected), _call_ids(got) if isinstance(got, list) else got
@@ -174,6 +259,20 @@ def check_normalize(normalize_ids: Callable[[list], Any]) -> None:
             "своего вызова: "
             f"ожидалось {expected}.",
         )
+
+    on_battery(
+        normalize_ids,
+        normalize_kimi_ids,
+        id_battery(),
+        name="normalize_ids",
+        wanted=("a list of messages", "список сообщений"),
+        idea=(
+            "One counter runs over the whole conversation, for all tools together, and each "
+            "result follows the call it answers in the latest round.",
+            "Один счётчик идёт через весь разговор, общий для всех инструментов, а каждый "
+            "результат следует за вызовом, на который отвечает, в последнем раунде.",
+        ),
+    )
 
 
 # --- exercise 3: reasoning from a stream ----------------------------------------------------------
@@ -206,6 +305,59 @@ def reasoning_streams() -> dict[str, tuple[list[Any], tuple[str | None, str]]]:
     }
 
 
+def reasoning_battery() -> list[Case]:
+    """Streams (seeded) with Moonshot's or vLLM's field, reasoning in two to six pieces with
+    empty deltas, content and a tool call in between or after, Cyrillic, a usage chunk."""
+    rng = seeded("n06 reasoning_of")
+    out = []
+    for n in range(22):
+        key = "reasoning_content" if n % 2 else "reasoning"
+        chunks = [_chunk({"role": "assistant", "content": ""})]
+        words = rng.sample(
+            ["Beijing ", "first, ", "then ", "Москва ", "☀️ ", "\n", "a<b "], rng.randint(2, 6)
+        )
+        if n % 7 == 6:
+            words = []
+        for k, word in enumerate(words):
+            chunks.append(_chunk({key: word}))
+            if rng.random() < 0.3:
+                chunks.append(_chunk({"content": ""}))
+            if k == 0 and rng.random() < 0.3:  # a tool call between two pieces of reasoning
+                chunks.append(
+                    _chunk(
+                        {
+                            "tool_calls": [
+                                {
+                                    "index": 0,
+                                    "id": "t0",
+                                    "type": "function",
+                                    "function": {"name": "f", "arguments": "{}"},
+                                }
+                            ]
+                        }
+                    )
+                )
+        chunks.append(_chunk({"content": rng.choice(["Hi", "Привет", ""])}, "stop"))
+        if rng.random() < 0.5:
+            chunks.append(
+                _chunk(None, usage={"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2})
+            )
+        out.append(case_of(chunks, shown=f"<{len(chunks)} chunks, {key}: {''.join(words)!r}>"))
+    return out
+
+
+def _reasoning(chunks: list[Any]) -> tuple[str | None, str]:
+    name, text = None, ""
+    for piece in chunks:
+        if not piece.choices:
+            continue
+        for key in REASONING_KEYS:
+            value = getattr(piece.choices[0].delta, key, None)
+            if value:
+                name, text = name or key, text + value
+    return name, text
+
+
 REASONING_MISTAKES = (
     Explain(
         IndexError,
@@ -235,8 +387,24 @@ def check_reasoning_of(reasoning_of: Callable[[list], Any]) -> None:
             explain=REASONING_MISTAKES,
             case=(f"the stream '{name}'", CASE_RU[name]),
         )
-        got = as_tuples(got)
+        got = as_tuples(
+            returned(got, "reasoning_of(...)", ("a pair (name, text)", "пара (имя, текст)"))
+        )
         if got != expected:
             raise mismatch(
                 (f"for the stream '{name}'", f"для потока «{CASE_RU[name]}»"), expected, got
             )
+    on_battery(
+        reasoning_of,
+        _reasoning,
+        reasoning_battery(),
+        name="reasoning_of",
+        wanted=("a pair (name, text)", "пара (имя, текст)"),
+        explain=REASONING_MISTAKES,
+        idea=(
+            "The reasoning is every piece of the field, glued in order to the stream's end, "
+            "whatever comes between the pieces.",
+            "Рассуждение — это все куски этого поля, склеенные по порядку до конца потока, что "
+            "бы ни стояло между ними.",
+        ),
+    )

@@ -7,12 +7,18 @@ from typing import Any
 
 from helpers.exercises._verdict import (
     CASE_RU,
+    NAMES,
     SHOULD_BE,
+    Case,
     as_tuples,
     call_student,
+    case_of,
     exercise,
     mismatch,
     name_and_arguments,
+    on_battery,
+    returned,
+    seeded,
     variant,
 )
 from helpers.formats import convert_parameter, parse_hermes, parse_qwen_xml
@@ -48,18 +54,106 @@ def _strip_values(calls: Any) -> Any:
         return None
 
 
+def _values(calls: Any) -> list[Any] | None:
+    """Every parameter value of plain (name, {key: value}) pairs, or None for another shape."""
+    if not isinstance(calls, list):
+        return None
+    out = []
+    for item in calls:
+        if not (isinstance(item, (list, tuple)) and len(item) == 2 and isinstance(item[1], dict)):
+            return None
+        out += list(item[1].values())
+    return out
+
+
+def _longer(got: Any, expected: Any) -> bool:
+    """Some value of `got` is longer than the same value of `expected` (extra whitespace)."""
+    mine, theirs = _values(got), _values(expected)
+    return bool(mine and theirs) and any(
+        len(str(a)) > len(str(b)) for a, b in zip(mine, theirs, strict=False)
+    )
+
+
+XML_VALUES = ("Paris", "Москва ☀️", "a < b > c", "  indented", "x = 1\n    y = 2", "3", "true", "")
+
+
+def xml_battery() -> list[Case]:
+    """Qwen3.5 outputs (seeded): text before the calls, one to three calls, names with digits,
+    dashes and dots, values with '<', '>', Cyrillic, emoji, newlines and edge spaces."""
+    rng = seeded("n07 xml_calls")
+    out = []
+    for _ in range(22):
+        calls = [
+            _call(
+                rng.choice(NAMES),
+                {
+                    k: rng.choice(XML_VALUES)
+                    for k in rng.sample(["city", "text", "days", "q"], rng.randint(1, 3))
+                },
+            )
+            for _ in range(rng.randint(1, 3))
+        ]
+        out.append(case_of(_render(calls, rng.choice(["", "Checking.", "Проверю 🌦️"]))))
+    return out
+
+
+THINK_BATTERY = (
+    "<think>think about Paris first.</think>Paris is sunny.",
+    "<think>\nhistory says Paris\n</think>\n\nParis is sunny.",
+    "<think>kind request; <b>bold</b> not needed</think>\n\nOK",
+    "<think>\n>quoted</think>\n\nOK",
+    "thinking about it\n</think>\n\nParis is sunny.",
+    "<think>\nПользователь спрашивает про Москву 🌨️\n</think>\n\nВ Москве снег.",
+    "<think></think>Paris is sunny.",
+    "  Paris is sunny.  ",
+    "<think>\nTwo steps.\n</think>\n\nFirst line.\n\nSecond line.\n",
+    "ink and tea\n</think>\nAnswer.",
+    "<think>\n\tindented\n</think>\t Answer \t",
+)
+
+
+def think_battery() -> list[Case]:
+    """THINK_BATTERY and generated texts (seeded): the block whole, opened by the prompt or
+    absent; reasoning that starts with letters of "<think>"; Cyrillic; whitespace at the edges."""
+    rng = seeded("n07 split_think")
+    texts = list(THINK_BATTERY)
+    for _ in range(12):
+        reasoning = rng.choice(["think twice", "kin", "Нужно проверить", "> quoted", ""])
+        answer = rng.choice(["Paris is sunny.", "В Москве снег ❄️", "a\n\nb", ""])
+        pad = rng.choice(["", "\n", "\n\n", " "])
+        opened = rng.choice(["<think>", ""])
+        texts.append(f"{opened}{pad}{reasoning}{pad}</think>{pad}{answer}{pad}")
+    return [case_of(text) for text in texts]
+
+
 @exercise
 def check_xml_calls(xml_calls: Callable[[str], Any]) -> None:
     """Exercise 1: (name, {parameter: text}) pairs, as `parse_qwen_xml` reads them without tools."""
     for case, text in xml_cases().items():
         expected = name_and_arguments(parse_qwen_xml(text).tool_calls)
+        got = call_student(xml_calls, text, case=(f"'{case}'", CASE_RU[case]))
         got = as_tuples(
-            call_student(xml_calls, text, case=(f"'{case}'", CASE_RU[case])), items=True
+            returned(got, "xml_calls(...)", ("a list of pairs", "список пар")), items=True
         )
         if got == expected:
             continue
         why = (".", ".")
-        if _strip_values(got) == _strip_values(expected):
+        texts = _values(got)
+        if texts is not None and any(not isinstance(v, str) for v in texts):
+            why = (
+                ": without the tools' schema every value stays the text between the tags; "
+                "typing values is exercise 2's job.",
+                ": без схемы инструментов каждое значение остаётся текстом между тегами; "
+                "типы значений — задача упражнения 2.",
+            )
+        elif _strip_values(got) == _strip_values(expected) and _longer(got, expected):
+            why = (
+                ": a value kept the newline the format puts after <parameter=KEY> or before "
+                "</parameter>; that newline belongs to the format, not to the value.",
+                ": в значении остался перевод строки, который формат ставит после "
+                "<parameter=KEY> или перед </parameter>; он часть формата, а не значения.",
+            )
+        elif _strip_values(got) == _strip_values(expected):
             why = (
                 ": the value lost its own spaces or newlines. Cut exactly one newline after "
                 "<parameter=KEY> and one before </parameter>; .strip() removes more than that.",
@@ -68,6 +162,47 @@ def check_xml_calls(xml_calls: Callable[[str], Any]) -> None:
                 ".strip() убирает больше.",
             )
         raise mismatch(variant(case), expected, got, why)
+    on_battery(
+        xml_calls,
+        lambda text: name_and_arguments(parse_qwen_xml(text).tool_calls),
+        xml_battery(),
+        name="xml_calls",
+        wanted=(
+            "a list of (name, {parameter: text}) pairs",
+            "список пар (name, {параметр: текст})",
+        ),
+        idea=(
+            "Each <function=...> block is one call; a value is exactly the text between its "
+            "tags minus the one newline on each side the format adds.",
+            "Каждый блок <function=...> — один вызов; значение — это ровно текст между его "
+            "тегами без одного перевода строки с каждой стороны, который добавляет формат.",
+        ),
+    )
+
+
+TYPED_BATTERY: list[tuple[str, str]] = [
+    ("0", "integer"),
+    ("-0", "integer"),
+    ("42", "number"),
+    ("-3.25", "number"),
+    ("1e3", "number"),
+    ("TRUE", "boolean"),
+    ("false", "boolean"),
+    ("False", "boolean"),
+    ("1", "boolean"),
+    ("nUll", "boolean"),
+    ("null", "number"),
+    ("NULL", "integer"),
+    ("Москва", "string"),
+    ("3.0", "integer"),
+    ("007", "integer"),
+    ("2.50", "number"),
+    ("true", "string"),
+    ("12", "string"),
+    ("x1", "number"),
+    ("", "string"),
+    ("☀️", "string"),
+]
 
 
 TYPED_CASES: list[tuple[str, str]] = [
@@ -142,10 +277,26 @@ def check_typed(typed: Callable[[str, str], Any]) -> None:
     for value, kind in TYPED_CASES:
         expected, _ = convert_parameter(value, "x", {"x": {"type": kind}})
         got = call_student(typed, value, kind, case=(repr(value), value))
+        got = returned(
+            got, f"typed({value!r}, {kind!r})", ("a typed value", "значение нужного типа")
+        )
         if got != expected or type(got) is not type(expected):
             why_en, why_ru = _typed_reason(value, kind, expected, got)
             call = f"typed({value!r}, {kind!r})"
             raise mismatch((call, call), expected, got, (f". {why_en}", f". {why_ru}"), SHOULD_BE)
+    on_battery(
+        typed,
+        lambda value, kind: convert_parameter(value, "x", {"x": {"type": kind}})[0],
+        [case_of(value, kind) for value, kind in TYPED_BATTERY],
+        name="typed",
+        wanted=("a typed value", "значение нужного типа"),
+        idea=(
+            "The schema's type decides: a number that does not fit the type, or a word that is "
+            "not the type's, stays the text it was.",
+            "Решает тип из схемы: число, которое не подходит под тип, или слово, которое не "
+            "значение этого типа, остаётся исходным текстом.",
+        ),
+    )
 
 
 THINK_CASES: dict[str, str] = {
@@ -163,7 +314,8 @@ def check_split_think(split_think: Callable[[str], Any]) -> None:
     for case, text in THINK_CASES.items():
         result = parse_hermes(text)
         expected = (result.reasoning, result.content)
-        got = as_tuples(call_student(split_think, text, case=(f"'{case}'", CASE_RU[case])))
+        got = call_student(split_think, text, case=(f"'{case}'", CASE_RU[case]))
+        got = as_tuples(returned(got, "split_think(...)", ("a pair of strings", "пара строк")))
         if got == expected:
             continue
         why = (".", ".")
@@ -174,3 +326,16 @@ def check_split_think(split_think: Callable[[str], Any]) -> None:
                 "</think> в тексте нет.",
             )
         raise mismatch(variant(case), expected, got, why)
+    on_battery(
+        split_think,
+        lambda text: (parse_hermes(text).reasoning, parse_hermes(text).content),
+        think_battery(),
+        name="split_think",
+        wanted=("a pair of strings", "пара строк"),
+        idea=(
+            "<think> and </think> are whole tags: remove them as tags, not as sets of "
+            "characters, and strip only the edges of the two parts.",
+            "<think> и </think> — целые теги: убирайте их как теги, а не как набор символов, "
+            "и срезайте пробелы только по краям двух частей.",
+        ),
+    )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from helpers.exercises._verdict import NotYet, exercise
+from helpers.exercises._verdict import NotPlain, NotYet, exercise, plain
 from helpers.replay.validation import ApiError, check_moonshot_tools
 
 TOOL = "get_weather"
@@ -18,9 +18,19 @@ NAMED_IGNORED = frozenset({"Moonshot K3"})
 SHAPE = '{"type": "function", "function": {"name": "get_weather", ...}}'
 
 
+def _plain_or_none(value: Any) -> Any:
+    """The answer as plain JSON values, or None when it holds anything else (the checks then
+    say what shape they want)."""
+    try:
+        return plain(value)
+    except NotPlain:
+        return None
+
+
 @exercise
 def check_one_call(settings: Any) -> None:
     """Exercise 1: the create() settings that make vLLM return exactly one get_weather call."""
+    settings = _plain_or_none(settings)
     if not isinstance(settings, dict):
         raise NotYet(
             f"settings should be a dict of keyword arguments, got {type(settings).__name__}.",
@@ -74,13 +84,14 @@ def _engine_set(value: Any, name: str) -> set[str]:
             f"{name} should be a set of engine names, such as {{'vLLM'}}.",
             f"{name} должен быть множеством названий движков, например {{'vLLM'}}.",
         )
-    unknown = sorted(str(item) for item in value if item not in ENGINES)
+    items = [str.__str__(i) if isinstance(i, str) else type(i).__name__ for i in list(value)]
+    unknown = sorted(item for item in items if item not in ENGINES)
     if unknown:
         raise NotYet(
             f"{name} holds {unknown}; use the names {list(ENGINES)}.",
             f"в {name} есть {unknown}; используйте названия {list(ENGINES)}.",
         )
-    return set(value)
+    return set(items)
 
 
 @exercise
@@ -126,6 +137,7 @@ def check_named_choice(refuses: Any, ignores: Any) -> None:
 @exercise
 def check_strict_tool(tool: Any) -> None:
     """Exercise 3: a tool schema the Moonshot platform accepts with strict mode left on."""
+    tool = _plain_or_none(tool)
     function = tool.get("function") if isinstance(tool, dict) else None
     if not isinstance(function, dict) or function.get("name") != TOOL:
         raise NotYet(f"keep the tool's shape: {SHAPE}.", f"сохраните вид инструмента: {SHAPE}.")

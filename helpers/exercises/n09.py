@@ -7,7 +7,23 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from helpers.exercises._verdict import CASE_RU, Explain, NotYet, call_student, exercise, mismatch
+from helpers.exercises._verdict import (
+    CASE_RU,
+    NAMES,
+    VALUES,
+    Case,
+    Explain,
+    NotYet,
+    call_student,
+    case_of,
+    exercise,
+    generated_arguments,
+    mismatch,
+    on_battery,
+    plain,
+    returned,
+    seeded,
+)
 from helpers.formats import parse_kimi_xtml, render_kimi_xtml
 from helpers.formats._common import tool_call_dict
 from helpers.formats.kimi_xtml import CLOSE, OPEN, SEP
@@ -46,6 +62,81 @@ def expected_value(text: str, kind: str) -> Any:
     return json.loads(calls[0]["function"]["arguments"])["x"]
 
 
+TYPED_BATTERY: list[tuple[str, str]] = [
+    ("  Beijing  ", "string"),
+    ("\nline one\nline two\n", "string"),
+    ("Москва ☀️", "string"),
+    (" 3 ", "string"),
+    ("a < b > c", "string"),
+    ("null", "string"),
+    ("", "string"),
+    ("-0.5", "number"),
+    ("1e2", "number"),
+    ("0", "number"),
+    ("false", "boolean"),
+    ('{"город":"Москва","дни":3}', "object"),
+    ('{"a":{"b":[1,{"c":null}]}}', "object"),
+    ('["Санкт-Петербург","☔"]', "array"),
+    ("[]", "array"),
+    ("[1,2.5,true,null]", "array"),
+    ("{}", "object"),
+    ('"раз"', "string"),
+    ("7", "number"),
+    ("true", "string"),
+    ("\t tab\t", "string"),
+]
+
+
+def render_battery() -> list[Case]:
+    """(name, index, arguments) (seeded): names with digits, dashes and dots, Cyrillic and emoji
+    inside strings, objects and arrays, booleans, null, floats, '<' and '>'."""
+    rng = seeded("n09 render_call")
+    out = []
+    for _ in range(22):
+        arguments = generated_arguments(rng)
+        if rng.random() < 0.5:
+            arguments[rng.choice(["flag", "ok"])] = rng.choice([True, False, None, 0.25, -3])
+        if rng.random() < 0.4:
+            arguments["place"] = {"город": rng.choice(VALUES), "tags": ["☀️", "снег"]}
+        out.append(case_of(rng.choice(NAMES), rng.randint(1, 4), arguments))
+    return out
+
+
+def tags_battery() -> list[Case]:
+    """Conversations (seeded): a system message first or not, one to three rounds, ids reused
+    from round to round for other tools, results in any order, final answers between rounds."""
+    rng = seeded("n09 result_tags")
+    out = []
+    for n in range(22):
+        messages: list[dict[str, Any]] = []
+        if n % 2:
+            messages.append({"role": "system", "content": "Be brief."})
+        reuse = n % 3 != 2
+        for r in range(rng.randint(1, 3)):
+            messages.append({"role": "user", "content": rng.choice(VALUES) or "?"})
+            calls = [
+                _call_of(f"call:{k}" if reuse else f"c{r}{k}", rng.choice(NAMES))
+                for k in range(rng.randint(1, 3))
+            ]
+            messages.append({"role": "assistant", "content": "", "tool_calls": calls})
+            results = [_result(c["id"], rng.choice(VALUES)) for c in calls]
+            rng.shuffle(results)
+            messages += results
+            if rng.random() < 0.5:
+                messages.append({"role": "assistant", "content": "Готово."})
+        shown = (
+            "<"
+            + " | ".join(
+                ", ".join(f"{c['id']}={c['function']['name']}" for c in m["tool_calls"])
+                for m in messages
+                if m.get("tool_calls")
+            )
+            + ">"
+        )
+        out.append(case_of(messages, shown=shown))
+    return out
+
+
 @exercise
 def check_typed_value(typed_value: Callable[[str, str], Any]) -> None:
     """Exercise 1: the Python value of a K3 argument element's text, given its type."""
@@ -58,9 +149,10 @@ def check_typed_value(typed_value: Callable[[str, str], Any]) -> None:
             explain=TYPED_MISTAKES,
             case=(f"({text!r}, {kind!r})", f"({text!r}, {kind!r})"),
         )
+        call = f"typed_value({text!r}, {kind!r})"
+        got = returned(got, call, ("a plain value", "обычное значение"))
         if got == expected and type(got) is type(expected):
             continue
-        call = f"typed_value({text!r}, {kind!r})"
         if kind == "string":
             raise NotYet(
                 f"{call} should be the text {expected!r}, got {got!r}: a string value stays "
@@ -76,6 +168,20 @@ def check_typed_value(typed_value: Callable[[str, str], Any]) -> None:
             f'{got!r}: значения с type="{kind}" — компактный JSON; декодируйте их через '
             "json.loads.",
         )
+    on_battery(
+        typed_value,
+        expected_value,
+        [case_of(text, kind) for text, kind in TYPED_BATTERY],
+        name="typed_value",
+        wanted=("a plain value", "обычное значение"),
+        explain=TYPED_MISTAKES,
+        idea=(
+            'A type="string" value is exactly the text, spaces and newlines at its edges '
+            "included; every other type is JSON.",
+            'Значение с type="string" — ровно этот текст, вместе с пробелами и переводами '
+            "строк по краям; любой другой тип — JSON.",
+        ),
+    )
 
 
 # (name, index, arguments) for exercise 2.
@@ -113,10 +219,17 @@ def _render_hint(expected: str, got: str) -> tuple[str, str]:
             "string values are raw text: no quotes, no json.dumps.",
             "строковые значения пишутся сырым текстом: без кавычек и без json.dumps.",
         )
+    if "\\u" in got and "\\u" not in expected:
+        return (
+            "the renderer writes every character of a JSON value as it is, Cyrillic and emoji "
+            "too, not as \\u escapes.",
+            "рендерер пишет каждый символ JSON-значения как есть, кириллицу и эмодзи тоже, а "
+            "не escape-последовательностями \\u.",
+        )
     if (", " in got or ": " in got) and ", " not in expected and ": " not in expected:
         return (
-            'non-string values are compact JSON: json.dumps(value, separators=(",", ":")).',
-            'нестроковые значения — компактный JSON: json.dumps(value, separators=(",", ":")).',
+            "non-string values are compact JSON: no space after ',' or ':'.",
+            "нестроковые значения — компактный JSON: без пробела после ',' и ':'.",
         )
     position = next(
         (i for i, (a, b) in enumerate(zip(expected, got, strict=False)) if a != b),
@@ -137,15 +250,27 @@ def check_render_call(render_call: Callable[[str, int, dict[str, Any]], Any]) ->
         expected = expected_call(name, index, arguments)
         case = f"render_call({name!r}, {index}, {arguments!r})"
         got = call_student(render_call, name, index, dict(arguments), case=(case, case))
-        if got == expected:
-            continue
-        if not isinstance(got, str):
-            raise NotYet(
-                f"{case} should return text, got {type(got).__name__}.",
-                f"{case} должна вернуть текст, а вернула {type(got).__name__}.",
-            )
-        en, ru = _render_hint(expected, got)
-        raise NotYet(f"{case}: {en}", f"{case}: {ru}")
+        _render_verdict(case, expected, returned(got, case, ("text", "текст")))
+    for one in render_battery():
+        name, index, arguments = one.args
+        case = f"render_call({one.shown})"
+        got = call_student(render_call, name, index, dict(arguments), case=(case, case))
+        _render_verdict(
+            case, expected_call(name, index, arguments), returned(got, case, ("text", "текст"))
+        )
+
+
+def _render_verdict(case: str, expected: str, got: Any) -> None:
+    """NotYet unless the learner's element is exactly the renderer's."""
+    if got == expected:
+        return
+    if not isinstance(got, str):
+        raise NotYet(
+            f"{case} should return text, got {type(got).__name__}.",
+            f"{case} должна вернуть текст, а вернула {type(got).__name__}.",
+        )
+    en, ru = _render_hint(expected, got)
+    raise NotYet(f"{case}: {en}", f"{case}: {ru}")
 
 
 def _call_of(call_id: str, name: str) -> dict[str, Any]:
@@ -205,6 +330,8 @@ def check_result_tags(result_tags: Callable[[list[dict[str, Any]]], Any]) -> Non
     for case, messages in result_cases().items():
         expected = expected_tags(messages)
         got = call_student(result_tags, [dict(m) for m in messages], case=(case, CASE_RU[case]))
+        got = returned(got, "result_tags(...)", ("a dict", "словарь"))
+        expected = plain(expected)
         if got == expected:
             continue
         if isinstance(got, dict) and sorted(got) == sorted(expected):
@@ -215,7 +342,7 @@ def check_result_tags(result_tags: Callable[[list[dict[str, Any]]], Any]) -> Non
                 ". Индекс — место вызова в tool_calls сообщения ассистента (с 1), а не место "
                 "результата среди сообщений инструмента.",
             )
-            if not isinstance(got[wrong], tuple) or got[wrong][0] != expected[wrong][0]:
+            if not isinstance(got[wrong], list) or got[wrong][:1] != expected[wrong][:1]:
                 why = (
                     ". Take the tool's name from the call with that id (a tool message need "
                     "not carry a name).",
@@ -227,3 +354,16 @@ def check_result_tags(result_tags: Callable[[list[dict[str, Any]]], Any]) -> Non
             verb = ("should be", "ожидалось")
             raise mismatch((case_en, case_ru), expected[wrong], got[wrong], why, verb)
         raise mismatch((f"'{case}':", f"«{CASE_RU[case]}»:"), expected, got)
+    on_battery(
+        result_tags,
+        expected_tags,
+        tags_battery(),
+        name="result_tags",
+        wanted=("a dict", "словарь"),
+        idea=(
+            "A result answers the call with its id in the latest assistant message before it: "
+            "ids repeat from round to round.",
+            "Результат отвечает на вызов с его id в последнем сообщении ассистента перед ним: "
+            "id повторяются от раунда к раунду.",
+        ),
+    )

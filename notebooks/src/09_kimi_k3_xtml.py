@@ -943,8 +943,9 @@ Write `render_call(name, index, arguments)` returning one K3 call element for a 
 arguments, exactly as `render_kimi_xtml` writes it: `<|open|>call tool="NAME" index="N"<|sep|>`,
 then one `argument` element per key in the dict's order with its `type` (`string`, `number`,
 `boolean`, `null`, `object` or `array`), then `<|close|>call<|sep|>`. Strings are raw; other values
-are compact JSON (`json.dumps(value, separators=(",", ":"))`). Careful: in Python `True` is also an
-`int`.
+are compact JSON with every character as it is, Cyrillic too
+(`json.dumps(value, ensure_ascii=False, separators=(",", ":"))`). Careful: in Python `True` is also
+an `int`.
 """,
         """
 ### Упражнение 2. Запишите вызов
@@ -953,8 +954,10 @@ are compact JSON (`json.dumps(value, separators=(",", ":"))`). Careful: in Pytho
 словаря аргументов ровно так, как его пишет `render_kimi_xtml`:
 `<|open|>call tool="ИМЯ" index="N"<|sep|>`, затем по элементу `argument` на каждый ключ в порядке
 словаря, с его `type` (`string`, `number`, `boolean`, `null`, `object` или `array`), затем
-`<|close|>call<|sep|>`. Строки пишутся как есть, остальные значения — компактным JSON
-(`json.dumps(value, separators=(",", ":"))`). Осторожно: в Python `True` — тоже `int`.
+`<|close|>call<|sep|>`. Строки пишутся как есть, остальные значения — компактным JSON, где каждый
+символ, в том числе кириллица, остаётся как есть
+(`json.dumps(value, ensure_ascii=False, separators=(",", ":"))`). Осторожно: в Python `True` —
+тоже `int`.
 """,
     ),
     code(
@@ -985,7 +988,8 @@ def xtml_type(value):
 def render_call(name, index, arguments):
     parts = [f'<|open|>call tool="{name}" index="{index}"<|sep|>']
     for key, value in arguments.items():
-        text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+        text = value if isinstance(value, str) else json.dumps(
+            value, ensure_ascii=False, separators=(",", ":"))
         parts.append(f'<|open|>argument key="{key}" type="{xtml_type(value)}"<|sep|>{text}<|close|>argument<|sep|>')
     return "".join(parts) + "<|close|>call<|sep|>"
 
