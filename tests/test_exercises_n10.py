@@ -125,46 +125,46 @@ def _crashes(names):
     return {name.split(".")[1]: name for name in names}  # IndexError on a name with no dot
 
 
-@pytest.mark.parametrize(
-    ("wrong", "words_en", "words_ru"),
-    [
-        (_replace_only, ["['a']", "'t_a'"], ["['a']", "`t_`"]),
-        (_no_prefix, ["['a']", "'t_a'"], ["['a']", "`t_`"]),
-        (_cut_at_64, ["analytics.reports", "SHA-1"], ["analytics.reports", "SHA-1"]),
-        (
-            _no_collision_check,
-            ["'weather.today'", "'weather_today'", "ValueError"],
-            ["'weather.today'", "ValueError"],
-        ),
-        (
-            _ascii_only_class,
-            [ascii("погода.сегодня"), "[a-zA-Z0-9_-]"],
-            ["погода.сегодня", "кириллица"],
-        ),
-        (
-            _backwards,
-            ["['weather.today', 'read_file']", "'weather_today'"],
-            ["['weather.today', 'read_file']", "'weather_today'"],
-        ),
-        (
-            _duplicates_refused,
-            ["['search', 'search']", "listed twice"],
-            ["['search', 'search']", "дважды"],
-        ),
-        (_hash_of_model_name, ["analytics.reports", "SHA-1"], ["analytics.reports", "SHA-1"]),
-        (
-            _crashes,
-            ["['weather.today', 'read_file']", "IndexError"],
-            ["['weather.today', 'read_file']", "IndexError"],
-        ),
-        (
-            lambda names: [(_reference_name(n), n) for n in names],
-            ["dict from str to str"],
-            ["словарь"],
-        ),
-        (None, ["should be a function"], ["должна быть функцией"]),
-    ],
-)
+WRONG_NAMES = [
+    (_replace_only, ["['a']", "'t_a'"], ["['a']", "`t_`"]),
+    (_no_prefix, ["['a']", "'t_a'"], ["['a']", "`t_`"]),
+    (_cut_at_64, ["analytics.reports", "SHA-1"], ["analytics.reports", "SHA-1"]),
+    (
+        _no_collision_check,
+        ["'weather.today'", "'weather_today'", "ValueError"],
+        ["'weather.today'", "ValueError"],
+    ),
+    (
+        _ascii_only_class,
+        [ascii("погода.сегодня"), "[a-zA-Z0-9_-]"],
+        ["погода.сегодня", "кириллица"],
+    ),
+    (
+        _backwards,
+        ["['weather.today', 'read_file']", "'weather_today'"],
+        ["['weather.today', 'read_file']", "'weather_today'"],
+    ),
+    (
+        _duplicates_refused,
+        ["['search', 'search']", "listed twice"],
+        ["['search', 'search']", "дважды"],
+    ),
+    (_hash_of_model_name, ["analytics.reports", "SHA-1"], ["analytics.reports", "SHA-1"]),
+    (
+        _crashes,
+        ["['weather.today', 'read_file']", "IndexError"],
+        ["['weather.today', 'read_file']", "IndexError"],
+    ),
+    (
+        lambda names: [(_reference_name(n), n) for n in names],
+        ["dict from str to str"],
+        ["словарь"],
+    ),
+    (None, ["should be a function"], ["должна быть функцией"]),
+]
+
+
+@pytest.mark.parametrize(("wrong", "words_en", "words_ru"), WRONG_NAMES)
 def test_wrong_name_mappings_get_a_hint_naming_the_input(capsys, wrong, words_en, words_ru):
     assert_hint(capsys, n10.check_map_tool_names, wrong, words_en, words_ru)
 
@@ -234,52 +234,52 @@ def _returns_dict(result):
     return result.get("structuredContent") or _first_text(result)
 
 
-@pytest.mark.parametrize(
-    ("wrong", "words_en", "words_ru"),
-    [
-        (
-            _first_text,
-            ["'an unknown city (isError)'", "isError wins"],
-            ["«неизвестный город (isError)»", "isError"],
-        ),
-        (
-            _error_not_json,
-            ["'an unknown city (isError)'", "json.dumps"],
-            ["«неизвестный город (isError)»", "json.dumps"],
-        ),
-        (
-            _truthy_structured,
-            ["'structuredContent that is 0'", "even when it is 0"],
-            ["«structuredContent равен 0»", "даже если это 0"],
-        ),
-        (
-            _structured_first,
-            ["'an error that also has structuredContent'", "isError wins"],
-            ["«ошибка, у которой есть и structuredContent»", "isError"],
-        ),
-        (
-            _only_first_block,
-            ["'an error in two text blocks'", "joined"],
-            ["«ошибка в двух текстовых блоках»", "через"],
-        ),
-        (
-            _every_block,
-            ["'an error next to an image'", "isError wins"],
-            ["«ошибка рядом с картинкой»"],
-        ),
-        (
-            _empty_error,
-            ["'an error with no text'", n10.NO_MESSAGE],
-            ["«ошибка без текста»", n10.NO_MESSAGE],
-        ),
-        (
-            _returns_dict,
-            ["'the weather for Moscow'", "return a str"],
-            ["«погода в Москве»", "верните str"],
-        ),
-        (None, ["should be a function"], ["должна быть функцией"]),
-    ],
-)
+WRONG_RESULTS = [
+    (
+        _first_text,
+        ["'an unknown city (isError)'", "isError wins"],
+        ["«неизвестный город (isError)»", "isError"],
+    ),
+    (
+        _error_not_json,
+        ["'an unknown city (isError)'", "json.dumps"],
+        ["«неизвестный город (isError)»", "json.dumps"],
+    ),
+    (
+        _truthy_structured,
+        ["'structuredContent that is 0'", "even when it is 0"],
+        ["«structuredContent равен 0»", "даже если это 0"],
+    ),
+    (
+        _structured_first,
+        ["'an error that also has structuredContent'", "isError wins"],
+        ["«ошибка, у которой есть и structuredContent»", "isError"],
+    ),
+    (
+        _only_first_block,
+        ["'an error in two text blocks'", "joined"],
+        ["«ошибка в двух текстовых блоках»", "через"],
+    ),
+    (
+        _every_block,
+        ["'an error next to an image'", "isError wins"],
+        ["«ошибка рядом с картинкой»"],
+    ),
+    (
+        _empty_error,
+        ["'an error with no text'", n10.NO_MESSAGE],
+        ["«ошибка без текста»", n10.NO_MESSAGE],
+    ),
+    (
+        _returns_dict,
+        ["'the weather for Moscow'", "return a str"],
+        ["«погода в Москве»", "верните str"],
+    ),
+    (None, ["should be a function"], ["должна быть функцией"]),
+]
+
+
+@pytest.mark.parametrize(("wrong", "words_en", "words_ru"), WRONG_RESULTS)
 def test_wrong_result_contents_get_a_hint_naming_the_input(capsys, wrong, words_en, words_ru):
     assert_hint(capsys, n10.check_result_content, wrong, words_en, words_ru)
 

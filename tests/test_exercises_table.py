@@ -24,6 +24,9 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+import test_exercises_n10 as lesson10
+import test_exercises_n11 as lesson11
+import test_exercises_n12 as lesson12
 from exercise_answers import (
     GOOD_ENV,
     REPLY,
@@ -49,7 +52,7 @@ from scripts_support import lesson_cells
 from verdicts import CORRECT, NOT_YET, verdict_of
 
 from helpers import guide_extract_tool_call_info
-from helpers.exercises import n00, n01, n02, n03, n04, n05, n06, n07, n08, n09
+from helpers.exercises import n00, n01, n02, n03, n04, n05, n06, n07, n08, n09, n10, n12
 from helpers.i18n import reset_language, set_language
 from helpers.lessons import exercises_module, lesson_names
 from helpers.replay.scenarios.n08_choosing_tools import DATED_TOOL
@@ -1878,6 +1881,31 @@ WRONG: list[Row] = [
         "'Agreeable'",
         "09-3 a lying dict",
     ),
+]
+
+
+# Lessons 10-12 keep their wrong answers beside their own tests (tests/test_exercises_n10.py,
+# n11, n12), with the words each hint must contain; the table runs them too, so every check of the
+# series is held to the same rules here (six rows, the case named, no solution code given away).
+WRONG += [
+    row(check, answer, en[0], ru[0], f"10-{check.__name__}-{number}")
+    for check, rows in (
+        (n10.check_map_tool_names, lesson10.WRONG_NAMES),
+        (n10.check_result_content, lesson10.WRONG_RESULTS),
+    )
+    for number, (answer, en, ru) in enumerate(rows, 1)
+]
+WRONG += [
+    row(check, answer, en[0], ru[0], f"11-{check.__name__}-{getattr(answer, '__name__', 'value')}")
+    for check, answer, en, ru in lesson11.WRONG
+]
+WRONG += [
+    row(check, answer, en, ru, f"12-{check.__name__}-{answer.__name__}")
+    for check, rows in (
+        (n12.check_f1, lesson12.F1_WRONG),
+        (n12.check_schema_accuracy, lesson12.SCHEMA_WRONG),
+    )
+    for answer, en, ru, _case in rows
 ]
 
 
