@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -30,10 +31,11 @@ _RESULT_HINT = "return a dict, list, str, number or bool"
 
 
 def tool_result_content(value: Any) -> str:
-    """Turn a tool's return value into the `content` of a `role: "tool"` message."""
+    """Turn a tool's return value into the `content` of a `role: "tool"` message. NaN and
+    Infinity raise ValueError: JSON has no such numbers, and a server may refuse the text."""
     if isinstance(value, str):
         return value
-    return json.dumps(value, ensure_ascii=False)
+    return json.dumps(value, ensure_ascii=False, allow_nan=False)
 
 
 def tool_error_content(message: str) -> str:
@@ -48,6 +50,9 @@ def _first_non_json(value: Any) -> str | None:
     stack, seen = [value], set()
     while stack:  # iterative: a deeply nested result must not overflow the stack here
         item = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            found = f"the number {item!r} (JSON has no NaN or Infinity; send null or a string)"
+            return found if item is value else f"{a_type(type(value))} containing {found}"
         if isinstance(item, _JSON_SCALARS) or id(item) in seen:
             continue
         seen.add(id(item))
