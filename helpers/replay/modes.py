@@ -382,7 +382,7 @@ def _record_proxy(upstream: str, out: Path, api_key: str) -> RecordProxy:
         proxy = _record_proxies.get(key)
         if proxy is None:
             proxy = _record_proxies[key] = RecordProxy(upstream, out, secrets=[api_key]).start()
-        else:  # add() keeps those that look like a credential
+        else:  # a configured key is always blanked
             proxy.secrets = proxy.secrets | {api_key}  # rebound, not mutated: handlers read it
         return proxy
 
