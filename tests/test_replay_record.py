@@ -742,3 +742,36 @@ def test_a_basic_auth_password_echoed_back_is_blanked(tmp_path: Path) -> None:
         "student:hunter2pass",
         "hunter2pass",
     }
+
+
+# --- issue 33: a client that goes away mid-stream loses nothing that was paid for -------------
+
+
+def test_a_client_leaving_mid_stream_still_gets_the_whole_answer_recorded(
+    upstream: str, tmp_path: Path
+) -> None:
+    import socket
+    import struct
+
+    out = tmp_path / "x.json"
+    body = json.dumps(
+        {"model": MODEL, "messages": [{"role": "user", "content": "hi"}], "stream": True}
+    ).encode()
+    with RecordProxy(upstream, out) as proxy:
+        port = int(proxy.url.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+            sock.sendall(
+                b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+                + f"\r\nAuthorization: Bearer {KEY}\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+                + body
+            )
+            received = b""
+            while b"data: " not in received:
+                received += sock.recv(4096)
+            # leave at once, with a reset (SO_LINGER 0), as a killed kernel does
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        deadline = time.monotonic() + 15
+        while not out.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    events = load_cassette(out).interactions[0].response["sse"]
+    assert [e["data"] for e in events] == [e["data"] for e in stream_events()]

@@ -293,19 +293,23 @@ class _RecordHandler(JsonHandler):
             self.start_sse(upstream.status_code, headers)
             lines: list[tuple[str, float]] = []  # each with the time it came
             held: list[bytes] = []  # the end of the stream waits until the file is written
-            line = ""
+            line, client_gone = "", False
             for line in upstream.iter_lines():
                 lines.append((line, time.monotonic()))
-                if held or line.startswith("data: [DONE]"):
+                if held or client_gone or line.startswith("data: [DONE]"):
                     held.append(f"{line}\n".encode())
-                else:
+                    continue
+                try:
                     self.wfile.write(f"{line}\n".encode())
                     self.wfile.flush()
+                except OSError:  # the client went away: the answer (paid for) is still read
+                    client_gone = self.close_connection = True
             response["sse"] = _events(lines, started)
             if response["sse"]:
                 self._record(body, path, response, secrets)
-            self.wfile.write(b"".join(held) + (b"\n" if line else b""))  # a blank line ends it
-            self.wfile.flush()
+            if not client_gone:
+                self.wfile.write(b"".join(held) + (b"\n" if line else b""))  # a blank line ends
+                self.wfile.flush()
         except httpx.HTTPError as exc:  # the upstream broke off its answer: nothing is recorded
             self.close_connection = True
             what = f"{upstream_host(proxy.upstream)} broke off its answer ({type(exc).__name__})"
