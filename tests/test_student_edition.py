@@ -195,6 +195,7 @@ def test_the_two_editions_share_their_code(edition):
 
 
 @pytest.mark.notebooks
+@pytest.mark.timeout(900)  # every lesson, two kernels at a time, each under grade_folder's 300 s
 def test_the_edition_runs_top_to_bottom_saying_not_yet(edition, tmp_path):
     chosen = {name: scripts_support.second_run_language(name, "student") for name in LESSONS}
     assert set(chosen.values()) == set(LANGS), "both languages must run"
