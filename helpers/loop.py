@@ -71,16 +71,6 @@ def _describe(tool_calls: list[dict[str, Any]]) -> str:
     )
 
 
-# "sent as a string / an object / a number", for the Russian error texts.
-_RU_AS = {
-    "str": "строкой",
-    "dict": "объектом",
-    "int": "числом",
-    "float": "числом",
-    "bool": "логическим значением",
-}
-
-
 def _malformed(en: str, ru: str) -> ToolLoopError:
     """A ToolLoopError about a server answer the loop cannot use; nothing was run."""
     return ToolLoopError(
@@ -135,12 +125,8 @@ def assistant_message_from(message: Any) -> dict[str, Any]:
         raise _malformed(*wrong_kind(message, "the message", "сообщение"))
     raw_calls = message.get("tool_calls")
     if raw_calls is not None and not isinstance(raw_calls, list):
-        kind = type(raw_calls).__name__
-        as_what = _RU_AS.get(kind, f"значением типа {kind}")
-        raise _malformed(
-            f"`tool_calls` as a {kind} ({short_repr(raw_calls)}), not a list of calls",
-            f"`tool_calls` {as_what} ({short_repr(raw_calls)}), а не списком вызовов",
-        )
+        what = ("a list of calls", "список вызовов")
+        raise _malformed(*wrong_kind(raw_calls, "`tool_calls`", "`tool_calls`", what))
     clean: dict[str, Any] = {"role": "assistant", "content": message.get("content")}
     calls = [_clean_call(call, index) for index, call in enumerate(raw_calls or [])]
     for key in REASONING_KEYS:  # a thinking model's API wants its reasoning back

@@ -315,8 +315,8 @@ MALFORMED = [
     pytest.param(None, "`message: null`", "`message: null`", id="message-null"),
     pytest.param(
         {"role": "assistant", "content": None, "tool_calls": "get_weather"},
-        "`tool_calls` as a str",
-        "`tool_calls` строкой",
+        "`tool_calls` is a str",
+        "`tool_calls` — str",
         id="tool_calls-string",
     ),
     pytest.param(
