@@ -1,12 +1,25 @@
 """Test-session environment, inherited by the kernels that nbval and the tests start."""
 
+import atexit
 import os
+import shutil
 import sys
+import tempfile
+import uuid
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent
+
+# Every test, and every kernel a test starts, runs in replay mode in English with no endpoint and
+# no key, whatever the developer's shell exports (`LLM_MODE=live`, `KIMI_API_KEY`, `LLM_LANG=ru`):
+# a test that needs another setting sets it itself (monkeypatch.setenv, a kernel's `env`).
+KEPT_VARIABLES = {"LLM_TEST_REGISTRY"}  # switches of the test run itself (see REGISTRY_SKIP)
+for _name in [n for n in os.environ if n.startswith(("LLM_", "KIMI_", "QWEN_"))]:
+    if _name not in KEPT_VARIABLES:
+        del os.environ[_name]
+os.environ["LLM_MODE"] = "replay"
 
 # Replay never needs the hub: fail at once instead of a 47-second retry if something tries.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -25,8 +38,35 @@ import helpers.arguments  # noqa: E402, F401
 pytest_plugins = [] if "nbval.plugin" in sys.modules else ["nbval.plugin"]
 
 
+def _kernels_on_unix_sockets() -> None:
+    """Start every kernel of the test run on ZMQ `ipc` (Unix sockets in a fresh folder) instead
+    of TCP ports. Over TCP, jupyter_client picks five free ports by binding and closing them and
+    the kernel binds them a second later; meanwhile any process (another xdist worker, the
+    thousands of connections the tests open, another checkout's run) may take one, and the kernel
+    dies with "Address already in use". A socket file named by a fresh id has no such window."""
+    if os.name == "nt":  # no Unix sockets for ZMQ there
+        return
+    from jupyter_client.provisioning.local_provisioner import LocalProvisioner
+
+    folder = tempfile.mkdtemp(prefix="kernels-")  # short: a socket path has at most 107 bytes
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    launch = LocalProvisioner.pre_launch
+
+    async def pre_launch(self, **kwargs):  # type: ignore[no-untyped-def]
+        manager = self.parent
+        if manager is not None and manager.transport == "tcp" and not manager.shell_port:
+            manager.transport, manager.cache_ports = "ipc", False
+            manager.ip = os.path.join(folder, uuid.uuid4().hex[:12])
+        return await launch(self, **kwargs)
+
+    LocalProvisioner.pre_launch = pre_launch
+
+
+_kernels_on_unix_sockets()
+
+
 # Test files whose every test starts Jupyter kernels, and fixtures that start them.
-KERNEL_FILES = {"test_live_mode.py", "test_replay_lab_proxy.py"}
+KERNEL_FILES = {"test_live_mode.py", "test_replay_lab_proxy.py", "test_test_environment.py"}
 # tests/test_grade.py: folders of notebooks graded in kernels.
 KERNEL_FIXTURES = {"graded", "endless"}
 
@@ -42,6 +82,11 @@ LONGEST_FIRST = (
 )
 
 
+# pytest-timeout's ceiling for a unit test (one that starts no kernel), below pyproject's 300 s
+# for kernel tests and notebook cells: the slowest unit test takes ~40 s on a quiet machine. A
+# test that needs more says so with its own `@pytest.mark.timeout(...)`.
+UNIT_TIMEOUT = 120
+
 REGISTRY_SKIP = pytest.mark.skip(
     reason="downloads from the package index; the default run needs no network. "
     "Run it with: LLM_TEST_REGISTRY=1 .venv/bin/pytest -m registry"
@@ -50,8 +95,8 @@ REGISTRY_SKIP = pytest.mark.skip(
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark what runs notebooks in kernels (nbval cells, the live-mode, lab-proxy, grading and
-    browser tests) as `notebooks`, so `-m 'not notebooks'` is the quick unit loop; put the longest
-    files first."""
+    browser tests) as `notebooks`, so `-m 'not notebooks'` is the quick unit loop, and give the
+    others the unit ceiling; put the longest files first."""
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(Path(str(item.fspath)).name, len(rank)))
     for item in items:
@@ -63,5 +108,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             or item.get_closest_marker("browser")
         ):
             item.add_marker(pytest.mark.notebooks)
+        elif item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(UNIT_TIMEOUT))
         if item.get_closest_marker("registry") and not os.environ.get("LLM_TEST_REGISTRY"):
             item.add_marker(REGISTRY_SKIP)

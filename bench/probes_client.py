@@ -66,6 +66,7 @@ from helpers.formats import (
     render_kimi_tool_calls,
     render_qwen_xml_tool_calls,
 )
+from helpers.formats.guide import guide_extract_tool_call_info
 from helpers.formats.kimi_xtml import XTML_TOKENS, KimiXtmlStreamParser, render_kimi_xtml
 from helpers.formats.think import ReasoningSplitter
 from helpers.i18n import language, reset_language, set_language
@@ -252,6 +253,11 @@ class Format:
     def expected_id(self, index: int, name: str) -> str:
         raise NotImplementedError
 
+    def independent_calls(self, text: str, calls: list[dict]) -> list[tuple[str, Any]] | None:
+        """(name, arguments) of each call in well-formed `text` as a second implementation,
+        not the package's parser, reads them; None when there is none for this text."""
+        return None
+
 
 def _think(reasoning: str | None) -> str:
     return "" if reasoning is None else f"<think>{reasoning}</think>"
@@ -275,6 +281,18 @@ class Kimi(Format):
     def expected_id(self, index, name):
         return f"functions.{name}:{index}"
 
+    def independent_calls(self, text, calls):
+        """The guide's regex parser: right on well-formed text, unless a name holds `.` or `-`
+        (its documented defects: the name cut at a dot, an id with `-` skipped)."""
+        if any(not re.fullmatch(r"\w+", call["function"]["name"]) for call in calls):
+            return None
+        found = guide_extract_tool_call_info(text)
+        return [(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in found]
+
+
+# Hermes' block: JSON between the tags; a value cannot hold `</tool_call>` (Hermes.forbidden).
+_HERMES_BLOCK = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
+
 
 class Hermes(Format):
     name = "Hermes"
@@ -290,6 +308,11 @@ class Hermes(Format):
 
     def expected_id(self, index, name):
         return f"call_{index}"
+
+    def independent_calls(self, text, calls):
+        """Each `<tool_call>` body read by `json`, as the format defines it."""
+        bodies = [json.loads(body) for body in _HERMES_BLOCK.findall(text)]
+        return [(body["name"], body["arguments"]) for body in bodies]
 
 
 def _schema_type(value: Any) -> str:
@@ -497,7 +520,20 @@ def check_round_trip(
         problem = same_call(parsed, original, fmt, index)
         if problem:
             report.loss(f"{where}: call {index}: {problem}")
+    independent = fmt.independent_calls(text, calls)
+    if independent is not None:
+        ours = [(c["function"]["name"], _json_or_text(c)) for c in batch.tool_calls]
+        if ours != independent:
+            report.loss(f"{where}: the calls differ from an independent parse: {short(ours)}")
     return runs
+
+
+def _json_or_text(call: dict) -> Any:
+    """A parsed call's arguments as JSON, or as the raw text when they are not JSON."""
+    try:
+        return json.loads(call["function"]["arguments"])
+    except ValueError:
+        return call["function"]["arguments"]
 
 
 def probe_round_trip(fmt: Format) -> Callable[[bool], Outcome]:

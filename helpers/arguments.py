@@ -16,6 +16,8 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from helpers.i18n import Text
+
 # With the optional `rfc3987-syntax` installed (Jupyter pulls it in), `import jsonschema` compiles
 # an Earley grammar for the `iri` format: 0.7 s of CPU in every kernel that registers a tool and in
 # every pytest process (conftest.py imports this module before nbval's nbformat). Arguments are
@@ -34,9 +36,24 @@ SchemaError = jsonschema.SchemaError
 
 
 def a_type(kind: type) -> str:
-    """`a set`, `an object`: the type's name with its article, for messages to the model."""
+    """`a set`, `an int`: a Python type's name with its article (the one helper for it)."""
     name = kind.__name__
     return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+
+
+def json_kind(value: Any) -> Text:
+    """What a JSON value is, in words (OpenAI's words in English): `a string`, `an array`..."""
+    if value is None:
+        return Text("null", "null")
+    if isinstance(value, bool):
+        return Text("a boolean", "логическое значение")
+    if isinstance(value, int | float):
+        return Text("a number", "число")
+    if isinstance(value, str):
+        return Text("a string", "строка")
+    if isinstance(value, list):
+        return Text("an array", "массив")
+    return Text("an object", "объект")
 
 
 def show_value(value: Any) -> str:

@@ -223,11 +223,6 @@ def format_chunk(chunk: Any) -> str:
     return " | ".join(parts)
 
 
-def show_chunk(chunk: Any) -> None:
-    """Print one streamed chunk as one compact line."""
-    print(format_chunk(chunk))
-
-
 def format_chunks(chunks: Iterable[Any], limit: int | None = None) -> str:
     """Numbered chunk lines, the first `limit` of them if given (a generator is consumed)."""
     chunks = list(chunks)

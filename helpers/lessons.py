@@ -14,6 +14,8 @@ from helpers.paths import NOTEBOOKS_DIR, RECORDINGS_DIR, REPO_ROOT
 
 LESSON_NAME = re.compile(r"^\d\d_[a-z0-9]+(?:_[a-z0-9]+)*$")
 """`NN_words`: two digits, then lowercase words joined by `_` (e.g. `02_sync_loop`)."""
+CHECK_CALL = re.compile(r"\b(check_\w+)\s*\(")
+"""A call of a self-check in a cell's code (`n01.check_schema(...)`): group 1 is its name."""
 SCENARIOS_DIR = REPO_ROOT / "helpers" / "replay" / "scenarios"
 
 
@@ -41,41 +43,3 @@ def lesson_of_module(module: str) -> str:
 def cassette_path(lesson: str, recordings_dir: Path = RECORDINGS_DIR) -> Path:
     """Where a lesson's replay cassette lives."""
     return recordings_dir / f"{lesson}.json"
-
-
-def lesson_problems(
-    src_dir: Path = NOTEBOOKS_DIR / "src",
-    scenarios_dir: Path = SCENARIOS_DIR,
-    recordings_dir: Path = RECORDINGS_DIR,
-) -> list[str]:
-    """What a lesson lacks (scenario module, cassette) or what has no lesson: one line each."""
-    lessons = lesson_names(src_dir)
-    problems = [
-        f"notebooks/src/{name}.py: a lesson name is NN_lowercase_words"
-        for name in lessons
-        if not LESSON_NAME.match(name)
-    ]
-    for name in lessons:
-        module = scenarios_dir / f"{scenario_module(name)}.py"
-        if not module.is_file():
-            problems.append(
-                f"lesson {name} has no scenario module {module.name} in helpers/replay/scenarios/ "
-                f"(scripts/new_lesson.py makes one; it may hold `SCENARIOS = []`)"
-            )
-        elif not re.search(rf"^NOTEBOOK\s*=\s*['\"]{name}['\"]", module.read_text("utf-8"), re.M):
-            problems.append(f"{module.name} must say NOTEBOOK = {name!r}")
-        if not cassette_path(name, recordings_dir).is_file():
-            problems.append(
-                f"lesson {name} has no cassette data/recordings/{name}.json: "
-                "run `python -m helpers.replay synthesize`"
-            )
-    for module in sorted(scenarios_dir.glob("n[0-9][0-9]_*.py")):
-        if lesson_of_module(module.stem) not in lessons:
-            problems.append(
-                f"scenario module {module.name} belongs to no lesson: there is no "
-                f"notebooks/src/{lesson_of_module(module.stem)}.py (rename or delete it)"
-            )
-    for cassette in sorted(recordings_dir.glob("[0-9][0-9]_*.json")):
-        if cassette.stem not in lessons:
-            problems.append(f"cassette {cassette.name} belongs to no lesson (delete it)")
-    return problems

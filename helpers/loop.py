@@ -71,16 +71,6 @@ def _describe(tool_calls: list[dict[str, Any]]) -> str:
     )
 
 
-# "sent as a string / an object / a number", for the Russian error texts.
-_RU_AS = {
-    "str": "строкой",
-    "dict": "объектом",
-    "int": "числом",
-    "float": "числом",
-    "bool": "логическим значением",
-}
-
-
 def _malformed(en: str, ru: str) -> ToolLoopError:
     """A ToolLoopError about a server answer the loop cannot use; nothing was run."""
     return ToolLoopError(
@@ -135,12 +125,8 @@ def assistant_message_from(message: Any) -> dict[str, Any]:
         raise _malformed(*wrong_kind(message, "the message", "сообщение"))
     raw_calls = message.get("tool_calls")
     if raw_calls is not None and not isinstance(raw_calls, list):
-        kind = type(raw_calls).__name__
-        as_what = _RU_AS.get(kind, f"значением типа {kind}")
-        raise _malformed(
-            f"`tool_calls` as a {kind} ({short_repr(raw_calls)}), not a list of calls",
-            f"`tool_calls` {as_what} ({short_repr(raw_calls)}), а не списком вызовов",
-        )
+        what = ("a list of calls", "список вызовов")
+        raise _malformed(*wrong_kind(raw_calls, "`tool_calls`", "`tool_calls`", what))
     clean: dict[str, Any] = {"role": "assistant", "content": message.get("content")}
     calls = [_clean_call(call, index) for index, call in enumerate(raw_calls or [])]
     for key in REASONING_KEYS:  # a thinking model's API wants its reasoning back
@@ -181,6 +167,7 @@ def ask_model(
     `ToolLoopServerError`, a malformed one `ToolLoopError`, each in one sentence (the SDK's
     traceback is not chained); a stream is always closed.
     """
+    messages = _sendable(messages, _MESSAGES_PLACE)
     try:
         if not stream:
             completion = client.chat.completions.create(
@@ -222,6 +209,17 @@ def ask_model(
         raise ToolLoopServerError(str(exc)) from None
     except MalformedChunkError as exc:
         raise ToolLoopError(str(exc)) from None
+    except UnicodeEncodeError as exc:  # e.g. a lone surrogate in a tool schema or an SDK object
+        raise ToolLoopError(
+            tr(
+                f"The request cannot be sent: it holds text UTF-8 cannot encode ({exc.reason}, "
+                f"{exc.object[exc.start : exc.end]!a}); nothing was added to `messages`. Remove "
+                "that character from your messages or tools.",
+                f"Запрос нельзя отправить: в нём есть текст, который нельзя записать в UTF-8 "
+                f"({exc.reason}, {exc.object[exc.start : exc.end]!a}); в `messages` ничего не "
+                "добавлено. Уберите этот символ из сообщений или инструментов.",
+            )
+        ) from None
     except json.JSONDecodeError as exc:  # an event the SDK could not read
         raise _malformed(
             f"an event in the stream is not JSON ({exc})",
@@ -233,31 +231,62 @@ def ask_model(
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
-def _sendable(message: dict[str, Any]) -> dict[str, Any]:
-    """A tool message whose content UTF-8 can carry: a lone surrogate (a file name read with
-    `surrogateescape`, say) becomes the text `\\udcff`, and a warning says so."""
-    content = message.get("content")
-    if not isinstance(content, str) or not _SURROGATE.search(content):
-        return message
+def _escaped(text: str) -> str:
+    """`text` with each lone surrogate written as the escape text `\\udcff` (inside JSON text
+    as an escaped backslash, so the JSON stays valid and reads back as that text)."""
     try:
-        json.loads(content)
-        escape = "\\\\u{:04x}"  # inside a JSON string: an escaped backslash, then uXXXX
+        json.loads(text)
+        escape = "\\\\u{:04x}"
     except ValueError:
         escape = "\\u{:04x}"
-    found = sorted({f"\\u{ord(c):04x}" for c in _SURROGATE.findall(content)})[:3]
-    warnings.warn(
-        tr(
-            f"The result of {message.get('name') or 'a tool'} holds characters that cannot be "
-            f"sent as UTF-8 ({', '.join(found)}: lone surrogates, e.g. from a file name read "
-            "with surrogateescape); they were sent as the escape text shown.",
-            f"В результате {message.get('name') or 'инструмента'} есть символы, которые нельзя "
-            f"передать в UTF-8 ({', '.join(found)}: одиночные суррогаты (lone surrogates), "
-            "например из имени файла, прочитанного с surrogateescape); они отправлены в виде "
-            "такой экранированной записи.",
-        ),
-        stacklevel=3,
-    )
-    return message | {"content": _SURROGATE.sub(lambda m: escape.format(ord(m[0])), content)}
+    return _SURROGATE.sub(lambda m: escape.format(ord(m[0])), text)
+
+
+def _without_surrogates(value: Any, found: set[str]) -> Any:
+    """`value` (a message, or any JSON value in it) with its strings escaped by `_escaped`; the
+    escapes used go into `found`. What holds no lone surrogate is returned as it is."""
+    if isinstance(value, str):
+        hits = _SURROGATE.findall(value)
+        found.update(f"\\u{ord(c):04x}" for c in hits)
+        return _escaped(value) if hits else value
+    if isinstance(value, dict | list):
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        clean = [(key, _without_surrogates(item, found)) for key, item in items]
+        if all(item is value[key] for key, item in clean):
+            return value
+        return dict(clean) if isinstance(value, dict) else [item for _, item in clean]
+    return value
+
+
+def _sendable(value: Any, where: tuple[str, str]) -> Any:
+    """`value` as UTF-8 can carry it: a lone surrogate (a file name read with `surrogateescape`,
+    a broken escape a server sent) becomes the text `\\udcff`, and a warning names `where`."""
+    found: set[str] = set()
+    clean = _without_surrogates(value, found)
+    if found:
+        shown = ", ".join(sorted(found)[:3])
+        warnings.warn(
+            tr(
+                f"{where[0]} holds characters that cannot be sent as UTF-8 ({shown}: lone "
+                "surrogates, e.g. from a file name read with surrogateescape); they were sent "
+                "as the escape text shown.",
+                f"В {where[1]} есть символы, которые нельзя передать в UTF-8 ({shown}: одиночные "
+                "суррогаты (lone surrogates), например из имени файла, прочитанного с "
+                "surrogateescape); они отправлены в виде такой экранированной записи.",
+            ),
+            stacklevel=3,
+        )
+    return clean
+
+
+def _result_place(message: dict[str, Any]) -> tuple[str, str]:
+    """How the surrogate warning names a tool result."""
+    name = message.get("name")
+    return (f"The result of {name or 'a tool'}", f"результате {name or 'инструмента'}")
+
+
+_ANSWER_PLACE = ("The model's answer", "ответе модели")
+_MESSAGES_PLACE = ("A message in `messages`", "сообщении из `messages`")
 
 
 def run_tool_loop(
@@ -309,7 +338,7 @@ def run_tool_loop(
                 ),
                 answer=message,
             )
-        if not tool_calls and not message.get("content"):
+        if not tool_calls and not message.get("content"):  # None and "" alike
             raise ToolLoopError(
                 tr(
                     f"The model answered with no text and no tool call (finish_reason="
@@ -321,10 +350,14 @@ def run_tool_loop(
                 ),
                 answer=message,
             )
+        message = _sendable(message, _ANSWER_PLACE)  # what is appended must be sendable again
+        tool_calls = message.get("tool_calls", [])
         if not tool_calls:
             messages.append(message)
             return message
-        results = [_sendable(registry.call(call)) for call in tool_calls]
+        results = [
+            _sendable(result, _result_place(result)) for result in map(registry.call, tool_calls)
+        ]
         messages.extend([message, *results])
     raise ToolLoopLimitError(
         tr(

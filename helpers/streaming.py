@@ -19,6 +19,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from helpers.arguments import a_type
 from helpers.i18n import tr
 
 # The names servers give the reasoning text, in the order we prefer when a delta carries both.
@@ -61,11 +62,10 @@ def wrong_kind(
     value: Any, en: str, ru: str, expected: tuple[str, str] = ("an object", "объект")
 ) -> tuple[str, str]:
     """`X is a str ('...'), not an object` in English and Russian, for a malformed answer."""
-    kind, shown = type(value).__name__, short_repr(value)
-    article = "an" if kind[0] in "aeiou" else "a"  # an int, a str
+    shown = short_repr(value)
     return (
-        f"{en} is {article} {kind} ({shown}), not {expected[0]}",
-        f"{ru} — {kind} ({shown}), а не {expected[1]}",
+        f"{en} is {a_type(type(value))} ({shown}), not {expected[0]}",
+        f"{ru} — {type(value).__name__} ({shown}), а не {expected[1]}",
     )
 
 
@@ -187,11 +187,8 @@ class ToolCallAccumulator:
             self._content.append(content)
         pieces = delta.get("tool_calls") or []
         if not isinstance(pieces, list):
-            kind = type(pieces).__name__
-            raise MalformedChunkError(
-                f"`tool_calls` as a {kind} ({short_repr(pieces)}), not a list of fragments",
-                f"`tool_calls` типа {kind} ({short_repr(pieces)}), а не список фрагментов",
-            )
+            what = ("a list of fragments", "список фрагментов")
+            raise MalformedChunkError(*wrong_kind(pieces, "`tool_calls`", "`tool_calls`", what))
         for piece in pieces:
             self._add_call_piece(as_dict(piece))
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -23,6 +24,7 @@ from helpers.arguments import (
     validator_class,
 )
 from helpers.i18n import tr
+from helpers.streaming import as_dict
 
 # Python types `json.dumps` writes as they are (containers are checked item by item).
 _JSON_SCALARS = (str, int, float, bool, type(None))
@@ -30,10 +32,11 @@ _RESULT_HINT = "return a dict, list, str, number or bool"
 
 
 def tool_result_content(value: Any) -> str:
-    """Turn a tool's return value into the `content` of a `role: "tool"` message."""
+    """Turn a tool's return value into the `content` of a `role: "tool"` message. NaN and
+    Infinity raise ValueError: JSON has no such numbers, and a server may refuse the text."""
     if isinstance(value, str):
         return value
-    return json.dumps(value, ensure_ascii=False)
+    return json.dumps(value, ensure_ascii=False, allow_nan=False)
 
 
 def tool_error_content(message: str) -> str:
@@ -48,6 +51,9 @@ def _first_non_json(value: Any) -> str | None:
     stack, seen = [value], set()
     while stack:  # iterative: a deeply nested result must not overflow the stack here
         item = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            found = f"the number {item!r} (JSON has no NaN or Infinity; send null or a string)"
+            return found if item is value else f"{a_type(type(value))} containing {found}"
         if isinstance(item, _JSON_SCALARS) or id(item) in seen:
             continue
         seen.add(id(item))
@@ -156,9 +162,10 @@ def normalize_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
     return schema
 
 
-def _field(obj: Any, name: str) -> Any:
-    """Read a field from a dict or from an SDK object alike."""
-    return obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
+def _mapping(obj: Any) -> Mapping[str, Any]:
+    """A dict, or an SDK object as one (`as_dict`); anything else as no fields at all."""
+    obj = as_dict(obj)
+    return obj if isinstance(obj, Mapping) else {}
 
 
 class ToolRegistry:
@@ -211,12 +218,13 @@ class ToolRegistry:
         the schema refuses, a tool that raises, a result JSON cannot hold. Each becomes an error
         the model can read, in `content`.
         """
-        function = _field(tool_call, "function") or {}
-        name = _field(function, "name")
-        call_id = _field(tool_call, "id")
+        tool_call = _mapping(tool_call)
+        function = _mapping(tool_call.get("function"))
+        name = function.get("name")
+        call_id = tool_call.get("id")
         if not isinstance(call_id, str):  # a broken server: keep what it sent, as text
             call_id = "" if call_id is None else show_value(call_id)
-        content = self._run("" if name is None else name, _field(function, "arguments"))
+        content = self._run("" if name is None else name, function.get("arguments"))
         name = name if isinstance(name, str) else ""
         return {"role": "tool", "tool_call_id": call_id, "name": name, "content": content}
 

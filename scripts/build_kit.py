@@ -32,7 +32,7 @@ from helpers.lessons import lesson_names  # noqa: E402
 KIT_NAME = "toolcall-series-student"
 DEFAULT_OUT = ROOT / "build" / "kit"
 # Packages a student needs; the test tools of requirements.txt (pytest, nbval, ...) stay out.
-TEST_TOOLS = ("nbval", "pytest", "pytest-xdist", "hypothesis")
+TEST_TOOLS = ("nbval", "pytest", "pytest-xdist", "pytest-timeout", "hypothesis")
 SKIPPED_NAMES = ("__pycache__", ".ipynb_checkpoints", ".pytest_cache", ".hypothesis")
 KERNEL = nbbuild.STUDENT_KERNEL
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import nbformat
 
-from helpers.lessons import lesson_names
+from helpers.lessons import CHECK_CALL, lesson_names
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "notebooks" / "src"
@@ -332,7 +332,6 @@ def build(name: str, run: bool) -> None:
 # locked self-check cells) so a course that uses nbgrader can import them.
 
 STUDENT_DIR = ROOT / "build" / "student"
-CHECK_CALL = re.compile(r"\b(check_\w+)\s*\(")
 EXERCISES_IMPORT = re.compile(r"\bhelpers\.exercises\b")
 # A sentence of the exercise prose that points at the reference solution, which is not there.
 SOLUTION_SENTENCE = re.compile(

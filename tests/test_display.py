@@ -11,7 +11,6 @@ from helpers.display import (
     format_raw,
     format_table,
     shorten,
-    show_chunk,
     show_chunks,
     show_messages,
     show_raw,
@@ -288,7 +287,7 @@ def test_format_chunk_accepts_a_bare_delta_and_extra_delta_fields():
 
 def test_show_chunk_and_show_chunks_number_lines_and_respect_limit(capsys):
     chunks = [chunk({"role": "assistant"})] + [chunk({"content": str(i)}) for i in range(11)]
-    show_chunk(chunks[1])
+    print(format_chunk(chunks[1]))
     show_chunks(iter(chunks), limit=3)
     show_chunks(chunks[:2])
     show_chunks([])

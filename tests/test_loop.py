@@ -315,8 +315,8 @@ MALFORMED = [
     pytest.param(None, "`message: null`", "`message: null`", id="message-null"),
     pytest.param(
         {"role": "assistant", "content": None, "tool_calls": "get_weather"},
-        "`tool_calls` as a str",
-        "`tool_calls` строкой",
+        "`tool_calls` is a str",
+        "`tool_calls` — str",
         id="tool_calls-string",
     ),
     pytest.param(
@@ -673,20 +673,6 @@ def test_a_stream_cut_before_its_last_chunk_runs_nothing_and_adds_nothing(live):
     assert messages == [USER] and ran == []
 
 
-@pytest.mark.parametrize("stream", [False, True])
-def test_an_empty_answer_is_an_error_not_an_empty_assistant_message(live, registry, stream):
-    # An assistant message with neither content nor tool calls makes the next request a 400.
-    client, handler = live
-    body = completion(None)
-    handler.script = [
-        ("sse", [json.dumps(c) for c in chunks_for(body)]) if stream else ("json", 200, body)
-    ]
-    messages = [USER]
-    with pytest.raises(ToolLoopError, match=r"no text and no tool call \(finish_reason='stop'\)"):
-        run_tool_loop(client, messages, registry, model="m", stream=stream)
-    assert messages == [USER]
-
-
 def test_an_answer_that_is_not_an_object_is_a_tool_loop_error(live, registry):
     client, handler = live
     handler.script = [("json", 200, [1, 2])]
@@ -722,3 +708,110 @@ def test_a_call_cut_at_max_tokens_is_kept_on_the_error(registry):
     with pytest.raises(TruncatedToolCallError) as caught:
         run_tool_loop(client, [USER], registry, model="m")
     assert caught.value.answer["tool_calls"][0]["function"]["arguments"] == '{"city": "Bei'
+
+
+# --- issue 33: lone surrogates from the server or in the user's messages -----------------------
+
+
+def _utf8_sendable(messages):
+    json.dumps(messages, ensure_ascii=False).encode("utf-8")  # raises if a surrogate is left
+    return True
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_lone_surrogate_the_server_sent_in_arguments_keeps_the_history_sendable(live, stream):
+    # `"\ud83d"` escaped in the server's JSON is a lone surrogate once the SDK decodes it.
+    client, handler = live
+    seen = []
+    registry = ToolRegistry()
+    text = {"type": "object", "properties": {"text": {"type": "string"}}}
+    registry.register(
+        lambda **arguments: seen.append(arguments) or "ok", {"name": "echo", "parameters": text}
+    )
+    first = completion(None, [("c1", "echo", '{"text": "hi \ud83d"}')], "tool_calls")
+    replies = [first, completion("Done.")]
+    handler.script = [
+        ("sse", [json.dumps(c) for c in chunks_for(body)]) if stream else ("json", 200, body)
+        for body in replies
+    ]
+    messages = [USER]
+    with pytest.warns(UserWarning, match=r"model's answer.*cannot be sent as UTF-8.*\\ud83d"):
+        answer = run_tool_loop(client, messages, registry, model="m", stream=stream)
+    assert answer["content"] == "Done."
+    sent = handler.bodies[1]["messages"][1]["tool_calls"][0]["function"]["arguments"]
+    assert json.loads(sent) == {"text": "hi \\ud83d"}  # valid JSON, the escape as text
+    assert seen == [{"text": "hi \\ud83d"}]  # the tool ran on what the history says
+    assert _utf8_sendable(messages)
+    messages.append({"role": "user", "content": "And now?"})
+    handler.script = [("json", 200, completion("Still fine."))]
+    assert run_tool_loop(client, messages, registry, model="m")["content"] == "Still fine."
+
+
+def test_a_lone_surrogate_in_a_user_message_is_sent_escaped_not_raised(live):
+    from helpers.loop import ask_model
+
+    client, handler = live
+    handler.script = [("json", 200, completion("Got it."))]
+    messages = [{"role": "user", "content": "\udcff"}]
+    with pytest.warns(UserWarning, match=r"A message in `messages`.*\\udcff"):
+        message, finish = ask_model(client, messages, model="m")
+    assert message["content"] == "Got it." and finish == "stop"
+    assert handler.bodies[0]["messages"] == [{"role": "user", "content": "\\udcff"}]
+    assert messages == [{"role": "user", "content": "\udcff"}]  # the caller's list is unchanged
+
+
+def test_a_lone_surrogate_in_a_user_message_is_said_in_russian(live, russian):
+    client, handler = live
+    handler.script = [("json", 200, completion("ok"))]
+    with pytest.warns(UserWarning, match=r"В сообщении из `messages` есть символы.*\\udcff"):
+        run_tool_loop(client, [{"role": "user", "content": "a\udcff"}], ToolRegistry(), model="m")
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_text_utf8_cannot_encode_elsewhere_is_a_clear_tool_loop_error(live, lang):
+    client, handler = live
+    set_language(lang)
+    try:
+        with pytest.raises(ToolLoopError, match=r"UTF-8.*\\udcff") as caught:
+            run_tool_loop(client, [USER], ToolRegistry(), model="m", tools=[{"x": "\udcff"}])
+    finally:
+        reset_language()
+    assert ("cannot be sent" in str(caught.value)) == (lang == "en")
+    assert handler.bodies == []
+
+
+# --- issue 33: an empty answer is "" or None alike (Moonshot sends "", others null) -------------
+
+
+@pytest.mark.parametrize("content", [None, ""])
+@pytest.mark.parametrize("stream", [False, True])
+def test_an_empty_answer_is_refused_whether_content_is_none_or_empty(
+    live, registry, stream, content
+):
+    # An assistant message with neither content nor tool calls makes the next request a 400.
+    client, handler = live
+    body = completion(content)
+    handler.script = [
+        ("sse", [json.dumps(c) for c in chunks_for(body)]) if stream else ("json", 200, body)
+    ]
+    messages = [USER]
+    with pytest.raises(ToolLoopError, match=r"no text and no tool call \(finish_reason='stop'\)"):
+        run_tool_loop(client, messages, registry, model="m", stream=stream)
+    assert messages == [USER]
+
+
+@pytest.mark.parametrize("content", [None, ""])
+def test_an_empty_answer_from_a_fake_client_is_refused_too(registry, content):
+    client = FakeClient([completion(content)])
+    with pytest.raises(ToolLoopError, match=r"no text and no tool call"):
+        run_tool_loop(client, [USER], registry, model="m")
+
+
+@pytest.mark.parametrize("content", [None, ""])
+def test_content_beside_tool_calls_may_be_none_or_empty(registry, content):
+    client = FakeClient(
+        [completion(content, [weather_call("Beijing")], "tool_calls"), completion("Sunny.")]
+    )
+    messages = [USER]
+    assert run_tool_loop(client, messages, registry, model="m")["content"] == "Sunny."
+    assert [m["role"] for m in messages] == ["user", "assistant", "tool", "assistant"]

@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 import scripts_support
-
-from helpers.lessons import lesson_problems
+from lesson_checks import lesson_problems
 
 
 @pytest.fixture

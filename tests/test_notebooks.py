@@ -17,11 +17,11 @@ from pathlib import Path
 import nbformat
 import pytest
 import scripts_support
+from lesson_checks import lesson_problems
 from parity import cell_where, check_parity, code_cells
 
 from helpers.catalog import REPLAY_API_KEY
 from helpers.i18n import LANGUAGES as LANGS
-from helpers.lessons import lesson_problems
 from helpers.paths import NOTEBOOKS_DIR, REPO_ROOT
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"

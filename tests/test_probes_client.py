@@ -17,6 +17,9 @@ if str(BENCH) not in sys.path:  # as `python bench/probes.py` has it: probe modu
 import probes  # noqa: E402
 import probes_client  # noqa: E402
 
+# The size probe parses 10x its input on purpose (~40 s on a quiet machine): the kernel ceiling.
+pytestmark = pytest.mark.timeout(300)
+
 
 @pytest.mark.parametrize("probe", probes_client.PROBES, ids=lambda p: f"{p.group}: {p.name}")
 def test_probe_reports_no_crash_and_no_loss(probe):

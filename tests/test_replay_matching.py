@@ -302,3 +302,23 @@ def test_show_value_shortens() -> None:
     assert shown.startswith('..."') and shown.endswith("...") and "A" in shown
     assert len(shown) <= 90
     assert len(show_value({"k": "v" * 300})) == 80
+
+
+# --- issue 33: the 404 hint follows a language chosen after import ------------------------------
+
+
+@pytest.mark.parametrize("order", [("ru", "en"), ("en", "ru")])
+def test_the_live_hint_is_in_the_language_chosen_after_import(order: tuple[str, str]) -> None:
+    from helpers.i18n import reset_language, set_language
+    from helpers.replay import matching  # imported at the top of this file, in English
+
+    request = {"path": "/v1/chat/completions", "model": "m"}
+    try:
+        for lang in order:
+            set_language(lang)
+            text, _ = matching.mismatch_message(request, [])
+            russian = "режим live" in text and "перейдите" in text
+            english = "switch to live mode" in text
+            assert (russian, english) == (lang == "ru", lang == "en"), text
+    finally:
+        reset_language()

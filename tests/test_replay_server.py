@@ -604,3 +604,65 @@ def test_mismatch_tells_an_author_which_scenario_file_and_command(tmp_path: Path
     with ReplayServer(tmp_path) as recorded:
         text = requests.post(f"{recorded.url}/v1/chat/completions", json=body, timeout=10).text
     assert "mine.json was recorded, not synthesized" in text and "LLM_MODE=record" in text
+
+
+# --- issue 33: a Content-Length that is not a whole number, and slow clients -------------------
+
+
+@pytest.mark.parametrize("length", [b"-5", b"-0", b"+5", b"zz", b"5.0", b"0x10", b"\xd9\xa5"])
+def test_a_negative_or_non_numeric_content_length_is_a_400_and_the_connection_closes(
+    server: ReplayServer, length: bytes
+) -> None:
+    hidden = b"GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n"  # must not be read as a second request
+    data = (
+        b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: " + length + b"\r\n\r\n" + hidden
+    )
+    conn = socket.create_connection(("127.0.0.1", int(server.url.rsplit(":", 1)[1])), 5)
+    with conn:
+        answer = _exchange(server, data, sock=conn, answers=2)
+        status, error = _error_of(answer)
+        assert status == 400 and "Content-Length" in error["message"]
+        assert answer.count(b"HTTP/1.1 ") == 1, answer
+        conn.settimeout(5)
+        assert conn.recv(10) == b""  # closed by the server
+
+
+def _handler_threads() -> int:
+    return sum("process_request_thread" in t.name for t in threading.enumerate())
+
+
+def test_slow_clients_hold_a_bounded_number_of_threads_for_a_bounded_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """20 clients sending a byte every 0.1 s: at most `max_connections` threads serve them, each
+    is cut off at `request_deadline`, and a well-behaved client is answered afterwards."""
+    from helpers.replay.server import JsonHandler, QuietThreadingServer
+
+    monkeypatch.setattr(QuietThreadingServer, "max_connections", 4, raising=False)
+    monkeypatch.setattr(JsonHandler, "request_deadline", 0.5, raising=False)
+    write_cassette(tmp_path, "lesson", interactions())
+    with ReplayServer(tmp_path) as running:
+        address = ("127.0.0.1", int(running.url.rsplit(":", 1)[1]))
+        slow = [socket.create_connection(address, timeout=5) for _ in range(20)]
+        started, peak, closed = time.monotonic(), 0, set()
+        request = b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n" * 100
+        for step in range(200):  # at most 20 s
+            peak = max(peak, _handler_threads())
+            for i, conn in enumerate(slow):
+                if i in closed:
+                    continue
+                try:
+                    conn.sendall(request[step : step + 1])
+                except OSError:  # reset by the server
+                    closed.add(i)
+            if len(closed) == len(slow):
+                break
+            time.sleep(0.1)
+        cut_after = time.monotonic() - started
+        answer = requests.get(f"{running.url}/v1/models", timeout=10)
+        for conn in slow:
+            conn.close()
+    assert len(closed) == 20 and peak <= 4, (closed, peak)
+    assert cut_after < 15  # 20 clients, 4 at a time, 0.5 s each: a few seconds even under load
+    assert answer.status_code == 200

@@ -385,7 +385,7 @@ def test_any_chunking_of_reasoning_assembles_it(key, reasoning_pieces, content_p
 @pytest.mark.parametrize(
     "delta, fragment",
     [
-        ({"tool_calls": "get_weather"}, "`tool_calls` as a str"),
+        ({"tool_calls": "get_weather"}, "`tool_calls` is a str"),
         ({"tool_calls": ["get_weather"]}, "tool-call fragment is a str"),
         ({"tool_calls": [{"index": 0, "function": "get_weather"}]}, "`function` is a str"),
         ({"tool_calls": [{"index": [0], "function": {"name": "f"}}]}, "index [0] and name 'f'"),

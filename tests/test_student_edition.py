@@ -9,6 +9,7 @@ than raising. Each lesson runs in one edition, the languages alternating along t
 
 from __future__ import annotations
 
+import ast
 import csv
 import json
 import re
@@ -30,6 +31,38 @@ CHECK_CALL = re.compile(r"\bcheck_\w+\s*\(")
 
 
 nbbuild = scripts_support.nbbuild()
+SRC = Path(__file__).resolve().parent.parent / "notebooks" / "src"
+
+
+def _lines(text: str) -> set[str]:
+    """The code lines of a text, stripped, without comments (translated in the Russian key)."""
+    return {line.split("#", 1)[0].strip() for line in text.split("\n")} - {""}
+
+
+def solution_lines(lesson: str) -> list[set[str]]:
+    """For each reference solution of a lesson, its lines that no other text of the lesson's
+    source has (starter code and prose shared with the exercise are left out): none may reach a
+    student. Read with `ast` from notebooks/src (a solution is a `code(..., hidden=True)` cell),
+    not through the builder under test."""
+    tree = ast.parse((SRC / f"{lesson}.py").read_text(encoding="utf-8"))
+    solutions: list[ast.AST] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "code":
+            if any(
+                k.arg == "hidden" and getattr(k.value, "value", None) is True for k in node.keywords
+            ):
+                assert isinstance(node.args[0], ast.Constant), f"{lesson}: a solution not a string"
+                solutions.append(node.args[0])
+    shared = set().union(
+        *(
+            _lines(node.value)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and node not in solutions
+        )
+    )
+    return [_lines(node.value) - shared for node in solutions]
 
 
 def _outputs_text(nb) -> str:
@@ -130,7 +163,9 @@ def test_the_edition_has_every_lesson_no_solution_and_no_verdict_shown(edition, 
     for name in LESSONS:
         nb = nbformat.read(edition / lang / f"{name}.ipynb", as_version=4)
         nbformat.validate(nb)
-        assert not any(nbbuild._is_hidden(c) for c in nb.cells), name
+        student_lines = set().union(*(_lines(c.source) for c in nb.cells))
+        for own in solution_lines(name):
+            assert own and not own & student_lines, (name, sorted(own & student_lines))
         assert not CORRECT.search(_outputs_text(nb)), name
         called = [
             m
@@ -142,6 +177,17 @@ def test_the_edition_has_every_lesson_no_solution_and_no_verdict_shown(edition, 
         assert sorted(called) == sorted(expected), (name, called)
 
 
+def test_the_solution_oracle_finds_every_solution_in_the_answer_key():
+    """The oracle above can fail: every solution's own lines are in the answer key's cells."""
+    for name in LESSONS:
+        solutions = solution_lines(name)
+        assert solutions and all(solutions), name
+        for lang in LANGS:
+            nb = nbformat.read(SRC.parent / lang / f"{name}.ipynb", as_version=4)
+            key_lines = set().union(*(_lines(c.source) for c in nb.cells))
+            assert all(own <= key_lines for own in solutions), (lang, name)
+
+
 def test_the_two_editions_share_their_code(edition):
     for name in LESSONS:
         en, ru = (nbformat.read(edition / lang / f"{name}.ipynb", as_version=4) for lang in LANGS)
@@ -149,6 +195,7 @@ def test_the_two_editions_share_their_code(edition):
 
 
 @pytest.mark.notebooks
+@pytest.mark.timeout(900)  # every lesson, two kernels at a time, each under grade_folder's 300 s
 def test_the_edition_runs_top_to_bottom_saying_not_yet(edition, tmp_path):
     chosen = {name: scripts_support.second_run_language(name, "student") for name in LESSONS}
     assert set(chosen.values()) == set(LANGS), "both languages must run"

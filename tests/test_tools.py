@@ -670,3 +670,33 @@ def test_a_registry_answers_in_and_len_like_its_tool_map(registry: ToolRegistry)
     assert names and all(name in registry for name in names)
     assert "no_such_tool" not in registry and 42 not in registry
     assert len(registry) == len(names)
+
+
+# --- issue 33: NaN and Infinity are not JSON ----------------------------------------------------
+
+
+def _strict_json(text):
+    def refuse(constant):
+        raise ValueError(f"{constant} is not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
+def test_tool_result_content_never_writes_nan_or_infinity(bad):
+    with pytest.raises(ValueError):
+        tool_result_content({"score": bad})
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_a_tool_returning_nan_gets_a_strict_json_error_naming_it(bad):
+    registry = ToolRegistry()
+    registry.register(
+        lambda: {"scores": [1.0, bad]}, {"name": "score", "parameters": {"type": "object"}}
+    )
+    content = registry.call({"id": "c", "function": {"name": "score", "arguments": "{}"}})[
+        "content"
+    ]
+    error = _strict_json(content)["error"]
+    assert error.startswith("score returned a dict containing the number ") and repr(bad) in error
+    assert "JSON has no NaN or Infinity" in error

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import partialmethod
 from typing import Any
 
+from helpers.arguments import json_kind
 from helpers.i18n import Text, tr
 
 # How the parsers describe a call, block or section still open when the text ends. Parser
@@ -59,16 +60,6 @@ def snippet(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-_JSON_TYPE_NAMES = {
-    list: Text("an array", "массив"),
-    str: Text("a string", "строка"),
-    int: Text("a number", "число"),
-    float: Text("a number", "число"),
-    bool: Text("a boolean", "логическое значение"),
-    type(None): Text("null", "null"),
-}
-
-
 def arguments_problem(arguments: str) -> str | None:
     """Say what is wrong with an arguments JSON text, or None when it is a JSON object."""
     if not arguments:
@@ -81,7 +72,7 @@ def arguments_problem(arguments: str) -> str | None:
             f"аргументы — некорректный JSON (json: «{exc}»)",
         )
     if not isinstance(value, dict):
-        kind = _JSON_TYPE_NAMES.get(type(value), type(value).__name__)
+        kind = json_kind(value)
         return tr(
             f"arguments are valid JSON but {kind}, not an object",
             f"аргументы — корректный JSON, но это {kind}, а не объект",

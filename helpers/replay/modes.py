@@ -246,8 +246,7 @@ def stop_servers() -> None:
 
 def live_settings(provider: str) -> tuple[str, str, str]:
     """Base URL, key and model from `<PROVIDER>_BASE_URL`/`_API_KEY`/`_MODEL`, or a clear error."""
-    prefix = provider.upper()
-    names = [f"{prefix}_BASE_URL", f"{prefix}_API_KEY", f"{prefix}_MODEL"]
+    names = catalog.live_variables(provider)
     values = [os.environ.get(name, "").strip() for name in names]
     missing = [name for name, value in zip(names, values, strict=True) if not value]
     if missing:
@@ -382,7 +381,7 @@ def _record_proxy(upstream: str, out: Path, api_key: str) -> RecordProxy:
         proxy = _record_proxies.get(key)
         if proxy is None:
             proxy = _record_proxies[key] = RecordProxy(upstream, out, secrets=[api_key]).start()
-        else:  # add() keeps those that look like a credential
+        else:  # a configured key is always blanked
             proxy.secrets = proxy.secrets | {api_key}  # rebound, not mutated: handlers read it
         return proxy
 

@@ -4,10 +4,11 @@ Secrets never reach the file: request headers and the query string are not store
 credential field at the top of a request body (`api_key`...) is dropped, and every credential the
 client sent (a secret header's value, a query-string key, such a body field's value, or one given
 by the caller) is blanked wherever it appears: values and dict keys, bodies, and event streams,
-also when a value is split across two events. The rest of the body is kept as sent (a tool schema
-may well have a `password` property), so a capture replays. A value counts as a credential only
-if it looks like one (`lm-studio` or `not-needed` is a placeholder, and blanking such a word would
-corrupt every text that uses it).
+also when a value is split across two events; a Basic-auth header's password too. The rest of the
+body is kept as sent (a tool schema may well have a `password` property), so a capture replays.
+The keys the proxy was configured with are always blanked; a key the client sent is blanked
+unless it is a placeholder local servers document (`EMPTY`, `ollama`, `lm-studio`...), as
+blanking such a word would corrupt every text that uses it.
 
 The upstream is reached with `httpx`, which honours HTTP(S)_PROXY and NO_PROXY as the openai SDK
 does. An error answer (429, 5xx...) is relayed to the client but never replaces a successful
@@ -17,6 +18,7 @@ file (`filelock`), re-reads it, merges and replaces it atomically.
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import json
 import logging
@@ -56,20 +58,21 @@ SECRET_HEADERS = frozenset({"openai-organization", "openai-project"})
 # The only response headers kept in the file.
 KEPT_RESPONSE_HEADERS = frozenset({"content-type"})
 UPSTREAM_TIMEOUT = 600.0
-# Shorter values are placeholders (`EMPTY`, `ollama`), not secrets: blanking them corrupts text.
-MIN_SECRET_CHARS = 8
-# From this length on, a value of one kind of character (all lowercase...) is a credential too.
-LONG_SECRET_CHARS = 24
+# Keys that local servers document as "any key works" (vLLM, Ollama, LM Studio, llama.cpp): a
+# client's such key is no secret, and blanking a common word would corrupt every text using it.
+PLACEHOLDER_KEYS = frozenset(
+    {"empty", "ollama", "lm-studio", "not-needed", "no-key", "sk-no-key-required"}
+)
+# Shorter values guard nothing, and blanking them would cut up every word holding them.
+MIN_SECRET_CHARS = 4
 
 
 def looks_secret(value: str) -> bool:
-    """Whether a credential's value is worth blanking everywhere: 8+ characters mixing lowercase,
-    uppercase and digits (a real key), or 24+ of any kind. An ordinary word such as `lm-studio`,
-    `not-needed` or `anything`, which local servers accept as a key, is a placeholder."""
-    if len(value) < MIN_SECRET_CHARS:
-        return False
-    kinds = sum(any(test(c) for c in value) for test in (str.islower, str.isupper, str.isdigit))
-    return kinds >= 2 or len(value) >= LONG_SECRET_CHARS
+    """Whether a credential a request carries is blanked everywhere: any value of 4+ characters
+    (a class key such as `classroom-pass` included) except the placeholder keys local servers
+    document (`EMPTY`, `ollama`, `lm-studio`...). The proxy's own configured keys are blanked
+    whatever they look like (`RecordProxy.add`)."""
+    return len(value) >= MIN_SECRET_CHARS and value.strip().lower() not in PLACEHOLDER_KEYS
 
 
 def upstream_host(url: str) -> str:
@@ -80,11 +83,19 @@ def upstream_host(url: str) -> str:
 
 
 def _with_scheme_stripped(value: str) -> set[str]:
-    """A credential value, and the same without a `Bearer `/`Basic `/`Token ` scheme."""
+    """A credential value, the same without a `Bearer `/`Basic `/`Token ` scheme, and for Basic
+    auth also the decoded `user:password` and the password alone."""
     found = {value}
     scheme, _, rest = value.partition(" ")
-    if rest and scheme.lower() in ("bearer", "basic", "token"):
-        found.add(rest.strip())
+    scheme, rest = scheme.lower(), rest.strip()
+    if rest and scheme in ("bearer", "basic", "token"):
+        found.add(rest)
+    if rest and scheme == "basic":
+        try:
+            decoded = base64.b64decode(rest, validate=True).decode("utf-8")
+        except ValueError:  # not base64 (binascii.Error), or not UTF-8: the raw value is kept
+            return found
+        found |= {decoded, decoded.partition(":")[2]} - {""}
     return found
 
 
@@ -282,19 +293,23 @@ class _RecordHandler(JsonHandler):
             self.start_sse(upstream.status_code, headers)
             lines: list[tuple[str, float]] = []  # each with the time it came
             held: list[bytes] = []  # the end of the stream waits until the file is written
-            line = ""
+            line, client_gone = "", False
             for line in upstream.iter_lines():
                 lines.append((line, time.monotonic()))
-                if held or line.startswith("data: [DONE]"):
+                if held or client_gone or line.startswith("data: [DONE]"):
                     held.append(f"{line}\n".encode())
-                else:
+                    continue
+                try:
                     self.wfile.write(f"{line}\n".encode())
                     self.wfile.flush()
+                except OSError:  # the client went away: the answer (paid for) is still read
+                    client_gone = self.close_connection = True
             response["sse"] = _events(lines, started)
             if response["sse"]:
                 self._record(body, path, response, secrets)
-            self.wfile.write(b"".join(held) + (b"\n" if line else b""))  # a blank line ends it
-            self.wfile.flush()
+            if not client_gone:
+                self.wfile.write(b"".join(held) + (b"\n" if line else b""))  # a blank line ends
+                self.wfile.flush()
         except httpx.HTTPError as exc:  # the upstream broke off its answer: nothing is recorded
             self.close_connection = True
             what = f"{upstream_host(proxy.upstream)} broke off its answer ({type(exc).__name__})"
@@ -345,7 +360,7 @@ class RecordProxy(LoopbackService):
         super().__init__(host, port)
         self.out = Path(out)
         self.notebook = notebook or self.out.stem
-        self.secrets = set(secrets)  # add() keeps those that look like a credential
+        self.secrets = set(secrets)  # the configured keys: always blanked, whatever they look like
         self.exchanges: dict[str, dict[str, Any]] = {}  # canonical request key -> exchange
         self.refused = 0  # exchanges not written because a secret survived scrubbing
         self._reload()  # continue an earlier session: same request -> latest answer wins
@@ -408,7 +423,7 @@ class RecordProxy(LoopbackService):
     ) -> None:
         """Scrub one exchange and merge it into the file: lock, re-read, add, replace atomically.
         An exchange a secret survived in is dropped (and said once), never written."""
-        secrets = {s for s in set(secrets) | self.secrets if looks_secret(s)}
+        secrets = {s for s in secrets if looks_secret(s)} | {s for s in self.secrets if s}
         clean_body = scrub(body, secrets)
         clean_response = dict(scrub({k: v for k, v in response.items() if k != "sse"}, secrets))
         if "sse" in response:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import json
 import logging
 import os
@@ -93,16 +94,34 @@ class QuietThreadingServer(ThreadingHTTPServer):
     # "Address already in use" for a minute); Windows' SO_REUSEADDR would let two listen at once.
     allow_reuse_address = os.name != "nt"
 
+    # At most this many connections are served at once (a thread each); more wait in the
+    # backlog until one ends, and every connection ends within `JsonHandler.request_deadline`
+    # unless a whole request arrived: slow clients cannot hold threads without bound.
+    max_connections = 256
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         """Also keep the open client connections, so `stop()` can end kept-alive ones (`add`,
         `discard` and `copy` of a set are each atomic: no lock is needed)."""
         self.connections: set[socket.socket] = set()
+        self.stopping = False
+        self._slots = threading.BoundedSemaphore(self.max_connections)
         super().__init__(*args, **kwargs)
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        """Remember the connection, then serve it in its own thread."""
+        """Wait for a free slot, remember the connection, then serve it in its own thread."""
+        while not self._slots.acquire(timeout=0.05):
+            if self.stopping:
+                self.shutdown_request(request)
+                return
         self.connections.add(request)
         super().process_request(request, client_address)
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        """Serve one connection; its slot is free again when it ends."""
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
 
     def shutdown_request(self, request: Any) -> None:
         """Forget the connection once it is served."""
@@ -158,6 +177,7 @@ class LoopbackService:
         httpd, self._httpd = self._httpd, None
         if httpd is None:
             return
+        httpd.stopping = True
         httpd.shutdown()
         httpd.server_close()
         for conn in httpd.connections.copy():  # kept-alive ones would otherwise go on
@@ -174,6 +194,28 @@ class LoopbackService:
         self.stop()
 
 
+class _DeadlineReader(io.RawIOBase):
+    """A connection's reading side that raises TimeoutError once its handler's deadline passed
+    (`handle_one_request` and `do_POST` end the connection on it)."""
+
+    def __init__(self, handler: JsonHandler) -> None:
+        self._handler = handler
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        handler = self._handler
+        left = handler.read_deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the request took too long to arrive")
+        handler.connection.settimeout(min(left, handler.timeout))
+        try:
+            return handler.connection.recv_into(buffer)
+        finally:
+            handler.connection.settimeout(handler.timeout)  # writes keep the usual timeout
+
+
 class JsonHandler(BaseHTTPRequestHandler):
     """Request plumbing shared by the replay server and the record proxy."""
 
@@ -181,7 +223,21 @@ class JsonHandler(BaseHTTPRequestHandler):
     server_version = "helpers-replay/1"
     # Small answers on a kept-alive connection otherwise wait ~40 ms for a delayed ACK (Nagle).
     disable_nagle_algorithm = True
-    timeout = 120  # an idle keep-alive connection is dropped after this many seconds
+    timeout = 120  # no single read or write waits longer than this
+    # Seconds from the end of one answer (or the connection) to the whole next request: a client
+    # that sends nothing, or a byte a second, is cut off then (an idle keep-alive one too).
+    request_deadline = 60.0
+
+    def setup(self) -> None:
+        """Read the request through the deadline (a per-read timeout alone lets a client that
+        sends a byte now and then hold its thread for ever)."""
+        super().setup()
+        self.rfile = io.BufferedReader(_DeadlineReader(self))
+
+    def handle_one_request(self) -> None:
+        """Serve one request; its whole head and body must arrive before the deadline."""
+        self.read_deadline = time.monotonic() + self.request_deadline
+        super().handle_one_request()
 
     def log_message(self, format: str, *args: Any) -> None:
         """Route access logs to `logging` (stderr would land in notebook outputs)."""
@@ -211,11 +267,13 @@ class JsonHandler(BaseHTTPRequestHandler):
         if self.headers.get("Transfer-Encoding"):
             self.close_connection = True
             raise ApiError(400, "Chunked request bodies are not supported: send Content-Length.")
-        try:
-            length = int(self.headers.get("Content-Length") or 0)
-        except ValueError as exc:
+        text = (self.headers.get("Content-Length") or "0").strip()
+        if (
+            not text.isdigit() or not text.isascii()
+        ):  # "-5", "+5", "5.0", "٥": the body's end unknown
             self.close_connection = True
-            raise ApiError(400, "Invalid Content-Length header.") from exc
+            raise ApiError(400, "Invalid Content-Length header: a non-negative whole number.")
+        length = int(text)
         if length > MAX_BODY:
             self.close_connection = True  # the body is not read: the connection is out of step
             raise ApiError(413, "Request body too large.", code="body_too_large")

@@ -41,6 +41,7 @@ from helpers.replay.scenarios import RUN_TOOL, Scenario, Turn, all_scenarios
 from helpers.replay.scenarios.common import lesson_registry
 from helpers.replay.server import served_id
 from helpers.replay.validation import ApiError, check_chat_request
+from helpers.streaming import arguments_text
 from helpers.tools import tool_result_content
 
 SOURCE = (
@@ -74,11 +75,6 @@ class Reply:
 
 
 # --- the model's side ---------------------------------------------------------------------------
-
-
-def arguments_text(arguments: dict[str, Any] | str) -> str:
-    """Arguments as the model writes them: a dict as JSON (non-ASCII kept), text verbatim."""
-    return arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
 
 
 def history_calls(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:

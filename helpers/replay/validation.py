@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from helpers.arguments import json_kind
 from helpers.catalog import MODEL_NAMES
 
 # The texts below are OpenAI's (their misspelling "preceeding" included), as reported publicly.
@@ -56,21 +57,6 @@ def _quoted(value: object) -> str:
     return f"'{value}'" if isinstance(value, str) else json.dumps(value)
 
 
-def _type_name(value: Any) -> str:
-    """OpenAI's name for a JSON value's type, used in its 'Invalid type' messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object"
-
-
 def _invalid(param: str, code: str, message: str) -> ApiError:
     """OpenAI's 400 for the request field `param`, with its error `code`."""
     return ApiError(400, message, param=param, code=code)
@@ -78,7 +64,7 @@ def _invalid(param: str, code: str, message: str) -> ApiError:
 
 def _invalid_type(param: str, expected: str, value: Any) -> ApiError:
     """The 'Invalid type' error OpenAI gives for a field of the wrong JSON type."""
-    got = _type_name(value)
+    got = json_kind(value).en
     message = f"Invalid type for '{param}': expected {expected}, but got {got} instead."
     return _invalid(param, "invalid_type", message)
 
