@@ -2134,3 +2134,18 @@ def test_an_endless_loop_is_stopped(capsys) -> None:
 
     out = verdict_of(capsys, n04.check_name_from_id, endless)
     assert "did not finish within" in out and "не завершилась за" in out, out
+
+
+def test_the_time_bound_puts_an_outer_timer_back() -> None:
+    """pytest-timeout (signal method) runs a timer of its own: the check's bound must still stop an
+    endless function (the test above) and must give the outer timer back with its time left."""
+    import signal
+
+    from helpers.exercises._verdict import time_bound
+
+    before = signal.getitimer(signal.ITIMER_REAL)[0]
+    with time_bound(0.5):
+        pass
+    after = signal.getitimer(signal.ITIMER_REAL)[0]
+    assert (before > 0) == (after > 0)
+    assert after <= before

@@ -19,6 +19,7 @@ import os
 import re
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -384,16 +385,19 @@ class _TooSlow(BaseException):
 
 @contextmanager
 def time_bound(seconds: float) -> Iterator[None]:
-    """Raise `_TooSlow` in the block after `seconds` (main thread with SIGALRM only, and only
-    when no other timer is running; elsewhere no bound)."""
+    """Raise `_TooSlow` in the block after `seconds` (main thread with SIGALRM only; elsewhere
+    no bound). A timer already running (pytest-timeout's) is put back afterwards with the time it
+    had left, and left alone when it would fire first."""
     usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-    if not usable or signal.getitimer(signal.ITIMER_REAL)[0] > 0:
+    outer_left, outer_interval = signal.getitimer(signal.ITIMER_REAL) if usable else (0.0, 0.0)
+    if not usable or 0 < outer_left <= seconds:
         yield
         return
 
     def alarm(signum: int, frame: Any) -> None:
         raise _TooSlow
 
+    started = time.monotonic()
     previous = signal.signal(signal.SIGALRM, alarm)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
@@ -401,6 +405,9 @@ def time_bound(seconds: float) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if outer_left > 0:
+            left = outer_left - (time.monotonic() - started)
+            signal.setitimer(signal.ITIMER_REAL, max(left, 0.001), outer_interval)
 
 
 class NotPlain(Exception):
