@@ -194,14 +194,14 @@ def loop_svg(lang: str) -> str:
 <text x="170" y="200" {big}>{t["program"]}</text><text x="170" y="235" {small}>{t["program2"]}</text>
 <rect x="680" y="20" width="300" height="120" {box}/>
 <text x="830" y="70" {big}>{t["model"]}</text><text x="830" y="105" {small}>{t["model2"]}</text>
-<rect x="680" y="290" width="300" height="120" {box}/>
+<rect x="665" y="290" width="330" height="120" {box}/>
 <text x="830" y="340" {big}>{t["tool"]}</text><text x="830" y="375" {small}>{t["tool2"]}</text>
 <g stroke="#1f4e79" stroke-width="3" fill="none" marker-end="url(#arrow-{lang})">
 <path d="M320,175 C450,100 560,70 675,70"/><path d="M680,110 C560,130 450,175 325,200"/>
 <path d="M320,240 C450,300 560,340 675,345"/><path d="M680,385 C520,390 420,330 325,260"/>
 </g>
-<g font-size="19"><text x="470" y="80">{t["a1"]}</text><text x="505" y="170">{t["a2"]}</text>
-<text x="500" y="300">{t["a3"]}</text><text x="470" y="420">{t["a4"]}</text></g>
+<g font-size="19"><text x="470" y="80">{t["a1"]}</text><text x="560" y="214">{t["a2"]}</text>
+<text x="560" y="262">{t["a3"]}</text><text x="470" y="420">{t["a4"]}</text></g>
 <text x="170" y="310" font-size="19" fill="#7a2e00">{t["stop"]}</text>
 </g></svg>"""
 
@@ -217,7 +217,7 @@ def inline(text: str) -> str:
 def first_sentence(text: str) -> str:
     """The step's rule: the first sentence of its first paragraph (the lesson style puts it there)."""
     flat = " ".join(text.split())
-    match = re.search(r"^(.+?[.:!?])(\s|$)", flat)
+    match = re.search(r"^(.+?[.!?])(\s|$)", flat)
     return match.group(1) if match else flat
 
 

@@ -47,14 +47,26 @@ DEFECTS_RU = [
         "`ToolCallAccumulator`",
     ),
 ]
+WIRE_COMMENTS = {
+    "en": (
+        "the model asks (assistant message: append it to messages as it is)",
+        "your program answers, one message per call, same id",
+        "a stream: delta.tool_calls[i] pieces, glued by index; the last usage chunk has choices: []",
+    ),
+    "ru": (
+        "модель просит (сообщение ассистента: добавить в messages как есть)",
+        "программа отвечает: одно сообщение на вызов, тот же id",
+        "поток: куски delta.tool_calls[i] склеивают по index; у фрагмента usage choices: []",
+    ),
+}
 WIRE = """\
-# the model asks (assistant message: append it to messages as it is)
+# {0}
 {"role": "assistant", "content": "",
  "tool_calls": [{"id": "get_weather:0", "type": "function",
    "function": {"name": "get_weather", "arguments": "{\\"city\\": \\"Beijing\\"}"}}]}
-# your program answers, one message per call, same id
+# {1}
 {"role": "tool", "tool_call_id": "get_weather:0", "content": "{\\"weather\\": \\"Sunny\\"}"}
-# a stream: delta.tool_calls[i] pieces, glued by index; the last usage chunk has choices: []
+# {2}
 """
 RULES = {
     "en": [
@@ -101,12 +113,16 @@ def page(lang: str, svg: str) -> str:
     table = "".join(
         "<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in row) + "</tr>" for row in rows
     )
+    wire = WIRE.replace("{", "{{").replace("}", "}}")
+    for i in range(3):
+        wire = wire.replace("{{%d}}" % i, "{%d}" % i)
+    wire = wire.format(*WIRE_COMMENTS[lang])
     rules = "".join(f"<li>{_inline(r)}</li>" for r in RULES[lang])
     return f"""<!doctype html><html lang="{lang}"><head><meta charset="utf-8">
 <title>{html.escape(TITLE[lang])}</title><style>{STYLE}</style></head><body>
 <h1>{html.escape(TITLE[lang])}</h1>
 <h2>{head[0]}</h2>{svg}<ul>{rules}</ul>
 <h2>{head[1]}</h2><table><tr><th>{head[3]}</th><th>{head[4]}</th><th>{head[5]}</th></tr>{table}</table>
-<h2>{head[2]}</h2><pre>{html.escape(WIRE)}</pre>
+<h2>{head[2]}</h2><pre>{html.escape(wire)}</pre>
 </body></html>
 """
