@@ -1,6 +1,6 @@
 """Build the class's slides (lesson 8.3.2) and a one-page handout, in English and Russian.
 
-    python scripts/build_deck.py            # build/deck/deck.{en,ru}.html and .pdf, handout.{en,ru}.pdf
+    python scripts/build_deck.py            # build/deck/: deck.<lang>.html/.pdf, handout.<lang>.pdf
     python scripts/build_deck.py --no-pdf   # the HTML only (no Chromium needed)
     python scripts/build_deck.py --guide-table en   # the path table of docs/teacher_guide.md
     python scripts/build_deck.py --times    # each lesson's estimated minutes
@@ -138,7 +138,8 @@ WORDS = {
         ],
         "note_block": "Минуты {a}-{b} ({n} мин), {where}.",
         "note_step": "Около {m} мин. Скажите правило, запустите ячейку, покажите вывод.",
-        "note_exercise": "Около {m} мин. Пройдите по классу; самопроверка называет одну ошибку за раз.",
+        "note_exercise": "Около {m} мин. Пройдите по классу; самопроверка называет "
+        "одну ошибку за раз.",
         "note_output": "Покажите на вывод; ячейка блокнота — {cell}.",
         "note_wrap": "Минуты {a}-{b}. Покажите памятку: пять дефектов и их исправления.",
         "note_loop": "Проведите один раунд пальцем: запрос, вызов, инструмент, результат, ответ.",
@@ -157,7 +158,7 @@ LOOP_LABELS = {
         "a1": "1. messages + tools",
         "a2": "2. assistant message with tool_calls",
         "a3": "3. run each call",
-        "a4": "4. result as role: \"tool\" + tool_call_id",
+        "a4": '4. result as role: "tool" + tool_call_id',
         "stop": "no tool_calls → final answer, stop",
     },
     "ru": {
@@ -170,7 +171,7 @@ LOOP_LABELS = {
         "a1": "1. messages + tools",
         "a2": "2. сообщение ассистента с tool_calls",
         "a3": "3. выполнить каждый вызов",
-        "a4": "4. результат: role: \"tool\" + tool_call_id",
+        "a4": '4. результат: role: "tool" + tool_call_id',
         "stop": "нет tool_calls → ответ, стоп",
     },
 }
@@ -186,12 +187,15 @@ def loop_svg(lang: str) -> str:
     box = 'rx="14" fill="#eef4fb" stroke="#1f4e79" stroke-width="3"'
     big, small = 'font-size="26" font-weight="bold"', 'font-size="19" font-family="monospace"'
     return f"""<svg class="loop-diagram" viewBox="0 0 1000 430" width="1000" height="430"
- xmlns="http://www.w3.org/2000/svg" role="img" aria-label="{t["program"]} / {t["model"]} / {t["tool"]}">
-<defs><marker id="arrow-{lang}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" markerHeight="8"
+ xmlns="http://www.w3.org/2000/svg" role="img"
+ aria-label="{t["program"]} / {t["model"]} / {t["tool"]}">
+<defs><marker id="arrow-{lang}" viewBox="0 0 10 10" refX="9" refY="5"
+ markerWidth="8" markerHeight="8"
  orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#1f4e79"/></marker></defs>
 <g text-anchor="middle" font-family="sans-serif" fill="#111">
 <rect x="20" y="150" width="300" height="120" {box}/>
-<text x="170" y="200" {big}>{t["program"]}</text><text x="170" y="235" {small}>{t["program2"]}</text>
+<text x="170" y="200" {big}>{t["program"]}</text>
+<text x="170" y="235" {small}>{t["program2"]}</text>
 <rect x="680" y="20" width="300" height="120" {box}/>
 <text x="830" y="70" {big}>{t["model"]}</text><text x="830" y="105" {small}>{t["model2"]}</text>
 <rect x="665" y="290" width="330" height="120" {box}/>
@@ -215,7 +219,7 @@ def inline(text: str) -> str:
 
 
 def first_sentence(text: str) -> str:
-    """The step's rule: the first sentence of its first paragraph (the lesson style puts it there)."""
+    """The step's rule: the first sentence of its first paragraph (the lesson style's rule)."""
     flat = " ".join(text.split())
     match = re.search(r"^(.+?[.!?])(\s|$)", flat)
     return match.group(1) if match else flat
@@ -265,7 +269,9 @@ def exercise_slide(lesson: nbbuild.Lesson, number: str, lang: str, minutes: floa
     body = [f"<h3>{inline(heading.removeprefix('### '))}</h3>"]
     body += [f"<p>{inline(' '.join(p.split()))}</p>" for p in task_paragraphs[:2]]
     body.append(f'<p class="small">{html.escape(WORDS[lang]["exercise_note"])}</p>')
-    return section("exercise", "\n".join(body), WORDS[lang]["note_exercise"].format(m=round(minutes)))
+    return section(
+        "exercise", "\n".join(body), WORDS[lang]["note_exercise"].format(m=round(minutes))
+    )
 
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -320,9 +326,7 @@ def slides(lang: str) -> list[str]:
             + "</ul>",
             words["note_block"].format(a=0, b=0, n=0, where="—"),
         ),
-        section(
-            "diagram", f"<h3>{words['loop']}</h3>\n{loop_svg(lang)}", words["note_loop"]
-        ),
+        section("diagram", f"<h3>{words['loop']}</h3>\n{loop_svg(lang)}", words["note_loop"]),
     ]
     outputs = {(lesson, cell): title for lesson, cell, title in KEY_OUTPUTS}
     clock = 0
@@ -346,7 +350,9 @@ def slides(lang: str) -> list[str]:
             for i in class_path.step_indexes(lesson, step):
                 if (block.lesson, ids[i]) in outputs:
                     items.append(
-                        output_slide(block.lesson, ids[i], outputs[block.lesson, ids[i]][lang], lang)
+                        output_slide(
+                            block.lesson, ids[i], outputs[block.lesson, ids[i]][lang], lang
+                        )
                     )
         for number in block.exercises:
             items.append(exercise_slide(lesson, number, lang, 2 * per_item))
@@ -427,7 +433,9 @@ def print_pdfs(jobs: list[tuple[Path, Path, bool]]) -> None:
     try:
         from playwright.sync_api import sync_playwright
     except ImportError as error:
-        raise DeckError("no playwright: run `bash scripts/browser_setup.sh` (or --no-pdf)") from error
+        raise DeckError(
+            "no playwright: run `bash scripts/browser_setup.sh` (or --no-pdf)"
+        ) from error
     if not Path(CHROMIUM).exists():
         raise DeckError(f"no Chromium at {CHROMIUM}: run `bash scripts/browser_setup.sh`")
     with sync_playwright() as playwright:
@@ -460,7 +468,10 @@ def build(out: Path = DEFAULT_OUT, pdf: bool = True) -> list[Path]:
         sheet.write_text(handout.page(lang, loop_svg(lang)), encoding="utf-8")
         written += [path, sheet]
         if pdf:
-            jobs += [(path, out / f"deck.{lang}.pdf", True), (sheet, out / f"handout.{lang}.pdf", False)]
+            jobs += [
+                (path, out / f"deck.{lang}.pdf", True),
+                (sheet, out / f"handout.{lang}.pdf", False),
+            ]
     if jobs:
         print_pdfs(jobs)
         written += [target for _, target, _ in jobs]
@@ -471,7 +482,15 @@ def guide_table(lang: str) -> str:
     """The path table of docs/teacher_guide(.ru).md, from `PATH` (a test keeps the guide equal)."""
     words = {
         "en": ("Time", "Where", "What", "Lesson", "Setup, steps", "exercises", "Summary, homework"),
-        "ru": ("Время", "Где", "Что", "Урок", "Подготовка, шаги", "упражнения", "Итоги, домашнее задание"),
+        "ru": (
+            "Время",
+            "Где",
+            "Что",
+            "Урок",
+            "Подготовка, шаги",
+            "упражнения",
+            "Итоги, домашнее задание",
+        ),
     }[lang]
     rows = [f"| {words[0]} | {words[1]} | {words[2]} |", "|---|---|---|"]
     clock = 0
@@ -479,7 +498,8 @@ def guide_table(lang: str) -> str:
         what = f"{words[3]} {block.lesson[:2]}: {words[4]} {', '.join(block.steps)}"
         if block.exercises:
             what += f"; {words[5]} {', '.join(block.exercises)}"
-        rows.append(f"| {clock}-{clock + block.minutes} | {block.where} | {what} |")
+        where = WORDS[lang][block.where]
+        rows.append(f"| {clock}-{clock + block.minutes} | {where} | {what} |")
         clock += block.minutes
     rows.append(f"| {clock}-{clock + WRAP_UP_MINUTES} | | {words[6]} |")
     return "\n".join(rows)

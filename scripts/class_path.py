@@ -96,3 +96,29 @@ def block_cell_ids(block: Block) -> list[str]:
     lesson = nbbuild.load_lesson(nbbuild.SRC / f"{block.lesson}.py")
     ids = nbbuild.cell_ids(lesson)
     return [ids[i] for i in block_indexes(block)]
+
+
+# How a block's minutes were estimated (the guide states it): the prose of the block's cells read
+# at READING_WPM (technical prose at student pace), RUN_READ_MINUTES per visible code cell (run it,
+# read its output; the cells themselves run in about a second each in replay, measured by
+# tests/test_class_path.py), and each in-class exercise's estimate from the guide.
+READING_WPM = 130
+RUN_READ_MINUTES = 0.5
+EXERCISE_MINUTES = {
+    ("00_start", "1"): 3,
+    ("00_start", "2"): 3,
+    ("00_start", "3"): 3,
+    ("01_tools_schema", "1"): 10,
+    ("02_sync_loop", "1"): 2,
+    ("02_sync_loop", "2"): 10,
+}
+
+
+def estimated_minutes(block: Block) -> float:
+    """Reading + running + exercises for one block, by the method above."""
+    lesson = nbbuild.load_lesson(nbbuild.SRC / f"{block.lesson}.py")
+    cells = [lesson.cells[i] for i in block_indexes(block)]
+    words = sum(len(re.findall(r"\w+", c.en)) for c in cells if c.kind == "markdown")
+    code = sum(1 for c in cells if c.kind == "code" and not c.hidden)
+    exercises = sum(EXERCISE_MINUTES[block.lesson, n] for n in block.exercises)
+    return words / READING_WPM + code * RUN_READ_MINUTES + exercises

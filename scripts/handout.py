@@ -15,8 +15,22 @@ TITLE = {
     "ru": "Вызов инструментов: что запомнить",
 }
 HEAD = {
-    "en": ("The loop", "The guide's five defects", "Wire shapes", "the guide", "what goes wrong", "the fix"),
-    "ru": ("Цикл", "Пять дефектов руководства", "Формы на проводе", "в руководстве", "что ломается", "исправление"),
+    "en": (
+        "The loop",
+        "The guide's five defects",
+        "Wire shapes",
+        "the guide",
+        "what goes wrong",
+        "the fix",
+    ),
+    "ru": (
+        "Цикл",
+        "Пять дефектов руководства",
+        "Формы на проводе",
+        "в руководстве",
+        "что ломается",
+        "исправление",
+    ),
 }
 # The Russian rows of README's defects table, in its order (tests/test_deck.py compares the count
 # and the code in the first column with README's English table).
@@ -27,12 +41,12 @@ DEFECTS_RU = [
         "`ToolRegistry.call` вызывает `fn(**arguments)` после проверки по схеме",
     ),
     (
-        "нет сообщения ассистента перед результатами `role: \"tool\"` (поток и ручной цикл)",
+        'нет сообщения ассистента перед результатами `role: "tool"` (поток и ручной цикл)',
         "серверы, которые проверяют историю (OpenAI, Moonshot), отвечают 400; другие путают модель",
         "`run_tool_loop` всегда сначала добавляет его",
     ),
     (
-        "`while finish_reason == \"tool_calls\"`",
+        '`while finish_reason == "tool_calls"`',
         "движки отвечают `stop` с вызовами или `tool_calls` без них",
         "продолжать, пока в сообщении есть вызовы",
     ),
@@ -51,7 +65,7 @@ WIRE_COMMENTS = {
     "en": (
         "the model asks (assistant message: append it to messages as it is)",
         "your program answers, one message per call, same id",
-        "a stream: delta.tool_calls[i] pieces, glued by index; the last usage chunk has choices: []",
+        "a stream: delta.tool_calls[i] pieces glued by index; the last usage chunk has choices: []",
     ),
     "ru": (
         "модель просит (сообщение ассистента: добавить в messages как есть)",
@@ -113,10 +127,9 @@ def page(lang: str, svg: str) -> str:
     table = "".join(
         "<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in row) + "</tr>" for row in rows
     )
-    wire = WIRE.replace("{", "{{").replace("}", "}}")
-    for i in range(3):
-        wire = wire.replace("{{%d}}" % i, "{%d}" % i)
-    wire = wire.format(*WIRE_COMMENTS[lang])
+    wire = WIRE
+    for i, comment in enumerate(WIRE_COMMENTS[lang]):
+        wire = wire.replace(f"# {{{i}}}", f"# {comment}")
     rules = "".join(f"<li>{_inline(r)}</li>" for r in RULES[lang])
     return f"""<!doctype html><html lang="{lang}"><head><meta charset="utf-8">
 <title>{html.escape(TITLE[lang])}</title><style>{STYLE}</style></head><body>

@@ -54,3 +54,9 @@ def test_a_path_that_skips_the_step_defining_clients_fails(tmp_path):
 def test_a_step_that_is_gone_stops_the_path():
     with pytest.raises(class_path.PathError, match="00_start has no step '## 99.'"):
         class_path.block_indexes(class_path.Block(1, "students", "00_start", ("99",)))
+
+
+def test_each_blocks_minutes_match_the_estimate_within_20_percent():
+    for block in class_path.PATH:
+        estimate = class_path.estimated_minutes(block)
+        assert abs(estimate - block.minutes) <= 0.2 * block.minutes, (block.lesson, estimate)
