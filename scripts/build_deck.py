@@ -466,11 +466,14 @@ def build(out: Path = DEFAULT_OUT, pdf: bool = True) -> list[Path]:
         path.write_text(deck_html(lang, assets), encoding="utf-8")
         sheet = out / f"handout.{lang}.html"
         sheet.write_text(handout.page(lang, loop_svg(lang)), encoding="utf-8")
-        written += [path, sheet]
+        answers = out / f"quiz_answers.{lang}.html"
+        answers.write_text(handout.answer_sheet(lang), encoding="utf-8")
+        written += [path, sheet, answers]
         if pdf:
             jobs += [
                 (path, out / f"deck.{lang}.pdf", True),
                 (sheet, out / f"handout.{lang}.pdf", False),
+                (answers, out / f"quiz_answers.{lang}.pdf", False),
             ]
     if jobs:
         print_pdfs(jobs)

@@ -139,3 +139,32 @@ def page(lang: str, svg: str) -> str:
 <h2>{head[2]}</h2><pre>{html.escape(wire)}</pre>
 </body></html>
 """
+
+
+SHEET = {
+    "en": ("Exit quiz: answer sheet (for the teacher)", "answer", "reread"),
+    "ru": ("Итоговый тест: ответы (для преподавателя)", "ответ", "перечитать"),
+}
+
+
+def answer_sheet(lang: str) -> str:
+    """The teacher's printable answer sheet of the exit quiz (helpers/exercises/quiz.py)."""
+    from helpers.exercises.quiz import QUESTIONS
+
+    index = 0 if lang == "en" else 1
+    title, answer, reread = SHEET[lang]
+    items = []
+    for number, q in enumerate(QUESTIONS, start=1):
+        options = "".join(
+            f"<li>{letter}) {html.escape(option[index])}</li>"
+            for letter, option in zip("abc", q["options"], strict=True)
+        )
+        items.append(
+            f"<h2>{number}. {html.escape(q['q'][index])}</h2><ul>{options}</ul>"
+            f"<p><strong>{answer}: {q['answer']}</strong> · {reread}: "
+            f"{html.escape(q['reread'][index])}</p>"
+        )
+    return f"""<!doctype html><html lang="{lang}"><head><meta charset="utf-8">
+<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>
+<h1>{html.escape(title)}</h1>{"".join(items)}</body></html>
+"""

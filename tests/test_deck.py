@@ -109,3 +109,13 @@ def test_time_estimates_grow_with_the_lesson_and_are_ranges():
     times = {p.stem: build_deck.estimated_minutes(p.stem) for p in nbbuild.SRC.glob("[0-9]*.py")}
     assert all(0 < fast < slow < 180 for fast, slow in times.values()), times
     assert times["03_streaming"][1] > times["01_tools_schema"][1]
+
+
+def test_the_answer_sheet_has_every_question_and_its_answer(built):
+    from helpers.exercises.quiz import QUESTIONS
+
+    for lang in nbbuild.LANGS:
+        sheet = (built / f"quiz_answers.{lang}.html").read_text(encoding="utf-8")
+        assert sheet.count("<h2>") == len(QUESTIONS)
+        for question in QUESTIONS:
+            assert f": {question['answer']}</strong>" in sheet

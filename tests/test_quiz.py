@@ -3,6 +3,8 @@ that names the question but never the right letter."""
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
 from helpers.exercises import quiz
@@ -46,3 +48,11 @@ def test_a_wrong_answer_is_rejected_with_a_hint_that_hides_the_answer(answers, n
     for question in quiz.QUESTIONS:  # no option text leaks into a hint
         for en, _ in question["options"]:
             assert en not in verdict.hint
+
+
+def test_lesson_03s_reference_answers_are_the_quizs_answers():
+    import scripts_support
+
+    cells = scripts_support.lesson_cells("03_streaming")
+    solution = next(c.en for c in cells if c.hidden and "answers = {" in c.en)
+    assert ast.literal_eval(solution.split("=", 1)[1].strip()) == RIGHT

@@ -119,3 +119,13 @@ def check_quiz(answers: Mapping[int, str]) -> None:
             f"there are only {len(QUESTIONS)} questions; remove {', '.join(extra)}.",
             f"вопросов всего {len(QUESTIONS)}; уберите {', '.join(extra)}.",
         )
+
+
+def show_questions() -> None:
+    """Print the questions and their options in the notebook's language."""
+    from helpers.i18n import tr
+
+    for number, question in enumerate(QUESTIONS, start=1):
+        print(f"{number}. {tr(*question['q'])}")
+        for letter, option in zip("abc", question["options"], strict=True):
+            print(f"   {letter}) {tr(*option)}")

@@ -921,6 +921,48 @@ check_usage(total_tokens)
     ),
     md(
         """
+## Exit quiz
+
+Six questions on lessons 00-03, one letter each. Put your letters in `answers` and run the check;
+it names the first question that is not right yet and the step to reread.
+""",
+        """
+## Итоговый тест
+
+Шесть вопросов по урокам 00-03, на каждый — одна буква. Впишите буквы в `answers` и запустите
+проверку: она назовёт первый вопрос, ответ на который пока неверен, и шаг, который стоит перечитать.
+""",
+    ),
+    code(
+        '''
+from helpers.exercises import quiz
+
+quiz.show_questions()
+''',
+    ),
+    code(
+        '''
+answers = {1: "", 2: "", 3: "", 4: "", 5: "", 6: ""}
+''',
+    ),
+    code(
+        '''
+quiz.check_quiz(answers)
+''',
+    ),
+    code(
+        '''
+answers = {1: "b", 2: "a", 3: "c", 4: "b", 5: "a", 6: "c"}
+''',
+        hidden=True,
+    ),
+    code(
+        '''
+quiz.check_quiz(answers)
+''',
+    ),
+    md(
+        """
 [Next: 04 Parsing tool calls by hand](04_manual_parsing.ipynb)
 """,
         """
