@@ -10,7 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from helpers.exercises._verdict import NotYet, exercise
+from helpers.exercises import _verdict
+
+# Looked up at call time, not imported by name: the grader reloads `_verdict` before each check
+# cell, and a NotYet bound at import would then be a class the reloaded wrapper does not catch.
 
 # (question, options a-c, the right letter, the step to reread), each text as (English, Russian).
 QUESTIONS: list[dict[str, Any]] = [
@@ -92,30 +95,30 @@ QUESTIONS: list[dict[str, Any]] = [
 ]
 
 
-@exercise
+@_verdict.exercise
 def check_quiz(answers: Mapping[int, str]) -> None:
     """The exit quiz: `answers` maps each question number (1-6) to a letter a, b or c."""
     if not isinstance(answers, Mapping):
-        raise NotYet(
+        raise _verdict.NotYet(
             'answers must be a dict: {1: "a", 2: "c", ...}.',
             'answers должен быть словарём: {1: "a", 2: "c", ...}.',
         )
     for number, question in enumerate(QUESTIONS, start=1):
         given = answers.get(number)
         if not isinstance(given, str) or given.strip().lower() not in ("a", "b", "c"):
-            raise NotYet(
+            raise _verdict.NotYet(
                 f'question {number} has no answer yet: give one letter, "a", "b" or "c".',
                 f"на вопрос {number} пока нет ответа: укажите одну букву, «a», «b» или «c».",
             )
         if given.strip().lower() != question["answer"]:
             en, ru = question["reread"]
-            raise NotYet(
+            raise _verdict.NotYet(
                 f"question {number} is not right yet: reread {en}.",
                 f"вопрос {number} пока неверно: перечитайте {ru}.",
             )
     extra = sorted(str(k) for k in answers if k not in range(1, len(QUESTIONS) + 1))
     if extra:
-        raise NotYet(
+        raise _verdict.NotYet(
             f"there are only {len(QUESTIONS)} questions; remove {', '.join(extra)}.",
             f"вопросов всего {len(QUESTIONS)}; уберите {', '.join(extra)}.",
         )
