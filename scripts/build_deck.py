@@ -1,77 +1,99 @@
-"""Build the presenter deck of the 90-minute class (lesson 8.3.2), in English and Russian.
+"""Build the class's slides (lesson 8.3.2) and a one-page handout, in English and Russian.
 
-    python scripts/build_deck.py            # build/deck/deck.en.md and build/deck/deck.ru.md
+    python scripts/build_deck.py            # build/deck/: deck.<lang>.html/.pdf, handout.<lang>.pdf
+    python scripts/build_deck.py --no-pdf   # the HTML only (no Chromium needed)
+    python scripts/build_deck.py --guide-table en   # the path table of docs/teacher_guide.md
+    python scripts/build_deck.py --times    # each lesson's estimated minutes
 
-One Markdown file per language, slides separated by `---` (Marp, reveal.js's Markdown plugin,
-VS Code's preview and plain reading all take it). The slides are taken from the lessons
-themselves: for each step of the in-class path (`PATH`, the table in docs/teacher_guide.md) the
-step's heading, its first paragraph and its first short code cell, in that language. A step that
-no longer exists in its lesson stops the build with its name, so the deck cannot drift from the
-lessons (`tests/test_deck.py` builds it).
+The decks are reveal.js (pinned `REVEAL_VERSION`, from the npm registry: `npm install --prefix
+build/revealjs reveal.js@<version>`, which this script runs when the folder is missing) with every
+asset inlined: one HTML file per language that shows offline, no CDN. The PDFs are printed by
+headless Chromium (the browser test's, scripts/browser_setup.sh). The slides follow the in-class
+path (`scripts/class_path.py`): for each step its heading, its rule (the first sentence) and its
+first short code cell, taken from the lesson in that language; the loop as an SVG diagram; the
+key outputs copied from the committed notebooks; one slide per in-class exercise (its task, never
+its solution); speaker notes with the minutes. A step that no longer exists stops the build.
 """
 
 from __future__ import annotations
 
 import argparse
+import html
+import json
 import re
+import shutil
+import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
+import class_path  # noqa: E402
 import nbbuild  # noqa: E402  (scripts/ is not a package)
+import nbformat  # noqa: E402
 
 from helpers.lessons import lesson_names  # noqa: E402
 
 DEFAULT_OUT = ROOT / "build" / "deck"
-MAX_CODE_LINES = 14  # a longer cell stays in the notebook; the slide names the step only
+REVEAL_VERSION = "5.1.0"  # MIT licence (reveal.js/LICENSE, copied beside the decks)
+REVEAL_DIR = ROOT / "build" / "revealjs"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--no-first-run",
+]
+MAX_CODE_LINES = 11  # a longer cell stays in the notebook; the slide shows the rule only
+MAX_OUTPUT_LINES = 10
+MAX_LINE = 88
+PATH = class_path.PATH
+WRAP_UP_MINUTES = class_path.WRAP_UP_MINUTES
 
-
-@dataclass(frozen=True)
-class Block:
-    """One block of the class: minutes, who runs the cells, the lesson and its steps."""
-
-    minutes: int
-    where: str  # "students" (they run the cells) or "projector" (the teacher runs them)
-    lesson: str
-    steps: tuple[str, ...]  # step numbers as in the lesson's headings: "## 2. ..."
-
-
-PATH = (
-    Block(10, "students", "00_start", ("1", "2", "4")),
-    Block(25, "students", "01_tools_schema", ("2", "3", "4", "5")),
-    Block(25, "students", "02_sync_loop", ("2", "3", "4", "6", "7")),
-    Block(15, "projector", "03_streaming", ("2", "3", "4", "7")),
-    Block(5, "projector", "04_manual_parsing", ("2", "5")),
-    Block(5, "projector", "05_qwen_comparison", ("6",)),
-)
-WRAP_UP_MINUTES = 5
 TITLE = {
     "en": "Tool calling with Kimi-K2 and Qwen: the 90-minute class",
     "ru": "Вызов инструментов с Kimi-K2 и Qwen: занятие на 90 минут",
 }
 OBJECTIVES = {
     "en": [
-        "Draw the tool-call loop and say who does what: the model asks, the program runs the "
-        "function and sends the result back.",
-        "Write a tool's JSON schema and call the function with `fn(**arguments)`.",
-        "Run the loop with `client.chat.completions.create` and stop it on `tool_calls`, not on "
-        "`finish_reason`.",
-        "Say why a streamed call is glued by `index` and why the assistant message must stay in "
-        "the history.",
+        "Draw the tool-call loop: the model asks, the program runs the function, sends the result",
+        "Write a tool's JSON schema; call the function with `fn(**arguments)`",
+        "Stop the loop on `tool_calls`, not on `finish_reason`",
+        "Glue a streamed call by `index`; keep the assistant message in the history",
     ],
     "ru": [
-        "Нарисовать цикл вызова инструментов и сказать, кто что делает: модель просит, программа "
-        "выполняет функцию и отправляет результат обратно.",
-        "Написать JSON-схему инструмента и вызвать функцию как `fn(**arguments)`.",
-        "Запустить цикл на `client.chat.completions.create` и останавливать его по `tool_calls`, "
-        "а не по `finish_reason`.",
-        "Объяснить, почему потоковый вызов собирают по `index` и почему сообщение ассистента "
-        "должно остаться в истории.",
+        "Нарисовать цикл: модель просит, программа выполняет функцию и возвращает результат",
+        "Написать JSON-схему инструмента; вызвать функцию как `fn(**arguments)`",
+        "Останавливать цикл по `tool_calls`, а не по `finish_reason`",
+        "Собирать потоковый вызов по `index`; не терять сообщение ассистента",
     ],
 }
+# The key outputs of the in-class path: (lesson, cell id in the committed notebook, title).
+KEY_OUTPUTS = (
+    (
+        "02_sync_loop",
+        "02-f9a3061e",
+        {"en": "The request and the call that comes back", "ru": "Запрос и вызов в ответе"},
+    ),
+    (
+        "03_streaming",
+        "03-ff3a0c48",
+        {
+            "en": "No assistant message before the tool result: 400",
+            "ru": "Нет сообщения ассистента перед результатом: 400",
+        },
+    ),
+    (
+        "03_streaming",
+        "03-87a49dab",
+        {"en": "A stream assembling, chunk by chunk", "ru": "Поток собирается по фрагментам"},
+    ),
+)
 WORDS = {
     "en": {
         "objectives": "By the end of this class you can",
@@ -79,12 +101,24 @@ WORDS = {
         "projector": "on the projector",
         "min": "min",
         "lesson": "Lesson",
+        "loop": "The tool-call loop",
+        "exercise": "Exercise",
+        "exercise_note": "Edit the cell, run it and the self-check below it. Aim for “Correct!”.",
+        "output": "From the notebook",
         "wrap": "Wrap-up and homework",
         "homework": [
-            "Finish lessons 01 and 02: the remaining steps and the exercises.",
-            "Lessons 03, 04 and 05 with their exercises (3.5-5 hours of homework in all).",
-            "Before you hand in: Kernel → Restart Kernel and Run All Cells, then save.",
+            "Finish lessons 01 and 02: the remaining steps and exercises",
+            "Lessons 03, 04 and 05 with their exercises",
+            "Before you hand in: Kernel → Restart Kernel and Run All Cells, then save",
         ],
+        "note_block": "Minutes {a}-{b} ({n} min), {where}.",
+        "note_step": "About {m} min. Say the rule, run the cell, show the output.",
+        "note_exercise": "About {m} min. Walk round; the self-check names one problem at a time.",
+        "note_output": "Point at the output; the notebook cell is {cell}.",
+        "note_wrap": "Minutes {a}-{b}. Show the handout: the five defects and their fixes.",
+        "note_loop": "Trace one round with your finger: request, call, tool, result, answer.",
+        "synth": "The 400's text is OpenAI's documented wording, replayed from a synthesized "
+        "recording (not a Moonshot capture).",
     },
     "ru": {
         "objectives": "К концу занятия вы сможете",
@@ -92,89 +126,391 @@ WORDS = {
         "projector": "на проекторе",
         "min": "мин",
         "lesson": "Урок",
+        "loop": "Цикл вызова инструментов",
+        "exercise": "Упражнение",
+        "exercise_note": "Поправьте ячейку, запустите её и самопроверку под ней: цель — «Верно!».",
+        "output": "Из блокнота",
         "wrap": "Итоги и домашнее задание",
         "homework": [
-            "Закончить уроки 01 и 02: оставшиеся шаги и упражнения.",
-            "Уроки 03, 04 и 05 с упражнениями (всего 3,5-5 часов домашней работы).",
-            "Перед сдачей: Kernel → Restart Kernel and Run All Cells, затем сохранить.",
+            "Закончить уроки 01 и 02: оставшиеся шаги и упражнения",
+            "Уроки 03, 04 и 05 с упражнениями",
+            "Перед сдачей: Kernel → Restart Kernel and Run All Cells, затем сохранить",
         ],
+        "note_block": "Минуты {a}-{b} ({n} мин), {where}.",
+        "note_step": "Около {m} мин. Скажите правило, запустите ячейку, покажите вывод.",
+        "note_exercise": "Около {m} мин. Пройдите по классу; самопроверка называет "
+        "одну ошибку за раз.",
+        "note_output": "Покажите на вывод; ячейка блокнота — {cell}.",
+        "note_wrap": "Минуты {a}-{b}. Покажите памятку: пять дефектов и их исправления.",
+        "note_loop": "Проведите один раунд пальцем: запрос, вызов, инструмент, результат, ответ.",
+        "synth": "Текст ошибки 400 — документированная формулировка OpenAI из синтезированной "
+        "записи (не запись ответа Moonshot).",
+    },
+}
+LOOP_LABELS = {
+    "en": {
+        "program": "Your program",
+        "program2": "messages, tools, tool_map",
+        "model": "Model (server)",
+        "model2": "chat.completions.create",
+        "tool": "Tool",
+        "tool2": "tool_map[name](**arguments)",
+        "a1": "1. messages + tools",
+        "a2": "2. assistant message with tool_calls",
+        "a3": "3. run each call",
+        "a4": '4. result as role: "tool" + tool_call_id',
+        "stop": "no tool_calls → final answer, stop",
+    },
+    "ru": {
+        "program": "Ваша программа",
+        "program2": "messages, tools, tool_map",
+        "model": "Модель (сервер)",
+        "model2": "chat.completions.create",
+        "tool": "Инструмент",
+        "tool2": "tool_map[name](**arguments)",
+        "a1": "1. messages + tools",
+        "a2": "2. сообщение ассистента с tool_calls",
+        "a3": "3. выполнить каждый вызов",
+        "a4": '4. результат: role: "tool" + tool_call_id',
+        "stop": "нет tool_calls → ответ, стоп",
     },
 }
 
 
 class DeckError(ValueError):
-    """The in-class path names a step that a lesson does not have."""
+    """The in-class path names a step that a lesson does not have, or a build tool is missing."""
 
 
-def _heading(text: str) -> str:
-    return text.strip().splitlines()[0] if text.strip() else ""
+def loop_svg(lang: str) -> str:
+    """The tool-call loop as an inline SVG (drawn here, no image file)."""
+    t = {k: html.escape(v) for k, v in LOOP_LABELS[lang].items()}
+    box = 'rx="14" fill="#eef4fb" stroke="#1f4e79" stroke-width="3"'
+    big, small = 'font-size="26" font-weight="bold"', 'font-size="19" font-family="monospace"'
+    return f"""<svg class="loop-diagram" viewBox="0 0 1000 430" width="1000" height="430"
+ xmlns="http://www.w3.org/2000/svg" role="img"
+ aria-label="{t["program"]} / {t["model"]} / {t["tool"]}">
+<defs><marker id="arrow-{lang}" viewBox="0 0 10 10" refX="9" refY="5"
+ markerWidth="8" markerHeight="8"
+ orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#1f4e79"/></marker></defs>
+<g text-anchor="middle" font-family="sans-serif" fill="#111">
+<rect x="20" y="150" width="300" height="120" {box}/>
+<text x="170" y="200" {big}>{t["program"]}</text>
+<text x="170" y="235" {small}>{t["program2"]}</text>
+<rect x="680" y="20" width="300" height="120" {box}/>
+<text x="830" y="70" {big}>{t["model"]}</text><text x="830" y="105" {small}>{t["model2"]}</text>
+<rect x="665" y="290" width="330" height="120" {box}/>
+<text x="830" y="340" {big}>{t["tool"]}</text><text x="830" y="375" {small}>{t["tool2"]}</text>
+<g stroke="#1f4e79" stroke-width="3" fill="none" marker-end="url(#arrow-{lang})">
+<path d="M320,175 C450,100 560,70 675,70"/><path d="M680,110 C560,130 450,175 325,200"/>
+<path d="M320,240 C450,300 560,340 675,345"/><path d="M680,385 C520,390 420,330 325,260"/>
+</g>
+<g font-size="19"><text x="470" y="80">{t["a1"]}</text><text x="560" y="214">{t["a2"]}</text>
+<text x="560" y="262">{t["a3"]}</text><text x="470" y="420">{t["a4"]}</text></g>
+<text x="170" y="310" font-size="19" fill="#7a2e00">{t["stop"]}</text>
+</g></svg>"""
 
 
-def step_cells(lesson: nbbuild.Lesson, step: str) -> list[nbbuild.Cell]:
-    """The cells of one step: from its `## N.` heading up to the next `##` heading."""
-    start = None
-    for i, cell in enumerate(lesson.cells):
-        if cell.kind == "markdown" and re.search(rf"^##\s+{re.escape(step)}\.\s", cell.en, re.M):
-            start = i
-            break
-    if start is None:
-        raise DeckError(f"{lesson.name} has no step '## {step}.' (update PATH in build_deck.py)")
-    cells = [lesson.cells[start]]
-    for cell in lesson.cells[start + 1 :]:
-        if cell.kind == "markdown" and re.search(r"^##\s", cell.en, re.M):
-            break
-        cells.append(cell)
-    return cells
+def inline(text: str) -> str:
+    """Markdown inline code, bold and links to HTML (escaped); nothing else."""
+    out = html.escape(text)
+    out = re.sub(r"\[([^\]]+)\]\([^)]+\)", r"\1", out)
+    out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
+    return re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", out)
 
 
-def slide(cells: list[nbbuild.Cell], lang: str) -> str:
-    """A slide: the step's heading, its first paragraph and its first short code cell."""
+def first_sentence(text: str) -> str:
+    """The step's rule: the first sentence of its first paragraph (the lesson style's rule)."""
+    flat = " ".join(text.split())
+    match = re.search(r"^(.+?[.!?])(\s|$)", flat)
+    return match.group(1) if match else flat
+
+
+def _code(source: str) -> str:
+    lines = [line if len(line) <= MAX_LINE else line[: MAX_LINE - 1] + "…" for line in source]
+    return f'<pre><code class="language-python">{html.escape(chr(10).join(lines))}</code></pre>'
+
+
+def _notes(text: str) -> str:
+    return f'<aside class="notes">{html.escape(text)}</aside>'
+
+
+def section(kind: str, body: str, notes: str) -> str:
+    return f'<section data-kind="{kind}">\n{body}\n{_notes(notes)}\n</section>'
+
+
+def step_slide(lesson: nbbuild.Lesson, step: str, lang: str, minutes: float) -> str:
+    """A step: its heading, its rule (first sentence) and its first short code cell."""
+    cells = [lesson.cells[i] for i in class_path.step_indexes(lesson, step)]
     first = getattr(cells[0], lang)
     first = first[re.search(r"^##\s+\d+\.", first, re.M).start() :].strip()
     heading, _, rest = first.partition("\n")
-    paragraphs = [p.strip() for p in rest.strip().split("\n\n") if p.strip()]
+    paragraphs = [p for p in rest.strip().split("\n\n") if p.strip() and not p.startswith("|")]
     if not paragraphs:  # the prose may be in the next markdown cell
         more = next((c for c in cells[1:] if c.kind == "markdown"), None)
-        paragraphs = [p.strip() for p in getattr(more, lang, "").split("\n\n") if p.strip()]
-    parts = [heading.replace("## ", "### ", 1)]
+        paragraphs = [p for p in getattr(more, lang, "").split("\n\n") if p.strip()]
+    parts = [f"<h3>{inline(heading.removeprefix('## '))}</h3>"]
     if paragraphs:
-        parts.append(paragraphs[0])
+        parts.append(f'<p class="rule">{inline(first_sentence(paragraphs[0]))}</p>')
     for cell in cells:
-        source = getattr(cell, lang).strip()
-        if cell.kind == "code" and not cell.hidden and len(source.splitlines()) <= MAX_CODE_LINES:
-            parts.append(f"```python\n{source}\n```")
+        source = getattr(cell, lang).strip().splitlines()
+        if cell.kind == "code" and not cell.hidden and len(source) <= MAX_CODE_LINES:
+            parts.append(_code(source))
             break
-    return "\n\n".join(parts)
+    return section("step", "\n".join(parts), WORDS[lang]["note_step"].format(m=round(minutes)))
 
 
-def deck(lang: str) -> str:
-    """The whole deck in one language."""
+def exercise_slide(lesson: nbbuild.Lesson, number: str, lang: str, minutes: float) -> str:
+    """An in-class exercise: its heading and task, no code (the solution never reaches a slide)."""
+    cell = lesson.cells[class_path.exercise_indexes(lesson, number)[0]]
+    text = getattr(cell, lang)
+    text = text[re.search(r"^###\s", text, re.M).start() :].strip()
+    heading, _, task = text.partition("\n")
+    task_paragraphs = [p for p in task.strip().split("\n\n") if p.strip()]
+    body = [f"<h3>{inline(heading.removeprefix('### '))}</h3>"]
+    body += [f"<p>{inline(' '.join(p.split()))}</p>" for p in task_paragraphs[:2]]
+    body.append(f'<p class="small">{html.escape(WORDS[lang]["exercise_note"])}</p>')
+    return section(
+        "exercise", "\n".join(body), WORDS[lang]["note_exercise"].format(m=round(minutes))
+    )
+
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def cell_output(lesson: str, cell_id: str, lang: str) -> str:
+    """The committed output of one cell, as text: streams, plain results, an error's last line."""
+    nb = nbformat.read(ROOT / "notebooks" / lang / f"{lesson}.ipynb", as_version=4)
+    cell = next((c for c in nb.cells if c.get("id") == cell_id), None)
+    if cell is None or not cell.get("outputs"):
+        raise DeckError(f"{lang}/{lesson}.ipynb has no output in cell {cell_id} (KEY_OUTPUTS)")
+    texts = []
+    for out in cell.outputs:
+        if out.output_type == "stream":
+            texts.append(out.text)
+        elif out.output_type in ("execute_result", "display_data"):
+            texts.append(out.data.get("text/plain", ""))
+        elif out.output_type == "error":
+            texts.append(f"{out.ename}: {out.evalue}")
+    return ANSI.sub("", "".join(texts)).strip()
+
+
+def output_slide(lesson: str, cell_id: str, title: str, lang: str) -> str:
+    nb = nbformat.read(ROOT / "notebooks" / lang / f"{lesson}.ipynb", as_version=4)
+    source = next(c for c in nb.cells if c.get("id") == cell_id).source.strip().splitlines()
+    text = cell_output(lesson, cell_id, lang)
+    if text.startswith("BadRequestError") or "Error code: 400" in text:
+        # an error message is long: wrap it instead of cutting it
+        lines = [text[i : i + MAX_LINE] for i in range(0, len(text), MAX_LINE)]
+        caveat = f'<p class="small">{html.escape(WORDS[lang]["synth"])}</p>'
+    else:
+        lines, caveat = text.splitlines()[:MAX_OUTPUT_LINES], ""
+    body = [f"<h3>{html.escape(title)}</h3>"]
+    if len(source) <= 6:
+        body.append(_code(source))
+    body.append(
+        f'<pre class="output"><code>{html.escape(chr(10).join(lines))}</code></pre>{caveat}'
+    )
+    notes = WORDS[lang]["note_output"].format(cell=f"{lesson[:2]} · {cell_id}")
+    return section("output", "\n".join(body), notes)
+
+
+def slides(lang: str) -> list[str]:
+    """Every slide of the deck in one language, in order."""
     words = WORDS[lang]
-    slides = [
-        f"# {TITLE[lang]}\n\n**{words['objectives']}:**\n\n"
-        + "\n".join(f"- {line}" for line in OBJECTIVES[lang])
+    items = [
+        section(
+            "title",
+            f"<h2>{html.escape(TITLE[lang])}</h2><p><strong>{words['objectives']}:</strong></p>"
+            + "<ul>"
+            + "".join(f"<li>{inline(line)}</li>" for line in OBJECTIVES[lang])
+            + "</ul>",
+            words["note_block"].format(a=0, b=0, n=0, where="—"),
+        ),
+        section("diagram", f"<h3>{words['loop']}</h3>\n{loop_svg(lang)}", words["note_loop"]),
     ]
+    outputs = {(lesson, cell): title for lesson, cell, title in KEY_OUTPUTS}
     clock = 0
     for block in PATH:
         lesson = nbbuild.load_lesson(nbbuild.SRC / f"{block.lesson}.py")
-        title = _heading(getattr(lesson.cells[0], lang)).lstrip("# ")
-        slides.append(
-            f"## {words['lesson']} {block.lesson[:2]}: {title}\n\n"
-            f"{clock}-{clock + block.minutes} {words['min']}, {words[block.where]}"
+        title = getattr(lesson.cells[0], lang).strip().splitlines()[0].lstrip("# ")
+        per_item = block.minutes / (len(block.steps) + 2 * len(block.exercises) or 1)
+        span = f"{clock}-{clock + block.minutes} {words['min']}, {words[block.where]}"
+        items.append(
+            section(
+                "block",
+                f"<h2>{words['lesson']} {block.lesson[:2]}: {inline(title)}</h2><p>{span}</p>",
+                words["note_block"].format(
+                    a=clock, b=clock + block.minutes, n=block.minutes, where=words[block.where]
+                ),
+            )
         )
-        clock += block.minutes
+        ids = nbbuild.cell_ids(lesson)
         for step in block.steps:
-            slides.append(slide(step_cells(lesson, step), lang))
-    slides.append(
-        f"## {words['wrap']}\n\n{clock}-{clock + WRAP_UP_MINUTES} {words['min']}\n\n"
-        + "\n".join(f"- {line}" for line in words["homework"])
+            items.append(step_slide(lesson, step, lang, per_item))
+            for i in class_path.step_indexes(lesson, step):
+                if (block.lesson, ids[i]) in outputs:
+                    items.append(
+                        output_slide(
+                            block.lesson, ids[i], outputs[block.lesson, ids[i]][lang], lang
+                        )
+                    )
+        for number in block.exercises:
+            items.append(exercise_slide(lesson, number, lang, 2 * per_item))
+        clock += block.minutes
+    items.append(
+        section(
+            "wrap",
+            f"<h2>{words['wrap']}</h2><p>{clock}-{clock + WRAP_UP_MINUTES} {words['min']}</p><ul>"
+            + "".join(f"<li>{inline(line)}</li>" for line in words["homework"])
+            + "</ul>",
+            words["note_wrap"].format(a=clock, b=clock + WRAP_UP_MINUTES),
+        )
     )
-    return "\n\n---\n\n".join(slides) + "\n"
+    return items
 
 
-# How the self-study times in docs/teacher_guide.md were estimated for the lessons nobody timed:
-# reading speed for technical prose, time to run and read a code cell and its lines, and time
-# per exercise, each as a (slow, fast) pair. `--times` prints the estimate for every lesson.
+STYLE = """
+.reveal h2 { font-size: 1.5em; } .reveal h3 { font-size: 1.15em; }
+.reveal p, .reveal li { font-size: 0.8em; line-height: 1.3; }
+.reveal p.rule { font-size: 0.85em; } .reveal p.small { font-size: 0.55em; color: #555; }
+.reveal pre { width: 100%; font-size: 0.46em; box-shadow: none; margin: 12px 0; }
+.reveal pre code { max-height: none; padding: 10px 14px; background: #f4f4f4; color: #111; }
+.reveal pre.output code { background: #fdf6e3; }
+.reveal .slides section { text-align: left; }
+.reveal svg.loop-diagram { display: block; margin: 0 auto; max-width: 100%; height: auto; }
+"""
+
+
+def reveal_assets() -> dict[str, str]:
+    """reveal.js's CSS and JS (installed into build/revealjs from the npm registry when missing)."""
+    package = REVEAL_DIR / "node_modules" / "reveal.js"
+    installed = json.loads((package / "package.json").read_text()) if package.exists() else {}
+    if installed.get("version") != REVEAL_VERSION:
+        npm = shutil.which("npm")
+        if npm is None:
+            raise DeckError(f"reveal.js {REVEAL_VERSION} is not in {REVEAL_DIR} and npm is missing")
+        REVEAL_DIR.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            [npm, "install", "--no-audit", "--no-fund", "--prefix", str(REVEAL_DIR),
+             f"reveal.js@{REVEAL_VERSION}"],
+            check=True,
+        )  # fmt: skip
+    return {
+        name: (package / path).read_text(encoding="utf-8")
+        for name, path in {
+            "reset": "dist/reset.css",
+            "reveal": "dist/reveal.css",
+            "theme": "dist/theme/white.css",
+            "js": "dist/reveal.js",
+            "notes": "plugin/notes/notes.js",
+            "licence": "LICENSE",
+        }.items()
+    }
+
+
+def deck_html(lang: str, assets: dict[str, str]) -> str:
+    """One self-contained reveal.js file: every asset inlined, no network at show time."""
+    theme = re.sub(r"@import url\([^)]*\);?", "", assets["theme"])  # the theme's web fonts
+    sections = "\n".join(slides(lang))
+    return f"""<!doctype html>
+<html lang="{lang}"><head><meta charset="utf-8">
+<title>{html.escape(TITLE[lang])}</title>
+<!-- reveal.js {REVEAL_VERSION}, MIT licence (see reveal.js.LICENSE beside this file) -->
+<style>{assets["reset"]}{assets["reveal"]}{theme}{STYLE}</style></head>
+<body><div class="reveal"><div class="slides">
+{sections}
+</div></div>
+<script>{assets["js"]}</script><script>{assets["notes"]}</script>
+<script>Reveal.initialize({{hash: true, width: 1280, height: 720, margin: 0.04,
+  transition: "none", pdfSeparateFragments: false, plugins: [RevealNotes]}});</script>
+</body></html>
+"""
+
+
+def print_pdfs(jobs: list[tuple[Path, Path, bool]]) -> None:
+    """Headless Chromium (driven by Playwright, as the browser test) prints each (source, target,
+    is_deck) local file to PDF; a deck is printed in reveal.js's print layout once it is ready."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as error:
+        raise DeckError(
+            "no playwright: run `bash scripts/browser_setup.sh` (or --no-pdf)"
+        ) from error
+    if not Path(CHROMIUM).exists():
+        raise DeckError(f"no Chromium at {CHROMIUM}: run `bash scripts/browser_setup.sh`")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        try:
+            for source, target, is_deck in jobs:
+                page = browser.new_page()
+                page.goto(source.resolve().as_uri() + ("?print-pdf" if is_deck else ""))
+                if is_deck:
+                    page.wait_for_function("window.Reveal && Reveal.isReady()", timeout=60_000)
+                    page.wait_for_selector(".pdf-page", state="attached", timeout=60_000)
+                page.pdf(path=str(target), prefer_css_page_size=True, print_background=True)
+                page.close()
+        finally:
+            browser.close()
+
+
+def build(out: Path = DEFAULT_OUT, pdf: bool = True) -> list[Path]:
+    """Write deck.<lang>.html (and .pdf), handout.<lang>.html (and .pdf) into `out`."""
+    import handout  # scripts/handout.py
+
+    out.mkdir(parents=True, exist_ok=True)
+    assets = reveal_assets()
+    (out / "reveal.js.LICENSE").write_text(assets["licence"], encoding="utf-8")
+    written, jobs = [], []
+    for lang in nbbuild.LANGS:
+        path = out / f"deck.{lang}.html"
+        path.write_text(deck_html(lang, assets), encoding="utf-8")
+        sheet = out / f"handout.{lang}.html"
+        sheet.write_text(handout.page(lang, loop_svg(lang)), encoding="utf-8")
+        answers = out / f"quiz_answers.{lang}.html"
+        answers.write_text(handout.answer_sheet(lang), encoding="utf-8")
+        written += [path, sheet, answers]
+        if pdf:
+            jobs += [
+                (path, out / f"deck.{lang}.pdf", True),
+                (sheet, out / f"handout.{lang}.pdf", False),
+                (answers, out / f"quiz_answers.{lang}.pdf", False),
+            ]
+    if jobs:
+        print_pdfs(jobs)
+        written += [target for _, target, _ in jobs]
+    return written
+
+
+def guide_table(lang: str) -> str:
+    """The path table of docs/teacher_guide(.ru).md, from `PATH` (a test keeps the guide equal)."""
+    words = {
+        "en": ("Time", "Where", "What", "Lesson", "Setup, steps", "exercises", "Summary, homework"),
+        "ru": (
+            "Время",
+            "Где",
+            "Что",
+            "Урок",
+            "Подготовка, шаги",
+            "упражнения",
+            "Итоги, домашнее задание",
+        ),
+    }[lang]
+    rows = [f"| {words[0]} | {words[1]} | {words[2]} |", "|---|---|---|"]
+    clock = 0
+    for block in PATH:
+        what = f"{words[3]} {block.lesson[:2]}: {words[4]} {', '.join(block.steps)}"
+        if block.exercises:
+            what += f"; {words[5]} {', '.join(block.exercises)}"
+        where = WORDS[lang][block.where]
+        rows.append(f"| {clock}-{clock + block.minutes} | {where} | {what} |")
+        clock += block.minutes
+    rows.append(f"| {clock}-{clock + WRAP_UP_MINUTES} | | {words[6]} |")
+    return "\n".join(rows)
+
+
+# How the self-study times were estimated for the lessons nobody timed: reading speed for
+# technical prose, time to run and read a code cell and its lines, and time per exercise, each as
+# a (slow, fast) pair. `--times` prints the estimate for every lesson.
 READING_WPM = (100, 130)
 MINUTES_PER_CELL = (0.75, 0.5)
 MINUTES_PER_CODE_LINE = (0.12, 0.08)
@@ -197,31 +533,25 @@ def estimated_minutes(name: str) -> tuple[int, int]:
     return round(fast), round(slow)
 
 
-def build(out: Path = DEFAULT_OUT) -> list[Path]:
-    """Write deck.en.md and deck.ru.md into `out`."""
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for lang in nbbuild.LANGS:
-        path = out / f"deck.{lang}.md"
-        path.write_text(deck(lang), encoding="utf-8")
-        written.append(path)
-    return written
-
-
 def main(argv: list[str] | None = None) -> None:
     """Command line."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="default build/deck")
+    parser.add_argument("--no-pdf", action="store_true", help="HTML only (no Chromium)")
+    parser.add_argument("--guide-table", choices=nbbuild.LANGS, help="print the path table")
     parser.add_argument(
         "--times", action="store_true", help="print each lesson's estimated minutes and stop"
     )
     args = parser.parse_args(argv)
+    if args.guide_table:
+        print(guide_table(args.guide_table))
+        return
     if args.times:
         for name in lesson_names(nbbuild.SRC):
             fast, slow = estimated_minutes(name)
             print(f"{name}: {fast}-{slow} min")
         return
-    for path in build(args.out):
+    for path in build(args.out, pdf=not args.no_pdf):
         print(f"wrote {path}")
 
 

@@ -174,6 +174,8 @@ def test_the_edition_has_every_lesson_no_solution_and_no_verdict_shown(edition, 
             for m in re.findall(r"\b(check_\w+)\s*\(", c.source)
         ]
         expected = [e.split(":", 1)[1] for e in exercises_of(name[:2])]
+        if name == "03_streaming":  # the class's exit quiz (helpers/exercises/quiz.py), ungraded
+            expected.append("check_quiz")
         assert sorted(called) == sorted(expected), (name, called)
 
 
@@ -221,4 +223,5 @@ def test_the_edition_runs_top_to_bottom_saying_not_yet(edition, tmp_path):
     for name, lang in chosen.items():
         shown = _outputs_text(nbformat.read(executed / lang / f"{name}.ipynb", as_version=4))
         assert not CORRECT.search(shown), (lang, name)
-        assert shown.count(not_yet[lang]) == len(exercises_of(name[:2])), (lang, name)
+        quiz = name == "03_streaming"  # the class's exit quiz says "Not yet" too (ungraded)
+        assert shown.count(not_yet[lang]) == len(exercises_of(name[:2])) + quiz, (lang, name)

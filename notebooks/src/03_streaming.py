@@ -405,7 +405,8 @@ show_messages(messages)
     ),
     md(
         """
-The error text is OpenAI's wording (typo included); Moonshot's API reports `tool_call_id not found`.
+The 400 above is replayed from a synthesized recording: its text is OpenAI's documented wording
+(typo included); for the same mistake Moonshot documents `tool_call_id not found` (not captured here).
 A server that does not check the history is worse: it renders the prompt anyway, and the model reads
 a result of a call it never made. Each call must be answered, and each answer must follow the
 message that made the call. The fix is one line: append the assistant message, with its `content`
@@ -413,8 +414,9 @@ and `tool_calls`, **before** the results. We also stop when there are no tool ca
 `finish_reason`, as lesson 02 showed.
 """,
         """
-Текст ошибки повторяет формулировку OpenAI (вместе с опечаткой); API Moonshot сообщает
-`tool_call_id not found`. Сервер, который историю не проверяет, ещё опаснее: он всё равно соберёт
+Ошибка 400 выше воспроизводится из синтезированной записи: её текст — документированная
+формулировка OpenAI (вместе с опечаткой); для той же ошибки Moonshot документирует
+`tool_call_id not found` (здесь это не запись ответа сервера). Сервер, который историю не проверяет, ещё опаснее: он всё равно соберёт
 промпт, и модель прочитает результат вызова, которого не делала. На каждый вызов нужен ответ, и
 каждый ответ должен идти после сообщения, в котором сделан вызов. Исправление — одна строка:
 добавить сообщение ассистента с `content` и `tool_calls` **перед** результатами. Заодно будем
@@ -926,6 +928,48 @@ def total_tokens(chunks):
 check_usage(total_tokens)
 ''',
         hidden=True,
+    ),
+    md(
+        """
+## Exit quiz
+
+Six questions on lessons 00-03, one letter each. Put your letters in `answers` and run the check;
+it names the first question that is not right yet and the step to reread.
+""",
+        """
+## Итоговый тест
+
+Шесть вопросов по урокам 00-03, на каждый — одна буква. Впишите буквы в `answers` и запустите
+проверку: она назовёт первый вопрос, ответ на который пока неверен, и шаг, который стоит перечитать.
+""",
+    ),
+    code(
+        '''
+from helpers.exercises import quiz
+
+quiz.show_questions()
+''',
+    ),
+    code(
+        '''
+answers = {1: "", 2: "", 3: "", 4: "", 5: "", 6: ""}
+''',
+    ),
+    code(
+        '''
+quiz.check_quiz(answers)
+''',
+    ),
+    code(
+        '''
+answers = {1: "b", 2: "a", 3: "c", 4: "b", 5: "a", 6: "c"}
+''',
+        hidden=True,
+    ),
+    code(
+        '''
+quiz.check_quiz(answers)
+''',
     ),
     md(
         """
