@@ -90,7 +90,7 @@ KEY_OUTPUTS = (
     ),
     (
         "03_streaming",
-        "03-87a49dab",
+        "03-c448ab7b",
         {"en": "A stream assembling, chunk by chunk", "ru": "Поток собирается по фрагментам"},
     ),
 )
