@@ -81,8 +81,9 @@ CHECK_CALL = re.compile(r"\b(check_\w+)\s*\(")
 # Student code that names the self-check machinery: shown to the teacher.
 GRADING_INTERNALS = re.compile(r"LLM_GRADE_LOG|_verdict\b|\bRECORDED\b|Verdict\(|_grader_")
 COPY_SUFFIX = re.compile(r"\s*\(\d+\)$|[-_ ]copy\d*$", re.IGNORECASE)
-# A starter changed by at most this many characters is a fix, not a pasted reference solution.
-SMALL_EDIT = 12
+# A starter changed in at most this many lines is a fix (which may well equal the key), not a
+# pasted reference solution.
+SMALL_EDIT = 2
 # What the grader copies for each kernel and watches in the checkout.
 GRADER_TREES = ("helpers", "data")
 RECORD_MIME = "application/x.toolcall-grader+json"
@@ -226,8 +227,9 @@ def reference(lesson: str, lang: str = "en") -> Reference | None:
     solutions: dict[str, list[str]] = {}
     for i, cell in enumerate(key.cells):
         if is_solution(cell):
-            after = next((c for c in key.cells[i + 1 :] if c.cell_type == "code"), None)
-            found = CHECK_CALL.findall(after.source) if after is not None else []
+            # The exercise's check cell comes right before its solution in the key.
+            before = [c for c in key.cells[:i] if c.cell_type == "code" and not is_solution(c)]
+            found = CHECK_CALL.findall(before[-1].source) if before else []
             if found:
                 solutions.setdefault(found[0], []).append(_no_comments(cell.source))
     student = student_notebook(key, keys[0].stem, lang)
@@ -255,8 +257,9 @@ def reference(lesson: str, lang: str = "en") -> Reference | None:
 
 
 def _changed(a: str, b: str) -> int:
-    """How many characters an edit from `a` to `b` changes."""
-    opcodes = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    """How many lines an edit from `a` to `b` changes (or adds, or removes)."""
+    a_lines, b_lines = a.splitlines(), b.splitlines()
+    opcodes = difflib.SequenceMatcher(None, a_lines, b_lines, autojunk=False).get_opcodes()
     return sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in opcodes if tag != "equal")
 
 
@@ -336,6 +339,9 @@ def patching(source: str) -> list[str]:
                     found.append(f"imports {name}")
         elif isinstance(node, ast.Name) and node.id in ("__builtins__", "builtins"):
             found.append(f"uses {node.id}")
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            if node.id.startswith("check_"):
+                found.append(f"defines {node.id}")
         elif isinstance(node, ast.Attribute) and dotted(node.value) == "sys":
             if node.attr in SUSPECT_SYS:
                 found.append(f"uses sys.{node.attr}")
@@ -429,6 +435,7 @@ class GraderFiles:
             path.write_bytes(content)
             path.chmod(0o444)
         for tree in GRADER_TREES:
+            (folder / tree).mkdir(parents=True, exist_ok=True)
             for path in [folder / tree, *(p for p in (folder / tree).rglob("*") if p.is_dir())]:
                 path.chmod(0o555)
 
