@@ -274,8 +274,13 @@ def answer_cells(nb: Any, ref: Reference, exercise: Exercise) -> list[int] | Non
         start = ids.index(f"{grade_id}-answer")
     elif exercise.starter in sources:
         start = sources.index(exercise.starter)
-    else:
-        return None
+    else:  # the answer cell lost its metadata: the student's cells just above its check cell
+        checks = [i for i, s in enumerate(sources) if ids[i] == grade_id or s == exercise.check]
+        start = checks[0] if checks else 0
+        while start > 0 and not ids[start - 1] and sources[start - 1] not in ref.code:
+            start -= 1
+        if not checks or start == checks[0]:
+            return None
     end = start + 1
     while end < len(code):
         if ids[end] or sources[end] == exercise.check or sources[end] in ref.code:
@@ -526,6 +531,13 @@ def _grader_{nonce}(_arguments):
         for name in [n for n in sys.modules if n == "helpers" or n.startswith("helpers.")]:
             del sys.modules[name]
         sys.path.insert(0, {copy!r})
+        # Import hooks defined by the student's code (in __main__) are taken out.
+        def theirs(hook):
+            kind = hook if isinstance(hook, type) else type(hook)
+            return getattr(kind, "__module__", "") == "__main__"
+        sys.meta_path[:] = [f for f in sys.meta_path if not theirs(f)]
+        sys.path_hooks[:] = [h for h in sys.path_hooks if not theirs(h)]
+        sys.path_importer_cache.clear()
         import importlib
         module = importlib.import_module("helpers.exercises.n{lesson}")
         strays = sorted(
@@ -550,6 +562,55 @@ def _grader_{nonce}(_arguments):
 _grader_{nonce}(lambda: (lambda *a, **k: (a, k))({arguments}))
 del _grader_{nonce}
 """
+
+
+def _names(source: str) -> tuple[set[str], set[str]]:
+    """The names a cell binds and the names it mentions (for `needed_setup`)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set(), set()
+    bound, mentioned = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            mentioned.add(node.id)
+            if not isinstance(node.ctx, ast.Load):
+                bound.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        # A name changed in place (`messages.append(...)`, `tool_map[k] = f`) counts as bound.
+        changed = None
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            changed = node.value.func
+        elif isinstance(node, (ast.Assign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            changed = next(
+                (t for t in targets if isinstance(t, (ast.Attribute, ast.Subscript))), None
+            )
+        while isinstance(changed, (ast.Attribute, ast.Subscript)):
+            changed = changed.value
+        if isinstance(changed, ast.Name):
+            bound.add(changed.id)
+    return bound, mentioned | bound
+
+
+def needed_setup(setup: tuple[Any, ...], sources: list[str]) -> list[Any]:
+    """The key's setup cells the student's `sources` can depend on: the first one (imports,
+    language, client), and, going back from the end, every cell that binds or touches a name
+    that a later needed cell (or the student's code) mentions. The rest of the lesson (its
+    demonstrations, its requests to the model) does not run: it cannot change the verdict."""
+    wanted: set[str] = set()
+    for source in sources:
+        wanted |= _names(source)[1]
+    keep = []
+    for index in range(len(setup) - 1, -1, -1):
+        bound, mentioned = _names(_source(setup[index]))
+        if index == 0 or bound & wanted:
+            keep.append(setup[index])
+            wanted |= mentioned
+    return keep[::-1]
 
 
 def kernel_env(copy_root: Path | None = None, lang: str = "en") -> dict[str, str]:
@@ -619,7 +680,7 @@ def run_exercise(
 ) -> Outcome:
     """Grade one exercise in a fresh kernel: the key's setup, the student's `cells`, the check."""
     import nbformat
-    from jupyter_client.manager import KernelManager
+    from jupyter_client.manager import AsyncKernelManager
     from nbclient import NotebookClient
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
@@ -641,7 +702,8 @@ def run_exercise(
             arguments=exercise.arguments,
         )
         check_cell = nbformat.v4.new_code_cell(request)
-        setup = [copy.deepcopy(c) for c in exercise.setup]
+        wanted = [_source(c) for c in cells] + [exercise.arguments]
+        setup = [copy.deepcopy(c) for c in needed_setup(exercise.setup, wanted)]
         student = [nbformat.v4.new_code_cell(_source(c)) for c in cells]
         run = nbformat.v4.new_notebook()
         run.cells = [*setup, *student, check_cell]
@@ -649,7 +711,9 @@ def run_exercise(
         def limit(_cell: Any = None) -> int:
             return max(1, int(min(cell_timeout, deadline - time.monotonic())))
 
-        manager = KernelManager(kernel_name="python3", transport="ipc", ip=str(root / "kernel"))
+        manager = AsyncKernelManager(
+            kernel_name="python3", transport="ipc", ip=str(root / "kernel")
+        )
         client = NotebookClient(
             run,
             km=manager,
