@@ -651,6 +651,18 @@ class Outcome:
     tampered: list[str] = field(default_factory=list)
 
 
+def _stop(manager: Any) -> None:
+    """Shut a kernel down and remove its connection files, whatever state it is in."""
+    from jupyter_core.utils import run_sync
+
+    try:
+        if run_sync(manager.is_alive)():
+            run_sync(manager.shutdown_kernel)(now=True)
+        run_sync(manager.cleanup_resources)()
+    except Exception:  # already gone: nothing to stop
+        pass
+
+
 def _read_record(outputs: list[Any], nonce: str, key: bytes) -> dict[str, Any] | None:
     """The record signed with `key` for `nonce` among a cell's outputs, or None."""
     for out in outputs:
@@ -755,6 +767,8 @@ def run_exercise(
             problems.append("kernel died")
         except RuntimeError as exc:  # nbclient reports a kernel that would not start this way
             problems.append(f"failed to run: {exc}")
+        finally:  # the kernel is ours (nbclient only stops kernels it made itself)
+            _stop(manager)
         outcome.tampered = ["the grader's copy"] * files.copy_changed(copy_root)
         outcome.tampered += files.restore_checkout()
         _unlock(copy_root)
