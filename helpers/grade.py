@@ -885,7 +885,13 @@ def _grade(
             result.values[name], result.hints[name] = COPIED, "the reference solution, pasted"
             result.review.append(f"{name}: the key's reference solution pasted")
             continue
-        outcome = run_exercise([code[i] for i in at], exercise, lang, files, cell_timeout, deadline)
+        untouched = result.attempted[name] == "no"
+        outcome = _UNTOUCHED.get((lang, name)) if untouched else None
+        if outcome is None:
+            cells = [code[i] for i in at]
+            outcome = run_exercise(cells, exercise, lang, files, cell_timeout, deadline)
+            if untouched and not outcome.note and not outcome.tampered:
+                _UNTOUCHED[(lang, name)] = outcome
         result.values[name], result.hints[name] = outcome.value, outcome.hint
         if outcome.note:
             notes.append(f"{name}: {outcome.note}")
