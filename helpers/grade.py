@@ -241,9 +241,15 @@ def reference(lesson: str, lang: str = "en") -> Reference | None:
             continue
         function = grade_id.split("-", 1)[1]
         answer = code[i - 1]
-        setup = [c for c in code[: i - 1] if not _meta(c, "nbgrader").get("grade_id")]
-        setup += [c for c in code[: i - 1] if _meta(c, "nbgrader").get("solution")]
-        setup.sort(key=code.index)
+        # The key's cells before this answer, earlier exercises' reference solutions included
+        # (an answer may use an earlier one: 04's extract calls name_from_id), checks left out.
+        ids = [c.get("id") for c in key.cells]
+        before = key.cells[: ids.index(answer.get("id"))] if answer.get("id") in ids else []
+        setup = [
+            c
+            for c in before
+            if c.cell_type == "code" and (is_solution(c) or not CHECK_CALL.search(c.source))
+        ]
         exercises[f"{lesson}:{function}"] = Exercise(
             name=f"{lesson}:{function}",
             setup=tuple(setup),
@@ -299,7 +305,7 @@ SUSPECT_MODULES = frozenset(
 SUSPECT_CALLS = frozenset("exec eval compile __import__ setattr delattr globals".split())
 SUSPECT_METHODS = frozenset("__eq__ __ne__ __hash__ __bool__ __instancecheck__".split())
 SUSPECT_SYS = frozenset("modules meta_path path_hooks settrace setprofile _getframe".split())
-WRITE_METHODS = frozenset("write_text write_bytes unlink rmdir rename replace touch".split())
+WRITE_METHODS = frozenset("write_text write_bytes unlink rmdir rename touch".split())
 
 
 def patching(source: str) -> list[str]:
@@ -890,6 +896,10 @@ def _grade(
         if outcome is None:
             cells = [code[i] for i in at]
             outcome = run_exercise(cells, exercise, lang, files, cell_timeout, deadline)
+            if outcome.tampered and "the grader's copy" not in outcome.tampered:
+                # Only shared files changed: with --jobs above 1 another notebook running at the
+                # same time may have done it. They are put back; run once more to know.
+                outcome = run_exercise(cells, exercise, lang, files, cell_timeout, deadline)
             if untouched and not outcome.note and not outcome.tampered:
                 _UNTOUCHED[(lang, name)] = outcome
         result.values[name], result.hints[name] = outcome.value, outcome.hint

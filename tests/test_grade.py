@@ -598,10 +598,7 @@ def test_rewriting_the_check_code_on_disk_is_refused_undone_and_reaches_nobody(g
     row = rows["rewriter/01_tools_schema.ipynb"]
     assert row["01:check_schema"] == "error" and row["score"] == "0"
     assert row["01:check_schema hint"] == "verdict refused: the grader's files were changed"
-    assert (
-        "changed the grader's files (the grader's copy, helpers/exercises/_verdict.py)"
-        in (row["needs_review"])
-    )
+    assert "changed the grader's files (the grader's copy" in row["needs_review"]
     assert unchanged  # the checkout's _verdict.py was put back before the run ended
     # Everyone else's untouched, wrong starters still fail (they ran beside and after it).
     assert _verdicts(rows["petrov_01_tools_schema.ipynb"]) == ["not yet"] * 3
