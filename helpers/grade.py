@@ -1,50 +1,69 @@
-"""Grade a folder of submitted notebooks: run each in replay mode, write one CSV of marks.
+"""Grade a folder of submitted notebooks in replay mode: a CSV of verdicts and a sheet of marks.
 
     python -m helpers.grade submissions/ --out grades.csv [--weights weights.csv]
-        [--timeout 600] [--cell-timeout 60] [--jobs 2] [--executed run/]
+        [--marks marks.csv] [--timeout 600] [--cell-timeout 60] [--jobs 2] [--executed run/]
 
-Each notebook runs in its own kernel (nbclient), started in the notebook's folder, with
-`LLM_MODE=replay` forced, an allow-list of environment variables (no keys, tokens or proxies) and
-the Hugging Face hub offline. The grader runs the cells one by one: a cell that runs longer than
-`--cell-timeout` is interrupted and the next cell runs; `--timeout` caps the whole notebook.
+The grader, not the student, holds the checks. For each submission and each exercise it starts a
+fresh kernel that runs the answer key's own setup cells (from the grader's copy of the lesson),
+then only the student's cells for that exercise (the answer cell and any cell added below it),
+then the grader's own check: the lesson's check module is imported afresh, after the student's
+code ran, from a read-only copy of `helpers/` made for that kernel alone, and its verdict comes
+back on the kernel's output channel as a record signed with a key sent in that last request (the
+student's code ran before the key existed). Values the student hands over are made plain Python
+data first (a `dict` subclass with a lying `__eq__` becomes a dict), and so is whatever the
+student's functions return. After each kernel the copy and the checkout's `helpers/`, `data/`,
+the interpreter's start-up files and the kernel's spec are compared with a snapshot taken at the
+start: a change refuses that kernel's verdicts, is undone, and is flagged.
 
-Verdicts: the self-checks record them to `LLM_GRADE_LOG` (see `helpers.exercises._verdict`). The
-grader counts a record only when it was written while the unchanged self-check cell of that very
-exercise ran (it knows which cell runs when), and it reloads the check modules in the kernel just
-before each self-check cell, so a cell that writes to the log or replaces a check function gets
-nothing; the forged records are counted in the `verdict_log` column. Each submission is compared
-with the teacher's key (`notebooks/<lang>/`) and its student edition: `attempted` says whether the
-starter code of an exercise was changed, `check_cells` names edited or deleted self-check cells,
-`answer_key` says when reference solutions were handed in.
+The kernel inherits an allow-list of environment variables (no keys, tokens or proxies),
+`LLM_MODE=replay` is forced, the Hugging Face hub is offline and the kernel talks over local
+sockets (no TCP ports to collide). A cell longer than `--cell-timeout` is interrupted; `--timeout`
+caps the time of one notebook. A notebook that cannot be read or graded becomes one row that
+says why; every other notebook is still graded, and rows are written as they finish.
 
-A row per notebook; `student` is the first folder under the submissions folder, or the file name
-without the lesson's name (`ivanova_02_sync_loop.ipynb` -> `ivanova`). `score` adds the weights of
-the passed exercises (1 each, or from `--weights`, a CSV `exercise,weight`; `--weights-template`
-writes one); `student_total` adds a student's best score per lesson.
+Answer cells are also read (AST) for code that reaches into the grading: assignments to
+attributes of imported modules, `setattr`, `importlib`, `builtins`, `sys.modules`, `gc`,
+`ctypes`, threads and processes, `__eq__`/`__hash__` overrides, `exec`/`eval`, file writes.
+Such a notebook is flagged "needs review" (it is still graded). Reference solutions pasted as they
+are score 0 and are flagged; a starter fixed by a small edit that happens to equal the key is not.
+
+Two files: `--out` (one row per notebook: run, flags, score, and per exercise the verdict,
+whether it was attempted, and the hint) and `--marks` (default: `<out>_marks.csv`, one row per
+student: the best score of each lesson, the total, the mark in per cent with the weights, and the
+flags that need review). `student` is the first folder under the submissions folder, or the file
+name without the lesson's name (`ivanova_02_sync_loop.ipynb` -> `ivanova`).
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import copy
 import csv
+import difflib
+import hashlib
+import hmac
 import importlib
-import importlib.util
 import inspect
 import json
 import os
 import re
-import sys
+import secrets
+import site
 import tempfile
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from helpers.edition import is_solution, student_notebook
+from helpers.lessons import CHECK_CALL
 from helpers.paths import NOTEBOOKS_DIR, REPO_ROOT
 
-PASSED, NOT_YET, ERROR, MISSING = "passed", "not yet", "error", "missing"
+PASSED, NOT_YET, ERROR, MISSING, COPIED = "passed", "not yet", "error", "missing", "key copied"
 DEFAULT_TIMEOUT = 600
 DEFAULT_CELL_TIMEOUT = 60
 # The only variables a student's kernel inherits (plus LC_*): what Python, Jupyter and the OS
@@ -58,36 +77,54 @@ ALLOWED_ENV = frozenset(
 )
 LESSON_IN_CODE = re.compile(r"\bhelpers\.exercises(?:\.n(\d\d)\b|\s+import\s+n(\d\d)\b)")
 LESSON_IN_NAME = re.compile(r"^(\d\d)_")
-CHECK_CALL = re.compile(r"\b(check_\w+)\s*\(")
-# Student code that reaches into the self-check machinery: shown to the teacher, never run away.
-GRADING_INTERNALS = re.compile(r"LLM_GRADE_LOG|_verdict\b|\bRECORDED\b|Verdict\(")
+LANGUAGE_IN_CODE = re.compile(r"""\bset_language\(\s*["'](\w\w)["']\s*\)""")
+# Student code that names the self-check machinery: shown to the teacher.
+GRADING_INTERNALS = re.compile(r"LLM_GRADE_LOG|_verdict\b|\bRECORDED\b|Verdict\(|_grader_")
 COPY_SUFFIX = re.compile(r"\s*\(\d+\)$|[-_ ]copy\d*$", re.IGNORECASE)
-# Run in the kernel before each self-check cell: the check code as shipped, whatever ran before.
-RELOAD_CHECKS = (
-    "import importlib as _il, helpers.exercises._verdict as _v\n"
-    "_il.reload(_v)\n"
-    "import helpers.exercises.n{lesson} as _m\n"
-    "_il.reload(_m)\n"
-    "del _il, _v, _m"
-)
+# A starter changed in at most this many lines is a fix (which may well equal the key), not a
+# pasted reference solution.
+SMALL_EDIT = 2
+# What the grader copies for each kernel and watches in the checkout.
+GRADER_TREES = ("helpers", "data")
+RECORD_MIME = "application/x.toolcall-grader+json"
 
 
-@dataclass
-class Result:
-    """One submitted notebook: how the run went, each exercise's verdict, hint and attempt."""
+# --- reading the notebooks -------------------------------------------------------------------
 
-    notebook: str
-    student: str = ""
-    lesson: str = ""
-    run: str = "ok"
-    values: dict[str, str] = field(default_factory=dict)
-    hints: dict[str, str] = field(default_factory=dict)
-    attempted: dict[str, str] = field(default_factory=dict)
-    check_cells: str = ""
-    answer_key: str = ""
-    verdict_log: str = ""
-    score: float = 0.0
-    max_score: float = 0.0
+
+def _meta(cell: Any, key: str) -> dict[str, Any]:
+    """A cell's metadata entry `key` when it is a dict, else {} (a submission may hold anything)."""
+    metadata = cell.get("metadata") if isinstance(cell, dict) else None
+    value = metadata.get(key) if isinstance(metadata, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def _grade_id(cell: Any) -> str:
+    value = _meta(cell, "nbgrader").get("grade_id")
+    return value if isinstance(value, str) else ""
+
+
+def _source(cell: Any) -> str:
+    value = cell.get("source", "") if isinstance(cell, dict) else ""
+    if isinstance(value, list):
+        value = "".join(v for v in value if isinstance(v, str))
+    return value if isinstance(value, str) else ""
+
+
+def _code_cells(nb: Any) -> list[Any]:
+    cells = nb.get("cells") if isinstance(nb, dict) else None
+    return [c for c in cells or [] if isinstance(c, dict) and c.get("cell_type") == "code"]
+
+
+def _no_comments(source: str) -> str:
+    """A cell's code for comparison: without comment-only lines, end-of-line comments (the
+    editions differ there), blank lines and trailing spaces."""
+    lines = []
+    for line in source.strip().splitlines():
+        code = re.sub(r"\s+#[^\"']*$", "", line)
+        if code.strip() and not code.lstrip().startswith("#"):
+            lines.append(code.rstrip())
+    return "\n".join(lines)
 
 
 def exercises_of(lesson: str) -> list[str]:
@@ -111,13 +148,21 @@ def all_exercises() -> list[str]:
 
 def lesson_of(path: Path, nb: Any | None) -> str:
     """The lesson number, from the exercise module the notebook imports, else from its file name."""
-    for cell in nb.cells if nb is not None else []:
-        if cell.cell_type == "code":
-            found = LESSON_IN_CODE.search(cell.source)
-            if found:
-                return found.group(1) or found.group(2)
+    for cell in _code_cells(nb) if nb is not None else []:
+        found = LESSON_IN_CODE.search(_source(cell))
+        if found:
+            return found.group(1) or found.group(2)
     found = LESSON_IN_NAME.match(path.name)
     return found.group(1) if found else ""
+
+
+def language_of(nb: Any) -> str:
+    """The edition a submission is: the language its setup cell chooses (English without one)."""
+    for cell in _code_cells(nb):
+        found = LANGUAGE_IN_CODE.search(_source(cell))
+        if found and found.group(1) in ("en", "ru"):
+            return found.group(1)
+    return "en"
 
 
 def student_of(relative: Path) -> str:
@@ -131,13 +176,463 @@ def student_of(relative: Path) -> str:
     return left or stem
 
 
-def kernel_env(log_path: Path) -> dict[str, str]:
-    """The kernel's environment: the allow-list only, replay forced, the hub offline."""
+# --- the teacher's key -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise as the key has it: the cells run before the answer, the starter, the check."""
+
+    name: str  # `01:check_schema`, the column name
+    setup: tuple[Any, ...]  # the key's code cells before the answer cell (the checks left out)
+    starter: str  # the starter code of the answer cell (comments dropped)
+    check: str  # the student edition's check cell (comments dropped)
+    arguments: str  # what the check cell hands to the check: `my_schema`, `reply, text, ...`
+    solutions: tuple[str, ...]  # the key's reference solutions of this exercise
+
+
+@dataclass(frozen=True)
+class Reference:
+    """What the teacher's copy says about one lesson in one language."""
+
+    exercises: dict[str, Exercise]
+    code: frozenset[str]  # every code cell of the student edition (comments dropped)
+    solutions: tuple[str, ...]
+
+
+def _check_arguments(source: str) -> str:
+    """The arguments of the last `check_*(...)` call of a check cell, as source text."""
+    tree = ast.parse(source)
+    calls = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and (getattr(node.func, "id", "") or getattr(node.func, "attr", "")).startswith("check_")
+    ]
+    call = calls[-1]
+    parts = [ast.get_source_segment(source, a) or "" for a in call.args]
+    parts += [f"{k.arg}={ast.get_source_segment(source, k.value)}" for k in call.keywords]
+    return ", ".join(parts)
+
+
+@cache
+def reference(lesson: str, lang: str = "en") -> Reference | None:
+    """The reference of a lesson from the teacher's key in `lang`, or None without one."""
+    import nbformat
+
+    keys = sorted((NOTEBOOKS_DIR / lang).glob(f"{lesson}_*.ipynb")) if lesson else []
+    if not keys:
+        return None
+    key = nbformat.read(keys[0], as_version=4)
+    solutions: dict[str, list[str]] = {}
+    for i, cell in enumerate(key.cells):
+        if is_solution(cell):
+            # The exercise's check cell comes right before its solution in the key.
+            before = [c for c in key.cells[:i] if c.cell_type == "code" and not is_solution(c)]
+            found = CHECK_CALL.findall(before[-1].source) if before else []
+            if found:
+                solutions.setdefault(found[0], []).append(_no_comments(cell.source))
+    student = student_notebook(key, keys[0].stem, lang)
+    code = [c for c in student.cells if c.cell_type == "code"]
+    exercises: dict[str, Exercise] = {}
+    for i, cell in enumerate(code):
+        grade_id = _grade_id(cell)
+        if not grade_id or _meta(cell, "nbgrader").get("solution"):
+            continue
+        function = grade_id.split("-", 1)[1]
+        answer = code[i - 1]
+        # The key's cells before this answer, earlier exercises' reference solutions included
+        # (an answer may use an earlier one: 04's extract calls name_from_id), checks left out.
+        ids = [c.get("id") for c in key.cells]
+        before = key.cells[: ids.index(answer.get("id"))] if answer.get("id") in ids else []
+        setup = [
+            c
+            for c in before
+            if c.cell_type == "code" and (is_solution(c) or not CHECK_CALL.search(c.source))
+        ]
+        exercises[f"{lesson}:{function}"] = Exercise(
+            name=f"{lesson}:{function}",
+            setup=tuple(setup),
+            starter=_no_comments(answer.source),
+            check=_no_comments(cell.source),
+            arguments=_check_arguments(cell.source),
+            solutions=tuple(solutions.get(function, ())),
+        )
+    every = tuple(dict.fromkeys(s for found in solutions.values() for s in found))
+    return Reference(exercises, frozenset(_no_comments(c.source) for c in code), every)
+
+
+def _changed(a: str, b: str) -> int:
+    """How many lines an edit from `a` to `b` changes (or adds, or removes)."""
+    a_lines, b_lines = a.splitlines(), b.splitlines()
+    opcodes = difflib.SequenceMatcher(None, a_lines, b_lines, autojunk=False).get_opcodes()
+    return sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in opcodes if tag != "equal")
+
+
+def answer_cells(nb: Any, ref: Reference, exercise: Exercise) -> list[int] | None:
+    """Indices (among the code cells) of the student's cells for `exercise`: its answer cell and
+    the cells added below it, up to its check cell; None when no answer cell is left."""
+    code = _code_cells(nb)
+    sources = [_no_comments(_source(c)) for c in code]
+    grade_id = exercise.name.replace(":", "-", 1)
+    ids = [_grade_id(c) for c in code]
+    if f"{grade_id}-answer" in ids:
+        start = ids.index(f"{grade_id}-answer")
+    elif exercise.starter in sources:
+        start = sources.index(exercise.starter)
+    else:  # the answer cell lost its metadata: the student's cells just above its check cell
+        checks = [i for i, s in enumerate(sources) if ids[i] == grade_id or s == exercise.check]
+        start = checks[0] if checks else 0
+        while start > 0 and not ids[start - 1] and sources[start - 1] not in ref.code:
+            start -= 1
+        if not checks or start == checks[0]:
+            return None
+    end = start + 1
+    while end < len(code):
+        if ids[end] or sources[end] == exercise.check or sources[end] in ref.code:
+            break
+        if CHECK_CALL.search(sources[end]):
+            break
+        end += 1
+    return list(range(start, end))
+
+
+# --- reading the student's code for patching -------------------------------------------------
+
+SUSPECT_MODULES = frozenset(
+    "importlib builtins gc ctypes threading multiprocessing subprocess _thread signal".split()
+)
+SUSPECT_CALLS = frozenset("exec eval compile __import__ setattr delattr globals".split())
+SUSPECT_METHODS = frozenset("__eq__ __ne__ __hash__ __bool__ __instancecheck__".split())
+SUSPECT_SYS = frozenset("modules meta_path path_hooks settrace setprofile _getframe".split())
+WRITE_METHODS = frozenset("write_text write_bytes unlink rmdir rename touch".split())
+
+
+def patching(source: str) -> list[str]:
+    """What a student's cell does that could reach into the grading, one phrase each."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    imported: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            imported |= {a.asname or a.name for a in node.names}
+    found: list[str] = []
+
+    def root(node: ast.AST) -> str:
+        while isinstance(node, (ast.Attribute, ast.Subscript)):
+            node = node.value
+        return node.id if isinstance(node, ast.Name) else ""
+
+    def dotted(node: ast.AST) -> str:
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if isinstance(node, ast.Name):
+            parts.append(node.id)
+        return ".".join(reversed(parts))
+
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+            for target in targets:
+                for part in ast.walk(target):
+                    if isinstance(part, ast.Attribute) and root(part) in imported:
+                        found.append(f"assigns {dotted(part) or root(part)}")
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [a.name for a in node.names] + [getattr(node, "module", None) or ""]
+            for name in names:
+                if name.split(".")[0] in SUSPECT_MODULES:
+                    found.append(f"imports {name}")
+        elif isinstance(node, ast.Name) and node.id in ("__builtins__", "builtins"):
+            found.append(f"uses {node.id}")
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            if node.id.startswith("check_"):
+                found.append(f"defines {node.id}")
+        elif isinstance(node, ast.Attribute) and dotted(node.value) == "sys":
+            if node.attr in SUSPECT_SYS:
+                found.append(f"uses sys.{node.attr}")
+        elif isinstance(node, ast.Call):
+            name = getattr(node.func, "id", "") or ""
+            if name in SUSPECT_CALLS:
+                found.append(f"calls {name}()")
+            if name == "open" and _writes(node):
+                found.append("opens a file for writing")
+            attr = getattr(node.func, "attr", "")
+            if attr in WRITE_METHODS or (attr == "open" and _writes(node)):
+                found.append(f"writes files (.{attr})")
+            if dotted(node.func) in ("os.system", "os.popen", "os.remove", "os.environ.pop"):
+                found.append(f"calls {dotted(node.func)}()")
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if node.name in SUSPECT_METHODS or node.name.startswith("check_"):
+                found.append(f"defines {node.name}")
+        if GRADING_INTERNALS.search(ast.dump(node)) and isinstance(node, ast.Constant):
+            found.append("names the self-check machinery")
+    if GRADING_INTERNALS.search(source) and "names the self-check machinery" not in found:
+        found.append("names the self-check machinery")
+    return list(dict.fromkeys(found))
+
+
+def _writes(call: ast.Call) -> bool:
+    """Whether an `open(...)` call's mode (second argument or `mode=`) writes."""
+    mode = call.args[1] if len(call.args) > 1 else None
+    mode = next((k.value for k in call.keywords if k.arg == "mode"), mode)
+    if mode is None:
+        return False
+    if not isinstance(mode, ast.Constant) or not isinstance(mode.value, str):
+        return True  # a computed mode: cannot tell, so look
+    return bool(set(mode.value) & set("wax+"))
+
+
+# --- the grader's own files ------------------------------------------------------------------
+
+
+def _tree_files(root: Path, trees: tuple[str, ...]) -> dict[str, bytes]:
+    """Every file under `root/<tree>` (no byte-code caches), by relative path."""
+    files = {}
+    for tree in trees:
+        for path in sorted((root / tree).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+                files[path.relative_to(root).as_posix()] = path.read_bytes()
+    return files
+
+
+def _startup_files() -> list[Path]:
+    """Files every new Python or kernel reads at start: `.pth` and `*customize.py` files of the
+    site folders, and the python3 kernel's spec (a student's code could plant code there)."""
+    folders = [Path(p) for p in [*site.getsitepackages(), site.getusersitepackages()]]
+    found = [p for f in folders if f.is_dir() for p in sorted(f.glob("*.pth"))]
+    found += [f / n for f in folders for n in ("sitecustomize.py", "usercustomize.py")]
+    try:
+        from jupyter_client.kernelspec import KernelSpecManager
+
+        spec = Path(KernelSpecManager().get_kernel_spec("python3").resource_dir)
+        found += sorted(p for p in spec.glob("*") if p.is_file())
+    except Exception:  # no spec file: the kernel is found on the path instead
+        pass
+    return found
+
+
+class GraderFiles:
+    """The helpers and data as they were when grading began, and the guard around each kernel.
+
+    Each kernel gets its own read-only copy (made from the snapshot, hashed); after it ends, the
+    copy, the checkout's `helpers/` and `data/` and the start-up files are compared with the
+    snapshot. Anything changed is put back (new files removed) and reported."""
+
+    def __init__(self, root: Path = REPO_ROOT) -> None:
+        self.root = root
+        self.files = _tree_files(root, GRADER_TREES)
+        self.digest = self._digest(self.files)
+        self.startup = {p: (p.read_bytes() if p.exists() else None) for p in _startup_files()}
+        self.lock = threading.Lock()
+
+    @staticmethod
+    def _digest(files: dict[str, bytes]) -> str:
+        total = hashlib.sha256()
+        for name in sorted(files):
+            total.update(name.encode() + b"\0" + hashlib.sha256(files[name]).digest())
+        return total.hexdigest()
+
+    def make_copy(self, folder: Path) -> None:
+        """Write the snapshot under `folder`, read-only."""
+        for name, content in self.files.items():
+            path = folder / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content)
+            path.chmod(0o444)
+        for tree in GRADER_TREES:
+            (folder / tree).mkdir(parents=True, exist_ok=True)
+            for path in [folder / tree, *(p for p in (folder / tree).rglob("*") if p.is_dir())]:
+                path.chmod(0o555)
+
+    def copy_changed(self, folder: Path) -> bool:
+        """Whether the copy under `folder` differs from the snapshot."""
+        try:
+            return self._digest(_tree_files(folder, GRADER_TREES)) != self.digest
+        except OSError:
+            return True
+
+    def restore_checkout(self) -> list[str]:
+        """Put back what changed in the checkout and the start-up files; name each file."""
+        changed = []
+        with self.lock:
+            now = _tree_files(self.root, GRADER_TREES)
+            for name in sorted(set(now) | set(self.files)):
+                if now.get(name) == self.files.get(name):
+                    continue
+                changed.append(name)
+                path = self.root / name
+                if name in self.files:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    path.write_bytes(self.files[name])
+                else:
+                    path.unlink(missing_ok=True)
+            for path in set(_startup_files()) | set(self.startup):
+                before = self.startup.get(path)
+                after = path.read_bytes() if path.exists() else None
+                if after != before:
+                    changed.append(str(path))
+                    if before is None:
+                        path.unlink(missing_ok=True)
+                    else:
+                        path.write_bytes(before)
+        return changed
+
+
+def _unlock(folder: Path) -> None:
+    """Make a read-only copy deletable again."""
+    for path in [folder, *folder.rglob("*")]:
+        try:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        except OSError:
+            pass
+
+
+# --- one exercise in one fresh kernel --------------------------------------------------------
+
+# Sent after the student's cells: import the lesson's checks afresh from the grader's copy, run
+# the check on plain copies of the student's values, send back one signed record.
+CHECK_REQUEST = """
+def _grader_{nonce}(_arguments):
+    import functools, hashlib, hmac, json, sys, types
+    from IPython.display import publish_display_data
+
+    def send(record):
+        record["nonce"] = "{nonce}"
+        body = json.dumps(record, sort_keys=True, ensure_ascii=False)
+        mac = hmac.new(bytes.fromhex("{key}"), body.encode(), hashlib.sha256).hexdigest()
+        publish_display_data({{"{mime}": {{"body": body, "mac": mac}}}})
+
+    def plain(value, depth=0):
+        kind = type(value)
+        if depth > 100 or kind in (str, int, float, bool, bytes, type(None)):
+            return value
+        if isinstance(value, str):
+            return str.__str__(value)
+        if isinstance(value, bool):
+            return bool(int.__int__(value))
+        if isinstance(value, int):
+            return int.__int__(value)
+        if isinstance(value, float):
+            return float.__float__(value)
+        if isinstance(value, dict):
+            return {{plain(k, depth + 1): plain(v, depth + 1) for k, v in dict.items(value)}}
+        if isinstance(value, list):
+            return [plain(v, depth + 1) for v in list.__iter__(value)]
+        if isinstance(value, tuple):
+            return tuple(plain(v, depth + 1) for v in tuple.__iter__(value))
+        if isinstance(value, types.FunctionType):
+            @functools.wraps(value)
+            def answer(*args, **kwargs):
+                return plain(value(*args, **kwargs))
+            return answer
+        return value
+
+    try:
+        for name in [n for n in sys.modules if n == "helpers" or n.startswith("helpers.")]:
+            del sys.modules[name]
+        sys.path.insert(0, {copy!r})
+        # Import hooks defined by the student's code (in __main__) are taken out.
+        def theirs(hook):
+            kind = hook if isinstance(hook, type) else type(hook)
+            return getattr(kind, "__module__", "") == "__main__"
+        sys.meta_path[:] = [f for f in sys.meta_path if not theirs(f)]
+        sys.path_hooks[:] = [h for h in sys.path_hooks if not theirs(h)]
+        sys.path_importer_cache.clear()
+        import importlib
+        module = importlib.import_module("helpers.exercises.n{lesson}")
+        strays = sorted(
+            n for n, m in sys.modules.items()
+            if (n == "helpers" or n.startswith("helpers."))
+            and not str(getattr(m, "__file__", None) or {copy!r}).startswith({copy!r})
+        )
+        if strays:
+            stray = ", ".join(strays)
+            send({{"error": "the check code did not come from the grader's copy: " + stray}})
+            return
+        args, kwargs = _arguments()
+        verdict = getattr(module, "{function}")(
+            *[plain(a) for a in args], **{{k: plain(v) for k, v in kwargs.items()}}
+        )
+        hint = getattr(verdict, "hint", "")
+        send({{"passed": getattr(verdict, "passed", None) is True,
+              "hint": str.__str__(hint) if isinstance(hint, str) else ""}})
+    except BaseException as exc:
+        send({{"error": type(exc).__name__ + ": " + str(exc)[:300]}})
+
+_grader_{nonce}(lambda: (lambda *a, **k: (a, k))({arguments}))
+del _grader_{nonce}
+"""
+
+
+def _names(source: str) -> tuple[set[str], set[str]]:
+    """The names a cell binds and the names it mentions (for `needed_setup`)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set(), set()
+    bound, mentioned = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            mentioned.add(node.id)
+            if not isinstance(node.ctx, ast.Load):
+                bound.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        # A name changed in place (`messages.append(...)`, `tool_map[k] = f`) counts as bound.
+        changed = None
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            changed = node.value.func
+        elif isinstance(node, (ast.Assign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            changed = next(
+                (t for t in targets if isinstance(t, (ast.Attribute, ast.Subscript))), None
+            )
+        while isinstance(changed, (ast.Attribute, ast.Subscript)):
+            changed = changed.value
+        if isinstance(changed, ast.Name):
+            bound.add(changed.id)
+    return bound, mentioned | bound
+
+
+def needed_setup(setup: tuple[Any, ...], sources: list[str]) -> list[Any]:
+    """The key's setup cells the student's `sources` can depend on: the first one (imports,
+    language, client), and, going back from the end, every cell that binds or touches a name
+    that a later needed cell (or the student's code) mentions. The rest of the lesson (its
+    demonstrations, its requests to the model) does not run: it cannot change the verdict."""
+    wanted: set[str] = set()
+    for source in sources:
+        wanted |= _names(source)[1]
+    keep = []
+    for index in range(len(setup) - 1, -1, -1):
+        bound, mentioned = _names(_source(setup[index]))
+        if index == 0 or bound & wanted:
+            keep.append(setup[index])
+            wanted |= mentioned
+    return keep[::-1]
+
+
+def kernel_env(copy_root: Path | None = None, lang: str = "en") -> dict[str, str]:
+    """The kernel's environment: the allow-list only, replay forced, the hub offline, the
+    grader's copy of `helpers` first on the path (the checkout is taken off it)."""
     env = {k: v for k, v in os.environ.items() if k in ALLOWED_ENV or k.startswith("LC_")}
+    path = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    path = [p for p in path if Path(p).resolve() != REPO_ROOT.resolve()]
+    if copy_root is not None:
+        path.insert(0, str(copy_root))
     env.update(
         {
+            "PYTHONPATH": os.pathsep.join(path),
+            "PYTHONDONTWRITEBYTECODE": "1",
             "LLM_MODE": "replay",
-            "LLM_GRADE_LOG": str(log_path),
+            "LLM_LANG": lang,
             "HF_HUB_OFFLINE": "1",
             "TRANSFORMERS_OFFLINE": "1",
             "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1",
@@ -145,227 +640,180 @@ def kernel_env(log_path: Path) -> dict[str, str]:
             "no_proxy": "127.0.0.1,localhost",
         }
     )
+    if not env["PYTHONPATH"]:
+        del env["PYTHONPATH"]
     return env
 
 
-def _no_comments(source: str) -> str:
-    """A cell's code for comparison: without comment-only lines, end-of-line comments (the
-    editions differ there), blank lines and trailing spaces."""
-    lines = []
-    for line in source.strip().splitlines():
-        code = re.sub(r"\s+#[^\"']*$", "", line)
-        if code.strip() and not code.lstrip().startswith("#"):
-            lines.append(code.rstrip())
-    return "\n".join(lines)
+@dataclass
+class Outcome:
+    """What one exercise's kernel gave: the verdict (or why none), and the outputs to show."""
+
+    value: str = ERROR
+    hint: str = ""
+    note: str = ""  # how the run went, when not well
+    outputs: dict[int, list[Any]] = field(default_factory=dict)  # code cell index -> outputs
+    check_outputs: list[Any] = field(default_factory=list)
+    tampered: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class Reference:
-    """What the teacher's copy says about one lesson: the student edition's self-check cells and
-    starter cells, by grade id, and the key's reference solutions."""
+def _stop(manager: Any) -> None:
+    """Shut a kernel down and remove its connection files, whatever state it is in."""
+    from jupyter_core.utils import run_sync
 
-    checks: dict[str, str]  # grade id (`01-check_schema`) -> the cell's code
-    starters: dict[str, str]  # `01-check_schema` -> the starter code of its answer cell
-    solutions: tuple[str, ...]
-    code: frozenset[str] = frozenset()  # every code cell of the student edition
-
-
-@cache
-def _nbbuild() -> Any:
-    """scripts/nbbuild.py, which makes the student edition, loaded once under a private name (a
-    module called `nbbuild` elsewhere on the path, e.g. in the working folder, is not taken)."""
-    path = REPO_ROOT / "scripts" / "nbbuild.py"
-    spec = importlib.util.spec_from_file_location("_toolcall_nbbuild", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while it loads
-    spec.loader.exec_module(module)
-    return module
+    try:
+        if run_sync(manager.is_alive)():
+            run_sync(manager.shutdown_kernel)(now=True)
+        run_sync(manager.cleanup_resources)()
+    except Exception:  # already gone: nothing to stop
+        pass
 
 
-@cache
-def reference(lesson: str) -> Reference | None:
-    """The reference of a lesson from the teacher's key (both editions), or None without one."""
-    import nbformat
-
-    keys = sorted(NOTEBOOKS_DIR.glob(f"*/{lesson}_*.ipynb")) if lesson else []
-    if not keys:
-        return None
-    checks: dict[str, str] = {}
-    starters: dict[str, str] = {}
-    solutions: list[str] = []
-    code: set[str] = set()
-    for path in keys:
-        key = nbformat.read(path, as_version=4)
-        solutions += [_no_comments(c.source) for c in key.cells if _nbbuild()._is_hidden(c)]
-        student = _nbbuild().student_notebook(key, path.stem, path.parent.name)
-        code |= {_no_comments(c.source) for c in student.cells if c.cell_type == "code"}
-        for cell in student.cells:
-            meta = cell.metadata.get("nbgrader", {})
-            if "grade_id" not in meta:
-                continue
-            if meta.get("solution"):
-                starters[meta["grade_id"].removesuffix("-answer")] = _no_comments(cell.source)
-            else:
-                checks[meta["grade_id"]] = _no_comments(cell.source)
-    solutions = list(dict.fromkeys(s for s in solutions if s))
-    return Reference(checks, starters, tuple(solutions), frozenset(code))
-
-
-def compare_with_reference(nb: Any, lesson: str, result: Result) -> dict[str, str]:
-    """Fill `attempted`, `check_cells` and `answer_key`; return the trusted self-check code of
-    each exercise (`01:check_schema` -> code) that this notebook still has unchanged."""
-    ref = reference(lesson)
-    code = [c for c in nb.cells if c.cell_type == "code"]
-    by_id = {c.metadata.get("nbgrader", {}).get("grade_id"): c for c in code}
-    sources = [_no_comments(c.source) for c in code]
-    if ref is None:
-        result.check_cells = "no reference"
-        return {}
-    trusted: dict[str, str] = {}
-    edited, deleted = [], []
-    for grade_id, check in ref.checks.items():
-        name = grade_id.split("-", 1)[1]
-        if check in sources:
-            trusted[grade_id.replace("-", ":", 1)] = check
-        elif grade_id in by_id or any(name in CHECK_CALL.findall(c.source) for c in code):
-            edited.append(name)
-        else:
-            deleted.append(name)
-    problems = [f"edited: {', '.join(edited)}"] * bool(edited)
-    problems += [f"deleted: {', '.join(deleted)}"] * bool(deleted)
-    result.check_cells = "; ".join(problems) or "ok"
-    for grade_id, starter in ref.starters.items():
-        exercise = grade_id.replace("-", ":", 1)
-        cell = by_id.get(f"{grade_id}-answer")
-        at = code.index(cell) if cell is not None else _find(sources, starter)
-        if at is None:
-            continue  # no starter cell to compare with: left blank
-        changed = sources[at] != starter
-        # Cells the student added after the starter, before its check, are an attempt too.
-        check = by_id.get(grade_id)
-        end = code.index(check) if check is not None else _find(sources, ref.checks[grade_id])
-        added = any(src not in ref.code for src in sources[at + 1 : end if end else at + 1])
-        result.attempted[exercise] = "yes" if changed or added else "no"
-    hidden = sum(1 for c in code if c.metadata.get("jupyter", {}).get("source_hidden"))
-    copied = sum(1 for s in ref.solutions if s in sources)
-    if hidden or copied:
-        result.answer_key = f"yes: {copied} of {len(ref.solutions)} reference solutions" + (
-            f", {hidden} collapsed solution cell(s)" if hidden else ""
-        )
-    else:
-        result.answer_key = "no"
-    return trusted
-
-
-def _find(sources: list[str], wanted: str) -> int | None:
-    """The index of the first cell whose code is `wanted`, or None."""
-    return sources.index(wanted) if wanted in sources else None
-
-
-def _log_lines(log_path: Path) -> list[dict[str, Any]]:
-    """The complete JSON records of a grade log (a torn last line is skipped)."""
-    if not log_path.exists():
-        return []
-    entries = []
-    for line in log_path.read_text(encoding="utf-8").splitlines():
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError:
+def _read_record(outputs: list[Any], nonce: str, key: bytes) -> dict[str, Any] | None:
+    """The record signed with `key` for `nonce` among a cell's outputs, or None."""
+    for out in outputs:
+        data = out.get("data", {}) if isinstance(out, dict) else {}
+        signed = data.get(RECORD_MIME)
+        if not isinstance(signed, dict):
             continue
-        if isinstance(entry, dict) and "exercise" in entry:
-            entries.append(entry)
-    return entries
+        body, mac = signed.get("body"), signed.get("mac")
+        if not isinstance(body, str) or not isinstance(mac, str):
+            continue
+        good = hmac.new(key, body.encode(), hashlib.sha256).hexdigest()
+        if not hmac.compare_digest(good, mac):
+            continue
+        record = json.loads(body)
+        if isinstance(record, dict) and record.get("nonce") == nonce:
+            return record
+    return None
 
 
-def read_log(log_path: Path) -> dict[str, bool]:
-    """The last verdict per exercise from a grade log (a torn last line is ignored)."""
-    return {str(e["exercise"]): bool(e.get("passed")) for e in _log_lines(log_path)}
-
-
-def run_notebook(
-    nb: Any,
-    folder: Path,
-    log_path: Path,
-    timeout: float,
-    cell_timeout: float = DEFAULT_CELL_TIMEOUT,
-    reload_before: dict[int, str] | None = None,
-) -> tuple[str, dict[int, list[dict[str, Any]]]]:
-    """Execute `nb` in place, in `folder`, one cell at a time (a broken notebook never raises);
-    return how the run went and the verdict records each cell wrote, by cell index.
-
-    A cell over `cell_timeout` seconds is interrupted (its output says so) and the run goes on;
-    over `timeout` for the whole notebook the run stops. `reload_before` maps a cell index to the
-    lesson whose check modules are reloaded (silently) before that cell runs."""
+def run_exercise(
+    cells: list[Any],
+    exercise: Exercise,
+    lang: str,
+    files: GraderFiles,
+    cell_timeout: float,
+    deadline: float,
+) -> Outcome:
+    """Grade one exercise in a fresh kernel: the key's setup, the student's `cells`, the check."""
     import nbformat
+    from jupyter_client.manager import AsyncKernelManager
     from nbclient import NotebookClient
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
-    deadline = time.monotonic() + timeout
-    status, records = "ok", {}
-
-    def cell_limit(_cell: Any = None) -> int:
-        """Seconds the next cell may run: `cell_timeout`, or what is left of `timeout`."""
-        return max(1, int(min(cell_timeout, deadline - time.monotonic())))
-
-    client = NotebookClient(
-        nb,
-        kernel_name="python3",
-        allow_errors=True,
-        interrupt_on_timeout=True,
-        error_on_timeout={
-            "ename": "CellTimeoutError",
-            "evalue": f"the grader interrupted this cell after {cell_timeout:g} s",
-            "traceback": [f"CellTimeoutError: interrupted after {cell_timeout:g} s"],
-        },
-        timeout_func=cell_limit,
-        resources={"metadata": {"path": str(folder)}},
-    )
-    client.reset_execution_trackers()
-    interrupted = 0
-    try:
-        with client.setup_kernel(env=kernel_env(log_path)):
-            client.wait_for_reply(client.kc.kernel_info())
-            for index, cell in enumerate(nb.cells):
-                if time.monotonic() >= deadline:
-                    status = f"timeout after {timeout:g} s"
-                    break
-                lesson = (reload_before or {}).get(index)
-                if lesson:
-                    reply = client.kc.execute(
-                        RELOAD_CHECKS.format(lesson=lesson), silent=True, store_history=False
-                    )
-                    client.wait_for_reply(reply, None)
-                seen = len(_log_lines(log_path))
-                limit = cell_limit()
-                started = time.monotonic()
-                client.execute_cell(cell, index, execution_count=client.code_cells_executed + 1)
-                if cell.cell_type == "code" and time.monotonic() - started >= limit:
-                    interrupted += 1
-                    cell.outputs.append(
-                        nbformat.v4.new_output(
-                            "stream", name="stderr", text=f"[grader] interrupted after {limit} s\n"
-                        )
-                    )
-                new = _log_lines(log_path)[seen:]
-                if new:
-                    records[index] = new
-    except CellTimeoutError:
-        status = f"timeout after {timeout:g} s"
-    except DeadKernelError:
-        status = "kernel died"
-    except RuntimeError as exc:  # nbclient reports a kernel that would not start this way
-        status = f"failed to run: {exc}"
-    if status == "ok":
-        failed = sum(  # a cell tagged raises-exception shows a defect on purpose
-            1
-            for cell in nb.cells
-            if any(o.get("output_type") == "error" for o in cell.get("outputs", []))
-            and "raises-exception" not in cell.get("metadata", {}).get("tags", [])
+    outcome = Outcome()
+    nonce, key = secrets.token_hex(8), secrets.token_bytes(32)
+    lesson = exercise.name.split(":", 1)[0]
+    with tempfile.TemporaryDirectory(prefix="grade-") as tmp:
+        root = Path(tmp)
+        copy_root, work = root / "grader", root / "work"
+        files.make_copy(copy_root)
+        work.mkdir()
+        request = CHECK_REQUEST.format(
+            nonce=nonce,
+            key=key.hex(),
+            mime=RECORD_MIME,
+            copy=str(copy_root),
+            lesson=lesson,
+            function=exercise.name.split(":", 1)[1],
+            arguments=exercise.arguments,
         )
-        parts = [f"{failed} cell(s) raised"] * bool(failed)
-        parts += [f"{interrupted} cell(s) interrupted after {cell_timeout:g} s"] * bool(interrupted)
-        status = ", ".join(["ok", *parts])
-    return status, records
+        check_cell = nbformat.v4.new_code_cell(request)
+        wanted = [_source(c) for c in cells] + [exercise.arguments]
+        setup = [copy.deepcopy(c) for c in needed_setup(exercise.setup, wanted)]
+        student = [nbformat.v4.new_code_cell(_source(c)) for c in cells]
+        run = nbformat.v4.new_notebook()
+        run.cells = [*setup, *student, check_cell]
+
+        def limit(_cell: Any = None) -> int:
+            return max(1, int(min(cell_timeout, deadline - time.monotonic())))
+
+        manager = AsyncKernelManager(
+            kernel_name="python3", transport="ipc", ip=str(root / "kernel")
+        )
+        client = NotebookClient(
+            run,
+            km=manager,
+            allow_errors=True,
+            interrupt_on_timeout=True,
+            error_on_timeout={
+                "ename": "CellTimeoutError",
+                "evalue": f"the grader interrupted this cell after {cell_timeout:g} s",
+                "traceback": [f"CellTimeoutError: interrupted after {cell_timeout:g} s"],
+            },
+            timeout_func=limit,
+            resources={"metadata": {"path": str(work)}},
+        )
+        problems = []
+        try:
+            with client.setup_kernel(env=kernel_env(copy_root, lang), cwd=str(work)):
+                for index, cell in enumerate(run.cells):
+                    if time.monotonic() >= deadline:
+                        problems.append("the notebook's time ran out")
+                        break
+                    started, allowed = time.monotonic(), limit()
+                    client.execute_cell(cell, index)
+                    if time.monotonic() - started >= allowed and cell is not check_cell:
+                        cell.outputs.append(
+                            nbformat.v4.new_output(
+                                "stream",
+                                name="stderr",
+                                text=f"[grader] interrupted after {allowed} s\n",
+                            )
+                        )
+                        problems.append(f"interrupted after {allowed} s")
+                    failed = [o for o in cell.outputs if o.get("output_type") == "error"]
+                    tagged = "raises-exception" in cell.metadata.get("tags", [])
+                    if failed and cell in setup and not tagged:
+                        problems.append(f"the key's setup raised {failed[0].get('ename')}")
+        except CellTimeoutError:
+            problems.append("the notebook's time ran out")
+        except DeadKernelError:
+            problems.append("kernel died")
+        except RuntimeError as exc:  # nbclient reports a kernel that would not start this way
+            problems.append(f"failed to run: {exc}")
+        finally:  # the kernel is ours (nbclient only stops kernels it made itself)
+            _stop(manager)
+        outcome.tampered = ["the grader's copy"] * files.copy_changed(copy_root)
+        outcome.tampered += files.restore_checkout()
+        _unlock(copy_root)
+    outcome.outputs = {i: c.outputs for i, c in enumerate(student)}
+    outcome.check_outputs = [o for o in check_cell.outputs if RECORD_MIME not in o.get("data", {})]
+    record = _read_record(check_cell.get("outputs", []), nonce, key)
+    outcome.note = ", ".join(dict.fromkeys(problems))
+    if outcome.tampered:
+        outcome.value, outcome.hint = ERROR, "verdict refused: the grader's files were changed"
+    elif record is None:
+        outcome.value = ERROR
+        outcome.hint = "no verdict: " + (outcome.note or "the check did not answer")
+    elif "error" in record:
+        outcome.value, outcome.hint = ERROR, str(record["error"])
+    else:
+        outcome.value = PASSED if record.get("passed") is True else NOT_YET
+        outcome.hint = str(record.get("hint") or "")
+    return outcome
+
+
+# --- one notebook ----------------------------------------------------------------------------
+
+
+@dataclass
+class Result:
+    """One submitted notebook: how the run went, each exercise's verdict, hint and attempt."""
+
+    notebook: str
+    student: str = ""
+    lesson: str = ""
+    run: str = "ok"
+    values: dict[str, str] = field(default_factory=dict)
+    hints: dict[str, str] = field(default_factory=dict)
+    attempted: dict[str, str] = field(default_factory=dict)
+    check_cells: str = ""
+    answer_key: str = ""
+    review: list[str] = field(default_factory=list)
+    score: float = 0.0
+    max_score: float = 0.0
 
 
 def grade_notebook(
@@ -374,67 +822,146 @@ def grade_notebook(
     timeout: float,
     executed: Path | None,
     cell_timeout: float = DEFAULT_CELL_TIMEOUT,
+    files: GraderFiles | None = None,
 ) -> Result:
-    """Run one submitted notebook and read its verdicts, counting only the trusted ones."""
-    import nbformat
-
+    """Grade one submitted notebook, one fresh kernel per exercise; never raises."""
     relative = path.relative_to(root)
     result = Result(notebook=relative.as_posix(), student=student_of(relative))
+    try:
+        _grade(path, result, timeout, executed, cell_timeout, files or GraderFiles())
+    except Exception as exc:  # one broken notebook is one row that says why
+        result.run = f"not graded: {type(exc).__name__}: {str(exc)[:200]}"
+        for name in exercises_of(result.lesson):
+            result.values.setdefault(name, MISSING)
+    return result
+
+
+def _grade(
+    path: Path,
+    result: Result,
+    timeout: float,
+    executed: Path | None,
+    cell_timeout: float,
+    files: GraderFiles,
+) -> None:
+    import nbformat
+
     try:
         nb = nbformat.read(path, as_version=4)
     except Exception as exc:  # any unreadable file is the student's problem, not the grader's
         result.lesson = lesson_of(path, None)
         result.run = f"invalid notebook: {type(exc).__name__}"
         result.values = {name: MISSING for name in exercises_of(result.lesson)}
-        return result
+        return
     result.lesson = lesson_of(path, nb)
-    trusted = compare_with_reference(nb, result.lesson, result)
-    trusted_cells: dict[int, set[str]] = {}
-    for index, cell in enumerate(nb.cells):
-        if cell.cell_type == "code":
-            code = _no_comments(cell.source)
-            names = {e for e, check in trusted.items() if check == code}
-            if names:
-                trusted_cells[index] = names
-    reload_before = {index: result.lesson for index in trusted_cells}
-    with tempfile.TemporaryDirectory() as tmp:
-        log_path = Path(tmp) / f"verdicts-{os.urandom(6).hex()}.jsonl"
-        result.run, records = run_notebook(
-            nb, path.parent, log_path, timeout, cell_timeout, reload_before
+    lang = language_of(nb)
+    ref = reference(result.lesson, lang)
+    names = exercises_of(result.lesson)
+    if ref is None:
+        result.check_cells = "no reference"
+        result.values = {name: MISSING for name in names}
+        return
+    code = _code_cells(nb)
+    sources = [_no_comments(_source(c)) for c in code]
+    written = {i for i, s in enumerate(sources) if s not in ref.code}
+    for i in sorted(written):
+        found = patching(_source(code[i]))
+        if found:
+            result.review.append(f"cell {i + 1}: {', '.join(found)}")
+    _compare_checks(code, sources, ref, result)
+    hidden = sum(1 for c in code if _meta(c, "jupyter").get("source_hidden"))
+    fixes: set[str] = set()  # reference solutions reached by a small edit of a starter
+    deadline = time.monotonic() + timeout
+    notes = []
+    for name in names:
+        exercise = ref.exercises.get(name)
+        at = answer_cells(nb, ref, exercise) if exercise else None
+        if exercise is None or at is None:
+            result.values[name], result.attempted[name] = MISSING, "no"
+            continue
+        mine = [sources[i] for i in at]
+        result.attempted[name] = "yes" if mine != [exercise.starter] else "no"
+        fixes |= {s for s in mine if _changed(exercise.starter, s) <= SMALL_EDIT}
+        copied = [
+            s
+            for s in mine
+            if s in exercise.solutions and _changed(exercise.starter, s) > SMALL_EDIT
+        ]
+        if copied:
+            result.values[name], result.hints[name] = COPIED, "the reference solution, pasted"
+            result.review.append(f"{name}: the key's reference solution pasted")
+            continue
+        untouched = result.attempted[name] == "no"
+        outcome = _UNTOUCHED.get((lang, name)) if untouched else None
+        if outcome is None:
+            cells = [code[i] for i in at]
+            outcome = run_exercise(cells, exercise, lang, files, cell_timeout, deadline)
+            if outcome.tampered and "the grader's copy" not in outcome.tampered:
+                # Only shared files changed: with --jobs above 1 another notebook running at the
+                # same time may have done it. They are put back; run once more to know.
+                outcome = run_exercise(cells, exercise, lang, files, cell_timeout, deadline)
+            if untouched and not outcome.note and not outcome.tampered:
+                _UNTOUCHED[(lang, name)] = outcome
+        result.values[name], result.hints[name] = outcome.value, outcome.hint
+        if outcome.note:
+            notes.append(f"{name}: {outcome.note}")
+        if outcome.tampered:
+            changed = ", ".join(outcome.tampered)
+            result.review.append(f"{name}: changed the grader's files ({changed})")
+        for i, outputs in zip(at, outcome.outputs.values(), strict=False):
+            code[i]["outputs"] = copy.deepcopy(outputs)
+        check = _check_cell_of(code, sources, exercise, at)
+        if check is not None:
+            check["outputs"] = copy.deepcopy(outcome.check_outputs)
+    copied_total = sum(1 for s in ref.solutions if s in sources and s not in fixes)
+    if hidden or copied_total:
+        result.answer_key = f"yes: {copied_total} of {len(ref.solutions)} reference solutions" + (
+            f", {hidden} collapsed solution cell(s)" if hidden else ""
         )
-    verdicts: dict[str, dict[str, Any]] = {}
-    forged = 0
-    for index, entries in records.items():
-        for entry in entries:
-            if str(entry.get("exercise")) in trusted_cells.get(index, set()):
-                verdicts[str(entry["exercise"])] = entry
-            else:
-                forged += 1
-    touching = [
-        str(i + 1)
-        for i, c in enumerate(nb.cells)
-        if c.cell_type == "code" and i not in trusted_cells and GRADING_INTERNALS.search(c.source)
-    ]
-    notes = [f"{forged} record(s) from other cells ignored"] * bool(forged)
-    notes += [f"cell(s) {', '.join(touching)} touch the self-check code"] * bool(touching)
-    result.verdict_log = "; ".join(notes) or "ok"
-    called = {n for c in nb.cells if c.cell_type == "code" for n in CHECK_CALL.findall(c.source)}
-    for name in exercises_of(result.lesson):
-        if name in verdicts:
-            passed = bool(verdicts[name].get("passed"))
-            result.values[name] = PASSED if passed else NOT_YET
-            result.hints[name] = str(verdicts[name].get("hint") or "")
-            if passed:
-                result.attempted[name] = "yes"
-        elif name.split(":", 1)[1] in called:
-            result.values[name] = ERROR  # the check is there but gave no trusted verdict
-        else:
-            result.values[name] = MISSING
+        result.review.append(f"answer key: {result.answer_key.removeprefix('yes: ')}")
+    else:
+        result.answer_key = "no"
+    result.run = "; ".join(["ok", *notes]) if notes else "ok"
     if executed is not None:
         target = executed / result.notebook
         target.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, target)
-    return result
+
+
+# The verdict on an untouched starter, by (language, exercise): the same code in the same setup
+# gets the same verdict, so each runs once per grading.
+_UNTOUCHED: dict[tuple[str, str], Outcome] = {}
+
+
+def _compare_checks(code: list[Any], sources: list[str], ref: Reference, result: Result) -> None:
+    """`check_cells`: which of the student edition's check cells were edited or deleted (they
+    are not what grades, but a changed one deserves a look)."""
+    ids = [_grade_id(c) for c in code]
+    edited, deleted = [], []
+    for name, exercise in ref.exercises.items():
+        function = name.split(":", 1)[1]
+        if exercise.check in sources:
+            continue
+        called = any(function in CHECK_CALL.findall(s) for s in sources)
+        (edited if name.replace(":", "-", 1) in ids or called else deleted).append(function)
+    problems = [f"edited: {', '.join(edited)}"] * bool(edited)
+    problems += [f"deleted: {', '.join(deleted)}"] * bool(deleted)
+    result.check_cells = "; ".join(problems) or "ok"
+    if problems:
+        result.review.append(f"check cells {'; '.join(problems)}")
+
+
+def _check_cell_of(
+    code: list[Any], sources: list[str], exercise: Exercise, at: list[int]
+) -> Any | None:
+    """The submission's check cell of `exercise` (right after its answer cells), if any."""
+    after = at[-1] + 1
+    if after < len(code) and exercise.name.split(":", 1)[1] in CHECK_CALL.findall(sources[after]):
+        return code[after]
+    return None
+
+
+# --- marks -----------------------------------------------------------------------------------
 
 
 def read_weights(path: Path | None) -> dict[str, float]:
@@ -463,6 +990,16 @@ def read_weights(path: Path | None) -> dict[str, float]:
 def score(results: list[Result], weights: dict[str, float]) -> dict[str, tuple[float, float]]:
     """Set each result's score and maximum; return each student's total and maximum, counting
     the best submission of each lesson once."""
+    best = best_of(results, weights)
+    totals: dict[str, tuple[float, float]] = {}
+    for (student, _), r in best.items():
+        got, out_of = totals.get(student, (0.0, 0.0))
+        totals[student] = (got + r.score, out_of + r.max_score)
+    return totals
+
+
+def best_of(results: list[Result], weights: dict[str, float]) -> dict[tuple[str, str], Result]:
+    """Score every result; the best submission of each (student, lesson)."""
     best: dict[tuple[str, str], Result] = {}
     for r in results:
         exercises = exercises_of(r.lesson)
@@ -471,11 +1008,87 @@ def score(results: list[Result], weights: dict[str, float]) -> dict[str, tuple[f
         key = (r.student, r.lesson)
         if key not in best or r.score > best[key].score:
             best[key] = r
-    totals: dict[str, tuple[float, float]] = {}
-    for (student, _), r in best.items():
-        got, out_of = totals.get(student, (0.0, 0.0))
-        totals[student] = (got + r.score, out_of + r.max_score)
-    return totals
+    return best
+
+
+def _number(value: float) -> str:
+    return f"{value:g}"
+
+
+HEAD = ["student", "notebook", "lesson", "run", "check_cells", "answer_key", "needs_review"]
+HEAD += ["score", "max_score", "student_total", "student_max"]
+
+
+def _head(lessons: list[str]) -> list[str]:
+    head = list(HEAD)
+    for e in (e for lesson in lessons for e in exercises_of(lesson)):
+        head += [e, f"{e} attempted", f"{e} hint"]
+    return head
+
+
+def _row(r: Result, lessons: list[str], total: tuple[float, float] | None) -> list[str]:
+    row = [r.student, r.notebook, r.lesson, r.run, r.check_cells, r.answer_key]
+    row += ["; ".join(r.review), _number(r.score), _number(r.max_score)]
+    row += [_number(total[0]), _number(total[1])] if total else ["", ""]
+    for e in (e for lesson in lessons for e in exercises_of(lesson)):
+        row += [r.values.get(e, ""), r.attempted.get(e, ""), r.hints.get(e, "")]
+    return row
+
+
+def write_table(results: list[Result], out: Path, weights: dict[str, float] | None = None) -> None:
+    """One row per notebook: who, which lesson, how the run went, the flags, the marks, then
+    three columns per exercise of any lesson seen (verdict, attempted, hint); blank = other
+    lesson."""
+    totals = score(results, weights or {})
+    lessons = sorted({r.lesson for r in results if r.lesson})
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(_head(lessons))
+        for r in results:
+            writer.writerow(_row(r, lessons, totals.get(r.student, (0.0, 0.0))))
+
+
+def write_marks(results: list[Result], out: Path, weights: dict[str, float] | None = None) -> None:
+    """One row per student: the best score of each lesson of the class (blank: not handed in),
+    the total and its maximum over every lesson of the class, the mark in per cent, and the
+    flags that need a look before the mark stands."""
+    weights = weights or {}
+    best = best_of(results, weights)
+    lessons = sorted({r.lesson for r in results if r.lesson})
+    most = {lesson: sum(weights.get(e, 1.0) for e in exercises_of(lesson)) for lesson in lessons}
+    out_of = sum(most.values())
+    students = sorted({r.student for r in results})
+    head = ["student", *(f"lesson {lesson}" for lesson in lessons), "total", "max", "mark_%"]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow([*head, "needs_review"])
+        for student in students:
+            mine = {lesson: best.get((student, lesson)) for lesson in lessons}
+            total = sum(r.score for r in mine.values() if r is not None)
+            flags = [
+                f"{r.notebook}: {flag}"
+                for r in results
+                if r.student == student
+                for flag in ([r.run] if not r.run.startswith("ok") else []) + r.review
+            ]
+            mark = 100 * total / out_of if out_of else 0.0
+            writer.writerow(
+                [
+                    student,
+                    *(_number(r.score) if r is not None else "" for r in mine.values()),
+                    _number(total),
+                    _number(out_of),
+                    f"{mark:.1f}",
+                    " | ".join(flags),
+                ]
+            )
+
+
+def marks_path(out: Path) -> Path:
+    """Where the per-student sheet goes by default: `grades.csv` -> `grades_marks.csv`."""
+    return out.with_name(f"{out.stem}_marks{out.suffix or '.csv'}")
 
 
 def grade_folder(
@@ -486,49 +1099,52 @@ def grade_folder(
     jobs: int = 1,
     weights: dict[str, float] | None = None,
     cell_timeout: float = DEFAULT_CELL_TIMEOUT,
+    marks: Path | None = None,
 ) -> list[Result]:
-    """Grade every `*.ipynb` under `folder` and write the table to `out` (rows in path order).
+    """Grade every `*.ipynb` under `folder`: rows go to `out` as notebooks finish, then `out` is
+    rewritten in path order with the students' totals, and the marks sheet is written.
 
-    `jobs` notebooks run at once, each in its own kernel (a class of 25 on a lab server)."""
+    `jobs` notebooks are graded at once (a class of 25 on a lab server)."""
     paths = sorted(p for p in folder.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+    files = GraderFiles()
+    _UNTOUCHED.clear()
+    lessons = sorted({_peek_lesson(p) for p in paths} - {""})
+    for lesson in lessons:  # read the key once, before any student's code runs
+        for lang in ("en", "ru"):
+            reference(lesson, lang)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    lock = threading.Lock()
+    with out.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(_head(lessons))
+        handle.flush()
 
-    def grade(path: Path) -> Result:
-        print(f"grading {path.relative_to(folder).as_posix()} ...", flush=True)
-        return grade_notebook(path, folder, timeout, executed, cell_timeout)
+        def grade(path: Path) -> Result:
+            print(f"grading {path.relative_to(folder).as_posix()} ...", flush=True)
+            result = grade_notebook(path, folder, timeout, executed, cell_timeout, files)
+            best_of([result], weights or {})
+            with lock:
+                writer.writerow(_row(result, lessons, None))
+                handle.flush()
+            return result
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        results = list(pool.map(grade, paths))
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            futures = [pool.submit(grade, p) for p in paths]
+            done = [future.result() for future in as_completed(futures)]
+    results = sorted(done, key=lambda r: r.notebook)
     write_table(results, out, weights or {})
+    write_marks(results, marks or marks_path(out), weights or {})
     return results
 
 
-def _number(value: float) -> str:
-    return f"{value:g}"
+def _peek_lesson(path: Path) -> str:
+    """The lesson of a submission, read without failing."""
+    try:
+        import nbformat
 
-
-def write_table(results: list[Result], out: Path, weights: dict[str, float] | None = None) -> None:
-    """One row per notebook: who, which lesson, how the run went, the flags, the marks, then
-    three columns per exercise of any lesson seen (verdict, attempted, hint); blank = other
-    lesson."""
-    totals = score(results, weights or {})
-    lessons = sorted({r.lesson for r in results if r.lesson})
-    exercises = [e for lesson in lessons for e in exercises_of(lesson)]
-    head = ["student", "notebook", "lesson", "run", "check_cells", "answer_key", "verdict_log"]
-    head += ["score", "max_score", "student_total", "student_max"]
-    for e in exercises:
-        head += [e, f"{e} attempted", f"{e} hint"]
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(head)
-        for r in results:
-            total, most = totals.get(r.student, (0.0, 0.0))
-            row = [r.student, r.notebook, r.lesson, r.run, r.check_cells, r.answer_key]
-            row += [r.verdict_log, _number(r.score), _number(r.max_score)]
-            row += [_number(total), _number(most)]
-            for e in exercises:
-                row += [r.values.get(e, ""), r.attempted.get(e, ""), r.hints.get(e, "")]
-            writer.writerow(row)
+        return lesson_of(path, nbformat.read(path, as_version=4))
+    except Exception:  # unreadable: the name may still tell
+        return lesson_of(path, None)
 
 
 def write_weights_template(path: Path) -> None:
@@ -549,6 +1165,9 @@ def main(argv: list[str] | None = None) -> None:
         help="folder of submitted .ipynb files (searched recursively)",
     )
     parser.add_argument("--out", type=Path, default=Path("grades.csv"), help="the CSV to write")
+    parser.add_argument(
+        "--marks", type=Path, help="the per-student sheet (default: <out>_marks.csv)"
+    )
     parser.add_argument("--weights", type=Path, help="CSV of `exercise,weight` (default: 1 each)")
     parser.add_argument(
         "--weights-template",
@@ -571,12 +1190,12 @@ def main(argv: list[str] | None = None) -> None:
         "--jobs",
         type=int,
         default=1,
-        help="notebooks run at once, each in its own kernel (default 1)",
+        help="notebooks graded at once, each exercise in its own kernel (default 1)",
     )
     parser.add_argument(
         "--executed",
         type=Path,
-        help="also save each executed notebook (with its outputs) under this folder",
+        help="also save each notebook with the grader's outputs in its answer and check cells",
     )
     args = parser.parse_args(argv)
     if args.weights_template is not None:
@@ -589,6 +1208,7 @@ def main(argv: list[str] | None = None) -> None:
         weights = read_weights(args.weights)
     except (OSError, ValueError) as exc:
         parser.error(str(exc))
+    marks = args.marks or marks_path(args.out)
     results = grade_folder(
         args.folder.resolve(),
         args.out,
@@ -597,8 +1217,9 @@ def main(argv: list[str] | None = None) -> None:
         args.jobs,
         weights,
         args.cell_timeout,
+        marks,
     )
-    print(f"wrote {args.out}: {len(results)} notebook(s)")
+    print(f"wrote {args.out}: {len(results)} notebook(s); {marks}: the marks per student")
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import nbbuild  # noqa: E402  (scripts/ is not a package)
 import wheelhouse  # noqa: E402
 
+from helpers.edition import STUDENT_KERNEL  # noqa: E402
 from helpers.lessons import lesson_names  # noqa: E402
 
 KIT_NAME = "toolcall-series-student"
@@ -34,7 +35,7 @@ DEFAULT_OUT = ROOT / "build" / "kit"
 # Packages a student needs; the test tools of requirements.txt (pytest, nbval, ...) stay out.
 TEST_TOOLS = ("nbval", "pytest", "pytest-xdist", "pytest-timeout", "hypothesis")
 SKIPPED_NAMES = ("__pycache__", ".ipynb_checkpoints", ".pytest_cache", ".hypothesis")
-KERNEL = nbbuild.STUDENT_KERNEL
+KERNEL = STUDENT_KERNEL
 
 # The install commands of both READMEs; only the first lesson's language differs.
 INSTALL = """\

@@ -14,7 +14,6 @@ construction; only prose and code comments are translated.
 from __future__ import annotations
 
 import argparse
-import copy
 import hashlib
 import importlib.util
 import os
@@ -26,7 +25,9 @@ from pathlib import Path
 
 import nbformat
 
-from helpers.lessons import CHECK_CALL, lesson_names
+from helpers.edition import STUDENT_KERNEL, student_notebook  # noqa: F401  (re-exported)
+from helpers.edition import is_solution as _is_hidden  # noqa: F401  (the tests' old name)
+from helpers.lessons import lesson_names
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "notebooks" / "src"
@@ -327,103 +328,9 @@ def build(name: str, run: bool) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# The student edition: the committed notebooks (the teacher's answer key) without the reference
-# solutions and without outputs in the exercises. Cells carry nbgrader metadata (answer cells and
-# locked self-check cells) so a course that uses nbgrader can import them.
+# The student edition (helpers/edition.py makes it; the grader reads the key through it too).
 
 STUDENT_DIR = ROOT / "build" / "student"
-EXERCISES_IMPORT = re.compile(r"\bhelpers\.exercises\b")
-# A sentence of the exercise prose that points at the reference solution, which is not there.
-SOLUTION_SENTENCE = re.compile(
-    r"[^.!?\n]*(?:reference solution|эталонн\w* решени)[^.!?]*[.!?] ?", re.IGNORECASE
-)
-# The kernel the student edition asks for: the project's venv, registered under this name
-# (`python -m ipykernel install --sys-prefix --name toolcall-series`, or `--user` on a JupyterHub),
-# so a hub opens each notebook in it instead of its default kernel without the packages.
-STUDENT_KERNEL = "toolcall-series"
-STUDENT_NOTE = {
-    "en": "*Student edition: the reference solutions are not included; your teacher has them.*",
-    "ru": "*Версия для студентов: эталонных решений здесь нет, они есть у преподавателя.*",
-}
-
-
-def _is_hidden(cell: nbformat.NotebookNode) -> bool:
-    """A collapsed code cell: a reference solution (`code(..., hidden=True)`)."""
-    return cell.cell_type == "code" and cell.metadata.get("jupyter", {}).get("source_hidden", False)
-
-
-def _checks_called(cell: nbformat.NotebookNode) -> list[str]:
-    """The self-check functions a code cell calls, e.g. ["check_schema"]."""
-    return CHECK_CALL.findall(cell.source) if cell.cell_type == "code" else []
-
-
-def _exercise_start(cells: list[nbformat.NotebookNode]) -> int:
-    """Index of the first exercise cell: after the prose that precedes the first exercise import."""
-    for i, cell in enumerate(cells):
-        if cell.cell_type == "code" and EXERCISES_IMPORT.search(cell.source):
-            while i > 0 and cells[i - 1].cell_type == "code":
-                i -= 1
-            return i
-    return len(cells)
-
-
-def _nbgrader(grade_id: str, *, solution: bool) -> dict:
-    """nbgrader cell metadata: an answer cell the student edits, or a locked read-only cell."""
-    return {
-        "grade": False,
-        "grade_id": grade_id,
-        "locked": not solution,
-        "schema_version": 3,
-        "solution": solution,
-    }
-
-
-def student_notebook(key: nbformat.NotebookNode, lesson: str, lang: str) -> nbformat.NotebookNode:
-    """The student edition of one answer-key notebook (the key itself is left unchanged).
-
-    Drops every collapsed solution cell and the self-check cell right after it, clears the outputs
-    of the exercise cells, and removes the prose sentence that points at the solution."""
-    nb = copy.deepcopy(key)
-    cells, after_solution = [], False
-    for cell in nb.cells:
-        if _is_hidden(cell):
-            after_solution = True
-            continue
-        if after_solution and _checks_called(cell):
-            after_solution = False
-            continue
-        after_solution = False
-        cells.append(cell)
-    start = _exercise_start(cells)
-    prefix = lesson[:2]
-    for i in range(max(start - 1, 0), len(cells)):
-        cell = cells[i]
-        if cell.cell_type == "markdown":
-            cell.source = SOLUTION_SENTENCE.sub("", cell.source).rstrip()
-            continue
-        cell.outputs, cell.execution_count = [], None
-        checks = _checks_called(cell)
-        if checks:
-            cell.metadata["nbgrader"] = _nbgrader(f"{prefix}-{checks[0]}", solution=False)
-            # JupyterLab (and Notebook 7) refuse to edit or delete such a cell.
-            cell.metadata["editable"] = False
-            cell.metadata["deletable"] = False
-            before = cells[i - 1] if i > start else None
-            if before is not None and before.cell_type == "code" and not _checks_called(before):
-                before.metadata["nbgrader"] = _nbgrader(
-                    f"{prefix}-{checks[0]}-answer", solution=True
-                )
-    if start < len(cells):
-        note = nbformat.v4.new_markdown_cell(STUDENT_NOTE[lang])
-        note["id"] = f"{prefix}-student-note"
-        cells.insert(start, note)
-    nb.cells = cells
-    nb.metadata["kernelspec"] = {
-        "display_name": f"Python ({STUDENT_KERNEL})",
-        "language": "python",
-        "name": STUDENT_KERNEL,
-    }
-    return nb
 
 
 def build_student(names: list[str], out: Path = STUDENT_DIR) -> list[Path]:

@@ -1,36 +1,52 @@
-"""The grader and the verdict record it reads: one CSV row per submitted notebook, with marks.
+"""The grader: it holds the checks, so a submission gets marks only for answers its own checks pass.
 
-The submissions are built the way students make them: the student edition of lesson 01 with
-their answers typed into the starter cells (and, for some, worse things: a cell that writes
-"passed" into the verdict log, a patched check, the teacher's key, an edited or deleted check).
+The submissions are built the way students make them: the student edition with answers typed into
+the starter cells. Most are cheats, each a real notebook: the ones a review found (a lying
+`__eq__`, `importlib.reload` disabled and fake checks, a bare-named check redefined, the grade
+log popped and forged, `_verdict.py` rewritten on disk, odd cell metadata) and our own (a `.pth`
+file planted for the next kernels, the verdict channel patched, a fake `helpers` package on the
+path, an import hook, a function returning a lying dict). Each earns 0 or is flagged; the honest
+submission gets full marks with no flag; the key as it is gets 0 and a flag.
 """
 
 from __future__ import annotations
 
 import copy
 import csv
+import hashlib
+import hmac
 import json
 import os
+import site
 from pathlib import Path
 
 import nbformat
 import pytest
-import scripts_support
 
+from helpers.edition import student_notebook
 from helpers.exercises import _verdict, n01
 from helpers.grade import (
+    RECORD_MIME,
+    SMALL_EDIT,
+    GraderFiles,
+    Result,
+    _changed,
+    _read_record,
     exercises_of,
     grade_folder,
     kernel_env,
+    language_of,
     lesson_of,
-    read_log,
+    marks_path,
+    patching,
     read_weights,
+    reference,
     student_of,
+    write_marks,
     write_weights_template,
 )
-from helpers.paths import NOTEBOOKS_DIR
+from helpers.paths import NOTEBOOKS_DIR, REPO_ROOT
 
-nbbuild = scripts_support.nbbuild()
 SCHEMA = {
     "type": "function",
     "function": {
@@ -55,94 +71,205 @@ MY_SCHEMA = "my_schema = " + json.dumps(SCHEMA)
 MY_CALL_TOOL = """def call_tool(tool_call, tool_map):
     fn = tool_map[tool_call["function"]["name"]]
     return fn(**json.loads(tool_call["function"]["arguments"]))"""
+MY_CONVERT = '''def convert_temperature(value: float, to_unit: str) -> float:
+    """Convert a temperature.
+
+    Args:
+        value: The temperature
+        to_unit: The unit (choices: ["celsius", "fahrenheit"])
+    """
+    return value * 9 / 5 + 32 if to_unit == "fahrenheit" else (value - 32) * 5 / 9'''
 WRONG_SCHEMA = 'my_schema = {"type": "function", "function": {"name": "convert_temperature"}}'
-# The forgery of issue 21: four lines that write "passed" for every exercise into the log.
-FORGERY = """import json, os
-with open(os.environ["LLM_GRADE_LOG"], "a") as log:
-    for name in ("check_schema", "check_call_tool", "check_typed_function"):
-        log.write(json.dumps({"exercise": "01:" + name, "passed": True, "hint": ""}) + "\\n")"""
-# A subtler one: replace the check's inner test so that everything passes.
-PATCH = "import helpers.exercises.n01 as m\nm._schema = lambda *args, **kwargs: None"
+WRONG_CALL_TOOL = """def call_tool(tool_call, tool_map):
+    return None"""
+WRONG_CONVERT = """def convert_temperature(value, to_unit):
+    return value"""
+
+# --- the cheats ------------------------------------------------------------------------------
+# An answer whose __eq__ says yes to everything (a dict, so it looks like a schema).
+EQ_SCHEMA = """class Anything(dict):
+    def __eq__(self, other):
+        return True
+    __hash__ = None
+my_schema = Anything(type="function")"""
+# A function whose result says yes to every comparison.
+EQ_CALL_TOOL = """class Same(dict):
+    def __eq__(self, other):
+        return True
+def call_tool(tool_call, tool_map):
+    return Same()"""
+# The grade log of the old grader: popped from the environment, then a forged "passed".
+LOG_POP = """import json, os
+def call_tool(tool_call, tool_map):
+    path = os.environ.pop("LLM_GRADE_LOG", None) or "grade.jsonl"
+    with open(path, "a") as log:
+        log.write(json.dumps({"exercise": "01:check_call_tool", "passed": True, "hint": ""}) + "\\n")
+    return None"""
+# The check code on disk rewritten so that everything passes: the kernel's copy and the checkout.
+REWRITE_VERDICT = """import pathlib
+import helpers.exercises._verdict as v
+EVIL = '''
+def exercise(check):
+    def self_check(*args, **kwargs):
+        print("Correct!")
+        return Verdict(True)
+    return self_check
+'''
+for path in {{pathlib.Path(v.__file__), pathlib.Path({checkout!r})}}:
+    path.chmod(0o644)
+    path.write_text(path.read_text() + EVIL)
+my_schema = {{}}"""
+# Our own: a .pth file in site-packages runs in every Python that starts after it.
+PLANT_PTH = """import pathlib, site
+for folder in site.getsitepackages():
+    pathlib.Path(folder, "zz_grader_cheat.pth").write_text("import os; os.environ['CHEAT'] = '1'\\n")
+my_schema = {}"""
+# Our own: the channel the verdict comes back on, patched to turn "false" into "true".
+PATCH_CHANNEL = """import IPython.display as display
+real = display.publish_display_data
+def forge(data, *args, **kwargs):
+    for signed in data.values():
+        if isinstance(signed, dict) and "body" in signed:
+            signed["body"] = signed["body"].replace('"passed": false', '"passed": true')
+    return real(data, *args, **kwargs)
+display.publish_display_data = forge
+def call_tool(tool_call, tool_map):
+    return None"""
+# Our own: a fake `helpers` package with a check that always passes, first on the path.
+FAKE_PACKAGE = """import pathlib, sys
+fake = pathlib.Path("fake/helpers/exercises")
+fake.mkdir(parents=True)
+(fake.parent / "__init__.py").write_text("")
+(fake / "__init__.py").write_text("")
+(fake / "n01.py").write_text(
+    "class V:\\n    passed, hint = True, ''\\n"
+    "def check_typed_function(fn):\\n    print('Correct!')\\n    return V()\\n"
+)
+sys.path.insert(0, str(fake.parent.parent.resolve()))
+for name in [n for n in sys.modules if n.startswith("helpers")]:
+    del sys.modules[name]
+def convert_temperature(value, to_unit):
+    return value"""
+# Our own: an import hook that serves a fake check module for any helpers.exercises name.
+IMPORT_HOOK = """import importlib.abc, importlib.util, sys
+class Fake(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, name, path=None, target=None):
+        if name.startswith("helpers.exercises.n"):
+            return importlib.util.spec_from_loader(name, self)
+    def create_module(self, spec):
+        return None
+    def exec_module(self, module):
+        class V:
+            passed, hint = True, ""
+        module.check_typed_function = lambda fn: V()
+sys.meta_path.insert(0, Fake())
+def convert_temperature(value, to_unit):
+    return value"""
+# Lesson 02: importlib.reload disabled, then fake checks wrapped with the lesson's decorator.
+RELOAD_FAKES = """import importlib
+from helpers.exercises import n02
+importlib.reload = lambda module: module
+@n02.exercise
+def check_needs_tools(fn):
+    pass
+@n02.exercise
+def check_answer_calls(fn):
+    pass
+@n02.exercise
+def check_tool_content(fn):
+    pass
+n02.check_needs_tools, n02.check_answer_calls = check_needs_tools, check_answer_calls
+n02.check_tool_content = check_tool_content
+"""
+# Lesson 03: the check cell calls check_history by its bare name; the answer cell redefines it.
+BARE_CHECK = """def check_history(repair):
+    print("Верно!")
+
+def repair(messages, content, tool_calls):
+    return list(messages)"""
 
 
 def _table(path: Path) -> dict[str, dict[str, str]]:
-    """The CSV as {notebook: row}."""
+    """A CSV as {first column's value... the notebook (or the student): row}."""
     with path.open(encoding="utf-8") as handle:
-        return {row["notebook"]: row for row in csv.DictReader(handle)}
+        rows = list(csv.DictReader(handle))
+    key = "notebook" if rows and "notebook" in rows[0] else "student"
+    return {row[key]: row for row in rows}
 
 
-def _notebook(*sources: str) -> str:
-    """A small notebook of code cells, as JSON text."""
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(s) for s in sources]
-    return nbformat.writes(nb)
-
-
-def _student_edition(lang: str = "en") -> nbformat.NotebookNode:
-    key = nbformat.read(NOTEBOOKS_DIR / lang / "01_tools_schema.ipynb", as_version=4)
-    return nbbuild.student_notebook(key, "01_tools_schema", lang)
+def _edition(lesson: str = "01_tools_schema", lang: str = "en") -> nbformat.NotebookNode:
+    key = nbformat.read(NOTEBOOKS_DIR / lang / f"{lesson}.ipynb", as_version=4)
+    return student_notebook(key, lesson, lang)
 
 
 def _answer(nb, exercise: str, source: str) -> None:
-    """Type `source` into the starter cell of `exercise` (e.g. check_schema)."""
+    """Type `source` into the starter cell of `exercise` (`01-check_schema`)."""
     for cell in nb.cells:
-        if cell.metadata.get("nbgrader", {}).get("grade_id") == f"01-{exercise}-answer":
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == f"{exercise}-answer":
             cell.source = source
             return
     raise AssertionError(f"no answer cell for {exercise}")
 
 
-def _check_cell(nb, exercise: str):
+def _starter(nb, exercise: str) -> str:
     return next(
-        c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == f"01-{exercise}"
+        c.source
+        for c in nb.cells
+        if c.metadata.get("nbgrader", {}).get("grade_id") == f"{exercise}-answer"
     )
 
 
-def test_verdict_records_the_exercise_and_appends_to_the_grade_log(tmp_path, monkeypatch, capsys):
-    log = tmp_path / "log.jsonl"
-    monkeypatch.setenv("LLM_GRADE_LOG", str(log))
+def _check_cell(nb, exercise: str):
+    return next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == exercise)
+
+
+def _write(folder: Path, name: str, nb) -> None:
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, path)
+
+
+def _with(answers: dict[str, str], lesson: str = "01_tools_schema", lang: str = "en"):
+    nb = _edition(lesson, lang)
+    for exercise, source in answers.items():
+        _answer(nb, exercise, source)
+    return nb
+
+
+def _verdicts(row, lesson: str = "01") -> list[str]:
+    return [row[e] for e in exercises_of(lesson)]
+
+
+# --- without a kernel ------------------------------------------------------------------------
+
+
+def test_a_verdict_is_recorded_in_the_kernel_and_written_nowhere(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("LLM_GRADE_LOG", str(tmp_path / "log.jsonl"))  # the old grader's log
+    monkeypatch.chdir(tmp_path)
     recorded = len(_verdict.RECORDED)
     assert not n01.check_schema({}).passed
     assert n01.check_schema(SCHEMA).passed
-    lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
-    assert [(e["exercise"], e["passed"]) for e in lines] == [
+    assert [(e["exercise"], e["passed"]) for e in _verdict.RECORDED[recorded:]] == [
         ("01:check_schema", False),
         ("01:check_schema", True),
     ]
-    assert lines[0]["hint"] and not lines[1]["hint"]
-    assert _verdict.RECORDED[recorded:] == lines
     assert capsys.readouterr().out.splitlines()[1] == "Correct!"
-
-
-def test_without_the_variable_nothing_is_written(tmp_path, monkeypatch, capsys):
-    monkeypatch.delenv("LLM_GRADE_LOG", raising=False)
-    monkeypatch.chdir(tmp_path)
-    n01.check_schema({})
     assert list(tmp_path.iterdir()) == []
 
 
-def test_read_log_keeps_the_last_verdict_and_skips_a_torn_line(tmp_path):
-    log = tmp_path / "log.jsonl"
-    log.write_text(
-        '{"exercise": "01:a", "passed": false}\n{"exercise": "01:a", "passed": true}\n'
-        '{"exercise": "01:b", "pass',
-        encoding="utf-8",
-    )
-    assert read_log(log) == {"01:a": True}
-    assert read_log(tmp_path / "none.jsonl") == {}
-
-
-def test_exercises_and_lesson_are_found_from_the_code():
+def test_exercises_lesson_and_language_are_found_from_the_code():
     assert exercises_of("01") == [
         "01:check_schema",
         "01:check_call_tool",
         "01:check_typed_function",
     ]
     assert exercises_of("99") == []
-    nb = nbformat.reads(_notebook("from helpers.exercises.n03 import check_usage"), as_version=4)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("from helpers.exercises.n03 import check_usage")]
     assert lesson_of(Path("ivanov.ipynb"), nb) == "03"
     assert lesson_of(Path("02_sync_loop (1).ipynb"), None) == "02"
     assert lesson_of(Path("homework.ipynb"), None) == ""
+    assert language_of(_edition(lang="ru")) == "ru" and language_of(_edition()) == "en"
 
 
 @pytest.mark.parametrize(
@@ -160,7 +287,97 @@ def test_the_student_comes_from_the_folder_or_the_file_name(path, student):
     assert student_of(Path(path)) == student
 
 
-def test_the_kernel_gets_an_allow_list_of_variables(tmp_path, monkeypatch):
+def test_the_reference_holds_the_keys_setup_starter_and_check_arguments():
+    ref = reference("00", "en")
+    reading = ref.exercises["00:check_reading"]
+    assert reading.arguments == "reply, text, finish_reason, total_tokens"
+    assert not any("check_" in c.source and "import" not in c.source for c in reading.setup)
+    history = reference("03", "ru").exercises["03:check_history"]
+    # The earlier starter (it holds the lesson's import) is setup; its check cell is not.
+    assert any("import broken_history" in c.source for c in history.setup)
+    assert history.arguments == "repair" and history.solutions
+
+
+def test_a_small_fix_of_a_starter_is_not_a_pasted_solution():
+    ref = reference("01", "en").exercises["01:check_call_tool"]
+    fixed = ref.starter.replace("function(arguments)", "function(**arguments)")
+    assert fixed in ref.solutions and _changed(ref.starter, fixed) <= SMALL_EDIT
+    schema = reference("01", "en").exercises["01:check_schema"]
+    assert _changed(schema.starter, schema.solutions[0]) > SMALL_EDIT
+
+
+@pytest.mark.parametrize(
+    "source, flag",
+    [
+        ("import importlib\nimportlib.reload = lambda m: m", "assigns importlib.reload"),
+        ("from helpers.exercises import n02\nn02.check_x = print", "assigns n02.check_x"),
+        ("import helpers.exercises.n01 as m\nm._schema = None", "assigns m._schema"),
+        ("import builtins\nbuiltins.print = len", "imports builtins"),
+        ("__builtins__.len = print", "uses __builtins__"),
+        ("import sys\nsys.modules['helpers.exercises.n01'] = None", "uses sys.modules"),
+        ("class A:\n    def __eq__(self, other):\n        return True", "defines __eq__"),
+        ("class A:\n    def __hash__(self):\n        return 0", "defines __hash__"),
+        ("exec('x = 1')", "calls exec()"),
+        ("eval('1')", "calls eval()"),
+        ("open('helpers/exercises/_verdict.py', 'w')", "opens a file for writing"),
+        ("from pathlib import Path\nPath('x').write_text('y')", "writes files (.write_text)"),
+        ("def check_history(fn):\n    pass", "defines check_history"),
+        ("check_usage = print", "defines check_usage"),
+        ("setattr(object, 'x', 1)", "calls setattr()"),
+        ("import threading", "imports threading"),
+        ("import os\nos.environ.pop('LLM_GRADE_LOG')", "names the self-check machinery"),
+    ],
+)
+def test_patching_in_an_answer_cell_is_named(source, flag):
+    assert flag in patching(source), patching(source)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [MY_SCHEMA, MY_CALL_TOOL, MY_CONVERT, "with open('notes.txt') as f:\n    text = f.read()"],
+)
+def test_honest_answers_are_not_flagged(source):
+    assert patching(source) == []
+
+
+def test_the_record_must_be_signed_with_this_requests_key():
+    key, nonce = b"k" * 32, "abc"
+    body = json.dumps({"nonce": nonce, "passed": True, "hint": ""}, sort_keys=True)
+    mac = hmac.new(key, body.encode(), hashlib.sha256).hexdigest()
+    good = {"output_type": "display_data", "data": {RECORD_MIME: {"body": body, "mac": mac}}}
+    assert _read_record([good], nonce, key)["passed"] is True
+    forged = copy.deepcopy(good)
+    forged["data"][RECORD_MIME]["mac"] = "0" * 64
+    assert _read_record([forged], nonce, key) is None
+    assert _read_record([good], "other", key) is None  # an old record, replayed
+    assert _read_record([good], nonce, b"x" * 32) is None
+
+
+def test_the_grader_copy_is_read_only_and_changes_are_found_and_undone(tmp_path):
+    root = tmp_path / "checkout"
+    (root / "helpers" / "exercises").mkdir(parents=True)
+    (root / "data").mkdir()
+    (root / "helpers" / "exercises" / "_verdict.py").write_text("GOOD = 1\n")
+    files = GraderFiles(root)
+    copied = tmp_path / "copy"
+    files.make_copy(copied)
+    target = copied / "helpers" / "exercises" / "_verdict.py"
+    assert not os.access(target, os.W_OK) or os.geteuid() == 0  # root can write anyway...
+    assert not files.copy_changed(copied)
+    target.chmod(0o644)
+    target.write_text("GOOD = 0\n")
+    assert files.copy_changed(copied)  # ...so the copy is hashed after every kernel
+    (root / "helpers" / "exercises" / "_verdict.py").write_text("GOOD = 0\n")
+    (root / "helpers" / "sitecustomize.py").write_text("x = 1\n")
+    assert files.restore_checkout() == ["helpers/exercises/_verdict.py", "helpers/sitecustomize.py"]
+    assert (root / "helpers" / "exercises" / "_verdict.py").read_text() == "GOOD = 1\n"
+    assert not (root / "helpers" / "sitecustomize.py").exists()
+    assert files.restore_checkout() == []
+
+
+def test_the_kernel_gets_an_allow_list_of_variables_and_the_grader_copy_first(
+    tmp_path, monkeypatch
+):
     secrets = {
         "ANTHROPIC_API_KEY": "sk-ant-x",
         "AWS_SECRET_ACCESS_KEY": "aws",
@@ -169,15 +386,19 @@ def test_the_kernel_gets_an_allow_list_of_variables(tmp_path, monkeypatch):
         "HTTPS_PROXY": "http://proxy:3128",
         "all_proxy": "socks://proxy:1080",
         "LLM_REPLAY_DIR": "/elsewhere",
+        "LLM_GRADE_LOG": "/tmp/log",
         "SOME_TOOL_SETTING": "1",
     }
     for name, value in secrets.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("LC_ALL", "C.UTF-8")
-    env = kernel_env(tmp_path / "log.jsonl")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(REPO_ROOT), "/opt/lib"]))
+    env = kernel_env(tmp_path / "copy", "ru")
     assert not set(secrets) & set(env)
     assert env["PATH"] == os.environ["PATH"] and env["LC_ALL"] == "C.UTF-8"
     assert env["LLM_MODE"] == "replay" and env["HF_HUB_OFFLINE"] == "1"
+    assert env["LLM_LANG"] == "ru"
+    assert env["PYTHONPATH"].split(os.pathsep) == [str(tmp_path / "copy"), "/opt/lib"]
 
 
 def test_weights_are_read_checked_and_templated(tmp_path):
@@ -195,72 +416,115 @@ def test_weights_are_read_checked_and_templated(tmp_path):
         read_weights(template)
 
 
-def _write(folder: Path, name: str, nb) -> None:
-    path = folder / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(nb, path)
+def test_the_marks_sheet_has_a_row_per_student_and_counts_missing_lessons(tmp_path):
+    def result(student, notebook, lesson, passed, review=()):
+        names = exercises_of(lesson)
+        values = {e: ("passed" if i < passed else "not yet") for i, e in enumerate(names)}
+        return Result(notebook, student, lesson, values=values, review=list(review))
+
+    results = [
+        result("ivanova", "ivanova/01.ipynb", "01", 3),
+        result("ivanova", "ivanova/02.ipynb", "02", 1),
+        result("ivanova", "ivanova/02 (1).ipynb", "02", 2),  # a second try: the best counts
+        result("petrov", "petrov/01.ipynb", "01", 2, ["cell 40: defines __eq__"]),
+    ]
+    out = tmp_path / "marks.csv"
+    write_marks(results, out, {"01:check_schema": 2})
+    rows = _table(out)
+    assert list(rows["ivanova"]) == [
+        "student",
+        "lesson 01",
+        "lesson 02",
+        "total",
+        "max",
+        "mark_%",
+        "needs_review",
+    ]
+    assert [rows["ivanova"][k] for k in ("lesson 01", "lesson 02", "total", "max", "mark_%")] == [
+        "4",
+        "2",
+        "6",
+        "7",
+        "85.7",
+    ]
+    assert rows["ivanova"]["needs_review"] == ""
+    petrov = rows["petrov"]
+    assert (petrov["lesson 01"], petrov["lesson 02"], petrov["total"]) == ("3", "", "3")
+    assert petrov["mark_%"] == "42.9"  # lesson 02 not handed in still counts in the maximum
+    assert petrov["needs_review"] == "petrov/01.ipynb: cell 40: defines __eq__"
+    assert marks_path(Path("out/grades.csv")) == Path("out/grades_marks.csv")
+
+
+# --- a class graded in kernels ---------------------------------------------------------------
+
+VERDICT_FILE = REPO_ROOT / "helpers" / "exercises" / "_verdict.py"
+PTH = [Path(p) / "zz_grader_cheat.pth" for p in site.getsitepackages()]
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory) -> dict[str, dict[str, str]]:
-    """A class of lesson-01 submissions, graded once with two kernels at once."""
+def graded(tmp_path_factory):
+    """A class of submissions, graded once with two notebooks at once; the checkout's check
+    code is compared before and after (and put back by this fixture if the grader did not)."""
     folder = tmp_path_factory.mktemp("submissions")
-    edition = _student_edition("en")
-
-    solved = copy.deepcopy(edition)  # two of three solved in the student's own words
-    _answer(solved, "check_schema", MY_SCHEMA)
-    _answer(solved, "check_call_tool", MY_CALL_TOOL)
-    _write(folder, "ivanova/01_tools_schema.ipynb", solved)
-
-    _write(folder, "petrov_01_tools_schema.ipynb", _student_edition("ru"))  # untouched
-
-    forged = copy.deepcopy(edition)  # a wrong attempt, then the forging cell
-    _answer(forged, "check_schema", WRONG_SCHEMA)
-    forged.cells.append(nbformat.v4.new_code_cell(FORGERY))
-    _write(folder, "sidorov/01_tools_schema.ipynb", forged)
-
-    patched = copy.deepcopy(edition)  # a patched check before the check cell
-    _answer(patched, "check_schema", WRONG_SCHEMA + "\n" + PATCH)
-    _write(folder, "orlov/01_tools_schema.ipynb", patched)
-
-    tampered = copy.deepcopy(edition)  # one check replaced by a print, one deleted
-    _answer(tampered, "check_call_tool", MY_CALL_TOOL)
-    _check_cell(tampered, "check_call_tool").source = 'print("Correct!")'
-    tampered.cells.remove(_check_cell(tampered, "check_typed_function"))
-    _write(folder, "smirnov/01_tools_schema.ipynb", tampered)
-
-    added = copy.deepcopy(edition)  # the starter left alone, an attempt in a new cell below it
-    starter = next(
-        i
-        for i, c in enumerate(added.cells)
-        if c.metadata.get("nbgrader", {}).get("grade_id") == "01-check_schema-answer"
-    )
-    added.cells.insert(starter + 1, nbformat.v4.new_code_cell(WRONG_SCHEMA))
-    _write(folder, "novikova/01_tools_schema.ipynb", added)
-
+    en, ru = _edition(), _edition(lang="ru")
+    call_tool_starter = _starter(en, "01-check_call_tool")
+    honest = {
+        "01-check_schema": MY_SCHEMA,
+        "01-check_call_tool": MY_CALL_TOOL,
+        "01-check_typed_function": MY_CONVERT,
+    }
+    _write(folder, "ivanova/01_tools_schema.ipynb", _with(honest))
+    _write(folder, "petrov_01_tools_schema.ipynb", ru)  # untouched
+    fix = call_tool_starter.replace("function(arguments)", "function(**arguments)")
+    _write(folder, "fixer/01_tools_schema.ipynb", _with({"01-check_call_tool": fix}))
     key = nbformat.read(NOTEBOOKS_DIR / "ru" / "01_tools_schema.ipynb", as_version=4)
     _write(folder, "kuznetsova/01_tools_schema.ipynb", key)  # the teacher's key, handed in
-
+    _write(
+        folder,
+        "liar/01_tools_schema.ipynb",
+        _with({"01-check_schema": EQ_SCHEMA, "01-check_call_tool": EQ_CALL_TOOL}),
+    )
+    _write(folder, "popper/01_tools_schema.ipynb", _with({"01-check_call_tool": LOG_POP}))
+    rewrite = REWRITE_VERDICT.format(checkout=str(VERDICT_FILE))
+    _write(folder, "rewriter/01_tools_schema.ipynb", _with({"01-check_schema": rewrite}))
+    _write(folder, "planter/01_tools_schema.ipynb", _with({"01-check_schema": PLANT_PTH}))
+    _write(folder, "channel/01_tools_schema.ipynb", _with({"01-check_call_tool": PATCH_CHANNEL}))
+    _write(folder, "faker/01_tools_schema.ipynb", _with({"01-check_typed_function": FAKE_PACKAGE}))
+    _write(folder, "hooker/01_tools_schema.ipynb", _with({"01-check_typed_function": IMPORT_HOOK}))
+    odd = _with(honest)
+    for cell in odd.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "01-check_schema-answer":
+            cell.metadata["nbgrader"] = "x"
+    odd.cells[0].metadata["jupyter"] = []
+    odd.cells[3].metadata["nbgrader"] = []
+    _write(folder, "odd/01_tools_schema.ipynb", odd)
+    reload_nb = _edition("02_sync_loop")
+    for name in ("check_needs_tools", "check_answer_calls", "check_tool_content"):
+        _answer(reload_nb, f"02-{name}", RELOAD_FAKES + _starter(reload_nb, f"02-{name}"))
+    _write(folder, "reloader/02_sync_loop.ipynb", reload_nb)
+    bare = _with({"03-check_history": BARE_CHECK}, "03_streaming", "ru")
+    _write(folder, "bare/03_streaming.ipynb", bare)
     (folder / "broken").mkdir()
     (folder / "broken" / "01_tools_schema.ipynb").write_text('{"cells": [', encoding="utf-8")
 
+    before = VERDICT_FILE.read_bytes()
     weights = tmp_path_factory.mktemp("w") / "weights.csv"
     weights.write_text("01:check_schema,2\n", encoding="utf-8")
     out = tmp_path_factory.mktemp("out") / "grades.csv"
-    grade_folder(folder, out, timeout=120, jobs=2, weights=read_weights(weights))
-    return _table(out)
-
-
-def _verdicts(row) -> list[str]:
-    return [row[e] for e in exercises_of("01")]
-
-
-def _attempts(row) -> list[str]:
-    return [row[f"{e} attempted"] for e in exercises_of("01")]
+    try:
+        grade_folder(folder, out, timeout=600, jobs=2, weights=read_weights(weights))
+        after = VERDICT_FILE.read_bytes()
+        planted = [p for p in PTH if p.exists()]
+    finally:
+        VERDICT_FILE.write_bytes(before)  # a safety net only: the assertions use `after`
+        for path in PTH:
+            path.unlink(missing_ok=True)
+    return _table(out), _table(marks_path(out)), before == after, planted
 
 
 def test_columns_student_flags_marks_and_three_per_exercise(graded):
-    columns = list(next(iter(graded.values())))
+    rows, _, _, _ = graded
+    columns = list(rows["ivanova/01_tools_schema.ipynb"])
     assert columns[:11] == [
         "student",
         "notebook",
@@ -268,7 +532,7 @@ def test_columns_student_flags_marks_and_three_per_exercise(graded):
         "run",
         "check_cells",
         "answer_key",
-        "verdict_log",
+        "needs_review",
         "score",
         "max_score",
         "student_total",
@@ -279,109 +543,155 @@ def test_columns_student_flags_marks_and_three_per_exercise(graded):
         "01:check_schema attempted",
         "01:check_schema hint",
     ]
-    assert len(columns) == 11 + 3 * len(exercises_of("01"))
-    assert graded["petrov_01_tools_schema.ipynb"]["student"] == "petrov"
+    assert len(columns) == 11 + 3 * sum(len(exercises_of(n)) for n in ("01", "02", "03"))
 
 
-def test_a_solved_notebook_scores_with_the_weights(graded):
-    row = graded["ivanova/01_tools_schema.ipynb"]
-    assert (row["student"], row["run"], row["check_cells"]) == ("ivanova", "ok", "ok")
-    assert (row["answer_key"], row["verdict_log"]) == ("no", "ok")
-    assert _verdicts(row) == ["passed", "passed", "not yet"]
-    assert _attempts(row) == ["yes", "yes", "no"]
-    assert row["01:check_schema hint"] == "" and row["01:check_typed_function hint"]
-    assert (row["score"], row["max_score"]) == ("3", "4")  # check_schema weighs 2
-    assert (row["student_total"], row["student_max"]) == ("3", "4")
+def test_the_honest_submission_gets_full_marks_and_no_flag(graded):
+    rows, marks, _, _ = graded
+    row = rows["ivanova/01_tools_schema.ipynb"]
+    assert _verdicts(row) == ["passed"] * 3, row
+    assert (row["run"], row["check_cells"], row["answer_key"], row["needs_review"]) == (
+        "ok",
+        "ok",
+        "no",
+        "",
+    )
+    assert (row["score"], row["max_score"]) == ("4", "4")  # check_schema weighs 2
+    assert marks["ivanova"]["needs_review"] == "" and marks["ivanova"]["lesson 01"] == "4"
 
 
-def test_an_untouched_notebook_is_not_attempted_and_hints_are_in_its_language(graded):
-    row = graded["petrov_01_tools_schema.ipynb"]
-    assert _verdicts(row) == ["not yet"] * 3 and _attempts(row) == ["no"] * 3
-    assert row["check_cells"] == "ok" and row["score"] == "0"
+def test_an_untouched_notebook_scores_0_with_hints_in_its_language(graded):
+    row = graded[0]["petrov_01_tools_schema.ipynb"]
+    assert _verdicts(row) == ["not yet"] * 3
+    assert [row[f"{e} attempted"] for e in exercises_of("01")] == ["no"] * 3
+    assert row["score"] == "0" and row["needs_review"] == ""
     assert any("а" <= ch <= "я" for ch in row["01:check_schema hint"]), row["01:check_schema hint"]
 
 
-def test_the_forging_cell_gets_nothing_and_is_reported(graded):
-    row = graded["sidorov/01_tools_schema.ipynb"]
-    assert _verdicts(row) == ["not yet"] * 3
-    assert _attempts(row) == ["yes", "no", "no"]
-    assert "3 record(s) from other cells ignored" in row["verdict_log"]
-    assert "touch the self-check code" in row["verdict_log"]  # it names LLM_GRADE_LOG
-    assert row["score"] == "0"
+def test_a_two_character_fix_is_not_called_the_key(graded):
+    row = graded[0]["fixer/01_tools_schema.ipynb"]
+    assert row["01:check_call_tool"] == "passed" and row["answer_key"] == "no"
+    assert row["needs_review"] == "" and row["score"] == "1"
 
 
-def test_an_attempt_in_an_added_cell_counts_as_attempted(graded):
-    row = graded["novikova/01_tools_schema.ipynb"]
-    assert _verdicts(row) == ["not yet"] * 3
-    assert _attempts(row) == ["yes", "no", "no"]
-    assert row["check_cells"] == "ok"
+def test_the_answer_key_as_it_is_scores_0_with_a_flag(graded):
+    row, marks = graded[0]["kuznetsova/01_tools_schema.ipynb"], graded[1]["kuznetsova"]
+    assert row["score"] == "0" and _verdicts(row) == ["not yet"] * 3
+    assert row["answer_key"] == "yes: 3 of 3 reference solutions, 3 collapsed solution cell(s)"
+    assert "answer key" in marks["needs_review"] and marks["total"] == "0"
 
 
-def test_a_patched_check_is_restored_before_the_check_cell_runs(graded):
-    row = graded["orlov/01_tools_schema.ipynb"]
-    assert row["01:check_schema"] == "not yet" and row["01:check_schema attempted"] == "yes"
+def test_a_lying_eq_gets_nothing_and_is_flagged(graded):
+    row = graded[0]["liar/01_tools_schema.ipynb"]
+    assert row["01:check_schema"] == "not yet" and row["01:check_call_tool"] == "not yet"
+    assert row["score"] == "0" and "defines __eq__" in row["needs_review"]
 
 
-def test_edited_and_deleted_check_cells_are_flagged_and_give_no_verdict(graded):
-    row = graded["smirnov/01_tools_schema.ipynb"]
-    assert row["check_cells"] == "edited: check_call_tool; deleted: check_typed_function"
-    assert row["01:check_call_tool"] == "missing"  # the print is no check call
-    assert row["01:check_typed_function"] == "missing"
-    assert row["01:check_call_tool attempted"] == "yes"
+def test_a_popped_and_forged_grade_log_gets_nothing(graded):
+    row = graded[0]["popper/01_tools_schema.ipynb"]
+    assert row["01:check_call_tool"] == "not yet" and row["score"] == "0"
+    assert "names the self-check machinery" in row["needs_review"]
 
 
-def test_the_answer_key_is_detected(graded):
-    row = graded["kuznetsova/01_tools_schema.ipynb"]
-    assert row["answer_key"].startswith("yes: 3 of 3 reference solutions, 3 collapsed"), row
-    # The key's own checks after each solution are not the student edition's check cells.
-    assert "record(s) from other cells ignored" in row["verdict_log"]
+def test_rewriting_the_check_code_on_disk_is_refused_undone_and_reaches_nobody(graded):
+    rows, _, unchanged, _ = graded
+    row = rows["rewriter/01_tools_schema.ipynb"]
+    assert row["01:check_schema"] == "error" and row["score"] == "0"
+    assert row["01:check_schema hint"] == "verdict refused: the grader's files were changed"
+    assert "changed the grader's files (the grader's copy" in row["needs_review"]
+    assert unchanged  # the checkout's _verdict.py was put back before the run ended
+    # Everyone else's untouched, wrong starters still fail (they ran beside and after it).
+    assert _verdicts(rows["petrov_01_tools_schema.ipynb"]) == ["not yet"] * 3
+    assert rows["faker/01_tools_schema.ipynb"]["01:check_schema"] == "not yet"
+
+
+def test_a_planted_pth_file_is_removed_and_flagged(graded):
+    rows, _, _, planted = graded
+    row = rows["planter/01_tools_schema.ipynb"]
+    assert planted == [] and row["01:check_schema"] == "error"
+    assert "zz_grader_cheat.pth" in row["needs_review"], row["needs_review"]
+
+
+def test_a_patched_verdict_channel_gives_no_verdict(graded):
+    row = graded[0]["channel/01_tools_schema.ipynb"]
+    assert row["01:check_call_tool"] == "error" and row["score"] == "0"
+    assert "assigns display.publish_display_data" in row["needs_review"]
+
+
+def test_a_fake_helpers_package_or_import_hook_is_not_the_grader_s_check(graded):
+    rows = graded[0]
+    faker = rows["faker/01_tools_schema.ipynb"]
+    assert faker["01:check_typed_function"] == "not yet" and faker["score"] == "0"
+    assert "uses sys.modules" in faker["needs_review"]
+    hooker = rows["hooker/01_tools_schema.ipynb"]
+    assert hooker["01:check_typed_function"] != "passed", hooker["01:check_typed_function hint"]
+    assert "uses sys.meta_path" in hooker["needs_review"]
+
+
+def test_odd_cell_metadata_is_one_graded_row(graded):
+    row = graded[0]["odd/01_tools_schema.ipynb"]
+    assert row["run"] == "ok" and _verdicts(row) == ["passed"] * 3
+
+
+def test_fake_checks_behind_a_disabled_reload_get_nothing(graded):
+    row = graded[0]["reloader/02_sync_loop.ipynb"]
+    assert _verdicts(row, "02") == ["not yet"] * 3 and row["score"] == "0"
+    assert "assigns importlib.reload" in row["needs_review"]
+
+
+def test_a_redefined_bare_named_check_gets_nothing(graded):
+    row = graded[0]["bare/03_streaming.ipynb"]
+    assert row["03:check_history"] == "not yet" and row["score"] == "0"
+    assert "defines check_history" in row["needs_review"]
 
 
 def test_an_invalid_notebook_gets_a_row_that_says_so(graded):
-    row = graded["broken/01_tools_schema.ipynb"]
+    row = graded[0]["broken/01_tools_schema.ipynb"]
     assert row["run"].startswith("invalid notebook")
     assert _verdicts(row) == ["missing"] * 3 and row["student"] == "broken"
+    assert "invalid notebook" in graded[1]["broken"]["needs_review"]
 
 
 @pytest.fixture(scope="module")
-def endless(tmp_path_factory) -> tuple[dict[str, str], nbformat.NotebookNode]:
-    """An endless loop in an answer cell: interrupted after the cell timeout, the rest runs."""
+def endless(tmp_path_factory, monkeypatch_module):
+    """An endless loop in one answer cell, and an answer cell that prints the secrets it sees."""
+    for name in ("ANTHROPIC_API_KEY", "GITHUB_TOKEN", "KIMI_API_KEY"):
+        monkeypatch_module.setenv(name, "do-not-leak")
     folder = tmp_path_factory.mktemp("endless")
-    nb = _student_edition("en")
-    _answer(nb, "check_call_tool", "while True:\n    pass")
-    _answer(nb, "check_schema", MY_SCHEMA)
+    spy = (
+        "import os\n"
+        "print(sorted(k for k, v in os.environ.items() if v == 'do-not-leak'), "
+        "os.environ['LLM_MODE'])\n" + WRONG_SCHEMA
+    )
+    nb = _with({"01-check_call_tool": "while True:\n    pass", "01-check_schema": spy})
     _write(folder, "01_tools_schema.ipynb", nb)
     out, executed = folder / "grades.csv", tmp_path_factory.mktemp("executed")
-    grade_folder(folder, out, timeout=120, cell_timeout=3, executed=executed)
+    grade_folder(folder, out, timeout=600, cell_timeout=10, executed=executed)
     return _table(out)["01_tools_schema.ipynb"], nbformat.read(
         executed / "01_tools_schema.ipynb", as_version=4
     )
 
 
-def test_an_endless_loop_is_interrupted_and_later_cells_still_run(endless):
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    with pytest.MonkeyPatch.context() as patch:
+        yield patch
+
+
+def test_an_endless_loop_is_interrupted_and_the_other_exercises_are_graded(endless):
     row, nb = endless
-    assert "1 cell(s) interrupted after 3 s" in row["run"], row["run"]
-    assert row["01:check_schema"] == "passed"  # before the loop
-    assert row["01:check_call_tool"] == "error"  # the loop replaced call_tool: NameError
-    assert row["01:check_typed_function"] == "not yet"  # after the loop: it ran
+    assert "01:check_call_tool: interrupted after 10 s" in row["run"], row["run"]
+    assert row["01:check_call_tool"] in ("error", "not yet")
+    assert row["01:check_schema"] == "not yet" and row["01:check_typed_function"] == "not yet"
     loop = next(c for c in nb.cells if c.source.startswith("while True"))
-    assert any("[grader] interrupted after 3 s" in o.get("text", "") for o in loop.outputs)
-    assert not any("ZMQ" in str(o) for c in nb.cells for o in c.get("outputs", []))
+    assert any("[grader] interrupted after" in o.get("text", "") for o in loop.outputs)
 
 
-def test_secrets_of_the_teachers_shell_do_not_reach_the_students_kernel(tmp_path, monkeypatch):
-    for name in ("ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN", "KIMI_API_KEY"):
-        monkeypatch.setenv(name, "do-not-leak")
-    folder = tmp_path / "submissions"
-    folder.mkdir()
-    (folder / "01_tools_schema.ipynb").write_text(
-        _notebook(
-            "import os\n"
-            "print(sorted(k for k, v in os.environ.items() if v == 'do-not-leak'))\n"
-            "print(os.environ['LLM_MODE'])"
-        ),
-        encoding="utf-8",
-    )
-    grade_folder(folder, tmp_path / "grades.csv", timeout=60, executed=tmp_path / "run")
-    nb = nbformat.read(tmp_path / "run" / "01_tools_schema.ipynb", as_version=4)
-    assert nb.cells[0].outputs[0]["text"] == "[]\nreplay\n"
+def test_the_executed_copy_shows_the_grader_s_outputs_and_no_secrets(endless):
+    _, nb = endless
+    spy = next(c for c in nb.cells if c.cell_type == "code" and c.source.startswith("import os"))
+    assert spy.outputs[0]["text"] == "[] replay\n"
+    check = _check_cell(nb, "01-check_schema")
+    assert check.outputs[0]["text"].startswith("Not yet:")
+    outputs = [o for c in nb.cells for o in c.get("outputs", [])]
+    assert outputs and not any(RECORD_MIME in o.get("data", {}) for o in outputs)

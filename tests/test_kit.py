@@ -18,7 +18,6 @@ from helpers.grade import exercises_of
 from helpers.lessons import lesson_names
 
 build_kit = scripts_support.script("build_kit")
-nbbuild = scripts_support.nbbuild()
 LESSONS = list(lesson_names())
 LANGS = scripts_support.LANGS
 
@@ -28,6 +27,15 @@ def kit(tmp_path_factory) -> tuple[Path, Path]:
     out = tmp_path_factory.mktemp("kit")
     build_kit.main(["--out", str(out)])
     return out / build_kit.KIT_NAME, out / f"{build_kit.KIT_NAME}.zip"
+
+
+def solutions(name: str, lang: str) -> list[str]:
+    """The reference solutions of a lesson, as the lesson's source writes them (its collapsed
+    code cells), in `lang`: the text the kit must not contain."""
+    cells = scripts_support.lesson_cells(name)
+    found = [getattr(c, lang).strip() for c in cells if c.kind == "code" and c.hidden]
+    assert found or not exercises_of(name[:2]), name  # a lesson with exercises has solutions
+    return found
 
 
 def _files(folder: Path) -> set[str]:
@@ -62,7 +70,10 @@ def test_the_kit_leaves_out_the_key_sources_tests_and_teacher_files(kit):
     for lang in LANGS:
         for name in LESSONS:
             nb = nbformat.read(folder / "notebooks" / lang / f"{name}.ipynb", as_version=4)
-            assert not any(nbbuild._is_hidden(c) for c in nb.cells), (lang, name)
+            shipped = "\n".join(c.source for c in nb.cells)
+            leaked = [s[:40] for s in solutions(name, lang) if s in shipped]
+            assert leaked == [], (lang, name, leaked)
+            assert not any(c.metadata.get("jupyter") for c in nb.cells), (lang, name)
             shown = "".join(str(o) for c in nb.cells for o in c.get("outputs", []))
             assert not re.search(r"Correct!|Верно!", shown), (lang, name)
 

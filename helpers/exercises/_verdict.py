@@ -4,9 +4,9 @@ A self-check prints one verdict line and returns a `Verdict`, so a grader or a t
 result without parsing text. The returned object shows nothing in a notebook (the printed line is
 the display), so a check cell's output is the verdict alone.
 
-Every verdict is also recorded with the exercise it belongs to (`RECORDED`); when the environment
-variable `LLM_GRADE_LOG` names a file, it is appended there as one JSON line, which is how
-`python -m helpers.grade` reads a student's results without parsing printed text.
+Every verdict is also recorded in this kernel with the exercise it belongs to (`RECORDED`), for
+tests. Nothing is written anywhere else: the grader (`python -m helpers.grade`) runs its own copy
+of the checks and reads the returned `Verdict`, not a log the student's code could write to.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ import copy
 import functools
 import json
 import math
-import os
 import re
 import signal
 import threading
@@ -28,7 +27,6 @@ from typing import Any, ParamSpec
 from helpers.formats._common import tool_call_dict
 from helpers.i18n import Text, tr
 
-GRADE_LOG_ENV = "LLM_GRADE_LOG"
 CORRECT = Text("Correct!", "Верно!")
 NOT_YET = Text("Not yet:", "Пока нет:")
 P = ParamSpec("P")
@@ -68,15 +66,11 @@ LESSON_MODULE = re.compile(r"(?:^|\.)n(\d\d)$")
 
 def _record(result: Verdict, module: str, function: str) -> None:
     """Remember the verdict under the check function that gave it (`helpers.exercises.n01` +
-    `check_schema` -> `01:check_schema`, the grader's column name); log it if grading."""
+    `check_schema` -> `01:check_schema`, the grader's column name)."""
     found = LESSON_MODULE.search(module)
     exercise = f"{found.group(1) if found else module}:{function}"
     entry = {"exercise": exercise, "passed": result.passed, "hint": result.hint}
     RECORDED.append(entry)
-    path = os.environ.get(GRADE_LOG_ENV)
-    if path:
-        with open(path, "a", encoding="utf-8") as log:
-            log.write(json.dumps(entry, ensure_ascii=False) + "\n")
 
 
 CYRILLIC = re.compile("[\u0400-\u04ff]")
@@ -91,7 +85,7 @@ def english(hint: str) -> str:
 def exercise(check: Callable[P, None]) -> Callable[P, Verdict]:
     """Make `check`, which raises NotYet at the first problem it finds, an exercise's self-check:
     called, it prints "Correct!" or "Not yet: <hint>" in the notebook's language, records the
-    verdict under its own name and module (see `RECORDED`, `LLM_GRADE_LOG`) and returns it."""
+    verdict under its own name and module (see `RECORDED`) and returns it."""
 
     @functools.wraps(check)
     def self_check(*args: P.args, **kwargs: P.kwargs) -> Verdict:
