@@ -695,3 +695,38 @@ def test_the_executed_copy_shows_the_grader_s_outputs_and_no_secrets(endless):
     assert check.outputs[0]["text"].startswith("Not yet:")
     outputs = [o for c in nb.cells for o in c.get("outputs", [])]
     assert outputs and not any(RECORD_MIME in o.get("data", {}) for o in outputs)
+
+
+@pytest.mark.notebooks
+@pytest.mark.timeout(600)
+def test_honest_answers_to_the_newest_lessons_get_full_marks(tmp_path):
+    """Lessons 10-12 through the grader: each answer cell of the student edition holds the key's
+    solution under a comment of the student's own. A check that trusts a class by identity fails
+    here: the grader imports the checks from its own copy of the helpers, so the learner's
+    `ToolRegistry` (lesson 11) is another class object than the check's."""
+    from helpers.edition import is_solution
+    from helpers.lessons import CHECK_CALL
+
+    for name in ("10_mcp_tools", "11_untrusted_results", "12_measuring"):
+        key = nbformat.read(NOTEBOOKS_DIR / "en" / f"{name}.ipynb", as_version=4)
+        solutions = {}
+        for index, cell in enumerate(key.cells):
+            if not is_solution(cell):
+                continue
+            later = [c for c in key.cells[index + 1 :] if c.cell_type == "code"][:1]
+            called = CHECK_CALL.findall(cell.source) or CHECK_CALL.findall(later[0].source)
+            body = [line for line in cell.source.splitlines() if not CHECK_CALL.search(line)]
+            solutions[called[0]] = "# my answer\n" + "\n".join(body)
+        student = student_notebook(key, name, "en")
+        for cell in student.cells:
+            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+            if grade_id.endswith("-answer"):
+                cell.source = solutions[grade_id.split("-", 1)[1].removesuffix("-answer")]
+        (tmp_path / "sub" / "alice").mkdir(parents=True, exist_ok=True)
+        nbformat.write(student, tmp_path / "sub" / "alice" / f"{name}.ipynb")
+    results = grade_folder(tmp_path / "sub", tmp_path / "grades.csv", jobs=2)
+    assert len(results) == 3
+    for result in results:
+        assert result.run == "ok", result.notebook
+        assert set(result.values.values()) == {"passed"}, (result.notebook, result.values)
+        assert not result.review, (result.notebook, result.review)

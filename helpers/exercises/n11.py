@@ -295,6 +295,16 @@ def _probe(name: str) -> dict[str, Any]:
     return {"id": "probe", "type": "function", "function": {"name": name, "arguments": "{}"}}
 
 
+def _is_registry(value: Any) -> bool:
+    """A `ToolRegistry`, also one made by another import of `helpers.tools` (the grader loads the
+    checks from its own copy of the helpers, so the learner's class is a different object). Only
+    its class is trusted by name: the check reads it through this module's own methods."""
+    kind = type(value)
+    return isinstance(value, ToolRegistry) or (
+        kind.__name__ == "ToolRegistry" and kind.__module__ == "helpers.tools"
+    )
+
+
 @exercise
 def check_least_privilege(least_privilege: Any) -> None:
     """Exercise 2: `least_privilege(registry, needed)` -> a new ToolRegistry with only `needed`."""
@@ -312,7 +322,7 @@ def check_least_privilege(least_privilege: Any) -> None:
         expected = _names(only(fresh_registry(toolset), needed).schemas)
         case = (f"'{en}'", ru)
         small = call_student(least_privilege, registry, needed, case=case)
-        if not isinstance(small, ToolRegistry):
+        if not _is_registry(small):
             raise NotYet(
                 f"{case_en} least_privilege returned {type(small).__name__}, not a ToolRegistry: "
                 "build a new ToolRegistry() and register the kept tools in it.",
