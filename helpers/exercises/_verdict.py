@@ -156,7 +156,7 @@ COMMON_MISTAKES: tuple[Explain, ...] = (
         json.JSONDecodeError,
         r".",
         "json.loads got text that is not one JSON value: check which part of the text you cut out.",
-        "json.loads получил текст, который не является одним значением JSON: проверьте, какую "
+        "в json.loads попал текст, который не является одним значением JSON: проверьте, какую "
         "часть текста вы вырезали.",
     ),
 )

@@ -46,7 +46,7 @@ HERMES_MISTAKES = (
         r"Extra data",
         "json.loads got the text of two calls at once: a greedy .* runs on to the last "
         "</tool_call>; use the non-greedy .*? so that each block stops at its own end tag.",
-        "json.loads получил текст сразу двух вызовов: жадный .* доходит до последнего "
+        "в json.loads попал текст сразу двух вызовов: жадный .* доходит до последнего "
         "</tool_call>; возьмите нежадный .*?, чтобы каждый блок кончался на своём теге.",
     ),
     Explain(
@@ -54,7 +54,7 @@ HERMES_MISTAKES = (
         r".",
         "json.loads got more than the JSON between <tool_call> and </tool_call>: strip the "
         "tags and the newlines around the object.",
-        "json.loads получил больше, чем JSON между <tool_call> и </tool_call>: отрежьте теги "
+        "в json.loads попало больше, чем JSON между <tool_call> и </tool_call>: отрежьте теги "
         "и переводы строк вокруг объекта.",
     ),
 )
