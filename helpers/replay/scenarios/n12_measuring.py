@@ -129,34 +129,45 @@ F1_EXTRA: dict[str, Turn] = {
 F1_ENGINES = ("moonshot", "stop_with_calls")
 
 
+def asked(
+    name: str, provider: str, engine: str, prompt: str, turns: list[Turn], **fields: Any
+) -> Scenario:
+    """One conversation of the lesson: `prompt` with the pre-flight's tools to `engine`."""
+    return Scenario(
+        name=name,
+        provider=provider,  # type: ignore[arg-type]
+        engine=engine,
+        messages=user(prompt),
+        tools=TOOLS,
+        turns=turns,
+        **fields,
+    )
+
+
 def battery_scenarios() -> list[Scenario]:
     """The pre-flight's requests, engine by engine, as `helpers.verify` sends them."""
     scenarios = []
     for (provider, engine, thinks), answers in ENGINES.items():
         first = calls(BEIJING, thinks=thinks)
-        plain = [first, words(ANSWER, thinks)] if engine != "no_parser" else [first]
-        if len(plain) == 2:
-            plain[0] = replace(first, results=[TOOL_RESULT])
-        scenarios.append(
-            Scenario(
-                name=f"verify-plain-{engine}",
-                provider=provider,  # type: ignore[arg-type]
-                engine=engine,
-                messages=user(ONE_CITY),
-                tools=TOOLS,
-                turns=plain,
-            )
+        # round 2 too, except where the pre-flight stops after round 1 (no parser)
+        plain = (
+            [first]
+            if engine == "no_parser"
+            else [
+                replace(first, results=[TOOL_RESULT]),
+                words(ANSWER, thinks),
+            ]
         )
+        scenarios.append(asked(f"verify-plain-{engine}", provider, engine, ONE_CITY, plain))
         for row, turn in answers.items():
             prompt, settings, stream = BATTERY[row]
             scenarios.append(
-                Scenario(
-                    name=f"verify-{row}-{engine}",
-                    provider=provider,  # type: ignore[arg-type]
-                    engine=engine,
-                    messages=user(prompt),
-                    tools=TOOLS,
-                    turns=[turn],
+                asked(
+                    f"verify-{row}-{engine}",
+                    provider,
+                    engine,
+                    prompt,
+                    [turn],
                     stream=stream,
                     request_extra=settings,
                 )
@@ -167,14 +178,7 @@ def battery_scenarios() -> list[Scenario]:
 def f1_scenarios() -> list[Scenario]:
     """Step 3's extra labelled questions on the two engines the lesson compares."""
     return [
-        Scenario(
-            name=f"f1-{number}-{engine}",
-            provider="kimi",
-            engine=engine,
-            messages=user(prompt),
-            tools=TOOLS,
-            turns=[turn],
-        )
+        asked(f"f1-{number}-{engine}", "kimi", engine, prompt, [turn])
         for engine in F1_ENGINES
         for number, (prompt, turn) in enumerate(F1_EXTRA.items(), 1)
     ]
