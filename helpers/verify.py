@@ -26,7 +26,7 @@ import httpx
 from helpers.arguments import validate_arguments
 from helpers.i18n import set_language, tr
 from helpers.loop import assistant_message_from
-from helpers.streaming import ToolCallAccumulator, shorten
+from helpers.streaming import REASONING_KEYS, ToolCallAccumulator, shorten
 from helpers.tools import parse_arguments, tool_result_content
 
 MAX_REQUESTS = 20
@@ -74,7 +74,6 @@ PARSER_FLAGS = (
     "vLLM: --enable-auto-tool-choice --tool-call-parser kimi_k2 (Kimi) / hermes or qwen3_coder "
     "(Qwen); SGLang: --tool-call-parser kimi_k2 / qwen25; llama.cpp: --jinja"
 )
-REASONING_KEYS = ("reasoning_content", "reasoning")
 
 
 Pair = tuple[str, str]  # the same text in English and in Russian
