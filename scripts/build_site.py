@@ -116,8 +116,10 @@ README_BLOCK = re.compile(r"<!-- (run|test) -->\s*```bash\n(.*?)\n```", re.DOTAL
 NOTEBOOK_PATH = re.compile(r"notebooks/en/\d\d_\w+\.ipynb")
 HEADING = re.compile(r"^# (.+)$", re.MULTILINE)
 # An HTML anchor in a lesson's prose (`<a id="reference"></a>` before its folded reference block)
-# becomes a MyST target, named per lesson (Sphinx's labels are global), and so do its links.
+# is raw HTML to MyST, which resolves `[text](#reference)` among its own targets and finds none:
+# such a link becomes raw HTML too (plain words only; anything else stays and fails the build).
 ANCHOR = re.compile(r'^<a id="([\w-]+)"></a>$', re.MULTILINE)
+ANCHOR_LINK = re.compile(r"\[([\w ]+)\]\(#([\w-]+)\)")
 # JupyterLab draws ```mermaid blocks; a static page without mermaid.js shows their text.
 MERMAID = re.compile(r"^```mermaid$", re.MULTILINE)
 
@@ -199,9 +201,7 @@ def _lessons(root: Path = ROOT) -> list:
 def toc(lessons: list, lang: str) -> list[tuple[str, str]]:
     """The book's table of contents as (document name, title): the lessons, then the set-up page.
     Both books have the same document names in the same order."""
-    return [(lesson.name, lesson.title[lang]) for lesson in lessons] + [
-        (SETUP, setup_title(lang))
-    ]
+    return [(lesson.name, lesson.title[lang]) for lesson in lessons] + [(SETUP, setup_title(lang))]
 
 
 # --------------------------------------------------------------------------- pure page parts
@@ -297,7 +297,7 @@ def book_notebook(
     cells = []
     for index, cell in enumerate(nb.cells):
         if cell.cell_type == "markdown":
-            cell.source = static_markdown(cell.source, anchors, lesson)
+            cell.source = static_markdown(cell.source, anchors)
         cells.append(cell)
         if index == 0:
             cells.append(_markdown(run_box(commands, lang, lesson), f"{lesson[:2]}-site-run"))
@@ -308,18 +308,13 @@ def book_notebook(
     return nb
 
 
-def anchor_label(anchor: str, lesson: str) -> str:
-    """The MyST target that stands for `<a id="anchor">` in a lesson: `reference-06`."""
-    return f"{anchor}-{lesson[:2]}"
-
-
-def static_markdown(source: str, anchors: set[str], lesson: str) -> str:
-    """A lesson's markdown cell for a static page: its HTML anchors as MyST targets (and the
-    links to them), its mermaid diagrams as text."""
-    for anchor in anchors:
-        label = anchor_label(anchor, lesson)
-        source = source.replace(f'<a id="{anchor}"></a>', f"({label})=\n")
-        source = source.replace(f"](#{anchor})", f"](#{label})")
+def static_markdown(source: str, anchors: set[str]) -> str:
+    """A lesson's markdown cell for a static page: links to its HTML anchors as HTML links, its
+    mermaid diagrams as text."""
+    source = ANCHOR_LINK.sub(
+        lambda m: f'<a href="#{m[2]}">{html.escape(m[1])}</a>' if m[2] in anchors else m[0],
+        source,
+    )
     return MERMAID.sub("```text", source)
 
 
@@ -396,6 +391,7 @@ def sphinx_config(lang: str) -> dict:
         },
         "html_show_sourcelink": False,
         "html_copy_source": False,
+        "smartquotes": False,  # the text as the notebook shows it in Jupyter
         "html_last_updated_fmt": None,  # no build date: the same sources give the same pages
         "nb_execution_mode": "off",  # the stored outputs, never a kernel
         "nb_ipywidgets_js": {},  # no require.js or widget manager from a CDN
