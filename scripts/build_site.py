@@ -181,7 +181,7 @@ def first_heading(path: Path) -> str:
         found = HEADING.search(cell.source) if cell.cell_type == "markdown" else None
         if found:
             return found.group(1).strip()
-    raise SiteError(f"{path.relative_to(ROOT)} has no '# ' heading")
+    raise SiteError(f"{path.parent.name}/{path.name} has no '# ' heading")
 
 
 def _lessons(root: Path = ROOT) -> list:
