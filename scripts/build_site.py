@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import ast
 import html
+import importlib.util
 import re
 import shutil
 import sys
@@ -187,9 +188,13 @@ def first_heading(path: Path) -> str:
 def _lessons(root: Path = ROOT) -> list:
     """The lessons in reading order: `registry.lessons()` (scripts/registry.py) when the checkout
     has it, else each notebooks/en/NN_*.ipynb with the first heading of both editions as title."""
-    if (root / "scripts" / "registry.py").exists():
-        import registry
-
+    path = root / "scripts" / "registry.py"
+    if path.exists():
+        registry = sys.modules.get("registry")
+        if registry is None or Path(registry.__file__).resolve() != path.resolve():
+            spec = importlib.util.spec_from_file_location("registry", path)
+            registry = sys.modules["registry"] = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(registry)
         return list(registry.lessons())
     found = []
     for path in sorted((root / "notebooks" / "en").glob("[0-9][0-9]_*.ipynb")):
