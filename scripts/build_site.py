@@ -140,6 +140,7 @@ nav.language-switch a::before { content: "⇄ "; }
 div.admonition.run-it-yourself pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 div.admonition p.admonition-title::after { content: ""; }
 div.body { min-width: 0; max-width: none; }
+div.sphinxsidebar #searchbox input[type="submit"] { width: auto; padding: 0 0.4em; }
 div.cell_output pre { max-height: 40em; overflow: auto; }
 """
 CHOOSER = """<!doctype html>
@@ -394,6 +395,11 @@ def sphinx_config(lang: str) -> dict:
             "page_width": "1220px",  # the lessons' code lines are up to 100 characters
             "sidebar_width": "240px",
         },
+        # searchbox.html: its labels are translated (alabaster's searchfield.html says "Search")
+        "html_sidebars": {
+            "**": ["about.html", "searchbox.html", "navigation.html", "relations.html"]
+        },
+        "html_show_copyright": False,
         "html_show_sourcelink": False,
         "html_copy_source": False,
         "smartquotes": False,  # the text as the notebook shows it in Jupyter
