@@ -140,6 +140,7 @@ nav.language-switch a::before { content: "⇄ "; }
 div.admonition.run-it-yourself pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 div.admonition p.admonition-title::after { content: ""; }
 div.body { min-width: 0; max-width: none; }
+div.sphinxsidebar #searchbox input[type="text"] { width: 150px; }
 div.sphinxsidebar #searchbox input[type="submit"] { width: auto; padding: 0 0.4em; }
 div.cell_output pre { max-height: 40em; overflow: auto; }
 """
