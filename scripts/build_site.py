@@ -180,11 +180,15 @@ class _Lesson:
 def first_heading(path: Path) -> str:
     """The text of the first `# ` heading of a notebook (its title)."""
     nb = nbformat.read(path, as_version=4)
-    for cell in nb.cells:
-        found = HEADING.search(cell.source) if cell.cell_type == "markdown" else None
-        if found:
-            return found.group(1).strip()
-    raise SiteError(f"{path.parent.name}/{path.name} has no '# ' heading")
+    text = "\n\n".join(cell.source for cell in nb.cells if cell.cell_type == "markdown")
+    return first_markdown_heading(text, f"{path.parent.name}/{path.name}")
+
+
+def first_markdown_heading(text: str, where: str) -> str:
+    found = HEADING.search(text)
+    if not found:
+        raise SiteError(f"{where} has no '# ' heading")
+    return found.group(1).strip()
 
 
 def _lessons(root: Path = ROOT) -> list:
@@ -247,12 +251,12 @@ def run_command(command: str, notebook: str) -> str:
     return NOTEBOOK_PATH.sub(notebook, command)
 
 
-def run_box(commands: dict[str, str], lang: str, lesson: str | None = None) -> str:
-    """The "run it yourself" box (MyST): README's run command opening this lesson (the first one
-    on the index page) in this language, and README's test command."""
+def run_box(commands: dict[str, str], lang: str, lesson: str, index: bool = False) -> str:
+    """The "run it yourself" box (MyST): README's run command opening `lesson` in this language
+    (on the index page, `index=True`, the first lesson), and README's test command."""
     words = WORDS[lang]
-    notebook = f"notebooks/{lang}/{lesson or '00_start'}.ipynb"
-    intro = words["run_lesson"] if lesson else words["run_index"]
+    notebook = f"notebooks/{lang}/{lesson}.ipynb"
+    intro = words["run_index"] if index else words["run_lesson"]
     return (
         f"````{{admonition}} {words['run_title']}\n:class: tip run-it-yourself\n\n{intro}\n\n"
         f"```bash\n{run_command(commands['run'], notebook)}\n```\n\n{words['run_test']}\n\n"
@@ -332,14 +336,8 @@ def _markdown(source: str, cell_id: str) -> nbformat.NotebookNode:
 
 
 def setup_title(lang: str) -> str:
-    return first_markdown_heading(SETUP_SOURCE[lang].read_text(encoding="utf-8"))
-
-
-def first_markdown_heading(text: str) -> str:
-    found = HEADING.search(text)
-    if not found:
-        raise SiteError("a page of the book has no '# ' heading")
-    return found.group(1).strip()
+    path = SETUP_SOURCE[lang]
+    return first_markdown_heading(path.read_text(encoding="utf-8"), f"docs/{path.name}")
 
 
 def setup_page(lang: str) -> str:
@@ -364,7 +362,7 @@ def index_page(lessons: list, lang: str, commands: dict[str, str]) -> str:
         [
             f"# {TITLE[lang]}",
             words["intro"],
-            run_box(commands, lang),
+            run_box(commands, lang, lessons[0].name, index=True),
             f"## {words['lessons']}",
             "\n".join(items),
             f"## {words['more']}",

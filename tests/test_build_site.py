@@ -56,8 +56,9 @@ def test_the_run_box_opens_this_lesson_in_this_language_and_runs_every_test(comm
     assert run in box and commands["test"] in box
     assert "notebooks/en/00_start" not in box
     assert build_site.WORDS[lang]["run_title"] in box
-    first = build_site.run_box(commands, lang)  # the index page: the first lesson
+    first = build_site.run_box(commands, lang, "00_start", index=True)
     assert f"notebooks/{lang}/00_start.ipynb" in first and commands["test"] in first
+    assert build_site.WORDS[lang]["run_index"] in first
 
 
 @pytest.mark.parametrize(
@@ -207,7 +208,7 @@ def test_the_index_page_lists_every_lesson_and_its_toctree_is_the_toc(lessons, c
     assert toctree == [name for name, _ in build_site.toc(lessons, lang)]
     for lesson in lessons:
         assert f"]({lesson.name}.ipynb)" in page and lesson.title[lang] in page
-    assert build_site.run_box(commands, lang) in page
+    assert build_site.run_box(commands, lang, lessons[0].name, index=True) in page
     assert page.startswith(f"# {build_site.TITLE[lang]}\n")
 
 
