@@ -494,7 +494,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--verbose", action="store_true", help="show Sphinx's progress")
     args = parser.parse_args(argv)
     start = time.monotonic()
-    books = build(args.out.resolve(), quiet=not args.verbose)
+    try:
+        books = build(args.out.resolve(), quiet=not args.verbose)
+    except SiteError as error:
+        sys.exit(f"build_site: {error}")
     for lang, folder in books.items():
         pages = sum(1 for _ in folder.rglob("*.html"))
         print(f"{lang}: {folder} ({pages} pages)")
