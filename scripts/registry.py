@@ -30,13 +30,19 @@ scripts/ is not a package: `sys.path.insert(0, str(ROOT / "scripts")); import re
 
 from __future__ import annotations
 
+import argparse
 import ast
+import math
+import re
 import sys
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT / "scripts") not in sys.path:
+    sys.path.insert(0, str(ROOT / "scripts"))  # class_path, build_deck
 LANGS = ("en", "ru")
 MODES = ("replay", "live", "record")
 ENGINES = ("kimi", "qwen")
@@ -181,8 +187,311 @@ def lessons(root: Path = ROOT) -> list[Lesson]:
     return [load(path, root) for path in sources]
 
 
+# ---------------------------------------------------------------------------------------------
+# What is generated from the registry. Markdown files hold each generated part between two
+# markers; lesson sources are rewritten in place (H1s, links to lessons, lesson 00's map).
+
+CORE_LAST = 5
+"""Lessons 00-05 are the series every student does (the homework); the later ones are optional."""
+BEGIN = "<!-- registry:{part} (generated: python scripts/registry.py --write) -->"
+END = "<!-- /registry:{part} -->"
+LESSON_LINK = re.compile(r"\[((?:Next: |Дальше: )?)(\d\d) ([^\]]+)\]\((\d\d_\w+)\.ipynb\)")
+MAP_HEADER = {
+    "en": "| lesson | what you learn |\n|---|---|\n",
+    "ru": "| урок | о чём |\n|---|---|\n",
+}
+WORDS = {
+    "en": {
+        "lesson": "Lesson",
+        "minutes": "Minutes (reading + exercises)",
+        "source": "Source",
+        "about": "What it is about",
+        "timed": "timed",
+        "estimated": "estimated",
+    },
+    "ru": {
+        "lesson": "Урок",
+        "minutes": "Минут (чтение + упражнения)",
+        "source": "Источник",
+        "about": "О чём",
+        "timed": "замер",
+        "estimated": "оценка",
+    },
+}
+
+
+def _span(values: list[Minutes]) -> Minutes:
+    return sum(values, Minutes(0, 0))
+
+
+def hours(minutes: Minutes, lang: str) -> str:
+    """245-325 minutes -> "4-5.5 hours" ("4-5,5 часа"): down and up to the half hour."""
+    low, high = math.floor(minutes.low / 30) / 2, math.ceil(minutes.high / 30) / 2
+    text = "-".join(f"{h:g}" for h in (low, high))
+    if lang == "en":
+        return f"{text} hours"
+    if high != int(high):
+        noun = "часа"  # a fraction: "5,5 часа"
+    else:
+        noun = _russian_plural(int(high), "час", "часа", "часов")
+    return f"{text.replace('.', ',')} {noun}"
+
+
+def _numbers(series: list[Lesson], conjunction: str) -> str:
+    """ "00, 01 and 05" (the lessons' numbers, joined by `conjunction` before the last)."""
+    numbers = [x.name[:2] for x in series]
+    return ", ".join(numbers[:-1]) + f" {conjunction} " + numbers[-1] if numbers[1:] else numbers[0]
+
+
+def _wrap(text: str) -> str:
+    return textwrap.fill(text, width=100, break_long_words=False, break_on_hyphens=False)
+
+
+def hours_paragraph(series: list[Lesson], lang: str, class_minutes: int) -> str:
+    """The hours of student work: the core, the whole series, the homework after the class."""
+    core = [lesson for lesson in series if lesson.number <= CORE_LAST]
+    rest = [lesson for lesson in series if lesson.number > CORE_LAST]
+    core_min, all_min = _span([x.minutes for x in core]), _span([x.minutes for x in series])
+    homework = Minutes(core_min.low - class_minutes, core_min.high - class_minutes)
+    timed = [x for x in series if x.timed]
+    first, last = core[0].name[:2], core[-1].name[:2]
+    later = f"{rest[0].name[:2]}-{rest[-1].name[:2]}" if rest else ""
+    if lang == "en":
+        text = (
+            f"Lessons {first}-{last} are about {hours(core_min, lang)} of student work "
+            f"({core_min} minutes)"
+        )
+        if rest:
+            text += f", {hours(all_min, lang)} with lessons {later} ({all_min} minutes)"
+        text += (
+            f". The homework after the 90-minute class is the rest of lessons {first}-{last}, "
+            f"about {hours(homework, lang)} (their minutes less the {class_minutes} that "
+            f"students spend on them in class). Lessons "
+            + _numbers(timed, "and")
+            + " were timed with students; the others are estimated from their size."
+        )
+        return _wrap(text)
+    text = (
+        f"Уроки {first}-{last} — это примерно {hours(core_min, lang)} самостоятельной работы "
+        f"({core_min} минут)"
+    )
+    if rest:
+        text += f", вместе с уроками {later} — {hours(all_min, lang)} ({all_min} минут)"
+    text += (
+        f". Домашнее задание после 90-минутного занятия — остальная часть уроков "
+        f"{first}-{last}, примерно {hours(homework, lang)} (их время минус {class_minutes} "
+        f"минут, которые студенты тратят на них на занятии). Время уроков "
+        + _numbers(timed, "и")
+        + " замерено на студентах, остальных — оценено по их объёму."
+    )
+    return _wrap(text)
+
+
+def time_table(series: list[Lesson], lang: str) -> str:
+    """The teacher guide's "Time per lesson" table: one row per lesson."""
+    w = WORDS[lang]
+    rows = [
+        f"| {w['lesson']} | {w['minutes']} | {w['source']} | {w['about']} |",
+        "|---|---|---|---|",
+    ]
+    for x in series:
+        source = w["timed"] if x.timed else w["estimated"]
+        minutes = f"{x.minutes} ({x.minutes_reading} + {x.minutes_exercises})"
+        rows.append(f"| {x.label(lang)} | {minutes} | {source} | {x.summary[lang]} |")
+    return "\n".join(rows)
+
+
+def readme_table(series: list[Lesson]) -> str:
+    """README's lesson table: both editions of every lesson, its summary and minutes."""
+    rows = ["| # | English | Русский | What you learn | Minutes |", "|---|---|---|---|---|"]
+    for x in series:
+        links = [f"[{x.title[lang]}](notebooks/{lang}/{x.name}.ipynb)" for lang in LANGS]
+        rows.append(f"| {x.number} | {' | '.join(links)} | {x.summary['en']} | {x.minutes} |")
+    return "\n".join(rows)
+
+
+def lesson_map(series: list[Lesson], lang: str) -> str:
+    """Lesson 00's map: every later lesson, linked, with its summary."""
+    rows = [f"| [{x.label(lang)}]({x.name}.ipynb) | {x.summary[lang]} |" for x in series[1:]]
+    return MAP_HEADER[lang] + "\n".join(rows) + "\n"
+
+
+def replace_part(text: str, part: str, body: str, where: str) -> str:
+    """`text` with the lines between the markers of `part` replaced by `body`."""
+    begin, end = BEGIN.format(part=part), END.format(part=part)
+    if text.count(begin) != 1 or text.count(end) != 1 or text.index(begin) > text.index(end):
+        raise RegistryError(
+            f"{where}: expected one pair of markers {begin!r} ... {end!r} around the generated "
+            f"{part} (put them back, then run python scripts/registry.py --write)"
+        )
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    return f"{head}{begin}\n{body.strip()}\n{end}{tail}"
+
+
+def _md_strings(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, lang) character spans of the English and Russian texts of every md() call."""
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+
+    def offset(line: int, col: int) -> int:  # ast columns count UTF-8 bytes
+        row = text[starts[line - 1] : starts[line]]
+        return starts[line - 1] + len(row.encode("utf-8")[:col].decode("utf-8"))
+
+    spans = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "md":
+            for lang, arg in zip(LANGS, node.args, strict=False):
+                start = offset(arg.lineno, arg.col_offset)
+                spans.append((start, offset(arg.end_lineno, arg.end_col_offset), lang))
+    return spans
+
+
+def _md_text(body: str, lang: str, by_name: dict[str, Lesson], h1: str | None) -> str:
+    """One edition of one markdown cell, with its lesson links titled from the registry."""
+    if h1 is not None:
+        body = re.sub(r"^# .*$", lambda _: f"# {h1}", body, count=1, flags=re.M)
+    if MAP_HEADER[lang] in body:
+        head, rows = body.split(MAP_HEADER[lang], 1)
+        kept = rows.split("\n")
+        while kept and kept[0].startswith("| ["):
+            kept.pop(0)
+        body = head + lesson_map(list(by_name.values()), lang) + "\n".join(kept)
+
+    def title(match: re.Match) -> str:
+        target = by_name.get(match.group(4))
+        if target is None:
+            return match.group(0)
+        return f"[{match.group(1)}{target.label(lang)}]({target.name}.ipynb)"
+
+    return LESSON_LINK.sub(title, body)
+
+
+def source_text(lesson: Lesson, text: str, series: list[Lesson]) -> str:
+    """A lesson source with its H1s, every link to a lesson and (lesson 00) the map regenerated."""
+    by_name = {x.name: x for x in series}
+    spans = sorted(_md_strings(text))
+    pieces, last = [], 0
+    for i, (start, end, lang) in enumerate(spans):
+        h1 = lesson.title[lang] if i < len(LANGS) else None  # the first md(): the lesson's title
+        pieces += [text[last:start], _md_text(text[start:end], lang, by_name, h1)]
+        last = end
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+def _russian_plural(n: int, one: str, few: str, many: str) -> str:
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from helpers.i18n import russian_plural
+
+    return russian_plural(n, one, few, many)
+
+
+def _class_minutes(root: Path) -> int:
+    """Minutes students spend on the lessons in class (scripts/class_path.py's own blocks)."""
+    import class_path
+
+    return sum(block.minutes for block in class_path.PATH if block.where == "students")
+
+
+def _guide_path_table(lang: str) -> str:
+    import build_deck
+
+    return build_deck.guide_table(lang)
+
+
+def endpoint_text(text: str, series: list[Lesson], lang: str, where: str) -> str:
+    """The class-endpoint guide with each lesson row of its "live on Qwen" table titled from the
+    registry (the other cells, and the load table's measured counts, are written by hand)."""
+    header = re.search(r"^\| (?:Lesson|Урок) \| Live.*\n\|[-|]+\|\n", text, re.M)
+    if header is None:
+        raise RegistryError(f"{where}: the table of lessons that run live on Qwen is missing")
+    by_number = {x.name[:2]: x for x in series}
+    table_end = text.find("\n\n", header.end())
+    table = text[header.end() : table_end if table_end >= 0 else len(text)]
+
+    def title(match: re.Match) -> str:
+        lesson = by_number.get(match.group(1))
+        return f"| {lesson.label(lang)} |" if lesson else match.group(0)
+
+    table = re.sub(r"^\| (\d\d)\b[^|]*\|", title, table, flags=re.M)
+    return text[: header.end()] + table + text[header.end() + len(table) :]
+
+
+def outputs(root: Path = ROOT) -> dict[Path, str]:
+    """Every file that shows registry facts, as the registry says it should read."""
+    series = lessons(root)
+    class_minutes = _class_minutes(root)
+    files: dict[Path, str] = {}
+
+    def read(relative: str) -> tuple[Path, str]:
+        path = root / relative
+        return path, files.get(path, path.read_text(encoding="utf-8"))
+
+    for lesson in series:
+        path, text = read(f"notebooks/src/{lesson.name}.py")
+        files[path] = source_text(lesson, text, series)
+    path, text = read("README.md")
+    text = replace_part(text, "lessons", readme_table(series), "README.md")
+    files[path] = replace_part(
+        text, "hours", hours_paragraph(series, "en", class_minutes), "README.md"
+    )
+    for lang, suffix in (("en", ""), ("ru", ".ru")):
+        name = f"docs/teacher_guide{suffix}.md"
+        path, text = read(name)
+        table = time_table(series, lang) + "\n\n" + hours_paragraph(series, lang, class_minutes)
+        text = replace_part(text, "time-table", table, name)
+        files[path] = replace_part(text, "path", _guide_path_table(lang), name)
+        name = f"docs/class_endpoint{suffix}.md"
+        path, text = read(name)
+        files[path] = endpoint_text(text, series, lang, name)
+    return files
+
+
+def stale(root: Path = ROOT) -> list[Path]:
+    """The files whose registry-generated parts differ from what the registry says."""
+    return [
+        path for path, text in outputs(root).items() if path.read_text(encoding="utf-8") != text
+    ]
+
+
+def write(root: Path = ROOT) -> list[Path]:
+    """Rewrite every stale file; return them."""
+    changed = []
+    for path, text in outputs(root).items():
+        if path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+            changed.append(path)
+    return changed
+
+
+STALE_HINT = (
+    "generated from the lessons' META (scripts/registry.py) but out of date: run "
+    "`python scripts/registry.py --write`, then rebuild each changed lesson's prose with "
+    "`python scripts/nbbuild.py --no-execute NN_name`"
+)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command line (see the module docstring)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--check", action="store_true", help="list stale files, exit 1 if any")
+    group.add_argument("--write", action="store_true", help="rewrite the stale files")
+    args = parser.parse_args(argv)
+    if args.write:
+        for path in write():
+            print(f"wrote {path.relative_to(ROOT)}")
+            if path.suffix == ".py":
+                print(f"  rebuild: python scripts/nbbuild.py --no-execute {path.stem}")
+        return 0
+    if args.check:
+        found = stale()
+        for path in found:
+            print(f"{path.relative_to(ROOT)}: {STALE_HINT}")
+        return 1 if found else 0
     for lesson in lessons():
         print(f"{lesson.label('en')}: {lesson.minutes} min, {', '.join(lesson.exercises)}")
     return 0
