@@ -389,7 +389,7 @@ def _russian_plural(n: int, one: str, few: str, many: str) -> str:
     return russian_plural(n, one, few, many)
 
 
-def _class_minutes(root: Path) -> int:
+def _class_minutes() -> int:
     """Minutes students spend on the lessons in class (scripts/class_path.py's own blocks)."""
     import class_path
 
@@ -420,33 +420,42 @@ def endpoint_text(text: str, series: list[Lesson], lang: str, where: str) -> str
     return text[: header.end()] + table + text[header.end() + len(table) :]
 
 
+DOCS = (
+    "README.md",
+    "docs/teacher_guide.md",
+    "docs/teacher_guide.ru.md",
+    "docs/class_endpoint.md",
+    "docs/class_endpoint.ru.md",
+)
+"""The Markdown files with generated parts (a checkout without one, like a test's, skips it)."""
+
+
+def doc_text(relative: str, text: str, series: list[Lesson]) -> str:
+    """One of `DOCS` with its generated parts rewritten from `series`."""
+    lang = "ru" if relative.endswith(".ru.md") else "en"
+    if relative == "README.md":
+        text = replace_part(text, "lessons", readme_table(series), relative)
+        return replace_part(
+            text, "hours", hours_paragraph(series, "en", _class_minutes()), relative
+        )
+    if "teacher_guide" in relative:
+        table = time_table(series, lang) + "\n\n" + hours_paragraph(series, lang, _class_minutes())
+        text = replace_part(text, "time-table", table, relative)
+        return replace_part(text, "path", _guide_path_table(lang), relative)
+    return endpoint_text(text, series, lang, relative)
+
+
 def outputs(root: Path = ROOT) -> dict[Path, str]:
     """Every file that shows registry facts, as the registry says it should read."""
     series = lessons(root)
-    class_minutes = _class_minutes(root)
-    files: dict[Path, str] = {}
-
-    def read(relative: str) -> tuple[Path, str]:
+    files = {
+        lesson.source: source_text(lesson, lesson.source.read_text(encoding="utf-8"), series)
+        for lesson in series
+    }
+    for relative in DOCS:
         path = root / relative
-        return path, files.get(path, path.read_text(encoding="utf-8"))
-
-    for lesson in series:
-        path, text = read(f"notebooks/src/{lesson.name}.py")
-        files[path] = source_text(lesson, text, series)
-    path, text = read("README.md")
-    text = replace_part(text, "lessons", readme_table(series), "README.md")
-    files[path] = replace_part(
-        text, "hours", hours_paragraph(series, "en", class_minutes), "README.md"
-    )
-    for lang, suffix in (("en", ""), ("ru", ".ru")):
-        name = f"docs/teacher_guide{suffix}.md"
-        path, text = read(name)
-        table = time_table(series, lang) + "\n\n" + hours_paragraph(series, lang, class_minutes)
-        text = replace_part(text, "time-table", table, name)
-        files[path] = replace_part(text, "path", _guide_path_table(lang), name)
-        name = f"docs/class_endpoint{suffix}.md"
-        path, text = read(name)
-        files[path] = endpoint_text(text, series, lang, name)
+        if path.exists():
+            files[path] = doc_text(relative, path.read_text(encoding="utf-8"), series)
     return files
 
 
