@@ -483,25 +483,25 @@ STALE_HINT = (
 )
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Command line (see the module docstring)."""
+def main(argv: list[str] | None = None, root: Path = ROOT) -> int:
+    """Command line (see the module docstring); `root` is the checkout to work on."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--check", action="store_true", help="list stale files, exit 1 if any")
     group.add_argument("--write", action="store_true", help="rewrite the stale files")
     args = parser.parse_args(argv)
     if args.write:
-        for path in write():
-            print(f"wrote {path.relative_to(ROOT)}")
+        for path in write(root):
+            print(f"wrote {path.relative_to(root)}")
             if path.suffix == ".py":
                 print(f"  rebuild: python scripts/nbbuild.py --no-execute {path.stem}")
         return 0
     if args.check:
-        found = stale()
+        found = stale(root)
         for path in found:
-            print(f"{path.relative_to(ROOT)}: {STALE_HINT}")
+            print(f"{path.relative_to(root)}: {STALE_HINT}")
         return 1 if found else 0
-    for lesson in lessons():
+    for lesson in lessons(root):
         print(f"{lesson.label('en')}: {lesson.minutes} min, {', '.join(lesson.exercises)}")
     return 0
 

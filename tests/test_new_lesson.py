@@ -158,23 +158,9 @@ def test_a_previous_lesson_without_the_expected_ending_stops_everything(root):
     assert not (src / "01_more.py").exists()
 
 
-def copy_of_the_series(tmp_path: Path) -> Path:
-    """The lesson sources and the Markdown files the registry generates into, copied to
-    `tmp_path` (with the empty folders new_lesson writes into)."""
-    registry = scripts_support.script("registry")
-    for folder in ("notebooks/src", "helpers/replay/scenarios", "helpers/exercises", "tests"):
-        (tmp_path / folder).mkdir(parents=True)
-    for source in (registry.ROOT / "notebooks/src").glob("[0-9][0-9]_*.py"):
-        (tmp_path / "notebooks/src" / source.name).write_bytes(source.read_bytes())
-    for relative in registry.DOCS:
-        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / relative).write_bytes((registry.ROOT / relative).read_bytes())
-    return tmp_path
-
-
 def test_a_new_lesson_gets_a_registry_entry_and_every_generated_table(tmp_path):
     new_lesson, registry = scripts_support.script("new_lesson"), scripts_support.script("registry")
-    root = copy_of_the_series(tmp_path)
+    root = scripts_support.copy_of_the_series(tmp_path)
     last = registry.lessons(root)[-1]
     name = f"{last.number + 1:02d}_tool_budget"
     written = new_lesson.create(name, "Tool budgets", "Бюджет инструментов", root)
