@@ -348,10 +348,18 @@ def _md_strings(text: str) -> list[tuple[int, int, str]]:
     return spans
 
 
+H1 = re.compile(r"\A[rRuU]?(\"\"\"|\'\'\'|\"|\')\s*# (?P<title>.*?)(?:\1)?$", re.M)
+"""The opening of a lesson's first markdown cell: its quotes, then the `# Title` line."""
+
+
 def _md_text(body: str, lang: str, by_name: dict[str, Lesson], h1: str | None) -> str:
-    """One edition of one markdown cell, with its lesson links titled from the registry."""
+    """One edition of one markdown cell (`h1`: the lesson's title, for its first cell), with its
+    lesson links titled from the registry."""
     if h1 is not None:
-        body = re.sub(r"^# .*$", lambda _: f"# {h1}", body, count=1, flags=re.M)
+        found = H1.match(body)
+        if found is None:
+            raise RegistryError(f"the first md() cell does not open with `# Title` ({lang})")
+        body = body[: found.start("title")] + h1 + body[found.end("title") :]
     if MAP_HEADER[lang] in body:
         head, rows = body.split(MAP_HEADER[lang], 1)
         kept = rows.split("\n")
@@ -375,7 +383,10 @@ def source_text(lesson: Lesson, text: str, series: list[Lesson]) -> str:
     pieces, last = [], 0
     for i, (start, end, lang) in enumerate(spans):
         h1 = lesson.title[lang] if i < len(LANGS) else None  # the first md(): the lesson's title
-        pieces += [text[last:start], _md_text(text[start:end], lang, by_name, h1)]
+        try:
+            pieces += [text[last:start], _md_text(text[start:end], lang, by_name, h1)]
+        except RegistryError as error:
+            raise RegistryError(f"{lesson.source.name}: {error}") from None
         last = end
     pieces.append(text[last:])
     return "".join(pieces)
