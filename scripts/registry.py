@@ -287,6 +287,26 @@ def hours_paragraph(series: list[Lesson], lang: str, class_minutes: int) -> str:
     return _wrap(text)
 
 
+def intro_hours(series: list[Lesson], lang: str) -> str:
+    """The guide's opening sentence on time: the core lessons' hours, then the whole series'."""
+    core = _span([x.minutes for x in series if x.number <= CORE_LAST])
+    every = _span([x.minutes for x in series])
+    first, last = series[0].name[:2], series[-1].name[:2]
+    core_last = f"{CORE_LAST:02d}"
+    if lang == "en":
+        text = (
+            f"Lessons {first}-{core_last} are **about {hours(core, lang)} of student work** "
+            f"({hours(every, lang)} for all of {first}-{last}), far more than one class."
+        )
+    else:
+        text = (
+            f"Уроки {first}-{core_last} — это **примерно {hours(core, lang)} самостоятельной "
+            f"работы** (все уроки {first}-{last} — {hours(every, lang)}), гораздо больше одного "
+            "занятия."
+        )
+    return _wrap(text)
+
+
 def time_table(series: list[Lesson], lang: str) -> str:
     """The teacher guide's "Time per lesson" table: one row per lesson."""
     w = WORDS[lang]
@@ -326,7 +346,7 @@ def replace_part(text: str, part: str, body: str, where: str) -> str:
         )
     head, rest = text.split(begin, 1)
     _, tail = rest.split(end, 1)
-    return f"{head}{begin}\n{body.strip()}\n{end}{tail}"
+    return f"{head}{begin}\n\n{body.strip()}\n\n{end}{tail}"  # blank lines: a table ends
 
 
 def _md_strings(text: str) -> list[tuple[int, int, str]]:
@@ -451,6 +471,7 @@ def doc_text(relative: str, text: str, series: list[Lesson]) -> str:
         )
     if "teacher_guide" in relative:
         table = time_table(series, lang) + "\n\n" + hours_paragraph(series, lang, _class_minutes())
+        text = replace_part(text, "intro-hours", intro_hours(series, lang), relative)
         text = replace_part(text, "time-table", table, relative)
         return replace_part(text, "path", _guide_path_table(lang), relative)
     return endpoint_text(text, series, lang, relative)
