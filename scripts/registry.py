@@ -372,9 +372,11 @@ H1 = re.compile(r"\A[rRuU]?(\"\"\"|\'\'\'|\"|\')\s*# (?P<title>.*?)(?:\1)?$", re
 """The opening of a lesson's first markdown cell: its quotes, then the `# Title` line."""
 
 
-def _md_text(body: str, lang: str, by_name: dict[str, Lesson], h1: str | None) -> str:
+def _md_text(
+    body: str, lang: str, by_name: dict[str, Lesson], h1: str | None, after: Lesson | None
+) -> str:
     """One edition of one markdown cell (`h1`: the lesson's title, for its first cell), with its
-    lesson links titled from the registry."""
+    lesson links titled from the registry; a Next link goes to `after` (for the last cell)."""
     if h1 is not None:
         found = H1.match(body)
         if found is None:
@@ -389,6 +391,8 @@ def _md_text(body: str, lang: str, by_name: dict[str, Lesson], h1: str | None) -
 
     def title(match: re.Match) -> str:
         target = by_name.get(match.group(4))
+        if match.group(1) and after is not None:  # the last cell's Next link: the next lesson
+            target = after
         if target is None:
             return match.group(0)
         return f"[{match.group(1)}{target.label(lang)}]({target.name}.ipynb)"
@@ -397,14 +401,18 @@ def _md_text(body: str, lang: str, by_name: dict[str, Lesson], h1: str | None) -
 
 
 def source_text(lesson: Lesson, text: str, series: list[Lesson]) -> str:
-    """A lesson source with its H1s, every link to a lesson and (lesson 00) the map regenerated."""
+    """A lesson source with its H1s, every link to a lesson, its last cell's Next link (to the
+    next lesson) and (lesson 00) the map regenerated."""
     by_name = {x.name: x for x in series}
+    later = [x for x in series if x.number > lesson.number]
     spans = sorted(_md_strings(text))
     pieces, last = [], 0
     for i, (start, end, lang) in enumerate(spans):
         h1 = lesson.title[lang] if i < len(LANGS) else None  # the first md(): the lesson's title
+        after = later[0] if later and i >= len(spans) - len(LANGS) else None
         try:
-            pieces += [text[last:start], _md_text(text[start:end], lang, by_name, h1)]
+            body = _md_text(text[start:end], lang, by_name, h1, after)
+            pieces += [text[last:start], body]
         except RegistryError as error:
             raise RegistryError(f"{lesson.source.name}: {error}") from None
         last = end

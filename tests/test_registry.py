@@ -137,6 +137,20 @@ def test_a_title_or_minutes_changed_in_one_place_changes_every_table(tmp_path):
             assert all(re.search("tool-call loop|Цикл вызова инструментов", g) for g in gone), gone
 
 
+def test_a_next_link_to_the_wrong_lesson_is_pointed_at_the_next_one(tmp_path):
+    root = scripts_support.copy_of_the_series(tmp_path)
+    source = root / "notebooks/src/01_tools_schema.py"
+    meta_change(
+        source,
+        "[Next: 02 The tool-call loop](02_sync_loop.ipynb)",
+        "[Next: 03 Streaming](03_streaming.ipynb)",
+    )
+    assert registry.stale(root) == [source]
+    registry.write(root)
+    assert "[Next: 02 The tool-call loop](02_sync_loop.ipynb)" in source.read_text("utf-8")
+    assert registry.stale(root) == []
+
+
 def test_a_lesson_missing_from_the_guide_or_a_stale_table_says_what_to_do(tmp_path, capsys):
     root = scripts_support.copy_of_the_series(tmp_path)
     guide = root / "docs/teacher_guide.ru.md"
