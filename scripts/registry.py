@@ -94,6 +94,9 @@ class Lesson:
     exercises: tuple[str, ...]
     root: Path = ROOT
 
+    def __hash__(self) -> int:  # the dict fields are unhashable; a lesson is its checkout and name
+        return hash((self.root, self.name))
+
     @property
     def number(self) -> int:
         """The lesson's number: 2 for "02_sync_loop"."""
