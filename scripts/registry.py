@@ -153,6 +153,13 @@ def read_meta(path: Path) -> dict:
             isinstance(v, str) and v.strip() for v in meta[key].values()
         ):
             raise RegistryError(f"{where}: META[{key!r}] needs a non-empty 'en' and 'ru' text")
+        for lang, value in meta[key].items():
+            bad = [c for c in ("|", "\n", "\\", '"""', "'''") if c in value]
+            if bad:
+                raise RegistryError(
+                    f"{where}: META[{key!r}][{lang!r}] holds {bad[0]!r}, which would break the "
+                    "tables and lesson sources it is written into"
+                )
     for key in ("minutes_reading", "minutes_exercises"):
         value = meta[key]
         if len(value) != 2 or not all(isinstance(v, int) and v >= 0 for v in value):
@@ -520,7 +527,8 @@ def write(root: Path = ROOT) -> list[Path]:
 
 
 STALE_HINT = (
-    "generated from the lessons' META (scripts/registry.py) but out of date: run "
+    "generated from the lessons' META (scripts/registry.py) but out of date: change a title, "
+    "summary or minutes in the lesson's META (not in a table), run "
     "`python scripts/registry.py --write`, then rebuild each changed lesson's prose with "
     "`python scripts/nbbuild.py --no-execute NN_name`"
 )

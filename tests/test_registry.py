@@ -176,6 +176,7 @@ BAD_META = {
     "a name instead of a literal": ('"timed": False', '"timed": TIMED', "must be a literal dict"),
     "reversed minutes": ("(44, 50)", "(50, 44)", "is reversed"),
     "one language only": ('"ru": "Измеряем вызов инструментов"', '"de": "x"', "'en' and 'ru'"),
+    "a table's bar in a summary": ("intervals", "intervals | more", "holds '|'"),
     "an unknown mode": ('"modes": ("replay",', '"modes": ("offline",', "takes values of"),
 }
 
