@@ -12,7 +12,7 @@ exercises are written ONCE, in `notebooks/src/NN_name.py`:
         "summary": {"en": "...", "ru": "..."},
         "minutes_reading": (25, 30),    # (fast, slow) minutes at student pace, prose and cells
         "minutes_exercises": (15, 20),  # (fast, slow) minutes for the exercises
-        "timed": True,                  # the total was timed with students (else estimated)
+        "timed": True,                  # timed in a review (else estimated)
         "in_class_path": True,          # a block of scripts/class_path.py's PATH
         "engines": ("kimi",),           # what `connect(...)` asks for: KIMI_* / QWEN_* variables
         "modes": ("replay", "live", "record"),
@@ -278,7 +278,8 @@ def hours_paragraph(series: list[Lesson], lang: str, class_minutes: int) -> str:
             f"about {hours(homework, lang)} (their minutes less the {class_minutes} that "
             f"students spend on them in class). Lessons "
             + _numbers(timed, "and")
-            + " were timed with students; the others are estimated from their size."
+            + " were timed in a review (a student working through each lesson alone); "
+            "the others are estimated from their size."
         )
         return _wrap(text)
     text = (
@@ -292,7 +293,8 @@ def hours_paragraph(series: list[Lesson], lang: str, class_minutes: int) -> str:
         f"{first}-{last}, примерно {hours(homework, lang)} (их время минус {class_minutes} "
         f"минут, которые студенты тратят на них на занятии). Время уроков "
         + _numbers(timed, "и")
-        + " замерено на студентах, остальных — оценено по их объёму."
+        + " замерено при проверке (студент проходил каждый урок сам); время остальных "
+        "оценено по их объёму."
     )
     return _wrap(text)
 
