@@ -26,4 +26,3 @@ def test_a_translated_f_string_keeps_parity_and_changed_code_does_not():
     assert strip_comments(EN) == strip_comments(RU)
     assert strip_comments(EN) != strip_comments(EN.replace("print(", "len("))
     assert strip_comments('x = f"{a}" + "b"') != strip_comments('x = f"{a}"')
-
