@@ -29,6 +29,23 @@ from helpers.streaming import as_dict
 # Python types `json.dumps` writes as they are (containers are checked item by item).
 _JSON_SCALARS = (str, int, float, bool, type(None))
 _RESULT_HINT = "return a dict, list, str, number or bool"
+# Deeper JSON is refused on every Python: 3.10-3.11's json raises RecursionError near 1000 levels,
+# 3.12+ reads and writes far deeper values, so the limit is ours, not the interpreter's.
+MAX_JSON_DEPTH = 500
+
+
+def _deeper_than(value: Any, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether lists and dicts nest more than `limit` levels in `value` (iterative)."""
+    stack, seen = [(value, 1)], set()
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list, tuple)) and id(item) not in seen:
+            if depth > limit:
+                return True
+            seen.add(id(item))
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 def tool_result_content(value: Any) -> str:
@@ -36,6 +53,8 @@ def tool_result_content(value: Any) -> str:
     Infinity raise ValueError: JSON has no such numbers, and a server may refuse the text."""
     if isinstance(value, str):
         return value
+    if _deeper_than(value):
+        raise RecursionError(f"nested more than {MAX_JSON_DEPTH} levels deep")
     return json.dumps(value, ensure_ascii=False, allow_nan=False)
 
 
@@ -272,6 +291,8 @@ def parse_arguments(arguments_text: Any) -> tuple[dict[str, Any], str | None]:
         return {}, f"are nested too deeply to read: {arguments_text[:60]!r}."
     except ValueError:  # Python refuses to read integers of more than 4300 digits
         return {}, f"contain a number too long to read: {arguments_text[:60]!r}."
+    if _deeper_than(arguments):
+        return {}, f"are nested too deeply to read: {arguments_text[:60]!r}."
     if not isinstance(arguments, dict):
         kind = type(arguments).__name__
         return {}, f"must be a JSON object, got {kind}: {arguments_text[:60]!r}."

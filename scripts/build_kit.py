@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import nbbuild  # noqa: E402  (scripts/ is not a package)
+import registry  # noqa: E402
 import wheelhouse  # noqa: E402
 
 from helpers.edition import STUDENT_KERNEL  # noqa: E402
@@ -72,6 +73,10 @@ same in both. They run offline: a small server inside the notebook replays recor
 you need no key, GPU or network once the packages are installed. Your teacher has the reference
 solutions.
 
+## The lessons
+
+{lessons}
+
 ## Install (once, at home, before the class)
 
 You need Python 3.10 or newer (`python3 --version`; on a Mac the built-in 3.9 is too old). In a
@@ -109,6 +114,10 @@ English version: [README.md](README.md).
 одинаковый. Они работают без сети: маленький сервер внутри блокнота воспроизводит записанные
 ответы, поэтому после установки пакетов не нужны ни ключ, ни видеокарта, ни интернет. Эталонные
 решения есть у преподавателя.
+
+## Уроки
+
+{lessons}
 
 ## Установка (один раз, дома, до занятия)
 
@@ -151,6 +160,20 @@ def kit_requirements(path: Path = ROOT / "requirements.txt") -> str:
     return "\n".join([header, *kept, "-e ."]) + "\n"
 
 
+INDEX_WORDS = {"en": "min", "ru": "мин"}
+
+
+def lesson_index(lang: str, names: list[str]) -> str:
+    """The kit README's list of lessons, from the registry: the notebook, its minutes (reading and
+    exercises) and what it teaches."""
+    return "\n".join(
+        f"- [{lesson.label(lang)}](notebooks/{lang}/{lesson.name}.ipynb), {lesson.minutes} "
+        f"{INDEX_WORDS[lang]}: {lesson.summary[lang]}"
+        for lesson in registry.lessons()
+        if lesson.name in names
+    )
+
+
 def _copy_tree(src: Path, dest: Path) -> None:
     """Copy a folder without caches."""
     shutil.copytree(src, dest, ignore=shutil.ignore_patterns(*SKIPPED_NAMES, "*.pyc"))
@@ -170,7 +193,8 @@ def build_kit(out: Path = DEFAULT_OUT, names: list[str] | None = None) -> tuple[
     (folder / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
     for readme, text, lang in (("README.md", README, "en"), ("README.ru.md", README_RU, "ru")):
         install = INSTALL.format(kernel=KERNEL, lang=lang)
-        (folder / readme).write_text(text.format(install=install), encoding="utf-8")
+        index = lesson_index(lang, names)
+        (folder / readme).write_text(text.format(install=install, lessons=index), encoding="utf-8")
     archive.unlink(missing_ok=True)
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zipped:
         for path in sorted(folder.rglob("*")):

@@ -5,8 +5,10 @@
 Writes four files that work together from the first minute (the skeleton sends the guide's weather
 request, its scenario answers it, its exercise has a self-check and real tests), points the
 previous lesson's last line at the new one, refuses to overwrite anything, and prints what is left
-to do: the steps no script should guess (the README, lesson-00 and class-endpoint tables,
-synthesis, the build). docs/authoring.md walks through the same path.
+to do. It also adds the lesson's registry entry (`META` in its source) and regenerates what the
+registry generates (README's table and hours, lesson 00's map, the teacher guides' tables: see
+scripts/registry.py); the class-endpoint rows, synthesis and the build are left to the author.
+docs/authoring.md walks through the same path.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # helpers, when run as a script
+sys.path.insert(0, str(ROOT / "scripts"))  # scripts/ is not a package
+import registry  # noqa: E402
+
 from helpers.lessons import (  # noqa: E402
     LESSON_NAME,
     exercises_module,
@@ -40,6 +45,24 @@ END = {
 SOURCE = r'''"""Lesson {number}: {title}."""
 
 from nbbuild import Lesson, code, md
+
+# The lesson's registry entry (scripts/registry.py): README, lesson 00's map, the teacher guides
+# and the Next links are generated from it by `python scripts/registry.py --write`.
+META = {{
+    "title": {{"en": {title!r}, "ru": {title_ru!r}}},
+    "summary": {{
+        "en": "TODO one line: what the student learns (lesson 00's map, README, the guides)",
+        "ru": "TODO одной строкой: чему научится студент",
+    }},
+    # TODO (fast, slow) minutes at student pace: `python scripts/build_deck.py --times` estimates
+    "minutes_reading": (0, 0),
+    "minutes_exercises": (0, 0),
+    "timed": False,
+    "in_class_path": False,
+    "engines": ("kimi",),
+    "modes": ("replay", "live", "record"),
+    "exercises": ("check_messages",),
+}}
 
 LESSON = Lesson("{name}", [
     md("""
@@ -215,13 +238,14 @@ TESTS = '''"""Self-checks of lesson {number}: the reference passes, mistakes get
 from __future__ import annotations
 
 import pytest
+from exercise_answers import solution
 from verdicts import CORRECT, NOT_YET, verdict_of
 
 from helpers.exercises import {module}
 
 
 def test_the_reference_solution_passes(capsys):
-    reference = [{{"role": "user", "content": "What's the weather in Moscow?"}}]
+    reference = solution("{name}", "my_messages")  # read from the lesson's hidden cells
     assert verdict_of(capsys, {module}.check_messages, reference).strip() == CORRECT
 
 
@@ -242,19 +266,11 @@ def test_mistakes_get_a_hint_in_both_languages(capsys, wrong):
 
 
 def titles(path: Path) -> dict[str, str]:
-    """A lesson source's titles, {"en": ..., "ru": ...}: its first cell's `# heading`."""
-    if "nbbuild" not in sys.modules:
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import nbbuild
-
+    """A lesson source's titles, {"en": ..., "ru": ...}, from its registry entry (`META`)."""
     try:
-        first = nbbuild.load_lesson(path).cells[0]
-    except Exception as exc:  # noqa: BLE001 - any broken source: say which, write nothing
-        raise SystemExit(f"cannot read the title of {path.name}: {exc!r}") from None
-    return {
-        lang: text.strip().splitlines()[0].removeprefix("# ")
-        for lang, text in (("en", first.en), ("ru", first.ru))
-    }
+        return registry.load(path).title
+    except (registry.RegistryError, SyntaxError, OSError) as exc:
+        raise SystemExit(f"cannot read the title of {path.name}: {exc}") from None
 
 
 def ending(template: dict[str, str], name: str, title: dict[str, str]) -> dict[str, str]:
@@ -325,12 +341,17 @@ def create(name: str, title: str, title_ru: str, root: Path = ROOT) -> list[Path
     existing = [str(p.relative_to(root)) for p in paths_for(name, root) if p.exists()]
     if existing:
         raise SystemExit(f"refusing to overwrite {existing}")
+    try:
+        registry.lessons(root)  # every other entry must read before anything is written
+    except registry.RegistryError as exc:
+        raise SystemExit(f"{exc}; nothing was written") from None
     files = files_for(name, title, title_ru, root)
     before, after, _ = neighbours(name, root)
     patched = link_previous(before, after, name, {"en": title, "ru": title_ru}, root)
     for path, text in files.items():
         path.write_text(text, encoding="utf-8")
-    return [*files, *patched]
+    generated = [p for p in registry.write(root) if p not in files and p not in patched]
+    return [*files, *patched, *generated]
 
 
 def link_previous(
@@ -370,19 +391,19 @@ def next_steps(name: str) -> str:
     link = neighbours(name, ROOT)[0] or "(none)"
     return f"""
 Left to do (docs/authoring.md, "Add a lesson"):
-  1. Write the lesson: replace every TODO in notebooks/src/{name}.py; what a cell sends to the
-     model goes into helpers/replay/scenarios/n{name}.py (prompts shared with other lessons live
-     in helpers/replay/scenarios/common.py).
+  1. Write the lesson: replace every TODO in notebooks/src/{name}.py (its META too: summary,
+     minutes); what a cell sends to the model goes into helpers/replay/scenarios/n{name}.py
+     (prompts shared with other lessons live in helpers/replay/scenarios/common.py).
   2. .venv/bin/python -m helpers.replay synthesize            # writes data/recordings/{name}.json
   3. .venv/bin/python scripts/nbbuild.py {name}              # builds and runs both editions
-  4. Link it: the end of notebooks/src/{link}.py now links here (rebuild it:
-     .venv/bin/python scripts/nbbuild.py --no-execute {link}); add a row in README.md's lesson
-     map and one in lesson 00's map ("## 5. The lesson map" in notebooks/src/00_start.py, both
-     languages; rebuild 00_start), and rows in the two lesson tables of docs/class_endpoint.md
+  4. .venv/bin/python scripts/registry.py --write   # after META changes: README, lesson 00's map,
+     the teacher guides, the Next links; then rebuild the prose of the lessons it names:
+     .venv/bin/python scripts/nbbuild.py --no-execute 00_start {link}
+     By hand: a row in the live table and a column in the load table of docs/class_endpoint.md
      and docs/class_endpoint.ru.md.
-  5. .venv/bin/pytest tests/test_notebooks.py tests/test_lesson_drift.py \\
+  5. .venv/bin/pytest tests/test_registry.py tests/test_notebooks.py tests/test_lesson_drift.py \\
        tests/test_exercises_n{name[:2]}.py notebooks/en/{name}.ipynb notebooks/ru/{name}.ipynb
-     tests/test_notebooks.py names anything still missing (scenario module, cassette, map rows).
+     tests/test_notebooks.py names anything still missing (scenario module, cassette, table rows).
 """
 
 

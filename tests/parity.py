@@ -13,24 +13,44 @@ def code_cells(nb) -> list:
     return [c for c in nb.cells if c.cell_type == "code"]
 
 
+# Python 3.12+ (PEP 701) tokenizes an f-string as FSTRING_START, its parts, FSTRING_END (3.14 does
+# the same for t-strings); 3.10 and 3.11 give one STRING token. Both are folded into one "S".
+_STRING_STARTS = {
+    getattr(tokenize, n) for n in ("FSTRING_START", "TSTRING_START") if hasattr(tokenize, n)
+}
+_STRING_ENDS = {
+    getattr(tokenize, n) for n in ("FSTRING_END", "TSTRING_END") if hasattr(tokenize, n)
+}
+
+
+def _kept_tokens(src: str) -> list[tuple[int, str]]:
+    """(type, text) of the tokens that parity compares: no comments or blank lines, every string
+    literal (an f-string whole, with what is inside its braces) as "S", the same on every Python."""
+    kept: list[tuple[int, str]] = []
+    depth = 0  # f-strings open at this point (they nest)
+    for token in tokenize.generate_tokens(io.StringIO(src + "\n").readline):
+        if token.type in _STRING_STARTS:
+            depth += 1
+            if depth == 1:
+                kept.append((tokenize.STRING, "S"))
+        elif token.type in _STRING_ENDS:
+            depth -= 1
+        elif depth:
+            continue
+        elif token.type == tokenize.STRING:
+            kept.append((tokenize.STRING, "S"))
+        elif token.type == tokenize.NEWLINE:
+            kept.append((token.type, "\n"))
+        elif token.type not in (tokenize.COMMENT, tokenize.NL):
+            kept.append((token.type, token.string))
+    return kept
+
+
 def strip_comments(src: str) -> str:
     """Code without comments, blank lines or the text of string literals (tokenize-based, as in
     the before-stop hook): an edition may translate comments and the strings it shows a student."""
     try:
-        tokens = tokenize.generate_tokens(io.StringIO(src + "\n").readline)
-        kept = [
-            (
-                t.type,
-                "\n"
-                if t.type == tokenize.NEWLINE
-                else "S"
-                if t.type == tokenize.STRING
-                else t.string,
-            )
-            for t in tokens
-            if t.type not in (tokenize.COMMENT, tokenize.NL)
-        ]
-        return tokenize.untokenize(kept)
+        return tokenize.untokenize(_kept_tokens(src))
     except (tokenize.TokenError, SyntaxError):
         return src  # not Python (a magic?): then it must match character for character
 

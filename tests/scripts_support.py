@@ -74,3 +74,17 @@ def template_leftovers(name: str, root: Path = REPO_ROOT) -> list[str]:
         for number, line in enumerate(path.read_text("utf-8").splitlines(), 1)
         if re.search(r"\bTODO\b", line)
     ]
+
+
+def copy_of_the_series(tmp_path: Path) -> Path:
+    """The lesson sources and the Markdown files the registry generates into, copied to
+    `tmp_path` (with the empty folders new_lesson writes into)."""
+    registry = script("registry")
+    for folder in ("notebooks/src", "helpers/replay/scenarios", "helpers/exercises", "tests"):
+        (tmp_path / folder).mkdir(parents=True)
+    for source in (registry.ROOT / "notebooks/src").glob("[0-9][0-9]_*.py"):
+        (tmp_path / "notebooks/src" / source.name).write_bytes(source.read_bytes())
+    for relative in registry.DOCS:
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_bytes((registry.ROOT / relative).read_bytes())
+    return tmp_path

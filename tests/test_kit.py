@@ -96,6 +96,10 @@ def test_requirements_and_readmes_are_for_students(kit):
         assert f"jupyter lab notebooks/{lang}/00_start.ipynb" in text
         assert f"--name {build_kit.KERNEL}" in text
         assert "Restart Kernel and Run All Cells" in text
+        # the index (from scripts/registry.py) links every lesson's notebook in the kit
+        linked = re.findall(r"\]\((notebooks/[^)]+\.ipynb)\)", text)
+        assert linked == [f"notebooks/{lang}/{name}.ipynb" for name in LESSONS], readme
+        assert set(linked) <= _files(folder)
     assert "Перед занятием" in (folder / "README.ru.md").read_text(encoding="utf-8")
 
 

@@ -56,11 +56,22 @@ def test_it_refuses_a_bad_name_a_taken_number_and_overwriting(root):
     assert not (root / "notebooks/src/10_more.py").exists()
 
 
+def meta(title: tuple[str, str]) -> str:
+    """A lesson's registry entry (scripts/registry.py) with these titles."""
+    return (
+        f"META = {{'title': {{'en': {title[0]!r}, 'ru': {title[1]!r}}},\n"
+        "    'summary': {'en': 'a lesson', 'ru': 'урок'}, 'minutes_reading': (10, 20),\n"
+        "    'minutes_exercises': (5, 5), 'timed': False, 'in_class_path': False,\n"
+        "    'engines': ('kimi',), 'modes': ('replay',), 'exercises': ()}\n"
+    )
+
+
 def write_lesson(src: Path, name: str, title: tuple[str, str], last: tuple[str, str]) -> str:
-    """Write a minimal lesson source (its title and its last line, in both languages) into `src`;
-    return its text."""
+    """Write a minimal lesson source (its registry entry, its title and its last line, in both
+    languages) into `src`; return its text."""
     text = (
-        f'from nbbuild import Lesson, md\n\nLESSON = Lesson("{name}", [\n'
+        f"from nbbuild import Lesson, md\n\n{meta(title)}\n"
+        f'LESSON = Lesson("{name}", [\n'
         f'    md("# {title[0]}", "# {title[1]}"),\n'
         f'    md("""{last[0]}""", """{last[1]}"""),\n])\n'
     )
@@ -144,4 +155,44 @@ def test_a_previous_lesson_without_the_expected_ending_stops_everything(root):
     with pytest.raises(SystemExit, match="no en line to replace"):
         new_lesson.create("01_more", "More", "Ещё", root)
     assert (src / "00_start.py").read_text(encoding="utf-8") == before
+    assert not (src / "01_more.py").exists()
+
+
+def test_a_new_lesson_gets_a_registry_entry_and_every_generated_table(tmp_path):
+    new_lesson, registry = scripts_support.script("new_lesson"), scripts_support.script("registry")
+    root = scripts_support.copy_of_the_series(tmp_path)
+    last = registry.lessons(root)[-1]
+    name = f"{last.number + 1:02d}_tool_budget"
+    written = new_lesson.create(name, "Tool budgets", "Бюджет инструментов", root)
+    entry = registry.load(root / "notebooks/src" / f"{name}.py", root)
+    assert entry.title == {"en": "Tool budgets", "ru": "Бюджет инструментов"}
+    assert "TODO" in entry.summary["en"]  # the author still writes it (test_notebooks finds it)
+    label = {"en": f"{name[:2]} Tool budgets", "ru": f"{name[:2]} Бюджет инструментов"}
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    assert f"| [Tool budgets](notebooks/en/{name}.ipynb) | [Бюджет инструментов]" in readme
+    for lang, guide in (("en", "teacher_guide.md"), ("ru", "teacher_guide.ru.md")):
+        assert f"| {label[lang]} | 0 (0 + 0) |" in (root / "docs" / guide).read_text("utf-8")
+    start = (root / "notebooks/src/00_start.py").read_text(encoding="utf-8")
+    for lang in ("en", "ru"):
+        assert f"| [{label[lang]}]({name}.ipynb) |" in start  # lesson 00's map, both editions
+    assert last_lines(last.source) == (
+        f"[Next: {label['en']}]({name}.ipynb)",
+        f"[Дальше: {label['ru']}]({name}.ipynb)",
+    )
+    assert {root / "README.md", root / "notebooks/src/00_start.py", last.source} <= set(written)
+    assert registry.stale(root) == []
+    # the test template takes the reference from the lesson's hidden cells instead of copying it
+    tests = (root / "tests" / f"test_exercises_n{name[:2]}.py").read_text(encoding="utf-8")
+    assert f'solution("{name}", "my_messages")' in tests
+    reference_test = tests.split("def test_the_reference_solution_passes")[1].split("@pytest")[0]
+    assert "Moscow" not in reference_test
+
+
+def test_a_lesson_without_a_registry_entry_stops_everything(root):
+    new_lesson = scripts_support.script("new_lesson")
+    src = root / "notebooks/src"
+    text = write_lesson(src, "00_start", ("Start", "Начало"), ("End of the series.", "Конец."))
+    (src / "00_start.py").write_text(text.replace("META =", "ABOUT ="), encoding="utf-8")
+    with pytest.raises(SystemExit, match="00_start.py: needs exactly one top-level `META"):
+        new_lesson.create("01_more", "More", "Ещё", root)
     assert not (src / "01_more.py").exists()

@@ -27,7 +27,8 @@ from helpers.paths import NOTEBOOKS_DIR, REPO_ROOT
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 
-MACHINE_PATHS = ("/root/", "/home/", "/tmp/", "/work/", "C:\\")
+# Home and work folders of Linux, macOS (/Users/) and Windows (either slash), and /opt/ installs.
+MACHINE_PATHS = ("/root/", "/home/", "/Users/", "/tmp/", "/work/", "/opt/", "C:\\", "C:/")
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 LOOPBACK_PORT = re.compile(r"(?:127\.0\.0\.1|localhost):\d+")
 SECRETS = (
@@ -784,6 +785,24 @@ DEFECTS = {
         "en",
         "00_alpha",
         _add_output("00-002", _stdout("C:\\Users\\me\n")),
+        "machine path",
+    ),
+    "macOS home": (
+        "en",
+        "00_alpha",
+        _add_output("00-002", _stdout("cache in /Users/ana/.cache/huggingface\n")),
+        "machine path",
+    ),
+    "an /opt install": (
+        "ru",
+        "00_alpha",
+        _add_output("00-002", _stdout("python: /opt/conda/bin/python\n")),
+        "machine path",
+    ),
+    "windows path with forward slashes": (
+        "en",
+        "01_beta",
+        _add_output("01-001", _stdout("C:/Users/me/toolcall/notebooks\n")),
         "machine path",
     ),
     "path in a traceback": (

@@ -28,7 +28,8 @@ from helpers.templates import (
 )
 
 # ---------------------------------------------------------------------------------------------
-# Facts (copied from ../shared/facts): documented ids and the two reference renders.
+# Facts: the marker ids the models publish in their tokenizer_config.json (how sure each one is:
+# docs/notes.md, "Known gaps") and the two reference renders, written out here.
 # ---------------------------------------------------------------------------------------------
 
 KIMI_FACT_IDS = {  # id -> (token, special)

@@ -700,3 +700,26 @@ def test_a_tool_returning_nan_gets_a_strict_json_error_naming_it(bad):
     error = _strict_json(content)["error"]
     assert error.startswith("score returned a dict containing the number ") and repr(bad) in error
     assert "JSON has no NaN or Infinity" in error
+
+
+def test_the_json_depth_limit_is_the_same_on_every_python():
+    # Python 3.12+ reads and writes JSON far deeper than 3.11's ~1000 levels: the registry's own
+    # limit (MAX_JSON_DEPTH) decides, so the model gets the same answer whatever runs the loop.
+    from helpers.tools import MAX_JSON_DEPTH
+
+    def nested(depth):
+        value = []
+        for _ in range(depth - 1):
+            value = [value]
+        return value
+
+    assert json.loads(tool_result_content(nested(MAX_JSON_DEPTH))) == nested(MAX_JSON_DEPTH)
+    with pytest.raises(RecursionError, match=f"more than {MAX_JSON_DEPTH} levels"):
+        tool_result_content(nested(MAX_JSON_DEPTH + 1))
+    deep = json.dumps({"a": nested(MAX_JSON_DEPTH)})
+    message = registry_with(lambda **kw: "ok").call(call("get_weather", deep))
+    assert "nested too deeply" in error_of(message)
+    message = registry_with(lambda **kw: nested(600)).call(call("get_weather", '{"city": "x"}'))
+    assert "returned a list, which is not JSON-serializable (nested too deeply)" in error_of(
+        message
+    )

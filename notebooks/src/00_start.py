@@ -2,6 +2,24 @@
 
 from nbbuild import Lesson, code, md
 
+META = {
+    "title": {
+        "en": "Start here: how an LLM calls tools",
+        "ru": "С чего начать: как LLM вызывает инструменты",
+    },
+    "summary": {
+        "en": "the tool-call loop as a picture, the three modes, a connection check",
+        "ru": "цикл вызова инструментов на картинке, три режима, проверка подключения",
+    },
+    "minutes_reading": (12, 15),
+    "minutes_exercises": (8, 10),
+    "timed": True,
+    "in_class_path": True,
+    "engines": ("kimi", "qwen"),
+    "modes": ("replay", "live", "record"),
+    "exercises": ("check_live_env", "check_qwen_command", "check_reading"),
+}
+
 LESSON = Lesson("00_start", [
     md("""
 # Start here: how an LLM calls tools

@@ -2,6 +2,21 @@
 
 from nbbuild import Lesson, code, md
 
+META = {
+    "title": {"en": "Tools and their schemas", "ru": "Инструменты и их схемы"},
+    "summary": {
+        "en": "describe a function for the model, `tool_map`, schemas from typed functions, argument checks, the guide's first defect",
+        "ru": "описание функции для модели, `tool_map`, схемы по функциям с аннотациями типов, проверка аргументов, первый дефект руководства",
+    },
+    "minutes_reading": (20, 25),
+    "minutes_exercises": (15, 20),
+    "timed": True,
+    "in_class_path": True,
+    "engines": ("kimi",),
+    "modes": ("replay", "live", "record"),
+    "exercises": ("check_schema", "check_call_tool", "check_typed_function"),
+}
+
 LESSON = Lesson("01_tools_schema", [
     md("""
 # Tools and their schemas

@@ -2,6 +2,21 @@
 
 from nbbuild import Lesson, code, md
 
+META = {
+    "title": {"en": "The tool-call loop", "ru": "Цикл вызова инструментов"},
+    "summary": {
+        "en": "`client.chat.completions.create` with tools, `finish_reason`, the loop, engines that disagree, parallel calls, errors, round limits",
+        "ru": "`client.chat.completions.create` с инструментами, `finish_reason`, цикл, расхождения между движками, параллельные вызовы, ошибки, лимит раундов",
+    },
+    "minutes_reading": (25, 30),
+    "minutes_exercises": (15, 20),
+    "timed": True,
+    "in_class_path": True,
+    "engines": ("kimi",),
+    "modes": ("replay", "live", "record"),
+    "exercises": ("check_needs_tools", "check_answer_calls", "check_tool_content"),
+}
+
 LOOP = '''
 def tool_loop(client, messages, max_rounds=8):
     """Ask, run the requested tools, repeat; stop when the reply has no tool calls."""

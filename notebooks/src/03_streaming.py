@@ -2,6 +2,21 @@
 
 from nbbuild import Lesson, code, md
 
+META = {
+    "title": {"en": "Streaming tool calls", "ru": "Вызов инструментов при потоковой выдаче"},
+    "summary": {
+        "en": "streaming, chunks, assembling calls by `index`, the missing assistant message",
+        "ru": "потоковая выдача (streaming), фрагменты (chunks), сборка вызовов по `index`, потерянное сообщение ассистента",
+    },
+    "minutes_reading": (30, 35),
+    "minutes_exercises": (20, 25),
+    "timed": True,
+    "in_class_path": True,
+    "engines": ("kimi",),
+    "modes": ("replay", "live", "record"),
+    "exercises": ("check_assemble", "check_history", "check_usage"),
+}
+
 LESSON = Lesson("03_streaming", [
     md(
         """

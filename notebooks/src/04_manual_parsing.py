@@ -2,6 +2,21 @@
 
 from nbbuild import Lesson, code, md
 
+META = {
+    "title": {"en": "Parsing tool calls by hand", "ru": "Ручной разбор вызовов инструментов"},
+    "summary": {
+        "en": "the chat template, special tokens, raw `/completions` output and its parser",
+        "ru": "шаблон чата (chat template), спецтокены (special tokens), сырой вывод `/completions` и его парсер",
+    },
+    "minutes_reading": (44, 65),
+    "minutes_exercises": (16, 30),
+    "timed": False,
+    "in_class_path": False,
+    "engines": ("kimi",),
+    "modes": ("replay", "live", "record"),
+    "exercises": ("check_name_from_id", "check_extract"),
+}
+
 VARIANT_RU = {
     '"textbook"': '"как в учебнике"',
     '"second section"': '"вторая секция"',

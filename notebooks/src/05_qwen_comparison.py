@@ -2,6 +2,21 @@
 
 from nbbuild import Lesson, code, md
 
+META = {
+    "title": {"en": "The same loop with Qwen", "ru": "Тот же цикл с Qwen"},
+    "summary": {
+        "en": "the same loop with Qwen, two raw formats side by side",
+        "ru": "тот же цикл с Qwen, два сырых формата рядом",
+    },
+    "minutes_reading": (25, 30),
+    "minutes_exercises": (15, 20),
+    "timed": True,
+    "in_class_path": False,
+    "engines": ("qwen",),
+    "modes": ("replay", "live", "record"),
+    "exercises": ("check_hermes_calls", "check_unparsed"),
+}
+
 LESSON = Lesson("05_qwen_comparison", [
     md(
         """

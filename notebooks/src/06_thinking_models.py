@@ -3,6 +3,24 @@ gets when it drops it, the field names, <think> in raw text, and Kimi id hygiene
 
 from nbbuild import Lesson, code, md
 
+META = {
+    "title": {
+        "en": "Thinking models and tool calls",
+        "ru": "Модели с рассуждением и вызов инструментов",
+    },
+    "summary": {
+        "en": "Kimi K2.6's reasoning on the wire, the 400 when a loop drops it, `reasoning` vs `reasoning_content`, `<think>` in raw text, clean call ids for Kimi",
+        "ru": "рассуждение Kimi K2.6 в ответе API, ошибка 400, когда цикл его теряет, `reasoning` и `reasoning_content`, `<think>` в сыром выводе, правильные id вызовов для Kimi",
+    },
+    "minutes_reading": (46, 65),
+    "minutes_exercises": (24, 45),
+    "timed": False,
+    "in_class_path": False,
+    "engines": ("kimi",),
+    "modes": ("replay", "live", "record"),
+    "exercises": ("check_history_message", "check_normalize", "check_reasoning_of"),
+}
+
 
 LESSON = Lesson("06_thinking_models", [
     md(

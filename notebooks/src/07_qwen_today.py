@@ -2,6 +2,21 @@
 
 from nbbuild import Lesson, code, md
 
+META = {
+    "title": {"en": "Qwen then and now", "ru": "Qwen тогда и сейчас"},
+    "summary": {
+        "en": "Qwen3's thinking and Qwen3.5's XML calls, typed values, Ollama and llama.cpp on a laptop",
+        "ru": "рассуждения Qwen3 и вызовы в XML у Qwen3.5, типы значений, Ollama и llama.cpp на ноутбуке",
+    },
+    "minutes_reading": (41, 60),
+    "minutes_exercises": (24, 45),
+    "timed": False,
+    "in_class_path": False,
+    "engines": ("qwen",),
+    "modes": ("replay", "live", "record"),
+    "exercises": ("check_xml_calls", "check_typed", "check_split_think"),
+}
+
 LESSON = Lesson("07_qwen_today", [
     md(
         """

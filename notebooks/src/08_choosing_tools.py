@@ -2,6 +2,21 @@
 
 from nbbuild import Lesson, code, md
 
+META = {
+    "title": {"en": "Choosing tools", "ru": "Выбор инструментов"},
+    "summary": {
+        "en": "`tool_choice`, parallel calls and `strict` on five engines: what is refused, ignored or enforced",
+        "ru": "`tool_choice`, параллельные вызовы и `strict` на пяти движках: что отвергается, не учитывается или соблюдается",
+    },
+    "minutes_reading": (36, 50),
+    "minutes_exercises": (24, 45),
+    "timed": False,
+    "in_class_path": False,
+    "engines": ("kimi", "qwen"),
+    "modes": ("replay", "live", "record"),
+    "exercises": ("check_one_call", "check_named_choice", "check_strict_tool"),
+}
+
 # Student-facing strings of the outcome and table cells, shared by the cells that print them.
 OUTCOME_RU = {
     '"refused (400)"': '"отказ (400)"',

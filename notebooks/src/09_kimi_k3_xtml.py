@@ -3,6 +3,21 @@ API contract."""
 
 from nbbuild import Lesson, code, md
 
+META = {
+    "title": {"en": "Kimi K3's XTML", "ru": "XTML в Kimi K3"},
+    "summary": {
+        "en": "Kimi K3's tag format next to K2's, parsed by hand; the K3 API's rules",
+        "ru": "теговый формат Kimi K3 рядом с форматом K2, разбор вручную; правила API K3",
+    },
+    "minutes_reading": (51, 70),
+    "minutes_exercises": (24, 45),
+    "timed": False,
+    "in_class_path": False,
+    "engines": ("kimi",),
+    "modes": ("replay", "live", "record"),
+    "exercises": ("check_typed_value", "check_render_call", "check_result_tags"),
+}
+
 LESSON = Lesson("09_kimi_k3_xtml", [
     md(
         """

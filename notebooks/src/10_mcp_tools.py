@@ -3,6 +3,21 @@ for the model, its results as tool messages, the unchanged loop, the same server
 
 from nbbuild import Lesson, code, md
 
+META = {
+    "title": {"en": "Tools from an MCP server", "ru": "Инструменты с MCP-сервера"},
+    "summary": {
+        "en": "an MCP server's tools in the loop: names mapped for the model, schemas, `isError` results",
+        "ru": "инструменты MCP-сервера в цикле: имена для модели, схемы, результаты с `isError`",
+    },
+    "minutes_reading": (29, 40),
+    "minutes_exercises": (16, 30),
+    "timed": False,
+    "in_class_path": False,
+    "engines": ("kimi",),
+    "modes": ("replay", "live", "record"),
+    "exercises": ("check_map_tool_names", "check_result_content"),
+}
+
 LESSON = Lesson("10_mcp_tools", [
     md("""
 # Tools from an MCP server

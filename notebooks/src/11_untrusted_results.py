@@ -4,6 +4,24 @@ injections measured with and without them."""
 
 from nbbuild import Lesson, code, md
 
+META = {
+    "title": {
+        "en": "Tool results are untrusted input",
+        "ru": "Результаты инструментов — недоверенные данные",
+    },
+    "summary": {
+        "en": "an injected instruction in a tool result; least privilege, an approval gate, spotlighting; AgentDojo's banking attacks",
+        "ru": "внедрённая инструкция в результате инструмента; минимальные привилегии, подтверждение вызова, выделение; атаки банковского набора AgentDojo",
+    },
+    "minutes_reading": (34, 50),
+    "minutes_exercises": (16, 30),
+    "timed": False,
+    "in_class_path": False,
+    "engines": ("kimi",),
+    "modes": ("replay", "live", "record"),
+    "exercises": ("check_needs_approval", "check_least_privilege"),
+}
+
 LESSON = Lesson(
     "11_untrusted_results",
     [

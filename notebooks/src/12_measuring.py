@@ -3,6 +3,21 @@ AST check and how much a small sample can tell."""
 
 from nbbuild import Lesson, code, md
 
+META = {
+    "title": {"en": "Measuring tool calling", "ru": "Измеряем вызов инструментов"},
+    "summary": {
+        "en": "a pre-flight of an endpoint before a class, tool-call F1, schema accuracy, BFCL's AST check, intervals",
+        "ru": "предполётная проверка адреса API перед занятием, F1 вызовов, доля аргументов, верных по схеме, проверка по AST из BFCL, интервалы",
+    },
+    "minutes_reading": (44, 50),
+    "minutes_exercises": (16, 30),
+    "timed": False,
+    "in_class_path": False,
+    "engines": ("kimi",),
+    "modes": ("replay", "live", "record"),
+    "exercises": ("check_f1", "check_schema_accuracy"),
+}
+
 LESSON = Lesson("12_measuring", [
     md("""
 # Measuring tool calling

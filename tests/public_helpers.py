@@ -1,0 +1,108 @@
+"""Which helpers are public, and which of them no test names: the check behind
+tests/test_public_helpers.py.
+
+A helper is public when something outside `helpers/` relies on it by name: it is exported by a
+package's `__all__` (`from helpers import run_tool_loop`), a lesson's code imports it or reads it
+from a helpers module (`from helpers.guard import ...`, `n01.check_schema`), or a script under
+`scripts/` imports it. Functions and classes only, each under the module that defines it. A test
+names a helper when a `tests/test_*.py` file uses its name (a call, an import, an attribute).
+A name only the other helpers use is tested through them.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import importlib.util
+import inspect
+from collections.abc import Iterable
+from pathlib import Path
+
+PACKAGES = ("helpers", "helpers.formats", "helpers.replay")  # the ones with an `__all__`
+
+# {module.name: why no test names it}: public helpers that only the notebooks can exercise.
+ALLOWED: dict[str, str] = {}
+
+
+def _is_module(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def helpers_named_by(source: str) -> set[tuple[str, str]]:
+    """(module, name) of every helper a piece of code imports from `helpers`, or reads from a
+    helpers module it imported (`from helpers.exercises import n01` ... `n01.check_schema`)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    found: set[tuple[str, str]] = set()
+    modules: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "helpers":
+            for alias in node.names:
+                full = f"{node.module}.{alias.name}"
+                if _is_module(full):
+                    modules[alias.asname or alias.name] = full
+                else:
+                    found.add((node.module, alias.name))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("helpers.") and alias.asname:
+                    modules[alias.asname] = alias.name
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in modules
+        ):
+            found.add((modules[node.value.id], node.attr))
+    return found
+
+
+def public_helpers(sources: Iterable[str]) -> dict[str, str]:
+    """`module.name` of each public helper function or class (its defining module), with what
+    makes it public."""
+    named = {(package, name): "exported" for package in PACKAGES for name in _all(package)}
+    for source in sources:
+        for pair in helpers_named_by(source):
+            named.setdefault(pair, "used outside helpers/")
+    public = {}
+    for (module, name), why in sorted(named.items()):
+        value = getattr(importlib.import_module(module), name, None)
+        if inspect.isfunction(value) or inspect.isclass(value):
+            if value.__module__.split(".")[0] == "helpers":
+                public.setdefault(f"{value.__module__}.{name}", why)
+    return public
+
+
+def _all(package: str) -> list[str]:
+    return list(importlib.import_module(package).__all__)
+
+
+def names_used(files: Iterable[Path]) -> set[str]:
+    """Every name, attribute and imported name of `files`."""
+    used = set()
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Name):
+                used.add(node.id)
+            elif isinstance(node, ast.Attribute):
+                used.add(node.attr)
+            elif isinstance(node, ast.alias):
+                used.add(node.name.rsplit(".", 1)[-1])
+    return used
+
+
+def untested(public: dict[str, str], test_files: Iterable[Path]) -> list[str]:
+    """A message for each public helper that no test names and `ALLOWED` does not excuse."""
+    used = names_used(test_files)
+    return [
+        f"{helper} ({why}) has no test that names it: add a test under tests/ that calls "
+        f"{helper.rsplit('.', 1)[1]} and checks what it returns or raises (or, if only the "
+        "notebooks can run it, an entry in ALLOWED of tests/public_helpers.py with the reason)"
+        for helper, why in public.items()
+        if helper.rsplit(".", 1)[1] not in used and helper not in ALLOWED
+    ]
