@@ -10,13 +10,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from helpers.paths import NOTEBOOKS_DIR, REPO_ROOT
+from helpers.paths import NOTEBOOKS_DIR
 
 LESSON_NAME = re.compile(r"^\d\d_[a-z0-9]+(?:_[a-z0-9]+)*$")
 """`NN_words`: two digits, then lowercase words joined by `_` (e.g. `02_sync_loop`)."""
 CHECK_CALL = re.compile(r"\b(check_\w+)\s*\(")
 """A call of a self-check in a cell's code (`n01.check_schema(...)`): group 1 is its name."""
-SCENARIOS_DIR = REPO_ROOT / "helpers" / "replay" / "scenarios"
 
 
 def lesson_names(src_dir: Path = NOTEBOOKS_DIR / "src") -> tuple[str, ...]:

@@ -28,9 +28,6 @@ from helpers.tools import ToolRegistry, tool_error_content
 # How the SDK's pydantic objects become plain JSON data: the wire's camelCase keys (`inputSchema`).
 WIRE = {"mode": "json", "by_alias": True}
 
-MCP_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
-"""The tool names MCP's 2026-07-28 specification allows (server/tools, "Tool Names")."""
-
 NAME_PATTERNS: dict[str, re.Pattern[str]] = {
     "OpenAI": re.compile(r"[a-zA-Z0-9_-]{1,64}"),
     "Moonshot": re.compile(r"[a-zA-Z_][a-zA-Z0-9-_]{2,63}"),

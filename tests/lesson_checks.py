@@ -7,12 +7,13 @@ from pathlib import Path
 
 from helpers.lessons import (
     LESSON_NAME,
-    SCENARIOS_DIR,
     lesson_names,
     lesson_of_module,
     scenario_module,
 )
-from helpers.paths import NOTEBOOKS_DIR, RECORDINGS_DIR
+from helpers.paths import NOTEBOOKS_DIR, RECORDINGS_DIR, REPO_ROOT
+
+SCENARIOS_DIR = REPO_ROOT / "helpers" / "replay" / "scenarios"
 
 
 def lesson_problems(
