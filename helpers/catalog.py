@@ -26,9 +26,3 @@ REPLAY_API_KEY = "replay-needs-no-key"
 
 TOKENIZERS: dict[str, str] = {"kimi": "kimi-k2", "qwen": "qwen2.5"}
 """The offline tokenizer (folder in `data/tokenizers/`) each provider's raw format uses."""
-
-
-def live_variables(provider: str) -> tuple[str, str, str]:
-    """The environment variables live mode reads for `provider`: base URL, key, model."""
-    prefix = provider.upper()
-    return (f"{prefix}_BASE_URL", f"{prefix}_API_KEY", f"{prefix}_MODEL")

@@ -21,8 +21,8 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from helpers.i18n import count, tr
-from helpers.streaming import arguments_text, as_dict, shorten
+from helpers.i18n import count, shorten, tr
+from helpers.streaming import arguments_text, as_dict
 
 CONTENT_LIMIT = 200  # characters of a message's content shown by `show_messages`
 FRAGMENT_LIMIT = 120  # characters of one streamed fragment shown by `format_chunk`

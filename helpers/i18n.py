@@ -88,3 +88,11 @@ def count(n: int, en: tuple[str, str], ru: tuple[str, str, str]) -> str:
     ("вызов", "вызова", "вызовов")) is "2 calls" or "2 вызова"."""
     noun = (en[0] if n == 1 else en[1]) if language() != "ru" else russian_plural(n, *ru)
     return f"{n} {noun}"
+
+
+def shorten(text: str, limit: int = 80) -> str:
+    """Cut `text` to `limit` characters and say how many were left out: `abcd…[+2 chars]` (the
+    one helper for shortening what a message shows)."""
+    if limit <= 0 or len(text) <= limit:
+        return text
+    return f"{text[:limit]}…[+{len(text) - limit} {tr('chars', 'симв.')}]"

@@ -14,12 +14,12 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from helpers.streaming import as_dict
 
-def _plain(obj: Any) -> Any:
+
+def _copied(obj: Any) -> Any:
     """A deep copy of a message or tool call as plain dicts (SDK objects as the SDK sends them)."""
-    if hasattr(obj, "model_dump"):
-        return obj.model_dump(exclude_unset=True)
-    return copy.deepcopy(obj)
+    return copy.deepcopy(as_dict(obj, exclude_none=False, exclude_unset=True))
 
 
 def _name_of(call: Mapping[str, Any]) -> str:
@@ -42,7 +42,7 @@ def normalize_kimi_ids(messages: list[Any]) -> list[dict[str, Any]]:
     earlier: dict[str, str] = {}  # old id -> new id of its last call in earlier messages
     counter = 0
     for original in messages:
-        message = _plain(original)
+        message = _copied(original)
         out.append(message)
         if not isinstance(message, dict):
             continue
@@ -50,7 +50,7 @@ def normalize_kimi_ids(messages: list[Any]) -> list[dict[str, Any]]:
         if message.get("role") == "assistant" and isinstance(calls, list) and calls:
             earlier.update({old: new_ids[-1] for old, new_ids in latest.items()})
             latest = {}
-            message["tool_calls"] = [_plain(call) for call in calls]
+            message["tool_calls"] = [_copied(call) for call in calls]
             for call in message["tool_calls"]:
                 if not isinstance(call, dict):
                     continue

@@ -10,13 +10,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from helpers.paths import NOTEBOOKS_DIR, RECORDINGS_DIR, REPO_ROOT
+from helpers.paths import NOTEBOOKS_DIR
 
 LESSON_NAME = re.compile(r"^\d\d_[a-z0-9]+(?:_[a-z0-9]+)*$")
 """`NN_words`: two digits, then lowercase words joined by `_` (e.g. `02_sync_loop`)."""
 CHECK_CALL = re.compile(r"\b(check_\w+)\s*\(")
 """A call of a self-check in a cell's code (`n01.check_schema(...)`): group 1 is its name."""
-SCENARIOS_DIR = REPO_ROOT / "helpers" / "replay" / "scenarios"
 
 
 def lesson_names(src_dir: Path = NOTEBOOKS_DIR / "src") -> tuple[str, ...]:
@@ -38,8 +37,3 @@ def exercises_module(lesson: str) -> str:
 def lesson_of_module(module: str) -> str:
     """The lesson a scenario module belongs to: `n02_sync_loop` -> `02_sync_loop`."""
     return module.removeprefix("n")
-
-
-def cassette_path(lesson: str, recordings_dir: Path = RECORDINGS_DIR) -> Path:
-    """Where a lesson's replay cassette lives."""
-    return recordings_dir / f"{lesson}.json"

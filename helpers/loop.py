@@ -19,7 +19,7 @@ from typing import Any
 
 import openai
 
-from helpers.i18n import tr
+from helpers.i18n import shorten, tr
 from helpers.streaming import (
     REASONING_KEYS,
     MalformedChunkError,
@@ -29,8 +29,6 @@ from helpers.streaming import (
     as_dict,
     as_text,
     server_error_text,
-    short_repr,
-    shorten,
     wrong_kind,
 )
 from helpers.tools import ToolRegistry
@@ -93,15 +91,15 @@ def _clean_call(call: Any, index: int) -> dict[str, Any]:
     if not isinstance(function, Mapping):
         raise _malformed(
             f"tool call {index} (id {call_id!r}) has no `function` object, only "
-            f"{short_repr(dict(call))}",
+            f"{shorten(repr(dict(call)))}",
             f"у вызова {index} (id {call_id!r}) нет `function` (объекта с name и arguments), "
-            f"есть только {short_repr(dict(call))}",
+            f"есть только {shorten(repr(dict(call)))}",
         )
     name = function.get("name")
     if name is not None and not isinstance(name, str):
         raise _malformed(
-            f"tool call {index} (id {call_id!r}) has the name {short_repr(name)}, not text",
-            f"у вызова {index} (id {call_id!r}) имя {short_repr(name)}, а не строка",
+            f"tool call {index} (id {call_id!r}) has the name {shorten(repr(name))}, not text",
+            f"у вызова {index} (id {call_id!r}) имя {shorten(repr(name))}, а не строка",
         )
     function = {"name": name or "", "arguments": arguments_text(function.get("arguments"))}
     return {"id": call_id, "type": "function", "function": function}
@@ -174,7 +172,7 @@ def ask_model(
                 model=model, messages=messages, **create_kwargs
             )
             if not getattr(completion, "choices", None):  # none, or a body that is no object
-                body = short_repr(as_dict(completion), 200)
+                body = shorten(repr(as_dict(completion)), 200)
                 raise _malformed(
                     f"no `choices` to read in {body}", f"нет `choices` (вариантов ответа) в {body}"
                 )

@@ -22,10 +22,11 @@ from typing import Any
 
 from helpers.i18n import tr
 from helpers.replay.validation import schema_problem
+from helpers.streaming import as_dict
 from helpers.tools import ToolRegistry, tool_error_content
 
-MCP_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
-"""The tool names MCP's 2026-07-28 specification allows (server/tools, "Tool Names")."""
+# How the SDK's pydantic objects become plain JSON data: the wire's camelCase keys (`inputSchema`).
+WIRE = {"mode": "json", "by_alias": True}
 
 NAME_PATTERNS: dict[str, re.Pattern[str]] = {
     "OpenAI": re.compile(r"[a-zA-Z0-9_-]{1,64}"),
@@ -88,13 +89,6 @@ def tool_names(mcp_names: Iterable[str]) -> dict[str, str]:
     return names
 
 
-def _plain(value: Any) -> Any:
-    """A pydantic object from the SDK as plain JSON data (the wire's camelCase keys)."""
-    if hasattr(value, "model_dump"):
-        return value.model_dump(mode="json", by_alias=True, exclude_none=True)
-    return value
-
-
 def _without_titles(schema: Any, in_properties: bool = False) -> Any:
     """The schema without `title` keywords (labels for people; Moonshot's strict mode refuses
     them); a property that is itself called `title` stays."""
@@ -111,7 +105,7 @@ def _without_titles(schema: Any, in_properties: bool = False) -> Any:
 
 def openai_parameters(input_schema: Any) -> dict[str, Any]:
     """An MCP `inputSchema` as `parameters`: an object schema, without `title` keywords."""
-    schema = _without_titles(_plain(input_schema) or {})
+    schema = _without_titles(as_dict(input_schema, **WIRE) or {})
     if not isinstance(schema, dict) or schema.get("type", "object") != "object":
         raise ValueError(
             tr(
@@ -124,12 +118,12 @@ def openai_parameters(input_schema: Any) -> dict[str, Any]:
 
 def moonshot_strict_problem(schema: Any) -> str | None:
     """What Moonshot's strict JSON-schema subset would refuse in `schema`, or None."""
-    return schema_problem(_plain(schema))
+    return schema_problem(as_dict(schema, **WIRE))
 
 
 def to_openai_tools(mcp_tools: Iterable[Any]) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """`tools/list`'s tools as `tools=` entries, and the model name -> MCP name table."""
-    listed = [_plain(tool) for tool in mcp_tools]
+    listed = [as_dict(tool, **WIRE) for tool in mcp_tools]
     names = tool_names(tool["name"] for tool in listed)
     by_mcp_name = {mcp_name: model_name for model_name, mcp_name in names.items()}
     tools = [
@@ -153,7 +147,7 @@ def tool_content(result: Any) -> str:
     `structuredContent` is sent as its JSON text; otherwise the text blocks, joined by newlines.
     Blocks that are not text (images, audio, resources) are left out.
     """
-    result = _plain(result)
+    result = as_dict(result, **WIRE)
     if not isinstance(result, Mapping):
         return tool_error_content(f"The MCP server sent no tool result: {result!r}.")
     blocks = result.get("content")

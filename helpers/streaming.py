@@ -20,16 +20,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from helpers.arguments import a_type
-from helpers.i18n import tr
+from helpers.i18n import shorten, tr
 
 # The names servers give the reasoning text, in the order we prefer when a delta carries both.
 REASONING_KEYS = ("reasoning_content", "reasoning")
 
 
-def as_dict(obj: Any) -> Any:
-    """Turn an SDK (pydantic) object into plain dicts; leave dicts and scalars alone."""
+def as_dict(obj: Any, **dump: Any) -> Any:
+    """Turn an SDK (pydantic) object into plain dicts; leave dicts and scalars alone. `dump` goes
+    to `model_dump` (default: nulls left out, no warnings about a broken answer); the one reader
+    of SDK objects."""
     if hasattr(obj, "model_dump"):
-        return obj.model_dump(exclude_none=True, warnings=False)  # a broken answer: no noise
+        return obj.model_dump(**{"exclude_none": True, "warnings": False, **dump})
     return obj
 
 
@@ -46,23 +48,11 @@ def arguments_text(arguments: Any) -> str:
 
 
 # The texts of the errors about what a server sent (helpers.loop writes its errors with them too).
-def shorten(text: str, limit: int) -> str:
-    """Cut `text` to `limit` characters and say how many were left out: `abcd…[+2 chars]`."""
-    if limit <= 0 or len(text) <= limit:
-        return text
-    return f"{text[:limit]}…[+{len(text) - limit} {tr('chars', 'симв.')}]"
-
-
-def short_repr(value: Any, limit: int = 80) -> str:
-    """What a server sent, as an error message shows it: its `repr`, shortened."""
-    return shorten(repr(value), limit)
-
-
 def wrong_kind(
     value: Any, en: str, ru: str, expected: tuple[str, str] = ("an object", "объект")
 ) -> tuple[str, str]:
     """`X is a str ('...'), not an object` in English and Russian, for a malformed answer."""
-    shown = short_repr(value)
+    shown = shorten(repr(value))
     return (
         f"{en} is {a_type(type(value))} ({shown}), not {expected[0]}",
         f"{ru} — {type(value).__name__} ({shown}), а не {expected[1]}",

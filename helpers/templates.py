@@ -83,9 +83,6 @@ MARKERS: dict[str, tuple[Marker, ...]] = {
     "qwen3.5": QWEN3_5_MARKERS,
     "kimi-k2-thinking": KIMI_K2_MARKERS,
 }
-MARKER_IDS: dict[str, dict[str, int]] = {
-    name: {marker.token: marker.id for marker in markers} for name, markers in MARKERS.items()
-}
 TOKENIZER_NAMES: tuple[str, ...] = tuple(MARKERS)
 
 

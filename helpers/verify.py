@@ -24,9 +24,9 @@ from typing import Any
 import httpx
 
 from helpers.arguments import validate_arguments
-from helpers.i18n import set_language, tr
+from helpers.i18n import set_language, shorten, tr
 from helpers.loop import assistant_message_from
-from helpers.streaming import REASONING_KEYS, ToolCallAccumulator, shorten
+from helpers.streaming import REASONING_KEYS, ToolCallAccumulator
 from helpers.tools import parse_arguments, tool_result_content
 
 MAX_REQUESTS = 20

@@ -7,13 +7,13 @@ from pathlib import Path
 
 from helpers.lessons import (
     LESSON_NAME,
-    SCENARIOS_DIR,
-    cassette_path,
     lesson_names,
     lesson_of_module,
     scenario_module,
 )
-from helpers.paths import NOTEBOOKS_DIR, RECORDINGS_DIR
+from helpers.paths import NOTEBOOKS_DIR, RECORDINGS_DIR, REPO_ROOT
+
+SCENARIOS_DIR = REPO_ROOT / "helpers" / "replay" / "scenarios"
 
 
 def lesson_problems(
@@ -37,7 +37,7 @@ def lesson_problems(
             )
         elif not re.search(rf"^NOTEBOOK\s*=\s*['\"]{name}['\"]", module.read_text("utf-8"), re.M):
             problems.append(f"{module.name} must say NOTEBOOK = {name!r}")
-        if not cassette_path(name, recordings_dir).is_file():
+        if not (recordings_dir / f"{name}.json").is_file():
             problems.append(
                 f"lesson {name} has no cassette data/recordings/{name}.json: "
                 "run `python -m helpers.replay synthesize`"

@@ -181,8 +181,7 @@ def recorded_outcome(response: dict[str, Any]) -> str:
 def test_the_lessons_table_shows_what_the_cassette_records() -> None:
     import json
 
-    from helpers.lessons import cassette_path
-    from helpers.paths import NOTEBOOKS_DIR
+    from helpers.paths import NOTEBOOKS_DIR, RECORDINGS_DIR
     from helpers.replay.scenarios.n08_choosing_tools import ANSWERS, SETTINGS
 
     columns = {"moonshot_thinking": 1, "moonshot_k3": 2, "vllm": 3, "llamacpp_hermes": 4}
@@ -201,7 +200,7 @@ def test_the_lessons_table_shows_what_the_cassette_records() -> None:
     assert len(cells) == len(SETTINGS) and all(len(row) == 6 for row in cells)
     recorded = {
         tuple(item["label"].split("/")[:2]): recorded_outcome(item["response"])
-        for item in json.loads(cassette_path("08_choosing_tools").read_text("utf-8"))[
+        for item in json.loads((RECORDINGS_DIR / "08_choosing_tools.json").read_text("utf-8"))[
             "interactions"
         ]
     }

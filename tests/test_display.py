@@ -10,7 +10,6 @@ from helpers.display import (
     format_delta,
     format_raw,
     format_table,
-    shorten,
     show_chunks,
     show_messages,
     show_raw,
@@ -18,6 +17,7 @@ from helpers.display import (
     split_markers,
 )
 from helpers.formats import render_kimi_tool_calls
+from helpers.i18n import shorten
 
 BASE = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m"}
 WEATHER_CALL = {

@@ -189,6 +189,7 @@ def test_long_stray_text_is_shortened_in_the_error() -> None:
     result = parse_kimi(f"{SB}{'x' * 5000}{SE}")
     assert len(result.errors) == 1
     assert len(result.errors[0]) < 120
+    assert result.errors[0].endswith("x…[+4940 chars]'")  # it says how much was left out
 
 
 @pytest.mark.parametrize(

@@ -32,7 +32,7 @@ import pytest
 import scripts_support
 from strict_standin import K3_MODEL, MOONSHOT_MODEL, QWEN35_MODEL, StrictStandIn
 
-from helpers.catalog import MODEL_NAMES, PROVIDERS, live_variables
+from helpers.catalog import MODEL_NAMES, PROVIDERS
 from helpers.lessons import lesson_names
 from helpers.paths import NOTEBOOKS_DIR, REPO_ROOT
 
@@ -113,8 +113,9 @@ def live_env(base_url: str, mode: str, lesson: str = "") -> dict[str, str]:
         "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1",
     }
     for provider in PROVIDERS:
-        url, key, model = live_variables(provider)
-        env |= {url: base_url, key: KEY, model: MODEL_NAMES[provider]}
+        prefix = provider.upper()
+        env |= {f"{prefix}_BASE_URL": base_url, f"{prefix}_API_KEY": KEY}
+        env[f"{prefix}_MODEL"] = MODEL_NAMES[provider]
     return env
 
 
@@ -277,8 +278,8 @@ def strict_env(url: str, thinking: str, kimi_model: str = MOONSHOT_MODEL) -> dic
         "KIMI_THINKING": thinking,
     }
     for provider, model in (("kimi", kimi_model), ("qwen", QWEN35_MODEL)):
-        base, key, name = live_variables(provider)
-        env |= {base: url, key: KEY, name: model}
+        prefix = provider.upper()
+        env |= {f"{prefix}_BASE_URL": url, f"{prefix}_API_KEY": KEY, f"{prefix}_MODEL": model}
     return env
 
 

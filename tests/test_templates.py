@@ -18,7 +18,6 @@ from hypothesis_profiles import examples
 from helpers.i18n import reset_language, set_language
 from helpers.paths import REPO_ROOT, TOKENIZERS_DIR
 from helpers.templates import (
-    MARKER_IDS,
     MARKERS,
     TEMPLATE_FILES,
     MarkerToken,
@@ -588,7 +587,7 @@ def test_decode_tool_arguments_keeps_invalid_json_and_other_messages() -> None:
 def test_markers_are_single_tokens_with_documented_ids(name: str, kimi: Any, qwen: Any) -> None:
     tokenizer = {"kimi-k2": kimi, "qwen2.5": qwen}[name]
     facts = FACT_IDS[name]
-    assert MARKER_IDS[name] == {token: token_id for token_id, (token, _) in facts.items()}
+    assert {m.token: m.id for m in MARKERS[name]} == {t: i for i, (t, _) in facts.items()}
     for token_id, (token, special) in facts.items():
         assert tokenizer.encode(token, add_special_tokens=False) == [token_id]
         assert tokenizer.convert_ids_to_tokens(token_id) == token

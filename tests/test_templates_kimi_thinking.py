@@ -9,7 +9,7 @@ import pytest
 
 from helpers.formats import parse_kimi
 from helpers.paths import TOKENIZERS_DIR
-from helpers.templates import MARKER_IDS, TEMPLATE_FILES, load_tokenizer
+from helpers.templates import MARKERS, TEMPLATE_FILES, load_tokenizer
 
 # The reference renders of the K2-Thinking template (a mirror of the official one, with the
 # official compact `tojson(separators=(',', ':'))`), for the reference conversation.
@@ -142,8 +142,8 @@ def test_differs_from_the_0905_template_only_where_documented(thinking: Any) -> 
 
 
 def test_markers_and_folder(thinking: Any) -> None:
-    for token, token_id in MARKER_IDS["kimi-k2-thinking"].items():
-        assert thinking.encode(token, add_special_tokens=False) == [token_id]
+    for marker in MARKERS["kimi-k2-thinking"]:
+        assert thinking.encode(marker.token, add_special_tokens=False) == [marker.id]
     template = TEMPLATE_FILES["kimi-k2-thinking"].read_text(encoding="utf-8")
     folder = TOKENIZERS_DIR / "kimi-k2-thinking"
     assert (folder / "chat_template.jinja").read_text(encoding="utf-8") == template

@@ -14,7 +14,7 @@ from functools import partialmethod
 from typing import Any
 
 from helpers.arguments import json_kind
-from helpers.i18n import Text, tr
+from helpers.i18n import Text, shorten, tr
 
 # How the parsers describe a call, block or section still open when the text ends. Parser
 # diagnostics are shown to students, so they follow the notebook's language (`helpers.i18n`).
@@ -55,9 +55,9 @@ def tool_call_dict(call_id: str, name: str, arguments: str) -> dict[str, Any]:
 
 
 def snippet(text: str, limit: int = 60) -> str:
-    """Shorten text for an error message, so a megabyte of garbage stays readable."""
-    text = text.strip()
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """What a model wrote, stripped and shortened for an error message (a megabyte of garbage
+    stays readable)."""
+    return shorten(text.strip(), limit)
 
 
 def arguments_problem(arguments: str) -> str | None:

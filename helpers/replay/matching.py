@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from helpers.i18n import Text, tr
+from helpers.i18n import Text, shorten, tr
 from helpers.replay.cassette import Interaction
 
 # Sampling knobs and bookkeeping: they change how a model samples or what is logged, not what it
@@ -273,8 +273,7 @@ def show_value(value: Any, other: Any = MISSING) -> str:
     if value is MISSING:
         return "(absent)"
     if not isinstance(value, str):
-        text = json.dumps(_for_display(value), ensure_ascii=False)
-        return text if len(text) <= SHOW_CHARS else text[: SHOW_CHARS - 3] + "..."
+        return shorten(json.dumps(_for_display(value), ensure_ascii=False), SHOW_CHARS)
     start = 0
     if isinstance(other, str):  # keep the difference in view: start near it when it is far in
         same = _common_prefix(value, other)

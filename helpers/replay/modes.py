@@ -246,7 +246,7 @@ def stop_servers() -> None:
 
 def live_settings(provider: str) -> tuple[str, str, str]:
     """Base URL, key and model from `<PROVIDER>_BASE_URL`/`_API_KEY`/`_MODEL`, or a clear error."""
-    names = catalog.live_variables(provider)
+    names = tuple(f"{provider.upper()}_{part}" for part in ("BASE_URL", "API_KEY", "MODEL"))
     values = [os.environ.get(name, "").strip() for name in names]
     missing = [name for name, value in zip(names, values, strict=True) if not value]
     if missing:

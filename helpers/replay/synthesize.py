@@ -31,6 +31,7 @@ from helpers.formats import (
     render_hermes_tool_calls,
     render_kimi_tool_calls,
 )
+from helpers.formats._common import tool_call_dict
 from helpers.lessons import scenario_module
 from helpers.paths import RECORDINGS_DIR
 from helpers.replay import captures
@@ -92,11 +93,7 @@ def model_calls(turn: Turn, history: list[dict[str, Any]]) -> list[dict[str, Any
     """The turn's calls as Kimi-K2 writes them: ids `functions.{name}:{n}`, n over the dialog."""
     start = count_calls(history)
     return [
-        {
-            "id": f"functions.{name}:{start + i}",
-            "type": "function",
-            "function": {"name": name, "arguments": arguments_text(arguments)},
-        }
+        tool_call_dict(f"functions.{name}:{start + i}", name, arguments_text(arguments))
         for i, (name, arguments) in enumerate(turn.tool_calls)
     ]
 
