@@ -16,6 +16,11 @@ from helpers.paths import NOTEBOOKS_DIR, RECORDINGS_DIR, REPO_ROOT
 SCENARIOS_DIR = REPO_ROOT / "helpers" / "replay" / "scenarios"
 
 
+def cassette_path(lesson: str, recordings_dir: Path = RECORDINGS_DIR) -> Path:
+    """Where a lesson's replay cassette lives."""
+    return recordings_dir / f"{lesson}.json"
+
+
 def lesson_problems(
     src_dir: Path = NOTEBOOKS_DIR / "src",
     scenarios_dir: Path = SCENARIOS_DIR,

@@ -28,7 +28,6 @@ from pathlib import Path
 import pytest
 
 from helpers.i18n import LANGUAGES
-from helpers.lessons import cassette_path
 from helpers.paths import NOTEBOOKS_DIR, RECORDINGS_DIR
 from helpers.replay.server import SERVED_LOG_VARIABLE
 from helpers.replay.synthesize import unused_recordings
@@ -77,7 +76,7 @@ def served_ids(folder: Path) -> set[str]:
 
 def unused_message(lessons: list[str], served: set[str], recordings_dir: Path) -> str | None:
     """The failure for the recordings of `lessons` that no run requested, or None."""
-    cassettes = [p for n in lessons if (p := cassette_path(n, recordings_dir)).is_file()]
+    cassettes = [p for n in lessons if (p := recordings_dir / f"{n}.json").is_file()]
     unused = unused_recordings(served, cassettes)
     if not unused:
         return None

@@ -35,6 +35,13 @@ MCP_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-
 mcp_names = st.text(alphabet=MCP_ALPHABET, min_size=1, max_size=128)
 
 
+# Built dotted (a filter on "." in name throws most draws away: Hypothesis's filter health check
+# failed under load).
+dotted_names = st.tuples(
+    st.text(alphabet=MCP_ALPHABET, max_size=63), st.text(alphabet=MCP_ALPHABET, max_size=64)
+).map(".".join)
+
+
 def accepted_everywhere(name: str) -> bool:
     return all(pattern.fullmatch(name) for pattern in NAME_PATTERNS.values())
 
@@ -96,7 +103,7 @@ def test_a_list_round_trips_or_the_collision_is_refused(names):
 
 
 @settings(max_examples=examples(200), deadline=None)
-@given(mcp_names.filter(lambda name: "." in name))
+@given(dotted_names)
 def test_a_dotted_name_and_its_underscored_twin_collide(name):
     twin = name.replace(".", "_")
     with pytest.raises(ValueError):

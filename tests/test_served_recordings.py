@@ -9,6 +9,7 @@ import os
 from types import SimpleNamespace
 
 import pytest
+from lesson_checks import cassette_path
 from served_recordings import (
     FOLDER_KEY,
     ServedRecordings,
@@ -20,7 +21,6 @@ from served_recordings import (
 )
 
 from helpers.i18n import LANGUAGES
-from helpers.lessons import cassette_path
 from helpers.paths import RECORDINGS_DIR
 from helpers.replay.cassette import load_cassette
 from helpers.replay.matching import canonical_request, request_key
