@@ -85,9 +85,11 @@ def test_replay_start_is_thread_safe() -> None:
 
 
 def test_replay_endpoint_answers_through_the_sdk() -> None:
-    """The notebook pattern: OpenAI(base_url=conn.endpoint, api_key=conn.api_key)."""
+    """The notebook pattern: OpenAI(base_url=..., api_key=..., http_client=conn.http_client())."""
     conn = connect()
-    client = openai.OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
+    client = openai.OpenAI(
+        base_url=conn.endpoint, api_key=conn.api_key, http_client=conn.http_client()
+    )
     response = client.chat.completions.create(
         model=conn.model_name, messages=ROUND_1, tools=TOOLS, temperature=0.3
     )
@@ -244,9 +246,9 @@ def test_record_starts_a_proxy_and_writes_the_lesson_file(
 def test_record_mode_keeps_loopback_away_from_the_labs_proxy(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, upstream: str
 ) -> None:
-    """Behind a lab's HTTP_PROXY the notebook's requests to the record proxy must stay local: record
-    mode adds 127.0.0.1 and localhost to NO_PROXY like replay mode does (the proxy is dead here,
-    so a request sent through it fails)."""
+    """Behind a lab's HTTP_PROXY the notebook's requests to the record proxy must stay local, and
+    NO_PROXY is left as it is: the setup cell's `http_client` ignores the proxy variables (the
+    proxy is dead here, so a request sent through it fails)."""
     for name in ("NO_PROXY", "no_proxy", "http_proxy", "all_proxy", "ALL_PROXY"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
@@ -257,10 +259,10 @@ def test_record_mode_keeps_loopback_away_from_the_labs_proxy(
     monkeypatch.setenv("KIMI_API_KEY", KEY)
     monkeypatch.setenv("KIMI_MODEL", "kimi-k2")
     conn = connect("kimi", lesson="02_sync_loop")
-    assert (
-        os.environ["NO_PROXY"] == os.environ["no_proxy"] == "intranet.example,127.0.0.1,localhost"
-    )
-    with openai.OpenAI(base_url=conn.endpoint, api_key=conn.api_key, max_retries=0) as client:
+    assert os.environ["NO_PROXY"] == "intranet.example" and "no_proxy" not in os.environ
+    with openai.OpenAI(
+        base_url=conn.endpoint, api_key=conn.api_key, http_client=conn.http_client(), max_retries=0
+    ) as client:
         answer = client.chat.completions.create(model=conn.model_name, messages=ROUND_1)
     assert answer.choices[0].message.content == "live hello"
 
@@ -291,37 +293,6 @@ def test_relative_replay_and_record_dirs_resolve_against_the_repository_root(
     monkeypatch.setenv("LLM_REPLAY_DIR", "no-such-folder")
     with pytest.raises(modes.CassetteError, match="repository root"):
         connect()
-
-
-def test_connect_keeps_loopback_away_from_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Lab networks set HTTP(S)_PROXY: 127.0.0.1 and localhost join NO_PROXY, nothing is lost."""
-    for name in ("NO_PROXY", "no_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
-    monkeypatch.setenv("NO_PROXY", "intranet.example, 127.0.0.1")
-    connect()
-    assert os.environ["NO_PROXY"] == "intranet.example, 127.0.0.1,localhost"
-    assert os.environ["no_proxy"] == "intranet.example, 127.0.0.1,localhost"
-    connect()  # idempotent
-    assert os.environ["NO_PROXY"] == "intranet.example, 127.0.0.1,localhost"
-    monkeypatch.delenv("NO_PROXY")
-    monkeypatch.delenv("no_proxy")
-    connect()
-    assert os.environ["NO_PROXY"] == os.environ["no_proxy"] == "127.0.0.1,localhost"
-
-
-def test_live_mode_leaves_proxy_settings_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("NO_PROXY", "no_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("LLM_MODE", "live")
-    for name, value in (
-        ("KIMI_BASE_URL", "https://example.org/v1"),
-        ("KIMI_API_KEY", KEY),
-        ("KIMI_MODEL", "m"),
-    ):
-        monkeypatch.setenv(name, value)
-    connect()
-    assert "NO_PROXY" not in os.environ and "no_proxy" not in os.environ
 
 
 def _two_lessons(folder: Path) -> None:
