@@ -9,11 +9,14 @@ construction; only prose and code comments are translated.
     python scripts/nbbuild.py --no-execute    # write without running (keeps the outputs of
                                               # unchanged cells, refuses to drop any other)
     python scripts/nbbuild.py --student       # student edition in build/student/{en,ru}
+    python scripts/nbbuild.py --uses helpers/loop.py   # the lessons to rebuild after changing it
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import functools
 import hashlib
 import importlib.util
 import os
@@ -402,6 +405,89 @@ def build_student(names: list[str], out: Path = STUDENT_DIR) -> list[Path]:
     return written
 
 
+# ---------------------------------------------------------------------------------------------
+# Which lessons use a helper (`--uses helpers/loop.py`): the ones to rebuild after changing it.
+
+
+def _module_of(path: Path) -> str:
+    """`helpers/replay/modes.py` -> `helpers.replay.modes`; `__init__.py` -> its package."""
+    parts = path.resolve().relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@functools.cache
+def _origin(module: str, name: str) -> str:
+    """The `helpers` module that defines `name`, following re-exports (`from helpers import
+    connect` -> helpers.replay -> helpers.replay.modes)."""
+    from helpers import _EXPORTS
+
+    if module == "helpers" and name in _EXPORTS:
+        return _origin(_EXPORTS[name], name)
+    path = ROOT / module.replace(".", "/")
+    path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+    if not path.exists():
+        return module
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("helpers"):
+            if any(alias.name == name for alias in node.names):
+                return _origin(node.module, name)
+    return module
+
+
+def helper_imports(source: str) -> set[str]:
+    """The `helpers` modules (and their packages) that code imports, in function bodies too;
+    `from X import name` also counts the module that defines `name` (`_origin`)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names if alias.name.startswith("helpers")}
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("helpers"):
+            found.add(node.module)
+            for alias in node.names:
+                submodule = f"{node.module}.{alias.name}"  # `from helpers.exercises import n02`
+                is_module = (ROOT / f"{submodule.replace('.', '/')}.py").exists()
+                found.add(submodule if is_module else _origin(node.module, alias.name))
+    return {".".join(m.split(".")[:n]) for m in found for n in range(1, m.count(".") + 2)}
+
+
+def lessons_using(helper: Path) -> dict[str, str]:
+    """Lesson -> "reads" (a code cell imports the module, or a cell names it) or "runs" (it is
+    imported only through other helpers). Both must be rebuilt after a change to `helper`."""
+    target = _module_of(helper)
+    graph = {
+        _module_of(path): helper_imports(path.read_text(encoding="utf-8"))
+        for path in (ROOT / "helpers").rglob("*.py")
+    }
+    mentions = re.compile(rf"\b{re.escape(target)}\b|{re.escape(target.replace('.', '/'))}\b")
+    found = {}
+    for name in lesson_names(SRC):
+        cells = load_lesson(SRC / f"{name}.py").cells
+        direct = set().union(*(helper_imports(c.en) for c in cells if c.kind == "code"))
+        seen, todo = set(direct), list(direct)
+        while todo:
+            for module in graph.get(todo.pop(), ()):
+                if module not in seen:
+                    seen.add(module)
+                    todo.append(module)
+        if target in direct or any(mentions.search(c.en) for c in cells):
+            found[name] = "reads"
+        elif target in seen:
+            found[name] = "runs"
+    return found
+
+
+def print_uses(helper: Path) -> None:
+    """`--uses`: the lessons that read or run `helper`, and the command that rebuilds them."""
+    if not helper.resolve().is_relative_to(ROOT / "helpers") or not helper.exists():
+        sys.exit(f"--uses takes a file under helpers/, such as helpers/loop.py, not {helper}")
+    found = lessons_using(helper)
+    for kind, what in (("reads", "import it or name it"), ("runs", "run it through other helpers")):
+        names = [name for name, how in found.items() if how == kind]
+        print(f"{kind} ({what}): {' '.join(names) or '-'}")
+    if found:
+        print(f"rebuild: .venv/bin/python scripts/nbbuild.py {' '.join(found)}")
+
+
 def main(argv: list[str] | None = None) -> None:
     """Command line: build the named lessons (default: all)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -423,7 +509,16 @@ def main(argv: list[str] | None = None) -> None:
         default=STUDENT_DIR,
         help="folder of the student edition (default build/student)",
     )
+    parser.add_argument(
+        "--uses",
+        type=Path,
+        metavar="HELPER",
+        help="list the lessons that read or run helpers/HELPER.py (build nothing)",
+    )
     args = parser.parse_args(argv)
+    if args.uses:
+        print_uses(args.uses)
+        return
     names = args.names or list(lesson_names(SRC))
     if args.student:
         build_student(names, args.out)

@@ -9,6 +9,7 @@ The proxy here is a real one on loopback that records every request it is asked 
 
 from __future__ import annotations
 
+import ast
 import os
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import openai
 import pytest
+import scripts_support
 from test_replay_fixtures import (
     MODEL,
     ROUND_1,
@@ -26,6 +28,8 @@ from test_replay_fixtures import (
     write_cassette,
 )
 
+from helpers.lessons import lesson_names
+from helpers.paths import NOTEBOOKS_DIR
 from helpers.replay import LiveSettingsError, connect, stop_servers
 
 KEY = "sk-live-SECRET-abcdef123456"
@@ -181,3 +185,35 @@ def test_http_client_is_new_on_each_call(proxied):
     first = conn.http_client()
     assert conn.http_client() is not first
     assert _models(conn) == _models(conn)  # the second client is not the closed first one
+
+
+def _clients_without_http_client(source: str) -> list[str]:
+    """The `OpenAI(...)` calls in `source` that do not pass `http_client=`."""
+    missing = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "OpenAI":
+            if not any(keyword.arg == "http_client" for keyword in node.keywords):
+                missing.append(ast.get_source_segment(source, node))
+    return missing
+
+
+def test_the_check_finds_a_client_without_http_client():
+    assert _clients_without_http_client("c = OpenAI(base_url=e, api_key=k)") == [
+        "OpenAI(base_url=e, api_key=k)"
+    ]
+    assert _clients_without_http_client("c = OpenAI(base_url=e, http_client=h)") == []
+
+
+@pytest.mark.parametrize("lesson", lesson_names(NOTEBOOKS_DIR / "src"))
+def test_every_client_a_lesson_makes_passes_http_client(lesson):
+    """A lesson's client without `http_client=conn.http_client()` would send a lab's loopback
+    traffic to its proxy (and fail at once with a desktop's `all_proxy=socks://...`)."""
+    code = scripts_support.lesson_code(lesson)
+    missing = [call for cell in code for call in _clients_without_http_client(cell)]
+    assert not missing, (
+        f"{lesson}: pass http_client=<conn>.http_client() to {missing} (see docs/authoring.md)"
+    )
+    assert not [cell for cell in code if "requests.post(" in cell], (
+        f"{lesson}: post with conn.http_client() instead of requests (it ignores proxies only "
+        "for a server on this machine)"
+    )

@@ -100,7 +100,9 @@ def test_replay_engines_and_providers() -> None:
     """A non-default engine gets /engines/<engine>/v1; qwen's default is vllm_hermes at /v1."""
     vllm = connect("kimi", engine="vllm")
     assert vllm.endpoint.endswith("/engines/vllm/v1") and vllm.engine == "vllm"
-    client = openai.OpenAI(base_url=vllm.endpoint, api_key=vllm.api_key)
+    client = openai.OpenAI(
+        base_url=vllm.endpoint, api_key=vllm.api_key, http_client=vllm.http_client()
+    )
     response = client.chat.completions.create(model=MODEL, messages=ROUND_1, tools=TOOLS)
     assert response.choices[0].message.tool_calls[0].id == "functions.get_weather:0"
     qwen = connect("qwen")
@@ -232,7 +234,9 @@ def test_record_starts_a_proxy_and_writes_the_lesson_file(
     assert conn.endpoint.startswith("http://127.0.0.1:") and conn.endpoint.endswith("/v1")
     assert connect("kimi", lesson="02_sync_loop").endpoint == conn.endpoint
     assert repr(conn).endswith("endpoint='http://127.0.0.1:<port>/v1')") and KEY not in repr(conn)
-    client = openai.OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
+    client = openai.OpenAI(
+        base_url=conn.endpoint, api_key=conn.api_key, http_client=conn.http_client()
+    )
     response = client.chat.completions.create(
         model=conn.model_name, messages=[{"role": "user", "content": f"key {KEY}"}]
     )
@@ -318,7 +322,12 @@ def test_replay_scopes_matching_to_the_lesson_cassette(
     for lesson in ("01_first_call", "02_sync_loop"):
         conn = connect("kimi", lesson=lesson)
         assert repr(conn).endswith("endpoint='http://127.0.0.1:<port>/v1')")
-        client = openai.OpenAI(base_url=conn.endpoint, api_key=conn.api_key, max_retries=0)
+        client = openai.OpenAI(
+            base_url=conn.endpoint,
+            api_key=conn.api_key,
+            http_client=conn.http_client(),
+            max_retries=0,
+        )
         answers[lesson] = client.chat.completions.create(**request).choices[0].message.content
     assert answers["02_sync_loop"] == "second lesson's answer"
     assert answers["01_first_call"] != "second lesson's answer"
@@ -334,7 +343,9 @@ def test_replay_lesson_comes_from_the_notebook_name(
     assert "/lessons/02_sync_loop/v1" in connect("kimi").endpoint
     vllm = connect("kimi", engine="vllm")
     assert vllm.endpoint.endswith("/lessons/02_sync_loop/engines/vllm/v1")
-    client = openai.OpenAI(base_url=vllm.endpoint, api_key=vllm.api_key, max_retries=0)
+    client = openai.OpenAI(
+        base_url=vllm.endpoint, api_key=vllm.api_key, http_client=vllm.http_client(), max_retries=0
+    )
     response = client.chat.completions.create(model=MODEL, messages=ROUND_1, tools=TOOLS)
     assert response.choices[0].message.tool_calls[0].id == "functions.get_weather:0"
     monkeypatch.setenv("JPY_SESSION_NAME", "Untitled.ipynb")
@@ -357,7 +368,9 @@ def test_student_texts_follow_the_notebook_language(
     conn = connect()
     assert conn.describe().startswith("режим replay: модель ")
     assert "без сети и без ключа" in conn.describe()
-    client = openai.OpenAI(base_url=conn.endpoint, api_key=conn.api_key, max_retries=0)
+    client = openai.OpenAI(
+        base_url=conn.endpoint, api_key=conn.api_key, http_client=conn.http_client(), max_retries=0
+    )
     with pytest.raises(openai.NotFoundError) as caught:
         client.chat.completions.create(model=MODEL, messages=[{"role": "user", "content": "?"}])
     message = caught.value.body["message"]
