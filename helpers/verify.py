@@ -26,6 +26,8 @@ import httpx
 from helpers.arguments import validate_arguments
 from helpers.i18n import set_language, shorten, tr
 from helpers.loop import assistant_message_from
+from helpers.replay.modes import LiveSettingsError, check_proxies_for_live
+from helpers.replay.record import is_loopback
 from helpers.streaming import REASONING_KEYS, ToolCallAccumulator
 from helpers.tools import parse_arguments, tool_result_content
 
@@ -132,8 +134,13 @@ class Endpoint:
         self.sent = 0
         self._stop_at = time.monotonic() + deadline
         headers = {"Authorization": f"Bearer {key}"} if key else {}
-        # trust_env=False: a proxy set for the internet must not catch a local endpoint.
-        self._http = httpx.Client(headers=headers, timeout=REQUEST_TIMEOUT, trust_env=False)
+        remote = not is_loopback(self.url)  # a proxy never catches a server on this machine
+        if remote:
+            try:
+                check_proxies_for_live(self.url)
+            except LiveSettingsError as exc:
+                raise Unusable(str(exc)) from None
+        self._http = httpx.Client(headers=headers, timeout=REQUEST_TIMEOUT, trust_env=remote)
 
     def hide(self, text: str) -> str:
         """`text` with the key cut out, shortened for one report line."""

@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
+sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]  # this checkout first (a shared venv)
 
 import class_path  # noqa: E402
 import nbbuild  # noqa: E402  (scripts/ is not a package)

@@ -20,9 +20,11 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from helpers._hf import import_transformers
-from helpers.paths import REPO_ROOT, TOKENIZERS_DIR
-from helpers.templates import MARKERS, TEMPLATE_FILES, Marker
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout first
+
+from helpers._hf import import_transformers  # noqa: E402
+from helpers.paths import REPO_ROOT, TOKENIZERS_DIR  # noqa: E402
+from helpers.templates import MARKERS, TEMPLATE_FILES, Marker  # noqa: E402
 
 # The byte-level base: 256 byte symbols plus merges learnt from CORPUS, at most this many tokens.
 BASE_VOCAB_SIZE = 1024

@@ -57,6 +57,7 @@ from pathlib import Path
 from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO_ROOT))  # this checkout first (a shared venv)
 SDIST = "llama-cpp-python==0.3.36"
 SDIST_DIR = "llama_cpp_python-0.3.36"
 CACHE = Path(os.environ.get("TOOLCALL_LLAMACPP_DIR", "~/.cache/toolcall-llamacpp")).expanduser()
@@ -855,7 +856,9 @@ def _client(lesson: str) -> tuple[Any, str]:
     from helpers.replay.modes import connect
 
     conn = connect("qwen", lesson=lesson)
-    client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key, max_retries=0)
+    client = OpenAI(
+        base_url=conn.endpoint, api_key=conn.api_key, http_client=conn.http_client(), max_retries=0
+    )
     return client, conn.model_name
 
 
@@ -943,7 +946,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--build", action="store_true", help="only build llama-server")
     parser.add_argument("--out", type=Path, default=CAPTURES / "llamacpp.json")
     args = parser.parse_args(argv)
-    sys.path.insert(0, str(REPO_ROOT))
     binary = build_server()
     if args.build:
         print(binary)

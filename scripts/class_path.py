@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
+sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]  # this checkout first (a shared venv)
 
 import nbbuild  # noqa: E402  (scripts/ is not a package)
 

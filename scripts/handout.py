@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import html
 import re
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # this checkout first (a shared venv)
 
 TITLE = {
     "en": "Tool calling: what to remember",

@@ -9,11 +9,14 @@ construction; only prose and code comments are translated.
     python scripts/nbbuild.py --no-execute    # write without running (keeps the outputs of
                                               # unchanged cells, refuses to drop any other)
     python scripts/nbbuild.py --student       # student edition in build/student/{en,ru}
+    python scripts/nbbuild.py --uses helpers/loop.py   # the lessons to rebuild after changing it
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import functools
 import hashlib
 import importlib.util
 import os
@@ -25,11 +28,13 @@ from pathlib import Path
 
 import nbformat
 
-from helpers.edition import STUDENT_KERNEL, student_notebook  # noqa: F401  (re-exported)
-from helpers.edition import is_solution as _is_hidden  # noqa: F401  (the tests' old name)
-from helpers.lessons import lesson_names
-
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # this checkout first (a shared venv)
+
+from helpers.edition import STUDENT_KERNEL, student_notebook  # noqa: E402, F401  (re-exported)
+from helpers.edition import is_solution as _is_hidden  # noqa: E402, F401  (the tests' old name)
+from helpers.lessons import lesson_names  # noqa: E402
+
 SRC = ROOT / "notebooks" / "src"
 LANGS = ("en", "ru")
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -187,15 +192,57 @@ def _short_traceback(lines: list[str], lang: str = "en") -> list[str]:
     return [_relative_paths(line) for line in kept]
 
 
-def clean(nb: nbformat.NotebookNode, lang: str = "en") -> nbformat.NotebookNode:
-    """Make outputs deterministic: counts 1..n, no timings, no widget views (random model ids).
+COUNT_STEP = 10  # a fresh lesson's code cells are counted 10, 20, 30...: room for insertions
+
+
+def stable_counts(ids: list[str], previous: dict[str, int]) -> list[int]:
+    """Execution counts for code cells `ids` (in order) that change no other cell's count when a
+    cell is inserted, deleted or edited: a cell keeps its `previous` count (cell id -> count in
+    the committed notebook) while the counts still increase; a new cell takes the middle of the
+    gap to the next kept count, or the previous count + COUNT_STEP after the last one. Only when
+    a gap is used up (two neighbours 1 apart) are the following cells shifted by one, up to the
+    next one with room (a moved cell also takes the next free number). nbval needs a count on
+    every cell it checks and never compares the numbers; a student sees them increase top to
+    bottom, as in a notebook run once."""
+    counts: list[int] = []
+    last = 0
+    for i, cell_id in enumerate(ids):
+        kept = previous.get(cell_id)
+        if kept is not None and kept > last:
+            last = kept
+        elif kept is not None:  # pushed on (or moved): the next free number
+            last += 1
+        else:
+            ahead = (previous.get(later, 0) for later in ids[i + 1 :])
+            upper = next((count for count in ahead if count > last), None)
+            last += COUNT_STEP if upper is None else max(1, (upper - last) // 2)
+        counts.append(last)
+    return counts
+
+
+def committed_counts(path: Path) -> dict[str, int]:
+    """Cell id -> execution count in the committed notebook at `path` ({} if there is none)."""
+    if not path.exists():
+        return {}
+    committed = nbformat.read(path, as_version=4)
+    return {
+        cell.id: cell.execution_count
+        for cell in committed.cells
+        if cell.cell_type == "code" and isinstance(cell.get("execution_count"), int)
+    }
+
+
+def clean(
+    nb: nbformat.NotebookNode, lang: str = "en", previous: dict[str, int] | None = None
+) -> nbformat.NotebookNode:
+    """Make outputs deterministic: stable counts (`stable_counts`, from `previous`: the committed
+    notebook's), no timings, no widget views (random model ids).
     `lang`: the edition, for the line that stands for folded traceback frames."""
     nb.metadata.pop("widgets", None)
     nb.metadata["language_info"] = {"name": "python"}
-    count = 0
-    for cell in nb.cells:
-        if cell.cell_type != "code":
-            continue
+    code_cells = [cell for cell in nb.cells if cell.cell_type == "code"]
+    counts = stable_counts([cell.get("id") for cell in code_cells], previous or {})
+    for cell, count in zip(code_cells, counts, strict=True):
         cell.metadata.pop("execution", None)
         kept = []
         for out in cell.get("outputs", []):
@@ -214,7 +261,6 @@ def clean(nb: nbformat.NotebookNode, lang: str = "en") -> nbformat.NotebookNode:
                 continue
             kept.append(out)
         cell.outputs = kept
-        count += 1
         cell.execution_count = count
         for out in cell.outputs:
             if "execution_count" in out:
@@ -303,20 +349,22 @@ def keep_committed_outputs(nb: nbformat.NotebookNode, path: Path) -> list[str]:
     return new_cells
 
 
-def build(name: str, run: bool) -> None:
+def build(name: str, run: bool, renumber: bool = False) -> None:
     """Write (and optionally run and clean) both editions of one lesson.
 
-    Without running, the outputs of code cells whose source did not change are kept."""
+    Without running, the outputs of code cells whose source did not change are kept. Execution
+    counts are kept from the committed notebook (`stable_counts`); `renumber` counts afresh."""
     lesson = load_lesson(SRC / f"{name}.py")
     for lang in LANGS:
         folder = ROOT / "notebooks" / lang
         path = folder / f"{lesson.name}.ipynb"
         nb = to_notebook(lesson, lang)
+        previous = {} if renumber else committed_counts(path)
         if run:
-            nb = clean(execute(nb, folder), lang)
+            nb = clean(execute(nb, folder), lang, previous)
         else:
             missing = keep_committed_outputs(nb, path)
-            nb = clean(nb, lang)
+            nb = clean(nb, lang, previous)
             if missing and path.exists():
                 print(
                     f"{path.relative_to(ROOT)}: new cells {missing} have no outputs yet: "
@@ -357,11 +405,99 @@ def build_student(names: list[str], out: Path = STUDENT_DIR) -> list[Path]:
     return written
 
 
+# ---------------------------------------------------------------------------------------------
+# Which lessons use a helper (`--uses helpers/loop.py`): the ones to rebuild after changing it.
+
+
+def _module_of(path: Path) -> str:
+    """`helpers/replay/modes.py` -> `helpers.replay.modes`; `__init__.py` -> its package."""
+    parts = path.resolve().relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@functools.cache
+def _origin(module: str, name: str) -> str:
+    """The `helpers` module that defines `name`, following re-exports (`from helpers import
+    connect` -> helpers.replay -> helpers.replay.modes)."""
+    from helpers import _EXPORTS
+
+    if module == "helpers" and name in _EXPORTS:
+        return _origin(_EXPORTS[name], name)
+    path = ROOT / module.replace(".", "/")
+    path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+    if not path.exists():
+        return module
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("helpers"):
+            if any(alias.name == name for alias in node.names):
+                return _origin(node.module, name)
+    return module
+
+
+def helper_imports(source: str) -> set[str]:
+    """The `helpers` modules (and their packages) that code imports, in function bodies too;
+    `from X import name` also counts the module that defines `name` (`_origin`)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names if alias.name.startswith("helpers")}
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("helpers"):
+            found.add(node.module)
+            for alias in node.names:
+                submodule = f"{node.module}.{alias.name}"  # `from helpers.exercises import n02`
+                is_module = (ROOT / f"{submodule.replace('.', '/')}.py").exists()
+                found.add(submodule if is_module else _origin(node.module, alias.name))
+    return {".".join(m.split(".")[:n]) for m in found for n in range(1, m.count(".") + 2)}
+
+
+def lessons_using(helper: Path) -> dict[str, str]:
+    """Lesson -> "reads" (a code cell imports the module, or a cell names it) or "runs" (it is
+    imported only through other helpers). Both must be rebuilt after a change to `helper`."""
+    target = _module_of(helper)
+    graph = {
+        _module_of(path): helper_imports(path.read_text(encoding="utf-8"))
+        for path in (ROOT / "helpers").rglob("*.py")
+    }
+    mentions = re.compile(rf"\b{re.escape(target)}\b|{re.escape(target.replace('.', '/'))}\b")
+    found = {}
+    for name in lesson_names(SRC):
+        cells = load_lesson(SRC / f"{name}.py").cells
+        direct = set().union(*(helper_imports(c.en) for c in cells if c.kind == "code"))
+        seen, todo = set(direct), list(direct)
+        while todo:
+            for module in graph.get(todo.pop(), ()):
+                if module not in seen:
+                    seen.add(module)
+                    todo.append(module)
+        if target in direct or any(mentions.search(c.en) for c in cells):
+            found[name] = "reads"
+        elif target in seen:
+            found[name] = "runs"
+    return found
+
+
+def print_uses(helper: Path) -> None:
+    """`--uses`: the lessons that read or run `helper`, and the command that rebuilds them."""
+    if not helper.resolve().is_relative_to(ROOT / "helpers") or not helper.exists():
+        sys.exit(f"--uses takes a file under helpers/, such as helpers/loop.py, not {helper}")
+    found = lessons_using(helper)
+    for kind, what in (("reads", "import it or name it"), ("runs", "run it through other helpers")):
+        names = [name for name, how in found.items() if how == kind]
+        print(f"{kind} ({what}): {' '.join(names) or '-'}")
+    if found:
+        print(f"rebuild: .venv/bin/python scripts/nbbuild.py {' '.join(found)}")
+
+
 def main(argv: list[str] | None = None) -> None:
     """Command line: build the named lessons (default: all)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help="lesson names, e.g. 02_sync_loop")
     parser.add_argument("--no-execute", action="store_true", help="do not run the notebooks")
+    parser.add_argument(
+        "--renumber",
+        action="store_true",
+        help="count the code cells afresh (10, 20, 30...) instead of keeping the committed counts",
+    )
     parser.add_argument(
         "--student",
         action="store_true",
@@ -373,16 +509,25 @@ def main(argv: list[str] | None = None) -> None:
         default=STUDENT_DIR,
         help="folder of the student edition (default build/student)",
     )
+    parser.add_argument(
+        "--uses",
+        type=Path,
+        metavar="HELPER",
+        help="list the lessons that read or run helpers/HELPER.py (build nothing)",
+    )
     args = parser.parse_args(argv)
+    if args.uses:
+        print_uses(args.uses)
+        return
     names = args.names or list(lesson_names(SRC))
     if args.student:
         build_student(names, args.out)
         return
     if args.no_execute:
         for name in names:
-            build(name, run=False)
+            build(name, run=False, renumber=args.renumber)
         return
-    unused = build_and_count_served(names)
+    unused = build_and_count_served(names, renumber=args.renumber)
     if unused:
         sys.exit(
             "Recordings no notebook run requested (delete them from the lesson's scenarios, or "
@@ -390,7 +535,7 @@ def main(argv: list[str] | None = None) -> None:
         )
 
 
-def build_and_count_served(names: list[str]) -> list[str]:
+def build_and_count_served(names: list[str], renumber: bool = False) -> list[str]:
     """Build and run the lessons (both editions) with the replay server logging what it answers;
     return the recordings of their cassettes that no run requested."""
     from helpers.paths import RECORDINGS_DIR
@@ -403,7 +548,7 @@ def build_and_count_served(names: list[str]) -> list[str]:
         os.environ[SERVED_LOG_VARIABLE] = str(served_log)  # the kernels inherit it
         try:
             for name in names:
-                build(name, run=True)
+                build(name, run=True, renumber=renumber)
         finally:
             del os.environ[SERVED_LOG_VARIABLE]
         served = set(served_log.read_text(encoding="utf-8").split())

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # helpers, when run as a script
+sys.path.insert(0, str(ROOT))  # this checkout first (a shared venv)
 sys.path.insert(0, str(ROOT / "scripts"))  # scripts/ is not a package
 import registry  # noqa: E402
 
@@ -94,7 +94,7 @@ from helpers import connect, set_language
 
 set_language("en")  # the language of the helpers' messages
 conn = connect("kimi")
-client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
+client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key, http_client=conn.http_client())
 model_name = conn.model_name
 conn
 QQQ),

@@ -85,9 +85,11 @@ def test_replay_start_is_thread_safe() -> None:
 
 
 def test_replay_endpoint_answers_through_the_sdk() -> None:
-    """The notebook pattern: OpenAI(base_url=conn.endpoint, api_key=conn.api_key)."""
+    """The notebook pattern: OpenAI(base_url=..., api_key=..., http_client=conn.http_client())."""
     conn = connect()
-    client = openai.OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
+    client = openai.OpenAI(
+        base_url=conn.endpoint, api_key=conn.api_key, http_client=conn.http_client()
+    )
     response = client.chat.completions.create(
         model=conn.model_name, messages=ROUND_1, tools=TOOLS, temperature=0.3
     )
@@ -98,7 +100,9 @@ def test_replay_engines_and_providers() -> None:
     """A non-default engine gets /engines/<engine>/v1; qwen's default is vllm_hermes at /v1."""
     vllm = connect("kimi", engine="vllm")
     assert vllm.endpoint.endswith("/engines/vllm/v1") and vllm.engine == "vllm"
-    client = openai.OpenAI(base_url=vllm.endpoint, api_key=vllm.api_key)
+    client = openai.OpenAI(
+        base_url=vllm.endpoint, api_key=vllm.api_key, http_client=vllm.http_client()
+    )
     response = client.chat.completions.create(model=MODEL, messages=ROUND_1, tools=TOOLS)
     assert response.choices[0].message.tool_calls[0].id == "functions.get_weather:0"
     qwen = connect("qwen")
@@ -230,7 +234,9 @@ def test_record_starts_a_proxy_and_writes_the_lesson_file(
     assert conn.endpoint.startswith("http://127.0.0.1:") and conn.endpoint.endswith("/v1")
     assert connect("kimi", lesson="02_sync_loop").endpoint == conn.endpoint
     assert repr(conn).endswith("endpoint='http://127.0.0.1:<port>/v1')") and KEY not in repr(conn)
-    client = openai.OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
+    client = openai.OpenAI(
+        base_url=conn.endpoint, api_key=conn.api_key, http_client=conn.http_client()
+    )
     response = client.chat.completions.create(
         model=conn.model_name, messages=[{"role": "user", "content": f"key {KEY}"}]
     )
@@ -244,9 +250,9 @@ def test_record_starts_a_proxy_and_writes_the_lesson_file(
 def test_record_mode_keeps_loopback_away_from_the_labs_proxy(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, upstream: str
 ) -> None:
-    """Behind a lab's HTTP_PROXY the notebook's requests to the record proxy must stay local: record
-    mode adds 127.0.0.1 and localhost to NO_PROXY like replay mode does (the proxy is dead here,
-    so a request sent through it fails)."""
+    """Behind a lab's HTTP_PROXY the notebook's requests to the record proxy must stay local, and
+    NO_PROXY is left as it is: the setup cell's `http_client` ignores the proxy variables (the
+    proxy is dead here, so a request sent through it fails)."""
     for name in ("NO_PROXY", "no_proxy", "http_proxy", "all_proxy", "ALL_PROXY"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
@@ -257,10 +263,10 @@ def test_record_mode_keeps_loopback_away_from_the_labs_proxy(
     monkeypatch.setenv("KIMI_API_KEY", KEY)
     monkeypatch.setenv("KIMI_MODEL", "kimi-k2")
     conn = connect("kimi", lesson="02_sync_loop")
-    assert (
-        os.environ["NO_PROXY"] == os.environ["no_proxy"] == "intranet.example,127.0.0.1,localhost"
-    )
-    with openai.OpenAI(base_url=conn.endpoint, api_key=conn.api_key, max_retries=0) as client:
+    assert os.environ["NO_PROXY"] == "intranet.example" and "no_proxy" not in os.environ
+    with openai.OpenAI(
+        base_url=conn.endpoint, api_key=conn.api_key, http_client=conn.http_client(), max_retries=0
+    ) as client:
         answer = client.chat.completions.create(model=conn.model_name, messages=ROUND_1)
     assert answer.choices[0].message.content == "live hello"
 
@@ -293,37 +299,6 @@ def test_relative_replay_and_record_dirs_resolve_against_the_repository_root(
         connect()
 
 
-def test_connect_keeps_loopback_away_from_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Lab networks set HTTP(S)_PROXY: 127.0.0.1 and localhost join NO_PROXY, nothing is lost."""
-    for name in ("NO_PROXY", "no_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
-    monkeypatch.setenv("NO_PROXY", "intranet.example, 127.0.0.1")
-    connect()
-    assert os.environ["NO_PROXY"] == "intranet.example, 127.0.0.1,localhost"
-    assert os.environ["no_proxy"] == "intranet.example, 127.0.0.1,localhost"
-    connect()  # idempotent
-    assert os.environ["NO_PROXY"] == "intranet.example, 127.0.0.1,localhost"
-    monkeypatch.delenv("NO_PROXY")
-    monkeypatch.delenv("no_proxy")
-    connect()
-    assert os.environ["NO_PROXY"] == os.environ["no_proxy"] == "127.0.0.1,localhost"
-
-
-def test_live_mode_leaves_proxy_settings_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("NO_PROXY", "no_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("LLM_MODE", "live")
-    for name, value in (
-        ("KIMI_BASE_URL", "https://example.org/v1"),
-        ("KIMI_API_KEY", KEY),
-        ("KIMI_MODEL", "m"),
-    ):
-        monkeypatch.setenv(name, value)
-    connect()
-    assert "NO_PROXY" not in os.environ and "no_proxy" not in os.environ
-
-
 def _two_lessons(folder: Path) -> None:
     """Two lesson cassettes answering the same request differently (real captures do)."""
     items = interactions()
@@ -347,7 +322,12 @@ def test_replay_scopes_matching_to_the_lesson_cassette(
     for lesson in ("01_first_call", "02_sync_loop"):
         conn = connect("kimi", lesson=lesson)
         assert repr(conn).endswith("endpoint='http://127.0.0.1:<port>/v1')")
-        client = openai.OpenAI(base_url=conn.endpoint, api_key=conn.api_key, max_retries=0)
+        client = openai.OpenAI(
+            base_url=conn.endpoint,
+            api_key=conn.api_key,
+            http_client=conn.http_client(),
+            max_retries=0,
+        )
         answers[lesson] = client.chat.completions.create(**request).choices[0].message.content
     assert answers["02_sync_loop"] == "second lesson's answer"
     assert answers["01_first_call"] != "second lesson's answer"
@@ -363,7 +343,9 @@ def test_replay_lesson_comes_from_the_notebook_name(
     assert "/lessons/02_sync_loop/v1" in connect("kimi").endpoint
     vllm = connect("kimi", engine="vllm")
     assert vllm.endpoint.endswith("/lessons/02_sync_loop/engines/vllm/v1")
-    client = openai.OpenAI(base_url=vllm.endpoint, api_key=vllm.api_key, max_retries=0)
+    client = openai.OpenAI(
+        base_url=vllm.endpoint, api_key=vllm.api_key, http_client=vllm.http_client(), max_retries=0
+    )
     response = client.chat.completions.create(model=MODEL, messages=ROUND_1, tools=TOOLS)
     assert response.choices[0].message.tool_calls[0].id == "functions.get_weather:0"
     monkeypatch.setenv("JPY_SESSION_NAME", "Untitled.ipynb")
@@ -386,7 +368,9 @@ def test_student_texts_follow_the_notebook_language(
     conn = connect()
     assert conn.describe().startswith("режим replay: модель ")
     assert "без сети и без ключа" in conn.describe()
-    client = openai.OpenAI(base_url=conn.endpoint, api_key=conn.api_key, max_retries=0)
+    client = openai.OpenAI(
+        base_url=conn.endpoint, api_key=conn.api_key, http_client=conn.http_client(), max_retries=0
+    )
     with pytest.raises(openai.NotFoundError) as caught:
         client.chat.completions.create(model=MODEL, messages=[{"role": "user", "content": "?"}])
     message = caught.value.body["message"]

@@ -498,10 +498,14 @@ def test_the_upstream_is_reached_through_the_labs_proxy(
     assert answer.choices[0].message.content == "via proxy"
     assert _LabProxy.targets == ["http://api.lab-upstream.invalid/v1/chat/completions"]
     assert load_cassette(out).interactions[0].response["status"] == 200
-    # An upstream listed in NO_PROXY is reached directly, whatever HTTP_PROXY says.
+    # An upstream on this machine is reached directly, whatever HTTP_PROXY says, without NO_PROXY.
     monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
+    monkeypatch.delenv("NO_PROXY")
+    direct = openai.DefaultHttpxClient(trust_env=False)  # the notebook's hop, as conn.http_client()
     with _flaky([200]) as url, RecordProxy(url, tmp_path / "y.json") as proxy:
-        with _plain_client(proxy) as client:
+        with openai.OpenAI(
+            base_url=f"{proxy.url}/v1", api_key=KEY, http_client=direct, max_retries=0
+        ) as client:
             client.chat.completions.create(model=MODEL, messages=ROUND_1)
     assert _Flaky.seen == ["/v1/chat/completions"]
 

@@ -90,7 +90,7 @@ def test_nbbuild_fails_naming_the_recordings_no_run_requested(
     monkeypatch.setattr(paths, "RECORDINGS_DIR", cassette.parent)
     built = []
 
-    def run_lesson(name: str, run: bool) -> None:
+    def run_lesson(name: str, run: bool, renumber: bool = False) -> None:
         built.append((name, run))
         with ReplayServer(cassette) as server:
             for index in range(rounds):

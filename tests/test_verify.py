@@ -395,3 +395,42 @@ def test_russian_report(capsys, monkeypatch):
 
 def test_the_battery_stays_small():
     assert verify.MAX_REQUESTS <= 40
+
+
+def _proxy_env(monkeypatch, **values: str) -> None:
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+    for name, value in values.items():
+        monkeypatch.setenv(name, value)
+
+
+def test_a_local_endpoint_is_reached_directly_behind_a_dead_proxy(capsys, monkeypatch):
+    _proxy_env(monkeypatch, HTTP_PROXY="http://127.0.0.1:9", all_proxy="socks://127.0.0.1:9")
+    status, output, server = preflight(Engine(), capsys, monkeypatch)
+    assert status == 0 and server.requests > 0, output
+
+
+def test_a_remote_endpoint_is_reached_through_the_environments_proxy(capsys, monkeypatch):
+    """The class server is named by a host only the proxy can resolve: here the stand-in engine
+    itself plays the proxy (it answers whatever absolute URL it is asked for)."""
+    server = Server(Engine())
+    _proxy_env(monkeypatch, HTTP_PROXY=server.url.removesuffix("/v1"))
+    monkeypatch.setenv("PREFLIGHT_KEY", KEY)
+    remote = "http://class-server.invalid:8000/v1"
+    try:
+        status = verify.main(
+            ["--endpoint", remote, "--model", "test-model", "--key-env", "PREFLIGHT_KEY"]
+        )
+    finally:
+        server.close()
+    output = capsys.readouterr()
+    assert status == 0 and server.requests > 0, output.out + output.err
+
+
+def test_a_remote_endpoint_behind_an_unusable_proxy_says_what_to_do(capsys, monkeypatch):
+    _proxy_env(monkeypatch, all_proxy="socks://user:secret@127.0.0.1:9")
+    status = verify.main(["--endpoint", "https://api.moonshot.ai/v1", "--model", "test-model"])
+    output = capsys.readouterr().err
+    assert status == 2 and "UNUSABLE" in output and "unset all_proxy" in output
+    assert "secret" not in output

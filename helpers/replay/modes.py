@@ -13,8 +13,7 @@ import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING, Any
 
 from helpers import catalog
 from helpers.i18n import Text, tr
@@ -22,7 +21,7 @@ from helpers.lessons import LESSON_NAME
 from helpers.paths import RECORDINGS_DIR, REPO_ROOT
 from helpers.replay.cassette import CassetteError
 from helpers.replay.profiles import PROFILES, replay_model
-from helpers.replay.record import RecordProxy, upstream_host
+from helpers.replay.record import RecordProxy, is_loopback, upstream_host
 from helpers.replay.server import ReplayServer
 from helpers.replay.validation import (
     ALWAYS_THINKING,
@@ -30,6 +29,9 @@ from helpers.replay.validation import (
     MOONSHOT_THINKING_MODELS,
     REFUSES_DISABLED,
 )
+
+if TYPE_CHECKING:
+    from openai import DefaultHttpxClient
 
 MODES = catalog.MODES
 PROVIDERS = catalog.PROVIDERS
@@ -70,7 +72,6 @@ THINKING_VARIABLE = "KIMI_THINKING"
 """`off` sends `thinking: {"type": "disabled"}` with every request that uses `conn.settings()`
 (Moonshot models with a switch: kimi-k2.6, kimi-k2.5); unset or `on`: the platform's default."""
 SAMPLING_NAMES = ("temperature", "top_p", "n")
-LOOPBACK_NAMES = ("127.0.0.1", "localhost")
 
 _lock = threading.Lock()
 _replay_server: ReplayServer | None = None
@@ -161,6 +162,17 @@ class Connection:
                 )
             settings["extra_body"] = {"thinking": {"type": "disabled"}}
         return settings
+
+    def http_client(self) -> DefaultHttpxClient:
+        """A new HTTP client for `OpenAI(..., http_client=conn.http_client())`, with the SDK's
+        defaults (`DefaultHttpxClient`). For a server on this machine (replay, record, a local
+        live server) it ignores the proxy variables (`trust_env=False`), so a lab's HTTP_PROXY or
+        a desktop's `all_proxy=socks://...` never applies and `os.environ` stays as it is; a
+        remote endpoint is reached as the SDK would, through the environment's proxies. A new
+        one on each call: `OpenAI.close()` (or `with OpenAI(...)`) closes the one it was given."""
+        from openai import DefaultHttpxClient
+
+        return DefaultHttpxClient(trust_env=not is_loopback(self.endpoint))
 
     def replay_only(self, what: str) -> bool:
         """True in replay mode. Live/record mode: print a one-line note and return False, so a
@@ -279,21 +291,9 @@ def record_path(provider: str, lesson: str | None) -> Path:
     return (from_repo_root(folder) if folder else REPO_ROOT / "recordings-new") / f"{name}.json"
 
 
-def keep_loopback_off_proxies() -> None:
-    """Add 127.0.0.1 and localhost to NO_PROXY and no_proxy (appended, never replacing what is
-    there), so a lab's HTTP_PROXY/HTTPS_PROXY does not carry requests to the local server."""
-    current = {name: os.environ.get(name) for name in ("NO_PROXY", "no_proxy")}
-    for name, other in (("NO_PROXY", "no_proxy"), ("no_proxy", "NO_PROXY")):
-        value = current[name] if current[name] is not None else (current[other] or "")
-        entries = {item.strip() for item in value.split(",")}
-        missing = [host for host in LOOPBACK_NAMES if host not in entries and "*" not in entries]
-        os.environ[name] = ",".join(filter(None, [value.rstrip(", "), *missing]))
-
-
 # The proxy schemes the SDK's HTTP client (httpx) accepts; SOCKS 5 also needs `socksio`.
 PROXY_SCHEMES = ("http", "https", "socks5", "socks5h")
 PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy")  # what httpx reads, in any case
-SET_ASIDE_PROXIES: dict[str, str] = {}  # unusable proxy variables removed from this kernel
 
 
 def unusable_proxies() -> dict[str, str]:
@@ -313,27 +313,9 @@ def unusable_proxies() -> dict[str, str]:
     return found
 
 
-def set_aside_unusable_proxies() -> None:
-    """Loopback only (replay, record, a local live server): remove from this kernel the proxy
-    variables the client cannot use, whatever their scheme; no request needs them. A one-line
-    note names them (the values are not shown: a proxy URL may carry a password)."""
-    found = unusable_proxies()
-    for name, value in found.items():
-        SET_ASIDE_PROXIES[name] = os.environ.pop(name, value)
-    if found:
-        names = ", ".join(sorted(found))
-        print(
-            tr(
-                f"note: {names} ignored in this kernel: the local server needs no proxy.",
-                f"примечание: {names} в этом ядре не используется: локальному серверу прокси "
-                "не нужен.",
-            )
-        )
-
-
 def check_proxies_for_live(base_url: str) -> None:
-    """Live mode to a remote endpoint: a proxy the client cannot use is a clear error, not a
-    traceback from inside httpx. Says what to install or what to unset."""
+    """Live or record mode to a remote endpoint: a proxy the client cannot use is a clear error,
+    not a traceback from inside httpx. Says what to install or what to unset."""
     found = unusable_proxies()
     if not found:
         return
@@ -359,12 +341,6 @@ def check_proxies_for_live(base_url: str) -> None:
             "Remove-Item Env:ALL_PROXY), если сервер доступен без прокси.",
         )
     )
-
-
-def _is_loopback(url: str) -> bool:
-    """True when `url` points at this machine (127.x, localhost, ::1)."""
-    host = (urlsplit(url).hostname or "").lower()
-    return host in ("localhost", "::1") or host.startswith("127.")
 
 
 def notebook_lesson() -> str | None:
@@ -403,11 +379,8 @@ def connect(
     else:
         engine = None
         base_url, api_key, model = live_settings(provider)
-    if mode == "live" and not _is_loopback(base_url):
+    if mode != "replay" and not is_loopback(base_url):  # os.environ is read, never changed
         check_proxies_for_live(base_url)
-    else:  # the client talks to a loopback server only
-        keep_loopback_off_proxies()
-        set_aside_unusable_proxies()
     if mode == "replay":
         server = replay_server()
         prefix = "" if engine == DEFAULT_ENGINE[provider] else f"/engines/{engine}"

@@ -11,9 +11,10 @@ unless it is a placeholder local servers document (`EMPTY`, `ollama`, `lm-studio
 blanking such a word would corrupt every text that uses it.
 
 The upstream is reached with `httpx`, which honours HTTP(S)_PROXY and NO_PROXY as the openai SDK
-does. An error answer (429, 5xx...) is relayed to the client but never replaces a successful
-recording of the same request. Several proxies (kernels) may write one file: each write locks the
-file (`filelock`), re-reads it, merges and replaces it atomically.
+does (an upstream on this machine is reached directly, whatever they say). An error answer (429,
+5xx...) is relayed to the client but never replaces a successful recording of the same request.
+Several proxies (kernels) may write one file: each write locks the file (`filelock`), re-reads
+it, merges and replaces it atomically.
 """
 
 from __future__ import annotations
@@ -80,6 +81,12 @@ def upstream_host(url: str) -> str:
     parts = urlsplit(url)
     host = parts.hostname or "unknown-host"
     return f"{host}:{parts.port}" if parts.port else host
+
+
+def is_loopback(url: str) -> bool:
+    """True when `url` points at this machine (127.x, localhost, ::1): no proxy is ever needed."""
+    host = (urlsplit(url).hostname or "").lower()
+    return host in ("localhost", "::1") or host.startswith("127.")
 
 
 def _with_scheme_stripped(value: str) -> set[str]:
@@ -370,10 +377,15 @@ class RecordProxy(LoopbackService):
 
     @property
     def client(self) -> httpx.Client:
-        """The upstream client, made on first use: it reads HTTP(S)_PROXY/NO_PROXY then."""
+        """The upstream client, made on first use: it reads HTTP(S)_PROXY/NO_PROXY then, unless
+        the upstream is on this machine (then proxies never apply)."""
         with self._lock:
             if self._client is None:
-                self._client = httpx.Client(timeout=UPSTREAM_TIMEOUT, follow_redirects=False)
+                self._client = httpx.Client(
+                    timeout=UPSTREAM_TIMEOUT,
+                    follow_redirects=False,
+                    trust_env=not is_loopback(self.upstream),
+                )
             return self._client
 
     def stop(self) -> None:

@@ -71,7 +71,7 @@ from helpers import connect, set_language
 
 set_language("en")  # the language of the helpers' messages
 conn = connect("kimi")
-client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
+client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key, http_client=conn.http_client())
 model_name = conn.model_name
 conn
 '''),
@@ -162,7 +162,9 @@ request differs, and reminds you how to switch to live mode.
 
 The `conn` shown by the setup cell says which mode is on. `endpoint` is the address of the
 OpenAI-compatible API (with the `/v1` part), exactly what you would pass to `OpenAI(base_url=...)`
-in your own code.
+in your own code. `conn.http_client()` is the SDK's own HTTP client (`DefaultHttpxClient`); for a
+server on this machine it ignores proxy variables (`trust_env=False`), so a lab's `HTTP_PROXY`
+never catches the requests to it. For a remote API in your own project, leave `http_client` out.
 """, """
 ## 2. Три режима
 
@@ -178,6 +180,9 @@ in your own code.
 
 Какой режим включён, видно по `conn` в ячейке подготовки. `endpoint` — адрес OpenAI-совместимого
 API вместе с `/v1`, ровно то, что вы передали бы в `OpenAI(base_url=...)` в своём коде.
+`conn.http_client()` — собственный HTTP-клиент SDK (`DefaultHttpxClient`); для сервера на этой
+машине он не смотрит на переменные прокси (`trust_env=False`), поэтому `HTTP_PROXY` лаборатории не
+перехватит запросы к нему. Для удалённого API в своём проекте `http_client` можно не передавать.
 """),
     md("""
 ## 3. Going live
@@ -427,7 +432,9 @@ try:
 except LiveSettingsError as error:
     print(error)  # live mode without QWEN_* variables: what to set
 else:
-    qwen_client = OpenAI(base_url=qwen.endpoint, api_key=qwen.api_key)
+    qwen_client = OpenAI(
+        base_url=qwen.endpoint, api_key=qwen.api_key, http_client=qwen.http_client()
+    )
     qwen_reply = qwen_client.chat.completions.create(
         model=qwen.model_name,
         messages=[{"role": "user", "content": "Reply with one word: ready"}],

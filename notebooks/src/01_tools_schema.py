@@ -63,7 +63,7 @@ from helpers import connect, set_language
 
 set_language("en")  # the language of the helpers' messages
 conn = connect("kimi")
-client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
+client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key, http_client=conn.http_client())
 model_name = conn.model_name
 settings = conn.settings(temperature=0.3)  # the guide's temperature; left out where the platform locks it
 conn

@@ -109,7 +109,7 @@ from helpers.display import compare_table, show_messages, show_tool_calls
 
 set_language("en")  # the language of the helpers' messages
 conn = connect("kimi")
-client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
+client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key, http_client=conn.http_client())
 model_name = conn.model_name
 settings = conn.settings(temperature=0.3)  # the guide's temperature; left out where the platform locks it
 conn
@@ -273,7 +273,11 @@ your one server, so the comparisons in sections 5 and 6 print a one-line note in
 clients = {}
 for engine in ["moonshot", "vllm", "sglang", "stop_with_calls"]:
     engine_conn = connect("kimi", engine=engine)
-    clients[engine] = OpenAI(base_url=engine_conn.endpoint, api_key=engine_conn.api_key)
+    clients[engine] = OpenAI(
+        base_url=engine_conn.endpoint,
+        api_key=engine_conn.api_key,
+        http_client=engine_conn.http_client(),
+    )
 '''),
     md("""
 The first request of the dialog, sent to each engine:

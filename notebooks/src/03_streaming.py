@@ -108,7 +108,7 @@ from helpers.widgets import watch_stream
 
 set_language("en")  # the language of the helpers' messages
 conn = connect("kimi")
-client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
+client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key, http_client=conn.http_client())
 model_name = conn.model_name
 # the guide's temperature (left out where the platform locks it), and thinking off: the loop
 # below rebuilds assistant messages without the model's reasoning (why that fails: lesson 06)

@@ -47,7 +47,8 @@ turn that text into `tool_calls` yourself.
 
 - the chat template rendered with `transformers`: the tools, the turns and the special tokens, with
   their ids;
-- a raw request to `{endpoint}/completions` with `requests`, and the raw text that comes back;
+- a raw request to `{endpoint}/completions` with `http_client.post`, and the raw text that
+  comes back;
 - `parse_kimi` on that text, and the guide's extractor next to it on real-world variants (a second
   section, a missing end marker, a `-` in a name);
 - the guide's manual loop with its missing assistant message fixed, so the template shows the model
@@ -66,8 +67,8 @@ explains the rest step by step before you write your own: escaping `|` and the `
 
 - примените шаблон чата (chat template) через `transformers` и увидите инструменты, реплики и
   спецтокены с их номерами (id);
-- отправите сырой запрос в `{endpoint}/completions` через `requests` и получите сырой вывод
-  модели (raw output);
+- отправите сырой запрос в `{endpoint}/completions` через `http_client.post` и получите сырой
+  вывод модели (raw output);
 - разберёте этот текст функцией `parse_kimi` и сравните её с парсером (parser) из руководства на
   вариантах, которые встречаются на практике: вторая секция, пропавший конечный маркер, `-` в
   имени;
@@ -113,7 +114,6 @@ get different ids than in the real vocabulary of about 160k tokens. With `LLM_MO
         '''
 import json
 
-import requests
 from openai import OpenAI
 
 from helpers import connect, guide_extract_tool_call_info, load_tokenizer, parse_kimi, set_language
@@ -123,6 +123,7 @@ from helpers.widgets import ParserPlayground
 
 set_language("en")  # the language of the helpers' messages
 conn = connect("kimi")
+http_client = conn.http_client()  # plain HTTP for the raw /completions requests
 endpoint = conn.endpoint
 model_name = conn.model_name
 settings = conn.settings(temperature=0.3)  # the guide's temperature; left out where the platform locks it
@@ -130,6 +131,7 @@ headers = {"Authorization": f"Bearer {conn.api_key}"}  # a local vLLM ignores it
 conn
 ''',
         ru={"# the guide's temperature; left out where the platform locks it": '# температура из руководства; не передаётся, где платформа её фиксирует',
+            "# plain HTTP for the raw /completions requests": "# обычный HTTP для сырых запросов к /completions",
             "# a local vLLM ignores it; a cloud API needs it":
             "# локальному vLLM ключ не нужен, облаку нужен"},
     ),
@@ -317,7 +319,7 @@ Kimi-K2 спецтокенами не считаются, поэтому дох�
 def complete(prompt):
     """POST a prompt to {endpoint}/completions and return the raw generated text."""
     payload = {"model": model_name, "prompt": prompt, "max_tokens": 512}
-    response = requests.post(f"{endpoint}/completions", headers=headers, json=payload, timeout=120)
+    response = http_client.post(f"{endpoint}/completions", headers=headers, json=payload, timeout=120)
     response.raise_for_status()  # an HTTP error raises instead of passing silently
     return response.json()["choices"][0]["text"]
 
@@ -690,7 +692,9 @@ the next two cells print a note instead):
         '''
 if conn.replay_only("no_parser is a recorded engine profile"):
     raw_conn = connect("kimi", engine="no_parser")  # a server that does not parse Kimi-K2 calls
-    client = OpenAI(base_url=raw_conn.endpoint, api_key=raw_conn.api_key)
+    client = OpenAI(
+        base_url=raw_conn.endpoint, api_key=raw_conn.api_key, http_client=raw_conn.http_client()
+    )
 
     messages = [{"role": "user", "content": "What's the weather like in Beijing today? Let's check using the tool."}]
     completion = client.chat.completions.create(

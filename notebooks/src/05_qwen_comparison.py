@@ -89,7 +89,6 @@ Qwen2.5 и парсеру `hermes` из vLLM, а не записанных с н
         '''
 import json
 
-import requests
 from openai import OpenAI
 
 from helpers import (
@@ -101,14 +100,16 @@ from helpers.templates import decode_tool_arguments, marker_tokens
 
 set_language("en")  # the language of the helpers' messages
 conn = connect("qwen")
-client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
+client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key, http_client=conn.http_client())
+http_client = conn.http_client()  # plain HTTP for the raw /completions requests
 endpoint = conn.endpoint
 model_name = conn.model_name
 settings = conn.settings(temperature=0.3)  # the guide's temperature; left out where the platform locks it
 headers = {"Authorization": f"Bearer {conn.api_key}"}
 conn
 ''',
-        ru={"# the guide's temperature; left out where the platform locks it": '# температура из руководства; не передаётся, где платформа её фиксирует'},
+        ru={"# the guide's temperature; left out where the platform locks it": '# температура из руководства; не передаётся, где платформа её фиксирует',
+            "# plain HTTP for the raw /completions requests": "# обычный HTTP для сырых запросов к /completions"},
     ),
     md(
         """
@@ -414,7 +415,7 @@ raw request:
 def complete(prompt):
     """POST a prompt to {endpoint}/completions and return the raw generated text."""
     payload = {"model": model_name, "prompt": prompt, "max_tokens": 512}
-    response = requests.post(f"{endpoint}/completions", headers=headers, json=payload, timeout=120)
+    response = http_client.post(f"{endpoint}/completions", headers=headers, json=payload, timeout=120)
     response.raise_for_status()
     return response.json()["choices"][0]["text"]
 
@@ -609,7 +610,9 @@ decide, so the next two cells print a note instead):
         '''
 if conn.replay_only("no_parser is a recorded engine profile"):
     raw_conn = connect("qwen", engine="no_parser")  # a server that does not parse the calls
-    raw_client = OpenAI(base_url=raw_conn.endpoint, api_key=raw_conn.api_key)
+    raw_client = OpenAI(
+        base_url=raw_conn.endpoint, api_key=raw_conn.api_key, http_client=raw_conn.http_client()
+    )
 
     messages = [{"role": "user", "content": "What's the weather like in Beijing today? Let's check using the tool."}]
     completion = raw_client.chat.completions.create(

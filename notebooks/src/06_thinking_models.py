@@ -115,7 +115,7 @@ from helpers.formats import KimiStreamParser
 
 set_language("en")  # the language of the helpers' messages
 conn = connect("kimi", engine="moonshot_thinking")  # replay: the Moonshot API with kimi-k2.6
-client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
+client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key, http_client=conn.http_client())
 model_name = conn.model_name
 conn
 ''',
@@ -473,7 +473,9 @@ The profile `vllm_thinking` answers like vLLM serving `moonshotai/Kimi-K2.6`:
         '''
 if conn.replay_only("vllm_thinking is a recorded engine profile"):
     vllm = connect("kimi", engine="vllm_thinking")
-    vllm_client = OpenAI(base_url=vllm.endpoint, api_key=vllm.api_key)
+    vllm_client = OpenAI(
+        base_url=vllm.endpoint, api_key=vllm.api_key, http_client=vllm.http_client()
+    )
     messages = [{"role": "user", "content": "What's the weather like in Beijing today? Let's check using the tool."}]
     reply = vllm_client.chat.completions.create(
         model=vllm.model_name, messages=messages, tools=tools
@@ -662,7 +664,9 @@ history = [
         '''
 if conn.replay_only("sglang_drift is a recorded engine profile"):
     sglang = connect("kimi", engine="sglang_drift")
-    sglang_client = OpenAI(base_url=sglang.endpoint, api_key=sglang.api_key)
+    sglang_client = OpenAI(
+        base_url=sglang.endpoint, api_key=sglang.api_key, http_client=sglang.http_client()
+    )
     messages = list(history)
     answer = run_tool_loop(sglang_client, messages, registry, model=sglang.model_name)
     print("tool_calls" in answer)

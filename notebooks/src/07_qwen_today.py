@@ -110,7 +110,7 @@ from helpers.templates import decode_tool_arguments
 set_language("en")  # the language of the helpers' messages
 conn = connect("qwen", engine="vllm_qwen3_coder")  # Qwen3.5 behind vLLM's qwen3_coder parser
 qwen25_conn = connect("qwen")  # Qwen2.5 behind vLLM's hermes parser, for comparison
-client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
+client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key, http_client=conn.http_client())
 model_name = conn.model_name
 conn
 ''',
@@ -502,7 +502,9 @@ Qwen2.5 с парсером `hermes` и Qwen3.5 с `qwen3_coder`: модели �
         r'''
 servers = {"Qwen2.5 (hermes)": qwen25_conn, "Qwen3.5 (qwen3_coder)": conn}
 for name, server in servers.items():
-    server_client = OpenAI(base_url=server.endpoint, api_key=server.api_key)
+    server_client = OpenAI(
+        base_url=server.endpoint, api_key=server.api_key, http_client=server.http_client()
+    )
     messages = [{"role": "user", "content": "What's the 3-day forecast for Paris, hour by hour?"}]
     answer = run_tool_loop(server_client, messages, registry, model=server.model_name)
     arguments = messages[1]["tool_calls"][0]["function"]["arguments"]
@@ -583,7 +585,9 @@ if conn.replay_only("ollama and llamacpp are recorded engine profiles"):
     question = [{"role": "user", "content": "Compare tomorrow's forecast for Paris and Oslo."}]
     for engine in ("ollama", "llamacpp"):
         laptop = connect("qwen", engine=engine)
-        laptop_client = OpenAI(base_url=laptop.endpoint, api_key=laptop.api_key)
+        laptop_client = OpenAI(
+            base_url=laptop.endpoint, api_key=laptop.api_key, http_client=laptop.http_client()
+        )
         stream = laptop_client.chat.completions.create(
             model=laptop.model_name, messages=question, tools=tools, stream=True
         )
@@ -641,7 +645,9 @@ Read the two streams line by line:
         '''
 if conn.replay_only("llamacpp is a recorded engine profile"):
     laptop = connect("qwen", engine="llamacpp")
-    laptop_client = OpenAI(base_url=laptop.endpoint, api_key=laptop.api_key)
+    laptop_client = OpenAI(
+        base_url=laptop.endpoint, api_key=laptop.api_key, http_client=laptop.http_client()
+    )
     stream = laptop_client.chat.completions.create(
         model=laptop.model_name, messages=question, tools=tools, stream=True,
         parallel_tool_calls=True,

@@ -90,7 +90,7 @@ from helpers.display import compare_table, show_tool_calls
 
 set_language("en")  # the language of the helpers' messages
 conn = connect("kimi", engine="vllm")  # Kimi-K2 behind vLLM's kimi_k2 parser
-client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
+client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key, http_client=conn.http_client())
 model_name = conn.model_name
 conn
 ''', ru={"# Kimi-K2 behind vLLM's kimi_k2 parser": "# Kimi-K2 в vLLM с парсером kimi_k2"}),
@@ -267,7 +267,11 @@ ENGINES = {  # column -> (provider, engine profile)
     code('''
 def column(engine_conn):
     """One engine's answers to every setting."""
-    engine_client = OpenAI(base_url=engine_conn.endpoint, api_key=engine_conn.api_key)
+    engine_client = OpenAI(
+        base_url=engine_conn.endpoint,
+        api_key=engine_conn.api_key,
+        http_client=engine_conn.http_client(),
+    )
     return [outcome(engine_client, engine_conn.model_name, **s) for s in SETTINGS.values()]
 
 
@@ -328,7 +332,7 @@ docs do not describe these errors; the texts below are the ones users quote
     code('''
 if conn.replay_only("Kimi K2.6 on the Moonshot platform"):
     k26 = connect("kimi", engine="moonshot_thinking")
-    k26_client = OpenAI(base_url=k26.endpoint, api_key=k26.api_key)
+    k26_client = OpenAI(base_url=k26.endpoint, api_key=k26.api_key, http_client=k26.http_client())
     for tool_choice in ["required", named]:
         try:
             k26_client.chat.completions.create(
@@ -353,7 +357,7 @@ Moonshot для поставщиков (vendor verifier): `"auto"`, `"none"` и 
     code('''
 if conn.replay_only("Kimi K3 on the Moonshot platform"):
     k3 = connect("kimi", engine="moonshot_k3")
-    k3_client = OpenAI(base_url=k3.endpoint, api_key=k3.api_key)
+    k3_client = OpenAI(base_url=k3.endpoint, api_key=k3.api_key, http_client=k3.http_client())
     completion = k3_client.chat.completions.create(
         model=k3.model_name, messages=messages, tools=tools, tool_choice=named
     )
@@ -394,7 +398,9 @@ Qwen3.5 с XML действительно даёт один вызов. Кром
     code('''
 if conn.replay_only("llama.cpp serving Qwen3"):
     llama = connect("qwen", engine="llamacpp_hermes")
-    llama_client = OpenAI(base_url=llama.endpoint, api_key=llama.api_key)
+    llama_client = OpenAI(
+        base_url=llama.endpoint, api_key=llama.api_key, http_client=llama.http_client()
+    )
     message = llama_client.chat.completions.create(
         model=llama.model_name, messages=messages, tools=tools, tool_choice="required"
     ).choices[0].message

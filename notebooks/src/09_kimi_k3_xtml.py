@@ -101,7 +101,7 @@ from helpers.formats import KimiXtmlStreamParser, parse_kimi_xtml, render_kimi_x
 
 set_language("en")  # the language of the helpers' messages
 conn = connect("kimi", engine="moonshot_k3")  # replay: the Moonshot API with kimi-k3
-client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
+client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key, http_client=conn.http_client())
 model_name = conn.model_name
 conn
 ''',
@@ -775,7 +775,9 @@ live всё решает ваш сервер, поэтому ячейка вме
         '''
 if conn.replay_only("vllm_kimi_k3 is a recorded engine profile"):
     vllm = connect("kimi", engine="vllm_kimi_k3")  # vLLM with the kimi_k3 parsers
-    vllm_client = OpenAI(base_url=vllm.endpoint, api_key=vllm.api_key)
+    vllm_client = OpenAI(
+        base_url=vllm.endpoint, api_key=vllm.api_key, http_client=vllm.http_client()
+    )
     messages = [{"role": "user", "content": "What's the weather like in Beijing today? Let's check using the tool."}]
     stream = vllm_client.chat.completions.create(
         model=vllm.model_name, messages=messages, tools=tools, tool_choice="auto", stream=True

@@ -79,7 +79,7 @@ from helpers import connect, set_language
 
 set_language("en")  # the language of the helpers' messages
 conn = connect("kimi")
-client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
+client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key, http_client=conn.http_client())
 model_name = conn.model_name
 conn
 '''),
@@ -344,25 +344,34 @@ print(answer["content"])
     md("""
 ## 8. The same server over HTTP
 
-Serve the very same `server` over Streamable HTTP on 127.0.0.1 and pass the URL to `Client`: the
-tools and the answers do not change, because the transport is not part of the tool.
+Serve the very same `server` over Streamable HTTP on 127.0.0.1 and give `Client` a transport to
+that URL: the tools and the answers do not change, because the transport is not part of the tool.
+Its HTTP client ignores proxy variables (`trust_env=False`): a lab's proxy cannot reach this
+machine's server.
 """, """
 ## 8. Тот же сервер по HTTP
 
-Запустите тот же самый `server` по Streamable HTTP на 127.0.0.1 и передайте `Client` его URL:
-инструменты и ответы не меняются, потому что транспорт не часть инструмента.
+Запустите тот же самый `server` по Streamable HTTP на 127.0.0.1 и передайте `Client` транспорт к
+этому URL: инструменты и ответы не меняются, потому что транспорт не часть инструмента.
+Его HTTP-клиент не смотрит на переменные прокси (`trust_env=False`): прокси лаборатории не
+достанет до сервера на этой машине.
 """),
     code('''
+import httpx2
+from mcp.client.streamable_http import streamable_http_client
+
 from helpers.mcp import serve_http
 
 with serve_http(server) as url:  # a real HTTP server in a thread, stopped at the end
-    async with Client(url) as remote:
-        remote_listing = await remote.list_tools()
-        remote_result = await remote.call_tool("weather.today", {"city": "Moscow"})
+    async with httpx2.AsyncClient(trust_env=False) as http_client:  # no proxy to this machine
+        async with Client(streamable_http_client(url, http_client=http_client)) as remote:
+            remote_listing = await remote.list_tools()
+            remote_result = await remote.call_tool("weather.today", {"city": "Moscow"})
 print([tool.name for tool in remote_listing.tools])
 print(tool_content(remote_result) == tool_content(result))
 ''', ru={"# a real HTTP server in a thread, stopped at the end":
-         "# настоящий HTTP-сервер в потоке, в конце он останавливается"}),
+         "# настоящий HTTP-сервер в потоке, в конце он останавливается",
+         "# no proxy to this machine": "# к этой машине без прокси"}, id="10-4cfbb284"),
     md("""
 ## Summary
 

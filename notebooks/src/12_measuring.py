@@ -77,7 +77,7 @@ from helpers.tools import parse_arguments
 
 set_language("en")  # the language of the helpers' messages
 conn = connect("kimi")  # Kimi-K2 on the Moonshot platform
-client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key)
+client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key, http_client=conn.http_client())
 model_name = conn.model_name
 conn
 ''', ru={"# Kimi-K2 on the Moonshot platform": "# Kimi-K2 на платформе Moonshot"}),
@@ -200,7 +200,11 @@ expected = [needs for _, needs in LABELLED]
 
 def ask_all(engine_conn):
     """The first choice of each labelled question's reply."""
-    engine_client = OpenAI(base_url=engine_conn.endpoint, api_key=engine_conn.api_key)
+    engine_client = OpenAI(
+        base_url=engine_conn.endpoint,
+        api_key=engine_conn.api_key,
+        http_client=engine_conn.http_client(),
+    )
     return [
         engine_client.chat.completions.create(
             model=engine_conn.model_name,
