@@ -41,6 +41,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path[:1]:
+    sys.path.insert(0, str(ROOT))  # this checkout's helpers first (a shared venv)
 if str(ROOT / "scripts") not in sys.path:
     sys.path.insert(0, str(ROOT / "scripts"))  # class_path, build_deck
 LANGS = ("en", "ru")

@@ -26,7 +26,7 @@ SCRIPTS = sorted(
         r"^\s*(from helpers[ .]|import (helpers|nbbuild|class_path))", path.read_text(), re.M
     )
 )
-LAZY = ("capture_llamacpp.py", "handout.py")  # import helpers only inside functions
+LAZY = ("capture_llamacpp.py", "handout.py", "registry.py")  # import helpers only inside functions
 MODULES = ("class_path.py", "handout.py")  # no command line: run as they are
 # One interpreter runs every script as `python scripts/<name>.py` would (its folder first on
 # sys.path, argv, __main__), restoring sys.path and forgetting the repository's modules between
@@ -36,7 +36,7 @@ import json, runpy, sys
 from pathlib import Path
 
 scripts, modules = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-ours = ("helpers", "nbbuild", "class_path", "wheelhouse", "handout", "lesson_")
+ours = ("helpers", "nbbuild", "class_path", "wheelhouse", "handout", "lesson_", "registry")
 start = list(sys.path)
 found = {}
 for script in scripts:
