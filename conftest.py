@@ -20,6 +20,11 @@ for _name in [n for n in os.environ if n.startswith(("LLM_", "KIMI_", "QWEN_"))]
     if _name not in KEPT_VARIABLES:
         del os.environ[_name]
 os.environ["LLM_MODE"] = "replay"
+# Nor through the developer's proxy: every request of the suite goes to a server on this machine,
+# and a test that needs a proxy sets one itself (tests/test_connect_environment.py does).
+PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy", "no_proxy")
+for _name in [n for n in os.environ if n.lower() in PROXY_VARIABLES]:
+    del os.environ[_name]
 
 # Replay never needs the hub: fail at once instead of a 47-second retry if something tries.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

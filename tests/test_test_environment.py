@@ -20,6 +20,8 @@ POLLUTED = {
     "KIMI_API_KEY": "sk-LEAK-kimi-0123456789",
     "KIMI_MODEL": "kimi-k2.6",
     "QWEN_API_KEY": "sk-LEAK-qwen-0123456789",
+    "HTTPS_PROXY": "http://127.0.0.1:9",
+    "all_proxy": "socks://127.0.0.1:9",
 }
 # What a kernel the test run starts must see: replay, the replay key, English, ipc transport.
 KERNEL_CELL = """\
@@ -30,14 +32,18 @@ from helpers.replay.modes import connect
 
 conn = connect()
 print(conn.mode, conn.api_key, language(), json.loads(get_connection_info())["transport"])
-print(sorted(n for n in os.environ if n.startswith(("LLM_", "KIMI_", "QWEN_"))))"""
-KERNEL_SEES = "replay replay-needs-no-key en ipc\n['LLM_MODE']\n"
+own = {"LLM_MODE", "LLM_REPLAY_SERVED_LOG"}  # the suite's own: replay, the served-requests log
+print(sorted(n for n in os.environ if n.startswith(("LLM_", "KIMI_", "QWEN_")) and n not in own))
+print(sorted(n for n in os.environ if n.lower().endswith("_proxy")))"""
+KERNEL_SEES = "replay replay-needs-no-key en ipc\n[]\n[]\n"
 
 
 def test_this_process_runs_in_replay_mode_with_no_endpoint_key_or_language() -> None:
     assert os.environ["LLM_MODE"] == "replay"
     found = [n for n in os.environ if n.startswith(("LLM_", "KIMI_", "QWEN_"))]
     assert set(found) <= {"LLM_MODE", "LLM_TEST_REGISTRY"}, found
+    proxies = [n for n in os.environ if n.lower().endswith("_proxy")]
+    assert not proxies, f"the developer's proxy settings reached the tests: {proxies}"
 
 
 def test_a_kernel_test_under_a_polluted_environment_stays_in_replay_with_no_key(
