@@ -43,7 +43,13 @@ def _deeper_than(value: Any, limit: int = MAX_JSON_DEPTH) -> bool:
             if depth > limit:
                 return True
             seen.add(id(item))
-            children = item.values() if isinstance(item, dict) else item
+            # the base classes' iteration: a subclass's overrides are not run here
+            if isinstance(item, dict):
+                children = dict.values(item)
+            elif isinstance(item, list):
+                children = list.__iter__(item)
+            else:
+                children = tuple.__iter__(item)
             stack.extend((child, depth + 1) for child in children)
     return False
 

@@ -12,6 +12,7 @@ A name only the other helpers use is tested through them.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import importlib.util
 import inspect
@@ -31,13 +32,14 @@ def _is_module(name: str) -> bool:
         return False
 
 
-def helpers_named_by(source: str) -> set[tuple[str, str]]:
+@functools.cache
+def helpers_named_by(source: str) -> frozenset[tuple[str, str]]:
     """(module, name) of every helper a piece of code imports from `helpers`, or reads from a
     helpers module it imported (`from helpers.exercises import n01` ... `n01.check_schema`)."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
-        return set()
+        return frozenset()
     found: set[tuple[str, str]] = set()
     modules: dict[str, str] = {}
     for node in ast.walk(tree):
@@ -59,7 +61,7 @@ def helpers_named_by(source: str) -> set[tuple[str, str]]:
             and node.value.id in modules
         ):
             found.add((modules[node.value.id], node.attr))
-    return found
+    return frozenset(found)
 
 
 def public_helpers(sources: Iterable[str]) -> dict[str, str]:
@@ -84,16 +86,21 @@ def _all(package: str) -> list[str]:
 
 def names_used(files: Iterable[Path]) -> set[str]:
     """Every name, attribute and imported name of `files`."""
+    return set().union(*(_names_in(path, path.stat().st_mtime_ns) for path in files))
+
+
+@functools.cache
+def _names_in(path: Path, mtime: int) -> frozenset[str]:
+    """The names of one file (read once per version of it)."""
     used = set()
-    for path in files:
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Name):
-                used.add(node.id)
-            elif isinstance(node, ast.Attribute):
-                used.add(node.attr)
-            elif isinstance(node, ast.alias):
-                used.add(node.name.rsplit(".", 1)[-1])
-    return used
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Name):
+            used.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            used.add(node.attr)
+        elif isinstance(node, ast.alias):
+            used.add(node.name.rsplit(".", 1)[-1])
+    return frozenset(used)
 
 
 def untested(public: dict[str, str], test_files: Iterable[Path]) -> list[str]:

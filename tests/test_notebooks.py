@@ -712,6 +712,15 @@ def _stdout(text: str):
     return nbformat.v4.new_output("stream", name="stdout", text=text)
 
 
+# Outputs that show where a file is on the machine (each of MACHINE_PATHS' kinds).
+MACHINE_PATH_OUTPUTS = (
+    "saved to /work/main/x.json\n",
+    "C:\\Users\\me\n",
+    "cache in /Users/ana/.cache/huggingface\n",
+    "python: /opt/conda/bin/python\n",
+    "C:/toolcall/notebooks\n",
+)
+
 # name -> (language, lesson, change, a phrase the problem report must contain)
 DEFECTS = {
     "ru notebook missing": ("ru", "01_beta", "delete", "ru/01_beta.ipynb is missing"),
@@ -777,36 +786,15 @@ DEFECTS = {
         _set("00-002", execution_count=7),
         "execution counts are [10, 7, 30, 40]",
     ),
-    "machine path": (
-        "en",
-        "00_alpha",
-        _add_output("00-002", _stdout("saved to /work/main/x.json\n")),
-        "machine path",
-    ),
-    "windows path": (
-        "en",
-        "00_alpha",
-        _add_output("00-002", _stdout("C:\\Users\\me\n")),
-        "machine path",
-    ),
-    "macOS home": (
-        "en",
-        "00_alpha",
-        _add_output("00-002", _stdout("cache in /Users/ana/.cache/huggingface\n")),
-        "machine path",
-    ),
-    "an /opt install": (
-        "ru",
-        "00_alpha",
-        _add_output("00-002", _stdout("python: /opt/conda/bin/python\n")),
-        "machine path",
-    ),
-    "windows path with forward slashes": (
-        "en",
-        "01_beta",
-        _add_output("01-001", _stdout("C:/Users/me/toolcall/notebooks\n")),
-        "machine path",
-    ),
+    **{
+        f"machine path {text.split()[-1]}": (
+            "en",
+            "00_alpha",
+            _add_output("00-002", _stdout(text)),
+            "machine path",
+        )
+        for text in MACHINE_PATH_OUTPUTS
+    },
     "path in a traceback": (
         "en",
         "00_alpha",

@@ -11,6 +11,7 @@ import dataclasses
 import re
 
 import pytest
+from output_language import markdown_blocks
 from scripts_support import lesson_cells, nbbuild
 from sentence_parity import ALLOWED, lesson_differences, sentences, unit_differences
 
@@ -104,3 +105,16 @@ def test_a_code_span_lost_or_added_in_one_edition_is_caught():
     assert not unit_differences("x", "c", "Send `<what went wrong>`.", "Пошлите `<что не так>`.")
     lost = unit_differences("x", "c", "One.\n\n- Two.", "Раз.")
     assert lost and "paragraphs/list items/table rows" in lost[0].message()
+
+
+def test_a_sentence_added_to_an_allowed_split_is_still_caught():
+    lesson, start, what, _ = ALLOWED[0]
+    cell = next(c for c in lesson_cells(lesson) if c.kind == "markdown" and start in c.en)
+    units_en, units_ru = markdown_blocks(cell.en), markdown_blocks(cell.ru)
+    at = next(i for i, unit in enumerate(units_en) if unit.startswith(start))
+    assert all(d.allowed() for d in unit_differences(lesson, "c", cell.en, cell.ru))
+    units_ru[at] += " " + ADDED["ru"]
+    found = unit_differences(lesson, "c", "\n\n".join(units_en), "\n\n".join(units_ru))
+    found = [d for d in found if not d.allowed()]
+    assert [d.what for d in found] == ["sentences +2"]
+    assert "a sentence is in one edition only" in found[0].message()

@@ -723,3 +723,12 @@ def test_the_json_depth_limit_is_the_same_on_every_python():
     assert "returned a list, which is not JSON-serializable (nested too deeply)" in error_of(
         message
     )
+
+
+def test_the_depth_check_runs_no_method_of_the_result():
+    # json writes a dict subclass through its items(): a values() that raises must not matter.
+    class OddValues(dict):
+        def values(self):
+            raise RuntimeError("values() called")
+
+    assert json.loads(tool_result_content([OddValues(a=1)])) == [{"a": 1}]
