@@ -29,7 +29,6 @@ import test_exercises_n11 as lesson11
 import test_exercises_n12 as lesson12
 from exercise_answers import (
     GOOD_ENV,
-    REPLY,
     convert,
     glue_to_latest,
     guide_assemble,
@@ -295,6 +294,89 @@ def _split_keeps_tag(text):
 
 
 # --- more wrong answers, as a student writes them (one per class of mistake in issue 27) ----------
+
+
+# --- lesson 00 exercise 3: read_reply, as students wrote it -----------------------------------------
+
+
+def _read(reply, **changed):
+    """The four fields read right, then `changed` ones replaced by a function of the reply."""
+    choice = reply.choices[0]
+    out = {
+        "text": choice.message.content,
+        "finish_reason": choice.finish_reason,
+        "model": reply.model,
+        "total_tokens": reply.usage.total_tokens,
+    }
+    return out | {key: read(reply) for key, read in changed.items()}
+
+
+def _read_copied(reply):
+    """Step 4's printout typed in."""
+    return {
+        "text": "Ready.",
+        "finish_reason": "stop",
+        "model": "moonshotai/Kimi-K2-Instruct",
+        "total_tokens": 16,
+    }
+
+
+def _read_message_object(reply):
+    return _read(reply, text=lambda r: r.choices[0].message)
+
+
+def _read_completion_tokens(reply):
+    return _read(reply, total_tokens=lambda r: r.usage.completion_tokens)
+
+
+def _read_float_tokens(reply):
+    return _read(reply, total_tokens=lambda r: float(r.usage.total_tokens))
+
+
+def _read_count_as_text(reply):
+    return _read(reply, total_tokens=lambda r: str(r.usage.total_tokens))
+
+
+def _read_last_choice(reply):
+    return _read(reply, text=lambda r: r.choices[-1].message.content)
+
+
+def _read_as_dict(reply):
+    return {"text": reply["choices"][0]["message"]["content"]}
+
+
+def _read_tuple(reply):
+    choice = reply.choices[0]
+    return choice.message.content, choice.finish_reason, reply.model, reply.usage.total_tokens
+
+
+def _read_without_model(reply):
+    out = _read(reply)
+    del out["model"]
+    return out
+
+
+def _read_empty_text(reply):
+    return _read(reply, text=lambda r: r.choices[0].message.content or "")
+
+
+def _read_stop_typed(reply):
+    return _read(reply, finish_reason=lambda r: "stop")
+
+
+def _read_model_name(reply):
+    """The model the notebook asked for (`model_name` of the live settings), not the one that
+    answered."""
+    return _read(reply, model=lambda r: "kimi-k2.6")
+
+
+def _read_global_reply(step_4_reply):
+    """Reads the notebook's `reply` (step 4's) instead of its parameter."""
+    return lambda reply: _read(step_4_reply)
+
+
+def _read_choices_as_one(reply):
+    return {"text": reply.choices.message.content}
 
 
 def _cmd(tail: str) -> str:
@@ -782,26 +864,97 @@ WRONG: list[Row] = [
         "добавьте --tool-call-parser",
         "00-2 module form without a parser",
     ),
-    Row(
+    row(
         n00.check_reading,
-        lambda: (REPLY, REPLY.choices[0].message, "stop", 16),
+        _read_copied,
+        "fits that one reply only",
+        "подходит только к тому ответу",
+        "00-3 values typed in from step 4's printout",
+    ),
+    row(
+        n00.check_reading,
+        _read_message_object,
         "'ChatCompletionMessage'",
         "'ChatCompletionMessage'",
         "00-3 the message object",
     ),
-    Row(
+    row(
         n00.check_reading,
-        lambda: (REPLY, "Ready.", "tool_calls", 16),
-        "next to message",
-        "рядом с message",
-        "00-3 wrong finish_reason",
-    ),
-    Row(
-        n00.check_reading,
-        lambda: (REPLY, "Ready.", "stop", 1),
+        _read_completion_tokens,
         "usage.completion_tokens",
         "только часть счёта",
         "00-3 completion tokens",
+    ),
+    row(
+        n00.check_reading,
+        _read_float_tokens,
+        "16.0, a float",
+        "16.0, это float",
+        "00-3 a float count",
+    ),
+    row(
+        n00.check_reading,
+        _read_count_as_text,
+        "got '16'",
+        "получено '16'",
+        "00-3 the count as text",
+    ),
+    row(n00.check_reading, _read_last_choice, "choices=2", "choices=2", "00-3 the last choice"),
+    row(
+        n00.check_reading,
+        _read_as_dict,
+        "not a dict",
+        "а не словарь",
+        "00-3 brackets on the SDK object",
+    ),
+    row(
+        n00.check_reading,
+        _read_tuple,
+        "wants a dict with the keys",
+        "нужен словарь с ключами",
+        "00-3 a tuple",
+    ),
+    row(
+        n00.check_reading,
+        _read_without_model,
+        "no key 'model'",
+        "нет ключа 'model'",
+        "00-3 a key left out",
+    ),
+    row(
+        n00.check_reading,
+        _read_empty_text,
+        "tool_calls=['get_weather']",
+        "tool_calls=['get_weather']",
+        "00-3 None made ''",
+    ),
+    row(
+        n00.check_reading,
+        _read_stop_typed,
+        "finish_reason='length'",
+        "finish_reason='length'",
+        "00-3 finish_reason typed in",
+    ),
+    row(
+        n00.check_reading,
+        _read_model_name,
+        "model should be 'moonshotai/Kimi-K2-Instruct'",
+        "model должно быть 'moonshotai/Kimi-K2-Instruct'",
+        "00-3 the model asked for",
+    ),
+    row(
+        n00.check_reading,
+        _read_global_reply(n00.reply_of(n00.STEP_4)),
+        "read each one from the reply the function is given",
+        "берите каждое из ответа, который получила функция",
+        "00-3 the notebook's reply, not the parameter",
+    ),
+    row(
+        n00.check_reading,
+        _read_choices_as_one,
+        "list of answers",
+        "список вариантов ответа",
+        "00-3 choices as one answer",
     ),
     # --- 01 -----------------------------------------------------------------------------------
     row(
@@ -1283,27 +1436,6 @@ WRONG: list[Row] = [
         "'Qwen/Qwen2.5-7B'",
         "'Qwen/Qwen2.5-7B'",
         "00-2 the base model",
-    ),
-    Row(
-        n00.check_reading,
-        lambda: (REPLY, "Ready.", "stop", 16.0),
-        "16.0, a float",
-        "16.0, это float",
-        "00-3 a float count",
-    ),
-    Row(
-        n00.check_reading,
-        lambda: (REPLY, "Ready.", "stop", "16"),
-        "'16'",
-        "'16'",
-        "00-3 the count as text",
-    ),
-    Row(
-        n00.check_reading,
-        lambda: (None, "Ready.", "stop", 16),
-        "run step 4",
-        "шага 4",
-        "00-3 reply overwritten",
     ),
     row(
         n01.check_schema,

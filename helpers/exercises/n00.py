@@ -7,7 +7,21 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from helpers.exercises._verdict import NotPlain, NotYet, exercise, plain, shorten, strict_equal
+from helpers.exercises._verdict import (
+    Explain,
+    NotPlain,
+    NotYet,
+    call_student,
+    case_of,
+    exercise,
+    on_battery,
+    plain,
+    returned,
+    seeded,
+    shorten,
+    strict_equal,
+)
+from helpers.formats._common import tool_call_dict
 
 MOONSHOT_URLS = ("https://api.moonshot.ai/v1", "https://api.moonshot.cn/v1")
 # Platform model ids are lower-case names without a slash: kimi-k2.6, kimi-k2.7-code, ...
@@ -219,57 +233,182 @@ def _fits_four_gpus(words: list[str]) -> None:
         )
 
 
-@exercise
-def check_reading(reply: Any, text: Any, finish_reason: Any, total_tokens: Any) -> None:
-    """Exercise 3: the text, finish reason and total tokens of a chat completion."""
+# --- exercise 3: reading a reply ------------------------------------------------------------------
+# The fields `read_reply` returns: the key, where the value is in a reply (English, Russian).
+FIELDS = (
+    ("text", "the content of the assistant's message", "content сообщения ассистента"),
+    ("finish_reason", "a field of the choice, next to message", "поле choice, рядом с message"),
+    ("model", "the model the reply names at its top level", "модель, названная в самом ответе"),
+    ("total_tokens", "a count in the reply's usage", "счётчик в usage ответа"),
+)
+KEYS = ", ".join(key for key, _, _ in FIELDS)
+WANTED = (f"a dict with the keys {KEYS}", f"словарь с ключами {KEYS}")
+# Step 4's reply as replay mode gives it (data/recordings/00_start.json): the example checked first.
+STEP_4 = {
+    "id": "chatcmpl-f7243299e03944e32244ce46",
+    "model": "moonshotai/Kimi-K2-Instruct",
+    "content": "Ready.",
+    "finish_reason": "stop",
+    "usage": (15, 1),
+}
+READING_MISTAKES = (
+    Explain(
+        TypeError,
+        r"'(ChatCompletion\w*)' object is not subscriptable",
+        "the reply is an SDK object ({0}), not a dict: its fields are attributes, read with a dot.",
+        "ответ — объект SDK ({0}), а не словарь: его поля — атрибуты, их читают через точку.",
+    ),
+    Explain(
+        AttributeError,
+        r"'list' object has no attribute '(\w+)'",
+        "the reply's choices is a list of answers, and .{0} belongs to one of them: the model's "
+        "answer is the first choice.",
+        "в ответе choices — это список вариантов ответа, а .{0} есть у каждого из них: ответ "
+        "модели — первый вариант.",
+    ),
+)
+
+
+def reply_of(spec: Mapping[str, Any]) -> Any:
+    """An SDK `ChatCompletion` built from a short description (see `STEP_4`): optional `calls`
+    (tool names), `second` (the content of a second choice) and `details` (usage details)."""
     from openai.types.chat import ChatCompletion
 
-    if not isinstance(reply, ChatCompletion) or not reply.choices or reply.usage is None:
+    prompt, completion = spec["usage"]
+    message: dict[str, Any] = {"role": "assistant", "content": spec["content"]}
+    if spec.get("calls"):
+        message["tool_calls"] = [
+            tool_call_dict(f"{name}:{i}", name, '{"city": "Москва"}')
+            for i, name in enumerate(spec["calls"])
+        ]
+    choices = [{"index": 0, "finish_reason": spec["finish_reason"], "message": message}]
+    if "second" in spec:
+        other = {"role": "assistant", "content": spec["second"]}
+        choices.append({"index": 1, "finish_reason": "stop", "message": other})
+    usage = {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+        **spec.get("details", {}),
+    }
+    body = {"object": "chat.completion", "created": 1764633600, "choices": choices, "usage": usage}
+    return ChatCompletion.model_validate({"id": spec["id"], "model": spec["model"], **body})
+
+
+def shown(spec: Mapping[str, Any]) -> str:
+    """How a hint names a reply, in its own field names (the same in both languages)."""
+    prompt, completion = spec["usage"]
+    calls = f", tool_calls={list(spec['calls'])}" if spec.get("calls") else ""
+    second = ", choices=2" if "second" in spec else ""
+    return (
+        f"<reply id={spec['id']!r}, model={spec['model']!r}, content={spec['content']!r}, "
+        f"finish_reason={spec['finish_reason']!r}{calls}{second}, usage: prompt_tokens={prompt} "
+        f"completion_tokens={completion} total_tokens={prompt + completion}>"
+    )
+
+
+def _read_reply(reply: Any) -> dict[str, Any]:
+    """The reference: the four fields, read from the reply's JSON body (another route than the
+    attributes the lesson uses, to the same values)."""
+    body = reply.model_dump()
+    first = body["choices"][0]
+    fields = (first["message"]["content"], first["finish_reason"], body["model"])
+    return dict(zip(("text", "finish_reason", "model"), fields, strict=True)) | {
+        "total_tokens": body["usage"]["total_tokens"]
+    }
+
+
+def reply_battery() -> list[dict[str, Any]]:
+    """Replies to read (seeded): other models and ids, Cyrillic, emoji and multi-line text, cut by
+    max_tokens, tool calls with and without text, two choices, usage details; step 4's first."""
+    rng = seeded("n00 read_reply")
+    models = (
+        "kimi-k2.6",
+        "moonshotai/Kimi-K2-Instruct",
+        "Qwen/Qwen2.5-7B-Instruct",
+        "kimi-k2.5",
+        "qwen3:8b",
+    )
+    texts = ("Ready.", "Готово.", "ready", "Sunny ☀️", "Line one.\nLine two.", "OK")
+    specs = [dict(STEP_4)]
+    for n in range(23):
+        spec: dict[str, Any] = {
+            "id": rng.choice(("chatcmpl-", "cmpl-", "chatcmpl-tool-")) + f"{rng.getrandbits(32):x}",
+            "model": models[n % len(models)],
+            "content": rng.choice(texts),
+            "finish_reason": "stop",
+            "usage": (rng.randint(8, 900), rng.randint(1, 60)),
+        }
+        shape = n % 6
+        if shape == 1:
+            spec.update(finish_reason="length", content="Ready and wait")
+        elif shape == 2:
+            spec.update(finish_reason="tool_calls", content=None, calls=["get_weather"])
+        elif shape == 3:
+            spec.update(finish_reason="tool_calls", content="Checking.", calls=["search_v2", "f"])
+        elif shape == 4:
+            spec["second"] = "Another answer."
+        elif shape == 5:
+            spec["details"] = {"prompt_tokens_details": {"cached_tokens": spec["usage"][0] // 2}}
+        specs.append(spec)
+    return specs
+
+
+def _same_fields(expected: dict[str, Any], got: Any) -> bool:
+    """The four fields equal (types too); other keys of the learner's dict do not count."""
+    return isinstance(got, dict) and all(
+        key in got and strict_equal(value, got[key]) for key, value in expected.items()
+    )
+
+
+@exercise
+def check_reading(read_reply: Any) -> None:
+    """Exercise 3: `read_reply(reply)` returns the text, finish reason, model and total tokens of
+    any chat completion, read from it (a value typed in from step 4's printout fits only that one
+    reply)."""
+    call = f"read_reply({shown(STEP_4)})"
+    got = call_student(read_reply, reply_of(STEP_4), explain=READING_MISTAKES, case=(call, call))
+    got = returned(got, call, WANTED)
+    if not isinstance(got, dict):
         raise NotYet(
-            "reply is not the response of step 4 any more: run step 4's cell again, then this one.",
-            "reply — уже не ответ из шага 4: запустите ещё раз ячейку шага 4, а затем эту.",
+            f"{call} returned {shorten(got)}; the exercise wants {WANTED[0]}.",
+            f"{call} вернула {shorten(got)}; в упражнении нужен {WANTED[1]}.",
         )
-    choice, usage = reply.choices[0], reply.usage
-    for name, value, want, where_en, where_ru in (
-        (
-            "text",
-            text,
-            choice.message.content,
-            "the content of the assistant's message",
-            "content сообщения ассистента",
-        ),
-        (
-            "finish_reason",
-            finish_reason,
-            choice.finish_reason,
-            "a field of the choice, next to message",
-            "поле choice, рядом с message",
-        ),
-        (
-            "total_tokens",
-            total_tokens,
-            usage.total_tokens,
-            "a count in the reply's usage",
-            "счётчик в usage ответа",
-        ),
-    ):
-        try:
-            got = plain(value)
-        except NotPlain as refused:
-            raise NotYet(
-                f"{name} is {refused.en}; read a plain value from reply ({where_en}).",
-                f"{name} — это {refused.ru}; возьмите из reply обычное значение ({where_ru}).",
-            ) from None
-        if strict_equal(got, want):
+    missing = [key for key, _, _ in FIELDS if key not in got]
+    if missing:
+        raise NotYet(
+            f"the dict read_reply returns has no key {', '.join(map(repr, missing))}; it needs "
+            f"all of {KEYS}.",
+            f"в словаре, который возвращает read_reply, нет ключа {', '.join(map(repr, missing))}; "
+            f"нужны все: {KEYS}.",
+        )
+    expected = _read_reply(reply_of(STEP_4))
+    for key, where_en, where_ru in FIELDS:
+        if strict_equal(got[key], expected[key]):
             continue
-        if name == "total_tokens":
-            _tokens_hint(got, usage)
+        if key == "total_tokens":
+            _tokens_hint(got[key], reply_of(STEP_4).usage)
         raise NotYet(
-            f"{name} is {shorten(got)}, and that is not what reply holds there: {name} is "
-            f"{where_en}; read it from reply rather than typing it.",
-            f"{name} равно {shorten(got)}, а в reply там другое: {name} — это {where_ru}; "
-            "возьмите значение из reply, а не вписывайте его.",
+            f"on step 4's recorded reply {shown(STEP_4)}, {key} should be "
+            f"{shorten(expected[key])}, got {shorten(got[key])}: {key} is {where_en}.",
+            f"на записанном ответе шага 4 {shown(STEP_4)} {key} должно быть "
+            f"{shorten(expected[key])}, получено {shorten(got[key])}: {key} — это {where_ru}.",
         )
+    on_battery(
+        read_reply,
+        _read_reply,
+        [case_of(reply_of(spec), shown=shown(spec)) for spec in reply_battery()],
+        name="read_reply",
+        wanted=WANTED,
+        explain=READING_MISTAKES,
+        same=_same_fields,
+        idea=(
+            "Every reply has its own values: read each one from the reply the function is given "
+            "(a value typed in from step 4's printout fits that one reply only).",
+            "У каждого ответа свои значения: берите каждое из ответа, который получила функция "
+            "(значение, переписанное из вывода шага 4, подходит только к тому ответу).",
+        ),
+    )
 
 
 def _tokens_hint(got: Any, usage: Any) -> None:
