@@ -375,6 +375,14 @@ def _read_global_reply(step_4_reply):
     return lambda reply: _read(step_4_reply)
 
 
+def _read_finish_reason_of_the_reply(reply):
+    return _read(reply, finish_reason=lambda r: r.finish_reason)
+
+
+def _read_usage_as_dict(reply):
+    return _read(reply, total_tokens=lambda r: r.usage["total_tokens"])
+
+
 def _read_choices_as_one(reply):
     return {"text": reply.choices.message.content}
 
@@ -903,8 +911,8 @@ WRONG: list[Row] = [
     row(
         n00.check_reading,
         _read_as_dict,
-        "not a dict",
-        "а не словарь",
+        "ChatCompletion is an SDK object, not a dict",
+        "ChatCompletion — из SDK, а не словарь",
         "00-3 brackets on the SDK object",
     ),
     row(
@@ -948,6 +956,20 @@ WRONG: list[Row] = [
         "read each one from the reply the function is given",
         "берите каждое из ответа, который получила функция",
         "00-3 the notebook's reply, not the parameter",
+    ),
+    row(
+        n00.check_reading,
+        _read_finish_reason_of_the_reply,
+        "finish_reason belongs to a choice",
+        "finish_reason есть у варианта ответа",
+        "00-3 finish_reason read from the reply itself",
+    ),
+    row(
+        n00.check_reading,
+        _read_usage_as_dict,
+        "CompletionUsage is an SDK object",
+        "CompletionUsage — из SDK",
+        "00-3 brackets on usage",
     ),
     row(
         n00.check_reading,

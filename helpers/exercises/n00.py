@@ -254,9 +254,9 @@ STEP_4 = {
 READING_MISTAKES = (
     Explain(
         TypeError,
-        r"'(ChatCompletion\w*)' object is not subscriptable",
-        "the reply is an SDK object ({0}), not a dict: its fields are attributes, read with a dot.",
-        "ответ — объект SDK ({0}), а не словарь: его поля — атрибуты, их читают через точку.",
+        r"'(ChatCompletion\w*|Choice|CompletionUsage)' object is not subscriptable",
+        "this {0} is an SDK object, not a dict: its fields are attributes, read with a dot.",
+        "объект {0} — из SDK, а не словарь: его поля — атрибуты, их читают через точку.",
     ),
     Explain(
         AttributeError,
@@ -265,6 +265,34 @@ READING_MISTAKES = (
         "answer is the first choice.",
         "в ответе choices — это список вариантов ответа, а .{0} есть у каждого из них: ответ "
         "модели — первый вариант.",
+    ),
+    Explain(
+        AttributeError,
+        r"'(\w+)' object has no attribute '(content|role|tool_calls)'",
+        "the field {1} belongs to the assistant's message, which sits in the reply's first "
+        "choice; a {0} object has none.",
+        "поле {1} есть у сообщения ассистента, а оно лежит в первом варианте ответа (choice); у "
+        "объекта {0} такого поля нет.",
+    ),
+    Explain(
+        AttributeError,
+        r"'(\w+)' object has no attribute '(finish_reason|message)'",
+        "the field {1} belongs to a choice, one item of the reply's choices; a {0} object has "
+        "none.",
+        "поле {1} есть у варианта ответа (choice), одного из элементов choices; у объекта {0} "
+        "такого поля нет.",
+    ),
+    Explain(
+        AttributeError,
+        r"'(\w+)' object has no attribute '(\w+_tokens)'",
+        "the field {1} belongs to the reply's usage; a {0} object has none.",
+        "поле {1} есть у usage ответа; у объекта {0} такого поля нет.",
+    ),
+    Explain(
+        AttributeError,
+        r"'(\w+)' object has no attribute '(model|usage|choices|id)'",
+        "the field {1} belongs to the reply itself, at its top level; a {0} object has none.",
+        "поле {1} есть у самого ответа, на верхнем уровне; у объекта {0} такого поля нет.",
     ),
 )
 
