@@ -379,3 +379,25 @@ def test_needs_tools_on_a_dict_says_how_to_read_it(capsys):
         capsys, n02.check_needs_tools, lambda m, f: bool(m.tool_calls), hint='message["tool_calls"]'
     )
     assert "`AttributeError: 'dict' object has no attribute 'tool_calls'`" in out
+
+
+# --- right answers the hold-out set saw rejected (holdout, 2026-12-02) ------------------------------
+
+
+def test_a_command_with_a_variable_set_in_front_is_accepted(capsys):
+    command = (
+        "CUDA_VISIBLE_DEVICES=0,1 vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice "
+        "--tool-call-parser hermes"
+    )
+    assert_correct(capsys, n00.check_qwen_command, command)
+
+
+def test_the_mode_is_read_as_connect_reads_it(capsys):
+    assert_correct(capsys, n00.check_live_env, GOOD_ENV | {"LLM_MODE": " Live"})
+
+
+def test_a_stop_rule_that_refuses_calls_cut_off_by_max_tokens_is_accepted(capsys):
+    """Lesson 02's run_tool_loop does not run a call cut off by max_tokens: a needs_tools that
+    says False there is right too (and the plain rule stays right)."""
+    refusing = lambda m, f: bool(m.get("tool_calls")) and f != "length"  # noqa: E731
+    assert_correct(capsys, n02.check_needs_tools, refusing)

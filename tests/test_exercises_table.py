@@ -387,6 +387,119 @@ def _read_choices_as_one(reply):
     return {"text": reply.choices.message.content}
 
 
+# --- the hold-out set's accepted answers (holdout, 2026-12-02: a fresh student's, run on the kit) --
+# Each was accepted before its case joined the battery; written here as the student wrote it.
+
+
+def _holdout_eval(tool_call, tool_map):
+    function = tool_map[tool_call["function"]["name"]]
+    return function(**eval(tool_call["function"]["arguments"]))  # noqa: S307 (the mistake)
+
+
+def _holdout_literal_eval(tool_call, tool_map):
+    import ast
+
+    function = tool_map[tool_call["function"]["name"]]
+    return function(**ast.literal_eval(tool_call["function"]["arguments"]))
+
+
+def _holdout_pops(tool_call, tool_map):
+    fn = tool_call.pop("function")
+    return tool_map[fn["name"]](**json.loads(fn["arguments"]))
+
+
+def _holdout_len_default(message, finish_reason):
+    return len(message.get("tool_calls", [])) > 0
+
+
+def _holdout_fstring_json(function, arguments_text):
+    try:
+        return json.dumps(function(**json.loads(arguments_text)))
+    except Exception as error:
+        return f'{{"error": "{error}"}}'
+
+
+def _holdout_str_only(function, arguments_text):
+    try:
+        return json.dumps(function(**json.loads(arguments_text)))
+    except Exception as error:
+        return json.dumps({"error": str(error)})
+
+
+def _holdout_dumps_outside_try(function, arguments_text):
+    try:
+        result = function(**json.loads(arguments_text))
+    except Exception as error:
+        return json.dumps({"error": f"{type(error).__name__}: {error}"})
+    return json.dumps(result)
+
+
+def _holdout_eval_arguments(function, arguments_text):
+    try:
+        return json.dumps(function(**eval(arguments_text)))  # noqa: S307 (the mistake)
+    except Exception as error:
+        return json.dumps({"error": f"{type(error).__name__}: {error}"})
+
+
+def _holdout_break_on_finish(chunks):
+    """The lesson's assembler, stopped at the first chunk with a finish_reason."""
+    before_finish = []
+    for chunk in chunks:
+        if chunk.choices and chunk.choices[0].finish_reason:
+            break
+        before_finish.append(chunk)
+    return solution("03", "assemble_tool_calls")(before_finish)
+
+
+_KIMI = (
+    r"<\|tool_call_begin\|>\s*(?P<id>{id})\s*<\|tool_call_argument_begin\|>\s*(?P<arguments>.*?)\s*"
+    r"(?:{end})"
+)
+
+
+def _kimi_extractor(id_part, end):
+    pattern = re.compile(_KIMI.format(id=id_part, end=end), re.DOTALL)
+
+    def extract_tool_calls(text):
+        calls = []
+        for m in pattern.finditer(text):
+            name = m["id"].removeprefix("functions.").rsplit(":", 1)[0]
+            calls.append(
+                {
+                    "id": m["id"],
+                    "type": "function",
+                    "function": {"name": name, "arguments": m["arguments"]},
+                }
+            )
+        return calls
+
+    return extract_tool_calls
+
+
+def _holdout_split_markers(text):
+    calls = []
+    for part in text.split("<|tool_call_begin|>")[1:]:
+        call_id, _, rest = part.partition("<|tool_call_argument_begin|>")
+        call_id = call_id.strip()
+        arguments = rest.split("<|tool_call_end|>")[0].strip()
+        name = call_id.removeprefix("functions.").rsplit(":", 1)[0]
+        calls.append(
+            {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+        )
+    return calls
+
+
+def _holdout_closing_tag(message):
+    content = message.get("content") or ""
+    closed = "</tool_call>" in content or "<|tool_calls_section_end|>" in content
+    return closed and not message.get("tool_calls")
+
+
+def _holdout_tag_prefix(message):
+    content = message.get("content") or ""
+    return ("<tool" in content or "<|tool" in content) and not message.get("tool_calls")
+
+
 def _cmd(tail: str) -> str:
     return "vllm serve Qwen/Qwen2.5-7B-Instruct " + tail
 
@@ -978,6 +1091,126 @@ WRONG: list[Row] = [
         "список вариантов ответа",
         "00-3 choices as one answer",
     ),
+    # --- the hold-out set's accepted answers, each now rejected by a case it had missed ----------
+    row(
+        n00.check_live_env,
+        GOOD_ENV | {"KIMI_MODEL": "kimi-k2-6"},
+        "did you mean 'kimi-k2.6'",
+        "вы имели в виду 'kimi-k2.6'",
+        "holdout 00-1 a typo of the model id",
+    ),
+    row(
+        n00.check_live_env,
+        GOOD_ENV | {"LLM_MODE": "record"},
+        "writes every reply into the recordings",
+        "записывают каждый ответ в кассеты",
+        "holdout 00-1 record mode",
+    ),
+    row(
+        n00.check_qwen_command,
+        _cmd(" # --enable-auto-tool-choice --tool-call-parser hermes"),
+        "add --enable-auto-tool-choice",
+        "добавьте --enable-auto-tool-choice",
+        "holdout 00-2 the flags commented out",
+    ),
+    row(
+        n01.check_call_tool,
+        _holdout_eval,
+        "decode them with json.loads",
+        "через json.loads",
+        "holdout 01-2 eval",
+    ),
+    row(
+        n01.check_call_tool,
+        _holdout_literal_eval,
+        "not a Python literal",
+        "а не литерал Python",
+        "holdout 01-2 literal_eval",
+    ),
+    row(
+        n01.check_call_tool,
+        _holdout_pops,
+        "changed the tool call",
+        "изменила полученный вызов",
+        "holdout 01-2 pops function",
+    ),
+    row(
+        n02.check_needs_tools,
+        _holdout_len_default,
+        "'tool_calls': None",
+        "'tool_calls': None",
+        "holdout 02-1 len of a None",
+    ),
+    row(
+        n02.check_tool_content,
+        _holdout_fstring_json,
+        "not JSON",
+        "not JSON",
+        "holdout 02-3 JSON by hand",
+    ),
+    row(
+        n02.check_tool_content,
+        _holdout_str_only,
+        "silent",
+        "silent",
+        "holdout 02-3 str(error) alone",
+    ),
+    row(
+        n02.check_tool_content,
+        _holdout_dumps_outside_try,
+        "TypeError",
+        "TypeError",
+        "holdout 02-3 dumps outside try",
+    ),
+    row(
+        n02.check_tool_content,
+        _holdout_eval_arguments,
+        '"days": null',
+        '"days": null',
+        "holdout 02-3 eval",
+    ),
+    row(
+        n03.check_assemble,
+        _holdout_break_on_finish,
+        "finish_reason='tool_calls' + delta.tool_calls",
+        "finish_reason='tool_calls' + delta.tool_calls",
+        "holdout 03-1 stop at finish_reason",
+    ),
+    row(
+        n04.check_extract,
+        _kimi_extractor(r".+?", r"<\|tool_call_end\|>|$"),
+        'got \'{"city": "Beijing"}<|tool_calls_section_end|>\'',
+        'получено \'{"city": "Beijing"}<|tool_calls_section_end|>\'',
+        "holdout 04-2 the section end forgotten",
+    ),
+    row(
+        n04.check_extract,
+        _kimi_extractor(r"\S+", r"<\|tool_call_end\|>|<\|tool_calls_section_end\|>|$"),
+        'functions.get_weather:0<|tool_call_argument_begin|>{"city":"Beijing"',
+        'functions.get_weather:0<|tool_call_argument_begin|>{"city":"Beijing"',
+        "holdout 04-2 a greedy non-space id",
+    ),
+    row(
+        n04.check_extract,
+        _holdout_split_markers,
+        "<|tool_calls_section_end|>'",
+        "<|tool_calls_section_end|>'",
+        "holdout 04-2 split on markers",
+    ),
+    row(
+        n05.check_unparsed,
+        _holdout_closing_tag,
+        "should return True, got False",
+        "должна вернуть True",
+        "holdout 05-2 closing tags only",
+    ),
+    row(
+        n05.check_unparsed,
+        _holdout_tag_prefix,
+        "<tool_response>",
+        "<tool_response>",
+        "holdout 05-2 any <tool prefix",
+    ),
     # --- 01 -----------------------------------------------------------------------------------
     row(
         n01.check_schema,
@@ -1474,7 +1707,13 @@ WRONG: list[Row] = [
         "01-1 enum of letters",
     ),
     row(n01.check_schema, Agreeable(), "'Agreeable'", "'Agreeable'", "01-1 a lying object"),
-    row(n01.check_call_tool, _call_tool_hard_coded, "lookup2go", "lookup2go", "01-2 always greet"),
+    row(
+        n01.check_call_tool,
+        _call_tool_hard_coded,
+        "call_tool(search_v2",
+        "call_tool(search_v2",
+        "01-2 always greet",
+    ),
     row(
         n01.check_call_tool,
         _call_tool_positional_values,

@@ -27,6 +27,14 @@ MOONSHOT_URLS = ("https://api.moonshot.ai/v1", "https://api.moonshot.cn/v1")
 # Platform model ids are lower-case names without a slash: kimi-k2.6, kimi-k2.7-code, ...
 PLATFORM_ID = re.compile(r"^(?:kimi|moonshot)-[a-z0-9][a-z0-9.\-]*$")
 PLATFORM_EXAMPLES = "kimi-k2.6, kimi-k2.5"
+KNOWN_IDS = ("kimi-k2.6", "kimi-k2.5")  # ids the lessons name: a near miss gets "did you mean"
+
+
+def _letters(model_id: str) -> str:
+    """A model id without case and separators: kimi-k2-6, Kimi_K2.6 and kimi-k2.6 are alike."""
+    return re.sub(r"[^a-z0-9]", "", model_id.lower())
+
+
 # Ids third parties report retired in 2026 (Moonshot's own model guide no longer lists them).
 RETIRED_IDS = frozenset(
     (
@@ -53,7 +61,15 @@ def check_live_env(env: Mapping[str, str]) -> None:
             "leave the API key out of the notebook: export KIMI_API_KEY in your shell.",
             "не пишите ключ в блокнот: задайте KIMI_API_KEY в терминале через export.",
         )
-    if env.get("LLM_MODE") != "live":
+    mode = str(env.get("LLM_MODE", "")).strip().lower()  # connect() reads it so too
+    if mode == "record":
+        raise NotYet(
+            'LLM_MODE "record" talks to the real model but also writes every reply into the '
+            'recordings; for plain work with the platform the mode is "live".',
+            'в режиме LLM_MODE "record" уроки работают с настоящей моделью, но ещё и записывают '
+            'каждый ответ в кассеты; для обычной работы с платформой нужен режим "live".',
+        )
+    if mode != "live":
         raise NotYet(
             'LLM_MODE must be "live" to talk to a real model.',
             'чтобы работать с настоящей моделью, LLM_MODE должен быть "live".',
@@ -89,6 +105,14 @@ def check_live_env(env: Mapping[str, str]) -> None:
             f"{model}, по сообщениям, снята с платформы в 2026 году; возьмите модель, которую "
             "платформа обслуживает сейчас, например kimi-k2.6.",
         )
+    near = next((k for k in KNOWN_IDS if _letters(k) == _letters(model) and k != model), None)
+    if near:
+        raise NotYet(
+            f"{model!r} is not a platform id (the platform answers 404 for it); did you mean "
+            f"{near!r}?",
+            f"{model!r} — не id модели на платформе (платформа ответит на него 404); может быть, "
+            f"вы имели в виду {near!r}?",
+        )
     if not PLATFORM_ID.match(model):
         raise NotYet(
             f"{model!r} does not look like a platform model id such as {PLATFORM_EXAMPLES}.",
@@ -105,12 +129,14 @@ def check_qwen_command(command: str) -> None:
             "command должен быть командной строкой, одной строкой текста.",
         )
     try:
-        words = _normal(shlex.split(str.__str__(command)))
+        words = _normal(shlex.split(str.__str__(command), comments=True))
     except ValueError as exc:
         raise NotYet(
             f"the command does not parse as a shell line: {exc}.",
             f"команда не разбирается как строка терминала: {exc}.",
         ) from exc
+    while words and ENV_WORD.fullmatch(words[0]):  # CUDA_VISIBLE_DEVICES=0 vllm serve ...
+        words = words[1:]
     served = _model_served(words)
     if served is None:
         raise NotYet(
@@ -153,6 +179,7 @@ def check_qwen_command(command: str) -> None:
 
 
 MODEL = "Qwen/Qwen2.5-7B-Instruct"
+ENV_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=.*")  # a variable set for the command alone
 # vLLM's OpenAI server started as a module: the form older docs and scripts use.
 API_SERVER = "vllm.entrypoints.openai.api_server"
 

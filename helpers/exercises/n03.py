@@ -128,6 +128,31 @@ def stream_battery(seed: str) -> list[Case]:
     return out
 
 
+def finish_carries_pieces() -> Case:
+    """A stream whose last argument pieces come in the chunk that carries finish_reason (vLLM
+    sends what it has not streamed yet there): a loop that stops at finish_reason loses them."""
+    chunks = [
+        _chunk({"role": "assistant", "content": ""}),
+        _chunk(_header(0, "call_5f1e", "get_weather")),
+        _chunk(_args(0, '{"city": "Bei')),
+        _chunk(_header(1, "call_5f1f", "get-weather")),
+        _chunk(
+            {
+                "tool_calls": [
+                    *_args(0, 'jing"}')["tool_calls"],
+                    *_args(1, '{"city": "Осло"}')["tool_calls"],
+                ]
+            },
+            "tool_calls",
+        ),
+    ]
+    return case_of(
+        chunks,
+        shown="<5 chunks: calls call_5f1e, call_5f1f; finish_reason='tool_calls' + "
+        "delta.tool_calls>",
+    )
+
+
 def _accumulated(chunks: list[Any]) -> list[dict[str, Any]]:
     accumulator = ToolCallAccumulator()
     for piece in chunks:
@@ -216,7 +241,7 @@ def check_assemble(assemble_tool_calls: Callable[[list[Any]], Any]) -> None:
     on_battery(
         assemble_tool_calls,
         _accumulated,
-        stream_battery("n03 assemble"),
+        [*stream_battery("n03 assemble"), finish_carries_pieces()],
         name="assemble_tool_calls",
         wanted=("a list of dicts", "список словарей"),
         explain=ASSEMBLE_MISTAKES,

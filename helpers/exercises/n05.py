@@ -140,6 +140,21 @@ def unparsed_battery() -> list[Case]:
         if pick:
             message["tool_calls"] = [None, [], calls][pick - 1]
         out.append(case_of(message))
+    # cut off by max_tokens inside a call (no closing marker), and an answer that names Qwen's
+    # other tags in its text
+    kimi, hermes = (
+        render(_calls(BEIJING)) for render in (render_kimi_tool_calls, render_hermes_tool_calls)
+    )
+    for content, calls in (
+        (kimi[: kimi.index("Beijing")], []),
+        (hermes[: hermes.index("Beijing")], None),
+        (
+            "Qwen's prompt lists the tools inside <tools></tools>; results come in "
+            "<tool_response>.",
+            [],
+        ),
+    ):
+        out.append(case_of({"role": "assistant", "content": content, "tool_calls": calls}))
     return out
 
 
