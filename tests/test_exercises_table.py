@@ -500,6 +500,50 @@ def _holdout_tag_prefix(message):
     return ("<tool" in content or "<|tool" in content) and not message.get("tool_calls")
 
 
+# The hold-out's answers whose hint named another mistake than the one made (now each its own).
+_NOTEBOOK_TOOL_MAP = {"get_weather": lambda city: {"city": city}}
+
+
+def _holdout_flat_call(tool_call, tool_map):
+    return tool_map[tool_call["name"]](**json.loads(tool_call["arguments"]))
+
+
+def _holdout_str_result(tool_call, tool_map):
+    function = tool_map[tool_call["function"]["name"]]
+    return str(function(**json.loads(tool_call["function"]["arguments"])))
+
+
+def _holdout_one_parameter():
+    """call_tool written with one parameter (Python names the function in its TypeError)."""
+
+    def call_tool(tool_call):
+        arguments = json.loads(tool_call["function"]["arguments"])
+        return _NOTEBOOK_TOOL_MAP[tool_call["function"]["name"]](**arguments)
+
+    return call_tool
+
+
+def _holdout_notebook_tool_map(tool_call, tool_map_unused):
+    return _holdout_one_parameter()(tool_call)
+
+
+def _holdout_usage_unguarded(chunks):
+    total = None
+    for chunk in chunks:
+        if chunk.usage.total_tokens:
+            total = chunk.usage.total_tokens
+    return total
+
+
+def _holdout_regex_fields(text):
+    calls = []
+    for block in re.findall(r"<tool_call>(.*?)</tool_call>", text, re.DOTALL):
+        name = re.search(r'"name":\s*"([^"]+)"', block).group(1)
+        arguments = json.loads(re.search(r'"arguments":\s*(\{.*?\})', block, re.DOTALL).group(1))
+        calls.append((name, arguments))
+    return calls
+
+
 def _cmd(tail: str) -> str:
     return "vllm serve Qwen/Qwen2.5-7B-Instruct " + tail
 
@@ -1210,6 +1254,48 @@ WRONG: list[Row] = [
         "<tool_response>",
         "<tool_response>",
         "holdout 05-2 any <tool prefix",
+    ),
+    row(
+        n01.check_call_tool,
+        _holdout_flat_call,
+        'its "function" object',
+        'объекте "function"',
+        "holdout 01-2 the flat shape",
+    ),
+    row(
+        n01.check_call_tool,
+        _holdout_str_result,
+        "the str() of the function's result",
+        "str() от результата",
+        "holdout 01-2 str of the result",
+    ),
+    row(
+        n01.check_call_tool,
+        _holdout_one_parameter(),
+        "takes two parameters",
+        "принимает два параметра",
+        "holdout 01-2 tool_map left out",
+    ),
+    row(
+        n01.check_call_tool,
+        _holdout_notebook_tool_map,
+        "not in a dict of the notebook",
+        "а не в словаре из блокнота",
+        "holdout 01-2 the notebook's tool_map",
+    ),
+    row(
+        n03.check_usage,
+        _holdout_usage_unguarded,
+        "for every other chunk usage is None",
+        "у всех остальных usage равно None",
+        "holdout 03-3 usage read on every chunk",
+    ),
+    row(
+        n05.check_hermes_calls,
+        _holdout_regex_fields,
+        "cannot match nested braces",
+        "не может найти вложенные скобки",
+        "holdout 05-1 fields by regex",
     ),
     # --- 01 -----------------------------------------------------------------------------------
     row(

@@ -193,12 +193,12 @@ USAGE_MISTAKES = (
     Explain(
         AttributeError,
         r"'NoneType' object has no attribute 'total_tokens'",
-        "a stream without a usage chunk ends with an ordinary chunk whose usage is None, so "
-        "chunks[-1].usage is None there: look for a chunk whose usage is set, else return "
-        "None.",
-        "поток без фрагмента со статистикой кончается обычным фрагментом, у которого usage "
-        "равно None, поэтому chunks[-1].usage там None: найдите фрагмент с заполненным usage, "
-        "а если его нет, верните None.",
+        "only the usage chunk has usage set; for every other chunk usage is None (the "
+        "ordinary chunks, and chunks[-1] of a stream without a usage chunk): look for a chunk "
+        "whose usage is set, else return None.",
+        "usage заполнено только во фрагменте со статистикой; у всех остальных usage равно None "
+        "(у обычных фрагментов и у chunks[-1] в потоке без статистики): найдите фрагмент с "
+        "заполненным usage, а если его нет, верните None.",
     ),
     Explain(
         IndexError,

@@ -51,11 +51,19 @@ HERMES_MISTAKES = (
     ),
     Explain(
         json.JSONDecodeError,
-        r".",
+        r"Expecting value: line 1 column 1 ",
         "json.loads got more than the JSON between <tool_call> and </tool_call>: strip the "
         "tags and the newlines around the object.",
         "в json.loads попало больше, чем JSON между <tool_call> и </tool_call>: отрежьте теги "
         "и переводы строк вокруг объекта.",
+    ),
+    Explain(
+        json.JSONDecodeError,
+        r".",
+        "json.loads got a piece of the block's JSON, not all of it: a regular expression "
+        "cannot match nested braces, so decode the whole text between the tags with json.loads.",
+        "в json.loads попал только кусок JSON из блока: регулярное выражение не может найти "
+        "вложенные скобки, поэтому раскодируйте через json.loads весь текст между тегами.",
     ),
 )
 
