@@ -544,6 +544,19 @@ def _holdout_regex_fields(text):
     return calls
 
 
+def _holdout_before_first_tool(messages, content, tool_calls):
+    """The assistant message before the first tool message of all (an earlier round's too)."""
+    assistant = {"role": "assistant", "content": content, "tool_calls": tool_calls}
+    first = next(i for i, m in enumerate(messages) if m["role"] == "tool")
+    return [*messages[:first], assistant, *messages[first:]]
+
+
+def _holdout_tools_moved_to_end(messages, content, tool_calls):
+    others = [m for m in messages if m["role"] != "tool"]
+    results = [m for m in messages if m["role"] == "tool"]
+    return [*others, {"role": "assistant", "content": content, "tool_calls": tool_calls}, *results]
+
+
 def _cmd(tail: str) -> str:
     return "vllm serve Qwen/Qwen2.5-7B-Instruct " + tail
 
@@ -1296,6 +1309,20 @@ WRONG: list[Row] = [
         "cannot match nested braces",
         "не может найти вложенные скобки",
         "holdout 05-1 fields by regex",
+    ),
+    row(
+        n03.check_history,
+        _holdout_before_first_tool,
+        "user+assistant+tool+assistant+user+tool",
+        "user+assistant+tool+assistant+user+tool",
+        "holdout 03-2 before an earlier round's result",
+    ),
+    row(
+        n03.check_history,
+        _holdout_tools_moved_to_end,
+        "user+assistant+tool+assistant+user+tool",
+        "user+assistant+tool+assistant+user+tool",
+        "holdout 03-2 every result moved to the end",
     ),
     # --- 01 -----------------------------------------------------------------------------------
     row(

@@ -265,8 +265,9 @@ RESULT = {
 
 
 def history_battery() -> list[Case]:
-    """Broken histories (seeded): a system message first or not, earlier turns without tools,
-    one to three parallel results, ids that are not <name>:<index>, Cyrillic."""
+    """Broken histories (seeded): a system message first or not, earlier turns without tools or
+    with a complete round of tools, one to three parallel results, ids that are not
+    <name>:<index>, Cyrillic."""
     rng = seeded("n03 repair")
     out = []
     for n in range(22):
@@ -277,6 +278,19 @@ def history_battery() -> list[Case]:
             head += [
                 {"role": "user", "content": rng.choice(VALUES) or "Hi"},
                 {"role": "assistant", "content": "Привет! Чем помочь?"},
+            ]
+        if n % 3 == 1:  # an earlier round that is complete: its result is not the one to repair
+            earlier = weather_call(f"call_{rng.getrandbits(32):08x}", "Осло")
+            head += [
+                {"role": "user", "content": "And in Oslo?"},
+                {"role": "assistant", "content": None, "tool_calls": [earlier]},
+                {
+                    "role": "tool",
+                    "tool_call_id": earlier["id"],
+                    "name": "get_weather",
+                    "content": '{"ok": true}',
+                },
+                {"role": "assistant", "content": "Snow in Oslo."},
             ]
         head.append({"role": "user", "content": QUESTION})
         calls = [
@@ -299,8 +313,10 @@ def history_battery() -> list[Case]:
 
 
 def _repaired(messages: list[dict[str, Any]], content: Any, tool_calls: Any) -> list[Any]:
+    """The assistant message right before the first result that answers one of its calls."""
     assistant = {"role": "assistant", "content": content, "tool_calls": tool_calls}
-    first = next(i for i, m in enumerate(messages) if m["role"] == "tool")
+    ids = {call["id"] for call in tool_calls}
+    first = next(i for i, m in enumerate(messages) if m.get("tool_call_id") in ids)
     return [*messages[:first], assistant, *messages[first:]]
 
 
