@@ -557,6 +557,13 @@ def _holdout_tools_moved_to_end(messages, content, tool_calls):
     return [*others, {"role": "assistant", "content": content, "tool_calls": tool_calls}, *results]
 
 
+def _holdout_empty_choices_is_usage(chunks):
+    for chunk in chunks:
+        if not chunk.choices:
+            return chunk.usage.total_tokens
+    return None
+
+
 def _cmd(tail: str) -> str:
     return "vllm serve Qwen/Qwen2.5-7B-Instruct " + tail
 
@@ -1323,6 +1330,13 @@ WRONG: list[Row] = [
         "user+assistant+tool+assistant+user+tool",
         "user+assistant+tool+assistant+user+tool",
         "holdout 03-2 every result moved to the end",
+    ),
+    row(
+        n03.check_usage,
+        _holdout_empty_choices_is_usage,
+        "<choices: [] + ",
+        "<choices: [] + ",
+        "holdout 03-3 every choices: [] taken for usage",
     ),
     # --- 01 -----------------------------------------------------------------------------------
     row(

@@ -153,6 +153,16 @@ def finish_carries_pieces() -> Case:
     )
 
 
+def filtered_streams() -> list[Case]:
+    """Streams that open with a chunk of `choices: []` and no usage (Azure OpenAI sends its
+    prompt-filter results so), with and without a usage chunk at the end."""
+    out = []
+    for name, chunks in sample_streams().items():
+        opened = [_chunk(None), *chunks]
+        out.append(case_of(opened, shown=f"<choices: [] + {name!r}, {len(opened)} chunks>"))
+    return out
+
+
 def _accumulated(chunks: list[Any]) -> list[dict[str, Any]]:
     accumulator = ToolCallAccumulator()
     for piece in chunks:
@@ -400,7 +410,7 @@ def check_usage(total_tokens: Callable[[list[Any]], Any]) -> None:
     on_battery(
         total_tokens,
         _total,
-        stream_battery("n03 usage"),
+        [*stream_battery("n03 usage"), *filtered_streams()],
         name="total_tokens",
         wanted=("an int or None", "int или None"),
         explain=USAGE_MISTAKES,
