@@ -392,6 +392,15 @@ def test_a_command_with_a_variable_set_in_front_is_accepted(capsys):
     assert_correct(capsys, n00.check_qwen_command, command)
 
 
+def test_vllms_docker_image_is_accepted_and_another_image_is_not(capsys):
+    flags = "--enable-auto-tool-choice --tool-call-parser hermes"
+    docker = "docker run --gpus all -p 8000:8000"
+    image = f"{docker} vllm/vllm-openai:v0.11.0 --model Qwen/Qwen2.5-7B-Instruct {flags}"
+    assert_correct(capsys, n00.check_qwen_command, image)
+    other = f"{docker} ubuntu vllm serve Qwen/Qwen2.5-7B-Instruct {flags}"
+    assert_not_yet(capsys, n00.check_qwen_command, other, hint="docker")
+
+
 def test_the_mode_is_read_as_connect_reads_it(capsys):
     assert_correct(capsys, n00.check_live_env, GOOD_ENV | {"LLM_MODE": " Live"})
 

@@ -141,9 +141,9 @@ def check_qwen_command(command: str) -> None:
     if served is None:
         raise NotYet(
             "this command does not start vLLM's OpenAI-compatible server (the vllm serve command, "
-            "or the older module form); the exercise asks for vLLM.",
-            "эта команда не запускает OpenAI-совместимый сервер vLLM (команду vllm serve или её "
-            "старую форму через модуль); в упражнении нужен именно vLLM.",
+            "the older module form, or vLLM's docker image); the exercise asks for vLLM.",
+            "эта команда не запускает OpenAI-совместимый сервер vLLM (команду vllm serve, её "
+            "старую форму через модуль или docker-образ vLLM); в упражнении нужен именно vLLM.",
         )
     if served != MODEL:
         raise NotYet(
@@ -179,6 +179,7 @@ def check_qwen_command(command: str) -> None:
 
 
 MODEL = "Qwen/Qwen2.5-7B-Instruct"
+VLLM_IMAGE = re.compile(r"(?:[\w.-]+/)?vllm/vllm-openai(?::[\w.-]+)?")
 ENV_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=.*")  # a variable set for the command alone
 # vLLM's OpenAI server started as a module: the form older docs and scripts use.
 API_SERVER = "vllm.entrypoints.openai.api_server"
@@ -190,6 +191,9 @@ def _model_served(words: list[str]) -> str | None:
     if words[:2] == ["vllm", "serve"]:
         positional = len(words) > 2 and not words[2].startswith("-")
         return words[2] if positional else _option(words, "--model")
+    if words[:2] == ["docker", "run"]:  # vLLM's own image runs the OpenAI server
+        image = next((i for i, w in enumerate(words) if VLLM_IMAGE.fullmatch(w)), None)
+        return _option(words[image + 1 :], "--model") if image is not None else None
     python = re.fullmatch(r"(?:.*/)?python[\d.]*", words[0]) if words else None
     if python and words[1:3] == ["-m", API_SERVER]:
         return _option(words, "--model")
