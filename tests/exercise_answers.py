@@ -17,31 +17,6 @@ from scripts_support import lesson_cells
 
 from helpers.lessons import exercises_module, lesson_names
 
-
-def _reply():
-    """The chat completion lesson 00's exercise 3 reads."""
-    from openai.types.chat import ChatCompletion
-
-    return ChatCompletion.model_validate(
-        {
-            "id": "chatcmpl-1",
-            "object": "chat.completion",
-            "created": 0,
-            "model": "m",
-            "choices": [
-                {
-                    "index": 0,
-                    "finish_reason": "stop",
-                    "message": {"role": "assistant", "content": "Ready."},
-                }
-            ],
-            "usage": {"prompt_tokens": 15, "completion_tokens": 1, "total_tokens": 16},
-        }
-    )
-
-
-REPLY = _reply()
-
 # The environment lesson 00's live-mode exercise accepts.
 GOOD_ENV = {
     "LLM_MODE": "live",
@@ -84,7 +59,6 @@ def solutions(lesson: str) -> dict[str, Any]:
         "json": json,
         "re": re,
         "copy": copy,
-        "reply": REPLY,
         module.__name__.rsplit(".", 1)[1]: SimpleNamespace(**checks),
         **checks,
     }

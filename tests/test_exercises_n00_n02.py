@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from exercise_answers import GOOD_ENV, REPLY, renamed, schema_with, solution, untyped
+from exercise_answers import GOOD_ENV, renamed, schema_with, solution, untyped
 from verdicts import CORRECT, assert_not_yet_in_both, verdict_of
 
 from helpers.exercises import n00, n01, n02
@@ -93,13 +93,29 @@ def test_qwen_command_mistakes(capsys, command, hint):
 
 
 def test_reading_a_reply(capsys):
-    reply = REPLY
-    assert_correct(capsys, n00.check_reading, reply, "Ready.", "stop", 16)
-    assert_not_yet(capsys, n00.check_reading, reply, None, None, None, hint="content")
-    assert_not_yet(
-        capsys, n00.check_reading, reply, "Ready.", "tool_calls", 16, hint="finish_reason"
-    )
-    assert_not_yet(capsys, n00.check_reading, reply, "Ready.", "stop", 15, hint="usage")
+    read_reply = solution("00", "read_reply")
+    assert_correct(capsys, n00.check_reading, read_reply)
+    starter = lambda reply: dict.fromkeys(("text", "finish_reason", "model", "total_tokens"))  # noqa: E731
+    out = assert_not_yet(capsys, n00.check_reading, starter, hint="step 4")
+    assert "'Ready.'" in out and "content" in out
+
+
+def test_reading_every_reply_of_the_battery_is_valid_and_varied():
+    """The battery's replies differ in every field the exercise reads (so no typed-in value
+    passes), and the SDK accepts each of them."""
+    specs = n00.reply_battery()
+    assert len(specs) >= 20 and specs[0] == n00.STEP_4
+    read = [n00._read_reply(n00.reply_of(spec)) for spec in specs]
+    for key in ("text", "finish_reason", "model", "total_tokens"):
+        assert len({repr(r[key]) for r in read}) >= 3, key
+    assert any(r["text"] is None for r in read)
+    assert n00.reply_battery() == specs  # seeded: the same on every run
+
+
+def test_reading_a_value_typed_in_fails_on_a_named_reply(capsys):
+    step_4 = n00._read_reply(n00.reply_of(n00.STEP_4))
+    out = assert_not_yet(capsys, n00.check_reading, lambda reply: dict(step_4), hint="<reply id=")
+    assert n00.STEP_4["id"] not in out  # the reply it failed on, not step 4's
 
 
 # --- lesson 01 ------------------------------------------------------------------------------------
@@ -333,14 +349,16 @@ def test_qwen_command_hint_says_what_the_auto_flag_is_for(capsys):
 
 
 def test_reading_completion_tokens_gets_a_precise_hint(capsys):
-    reply = REPLY
+    read_reply = solution("00", "read_reply")
+
+    def counting(part):
+        return lambda reply: read_reply(reply) | {"total_tokens": getattr(reply.usage, part)}
+
     out = assert_not_yet(
-        capsys, n00.check_reading, reply, "Ready.", "stop", 1, hint="completion_tokens"
+        capsys, n00.check_reading, counting("completion_tokens"), hint="completion_tokens"
     )
     assert "total_tokens" in out
-    out = assert_not_yet(
-        capsys, n00.check_reading, reply, "Ready.", "stop", 15, hint="prompt_tokens"
-    )
+    assert_not_yet(capsys, n00.check_reading, counting("prompt_tokens"), hint="prompt_tokens")
 
 
 def test_call_tool_rejects_unpacking_values_by_position(capsys):
@@ -361,3 +379,34 @@ def test_needs_tools_on_a_dict_says_how_to_read_it(capsys):
         capsys, n02.check_needs_tools, lambda m, f: bool(m.tool_calls), hint='message["tool_calls"]'
     )
     assert "`AttributeError: 'dict' object has no attribute 'tool_calls'`" in out
+
+
+# --- right answers the hold-out set saw rejected (holdout, 2026-12-02) ------------------------------
+
+
+def test_a_command_with_a_variable_set_in_front_is_accepted(capsys):
+    command = (
+        "CUDA_VISIBLE_DEVICES=0,1 vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice "
+        "--tool-call-parser hermes"
+    )
+    assert_correct(capsys, n00.check_qwen_command, command)
+
+
+def test_vllms_docker_image_is_accepted_and_another_image_is_not(capsys):
+    flags = "--enable-auto-tool-choice --tool-call-parser hermes"
+    docker = "docker run --gpus all -p 8000:8000"
+    image = f"{docker} vllm/vllm-openai:v0.11.0 --model Qwen/Qwen2.5-7B-Instruct {flags}"
+    assert_correct(capsys, n00.check_qwen_command, image)
+    other = f"{docker} ubuntu vllm serve Qwen/Qwen2.5-7B-Instruct {flags}"
+    assert_not_yet(capsys, n00.check_qwen_command, other, hint="docker")
+
+
+def test_the_mode_is_read_as_connect_reads_it(capsys):
+    assert_correct(capsys, n00.check_live_env, GOOD_ENV | {"LLM_MODE": " Live"})
+
+
+def test_a_stop_rule_that_refuses_calls_cut_off_by_max_tokens_is_accepted(capsys):
+    """Lesson 02's run_tool_loop does not run a call cut off by max_tokens: a needs_tools that
+    says False there is right too (and the plain rule stays right)."""
+    refusing = lambda m, f: bool(m.get("tool_calls")) and f != "length"  # noqa: E731
+    assert_correct(capsys, n02.check_needs_tools, refusing)

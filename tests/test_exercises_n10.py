@@ -121,6 +121,32 @@ def _hash_of_model_name(names):
     return out
 
 
+def _model_name_with(name, *, short=3, start=None, pattern=r"[^a-zA-Z0-9_-]"):
+    """The model name as students wrote it: `short` the first length that needs no prefix,
+    `start` the test of the first character (on the replaced name by default), `pattern` the
+    characters replaced."""
+    model = re.sub(pattern, "_", name)
+    starts_well = start(model) if start else re.match(r"[a-zA-Z_]", model)
+    if not starts_well or len(model) < short:
+        model = "t_" + model
+    if len(model) > 64:
+        model = model[:55] + "_" + hashlib.sha1(name.encode()).hexdigest()[:8]
+    return model
+
+
+def _mapping(**how):
+    def map_tool_names(names):
+        out = {}
+        for name in names:
+            model = _model_name_with(name, **how)
+            if model in out and out[model] != name:
+                raise ValueError(model)
+            out[model] = name
+        return out
+
+    return map_tool_names
+
+
 def _crashes(names):
     return {name.split(".")[1]: name for name in names}  # IndexError on a name with no dot
 
@@ -161,6 +187,18 @@ WRONG_NAMES = [
         ["словарь"],
     ),
     (None, ["should be a function"], ["должна быть функцией"]),
+    # a fresh student's (checks, 2026-12-02): each was answered with another rule's hint before
+    (_mapping(short=4), ["'run'", "got 't_run'", "has at least 3"], ["'run'", "не короче 3"]),
+    (
+        _mapping(start=lambda model: model[:1].isalpha()),
+        ["'_id'", "got 't__id'", "starts with a letter or `_`"],
+        ["'_id'", "начинается с буквы или `_`"],
+    ),
+    (
+        _mapping(pattern=r"\W"),
+        ["'-dash-first'", "`-` stay"],
+        ["'-dash-first'", "`-` остаются"],
+    ),
 ]
 
 
@@ -228,6 +266,24 @@ def _empty_error(result):
     return text
 
 
+def _empty_lines_for_images(result):
+    text = "\n".join(b.get("text", "") for b in result["content"])
+    if result.get("isError"):
+        return json.dumps({"error": text or n10.NO_MESSAGE})
+    if result.get("structuredContent") is not None:
+        return json.dumps(result["structuredContent"])
+    return text
+
+
+def _error_with_flag(result):
+    text = "\n".join(b["text"] for b in result["content"] if b["type"] == "text")
+    if result.get("isError"):
+        return json.dumps({"error": text or n10.NO_MESSAGE, "isError": True})
+    if result.get("structuredContent") is not None:
+        return json.dumps(result["structuredContent"])
+    return text
+
+
 def _returns_dict(result):
     if result.get("isError"):
         return {"error": _first_text(result)}
@@ -262,8 +318,8 @@ WRONG_RESULTS = [
     ),
     (
         _every_block,
-        ["'an error next to an image'", "isError wins"],
-        ["«ошибка рядом с картинкой»"],
+        ["'an error next to an image'", "other blocks add nothing"],
+        ["«ошибка рядом с картинкой»", "прочие блоки ничего не добавляют"],
     ),
     (
         _empty_error,
@@ -276,6 +332,16 @@ WRONG_RESULTS = [
         ["«погода в Москве»", "верните str"],
     ),
     (None, ["should be a function"], ["должна быть функцией"]),
+    (
+        _empty_lines_for_images,
+        ["'an error next to an image'", "not even an empty line"],
+        ["«ошибка рядом с картинкой»", "даже пустой строки"],
+    ),
+    (
+        _error_with_flag,
+        ["'an unknown city (isError)'", 'the one key "error"'],
+        ["«неизвестный город (isError)»", 'с одним ключом "error"'],
+    ),
 ]
 
 

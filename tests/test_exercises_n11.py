@@ -105,6 +105,33 @@ def hardcoded_tools(name, arguments, untrusted, state_changing):
 
 
 # (wrong answer, words its English hint must contain, words its Russian hint must contain)
+def _approval(*, longer_than=4, results=slice(None), measure=len, text=json.dumps):
+    """needs_approval as fresh students wrote it (checks, 2026-12-02): `longer_than` the length a
+    value must exceed, `results` the tool results looked at, `measure` how a value's length is
+    taken (of the stripped text by default), `text` how a non-string value becomes text."""
+
+    def needs_approval(name, arguments, untrusted, state_changing):
+        if name in state_changing or not isinstance(arguments, dict):
+            return True
+        texts = [t.lower() for t in untrusted[results]]
+        for value in arguments.values():
+            raw = value if isinstance(value, str) else text(value)
+            value = raw.strip().lower()
+            if measure(value, raw) > longer_than and any(value in t for t in texts):
+                return True
+        return False
+
+    return needs_approval
+
+
+def _stripped(value, raw):
+    return len(value)
+
+
+def _unstripped(value, raw):
+    return len(raw)
+
+
 WRONG_APPROVALS = [
     (
         only_state,
@@ -128,12 +155,32 @@ WRONG_APPROVALS = [
     (checks_keys, ["an address from the e-mail in a read-only tool"], ["адрес из письма"]),
     (
         strings_only,
-        ["a number copied from a result", "numbers as JSON text"],
+        ["a number copied from a result", "as JSON text"],
         ["число", "JSON-текст"],
     ),
     (always_ask, ["reading the inbox", "click yes"], ["чтение почты", "нажимать"]),
     (first_result_only, ["the value in the second result"], ["во втором результате"]),
     (hardcoded_tools, ["update_password changes state"], ["update_password меняет состояние"]),
+    (
+        _approval(longer_than=5, measure=_stripped),
+        ["exactly 5 characters", "5 characters or more count"],
+        ["ровно из 5 символов", "от 5 символов"],
+    ),
+    (
+        _approval(results=slice(-1, None), measure=_stripped),
+        ["the value in the first of two results"],
+        ["в первом из двух результатов"],
+    ),
+    (
+        _approval(measure=_unstripped),
+        ["4 characters with spaces around it", "without the spaces at its edges"],
+        ["4 символов с пробелами", "без пробелов по краям"],
+    ),
+    (
+        _approval(measure=_stripped, text=str),
+        ["a list copied from a JSON result", "lists as JSON text"],
+        ["список, скопированный", "списки как JSON-текст"],
+    ),
 ]
 
 
@@ -227,6 +274,28 @@ def strips_every_item(registry, needed):
     return small
 
 
+def looks_up_needed_names(registry, needed):
+    """Looks each needed name up in the registry's tools (a KeyError for a name it lacks)."""
+    from helpers import ToolRegistry
+
+    small = ToolRegistry()
+    schemas = {s["function"]["name"]: s for s in registry.schemas}
+    for name in [needed] if isinstance(needed, str) else needed:
+        small.register(registry.tool_map[name], schemas[name])
+    return small
+
+
+def finds_needed_names(registry, needed):
+    """Finds each needed name's schema with next() (StopIteration for a name it lacks)."""
+    from helpers import ToolRegistry
+
+    small = ToolRegistry()
+    for name in [needed] if isinstance(needed, str) else needed:
+        schema = next(s for s in registry.schemas if s["function"]["name"] == name)
+        small.register(registry.tool_map[name], schema)
+    return small
+
+
 WRONG_REGISTRIES = [
     (
         returns_all,
@@ -253,6 +322,16 @@ WRONG_REGISTRIES = [
         ["зарегистрируйте исходную функцию"],
     ),
     (strips_every_item, ["items that are no names", "raised"], ["элементы — не имена"]),
+    (
+        looks_up_needed_names,
+        ["a name the registry lacks", "no tool 'delete_everything'"],
+        ["имени нет в реестре", "нет инструмента 'delete_everything'"],
+    ),
+    (
+        finds_needed_names,
+        ["a name the registry lacks", "next() call found no tool"],
+        ["имени нет в реестре", "next() не нашёл"],
+    ),
 ]
 
 

@@ -79,6 +79,26 @@ def returns_a_dict(expected, called):
     return {"precision": 1.0, "recall": 1.0, "f1": 1.0}
 
 
+def rounded_to(digits):
+    def precision_recall_f1(expected, called):
+        return tuple(round(value, digits) for value in n12.reference_f1(expected, called))
+
+    precision_recall_f1.__name__ = f"rounded_to_{digits}"
+    return precision_recall_f1
+
+
+def counts_agreement(expected, called):
+    """Counts agreement (true negatives too) as right calls."""
+    pairs = list(zip(expected, called, strict=True))
+    right = sum(1 for e, c in pairs if bool(e) == bool(c))
+    extra = sum(1 for e, c in pairs if c and not e)
+    missed = sum(1 for e, c in pairs if e and not c)
+    precision = right / (right + extra) if right + extra else 0.0
+    recall = right / (right + missed) if right + missed else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return precision, recall, f1
+
+
 def percentages(expected, called):
     return tuple(100 * value for value in n12.reference_f1(expected, called))
 
@@ -91,7 +111,15 @@ F1_WRONG = [
     (perfect_when_nothing_to_find, "denominator is zero", "знаменатель точности", "'stop'"),
     (hard_coded, "one extra call", "один лишний вызов", "one extra call"),
     (returns_a_dict, "tuple of three", "кортеж из трёх", "the lesson's vLLM column"),
-    (percentages, "(right + extra)", "(верные + лишние)", "the lesson's vLLM column"),
+    (percentages, "not a percentage", "а не проценты", "the lesson's vLLM column"),
+    # a fresh student's (checks, 2026-12-02): both were answered with another rule's hint before
+    (rounded_to(3), "not rounded", "без округления", "one extra call"),
+    (
+        counts_agreement,
+        "denominator is zero",
+        "знаменатель точности равен нулю",
+        "'stop'",
+    ),
 ]
 
 
@@ -154,6 +182,25 @@ def divides_by_tools(tool_calls, tools):
     return fits / len(tools) if tools else 0.0
 
 
+def reads_with_json_loads(tool_calls, tools):
+    """json.loads instead of parse_arguments: empty text (a call without arguments) fails."""
+    schemas = schemas_of(tools)
+    fits = 0
+    for call in tool_calls:
+        try:
+            arguments = json.loads(call["function"]["arguments"])
+        except json.JSONDecodeError:
+            continue
+        name = call["function"]["name"]
+        if name in schemas and not validate_arguments(arguments, schemas[name]):
+            fits += 1
+    return fits / len(tool_calls) if tool_calls else 0.0
+
+
+def share_rounded(tool_calls, tools):
+    return round(n12.reference_schema_accuracy(tool_calls, tools), 2)
+
+
 def empty_is_perfect(tool_calls, tools):
     return n12.reference_schema_accuracy(tool_calls, tools) if tool_calls else 1.0
 
@@ -179,6 +226,14 @@ SCHEMA_WRONG = [
     (divides_by_tools, "This call fits", "подходит под схему", "a valid call"),
     (empty_is_perfect, "no calls", "вызовов нет", "no calls"),
     (counts_valid_calls, "number of calls", "число вызовов", "all the calls above together"),
+    # a fresh student's (checks, 2026-12-02): json.loads passed every case before
+    (
+        reads_with_json_loads,
+        "This call fits",
+        "подходит под схему",
+        "empty arguments text for a tool without parameters",
+    ),
+    (share_rounded, "not rounded", "без округления", "all the calls above together"),
 ]
 
 

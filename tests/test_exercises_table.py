@@ -29,7 +29,6 @@ import test_exercises_n11 as lesson11
 import test_exercises_n12 as lesson12
 from exercise_answers import (
     GOOD_ENV,
-    REPLY,
     convert,
     glue_to_latest,
     guide_assemble,
@@ -295,6 +294,274 @@ def _split_keeps_tag(text):
 
 
 # --- more wrong answers, as a student writes them (one per class of mistake in issue 27) ----------
+
+
+# --- lesson 00 exercise 3: read_reply, as students wrote it -----------------------------------------
+
+
+def _read(reply, **changed):
+    """The four fields read right, then `changed` ones replaced by a function of the reply."""
+    choice = reply.choices[0]
+    out = {
+        "text": choice.message.content,
+        "finish_reason": choice.finish_reason,
+        "model": reply.model,
+        "total_tokens": reply.usage.total_tokens,
+    }
+    return out | {key: read(reply) for key, read in changed.items()}
+
+
+def _read_copied(reply):
+    """Step 4's printout typed in."""
+    return {
+        "text": "Ready.",
+        "finish_reason": "stop",
+        "model": "moonshotai/Kimi-K2-Instruct",
+        "total_tokens": 16,
+    }
+
+
+def _read_message_object(reply):
+    return _read(reply, text=lambda r: r.choices[0].message)
+
+
+def _read_completion_tokens(reply):
+    return _read(reply, total_tokens=lambda r: r.usage.completion_tokens)
+
+
+def _read_float_tokens(reply):
+    return _read(reply, total_tokens=lambda r: float(r.usage.total_tokens))
+
+
+def _read_count_as_text(reply):
+    return _read(reply, total_tokens=lambda r: str(r.usage.total_tokens))
+
+
+def _read_last_choice(reply):
+    return _read(reply, text=lambda r: r.choices[-1].message.content)
+
+
+def _read_as_dict(reply):
+    return {"text": reply["choices"][0]["message"]["content"]}
+
+
+def _read_tuple(reply):
+    choice = reply.choices[0]
+    return choice.message.content, choice.finish_reason, reply.model, reply.usage.total_tokens
+
+
+def _read_without_model(reply):
+    out = _read(reply)
+    del out["model"]
+    return out
+
+
+def _read_empty_text(reply):
+    return _read(reply, text=lambda r: r.choices[0].message.content or "")
+
+
+def _read_stop_typed(reply):
+    return _read(reply, finish_reason=lambda r: "stop")
+
+
+def _read_model_name(reply):
+    """The model the notebook asked for (`model_name` of the live settings), not the one that
+    answered."""
+    return _read(reply, model=lambda r: "kimi-k2.6")
+
+
+def _read_global_reply(step_4_reply):
+    """Reads the notebook's `reply` (step 4's) instead of its parameter."""
+    return lambda reply: _read(step_4_reply)
+
+
+def _read_finish_reason_of_the_reply(reply):
+    return _read(reply, finish_reason=lambda r: r.finish_reason)
+
+
+def _read_usage_as_dict(reply):
+    return _read(reply, total_tokens=lambda r: r.usage["total_tokens"])
+
+
+def _read_choices_as_one(reply):
+    return {"text": reply.choices.message.content}
+
+
+# --- the hold-out set's accepted answers (holdout, 2026-12-02: a fresh student's, run on the kit) --
+# Each was accepted before its case joined the battery; written here as the student wrote it.
+
+
+def _holdout_eval(tool_call, tool_map):
+    function = tool_map[tool_call["function"]["name"]]
+    return function(**eval(tool_call["function"]["arguments"]))  # noqa: S307 (the mistake)
+
+
+def _holdout_literal_eval(tool_call, tool_map):
+    import ast
+
+    function = tool_map[tool_call["function"]["name"]]
+    return function(**ast.literal_eval(tool_call["function"]["arguments"]))
+
+
+def _holdout_pops(tool_call, tool_map):
+    fn = tool_call.pop("function")
+    return tool_map[fn["name"]](**json.loads(fn["arguments"]))
+
+
+def _holdout_len_default(message, finish_reason):
+    return len(message.get("tool_calls", [])) > 0
+
+
+def _holdout_fstring_json(function, arguments_text):
+    try:
+        return json.dumps(function(**json.loads(arguments_text)))
+    except Exception as error:
+        return f'{{"error": "{error}"}}'
+
+
+def _holdout_str_only(function, arguments_text):
+    try:
+        return json.dumps(function(**json.loads(arguments_text)))
+    except Exception as error:
+        return json.dumps({"error": str(error)})
+
+
+def _holdout_dumps_outside_try(function, arguments_text):
+    try:
+        result = function(**json.loads(arguments_text))
+    except Exception as error:
+        return json.dumps({"error": f"{type(error).__name__}: {error}"})
+    return json.dumps(result)
+
+
+def _holdout_eval_arguments(function, arguments_text):
+    try:
+        return json.dumps(function(**eval(arguments_text)))  # noqa: S307 (the mistake)
+    except Exception as error:
+        return json.dumps({"error": f"{type(error).__name__}: {error}"})
+
+
+def _holdout_break_on_finish(chunks):
+    """The lesson's assembler, stopped at the first chunk with a finish_reason."""
+    before_finish = []
+    for chunk in chunks:
+        if chunk.choices and chunk.choices[0].finish_reason:
+            break
+        before_finish.append(chunk)
+    return solution("03", "assemble_tool_calls")(before_finish)
+
+
+_KIMI = (
+    r"<\|tool_call_begin\|>\s*(?P<id>{id})\s*<\|tool_call_argument_begin\|>\s*(?P<arguments>.*?)\s*"
+    r"(?:{end})"
+)
+
+
+def _kimi_extractor(id_part, end):
+    pattern = re.compile(_KIMI.format(id=id_part, end=end), re.DOTALL)
+
+    def extract_tool_calls(text):
+        calls = []
+        for m in pattern.finditer(text):
+            name = m["id"].removeprefix("functions.").rsplit(":", 1)[0]
+            calls.append(
+                {
+                    "id": m["id"],
+                    "type": "function",
+                    "function": {"name": name, "arguments": m["arguments"]},
+                }
+            )
+        return calls
+
+    return extract_tool_calls
+
+
+def _holdout_split_markers(text):
+    calls = []
+    for part in text.split("<|tool_call_begin|>")[1:]:
+        call_id, _, rest = part.partition("<|tool_call_argument_begin|>")
+        call_id = call_id.strip()
+        arguments = rest.split("<|tool_call_end|>")[0].strip()
+        name = call_id.removeprefix("functions.").rsplit(":", 1)[0]
+        calls.append(
+            {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+        )
+    return calls
+
+
+def _holdout_closing_tag(message):
+    content = message.get("content") or ""
+    closed = "</tool_call>" in content or "<|tool_calls_section_end|>" in content
+    return closed and not message.get("tool_calls")
+
+
+def _holdout_tag_prefix(message):
+    content = message.get("content") or ""
+    return ("<tool" in content or "<|tool" in content) and not message.get("tool_calls")
+
+
+# The hold-out's answers whose hint named another mistake than the one made (now each its own).
+_NOTEBOOK_TOOL_MAP = {"get_weather": lambda city: {"city": city}}
+
+
+def _holdout_flat_call(tool_call, tool_map):
+    return tool_map[tool_call["name"]](**json.loads(tool_call["arguments"]))
+
+
+def _holdout_str_result(tool_call, tool_map):
+    function = tool_map[tool_call["function"]["name"]]
+    return str(function(**json.loads(tool_call["function"]["arguments"])))
+
+
+def _holdout_one_parameter():
+    """call_tool written with one parameter (Python names the function in its TypeError)."""
+
+    def call_tool(tool_call):
+        arguments = json.loads(tool_call["function"]["arguments"])
+        return _NOTEBOOK_TOOL_MAP[tool_call["function"]["name"]](**arguments)
+
+    return call_tool
+
+
+def _holdout_notebook_tool_map(tool_call, tool_map_unused):
+    return _holdout_one_parameter()(tool_call)
+
+
+def _holdout_usage_unguarded(chunks):
+    total = None
+    for chunk in chunks:
+        if chunk.usage.total_tokens:
+            total = chunk.usage.total_tokens
+    return total
+
+
+def _holdout_regex_fields(text):
+    calls = []
+    for block in re.findall(r"<tool_call>(.*?)</tool_call>", text, re.DOTALL):
+        name = re.search(r'"name":\s*"([^"]+)"', block).group(1)
+        arguments = json.loads(re.search(r'"arguments":\s*(\{.*?\})', block, re.DOTALL).group(1))
+        calls.append((name, arguments))
+    return calls
+
+
+def _holdout_before_first_tool(messages, content, tool_calls):
+    """The assistant message before the first tool message of all (an earlier round's too)."""
+    assistant = {"role": "assistant", "content": content, "tool_calls": tool_calls}
+    first = next(i for i, m in enumerate(messages) if m["role"] == "tool")
+    return [*messages[:first], assistant, *messages[first:]]
+
+
+def _holdout_tools_moved_to_end(messages, content, tool_calls):
+    others = [m for m in messages if m["role"] != "tool"]
+    results = [m for m in messages if m["role"] == "tool"]
+    return [*others, {"role": "assistant", "content": content, "tool_calls": tool_calls}, *results]
+
+
+def _holdout_empty_choices_is_usage(chunks):
+    for chunk in chunks:
+        if not chunk.choices:
+            return chunk.usage.total_tokens
+    return None
 
 
 def _cmd(tail: str) -> str:
@@ -782,26 +1049,294 @@ WRONG: list[Row] = [
         "добавьте --tool-call-parser",
         "00-2 module form without a parser",
     ),
-    Row(
+    row(
         n00.check_reading,
-        lambda: (REPLY, REPLY.choices[0].message, "stop", 16),
+        _read_copied,
+        "fits that one reply only",
+        "подходит только к тому ответу",
+        "00-3 values typed in from step 4's printout",
+    ),
+    row(
+        n00.check_reading,
+        _read_message_object,
         "'ChatCompletionMessage'",
         "'ChatCompletionMessage'",
         "00-3 the message object",
     ),
-    Row(
+    row(
         n00.check_reading,
-        lambda: (REPLY, "Ready.", "tool_calls", 16),
-        "next to message",
-        "рядом с message",
-        "00-3 wrong finish_reason",
-    ),
-    Row(
-        n00.check_reading,
-        lambda: (REPLY, "Ready.", "stop", 1),
+        _read_completion_tokens,
         "usage.completion_tokens",
         "только часть счёта",
         "00-3 completion tokens",
+    ),
+    row(
+        n00.check_reading,
+        _read_float_tokens,
+        "16.0, a float",
+        "16.0, это float",
+        "00-3 a float count",
+    ),
+    row(
+        n00.check_reading,
+        _read_count_as_text,
+        "got '16'",
+        "получено '16'",
+        "00-3 the count as text",
+    ),
+    row(n00.check_reading, _read_last_choice, "choices=2", "choices=2", "00-3 the last choice"),
+    row(
+        n00.check_reading,
+        _read_as_dict,
+        "ChatCompletion is an SDK object, not a dict",
+        "ChatCompletion — из SDK, а не словарь",
+        "00-3 brackets on the SDK object",
+    ),
+    row(
+        n00.check_reading,
+        _read_tuple,
+        "wants a dict with the keys",
+        "нужен словарь с ключами",
+        "00-3 a tuple",
+    ),
+    row(
+        n00.check_reading,
+        _read_without_model,
+        "no key 'model'",
+        "нет ключа 'model'",
+        "00-3 a key left out",
+    ),
+    row(
+        n00.check_reading,
+        _read_empty_text,
+        "tool_calls=['get_weather']",
+        "tool_calls=['get_weather']",
+        "00-3 None made ''",
+    ),
+    row(
+        n00.check_reading,
+        _read_stop_typed,
+        "finish_reason='length'",
+        "finish_reason='length'",
+        "00-3 finish_reason typed in",
+    ),
+    row(
+        n00.check_reading,
+        _read_model_name,
+        "model should be 'moonshotai/Kimi-K2-Instruct'",
+        "model должно быть 'moonshotai/Kimi-K2-Instruct'",
+        "00-3 the model asked for",
+    ),
+    row(
+        n00.check_reading,
+        _read_global_reply(n00.reply_of(n00.STEP_4)),
+        "read each one from the reply the function is given",
+        "берите каждое из ответа, который получила функция",
+        "00-3 the notebook's reply, not the parameter",
+    ),
+    row(
+        n00.check_reading,
+        _read_finish_reason_of_the_reply,
+        "finish_reason belongs to a choice",
+        "finish_reason есть у варианта ответа",
+        "00-3 finish_reason read from the reply itself",
+    ),
+    row(
+        n00.check_reading,
+        _read_usage_as_dict,
+        "CompletionUsage is an SDK object",
+        "CompletionUsage — из SDK",
+        "00-3 brackets on usage",
+    ),
+    row(
+        n00.check_reading,
+        _read_choices_as_one,
+        "list of answers",
+        "список вариантов ответа",
+        "00-3 choices as one answer",
+    ),
+    # --- the hold-out set's accepted answers, each now rejected by a case it had missed ----------
+    row(
+        n00.check_live_env,
+        GOOD_ENV | {"KIMI_MODEL": "kimi-k2-6"},
+        "did you mean 'kimi-k2.6'",
+        "вы имели в виду 'kimi-k2.6'",
+        "holdout 00-1 a typo of the model id",
+    ),
+    row(
+        n00.check_live_env,
+        GOOD_ENV | {"LLM_MODE": "record"},
+        "writes every reply into the recordings",
+        "записывают каждый ответ в кассеты",
+        "holdout 00-1 record mode",
+    ),
+    row(
+        n00.check_qwen_command,
+        _cmd(" # --enable-auto-tool-choice --tool-call-parser hermes"),
+        "add --enable-auto-tool-choice",
+        "добавьте --enable-auto-tool-choice",
+        "holdout 00-2 the flags commented out",
+    ),
+    row(
+        n01.check_call_tool,
+        _holdout_eval,
+        "decode them with json.loads",
+        "через json.loads",
+        "holdout 01-2 eval",
+    ),
+    row(
+        n01.check_call_tool,
+        _holdout_literal_eval,
+        "not a Python literal",
+        "а не литерал Python",
+        "holdout 01-2 literal_eval",
+    ),
+    row(
+        n01.check_call_tool,
+        _holdout_pops,
+        "changed the tool call",
+        "изменила полученный вызов",
+        "holdout 01-2 pops function",
+    ),
+    row(
+        n02.check_needs_tools,
+        _holdout_len_default,
+        "'tool_calls': None",
+        "'tool_calls': None",
+        "holdout 02-1 len of a None",
+    ),
+    row(
+        n02.check_tool_content,
+        _holdout_fstring_json,
+        "not JSON",
+        "not JSON",
+        "holdout 02-3 JSON by hand",
+    ),
+    row(
+        n02.check_tool_content,
+        _holdout_str_only,
+        "silent",
+        "silent",
+        "holdout 02-3 str(error) alone",
+    ),
+    row(
+        n02.check_tool_content,
+        _holdout_dumps_outside_try,
+        "TypeError",
+        "TypeError",
+        "holdout 02-3 dumps outside try",
+    ),
+    row(
+        n02.check_tool_content,
+        _holdout_eval_arguments,
+        '"days": null',
+        '"days": null',
+        "holdout 02-3 eval",
+    ),
+    row(
+        n03.check_assemble,
+        _holdout_break_on_finish,
+        "finish_reason='tool_calls' + delta.tool_calls",
+        "finish_reason='tool_calls' + delta.tool_calls",
+        "holdout 03-1 stop at finish_reason",
+    ),
+    row(
+        n04.check_extract,
+        _kimi_extractor(r".+?", r"<\|tool_call_end\|>|$"),
+        'got \'{"city": "Beijing"}<|tool_calls_section_end|>\'',
+        'получено \'{"city": "Beijing"}<|tool_calls_section_end|>\'',
+        "holdout 04-2 the section end forgotten",
+    ),
+    row(
+        n04.check_extract,
+        _kimi_extractor(r"\S+", r"<\|tool_call_end\|>|<\|tool_calls_section_end\|>|$"),
+        'functions.get_weather:0<|tool_call_argument_begin|>{"city":"Beijing"',
+        'functions.get_weather:0<|tool_call_argument_begin|>{"city":"Beijing"',
+        "holdout 04-2 a greedy non-space id",
+    ),
+    row(
+        n04.check_extract,
+        _holdout_split_markers,
+        "<|tool_calls_section_end|>'",
+        "<|tool_calls_section_end|>'",
+        "holdout 04-2 split on markers",
+    ),
+    row(
+        n05.check_unparsed,
+        _holdout_closing_tag,
+        "should return True, got False",
+        "должна вернуть True",
+        "holdout 05-2 closing tags only",
+    ),
+    row(
+        n05.check_unparsed,
+        _holdout_tag_prefix,
+        "<tool_response>",
+        "<tool_response>",
+        "holdout 05-2 any <tool prefix",
+    ),
+    row(
+        n01.check_call_tool,
+        _holdout_flat_call,
+        'its "function" object',
+        'объекте "function"',
+        "holdout 01-2 the flat shape",
+    ),
+    row(
+        n01.check_call_tool,
+        _holdout_str_result,
+        "the str() of the function's result",
+        "str() от результата",
+        "holdout 01-2 str of the result",
+    ),
+    row(
+        n01.check_call_tool,
+        _holdout_one_parameter(),
+        "takes two parameters",
+        "принимает два параметра",
+        "holdout 01-2 tool_map left out",
+    ),
+    row(
+        n01.check_call_tool,
+        _holdout_notebook_tool_map,
+        "not in a dict of the notebook",
+        "а не в словаре из блокнота",
+        "holdout 01-2 the notebook's tool_map",
+    ),
+    row(
+        n03.check_usage,
+        _holdout_usage_unguarded,
+        "for every other chunk usage is None",
+        "у всех остальных usage равно None",
+        "holdout 03-3 usage read on every chunk",
+    ),
+    row(
+        n05.check_hermes_calls,
+        _holdout_regex_fields,
+        "cannot match nested braces",
+        "не может найти вложенные скобки",
+        "holdout 05-1 fields by regex",
+    ),
+    row(
+        n03.check_history,
+        _holdout_before_first_tool,
+        "user+assistant+tool+assistant+user+tool",
+        "user+assistant+tool+assistant+user+tool",
+        "holdout 03-2 before an earlier round's result",
+    ),
+    row(
+        n03.check_history,
+        _holdout_tools_moved_to_end,
+        "user+assistant+tool+assistant+user+tool",
+        "user+assistant+tool+assistant+user+tool",
+        "holdout 03-2 every result moved to the end",
+    ),
+    row(
+        n03.check_usage,
+        _holdout_empty_choices_is_usage,
+        "<choices: [] + ",
+        "<choices: [] + ",
+        "holdout 03-3 every choices: [] taken for usage",
     ),
     # --- 01 -----------------------------------------------------------------------------------
     row(
@@ -1284,27 +1819,6 @@ WRONG: list[Row] = [
         "'Qwen/Qwen2.5-7B'",
         "00-2 the base model",
     ),
-    Row(
-        n00.check_reading,
-        lambda: (REPLY, "Ready.", "stop", 16.0),
-        "16.0, a float",
-        "16.0, это float",
-        "00-3 a float count",
-    ),
-    Row(
-        n00.check_reading,
-        lambda: (REPLY, "Ready.", "stop", "16"),
-        "'16'",
-        "'16'",
-        "00-3 the count as text",
-    ),
-    Row(
-        n00.check_reading,
-        lambda: (None, "Ready.", "stop", 16),
-        "run step 4",
-        "шага 4",
-        "00-3 reply overwritten",
-    ),
     row(
         n01.check_schema,
         _schema_properties_list(),
@@ -1320,7 +1834,13 @@ WRONG: list[Row] = [
         "01-1 enum of letters",
     ),
     row(n01.check_schema, Agreeable(), "'Agreeable'", "'Agreeable'", "01-1 a lying object"),
-    row(n01.check_call_tool, _call_tool_hard_coded, "lookup2go", "lookup2go", "01-2 always greet"),
+    row(
+        n01.check_call_tool,
+        _call_tool_hard_coded,
+        "call_tool(search_v2",
+        "call_tool(search_v2",
+        "01-2 always greet",
+    ),
     row(
         n01.check_call_tool,
         _call_tool_positional_values,

@@ -290,7 +290,7 @@ def test_the_student_comes_from_the_folder_or_the_file_name(path, student):
 def test_the_reference_holds_the_keys_setup_starter_and_check_arguments():
     ref = reference("00", "en")
     reading = ref.exercises["00:check_reading"]
-    assert reading.arguments == "reply, text, finish_reason, total_tokens"
+    assert reading.arguments == "read_reply"
     assert not any("check_" in c.source and "import" not in c.source for c in reading.setup)
     history = reference("03", "ru").exercises["03:check_history"]
     # The earlier starter (it holds the lesson's import) is setup; its check cell is not.

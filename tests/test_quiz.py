@@ -32,9 +32,12 @@ def _wrong(number: int) -> dict:
         (_wrong(5), "question 5 "),
         (_wrong(6), "question 6 "),
         ({**RIGHT, 3: None}, "question 3 has no answer"),
-        ({**RIGHT, 2: "ab"}, "question 2 has no answer"),
+        ({**RIGHT, 2: "ab"}, "question 2: 'ab' is not one letter"),
         ({k: v for k, v in RIGHT.items() if k != 6}, "question 6 has no answer"),
         ({**RIGHT, 7: "a"}, "remove 7"),
+        ({str(k): v for k, v in RIGHT.items()}, 'numbers (1, not "1")'),  # the hold-out's
+        ({**RIGHT, 1: "b)"}, "the letter alone"),
+        ({**RIGHT, 1: "your program, from tool_map"}, "not its text"),
         (["a", "b"], "must be a dict"),
         (None, "must be a dict"),
         ({n: "a" for n in RIGHT}, "question 1 "),  # all "a": the first wrong one is named

@@ -7,12 +7,34 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from helpers.exercises._verdict import NotPlain, NotYet, exercise, plain, shorten, strict_equal
+from helpers.exercises._verdict import (
+    Explain,
+    NotPlain,
+    NotYet,
+    call_student,
+    case_of,
+    exercise,
+    on_battery,
+    plain,
+    returned,
+    seeded,
+    shorten,
+    strict_equal,
+)
+from helpers.formats._common import tool_call_dict
 
 MOONSHOT_URLS = ("https://api.moonshot.ai/v1", "https://api.moonshot.cn/v1")
 # Platform model ids are lower-case names without a slash: kimi-k2.6, kimi-k2.7-code, ...
 PLATFORM_ID = re.compile(r"^(?:kimi|moonshot)-[a-z0-9][a-z0-9.\-]*$")
 PLATFORM_EXAMPLES = "kimi-k2.6, kimi-k2.5"
+KNOWN_IDS = ("kimi-k2.6", "kimi-k2.5")  # ids the lessons name: a near miss gets "did you mean"
+
+
+def _letters(model_id: str) -> str:
+    """A model id without case and separators: kimi-k2-6, Kimi_K2.6 and kimi-k2.6 are alike."""
+    return re.sub(r"[^a-z0-9]", "", model_id.lower())
+
+
 # Ids third parties report retired in 2026 (Moonshot's own model guide no longer lists them).
 RETIRED_IDS = frozenset(
     (
@@ -39,7 +61,15 @@ def check_live_env(env: Mapping[str, str]) -> None:
             "leave the API key out of the notebook: export KIMI_API_KEY in your shell.",
             "не пишите ключ в блокнот: задайте KIMI_API_KEY в терминале через export.",
         )
-    if env.get("LLM_MODE") != "live":
+    mode = str(env.get("LLM_MODE", "")).strip().lower()  # connect() reads it so too
+    if mode == "record":
+        raise NotYet(
+            'LLM_MODE "record" talks to the real model but also writes every reply into the '
+            'recordings; for plain work with the platform the mode is "live".',
+            'в режиме LLM_MODE "record" уроки работают с настоящей моделью, но ещё и записывают '
+            'каждый ответ в кассеты; для обычной работы с платформой нужен режим "live".',
+        )
+    if mode != "live":
         raise NotYet(
             'LLM_MODE must be "live" to talk to a real model.',
             'чтобы работать с настоящей моделью, LLM_MODE должен быть "live".',
@@ -75,6 +105,14 @@ def check_live_env(env: Mapping[str, str]) -> None:
             f"{model}, по сообщениям, снята с платформы в 2026 году; возьмите модель, которую "
             "платформа обслуживает сейчас, например kimi-k2.6.",
         )
+    near = next((k for k in KNOWN_IDS if _letters(k) == _letters(model) and k != model), None)
+    if near:
+        raise NotYet(
+            f"{model!r} is not a platform id (the platform answers 404 for it); did you mean "
+            f"{near!r}?",
+            f"{model!r} — не id модели на платформе (платформа ответит на него 404); может быть, "
+            f"вы имели в виду {near!r}?",
+        )
     if not PLATFORM_ID.match(model):
         raise NotYet(
             f"{model!r} does not look like a platform model id such as {PLATFORM_EXAMPLES}.",
@@ -91,19 +129,21 @@ def check_qwen_command(command: str) -> None:
             "command должен быть командной строкой, одной строкой текста.",
         )
     try:
-        words = _normal(shlex.split(str.__str__(command)))
+        words = _normal(shlex.split(str.__str__(command), comments=True))
     except ValueError as exc:
         raise NotYet(
             f"the command does not parse as a shell line: {exc}.",
             f"команда не разбирается как строка терминала: {exc}.",
         ) from exc
+    while words and ENV_WORD.fullmatch(words[0]):  # CUDA_VISIBLE_DEVICES=0 vllm serve ...
+        words = words[1:]
     served = _model_served(words)
     if served is None:
         raise NotYet(
             "this command does not start vLLM's OpenAI-compatible server (the vllm serve command, "
-            "or the older module form); the exercise asks for vLLM.",
-            "эта команда не запускает OpenAI-совместимый сервер vLLM (команду vllm serve или её "
-            "старую форму через модуль); в упражнении нужен именно vLLM.",
+            "the older module form, or vLLM's docker image); the exercise asks for vLLM.",
+            "эта команда не запускает OpenAI-совместимый сервер vLLM (команду vllm serve, её "
+            "старую форму через модуль или docker-образ vLLM); в упражнении нужен именно vLLM.",
         )
     if served != MODEL:
         raise NotYet(
@@ -139,6 +179,8 @@ def check_qwen_command(command: str) -> None:
 
 
 MODEL = "Qwen/Qwen2.5-7B-Instruct"
+VLLM_IMAGE = re.compile(r"(?:[\w.-]+/)?vllm/vllm-openai(?::[\w.-]+)?")
+ENV_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=.*")  # a variable set for the command alone
 # vLLM's OpenAI server started as a module: the form older docs and scripts use.
 API_SERVER = "vllm.entrypoints.openai.api_server"
 
@@ -149,6 +191,9 @@ def _model_served(words: list[str]) -> str | None:
     if words[:2] == ["vllm", "serve"]:
         positional = len(words) > 2 and not words[2].startswith("-")
         return words[2] if positional else _option(words, "--model")
+    if words[:2] == ["docker", "run"]:  # vLLM's own image runs the OpenAI server
+        image = next((i for i, w in enumerate(words) if VLLM_IMAGE.fullmatch(w)), None)
+        return _option(words[image + 1 :], "--model") if image is not None else None
     python = re.fullmatch(r"(?:.*/)?python[\d.]*", words[0]) if words else None
     if python and words[1:3] == ["-m", API_SERVER]:
         return _option(words, "--model")
@@ -219,57 +264,210 @@ def _fits_four_gpus(words: list[str]) -> None:
         )
 
 
-@exercise
-def check_reading(reply: Any, text: Any, finish_reason: Any, total_tokens: Any) -> None:
-    """Exercise 3: the text, finish reason and total tokens of a chat completion."""
+# --- exercise 3: reading a reply ------------------------------------------------------------------
+# The fields `read_reply` returns: the key, where the value is in a reply (English, Russian).
+FIELDS = (
+    ("text", "the content of the assistant's message", "content сообщения ассистента"),
+    ("finish_reason", "a field of the choice, next to message", "поле choice, рядом с message"),
+    ("model", "the model the reply names at its top level", "модель, названная в самом ответе"),
+    ("total_tokens", "a count in the reply's usage", "счётчик в usage ответа"),
+)
+KEYS = ", ".join(key for key, _, _ in FIELDS)
+WANTED = (f"a dict with the keys {KEYS}", f"словарь с ключами {KEYS}")
+# Step 4's reply as replay mode gives it (data/recordings/00_start.json): the example checked first.
+STEP_4 = {
+    "id": "chatcmpl-f7243299e03944e32244ce46",
+    "model": "moonshotai/Kimi-K2-Instruct",
+    "content": "Ready.",
+    "finish_reason": "stop",
+    "usage": (15, 1),
+}
+READING_MISTAKES = (
+    Explain(
+        TypeError,
+        r"'(ChatCompletion\w*|Choice|CompletionUsage)' object is not subscriptable",
+        "this {0} is an SDK object, not a dict: its fields are attributes, read with a dot.",
+        "объект {0} — из SDK, а не словарь: его поля — атрибуты, их читают через точку.",
+    ),
+    Explain(
+        AttributeError,
+        r"'list' object has no attribute '(\w+)'",
+        "the reply's choices is a list of answers, and .{0} belongs to one of them: the model's "
+        "answer is the first choice.",
+        "в ответе choices — это список вариантов ответа, а .{0} есть у каждого из них: ответ "
+        "модели — первый вариант.",
+    ),
+    Explain(
+        AttributeError,
+        r"'(\w+)' object has no attribute '(content|role|tool_calls)'",
+        "the field {1} belongs to the assistant's message, which sits in the reply's first "
+        "choice; a {0} object has none.",
+        "поле {1} есть у сообщения ассистента, а оно лежит в первом варианте ответа (choice); у "
+        "объекта {0} такого поля нет.",
+    ),
+    Explain(
+        AttributeError,
+        r"'(\w+)' object has no attribute '(finish_reason|message)'",
+        "the field {1} belongs to a choice, one item of the reply's choices; a {0} object has "
+        "none.",
+        "поле {1} есть у варианта ответа (choice), одного из элементов choices; у объекта {0} "
+        "такого поля нет.",
+    ),
+    Explain(
+        AttributeError,
+        r"'(\w+)' object has no attribute '(\w+_tokens)'",
+        "the field {1} belongs to the reply's usage; a {0} object has none.",
+        "поле {1} есть у usage ответа; у объекта {0} такого поля нет.",
+    ),
+    Explain(
+        AttributeError,
+        r"'(\w+)' object has no attribute '(model|usage|choices|id)'",
+        "the field {1} belongs to the reply itself, at its top level; a {0} object has none.",
+        "поле {1} есть у самого ответа, на верхнем уровне; у объекта {0} такого поля нет.",
+    ),
+)
+
+
+def reply_of(spec: Mapping[str, Any]) -> Any:
+    """An SDK `ChatCompletion` built from a short description (see `STEP_4`): optional `calls`
+    (tool names), `second` (the content of a second choice) and `details` (usage details)."""
     from openai.types.chat import ChatCompletion
 
-    if not isinstance(reply, ChatCompletion) or not reply.choices or reply.usage is None:
+    prompt, completion = spec["usage"]
+    message: dict[str, Any] = {"role": "assistant", "content": spec["content"]}
+    if spec.get("calls"):
+        message["tool_calls"] = [
+            tool_call_dict(f"{name}:{i}", name, '{"city": "Москва"}')
+            for i, name in enumerate(spec["calls"])
+        ]
+    choices = [{"index": 0, "finish_reason": spec["finish_reason"], "message": message}]
+    if "second" in spec:
+        other = {"role": "assistant", "content": spec["second"]}
+        choices.append({"index": 1, "finish_reason": "stop", "message": other})
+    usage = {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+        **spec.get("details", {}),
+    }
+    body = {"object": "chat.completion", "created": 1764633600, "choices": choices, "usage": usage}
+    return ChatCompletion.model_validate({"id": spec["id"], "model": spec["model"], **body})
+
+
+def shown(spec: Mapping[str, Any]) -> str:
+    """How a hint names a reply, in its own field names (the same in both languages)."""
+    prompt, completion = spec["usage"]
+    calls = f", tool_calls={list(spec['calls'])}" if spec.get("calls") else ""
+    second = ", choices=2" if "second" in spec else ""
+    return (
+        f"<reply id={spec['id']!r}, model={spec['model']!r}, content={spec['content']!r}, "
+        f"finish_reason={spec['finish_reason']!r}{calls}{second}, usage: prompt_tokens={prompt} "
+        f"completion_tokens={completion} total_tokens={prompt + completion}>"
+    )
+
+
+def _read_reply(reply: Any) -> dict[str, Any]:
+    """The reference: the four fields, read from the reply's JSON body (another route than the
+    attributes the lesson uses, to the same values)."""
+    body = reply.model_dump()
+    first = body["choices"][0]
+    fields = (first["message"]["content"], first["finish_reason"], body["model"])
+    return dict(zip(("text", "finish_reason", "model"), fields, strict=True)) | {
+        "total_tokens": body["usage"]["total_tokens"]
+    }
+
+
+def reply_battery() -> list[dict[str, Any]]:
+    """Replies to read (seeded): other models and ids, Cyrillic, emoji and multi-line text, cut by
+    max_tokens, tool calls with and without text, two choices, usage details; step 4's first."""
+    rng = seeded("n00 read_reply")
+    models = (
+        "kimi-k2.6",
+        "moonshotai/Kimi-K2-Instruct",
+        "Qwen/Qwen2.5-7B-Instruct",
+        "kimi-k2.5",
+        "qwen3:8b",
+    )
+    texts = ("Ready.", "Готово.", "ready", "Sunny ☀️", "Line one.\nLine two.", "OK")
+    specs = [dict(STEP_4)]
+    for n in range(23):
+        spec: dict[str, Any] = {
+            "id": rng.choice(("chatcmpl-", "cmpl-", "chatcmpl-tool-")) + f"{rng.getrandbits(32):x}",
+            "model": models[n % len(models)],
+            "content": rng.choice(texts),
+            "finish_reason": "stop",
+            "usage": (rng.randint(8, 900), rng.randint(1, 60)),
+        }
+        shape = n % 6
+        if shape == 1:
+            spec.update(finish_reason="length", content="Ready and wait")
+        elif shape == 2:
+            spec.update(finish_reason="tool_calls", content=None, calls=["get_weather"])
+        elif shape == 3:
+            spec.update(finish_reason="tool_calls", content="Checking.", calls=["search_v2", "f"])
+        elif shape == 4:
+            spec["second"] = "Another answer."
+        elif shape == 5:
+            spec["details"] = {"prompt_tokens_details": {"cached_tokens": spec["usage"][0] // 2}}
+        specs.append(spec)
+    return specs
+
+
+def _same_fields(expected: dict[str, Any], got: Any) -> bool:
+    """The four fields equal (types too); other keys of the learner's dict do not count."""
+    return isinstance(got, dict) and all(
+        key in got and strict_equal(value, got[key]) for key, value in expected.items()
+    )
+
+
+@exercise
+def check_reading(read_reply: Any) -> None:
+    """Exercise 3: `read_reply(reply)` returns the text, finish reason, model and total tokens of
+    any chat completion, read from it (a value typed in from step 4's printout fits only that one
+    reply)."""
+    call = f"read_reply({shown(STEP_4)})"
+    got = call_student(read_reply, reply_of(STEP_4), explain=READING_MISTAKES, case=(call, call))
+    got = returned(got, call, WANTED)
+    if not isinstance(got, dict):
         raise NotYet(
-            "reply is not the response of step 4 any more: run step 4's cell again, then this one.",
-            "reply — уже не ответ из шага 4: запустите ещё раз ячейку шага 4, а затем эту.",
+            f"{call} returned {shorten(got)}; the exercise wants {WANTED[0]}.",
+            f"{call} вернула {shorten(got)}; в упражнении нужен {WANTED[1]}.",
         )
-    choice, usage = reply.choices[0], reply.usage
-    for name, value, want, where_en, where_ru in (
-        (
-            "text",
-            text,
-            choice.message.content,
-            "the content of the assistant's message",
-            "content сообщения ассистента",
-        ),
-        (
-            "finish_reason",
-            finish_reason,
-            choice.finish_reason,
-            "a field of the choice, next to message",
-            "поле choice, рядом с message",
-        ),
-        (
-            "total_tokens",
-            total_tokens,
-            usage.total_tokens,
-            "a count in the reply's usage",
-            "счётчик в usage ответа",
-        ),
-    ):
-        try:
-            got = plain(value)
-        except NotPlain as refused:
-            raise NotYet(
-                f"{name} is {refused.en}; read a plain value from reply ({where_en}).",
-                f"{name} — это {refused.ru}; возьмите из reply обычное значение ({where_ru}).",
-            ) from None
-        if strict_equal(got, want):
+    missing = [key for key, _, _ in FIELDS if key not in got]
+    if missing:
+        raise NotYet(
+            f"the dict read_reply returns has no key {', '.join(map(repr, missing))}; it needs "
+            f"all of {KEYS}.",
+            f"в словаре, который возвращает read_reply, нет ключа {', '.join(map(repr, missing))}; "
+            f"нужны все: {KEYS}.",
+        )
+    expected = _read_reply(reply_of(STEP_4))
+    for key, where_en, where_ru in FIELDS:
+        if strict_equal(got[key], expected[key]):
             continue
-        if name == "total_tokens":
-            _tokens_hint(got, usage)
+        if key == "total_tokens":
+            _tokens_hint(got[key], reply_of(STEP_4).usage)
         raise NotYet(
-            f"{name} is {shorten(got)}, and that is not what reply holds there: {name} is "
-            f"{where_en}; read it from reply rather than typing it.",
-            f"{name} равно {shorten(got)}, а в reply там другое: {name} — это {where_ru}; "
-            "возьмите значение из reply, а не вписывайте его.",
+            f"on step 4's recorded reply {shown(STEP_4)}, {key} should be "
+            f"{shorten(expected[key])}, got {shorten(got[key])}: {key} is {where_en}.",
+            f"на записанном ответе шага 4 {shown(STEP_4)} {key} должно быть "
+            f"{shorten(expected[key])}, получено {shorten(got[key])}: {key} — это {where_ru}.",
         )
+    on_battery(
+        read_reply,
+        _read_reply,
+        [case_of(reply_of(spec), shown=shown(spec)) for spec in reply_battery()],
+        name="read_reply",
+        wanted=WANTED,
+        explain=READING_MISTAKES,
+        same=_same_fields,
+        idea=(
+            "Every reply has its own values: read each one from the reply the function is given "
+            "(a value typed in from step 4's printout fits that one reply only).",
+            "У каждого ответа свои значения: берите каждое из ответа, который получила функция "
+            "(значение, переписанное из вывода шага 4, подходит только к тому ответу).",
+        ),
+    )
 
 
 def _tokens_hint(got: Any, usage: Any) -> None:

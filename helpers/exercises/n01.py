@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import inspect
 import json
 import re
@@ -118,7 +119,8 @@ def _call_battery() -> list[tuple[str, dict[str, Any], Any]]:
     out = []
     for _ in range(20):
         keys = rng.sample(["city", "query", "days", "units", "filter"], rng.randint(1, 3))
-        arguments = {k: rng.choice([*VALUES, 3, {"a": [1, "б"]}]) for k in keys}
+        # JSON's own literals too (true, false, null): Python's eval and literal_eval refuse them
+        arguments = {k: rng.choice([*VALUES, 3, {"a": [1, "б"]}, True, None, 2.5]) for k in keys}
         name = rng.choice(NAMES)
         out.append((name, arguments, {"got": arguments}))
     return out
@@ -145,9 +147,19 @@ def check_call_tool(call_tool: Callable[..., Any]) -> None:
         tool_call = tool_call_dict(f"{name}:0", name, json.dumps(arguments, ensure_ascii=False))
         shown = f"call_tool({name}, {shorten(json.dumps(arguments, ensure_ascii=False), 100)})"
         tool_map = {"greet": _greet, **{n: _echo for n in NAMES}}
+        given = copy.deepcopy(tool_call)
         result = call_student(
             call_tool, tool_call, tool_map, explain=CALL_TOOL_MISTAKES, case=(shown, shown)
         )
+        if tool_call != given:
+            raise NotYet(
+                f"{shown} changed the tool call it was given (now {shorten(tool_call, 100)}): "
+                "the same dict stays in the assistant message of the history, which goes back "
+                "to the server, so read it without changing it.",
+                f"{shown} изменила полученный вызов (теперь {shorten(tool_call, 100)}): этот же "
+                "словарь остаётся в сообщении ассистента в истории, которая уходит обратно на "
+                "сервер, поэтому читайте его, не изменяя.",
+            )
         result = returned(
             result, shown, ("the function's own result", "собственный результат функции")
         )
@@ -159,6 +171,13 @@ def check_call_tool(call_tool: Callable[..., Any]) -> None:
                 "call_tool возвращает целое сообщение с результатом; здесь нужно вернуть только "
                 f'то, что вернула функция ({expected!r}). Сообщение с role "tool" собирают '
                 "в следующем уроке.",
+            )
+        if isinstance(result, str) and result == str(expected) and result != expected:
+            raise NotYet(
+                f"{shown} returned {shorten(result)}, the str() of the function's result: "
+                "return the result itself (the next step turns it into JSON).",
+                f"{shown} вернула {shorten(result)}, то есть str() от результата функции: "
+                "верните сам результат (в JSON его превращает следующий шаг).",
             )
         if isinstance(result, str) and repr(arguments) in result:
             raise NotYet(
@@ -181,6 +200,45 @@ def check_call_tool(call_tool: Callable[..., Any]) -> None:
 
 
 CALL_TOOL_MISTAKES = (
+    Explain(
+        NameError,
+        r"name '(null|true|false)' is not defined",
+        "JSON's {0} is no Python name: the arguments are JSON text, so decode them with json.loads "
+        "(eval would also run whatever code the model wrote).",
+        "{0} есть в JSON, но не в Python: аргументы — JSON-текст, раскодируйте их через "
+        "json.loads (eval к тому же выполнил бы любой код, который написала модель).",
+    ),
+    Explain(
+        ValueError,
+        r"malformed node or string",
+        "the arguments are JSON text (with true, false and null), not a Python literal: decode "
+        "them with json.loads.",
+        "аргументы — JSON-текст (с true, false и null), а не литерал Python: раскодируйте их "
+        "через json.loads.",
+    ),
+    Explain(
+        KeyError,
+        r"^'(name|arguments)'$",
+        "a tool call has no key {0!r} of its own: the name and the arguments sit in its "
+        '"function" object.',
+        'у вызова нет собственного ключа {0!r}: имя и аргументы лежат в его объекте "function".',
+    ),
+    Explain(
+        KeyError,
+        r"^'(greet|" + "|".join(re.escape(n) for n in NAMES) + r")'$",
+        "the tool {0!r} is in the tool_map the check hands to call_tool: look the tool up in "
+        "that parameter, not in a dict of the notebook.",
+        "инструмент {0!r} есть в tool_map, который проверка передаёт в call_tool: ищите "
+        "инструмент в этом параметре, а не в словаре из блокнота.",
+    ),
+    Explain(
+        TypeError,
+        r"call_tool\(\) (?:takes|missing)",
+        "the function call_tool takes two parameters, the tool call and the tool_map, and the "
+        "check passes both.",
+        "сама функция call_tool принимает два параметра, вызов и tool_map, и проверка передаёт "
+        "оба.",
+    ),
     Explain(
         TypeError,
         r"must be a mapping, not str",

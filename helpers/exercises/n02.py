@@ -87,7 +87,7 @@ def check_needs_tools(needs_tools: Callable[[dict[str, Any], str | None], Any]) 
         stop_rule_battery(),
         name="needs_tools",
         wanted=("True or False", "True или False"),
-        same=lambda expected, got: expected == bool(got),
+        same=lambda expected, got: expected is None or expected == bool(got),
         idea=(
             "Only the calls in the message say whether tools must run; neither finish_reason "
             "nor the presence of text does.",
@@ -124,11 +124,18 @@ def stop_rule_battery() -> list[Case]:
             message["tool_calls"] = calls
         finish = rng.choice(["tool_calls", "stop", None, "length"])
         out.append(case_of(message, finish))
+    # a final answer as `model_dump()` gives it on Moonshot or SGLang: the key is there, None
+    for finish in ("stop", None):
+        out.append(case_of({"role": "assistant", "content": "Sunny.", "tool_calls": None}, finish))
     return out
 
 
-def _needs_tools(message: dict[str, Any], finish_reason: Any) -> bool:
-    """The stop rule's reference: the message's own calls decide."""
+def _needs_tools(message: dict[str, Any], finish_reason: Any) -> bool | None:
+    """The stop rule's reference: the message's own calls decide. None (either answer) for calls
+    cut off by max_tokens: lesson 02's run_tool_loop refuses to run those, so a rule that says
+    False there is right too."""
+    if message.get("tool_calls") and finish_reason == "length":
+        return None
     return bool(message.get("tool_calls"))
 
 
@@ -370,6 +377,28 @@ def _flaky(city: str) -> dict[str, str]:
     raise ValueError(f"no station near {city}")
 
 
+def _quoting(city: str) -> dict[str, str]:
+    """A tool whose error message holds double quotes (a hand-built JSON string breaks on it)."""
+    raise ValueError(f'no city named "{city}"')
+
+
+def _silent(city: str) -> dict[str, str]:
+    """A tool that times out with no message at all (str(error) is empty)."""
+    raise TimeoutError
+
+
+def _forecast(city: str, days: int | None = None, metric: bool = True) -> dict[str, Any]:
+    """A tool with optional parameters a model sends as JSON null and true/false."""
+    return {"city": city, "days": days or 1, "metric": metric}
+
+
+def _dated(city: str) -> dict[str, Any]:
+    """A tool whose result json.dumps cannot encode (a date)."""
+    import datetime
+
+    return {"city": city, "day": datetime.date(2026, 12, 2)}
+
+
 def content_battery() -> list[Case]:
     """Calls (seeded): results with Cyrillic and emoji, an optional argument, arguments cut off
     or not an object, a wrong argument name, tools that raise TimeoutError or ValueError."""
@@ -392,6 +421,16 @@ def content_battery() -> list[Case]:
         else:
             function, text = _search, json.dumps({"query": city, "limit": 2, "sort": "date"})
         out.append(case_of(function, text, shown=f"{function.__name__.strip('_')}, {text!r}"))
+    # JSON literals in valid arguments, quotes in an error, an error without a message, a result
+    # JSON cannot hold
+    for function, arguments in (
+        (_forecast, {"city": "Pekin", "days": None, "metric": False}),
+        (_quoting, {"city": "Pekin"}),
+        (_silent, {"city": "Москва"}),
+        (_dated, {"city": "Beijing"}),
+    ):
+        text = json.dumps(arguments, ensure_ascii=False)
+        out.append(case_of(function, text, shown=f"{function.__name__.strip('_')}, {text!r}"))
     return out
 
 
@@ -408,7 +447,7 @@ def _reference_content(function: Callable[..., Any], text: str) -> str:
 
 def _outcome(content: Any) -> Any:
     """What a content says, compared across spellings: the decoded result, or for an error
-    "error" with the exception's own words found in it (True/False)."""
+    {"error": "<text>"} when it says something, {"error": ""} when it is blank."""
     if not isinstance(content, str):
         return content
     try:
@@ -416,5 +455,5 @@ def _outcome(content: Any) -> Any:
     except ValueError:
         return {"not JSON": content[:80]}
     if isinstance(decoded, dict) and set(decoded) == {"error"}:
-        return {"error": bool(str(decoded["error"]).strip())}
+        return {"error": "<text>" if str(decoded["error"]).strip() else ""}
     return decoded

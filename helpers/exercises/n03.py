@@ -128,6 +128,41 @@ def stream_battery(seed: str) -> list[Case]:
     return out
 
 
+def finish_carries_pieces() -> Case:
+    """A stream whose last argument pieces come in the chunk that carries finish_reason (vLLM
+    sends what it has not streamed yet there): a loop that stops at finish_reason loses them."""
+    chunks = [
+        _chunk({"role": "assistant", "content": ""}),
+        _chunk(_header(0, "call_5f1e", "get_weather")),
+        _chunk(_args(0, '{"city": "Bei')),
+        _chunk(_header(1, "call_5f1f", "get-weather")),
+        _chunk(
+            {
+                "tool_calls": [
+                    *_args(0, 'jing"}')["tool_calls"],
+                    *_args(1, '{"city": "Осло"}')["tool_calls"],
+                ]
+            },
+            "tool_calls",
+        ),
+    ]
+    return case_of(
+        chunks,
+        shown="<5 chunks: calls call_5f1e, call_5f1f; finish_reason='tool_calls' + "
+        "delta.tool_calls>",
+    )
+
+
+def filtered_streams() -> list[Case]:
+    """Streams that open with a chunk of `choices: []` and no usage (Azure OpenAI sends its
+    prompt-filter results so), with and without a usage chunk at the end."""
+    out = []
+    for name, chunks in sample_streams().items():
+        opened = [_chunk(None), *chunks]
+        out.append(case_of(opened, shown=f"<choices: [] + {name!r}, {len(opened)} chunks>"))
+    return out
+
+
 def _accumulated(chunks: list[Any]) -> list[dict[str, Any]]:
     accumulator = ToolCallAccumulator()
     for piece in chunks:
@@ -168,12 +203,12 @@ USAGE_MISTAKES = (
     Explain(
         AttributeError,
         r"'NoneType' object has no attribute 'total_tokens'",
-        "a stream without a usage chunk ends with an ordinary chunk whose usage is None, so "
-        "chunks[-1].usage is None there: look for a chunk whose usage is set, else return "
-        "None.",
-        "поток без фрагмента со статистикой кончается обычным фрагментом, у которого usage "
-        "равно None, поэтому chunks[-1].usage там None: найдите фрагмент с заполненным usage, "
-        "а если его нет, верните None.",
+        "only the usage chunk has usage set; for every other chunk usage is None (the "
+        "ordinary chunks, and chunks[-1] of a stream without a usage chunk): look for a chunk "
+        "whose usage is set, else return None.",
+        "usage заполнено только во фрагменте со статистикой; у всех остальных usage равно None "
+        "(у обычных фрагментов и у chunks[-1] в потоке без статистики): найдите фрагмент с "
+        "заполненным usage, а если его нет, верните None.",
     ),
     Explain(
         IndexError,
@@ -216,7 +251,7 @@ def check_assemble(assemble_tool_calls: Callable[[list[Any]], Any]) -> None:
     on_battery(
         assemble_tool_calls,
         _accumulated,
-        stream_battery("n03 assemble"),
+        [*stream_battery("n03 assemble"), finish_carries_pieces()],
         name="assemble_tool_calls",
         wanted=("a list of dicts", "список словарей"),
         explain=ASSEMBLE_MISTAKES,
@@ -240,8 +275,9 @@ RESULT = {
 
 
 def history_battery() -> list[Case]:
-    """Broken histories (seeded): a system message first or not, earlier turns without tools,
-    one to three parallel results, ids that are not <name>:<index>, Cyrillic."""
+    """Broken histories (seeded): a system message first or not, earlier turns without tools or
+    with a complete round of tools, one to three parallel results, ids that are not
+    <name>:<index>, Cyrillic."""
     rng = seeded("n03 repair")
     out = []
     for n in range(22):
@@ -252,6 +288,19 @@ def history_battery() -> list[Case]:
             head += [
                 {"role": "user", "content": rng.choice(VALUES) or "Hi"},
                 {"role": "assistant", "content": "Привет! Чем помочь?"},
+            ]
+        if n % 3 == 1:  # an earlier round that is complete: its result is not the one to repair
+            earlier = weather_call(f"call_{rng.getrandbits(32):08x}", "Осло")
+            head += [
+                {"role": "user", "content": "And in Oslo?"},
+                {"role": "assistant", "content": None, "tool_calls": [earlier]},
+                {
+                    "role": "tool",
+                    "tool_call_id": earlier["id"],
+                    "name": "get_weather",
+                    "content": '{"ok": true}',
+                },
+                {"role": "assistant", "content": "Snow in Oslo."},
             ]
         head.append({"role": "user", "content": QUESTION})
         calls = [
@@ -274,8 +323,10 @@ def history_battery() -> list[Case]:
 
 
 def _repaired(messages: list[dict[str, Any]], content: Any, tool_calls: Any) -> list[Any]:
+    """The assistant message right before the first result that answers one of its calls."""
     assistant = {"role": "assistant", "content": content, "tool_calls": tool_calls}
-    first = next(i for i, m in enumerate(messages) if m["role"] == "tool")
+    ids = {call["id"] for call in tool_calls}
+    first = next(i for i, m in enumerate(messages) if m.get("tool_call_id") in ids)
     return [*messages[:first], assistant, *messages[first:]]
 
 
@@ -359,7 +410,7 @@ def check_usage(total_tokens: Callable[[list[Any]], Any]) -> None:
     on_battery(
         total_tokens,
         _total,
-        stream_battery("n03 usage"),
+        [*stream_battery("n03 usage"), *filtered_streams()],
         name="total_tokens",
         wanted=("an int or None", "int или None"),
         explain=USAGE_MISTAKES,

@@ -178,6 +178,19 @@ def extract_battery() -> list[Case]:
         if n % 6 == 5:  # cut off by max_tokens: the last call has no end markers
             text = text[: text.rindex("<|tool_call_end|>")]
         out.append(case_of(text))
+    # the arguments end at the section end when <|tool_call_end|> is missing (step 3 says so);
+    # compact JSON has no space to stop an id pattern that takes any non-space character
+    out.append(
+        case_of(
+            "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0"
+            '<|tool_call_argument_begin|>{"city": "Beijing"}<|tool_calls_section_end|>'
+        )
+    )
+    compact = [
+        _call(f"functions.get_weather:{k}", f'{{"city":"{c}"}}')
+        for k, c in enumerate(["Beijing", "Осло"])
+    ]
+    out.append(case_of(_section(*compact)))
     return out
 
 

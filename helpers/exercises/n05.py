@@ -51,11 +51,19 @@ HERMES_MISTAKES = (
     ),
     Explain(
         json.JSONDecodeError,
-        r".",
+        r"Expecting value: line 1 column 1 ",
         "json.loads got more than the JSON between <tool_call> and </tool_call>: strip the "
         "tags and the newlines around the object.",
         "в json.loads попало больше, чем JSON между <tool_call> и </tool_call>: отрежьте теги "
         "и переводы строк вокруг объекта.",
+    ),
+    Explain(
+        json.JSONDecodeError,
+        r".",
+        "json.loads got a piece of the block's JSON, not all of it: a regular expression "
+        "cannot match nested braces, so decode the whole text between the tags with json.loads.",
+        "в json.loads попал только кусок JSON из блока: регулярное выражение не может найти "
+        "вложенные скобки, поэтому раскодируйте через json.loads весь текст между тегами.",
     ),
 )
 
@@ -140,6 +148,21 @@ def unparsed_battery() -> list[Case]:
         if pick:
             message["tool_calls"] = [None, [], calls][pick - 1]
         out.append(case_of(message))
+    # cut off by max_tokens inside a call (no closing marker), and an answer that names Qwen's
+    # other tags in its text
+    kimi, hermes = (
+        render(_calls(BEIJING)) for render in (render_kimi_tool_calls, render_hermes_tool_calls)
+    )
+    for content, calls in (
+        (kimi[: kimi.index("Beijing")], []),
+        (hermes[: hermes.index("Beijing")], None),
+        (
+            "Qwen's prompt lists the tools inside <tools></tools>; results come in "
+            "<tool_response>.",
+            [],
+        ),
+    ):
+        out.append(case_of({"role": "assistant", "content": content, "tool_calls": calls}))
     return out
 
 

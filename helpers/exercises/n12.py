@@ -31,6 +31,32 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
+def _rounded(got: float, want: float) -> bool:
+    """`got` is `want` rounded to 2-4 decimals (and not `want` itself)."""
+    return not math.isclose(got, want, abs_tol=1e-9) and any(
+        math.isclose(got, round(want, digits), abs_tol=1e-12) for digits in (2, 3, 4)
+    )
+
+
+ROUNDED = (
+    "Return the numbers as computed, not rounded: round only where you print them.",
+    "Возвращайте числа как есть, без округления: округляйте только при выводе на экран.",
+)
+PERCENT = (
+    "Return a share between 0 and 1, not a percentage.",
+    "Верните долю от 0 до 1, а не проценты.",
+)
+
+
+def _texts(want: tuple[float, ...], got: tuple[float, ...]) -> tuple[str, str]:
+    """The two sets of numbers as a hint shows them: 3 decimals, or every digit when 3 decimals
+    would show them the same."""
+    short = [", ".join(f"{n:.3f}" for n in numbers) for numbers in (want, got)]
+    if short[0] != short[1]:
+        return short[0], short[1]
+    return ", ".join(map(repr, want)), ", ".join(map(repr, got))
+
+
 # --- exercise 1: precision, recall, F1 ------------------------------------------------------------
 
 
@@ -87,6 +113,14 @@ def _f1_idea(
     expected: list[Any], called: list[Any], want: tuple[float, ...], got: tuple[float, ...]
 ) -> tuple[str, str]:
     """One sentence on the idea behind the first number that differs."""
+    if any(want) and all(
+        math.isclose(g, 100 * w, abs_tol=1e-6) for g, w in zip(got, want, strict=True)
+    ):
+        return PERCENT
+    if any(_rounded(g, w) for g, w in zip(got, want, strict=True)) and all(
+        math.isclose(g, w, abs_tol=1e-9) or _rounded(g, w) for g, w in zip(got, want, strict=True)
+    ):
+        return ROUNDED
     tp, fp, fn = (
         sum(1 for e, c in zip(expected, called, strict=True) if rule(bool(e), bool(c)))
         for rule in (lambda e, c: e and c, lambda e, c: c and not e, lambda e, c: e and not c)
@@ -176,8 +210,7 @@ def check_f1(precision_recall_f1: Callable[[list[Any], list[Any]], Any]) -> None
         want = reference_f1(expected, called)
         if not all(math.isclose(g, w, abs_tol=1e-9) for g, w in zip(numbers, want, strict=True)):
             idea_en, idea_ru = _f1_idea(expected, called, want, numbers)
-            want_text = ", ".join(f"{w:.3f}" for w in want)
-            got_text = ", ".join(f"{g:.3f}" for g in numbers)
+            want_text, got_text = _texts(want, numbers)
             raise NotYet(
                 f"on {case[0]} the answer is ({want_text}), your function gave ({got_text}). "
                 f"{idea_en}",
@@ -211,6 +244,14 @@ TOOLS: list[dict[str, Any]] = [
                 },
                 "required": ["value", "to_unit"],
             },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "list_cities",
+            "description": "List the cities with a forecast.",
+            "parameters": {"type": "object", "properties": {}},
         },
     },
 ]
@@ -271,6 +312,11 @@ SINGLE: list[tuple[str, str, dict[str, Any]]] = [
         _call("get_weather", '["Beijing"]'),
     ),
     ("the city as null", "город равен null", _call("get_weather", {"city": None})),
+    (
+        "empty arguments text for a tool without parameters",
+        "пустой текст аргументов у инструмента без параметров",
+        _call("list_cities", ""),
+    ),
 ]
 
 
@@ -313,6 +359,18 @@ def _single_label(call: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
+SCHEMA_MISTAKES = (
+    Explain(
+        json.JSONDecodeError,
+        r".",
+        "these arguments are no JSON text json.loads can read; parse_arguments returns the "
+        "problem instead of raising (and reads empty text as {}).",
+        "эти аргументы — не JSON-текст, который может прочитать json.loads; parse_arguments "
+        "не выбрасывает исключение, а возвращает описание проблемы (а пустой текст читает как {}).",
+    ),
+)
+
+
 @exercise
 def check_schema_accuracy(schema_accuracy: Callable[[list[Any], list[Any]], Any]) -> None:
     """Exercise 2: the share of calls whose arguments fit their tool's schema."""
@@ -324,7 +382,11 @@ def check_schema_accuracy(schema_accuracy: Callable[[list[Any], list[Any]], Any]
     for en, ru, (tool_calls, tools) in schema_cases():
         case = (en, ru)
         got = call_student(
-            schema_accuracy, copy.deepcopy(tool_calls), copy.deepcopy(tools), case=case
+            schema_accuracy,
+            copy.deepcopy(tool_calls),
+            copy.deepcopy(tools),
+            explain=SCHEMA_MISTAKES,
+            case=case,
         )
         number = _number(got)
         if number is None:
@@ -338,10 +400,9 @@ def check_schema_accuracy(schema_accuracy: Callable[[list[Any], list[Any]], Any]
         if math.isclose(number, want, abs_tol=1e-9):
             continue
         if math.isclose(number, want * 100, abs_tol=1e-6) and want:
-            idea = (
-                "Return a share between 0 and 1, not a percentage.",
-                "Верните долю от 0 до 1, а не проценты.",
-            )
+            idea = PERCENT
+        elif _rounded(number, want):
+            idea = ROUNDED
         elif len(tool_calls) == 1:
             label = _single_label(tool_calls[0]) or case
             fits = want == 1.0
@@ -355,7 +416,8 @@ def check_schema_accuracy(schema_accuracy: Callable[[list[Any], list[Any]], Any]
                 "Divide the calls that fit by the number of calls, not of tools or replies.",
                 "Делите число подходящих вызовов на число вызовов, а не инструментов или ответов.",
             )
+        want_text, got_text = _texts((want,), (number,))
         raise NotYet(
-            f"on {en} the share is {want:.3f}, your function gave {number:.3f}. {idea[0]}",
-            f"на входе «{ru}» доля равна {want:.3f}, ваша функция дала {number:.3f}. {idea[1]}",
+            f"on {en} the share is {want_text}, your function gave {got_text}. {idea[0]}",
+            f"на входе «{ru}» доля равна {want_text}, ваша функция дала {got_text}. {idea[1]}",
         )

@@ -103,9 +103,28 @@ def check_quiz(answers: Mapping[int, str]) -> None:
             'answers must be a dict: {1: "a", 2: "c", ...}.',
             'answers должен быть словарём: {1: "a", 2: "c", ...}.',
         )
+    as_text = [k for k in answers if isinstance(k, str) and k.strip().isdigit()]
+    if as_text:
+        raise _verdict.NotYet(
+            f'the keys are the question numbers as numbers (1, not "1"): {as_text[0]!r} is text.',
+            f'ключи — номера вопросов числами (1, а не "1"): {as_text[0]!r} — это текст.',
+        )
     for number, question in enumerate(QUESTIONS, start=1):
         given = answers.get(number)
-        if not isinstance(given, str) or given.strip().lower() not in ("a", "b", "c"):
+        letter = given.strip().lower() if isinstance(given, str) else None
+        if letter and letter not in ("a", "b", "c"):
+            if len(letter) <= 3:  # "b)" as printed
+                raise _verdict.NotYet(
+                    f'question {number}: {given!r} is not one letter; give the letter alone, "a", '
+                    '"b" or "c".',
+                    f"вопрос {number}: {given!r} — не одна буква; укажите только букву, «a», «b» "
+                    "или «c».",
+                )
+            raise _verdict.NotYet(
+                f'question {number}: give the option\'s letter, "a", "b" or "c", not its text.',
+                f"вопрос {number}: укажите букву варианта, «a», «b» или «c», а не его текст.",
+            )
+        if letter not in ("a", "b", "c"):
             raise _verdict.NotYet(
                 f'question {number} has no answer yet: give one letter, "a", "b" or "c".',
                 f"на вопрос {number} пока нет ответа: укажите одну букву, «a», «b» или «c».",

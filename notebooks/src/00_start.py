@@ -575,29 +575,46 @@ n00.check_qwen_command(command)
     md("""
 ### Exercise 3. Read a response
 
-From `reply`, the Kimi-K2 response of step 4, take the text, the finish reason and the total number
-of tokens.
+`read_reply(reply)` gets a chat completion like `reply` of step 4 and returns a dict of four of its
+fields: `text` (the message's content, as the reply holds it), `finish_reason`, `model` and
+`total_tokens`. The self-check calls it on replies you have not seen (other models and counts, a
+reply with tool calls and no text), so read each value from `reply`; a value typed in from step 4's
+printout fits that one reply only.
 """, """
 ### Упражнение 3. Прочитайте ответ
 
-Из `reply`, ответа Kimi-K2 на шаге 4, достаньте текст, причину остановки и общее число
-токенов.
+`read_reply(reply)` получает ответ чата, такой же, как `reply` на шаге 4, и возвращает словарь из
+четырёх его полей: `text` (content сообщения в том виде, в каком он есть в ответе),
+`finish_reason`, `model` и `total_tokens`. Самопроверка вызывает функцию на ответах, которых вы не
+видели (другие модели и числа токенов, ответ с вызовами инструментов и без текста), поэтому каждое
+значение берите из `reply`: значение, переписанное из вывода шага 4, подходит только к тому ответу.
 """),
     code('''
-text = None
-finish_reason = None
-total_tokens = None
+def read_reply(reply):
+    """The text, finish reason, model and total tokens of a chat completion."""
+    return {
+        "text": None,
+        "finish_reason": None,
+        "model": None,
+        "total_tokens": None,
+    }
 '''),
     code('''
-n00.check_reading(reply, text, finish_reason, total_tokens)
+n00.check_reading(read_reply)
 '''),
     code('''
-text = reply.choices[0].message.content
-finish_reason = reply.choices[0].finish_reason
-total_tokens = reply.usage.total_tokens
+def read_reply(reply):
+    """The text, finish reason, model and total tokens of a chat completion."""
+    choice = reply.choices[0]
+    return {
+        "text": choice.message.content,
+        "finish_reason": choice.finish_reason,
+        "model": reply.model,
+        "total_tokens": reply.usage.total_tokens,
+    }
 ''', hidden=True),
     code('''
-n00.check_reading(reply, text, finish_reason, total_tokens)
+n00.check_reading(read_reply)
 '''),
     md("""
 [Next: 01 Tools and their schemas](01_tools_schema.ipynb)

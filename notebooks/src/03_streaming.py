@@ -868,13 +868,17 @@ show_messages(broken)
         """
 Write `repair(messages, content, tool_calls)` that returns a **new** list with the assistant message
 `{"role": "assistant", "content": content, "tool_calls": tool_calls}` inserted right before the
-first `role: "tool"` message. The check calls `repair(broken, "", tool_calls)` with the call
-`get_weather:0` that the result answers, then runs the same history checks as the replay server.
+first `role: "tool"` message that answers one of `tool_calls` (its `tool_call_id` is a call's `id`;
+an earlier round's results stay where they are). The check calls `repair(broken, "", tool_calls)`
+with the call `get_weather:0` that the result answers, then runs the same history checks as the
+replay server.
 """,
         """
 Напишите `repair(messages, content, tool_calls)`, которая возвращает **новый** список, где
 сообщение ассистента `{"role": "assistant", "content": content, "tool_calls": tool_calls}`
-вставлено прямо перед первым сообщением `role: "tool"`. Проверка вызывает
+вставлено прямо перед первым сообщением `role: "tool"`, которое отвечает на один из `tool_calls`
+(его `tool_call_id` равен `id` вызова; результаты более раннего раунда остаются на месте).
+Проверка вызывает
 `repair(broken, "", tool_calls)` с вызовом `get_weather:0`, на который отвечает результат, и
 проверяет историю так же, как сервер воспроизведения.
 """,
@@ -896,7 +900,8 @@ check_history(repair)
         '''
 def repair(messages, content, tool_calls):
     assistant = {"role": "assistant", "content": content, "tool_calls": tool_calls}
-    first_tool = next(i for i, m in enumerate(messages) if m["role"] == "tool")
+    ids = {tool_call["id"] for tool_call in tool_calls}
+    first_tool = next(i for i, m in enumerate(messages) if m.get("tool_call_id") in ids)
     return messages[:first_tool] + [assistant] + messages[first_tool:]
 
 

@@ -583,12 +583,14 @@ n12.check_f1(precision_recall_f1)
 **2.** Write `schema_accuracy(tool_calls, tools)`: the share of the calls (dicts shaped like
 `{"id": ..., "function": {"name": ..., "arguments": "<JSON text>"}}`) whose arguments are valid JSON
 that fits their tool's schema in `tools` (use `parse_arguments` and `validate_arguments`, imported
-in the setup cell). A call to a tool not in `tools` does not fit; no calls gives `0.0`.
+in the setup cell; `parse_arguments` reads empty text, which engines send for a call without
+arguments, as `{}`). A call to a tool not in `tools` does not fit; no calls gives `0.0`.
 """, """
 **2.** Напишите `schema_accuracy(tool_calls, tools)`: долю вызовов (словарей вида
 `{"id": ..., "function": {"name": ..., "arguments": "<текст JSON>"}}`), чьи аргументы являются
 корректным JSON и подходят под схему своего инструмента из `tools` (возьмите `parse_arguments` и
-`validate_arguments`, импортированные в ячейке подготовки). Вызов инструмента, которого нет в
+`validate_arguments`, импортированные в ячейке подготовки; пустой текст, который движки присылают
+для вызова без аргументов, `parse_arguments` читает как `{}`). Вызов инструмента, которого нет в
 `tools`, не подходит; если вызовов нет, ответ `0.0`.
 """),
     code('''
