@@ -11,10 +11,7 @@ submission gets full marks with no flag; the key as it is gets 0 and a flag.
 
 from __future__ import annotations
 
-import copy
 import csv
-import hashlib
-import hmac
 import json
 import os
 import site
@@ -26,12 +23,12 @@ import pytest
 from helpers.edition import student_notebook
 from helpers.exercises import _verdict, n01
 from helpers.grade import (
-    RECORD_MIME,
     SMALL_EDIT,
+    STATE_MIME,
     GraderFiles,
     Result,
     _changed,
-    _read_record,
+    changed_state,
     exercises_of,
     grade_folder,
     kernel_env,
@@ -39,6 +36,7 @@ from helpers.grade import (
     lesson_of,
     marks_path,
     patching,
+    read_record,
     read_weights,
     reference,
     student_of,
@@ -340,17 +338,29 @@ def test_honest_answers_are_not_flagged(source):
     assert patching(source) == []
 
 
-def test_the_record_must_be_signed_with_this_requests_key():
-    key, nonce = b"k" * 32, "abc"
-    body = json.dumps({"nonce": nonce, "passed": True, "hint": ""}, sort_keys=True)
-    mac = hmac.new(key, body.encode(), hashlib.sha256).hexdigest()
-    good = {"output_type": "display_data", "data": {RECORD_MIME: {"body": body, "mac": mac}}}
-    assert _read_record([good], nonce, key)["passed"] is True
-    forged = copy.deepcopy(good)
-    forged["data"][RECORD_MIME]["mac"] = "0" * 64
-    assert _read_record([forged], nonce, key) is None
-    assert _read_record([good], "other", key) is None  # an old record, replayed
-    assert _read_record([good], nonce, b"x" * 32) is None
+def test_a_record_is_read_only_for_this_request_and_changes_of_the_runtime_are_named():
+    def sent(nonce, passed, hint="", error="", problems="", state=None):
+        lines = [nonce, passed] + [x.encode().hex() for x in (hint, error, problems)]
+        lines += [f"{k.encode().hex()} {v}" for k, v in (state or {}).items()]
+        return "\n".join(lines).encode()
+
+    record = read_record(sent("abc", "1", "ок", state={"json.loads": 7}), "abc")
+    assert record == {
+        "passed": True,
+        "hint": "ок",
+        "error": "",
+        "problems": [],
+        "state": {"json.loads": 7},
+    }
+    assert read_record(sent("abc", "0", problems="a\nb"), "abc")["problems"] == ["a", "b"]
+    assert read_record(sent("old", "1"), "abc") is None  # another request's record
+    assert read_record(sent("abc", "yes"), "abc") is None
+    assert read_record(b"\xff\xfe", "abc") is None
+    assert read_record(sent("abc", "1") + b"\nzz 1", "abc") is None
+    before = {"json.loads": 1, "threads": 2, "builtins.input": 3, "re.compile": 4}
+    after = {"json.loads": 9, "threads": 2, "builtins.input": 8, "copy.copy": 5}
+    # Changed and removed bindings count; added ones (a lazy import) and known churn do not.
+    assert changed_state(before, after) == ["json.loads", "re.compile"]
 
 
 def test_the_grader_copy_is_read_only_and_changes_are_found_and_undone(tmp_path):
@@ -641,8 +651,9 @@ def test_odd_cell_metadata_is_one_graded_row(graded):
 
 def test_fake_checks_behind_a_disabled_reload_get_nothing(graded):
     row = graded[0]["reloader/02_sync_loop.ipynb"]
-    assert _verdicts(row, "02") == ["not yet"] * 3 and row["score"] == "0"
+    assert _verdicts(row, "02") == ["error"] * 3 and row["score"] == "0"
     assert "assigns importlib.reload" in row["needs_review"]
+    assert "changed the kernel's runtime (changed: importlib.reload" in row["needs_review"]
 
 
 def test_a_redefined_bare_named_check_gets_nothing(graded):
@@ -700,7 +711,7 @@ def test_the_executed_copy_shows_the_grader_s_outputs_and_no_secrets(endless):
     check = _check_cell(nb, "01-check_schema")
     assert check.outputs[0]["text"].startswith("Not yet:")
     outputs = [o for c in nb.cells for o in c.get("outputs", [])]
-    assert outputs and not any(RECORD_MIME in o.get("data", {}) for o in outputs)
+    assert outputs and not any(STATE_MIME in o.get("data", {}) for o in outputs)
 
 
 @pytest.mark.notebooks
