@@ -79,7 +79,10 @@ LESSON_IN_CODE = re.compile(r"\bhelpers\.exercises(?:\.n(\d\d)\b|\s+import\s+n(\
 LESSON_IN_NAME = re.compile(r"^(\d\d)_")
 LANGUAGE_IN_CODE = re.compile(r"""\bset_language\(\s*["'](\w\w)["']\s*\)""")
 # Student code that names the self-check machinery: shown to the teacher.
-GRADING_INTERNALS = re.compile(r"LLM_GRADE_LOG|_verdict\b|\bRECORDED\b|Verdict\(|_grader_")
+GRADING_INTERNALS = re.compile(
+    r"LLM_GRADE_LOG|_verdict\b|\bRECORDED\b|Verdict\(|_grader_|helpers[/\\\\]exercises|"
+    r"site-packages|\.pth\b|(?:site|user)customize|kernel\.json|toolcall-grader"
+)
 COPY_SUFFIX = re.compile(r"\s*\(\d+\)$|[-_ ]copy\d*$", re.IGNORECASE)
 # A starter changed in at most this many lines is a fix (which may well equal the key), not a
 # pasted reference solution.
@@ -316,19 +319,63 @@ def answer_cells(nb: Any, ref: Reference, exercise: Exercise) -> list[int] | Non
 # --- reading the student's code for patching -------------------------------------------------
 
 SUSPECT_MODULES = frozenset(
-    "importlib builtins gc ctypes threading multiprocessing subprocess _thread signal".split()
+    "importlib builtins gc ctypes cffi threading _thread multiprocessing concurrent subprocess "
+    "signal inspect weakref atexit pickle marshal dill cloudpickle pdb bdb trace code codeop "
+    "runpy os posix nt shutil socket _socket select selectors pty faulthandler sysconfig site "
+    "IPython ipykernel jupyter_client zmq traitlets sitecustomize usercustomize".split()
 )
-SUSPECT_CALLS = frozenset("exec eval compile __import__ setattr delattr globals".split())
-SUSPECT_METHODS = frozenset("__eq__ __ne__ __hash__ __bool__ __instancecheck__".split())
-SUSPECT_SYS = frozenset("modules meta_path path_hooks settrace setprofile _getframe".split())
-WRITE_METHODS = frozenset("write_text write_bytes unlink rmdir rename touch".split())
+SUSPECT_CALLS = frozenset(
+    "exec eval compile __import__ setattr delattr globals locals vars breakpoint".split()
+)
+SUSPECT_METHODS = frozenset(
+    "__eq__ __ne__ __hash__ __bool__ __index__ __instancecheck__ __subclasscheck__ __del__ "
+    "__getattribute__ __getattr__ __init_subclass__ __set_name__ __reduce__ __reduce_ex__ "
+    "__copy__ __deepcopy__".split()
+)
+SUSPECT_SYS = frozenset(
+    "modules meta_path path_hooks path_importer_cache path settrace setprofile gettrace "
+    "getprofile _getframe _current_frames addaudithook audit monitoring excepthook displayhook "
+    "breakpointhook setrecursionlimit setswitchinterval stdout stderr stdin".split()
+)
+# Attributes (read, written, or named in a string) that lead from a value to frames, code,
+# globals or the interpreter's internals: the routes to the check's own variables.
+SUSPECT_ATTRS = frozenset(
+    "f_back f_locals f_globals f_builtins f_code f_trace tb_frame tb_next gi_frame cr_frame "
+    "ag_frame gi_code __globals__ __code__ __closure__ cell_contents co_consts __subclasses__ "
+    "__builtins__ __dict__ __class__ __bases__ __base__ __mro__ __getattribute__ __setattr__ "
+    "__traceback__ __self__ __func__ __wrapped__ __defaults__ __kwdefaults__ __loader__ "
+    "__spec__ __file__ __import__ __reduce__ __reduce_ex__".split()
+)
+# Of those, the names no other object in these lessons has: flagged whatever they are read from
+# (`s = sys; s.settrace(...)`, `from sys import settrace`).
+SYS_ONLY = SUSPECT_SYS - frozenset("modules path audit monitoring stdout stderr stdin".split())
+WRITE_METHODS = frozenset("write_text write_bytes unlink rmdir rename touch chmod".split())
+CHECK_MODULE = re.compile(r"^n\d\d$")
+# Names in a lesson's check module that hold the reference or its battery, not a check.
+CHECKS_OWN = re.compile(r"^_|battery|cases|reference|solution|expected|verdict", re.IGNORECASE)
+
+
+def _parsed(source: str) -> tuple[ast.AST | None, list[str]]:
+    """A cell's syntax tree; IPython's own syntax (`%magic`, `!shell`) is translated first and
+    named, as it runs code the cell does not show."""
+    try:
+        return ast.parse(source), []
+    except SyntaxError:
+        pass
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+
+        return ast.parse(TransformerManager().transform_cell(source)), [
+            "uses IPython magics or shell commands (%, !)"
+        ]
+    except Exception:  # not Python even for IPython: it cannot run, so it cannot patch
+        return None, []
 
 
 def patching(source: str) -> list[str]:
     """What a student's cell does that could reach into the grading, one phrase each."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
+    tree, found = _parsed(source)
+    if tree is None:
         return []
     imported: set[str] = set()
     for node in ast.walk(tree):
@@ -336,11 +383,10 @@ def patching(source: str) -> list[str]:
             imported |= {(a.asname or a.name).split(".")[0] for a in node.names}
         elif isinstance(node, ast.ImportFrom):
             imported |= {a.asname or a.name for a in node.names}
-    found: list[str] = []
 
     def root(node: ast.AST) -> str:
-        while isinstance(node, (ast.Attribute, ast.Subscript)):
-            node = node.value
+        while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+            node = node.func if isinstance(node, ast.Call) else node.value
         return node.id if isinstance(node, ast.Name) else ""
 
     def dotted(node: ast.AST) -> str:
@@ -364,30 +410,51 @@ def patching(source: str) -> list[str]:
             for name in names:
                 if name.split(".")[0] in SUSPECT_MODULES:
                     found.append(f"imports {name}")
-        elif isinstance(node, ast.Name) and node.id in ("__builtins__", "builtins"):
-            found.append(f"uses {node.id}")
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            if node.id.startswith("check_"):
+            module = getattr(node, "module", None) or ""
+            for alias in node.names if isinstance(node, ast.ImportFrom) else []:
+                if alias.name == "*" or (module == "sys" and alias.name in SUSPECT_SYS):
+                    found.append(f"imports {alias.name} from {module}")
+            if module.startswith("helpers.exercises"):
+                for theirs in [a.name for a in node.names if CHECKS_OWN.search(a.name)]:
+                    found.append(f"imports {module}.{theirs} (the checks' own code)")
+        elif isinstance(node, ast.Name):
+            if node.id in ("__builtins__", "builtins", "get_ipython", "__import__"):
+                found.append(f"uses {node.id}")
+            elif isinstance(node.ctx, ast.Store) and node.id.startswith("check_"):
                 found.append(f"defines {node.id}")
-        elif isinstance(node, ast.Attribute) and dotted(node.value) == "sys":
-            if node.attr in SUSPECT_SYS:
+        elif isinstance(node, ast.Attribute):
+            if (dotted(node.value) == "sys" and node.attr in SUSPECT_SYS) or node.attr in SYS_ONLY:
                 found.append(f"uses sys.{node.attr}")
+            elif node.attr in SUSPECT_ATTRS:
+                found.append(f"uses .{node.attr}")
+            elif isinstance(node.value, ast.Name) and CHECK_MODULE.match(node.value.id):
+                if CHECKS_OWN.search(node.attr):
+                    found.append(f"uses {node.value.id}.{node.attr} (the checks' own code)")
         elif isinstance(node, ast.Call):
             name = getattr(node.func, "id", "") or ""
             if name in SUSPECT_CALLS:
                 found.append(f"calls {name}()")
+            if name in ("getattr", "hasattr") and len(node.args) > 1:
+                what = node.args[1]
+                if isinstance(what, ast.Constant) and what.value in SUSPECT_ATTRS:
+                    found.append(f"calls {name}() for {what.value}")
+                elif not isinstance(what, ast.Constant) and root(node.args[0]) in imported:
+                    found.append(f"calls {name}() on a module with a computed name")
             if name == "open" and _writes(node):
                 found.append("opens a file for writing")
             attr = getattr(node.func, "attr", "")
             if attr in WRITE_METHODS or (attr == "open" and _writes(node)):
                 found.append(f"writes files (.{attr})")
-            if dotted(node.func) in ("os.system", "os.popen", "os.remove", "os.environ.pop"):
-                found.append(f"calls {dotted(node.func)}()")
+            if attr in ("attrgetter", "methodcaller"):
+                found.append(f"calls {attr}()")
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             if node.name in SUSPECT_METHODS or node.name.startswith("check_"):
                 found.append(f"defines {node.name}")
-        if GRADING_INTERNALS.search(ast.dump(node)) and isinstance(node, ast.Constant):
-            found.append("names the self-check machinery")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if node.value in SUSPECT_ATTRS or node.value in SUSPECT_METHODS:
+                found.append(f"names {node.value} in a string")
+            if GRADING_INTERNALS.search(node.value):
+                found.append("names the self-check machinery")
     if GRADING_INTERNALS.search(source) and "names the self-check machinery" not in found:
         found.append("names the self-check machinery")
     return list(dict.fromkeys(found))
@@ -674,7 +741,12 @@ del _grader_preamble, _grader_state
 CHECK_REQUEST = """
 def _grader_{nonce}(_arguments):
     import functools, sys, types
-    record = {{"passed": False, "hint": "", "error": "", "problems": []}}
+    # What is kept for later is immutable (tuples, str, bool): code that runs later in this
+    # kernel (a hook) may reach this frame's objects, but cannot change those.
+    problems = ()
+    if sys.gettrace() is not None or sys.getprofile() is not None:
+        problems += ("a trace or profile function was set when the check began",)
+    passed, hint, error = False, "", ""
 
     def plain(value, depth=0):
         kind = type(value)
@@ -703,14 +775,15 @@ def _grader_{nonce}(_arguments):
 
     def checks_code():
         # The check's own modules and their classes, to see them changed while the check ran.
-        found = {{}}
+        found = []
         for name, module in list(sys.modules.items()):
             if name == "helpers" or name.startswith("helpers."):
-                found[name] = dict(vars(module))
-                for key, value in list(found[name].items()):
+                names = tuple(vars(module).items())
+                found.append((name, names))
+                for key, value in names:
                     if isinstance(value, type) and value.__module__ == name:
-                        found[name + "." + key] = dict(vars(value))
-        return found
+                        found.append((name + "." + key, tuple(vars(value).items())))
+        return tuple(found)
 
     try:
         for name in [n for n in sys.modules if n == "helpers" or n.startswith("helpers.")]:
@@ -738,30 +811,30 @@ def _grader_{nonce}(_arguments):
         verdict = getattr(module, "{function}")(
             *[plain(a) for a in args], **{{k: plain(v) for k, v in kwargs.items()}}
         )
-        after = checks_code()
+        shown = getattr(verdict, "hint", "")
+        passed = getattr(verdict, "passed", None) is True
+        hint = str.__str__(shown) if isinstance(shown, str) else ""
+        after = {{name: dict(names) for name, names in checks_code()}}
         changed = sorted(
-            name + "." + key for name, names in before.items() for key, value in names.items()
+            name + "." + key for name, names in before for key, value in names
             if after.get(name, {{}}).get(key, after) is not value
         )
         if changed:
-            changed = "the check's code changed while it ran: " + ", ".join(changed)
-            record["problems"].append(changed)
-        hint = getattr(verdict, "hint", "")
-        record["passed"] = getattr(verdict, "passed", None) is True
-        record["hint"] = str.__str__(hint) if isinstance(hint, str) else ""
+            problems += ("the check's code changed while it ran: " + ", ".join(changed),)
     except BaseException as exc:
-        record["error"] = str.__str__(type(exc).__name__ + ": " + str(exc)[:300])
-    _grader_send_{nonce}(record)
+        error = str.__str__(type(exc).__name__ + ": " + str(exc)[:300])
+    _grader_send_{nonce}(passed is True, hint, error, problems)
 
 
-def _grader_send_{nonce}(record):
+def _grader_send_{nonce}(passed, hint, error, problems):
     # From here on only the interpreter's own functions are called, each verified first.
-    text, listing, mapping = "".__class__, [].__class__, {{}}.__class__
-    passed = record["passed"] is True
-    hint, error = text.__str__(record["hint"]), text.__str__(record["error"])
-    problems = [text.__str__(p) for p in listing.__iter__(record["problems"])]
+    text, tuple_, mapping = "".__class__, ().__class__, {{}}.__class__
+    passed = passed is True
+    hint, error = text.__str__(hint), text.__str__(error)
+    problems = tuple_([text.__str__(p) for p in tuple_.__iter__(problems)])
     state, found, real_sys = _grader_state(lambda name: {watched}, final=True)
-    problems = problems + found
+    problems = problems + tuple_(found)
+    state = tuple_(mapping.items(state))
     kind = (0).__class__.__class__
     sockets = real_sys.modules.get("_socket") if real_sys is not None else None
     socket = sockets.__dict__.get("socket") if sockets.__class__ is real_sys.__class__ else None
@@ -773,7 +846,7 @@ def _grader_send_{nonce}(record):
     lines = ["{nonce}", "1" if passed else "0"]
     for part in (hint, error, "\\n".join(problems)):
         lines.append(text.encode(part, "utf-8").hex())
-    for name, value in mapping.items(state):
+    for name, value in state:
         lines.append(text.encode(name, "utf-8").hex() + " %d" % value)
     socket.sendall(channel, text.encode("\\n".join(lines), "utf-8"))
     socket.close(channel)
