@@ -820,7 +820,8 @@ def _grader_{nonce}(_arguments):
             if after.get(name, {{}}).get(key, after) is not value
         )
         if changed:
-            problems += ("the check's code changed while it ran: " + ", ".join(changed),)
+            changed = ", ".join(changed[:4]) + (", ..." if len(changed) > 4 else "")
+            problems += ("the check's code changed while it ran: " + changed,)
     except BaseException as exc:
         error = str.__str__(type(exc).__name__ + ": " + str(exc)[:300])
     _grader_send_{nonce}(passed is True, hint, error, problems)
@@ -1162,6 +1163,8 @@ def run_exercise(
             problems.append("kernel died")
         except RuntimeError as exc:  # nbclient reports a kernel that would not start this way
             problems.append(f"failed to run: {exc}")
+        except Exception as exc:  # the kernel's messages broke (a student patched json...)
+            problems.append(f"the kernel stopped answering ({type(exc).__name__})")
         finally:  # the kernel is ours (nbclient only stops kernels it made itself)
             _stop(manager)
             with contextlib.suppress(OSError):

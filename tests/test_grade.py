@@ -187,6 +187,108 @@ def repair(messages, content, tool_calls):
     return list(messages)"""
 
 
+# --- the cheats of the in-kernel routes (each graded beside honest notebooks, --jobs 2) -------
+# The check's own variables, read from the frames above: `expected` is the reference's answer.
+READ_FRAMES = """import sys
+def call_tool(tool_call, tool_map):
+    frame = sys._getframe(1)
+    while frame is not None and "expected" not in frame.f_locals:
+        frame = frame.f_back
+    return frame.f_locals["expected"] if frame is not None else None"""
+# The check's module globals, patched from a frame while it runs: a NotYet becomes a pass.
+PATCH_FRAMES = """import sys
+def call_tool(tool_call, tool_map):
+    frame = sys._getframe(1)
+    while frame is not None:
+        names = frame.f_globals
+        real = names.get("Verdict")
+        if names.get("__name__") == "helpers.exercises._verdict" and isinstance(real, type):
+            names["Verdict"] = lambda passed, hint="", real=real: real(True)
+        frame = frame.f_back
+    return None"""
+# An audit hook (it cannot be removed): it learns the request's nonce from the compiled source
+# and, when the request connects to send its verdict, sends a forged one first.
+AUDIT_HOOK = """import re, socket, sys
+seen = {}
+def hook(event, args):
+    if event == "compile" and isinstance(args[0], (str, bytes)):
+        found = re.search(r"_grader_([0-9a-f]{16})", str(args[0]))
+        seen.setdefault("nonce", found and found.group(1))
+    if event == "socket.connect" and seen.get("nonce") and not seen.get("sent"):
+        seen["sent"] = True
+        forged = socket.socket(socket.AF_UNIX)
+        forged.connect(args[1])
+        forged.sendall((seen["nonce"] + "\\n1\\n\\n\\n").encode())
+        forged.close()
+sys.addaudithook(hook)
+my_schema = {}"""
+# A trace function: it rewrites the request's locals (passed, problems) and takes itself away.
+TRACE_FLIP = """import sys
+def tracer(frame, event, arg):
+    if frame.f_code.co_name.startswith("_grader_send_"):
+        frame.f_locals.update(passed=True, problems=())
+        sys.settrace(None)
+        return None
+    return tracer
+sys.settrace(tracer)
+def call_tool(tool_call, tool_map):
+    return None"""
+# A thread that waits for the verdict socket and sends a forged verdict on it first.
+THREAD_RACE = """import pathlib, re, socket, threading, time
+def race():
+    for _ in range(2000):
+        for path in pathlib.Path("..").glob("verdict"):
+            forged = socket.socket(socket.AF_UNIX)
+            forged.connect(str(path))
+            forged.sendall(b"0000000000000000\\n1\\n\\n\\n")
+            return
+        time.sleep(0.01)
+threading.Thread(target=race, daemon=True).start()
+my_schema = {}"""
+# A module the check uses, patched before the check is imported: its copies see no change.
+PATCH_MODULE = """import copy
+copy.deepcopy = lambda value, memo=None: {}
+my_schema = {}"""
+# A module the kernel itself uses, patched: its messages can no longer be read.
+BREAK_KERNEL = """import json
+json.dumps = lambda value, *args, **kwargs: "{}"
+my_schema = {}"""
+# The reference itself, imported from the lesson's check module (it gives the right answers).
+REFERENCE = """from helpers.exercises import n01
+def call_tool(tool_call, tool_map):
+    return n01._greet(**__import__("json").loads(tool_call["function"]["arguments"]))"""
+# A verdict printed (and a record published) by the answer cell itself.
+PRINTED = """from IPython.display import publish_display_data
+print("Correct!")
+publish_display_data({"application/x.toolcall-grader-state+json": {"passed": True}})
+my_schema = {}"""
+# The kernel killed from inside the check (no verdict can come, so none may be assumed).
+KILLER = """import os
+def call_tool(tool_call, tool_map):
+    os._exit(0)"""
+# An IPython input transformer: it rewrites the grader's request before it runs.
+TRANSFORMER = """def cheat(lines):
+    return [line.replace("passed = getattr(verdict", "passed = True or getattr(verdict")
+            for line in lines]
+get_ipython().input_transformers_post.append(cheat)
+def call_tool(tool_call, tool_map):
+    return None"""
+
+IN_KERNEL = [  # (student, exercise, answer cell)
+    ("framereader", "01-check_call_tool", READ_FRAMES),
+    ("framepatcher", "01-check_call_tool", PATCH_FRAMES),
+    ("auditor", "01-check_schema", AUDIT_HOOK),
+    ("tracer", "01-check_call_tool", TRACE_FLIP),
+    ("racer", "01-check_schema", THREAD_RACE),
+    ("copypatcher", "01-check_schema", PATCH_MODULE),
+    ("kernelbreaker", "01-check_schema", BREAK_KERNEL),
+    ("referencer", "01-check_call_tool", REFERENCE),
+    ("printer", "01-check_schema", PRINTED),
+    ("killer", "01-check_call_tool", KILLER),
+    ("transformer", "01-check_call_tool", TRANSFORMER),
+]
+
+
 def _table(path: Path) -> dict[str, dict[str, str]]:
     """A CSV as {first column's value... the notebook (or the student): row}."""
     with path.open(encoding="utf-8") as handle:
@@ -497,11 +599,12 @@ def graded(tmp_path_factory):
     _write(folder, "popper/01_tools_schema.ipynb", _with({"01-check_call_tool": LOG_POP}))
     rewrite = REWRITE_VERDICT.format(checkout=str(VERDICT_FILE))
     _write(folder, "rewriter/01_tools_schema.ipynb", _with({"01-check_schema": rewrite}))
-    # The .pth planter is graded alone (jobs=1): with two kernels at once, the other kernel may
-    # find and undo the shared file first, and then it, not the planter, is re-run (a limit of
-    # --jobs above 1 that docs/notes.md names; the planter gains nothing either way).
-    alone = tmp_path_factory.mktemp("alone")
-    _write(alone, "planter/01_tools_schema.ipynb", _with({"01-check_schema": PLANT_PTH}))
+    # The .pth planter runs beside the others (--jobs 2): whichever kernel finds the shared file
+    # changed, every kernel running then is run again alone, and the planter plants it again.
+    _write(folder, "planter/01_tools_schema.ipynb", _with({"01-check_schema": PLANT_PTH}))
+    _write(folder, "sidorova/01_tools_schema.ipynb", _with(honest, lang="ru"))
+    for student, exercise, source in IN_KERNEL:
+        _write(folder, f"{student}/01_tools_schema.ipynb", _with({exercise: source}))
     _write(folder, "channel/01_tools_schema.ipynb", _with({"01-check_call_tool": PATCH_CHANNEL}))
     _write(folder, "faker/01_tools_schema.ipynb", _with({"01-check_typed_function": FAKE_PACKAGE}))
     _write(folder, "hooker/01_tools_schema.ipynb", _with({"01-check_typed_function": IMPORT_HOOK}))
@@ -528,14 +631,12 @@ def graded(tmp_path_factory):
     try:
         grade_folder(folder, out, timeout=600, jobs=2, weights=read_weights(weights))
         after = VERDICT_FILE.read_bytes()
-        out_alone = out.with_name("alone.csv")
-        grade_folder(alone, out_alone, timeout=600, jobs=1, weights=read_weights(weights))
         planted = [p for p in PTH if p.exists()]
     finally:
         VERDICT_FILE.write_bytes(before)  # a safety net only: the assertions use `after`
         for path in PTH:
             path.unlink(missing_ok=True)
-    return {**_table(out), **_table(out_alone)}, _table(marks_path(out)), before == after, planted
+    return _table(out), _table(marks_path(out)), before == after, planted
 
 
 def test_columns_student_flags_marks_and_three_per_exercise(graded):
@@ -642,6 +743,52 @@ def test_a_fake_helpers_package_or_import_hook_is_not_the_grader_s_check(graded)
     hooker = rows["hooker/01_tools_schema.ipynb"]
     assert hooker["01:check_typed_function"] != "passed", hooker["01:check_typed_function hint"]
     assert "uses sys.meta_path" in hooker["needs_review"]
+
+
+def test_in_kernel_cheats_get_no_verdict_or_are_flagged(graded):
+    rows = graded[0]
+    for student, _, _ in IN_KERNEL:
+        row = rows[f"{student}/01_tools_schema.ipynb"]
+        assert row["needs_review"], student  # each is flagged, whatever its verdict
+        assert row["run"].startswith("ok"), (student, row["run"])  # and still one graded row
+    # What the kernel's state, the one-connection rule or a dead kernel stops: no verdict.
+    refused = {
+        "framepatcher": "the check's code changed while it ran: helpers.exercises._verdict",
+        "auditor": "2 verdicts were sent instead of one",
+        "copypatcher": "changed: copy.deepcopy",
+        "transformer": "changed: ipython input_transformers_post",
+        "killer": "no verdict: kernel died",
+        "kernelbreaker": "no verdict: the kernel stopped answering",
+    }
+    for student, why in refused.items():
+        row = rows[f"{student}/01_tools_schema.ipynb"]
+        name = next(e.replace("-", ":", 1) for s, e, _ in IN_KERNEL if s == student)
+        assert row[name] == "error" and why in row[f"{name} hint"], (student, row[f"{name} hint"])
+        assert row["score"] == "0", student
+    racer = rows["racer/01_tools_schema.ipynb"]
+    assert racer["01:check_schema"] == "error" and racer["score"] == "0"
+    assert "verdict refused: the kernel's runtime was changed" in racer["01:check_schema hint"]
+    for student in ("printer", "referencer"):  # a printed verdict, the checks' own tool
+        assert rows[f"{student}/01_tools_schema.ipynb"]["score"] == "0", student
+    assert (
+        "uses n01._greet (the checks' own code)"
+        in rows["referencer/01_tools_schema.ipynb"]["needs_review"]
+    )
+    # What only the flags catch: the check's variables read from its frames, and a trace
+    # function that rewrites the request's locals and takes itself away before it is seen.
+    reader, tracer = rows["framereader/01_tools_schema.ipynb"], rows["tracer/01_tools_schema.ipynb"]
+    assert (
+        "uses sys._getframe" in reader["needs_review"]
+        and "uses .f_locals" in reader["needs_review"]
+    )
+    assert "uses sys.settrace" in tracer["needs_review"]
+
+
+def test_honest_notebooks_beside_the_cheats_get_full_marks_and_no_flag(graded):
+    rows, marks = graded[0], graded[1]
+    row = rows["sidorova/01_tools_schema.ipynb"]
+    assert _verdicts(row) == ["passed"] * 3 and row["needs_review"] == "", row
+    assert marks["sidorova"]["needs_review"] == ""
 
 
 def test_odd_cell_metadata_is_one_graded_row(graded):
