@@ -7,11 +7,14 @@ The grader, not the student, holds the checks. For each submission and each exer
 fresh kernel that runs the answer key's own setup cells (from the grader's copy of the lesson),
 then only the student's cells for that exercise (the answer cell and any cell added below it),
 then the grader's own check: the lesson's check module is imported afresh, after the student's
-code ran, from a read-only copy of `helpers/` made for that kernel alone, and its verdict comes
-back on the kernel's output channel as a record signed with a key sent in that last request (the
-student's code ran before the key existed). Values the student hands over are made plain Python
-data first (a `dict` subclass with a lying `__eq__` becomes a dict), and so is whatever the
-student's functions return. After each kernel the copy and the checkout's `helpers/`, `data/`,
+code ran, from a read-only copy of `helpers/` made for that kernel alone. Values the student hands
+over are made plain Python data first (a `dict` subclass with a lying `__eq__` becomes a dict),
+and so is whatever the student's functions return. The kernel's state (the bindings of the
+modules the checks and the kernel use, threads, signal handlers, trace and profile functions,
+IPython's hooks) is read before the student's cells and again after the check, the second time
+with the interpreter's own functions only (`KERNEL_STATE`); the verdict comes back with it over a
+local socket opened for that one request. A changed state, check code changed while it ran, or a
+second verdict refuses the verdict and flags the notebook. After each kernel the copy and the checkout's `helpers/`, `data/`,
 the interpreter's start-up files and the kernel's spec are compared with a snapshot taken at the
 start: a change refuses that kernel's verdicts, is undone, and is flagged.
 
@@ -23,7 +26,9 @@ says why; every other notebook is still graded, and rows are written as they fin
 
 Answer cells are also read (AST) for code that reaches into the grading: assignments to
 attributes of imported modules, `setattr`, `importlib`, `builtins`, `sys.modules`, `gc`,
-`ctypes`, threads and processes, `__eq__`/`__hash__` overrides, `exec`/`eval`, file writes.
+`ctypes`, threads and processes, frames and code objects (`sys._getframe`, `.f_back`,
+`.__globals__`...), trace, profile and audit hooks, `get_ipython` and magics, the checks' own
+references, `__eq__`/`__hash__`/`__del__` overrides, `exec`/`eval`, file writes.
 Such a notebook is flagged "needs review" (it is still graded). Reference solutions pasted as they
 are score 0 and are flagged; a starter fixed by a small edit that happens to equal the key is not.
 

@@ -122,7 +122,7 @@ PLANT_PTH = """import pathlib, site
 for folder in site.getsitepackages():
     pathlib.Path(folder, "zz_grader_cheat.pth").write_text("import os; os.environ['CHEAT'] = '1'\\n")
 my_schema = {}"""
-# Our own: the channel the verdict comes back on, patched to turn "false" into "true".
+# Our own: the display channel patched to turn "false" into "true" (the old verdict channel).
 PATCH_CHANNEL = """import IPython.display as display
 real = display.publish_display_data
 def forge(data, *args, **kwargs):
