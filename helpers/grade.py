@@ -14,9 +14,11 @@ modules the checks and the kernel use, threads, signal handlers, trace and profi
 IPython's hooks) is read before the student's cells and again after the check, the second time
 with the interpreter's own functions only (`KERNEL_STATE`); the verdict comes back with it over a
 local socket opened for that one request. A changed state, check code changed while it ran, or a
-second verdict refuses the verdict and flags the notebook. After each kernel the copy and the checkout's `helpers/`, `data/`,
-the interpreter's start-up files and the kernel's spec are compared with a snapshot taken at the
-start: a change refuses that kernel's verdicts, is undone, and is flagged.
+second verdict refuses the verdict and flags the notebook. After each kernel the copy and the
+checkout's `helpers/`, `data/`, the interpreter's start-up files and the kernel's spec are
+compared with a snapshot taken at the start: a change refuses that kernel's verdicts, is undone,
+and is flagged (with `--jobs` above 1, every kernel running then is run again alone to find
+whose change it was).
 
 The kernel inherits an allow-list of environment variables (no keys, tokens or proxies),
 `LLM_MODE=replay` is forced, the Hugging Face hub is offline and the kernel talks over local
