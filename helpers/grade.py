@@ -111,8 +111,12 @@ WATCHED_MODULES = (
 ).split()
 WATCHED = f"name in {tuple(WATCHED_MODULES)!r}"
 # Bindings that change in normal use (found by grading every lesson's honest answers):
-# ipykernel binds `input` and IPython `sys.excepthook` anew for each cell.
-STATE_CHURN = frozenset(("builtins.input", "builtins.getpass", "sys.excepthook"))
+# ipykernel binds `input` and IPython `sys.excepthook` anew for each cell, and an exception
+# in any cell sets `sys.last_*`.
+STATE_CHURN = frozenset(
+    "builtins.input builtins.getpass sys.excepthook sys.last_type sys.last_value "
+    "sys.last_traceback sys.last_exc".split()
+)
 
 
 # --- reading the notebooks -------------------------------------------------------------------
@@ -351,7 +355,8 @@ SUSPECT_ATTRS = frozenset(
     "ag_frame gi_code __globals__ __code__ __closure__ cell_contents co_consts __subclasses__ "
     "__builtins__ __dict__ __class__ __bases__ __base__ __mro__ __getattribute__ __setattr__ "
     "__traceback__ __self__ __func__ __wrapped__ __defaults__ __kwdefaults__ __loader__ "
-    "__spec__ __file__ __import__ __reduce__ __reduce_ex__".split()
+    "__spec__ __file__ __import__ __reduce__ __reduce_ex__ walk_stack walk_tb extract_stack "
+    "currentframe".split()
 )
 # Of those, the names no other object in these lessons has: flagged whatever they are read from
 # (`s = sys; s.settrace(...)`, `from sys import settrace`).
