@@ -257,6 +257,21 @@ my_schema = {}"""
 REFERENCE = """from helpers.exercises import n01
 def call_tool(tool_call, tool_map):
     return n01._greet(**__import__("json").loads(tool_call["function"]["arguments"]))"""
+# The reference read from the grader's own copy of the checks (it is on the kernel's path).
+READ_COPY = """import sys, pathlib
+def call_tool(tool_call, tool_map):
+    for folder in sys.path:
+        source = pathlib.Path(folder, "helpers", "exercises", "n01.py")
+        if source.exists():
+            names = {}
+            exec(source.read_text(), names)
+            return names["_call_battery"] and None
+    return None"""
+# A function that knows it is being checked: it looks at who calls it.
+DETECTOR = """import traceback
+def call_tool(tool_call, tool_map):
+    checked = any("exercises" in frame.filename for frame in traceback.extract_stack())
+    return {"got": {}} if checked else None"""
 # A verdict printed (and a record published) by the answer cell itself.
 PRINTED = """from IPython.display import publish_display_data
 print("Correct!")
@@ -283,6 +298,8 @@ IN_KERNEL = [  # (student, exercise, answer cell)
     ("copypatcher", "01-check_schema", PATCH_MODULE),
     ("kernelbreaker", "01-check_schema", BREAK_KERNEL),
     ("referencer", "01-check_call_tool", REFERENCE),
+    ("copyreader", "01-check_call_tool", READ_COPY),
+    ("detector", "01-check_call_tool", DETECTOR),
     ("printer", "01-check_schema", PRINTED),
     ("killer", "01-check_call_tool", KILLER),
     ("transformer", "01-check_call_tool", TRANSFORMER),
@@ -768,12 +785,14 @@ def test_in_kernel_cheats_get_no_verdict_or_are_flagged(graded):
     racer = rows["racer/01_tools_schema.ipynb"]
     assert racer["01:check_schema"] == "error" and racer["score"] == "0"
     assert "verdict refused: the kernel's runtime was changed" in racer["01:check_schema hint"]
-    for student in ("printer", "referencer"):  # a printed verdict, the checks' own tool
+    for student in ("printer", "referencer", "copyreader", "detector"):
         assert rows[f"{student}/01_tools_schema.ipynb"]["score"] == "0", student
     assert (
         "uses n01._greet (the checks' own code)"
         in rows["referencer/01_tools_schema.ipynb"]["needs_review"]
     )
+    assert "calls exec()" in rows["copyreader/01_tools_schema.ipynb"]["needs_review"]
+    assert "uses .extract_stack" in rows["detector/01_tools_schema.ipynb"]["needs_review"]
     # What only the flags catch: the check's variables read from its frames, and a trace
     # function that rewrites the request's locals and takes itself away before it is seen.
     reader, tracer = rows["framereader/01_tools_schema.ipynb"], rows["tracer/01_tools_schema.ipynb"]
