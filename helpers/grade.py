@@ -661,6 +661,12 @@ def _grader_state(watched, final=False):
         return state, problems, None
     if gettrace() is not None:
         problems.append("a trace function is set (sys.settrace)")
+    frame = names["_getframe"]()
+    while frame is not None:  # a trace taken away leaves its local tracer on the frames it saw
+        if frame.f_trace is not None:
+            problems.append("the check's frames were traced (sys.settrace)")
+            break
+        frame = frame.f_back
     if names["getprofile"]() is not None:
         problems.append("a profile function is set (sys.setprofile)")
     monitoring = names.get("monitoring")
@@ -697,7 +703,7 @@ def _grader_state(watched, final=False):
         state[name] = ident(module)
         try:
             for key, value in module.__dict__.items():
-                if not key.startswith("__"):
+                if not key.startswith("__") or key in ("__import__", "__build_class__"):
                     state[name + "." + key] = ident(value)
         except BaseException:
             state[name] = -2

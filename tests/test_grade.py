@@ -233,6 +233,20 @@ def tracer(frame, event, arg):
 sys.settrace(tracer)
 def call_tool(tool_call, tool_map):
     return None"""
+# The same, wiping its local tracer off every frame before it goes (only the flag catches it).
+TRACE_WIPED = """import sys
+def tracer(frame, event, arg):
+    if frame.f_code.co_name.startswith("_grader_send_"):
+        frame.f_locals.update(passed=True, problems=())
+        sys.settrace(None)
+        while frame is not None:
+            frame.f_trace = None
+            frame = frame.f_back
+        return None
+    return tracer
+sys.settrace(tracer)
+def call_tool(tool_call, tool_map):
+    return None"""
 # A thread that waits for the verdict socket and sends a forged verdict on it first.
 THREAD_RACE = """import pathlib, re, socket, threading, time
 def race():
@@ -294,6 +308,7 @@ IN_KERNEL = [  # (student, exercise, answer cell)
     ("framepatcher", "01-check_call_tool", PATCH_FRAMES),
     ("auditor", "01-check_schema", AUDIT_HOOK),
     ("tracer", "01-check_call_tool", TRACE_FLIP),
+    ("wiper", "01-check_call_tool", TRACE_WIPED),
     ("racer", "01-check_schema", THREAD_RACE),
     ("copypatcher", "01-check_schema", PATCH_MODULE),
     ("kernelbreaker", "01-check_schema", BREAK_KERNEL),
@@ -774,6 +789,7 @@ def test_in_kernel_cheats_get_no_verdict_or_are_flagged(graded):
         "auditor": "2 verdicts were sent instead of one",
         "copypatcher": "changed: copy.deepcopy",
         "transformer": "changed: ipython input_transformers_post",
+        "tracer": "the check's frames were traced (sys.settrace)",
         "killer": "no verdict: kernel died",
         "kernelbreaker": "no verdict: the kernel stopped answering",
     }
@@ -794,13 +810,15 @@ def test_in_kernel_cheats_get_no_verdict_or_are_flagged(graded):
     assert "calls exec()" in rows["copyreader/01_tools_schema.ipynb"]["needs_review"]
     assert "uses .extract_stack" in rows["detector/01_tools_schema.ipynb"]["needs_review"]
     # What only the flags catch: the check's variables read from its frames, and a trace
-    # function that rewrites the request's locals and takes itself away before it is seen.
-    reader, tracer = rows["framereader/01_tools_schema.ipynb"], rows["tracer/01_tools_schema.ipynb"]
+    # function that rewrites the request's locals and takes itself (and its marks) away.
+    # These two get `passed` (the limit the teacher's guide names), so the flag must be there.
+    reader, wiper = rows["framereader/01_tools_schema.ipynb"], rows["wiper/01_tools_schema.ipynb"]
+    assert reader["01:check_call_tool"] == "passed"
     assert (
         "uses sys._getframe" in reader["needs_review"]
         and "uses .f_locals" in reader["needs_review"]
     )
-    assert "uses sys.settrace" in tracer["needs_review"]
+    assert "uses sys.settrace" in wiper["needs_review"] and "uses .f_trace" in wiper["needs_review"]
 
 
 def test_honest_notebooks_beside_the_cheats_get_full_marks_and_no_flag(graded):
