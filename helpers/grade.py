@@ -98,9 +98,9 @@ SMALL_EDIT = 2
 GRADER_TREES = ("helpers", "data")
 STATE_MIME = "application/x.toolcall-grader-state+json"
 MAX_RECORD = 4_000_000  # bytes a check request may send back
-# The modules whose bindings the kernel's state does not cover: the student's own, the checks
-# (imported afresh for the check, and compared while it runs), and modules that rebind their
-# globals in normal use (found by grading every lesson's honest answers).
+# The modules whose bindings the kernel's state covers: those the checks and the request use,
+# and those the kernel's messages and the display go through. (`helpers.*` is imported afresh
+# for the check and compared inside the request, while the check runs.)
 WATCHED_MODULES = (
     "builtins sys json json.decoder json.encoder json.scanner _json re copy math functools "
     "itertools operator collections collections.abc typing time threading _thread signal "
