@@ -395,6 +395,19 @@ def patching(source: str) -> list[str]:
             imported |= {(a.asname or a.name).split(".")[0] for a in node.names}
         elif isinstance(node, ast.ImportFrom):
             imported |= {a.asname or a.name for a in node.names}
+    # A name bound to an imported module (or to one of its attributes) is the module too.
+    aliases = [
+        (t.id, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign)
+        for t in node.targets
+        if isinstance(t, ast.Name)
+    ]
+    grown = True
+    while grown:
+        before = len(imported)
+        imported |= {name for name, value in aliases if _root_name(value) in imported}
+        grown = len(imported) > before
 
     def root(node: ast.AST) -> str:
         while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
@@ -470,6 +483,13 @@ def patching(source: str) -> list[str]:
     if GRADING_INTERNALS.search(source) and "names the self-check machinery" not in found:
         found.append("names the self-check machinery")
     return list(dict.fromkeys(found))
+
+
+def _root_name(node: ast.AST) -> str:
+    """The name an expression like `a.b[c].d` starts from ("" for anything else)."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""
 
 
 def _writes(call: ast.Call) -> bool:

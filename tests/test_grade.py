@@ -458,6 +458,20 @@ def test_a_small_fix_of_a_starter_is_not_a_pasted_solution():
         ("setattr(object, 'x', 1)", "calls setattr()"),
         ("import threading", "imports threading"),
         ("import os\nos.environ.pop('LLM_GRADE_LOG')", "names the self-check machinery"),
+        ("import sys as s\ns.settrace(print)", "uses sys.settrace"),
+        ("from sys import _getframe", "imports _getframe from sys"),
+        ("import sys\nsys.addaudithook(print)", "uses sys.addaudithook"),
+        ("x = f.f_back.f_locals", "uses .f_back"),
+        ("getattr(f, 'f_globals')", "calls getattr() for f_globals"),
+        ("import sys\ns = sys\ngetattr(s, 'set' + 'trace')", "calls getattr() on a module"),
+        ("().__class__.__base__.__subclasses__()", "uses .__subclasses__"),
+        ("get_ipython().ast_transformers.append(t)", "uses get_ipython"),
+        ("%load_ext cheat\nx = 1", "uses IPython magics or shell commands (%, !)"),
+        ("from helpers.exercises.n04 import extract_battery", "(the checks' own code)"),
+        ("n01._greet('x')", "uses n01._greet (the checks' own code)"),
+        ("class A:\n    def __del__(self):\n        pass", "defines __del__"),
+        ("import inspect", "imports inspect"),
+        ("import socket", "imports socket"),
     ],
 )
 def test_patching_in_an_answer_cell_is_named(source, flag):
@@ -466,7 +480,14 @@ def test_patching_in_an_answer_cell_is_named(source, flag):
 
 @pytest.mark.parametrize(
     "source",
-    [MY_SCHEMA, MY_CALL_TOOL, MY_CONVERT, "with open('notes.txt') as f:\n    text = f.read()"],
+    [
+        MY_SCHEMA,
+        MY_CALL_TOOL,
+        MY_CONVERT,
+        "with open('notes.txt') as f:\n    text = f.read()",
+        "def reasoning(delta, key):\n    return getattr(delta, key, None)",  # lesson 06
+        "text = text.replace('<think>', '')",
+    ],
 )
 def test_honest_answers_are_not_flagged(source):
     assert patching(source) == []
