@@ -5,8 +5,11 @@ the starter cells. Most are cheats, each a real notebook: the ones a review foun
 `__eq__`, `importlib.reload` disabled and fake checks, a bare-named check redefined, the grade
 log popped and forged, `_verdict.py` rewritten on disk, odd cell metadata) and our own (a `.pth`
 file planted for the next kernels, the verdict channel patched, a fake `helpers` package on the
-path, an import hook, a function returning a lying dict). Each earns 0 or is flagged; the honest
-submission gets full marks with no flag; the key as it is gets 0 and a flag.
+path, an import hook, a function returning a lying dict), and a batch that attacks the check from
+inside its kernel (`IN_KERNEL`: frames read and patched, an audit hook, trace functions, a racing
+thread, patched modules, the checks' own code, a printed verdict, a killed kernel, an IPython
+transformer). All are graded together with `--jobs 2`. Each earns 0 or is flagged; the honest
+submissions get full marks with no flag; the key as it is gets 0 and a flag.
 """
 
 from __future__ import annotations
