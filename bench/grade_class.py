@@ -60,6 +60,8 @@ def make_class(folder: Path, students: int, lessons: list[str]) -> dict[tuple[st
                 if not grade_id.endswith("-answer"):
                     continue
                 check = grade_id[3:].removesuffix("-answer")
+                if f"{lesson}:{check}" not in grade.exercises_of(lesson):
+                    continue  # not graded (lesson 03's exit quiz)
                 roll = draw.random()
                 if roll < 0.6:
                     cell.source = solutions[check] + f"\n\nauthor = {student!r}"

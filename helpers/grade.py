@@ -7,13 +7,18 @@ The grader, not the student, holds the checks. For each submission and each exer
 fresh kernel that runs the answer key's own setup cells (from the grader's copy of the lesson),
 then only the student's cells for that exercise (the answer cell and any cell added below it),
 then the grader's own check: the lesson's check module is imported afresh, after the student's
-code ran, from a read-only copy of `helpers/` made for that kernel alone, and its verdict comes
-back on the kernel's output channel as a record signed with a key sent in that last request (the
-student's code ran before the key existed). Values the student hands over are made plain Python
-data first (a `dict` subclass with a lying `__eq__` becomes a dict), and so is whatever the
-student's functions return. After each kernel the copy and the checkout's `helpers/`, `data/`,
-the interpreter's start-up files and the kernel's spec are compared with a snapshot taken at the
-start: a change refuses that kernel's verdicts, is undone, and is flagged.
+code ran, from a read-only copy of `helpers/` made for that kernel alone. Values the student hands
+over are made plain Python data first (a `dict` subclass with a lying `__eq__` becomes a dict),
+and so is whatever the student's functions return. The kernel's state (the bindings of the
+modules the checks and the kernel use, threads, signal handlers, trace and profile functions,
+IPython's hooks) is read before the student's cells and again after the check, the second time
+with the interpreter's own functions only (`KERNEL_STATE`); the verdict comes back with it over a
+local socket opened for that one request. A changed state, check code changed while it ran, or a
+second verdict refuses the verdict and flags the notebook. After each kernel the copy and the
+checkout's `helpers/`, `data/`, the interpreter's start-up files and the kernel's spec are
+compared with a snapshot taken at the start: a change refuses that kernel's verdicts, is undone,
+and is flagged (with `--jobs` above 1, every kernel running then is run again alone to find
+whose change it was).
 
 The kernel inherits an allow-list of environment variables (no keys, tokens or proxies),
 `LLM_MODE=replay` is forced, the Hugging Face hub is offline and the kernel talks over local
@@ -23,7 +28,9 @@ says why; every other notebook is still graded, and rows are written as they fin
 
 Answer cells are also read (AST) for code that reaches into the grading: assignments to
 attributes of imported modules, `setattr`, `importlib`, `builtins`, `sys.modules`, `gc`,
-`ctypes`, threads and processes, `__eq__`/`__hash__` overrides, `exec`/`eval`, file writes.
+`ctypes`, threads and processes, frames and code objects (`sys._getframe`, `.f_back`,
+`.__globals__`...), trace, profile and audit hooks, `get_ipython` and magics, the checks' own
+references, `__eq__`/`__hash__`/`__del__` overrides, `exec`/`eval`, file writes.
 Such a notebook is flagged "needs review" (it is still graded). Reference solutions pasted as they
 are score 0 and are flagged; a starter fixed by a small edit that happens to equal the key is not.
 
@@ -38,14 +45,13 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import copy
 import csv
 import difflib
 import hashlib
-import hmac
 import importlib
 import inspect
-import json
 import os
 import re
 import secrets
@@ -53,6 +59,7 @@ import site
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from functools import cache
@@ -79,14 +86,37 @@ LESSON_IN_CODE = re.compile(r"\bhelpers\.exercises(?:\.n(\d\d)\b|\s+import\s+n(\
 LESSON_IN_NAME = re.compile(r"^(\d\d)_")
 LANGUAGE_IN_CODE = re.compile(r"""\bset_language\(\s*["'](\w\w)["']\s*\)""")
 # Student code that names the self-check machinery: shown to the teacher.
-GRADING_INTERNALS = re.compile(r"LLM_GRADE_LOG|_verdict\b|\bRECORDED\b|Verdict\(|_grader_")
+GRADING_INTERNALS = re.compile(
+    r"LLM_GRADE_LOG|_verdict\b|\bRECORDED\b|Verdict\(|_grader_|helpers[/\\\\]exercises|"
+    r"site-packages|\.pth\b|(?:site|user)customize|kernel\.json|toolcall-grader"
+)
 COPY_SUFFIX = re.compile(r"\s*\(\d+\)$|[-_ ]copy\d*$", re.IGNORECASE)
 # A starter changed in at most this many lines is a fix (which may well equal the key), not a
 # pasted reference solution.
 SMALL_EDIT = 2
 # What the grader copies for each kernel and watches in the checkout.
 GRADER_TREES = ("helpers", "data")
-RECORD_MIME = "application/x.toolcall-grader+json"
+STATE_MIME = "application/x.toolcall-grader-state+json"
+MAX_RECORD = 4_000_000  # bytes a check request may send back
+# The modules whose bindings the kernel's state covers: those the checks and the request use,
+# and those the kernel's messages and the display go through. (`helpers.*` is imported afresh
+# for the check and compared inside the request, while the check runs.)
+WATCHED_MODULES = (
+    "builtins sys json json.decoder json.encoder json.scanner _json re copy math functools "
+    "itertools operator collections collections.abc typing time threading _thread signal "
+    "_signal socket _socket difflib string types dataclasses enum abc shlex random inspect "
+    "hashlib hmac gc importlib importlib.util IPython IPython.display "
+    "IPython.core.display_functions IPython.core.displaypub ipykernel.iostream "
+    "ipykernel.zmqshell"
+).split()
+WATCHED = f"name in {tuple(WATCHED_MODULES)!r}"
+# Bindings that change in normal use (found by grading every lesson's honest answers):
+# ipykernel binds `input` and IPython `sys.excepthook` anew for each cell, and an exception
+# in any cell sets `sys.last_*`.
+STATE_CHURN = frozenset(
+    "builtins.input builtins.getpass sys.excepthook sys.last_type sys.last_value "
+    "sys.last_traceback sys.last_exc".split()
+)
 
 
 # --- reading the notebooks -------------------------------------------------------------------
@@ -300,19 +330,64 @@ def answer_cells(nb: Any, ref: Reference, exercise: Exercise) -> list[int] | Non
 # --- reading the student's code for patching -------------------------------------------------
 
 SUSPECT_MODULES = frozenset(
-    "importlib builtins gc ctypes threading multiprocessing subprocess _thread signal".split()
+    "importlib builtins gc ctypes cffi threading _thread multiprocessing concurrent subprocess "
+    "signal inspect weakref atexit pickle marshal dill cloudpickle pdb bdb trace code codeop "
+    "runpy os posix nt shutil socket _socket select selectors pty faulthandler sysconfig site "
+    "IPython ipykernel jupyter_client zmq traitlets sitecustomize usercustomize".split()
 )
-SUSPECT_CALLS = frozenset("exec eval compile __import__ setattr delattr globals".split())
-SUSPECT_METHODS = frozenset("__eq__ __ne__ __hash__ __bool__ __instancecheck__".split())
-SUSPECT_SYS = frozenset("modules meta_path path_hooks settrace setprofile _getframe".split())
-WRITE_METHODS = frozenset("write_text write_bytes unlink rmdir rename touch".split())
+SUSPECT_CALLS = frozenset(
+    "exec eval compile __import__ setattr delattr globals locals vars breakpoint".split()
+)
+SUSPECT_METHODS = frozenset(
+    "__eq__ __ne__ __hash__ __bool__ __index__ __instancecheck__ __subclasscheck__ __del__ "
+    "__getattribute__ __getattr__ __init_subclass__ __set_name__ __reduce__ __reduce_ex__ "
+    "__copy__ __deepcopy__".split()
+)
+SUSPECT_SYS = frozenset(
+    "modules meta_path path_hooks path_importer_cache path settrace setprofile gettrace "
+    "getprofile _getframe _current_frames addaudithook audit monitoring excepthook displayhook "
+    "breakpointhook setrecursionlimit setswitchinterval stdout stderr stdin".split()
+)
+# Attributes (read, written, or named in a string) that lead from a value to frames, code,
+# globals or the interpreter's internals: the routes to the check's own variables.
+SUSPECT_ATTRS = frozenset(
+    "f_back f_locals f_globals f_builtins f_code f_trace tb_frame tb_next gi_frame cr_frame "
+    "ag_frame gi_code __globals__ __code__ __closure__ cell_contents co_consts __subclasses__ "
+    "__builtins__ __dict__ __class__ __bases__ __base__ __mro__ __getattribute__ __setattr__ "
+    "__traceback__ __self__ __func__ __wrapped__ __defaults__ __kwdefaults__ __loader__ "
+    "__spec__ __file__ __import__ __reduce__ __reduce_ex__ walk_stack walk_tb extract_stack "
+    "currentframe".split()
+)
+# Of those, the names no other object in these lessons has: flagged whatever they are read from
+# (`s = sys; s.settrace(...)`, `from sys import settrace`).
+SYS_ONLY = SUSPECT_SYS - frozenset("modules path audit monitoring stdout stderr stdin".split())
+WRITE_METHODS = frozenset("write_text write_bytes unlink rmdir rename touch chmod".split())
+CHECK_MODULE = re.compile(r"^n\d\d$")
+# Names in a lesson's check module that hold the reference or its battery, not a check.
+CHECKS_OWN = re.compile(r"^_|battery|cases|reference|solution|expected|verdict", re.IGNORECASE)
+
+
+def _parsed(source: str) -> tuple[ast.AST | None, list[str]]:
+    """A cell's syntax tree; IPython's own syntax (`%magic`, `!shell`) is translated first and
+    named, as it runs code the cell does not show."""
+    try:
+        return ast.parse(source), []
+    except SyntaxError:
+        pass
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+
+        return ast.parse(TransformerManager().transform_cell(source)), [
+            "uses IPython magics or shell commands (%, !)"
+        ]
+    except Exception:  # not Python even for IPython: it cannot run, so it cannot patch
+        return None, []
 
 
 def patching(source: str) -> list[str]:
     """What a student's cell does that could reach into the grading, one phrase each."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
+    tree, found = _parsed(source)
+    if tree is None:
         return []
     imported: set[str] = set()
     for node in ast.walk(tree):
@@ -320,11 +395,23 @@ def patching(source: str) -> list[str]:
             imported |= {(a.asname or a.name).split(".")[0] for a in node.names}
         elif isinstance(node, ast.ImportFrom):
             imported |= {a.asname or a.name for a in node.names}
-    found: list[str] = []
+    # A name bound to an imported module (or to one of its attributes) is the module too.
+    aliases = [
+        (t.id, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign)
+        for t in node.targets
+        if isinstance(t, ast.Name)
+    ]
+    grown = True
+    while grown:
+        before = len(imported)
+        imported |= {name for name, value in aliases if _root_name(value) in imported}
+        grown = len(imported) > before
 
     def root(node: ast.AST) -> str:
-        while isinstance(node, (ast.Attribute, ast.Subscript)):
-            node = node.value
+        while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+            node = node.func if isinstance(node, ast.Call) else node.value
         return node.id if isinstance(node, ast.Name) else ""
 
     def dotted(node: ast.AST) -> str:
@@ -348,33 +435,61 @@ def patching(source: str) -> list[str]:
             for name in names:
                 if name.split(".")[0] in SUSPECT_MODULES:
                     found.append(f"imports {name}")
-        elif isinstance(node, ast.Name) and node.id in ("__builtins__", "builtins"):
-            found.append(f"uses {node.id}")
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            if node.id.startswith("check_"):
+            module = getattr(node, "module", None) or ""
+            for alias in node.names if isinstance(node, ast.ImportFrom) else []:
+                if alias.name == "*" or (module == "sys" and alias.name in SUSPECT_SYS):
+                    found.append(f"imports {alias.name} from {module}")
+            if module.startswith("helpers.exercises"):
+                for theirs in [a.name for a in node.names if CHECKS_OWN.search(a.name)]:
+                    found.append(f"imports {module}.{theirs} (the checks' own code)")
+        elif isinstance(node, ast.Name):
+            if node.id in ("__builtins__", "builtins", "get_ipython", "__import__"):
+                found.append(f"uses {node.id}")
+            elif isinstance(node.ctx, ast.Store) and node.id.startswith("check_"):
                 found.append(f"defines {node.id}")
-        elif isinstance(node, ast.Attribute) and dotted(node.value) == "sys":
-            if node.attr in SUSPECT_SYS:
+        elif isinstance(node, ast.Attribute):
+            if (dotted(node.value) == "sys" and node.attr in SUSPECT_SYS) or node.attr in SYS_ONLY:
                 found.append(f"uses sys.{node.attr}")
+            elif node.attr in SUSPECT_ATTRS:
+                found.append(f"uses .{node.attr}")
+            elif isinstance(node.value, ast.Name) and CHECK_MODULE.match(node.value.id):
+                if CHECKS_OWN.search(node.attr):
+                    found.append(f"uses {node.value.id}.{node.attr} (the checks' own code)")
         elif isinstance(node, ast.Call):
             name = getattr(node.func, "id", "") or ""
             if name in SUSPECT_CALLS:
                 found.append(f"calls {name}()")
+            if name in ("getattr", "hasattr") and len(node.args) > 1:
+                what = node.args[1]
+                if isinstance(what, ast.Constant) and what.value in SUSPECT_ATTRS:
+                    found.append(f"calls {name}() for {what.value}")
+                elif not isinstance(what, ast.Constant) and root(node.args[0]) in imported:
+                    found.append(f"calls {name}() on a module with a computed name")
             if name == "open" and _writes(node):
                 found.append("opens a file for writing")
             attr = getattr(node.func, "attr", "")
             if attr in WRITE_METHODS or (attr == "open" and _writes(node)):
                 found.append(f"writes files (.{attr})")
-            if dotted(node.func) in ("os.system", "os.popen", "os.remove", "os.environ.pop"):
-                found.append(f"calls {dotted(node.func)}()")
+            if attr in ("attrgetter", "methodcaller"):
+                found.append(f"calls {attr}()")
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             if node.name in SUSPECT_METHODS or node.name.startswith("check_"):
                 found.append(f"defines {node.name}")
-        if GRADING_INTERNALS.search(ast.dump(node)) and isinstance(node, ast.Constant):
-            found.append("names the self-check machinery")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if node.value in SUSPECT_ATTRS or node.value in SUSPECT_METHODS:
+                found.append(f"names {node.value} in a string")
+            if GRADING_INTERNALS.search(node.value):
+                found.append("names the self-check machinery")
     if GRADING_INTERNALS.search(source) and "names the self-check machinery" not in found:
         found.append("names the self-check machinery")
     return list(dict.fromkeys(found))
+
+
+def _root_name(node: ast.AST) -> str:
+    """The name an expression like `a.b[c].d` starts from ("" for anything else)."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""
 
 
 def _writes(call: ast.Call) -> bool:
@@ -430,6 +545,33 @@ class GraderFiles:
         self.digest = self._digest(self.files)
         self.startup = {p: (p.read_bytes() if p.exists() else None) for p in _startup_files()}
         self.lock = threading.Lock()
+        # The kernels running now (their shared files may change under them), and whether one
+        # runs alone: a kernel whose run saw the shared files changed is run again alone.
+        self.turns = threading.Condition()
+        self.running: list[KernelRun] = []
+        self.alone, self.waiting = False, 0
+
+    @contextlib.contextmanager
+    def kernel(self, alone: bool = False) -> Iterator[KernelRun]:
+        """A turn to run one kernel; `alone`: wait until no other kernel runs, and let none
+        start until this one is done."""
+        run = KernelRun()
+        with self.turns:
+            if alone:
+                self.waiting += 1
+                self.turns.wait_for(lambda: not self.running and not self.alone)
+                self.waiting -= 1
+                self.alone = True
+            else:
+                self.turns.wait_for(lambda: not self.alone and not self.waiting)
+            self.running.append(run)
+        try:
+            yield run
+        finally:
+            with self.turns:
+                self.running.remove(run)
+                self.alone = self.alone and not alone
+                self.turns.notify_all()
 
     @staticmethod
     def _digest(files: dict[str, bytes]) -> str:
@@ -481,7 +623,18 @@ class GraderFiles:
                         path.unlink(missing_ok=True)
                     else:
                         path.write_bytes(before)
+        if changed:  # any kernel running now may have done it
+            with self.turns:
+                for run in self.running:
+                    run.suspect = True
         return changed
+
+
+@dataclass
+class KernelRun:
+    """One kernel's turn: `suspect` when shared files changed while it ran."""
+
+    suspect: bool = False
 
 
 def _unlock(folder: Path) -> None:
@@ -495,18 +648,143 @@ def _unlock(folder: Path) -> None:
 
 # --- one exercise in one fresh kernel --------------------------------------------------------
 
+# The kernel's state, as the grader compares it before the student's code and after the check.
+# It reads the interpreter through its own C functions only, each verified (a builtin function
+# of the right module and name cannot be made in Python), never through names a student's code
+# can rebind (`len`, `sorted`, `isinstance`, `id`...).
+KERNEL_STATE = r"""
+def _grader_state(watched, final=False):
+    builtin, tuple_, problems, state = "".join.__class__, ().__class__, [], {}
+
+    def real(fn, module, name):
+        try:
+            ok = fn.__class__ is builtin and fn.__name__ == name
+            ok = ok and fn.__self__.__name__ == module
+        except BaseException:
+            ok = False
+        if not ok:
+            problems.append(module + "." + name + " is not the interpreter's own")
+        return ok
+
+    import sys as maybe_sys
+    gettrace = maybe_sys.gettrace
+    if not real(gettrace, "sys", "gettrace"):
+        return state, problems, None
+    real_sys = gettrace.__self__
+    names = real_sys.__dict__
+    if [n for n in ("getprofile", "_getframe", "_current_frames")
+            if not real(names.get(n), "sys", n)]:
+        return state, problems, None
+    frame_builtins = names["_getframe"]().f_builtins
+    ident, digest = frame_builtins.get("id"), frame_builtins.get("hash")
+    if not (real(ident, "builtins", "id") and real(digest, "builtins", "hash")):
+        return state, problems, None
+    if gettrace() is not None:
+        problems.append("a trace function is set (sys.settrace)")
+    frame = names["_getframe"]()
+    while frame is not None:  # a trace taken away leaves its local tracer on the frames it saw
+        if frame.f_trace is not None:
+            problems.append("the check's frames were traced (sys.settrace)")
+            break
+        frame = frame.f_back
+    if names["getprofile"]() is not None:
+        problems.append("a profile function is set (sys.setprofile)")
+    monitoring = names.get("monitoring")
+    if monitoring is not None and real(monitoring.get_tool, "sys.monitoring", "get_tool"):
+        for tool in [0, 1, 2, 3, 4, 5]:
+            if monitoring.get_tool(tool) is not None:
+                problems.append("a sys.monitoring tool is registered")
+    module_type, modules = real_sys.__class__, names["modules"]
+    if modules.__class__ is not {}.__class__:
+        problems.append("sys.modules was replaced")
+        return state, problems, None
+    # Threads: each must be one the threading module knows, and none may be running code of
+    # a cell (the student's) but this one.
+    here = names["_getframe"]()
+    cells = here.f_code.co_filename.rpartition("/")[0] + "/"
+    known = modules["threading"].__dict__["_active"]
+    for thread, frame in names["_current_frames"]().items():
+        if known.__class__ is not {}.__class__ or thread not in known:
+            problems.append("a thread the threading module does not know runs")
+        while frame is not None and frame is not here:
+            if frame.f_code.co_filename.startswith(cells):
+                problems.append("another thread runs the student's code")
+                break
+            frame = frame.f_back
+    for name in ("meta_path", "path_hooks"):
+        state["sys." + name] = digest(tuple_([ident(h) for h in names[name]]))
+    for name in [n for n in modules]:
+        module = modules.get(name)
+        if watched(name) is not True or module is None:
+            continue
+        if module.__class__ is not module_type:
+            state[name] = -1
+            continue
+        state[name] = ident(module)
+        try:
+            for key, value in module.__dict__.items():
+                if not key.startswith("__") or key in ("__import__", "__build_class__"):
+                    state[name + "." + key] = ident(value)
+        except BaseException:
+            state[name] = -2
+    signal = modules.get("_signal")
+    if signal is not None and real(signal.getsignal, "_signal", "getsignal"):
+        for number in signal.valid_signals():
+            handler = signal.getsignal(number)
+            try:
+                state["signal %d" % number] = (0).__class__.__int__(handler)
+            except BaseException:
+                state["signal %d" % number] = ident(handler)
+    gc = modules.get("gc")
+    if gc is not None and real(gc.disable, "gc", "disable"):
+        if final:
+            gc.disable()  # no finalizer of the student's runs from here until the kernel ends
+        state["gc.callbacks"] = digest(tuple_([ident(c) for c in gc.callbacks]))
+    try:
+        shell = modules["IPython"].get_ipython()
+        manager = shell.input_transformer_manager
+        lists = {"input_transformers_post": shell.input_transformers_post,
+                 "ast_transformers": shell.ast_transformers,
+                 "cleanup_transforms": manager.cleanup_transforms,
+                 "line_transforms": manager.line_transforms}
+        lists.update(shell.events.callbacks)
+        for name, each in lists.items():
+            state["ipython " + name] = digest(tuple_([ident(x) for x in each]))
+        function = real.__class__
+        for key, value in shell.__dict__.items():
+            if value.__class__ is function or value.__class__ is builtin:
+                state["ipython shell." + key] = ident(value)
+    except BaseException:
+        problems.append("IPython's shell could not be read")
+    return state, problems, real_sys
+"""
+
+
+# Run after the key's setup and before the student's cells: the kernel's state as the grader
+# compares it later (nothing of the student's has run yet, so this output can be trusted).
+PREAMBLE = """
+def _grader_preamble():
+    from IPython.display import publish_display_data
+    state, problems, _ = _grader_state(lambda name: {watched})
+    publish_display_data({{"{mime}": {{"state": state, "problems": problems}}}})
+
+_grader_preamble()
+del _grader_preamble, _grader_state
+"""
+
 # Sent after the student's cells: import the lesson's checks afresh from the grader's copy, run
-# the check on plain copies of the student's values, send back one signed record.
+# the check on plain copies of the student's values, then, after the last call of the student's
+# code, read the kernel's state with the interpreter's own functions and send the verdict with it
+# over a local socket that the grader opened for this request and accepts one connection on.
 CHECK_REQUEST = """
 def _grader_{nonce}(_arguments):
-    import functools, hashlib, hmac, json, sys, types
-    from IPython.display import publish_display_data
-
-    def send(record):
-        record["nonce"] = "{nonce}"
-        body = json.dumps(record, sort_keys=True, ensure_ascii=False)
-        mac = hmac.new(bytes.fromhex("{key}"), body.encode(), hashlib.sha256).hexdigest()
-        publish_display_data({{"{mime}": {{"body": body, "mac": mac}}}})
+    import functools, sys, types
+    # What is kept for later is immutable (tuples, str, bool): code that runs later in this
+    # kernel (a hook) may reach this frame's objects, but cannot change those.
+    problems = ()
+    if sys.gettrace() is not None or sys.getprofile() is not None:
+        problems += ("a trace or profile function was set when the check began",)
+    passed, hint, error = False, "", ""
 
     def plain(value, depth=0):
         kind = type(value)
@@ -533,6 +811,18 @@ def _grader_{nonce}(_arguments):
             return answer
         return value
 
+    def checks_code():
+        # The check's own modules and their classes, to see them changed while the check ran.
+        found = []
+        for name, module in list(sys.modules.items()):
+            if name == "helpers" or name.startswith("helpers."):
+                names = tuple(vars(module).items())
+                found.append((name, names))
+                for key, value in names:
+                    if isinstance(value, type) and value.__module__ == name:
+                        found.append((name + "." + key, tuple(vars(value).items())))
+        return tuple(found)
+
     try:
         for name in [n for n in sys.modules if n == "helpers" or n.startswith("helpers.")]:
             del sys.modules[name]
@@ -552,21 +842,56 @@ def _grader_{nonce}(_arguments):
             and not str(getattr(m, "__file__", None) or {copy!r}).startswith({copy!r})
         )
         if strays:
-            stray = ", ".join(strays)
-            send({{"error": "the check code did not come from the grader's copy: " + stray}})
-            return
+            raise ImportError("the check code did not come from the grader's copy: "
+                              + ", ".join(strays))
+        before = checks_code()
         args, kwargs = _arguments()
         verdict = getattr(module, "{function}")(
             *[plain(a) for a in args], **{{k: plain(v) for k, v in kwargs.items()}}
         )
-        hint = getattr(verdict, "hint", "")
-        send({{"passed": getattr(verdict, "passed", None) is True,
-              "hint": str.__str__(hint) if isinstance(hint, str) else ""}})
+        shown = getattr(verdict, "hint", "")
+        passed = getattr(verdict, "passed", None) is True
+        hint = str.__str__(shown) if isinstance(shown, str) else ""
+        after = {{name: dict(names) for name, names in checks_code()}}
+        changed = sorted(
+            name + "." + key for name, names in before for key, value in names
+            if after.get(name, {{}}).get(key, after) is not value
+        )
+        if changed:
+            changed = ", ".join(changed[:4]) + (", ..." if len(changed) > 4 else "")
+            problems += ("the check's code changed while it ran: " + changed,)
     except BaseException as exc:
-        send({{"error": type(exc).__name__ + ": " + str(exc)[:300]}})
+        error = str.__str__(type(exc).__name__ + ": " + str(exc)[:300])
+    _grader_send_{nonce}(passed is True, hint, error, problems)
+
+
+def _grader_send_{nonce}(passed, hint, error, problems):
+    # From here on only the interpreter's own functions are called, each verified first.
+    text, tuple_, mapping = "".__class__, ().__class__, {{}}.__class__
+    passed = passed is True
+    hint, error = text.__str__(hint), text.__str__(error)
+    problems = tuple_([text.__str__(p) for p in tuple_.__iter__(problems)])
+    state, found, real_sys = _grader_state(lambda name: {watched}, final=True)
+    problems = problems + tuple_(found)
+    state = tuple_(mapping.items(state))
+    kind = (0).__class__.__class__
+    sockets = real_sys.modules.get("_socket") if real_sys is not None else None
+    socket = sockets.__dict__.get("socket") if sockets.__class__ is real_sys.__class__ else None
+    flags = kind.__dict__["__flags__"].__get__(socket) if socket.__class__ is kind else 0
+    if not (flags & 256 and kind.__dict__["__name__"].__get__(socket) == "socket"):
+        raise RuntimeError("the socket type is not the interpreter's own")
+    channel = socket(1, 1)
+    socket.connect(channel, {address!r})
+    lines = ["{nonce}", "1" if passed else "0"]
+    for part in (hint, error, "\\n".join(problems)):
+        lines.append(text.encode(part, "utf-8").hex())
+    for name, value in state:
+        lines.append(text.encode(name, "utf-8").hex() + " %d" % value)
+    socket.sendall(channel, text.encode("\\n".join(lines), "utf-8"))
+    socket.close(channel)
 
 _grader_{nonce}(lambda: (lambda *a, **k: (a, k))({arguments}))
-del _grader_{nonce}
+del _grader_{nonce}, _grader_send_{nonce}, _grader_state
 """
 
 
@@ -654,7 +979,9 @@ class Outcome:
     note: str = ""  # how the run went, when not well
     outputs: dict[int, list[Any]] = field(default_factory=dict)  # code cell index -> outputs
     check_outputs: list[Any] = field(default_factory=list)
-    tampered: list[str] = field(default_factory=list)
+    tampered: list[str] = field(default_factory=list)  # the grader's files it changed
+    runtime: list[str] = field(default_factory=list)  # what it changed in the kernel's runtime
+    suspect: bool = False  # shared files changed while it ran (another kernel may have done it)
 
 
 def _stop(manager: Any) -> None:
@@ -669,23 +996,106 @@ def _stop(manager: Any) -> None:
         pass
 
 
-def _read_record(outputs: list[Any], nonce: str, key: bytes) -> dict[str, Any] | None:
-    """The record signed with `key` for `nonce` among a cell's outputs, or None."""
+def read_record(data: bytes, nonce: str) -> dict[str, Any] | None:
+    """The verdict a check request sent over its socket (see CHECK_REQUEST), or None when it is
+    not one: `passed`, `hint`, `error`, `problems` and the kernel's `state`."""
+    try:
+        lines = data.decode("utf-8").split("\n")
+        if len(lines) < 5 or lines[0] != nonce or lines[1] not in ("0", "1"):
+            return None
+        hint, error, problems = (bytes.fromhex(x).decode("utf-8") for x in lines[2:5])
+        state = {}
+        for line in lines[5:]:
+            name, value = line.split(" ")
+            state[bytes.fromhex(name).decode("utf-8")] = int(value)
+    except ValueError:  # UnicodeDecodeError is one
+        return None
+    return {
+        "passed": lines[1] == "1",
+        "hint": hint,
+        "error": error,
+        "problems": [p for p in problems.split("\n") if p],
+        "state": state,
+    }
+
+
+def _receive(listener: Any, found: list[bytes]) -> None:
+    """Append to `found` everything sent on each connection made to `listener`, until it is
+    closed (a thread of its own: the kernel's record can be bigger than a socket's buffer)."""
+    while True:
+        try:
+            connection, _ = listener.accept()
+        except OSError:  # closed: the kernel has ended
+            return
+        with connection:
+            connection.settimeout(2)
+            chunks, size = [], 0
+            try:
+                while size < MAX_RECORD:
+                    chunk = connection.recv(65536)
+                    if not chunk:
+                        break
+                    chunks.append(chunk)
+                    size += len(chunk)
+            except OSError:  # a timeout is one
+                pass
+            found.append(b"".join(chunks))
+
+
+def changed_state(before: dict[str, Any], after: dict[str, int]) -> list[str]:
+    """What was changed or removed between the kernel's state before the student's code and
+    after the check: `json.loads` (a module's binding), `threads`, `signal 14`, `ipython
+    ast_transformers`... (a binding added since, as a lazy import does, is not a change)."""
+    return sorted(k for k, v in before.items() if k not in STATE_CHURN and after.get(k) != v)
+
+
+def _preamble_state(outputs: list[Any]) -> dict[str, Any] | None:
     for out in outputs:
-        data = out.get("data", {}) if isinstance(out, dict) else {}
-        signed = data.get(RECORD_MIME)
-        if not isinstance(signed, dict):
-            continue
-        body, mac = signed.get("body"), signed.get("mac")
-        if not isinstance(body, str) or not isinstance(mac, str):
-            continue
-        good = hmac.new(key, body.encode(), hashlib.sha256).hexdigest()
-        if not hmac.compare_digest(good, mac):
-            continue
-        record = json.loads(body)
-        if isinstance(record, dict) and record.get("nonce") == nonce:
-            return record
+        found = out.get("data", {}).get(STATE_MIME) if isinstance(out, dict) else None
+        if isinstance(found, dict) and isinstance(found.get("state"), dict):
+            return found
     return None
+
+
+def _verdict_of(
+    outcome: Outcome,
+    received: list[bytes],
+    nonce: str,
+    preamble: dict[str, Any] | None,
+    status: str,
+) -> None:
+    """Set `outcome`'s verdict from what the check request sent, refusing it when the kernel's
+    runtime changed, more than one record came, or the request did not end well."""
+    records = [read_record(data, nonce) for data in received]
+    runtime = []
+    if preamble is None:
+        runtime.append("the kernel's state before the answer was not read")
+    elif preamble.get("problems"):
+        runtime.append("; ".join(map(str, preamble["problems"])))
+    if len(received) > 1:
+        runtime.append(f"{len(received)} verdicts were sent instead of one")
+    record = records[0] if len(records) == 1 else None
+    if record is not None:
+        runtime += record["problems"]
+        if preamble is not None:
+            changed = changed_state(preamble["state"], record["state"])
+            if changed:
+                runtime.append("changed: " + ", ".join(changed[:8]))
+    outcome.runtime = runtime
+    if outcome.tampered:
+        outcome.value, outcome.hint = ERROR, "verdict refused: the grader's files were changed"
+    elif runtime:
+        outcome.value = ERROR
+        outcome.hint = "verdict refused: the kernel's runtime was changed (" + "; ".join(runtime)
+        outcome.hint = outcome.hint[:400] + ")"
+    elif record is None or status not in ("ok", ""):
+        outcome.value = ERROR
+        outcome.hint = "no verdict: " + (outcome.note or "the check did not answer")
+    elif record["error"]:
+        outcome.value, outcome.hint = ERROR, record["error"]
+    else:
+        outcome.value = PASSED if record["passed"] else NOT_YET
+        outcome.hint = record["hint"]
 
 
 def run_exercise(
@@ -695,39 +1105,50 @@ def run_exercise(
     files: GraderFiles,
     cell_timeout: float,
     deadline: float,
+    alone: bool = False,
 ) -> Outcome:
-    """Grade one exercise in a fresh kernel: the key's setup, the student's `cells`, the check."""
+    """Grade one exercise in a fresh kernel: the key's setup, the kernel's state, the student's
+    `cells`, the check. `alone`: while no other kernel runs (to know who changed shared files)."""
+    import socket
+
     import nbformat
     from jupyter_client.manager import AsyncKernelManager
     from nbclient import NotebookClient
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
     outcome = Outcome()
-    nonce, key = secrets.token_hex(8), secrets.token_bytes(32)
+    nonce = secrets.token_hex(8)
     lesson = exercise.name.split(":", 1)[0]
-    with tempfile.TemporaryDirectory(prefix="grade-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="grade-") as tmp, files.kernel(alone) as run_token:
         root = Path(tmp)
-        copy_root, work = root / "grader", root / "work"
+        copy_root, work, address = root / "grader", root / "work", root / "verdict"
         files.make_copy(copy_root)
         work.mkdir()
-        request = CHECK_REQUEST.format(
+        request = KERNEL_STATE + CHECK_REQUEST.format(
             nonce=nonce,
-            key=key.hex(),
-            mime=RECORD_MIME,
+            address=str(address),
+            watched=WATCHED,
             copy=str(copy_root),
             lesson=lesson,
             function=exercise.name.split(":", 1)[1],
             arguments=exercise.arguments,
         )
         check_cell = nbformat.v4.new_code_cell(request)
+        state_cell = nbformat.v4.new_code_cell(
+            KERNEL_STATE + PREAMBLE.format(watched=WATCHED, mime=STATE_MIME)
+        )
         wanted = [_source(c) for c in cells] + [exercise.arguments]
         setup = [copy.deepcopy(c) for c in needed_setup(exercise.setup, wanted)]
         student = [nbformat.v4.new_code_cell(_source(c)) for c in cells]
         run = nbformat.v4.new_notebook()
-        run.cells = [*setup, *student, check_cell]
+        run.cells = [*setup, state_cell, *student, check_cell]
+        status: dict[int, str] = {}
 
         def limit(_cell: Any = None) -> int:
             return max(1, int(min(cell_timeout, deadline - time.monotonic())))
+
+        def executed(cell: Any, cell_index: int, execute_reply: dict[str, Any]) -> None:
+            status[cell_index] = str(execute_reply.get("content", {}).get("status", ""))
 
         manager = AsyncKernelManager(
             kernel_name="python3", transport="ipc", ip=str(root / "kernel")
@@ -744,14 +1165,21 @@ def run_exercise(
             },
             timeout_func=limit,
             resources={"metadata": {"path": str(work)}},
+            on_cell_executed=executed,
         )
-        problems = []
+        problems, received = [], []
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        receiver = threading.Thread(target=_receive, args=(listener, received), daemon=True)
         try:
             with client.setup_kernel(env=kernel_env(copy_root, lang), cwd=str(work)):
                 for index, cell in enumerate(run.cells):
                     if time.monotonic() >= deadline:
                         problems.append("the notebook's time ran out")
                         break
+                    if cell is check_cell:  # the one connection the verdict comes on
+                        listener.bind(str(address))
+                        listener.listen(8)
+                        receiver.start()
                     started, allowed = time.monotonic(), limit()
                     client.execute_cell(cell, index)
                     if time.monotonic() - started >= allowed and cell is not check_cell:
@@ -773,25 +1201,29 @@ def run_exercise(
             problems.append("kernel died")
         except RuntimeError as exc:  # nbclient reports a kernel that would not start this way
             problems.append(f"failed to run: {exc}")
+        except Exception as exc:  # the kernel's messages broke (a student patched json...)
+            problems.append(f"the kernel stopped answering ({type(exc).__name__})")
         finally:  # the kernel is ours (nbclient only stops kernels it made itself)
             _stop(manager)
+            with contextlib.suppress(OSError):
+                listener.shutdown(socket.SHUT_RDWR)  # wakes the receiver's accept
+            listener.close()
+            if receiver.is_alive():
+                receiver.join(10)
         outcome.tampered = ["the grader's copy"] * files.copy_changed(copy_root)
-        outcome.tampered += files.restore_checkout()
+        shared = files.restore_checkout()
+        outcome.tampered += shared
+        outcome.suspect = bool(shared) or run_token.suspect
         _unlock(copy_root)
+    outcome.suspect = outcome.suspect or run_token.suspect
     outcome.outputs = {i: c.outputs for i, c in enumerate(student)}
-    outcome.check_outputs = [o for o in check_cell.outputs if RECORD_MIME not in o.get("data", {})]
-    record = _read_record(check_cell.get("outputs", []), nonce, key)
+    outcome.check_outputs = list(check_cell.outputs)
     outcome.note = ", ".join(dict.fromkeys(problems))
-    if outcome.tampered:
-        outcome.value, outcome.hint = ERROR, "verdict refused: the grader's files were changed"
-    elif record is None:
-        outcome.value = ERROR
-        outcome.hint = "no verdict: " + (outcome.note or "the check did not answer")
-    elif "error" in record:
-        outcome.value, outcome.hint = ERROR, str(record["error"])
-    else:
-        outcome.value = PASSED if record.get("passed") is True else NOT_YET
-        outcome.hint = str(record.get("hint") or "")
+    preamble = _preamble_state(state_cell.get("outputs", []))
+    check_status = status.get(run.cells.index(check_cell), "")
+    if any(o.get("output_type") == "error" for o in check_cell.outputs):
+        check_status = "error"
+    _verdict_of(outcome, received, nonce, preamble, check_status)
     return outcome
 
 
@@ -896,11 +1328,12 @@ def _grade(
         if outcome is None:
             cells = [code[i] for i in at]
             outcome = run_exercise(cells, exercise, lang, files, cell_timeout, deadline)
-            if outcome.tampered and "the grader's copy" not in outcome.tampered:
-                # Only shared files changed: with --jobs above 1 another notebook running at the
-                # same time may have done it. They are put back; run once more to know.
-                outcome = run_exercise(cells, exercise, lang, files, cell_timeout, deadline)
-            if untouched and not outcome.note and not outcome.tampered:
+            if outcome.suspect and "the grader's copy" not in outcome.tampered:
+                # Shared files (the checkout, site-packages) changed while this kernel ran: with
+                # --jobs above 1 another kernel may have done it. Run once more with no other
+                # kernel at the same time: a change now is this exercise's own.
+                outcome = run_exercise(cells, exercise, lang, files, cell_timeout, deadline, True)
+            if untouched and not (outcome.note or outcome.tampered or outcome.runtime):
                 _UNTOUCHED[(lang, name)] = outcome
         result.values[name], result.hints[name] = outcome.value, outcome.hint
         if outcome.note:
@@ -908,6 +1341,9 @@ def _grade(
         if outcome.tampered:
             changed = ", ".join(outcome.tampered)
             result.review.append(f"{name}: changed the grader's files ({changed})")
+        if outcome.runtime:
+            changed = "; ".join(outcome.runtime)
+            result.review.append(f"{name}: changed the kernel's runtime ({changed})"[:500])
         for i, outputs in zip(at, outcome.outputs.values(), strict=False):
             code[i]["outputs"] = copy.deepcopy(outputs)
         check = _check_cell_of(code, sources, exercise, at)

@@ -5,16 +5,16 @@ the starter cells. Most are cheats, each a real notebook: the ones a review foun
 `__eq__`, `importlib.reload` disabled and fake checks, a bare-named check redefined, the grade
 log popped and forged, `_verdict.py` rewritten on disk, odd cell metadata) and our own (a `.pth`
 file planted for the next kernels, the verdict channel patched, a fake `helpers` package on the
-path, an import hook, a function returning a lying dict). Each earns 0 or is flagged; the honest
-submission gets full marks with no flag; the key as it is gets 0 and a flag.
+path, an import hook, a function returning a lying dict), and a batch that attacks the check from
+inside its kernel (`IN_KERNEL`: frames read and patched, an audit hook, trace functions, a racing
+thread, patched modules, the checks' own code, a printed verdict, a killed kernel, an IPython
+transformer). All are graded together with `--jobs 2`. Each earns 0 or is flagged; the honest
+submissions get full marks with no flag; the key as it is gets 0 and a flag.
 """
 
 from __future__ import annotations
 
-import copy
 import csv
-import hashlib
-import hmac
 import json
 import os
 import site
@@ -26,12 +26,12 @@ import pytest
 from helpers.edition import student_notebook
 from helpers.exercises import _verdict, n01
 from helpers.grade import (
-    RECORD_MIME,
     SMALL_EDIT,
+    STATE_MIME,
     GraderFiles,
     Result,
     _changed,
-    _read_record,
+    changed_state,
     exercises_of,
     grade_folder,
     kernel_env,
@@ -39,6 +39,7 @@ from helpers.grade import (
     lesson_of,
     marks_path,
     patching,
+    read_record,
     read_weights,
     reference,
     student_of,
@@ -124,7 +125,7 @@ PLANT_PTH = """import pathlib, site
 for folder in site.getsitepackages():
     pathlib.Path(folder, "zz_grader_cheat.pth").write_text("import os; os.environ['CHEAT'] = '1'\\n")
 my_schema = {}"""
-# Our own: the channel the verdict comes back on, patched to turn "false" into "true".
+# Our own: the display channel patched to turn "false" into "true" (the old verdict channel).
 PATCH_CHANNEL = """import IPython.display as display
 real = display.publish_display_data
 def forge(data, *args, **kwargs):
@@ -187,6 +188,140 @@ BARE_CHECK = """def check_history(repair):
 
 def repair(messages, content, tool_calls):
     return list(messages)"""
+
+
+# --- the cheats of the in-kernel routes (each graded beside honest notebooks, --jobs 2) -------
+# The check's own variables, read from the frames above: `expected` is the reference's answer.
+READ_FRAMES = """import sys
+def call_tool(tool_call, tool_map):
+    frame = sys._getframe(1)
+    while frame is not None and "expected" not in frame.f_locals:
+        frame = frame.f_back
+    return frame.f_locals["expected"] if frame is not None else None"""
+# The check's module globals, patched from a frame while it runs: a NotYet becomes a pass.
+PATCH_FRAMES = """import sys
+def call_tool(tool_call, tool_map):
+    frame = sys._getframe(1)
+    while frame is not None:
+        names = frame.f_globals
+        real = names.get("Verdict")
+        if names.get("__name__") == "helpers.exercises._verdict" and isinstance(real, type):
+            names["Verdict"] = lambda passed, hint="", real=real: real(True)
+        frame = frame.f_back
+    return None"""
+# An audit hook (it cannot be removed): it learns the request's nonce from the compiled source
+# and, when the request connects to send its verdict, sends a forged one first.
+AUDIT_HOOK = """import re, socket, sys
+seen = {}
+def hook(event, args):
+    if event == "compile" and isinstance(args[0], (str, bytes)):
+        found = re.search(r"_grader_([0-9a-f]{16})", str(args[0]))
+        seen.setdefault("nonce", found and found.group(1))
+    if event == "socket.connect" and seen.get("nonce") and not seen.get("sent"):
+        seen["sent"] = True
+        forged = socket.socket(socket.AF_UNIX)
+        forged.connect(args[1])
+        forged.sendall((seen["nonce"] + "\\n1\\n\\n\\n").encode())
+        forged.close()
+sys.addaudithook(hook)
+my_schema = {}"""
+# A trace function: it rewrites the request's locals (passed, problems) and takes itself away.
+TRACE_FLIP = """import sys
+def tracer(frame, event, arg):
+    if frame.f_code.co_name.startswith("_grader_send_"):
+        frame.f_locals.update(passed=True, problems=())
+        sys.settrace(None)
+        return None
+    return tracer
+sys.settrace(tracer)
+def call_tool(tool_call, tool_map):
+    return None"""
+# The same, wiping its local tracer off every frame before it goes (only the flag catches it).
+TRACE_WIPED = """import sys
+def tracer(frame, event, arg):
+    if frame.f_code.co_name.startswith("_grader_send_"):
+        frame.f_locals.update(passed=True, problems=())
+        sys.settrace(None)
+        while frame is not None:
+            frame.f_trace = None
+            frame = frame.f_back
+        return None
+    return tracer
+sys.settrace(tracer)
+def call_tool(tool_call, tool_map):
+    return None"""
+# A thread that waits for the verdict socket and sends a forged verdict on it first.
+THREAD_RACE = """import pathlib, re, socket, threading, time
+def race():
+    for _ in range(2000):
+        for path in pathlib.Path("..").glob("verdict"):
+            forged = socket.socket(socket.AF_UNIX)
+            forged.connect(str(path))
+            forged.sendall(b"0000000000000000\\n1\\n\\n\\n")
+            return
+        time.sleep(0.01)
+threading.Thread(target=race, daemon=True).start()
+my_schema = {}"""
+# A module the check uses, patched before the check is imported: its copies see no change.
+PATCH_MODULE = """import copy
+copy.deepcopy = lambda value, memo=None: {}
+my_schema = {}"""
+# A module the kernel itself uses, patched: its messages can no longer be read.
+BREAK_KERNEL = """import json
+json.dumps = lambda value, *args, **kwargs: "{}"
+my_schema = {}"""
+# The reference itself, imported from the lesson's check module (it gives the right answers).
+REFERENCE = """from helpers.exercises import n01
+def call_tool(tool_call, tool_map):
+    return n01._greet(**__import__("json").loads(tool_call["function"]["arguments"]))"""
+# The reference read from the grader's own copy of the checks (it is on the kernel's path).
+READ_COPY = """import sys, pathlib
+def call_tool(tool_call, tool_map):
+    for folder in sys.path:
+        source = pathlib.Path(folder, "helpers", "exercises", "n01.py")
+        if source.exists():
+            names = {}
+            exec(source.read_text(), names)
+            return names["_call_battery"] and None
+    return None"""
+# A function that knows it is being checked: it looks at who calls it.
+DETECTOR = """import traceback
+def call_tool(tool_call, tool_map):
+    checked = any("exercises" in frame.filename for frame in traceback.extract_stack())
+    return {"got": {}} if checked else None"""
+# A verdict printed (and a record published) by the answer cell itself.
+PRINTED = """from IPython.display import publish_display_data
+print("Correct!")
+publish_display_data({"application/x.toolcall-grader-state+json": {"passed": True}})
+my_schema = {}"""
+# The kernel killed from inside the check (no verdict can come, so none may be assumed).
+KILLER = """import os
+def call_tool(tool_call, tool_map):
+    os._exit(0)"""
+# An IPython input transformer: it rewrites the grader's request before it runs.
+TRANSFORMER = """def cheat(lines):
+    return [line.replace("passed = getattr(verdict", "passed = True or getattr(verdict")
+            for line in lines]
+get_ipython().input_transformers_post.append(cheat)
+def call_tool(tool_call, tool_map):
+    return None"""
+
+IN_KERNEL = [  # (student, exercise, answer cell)
+    ("framereader", "01-check_call_tool", READ_FRAMES),
+    ("framepatcher", "01-check_call_tool", PATCH_FRAMES),
+    ("auditor", "01-check_schema", AUDIT_HOOK),
+    ("tracer", "01-check_call_tool", TRACE_FLIP),
+    ("wiper", "01-check_call_tool", TRACE_WIPED),
+    ("racer", "01-check_schema", THREAD_RACE),
+    ("copypatcher", "01-check_schema", PATCH_MODULE),
+    ("kernelbreaker", "01-check_schema", BREAK_KERNEL),
+    ("referencer", "01-check_call_tool", REFERENCE),
+    ("copyreader", "01-check_call_tool", READ_COPY),
+    ("detector", "01-check_call_tool", DETECTOR),
+    ("printer", "01-check_schema", PRINTED),
+    ("killer", "01-check_call_tool", KILLER),
+    ("transformer", "01-check_call_tool", TRANSFORMER),
+]
 
 
 def _table(path: Path) -> dict[str, dict[str, str]]:
@@ -326,6 +461,26 @@ def test_a_small_fix_of_a_starter_is_not_a_pasted_solution():
         ("setattr(object, 'x', 1)", "calls setattr()"),
         ("import threading", "imports threading"),
         ("import os\nos.environ.pop('LLM_GRADE_LOG')", "names the self-check machinery"),
+        ("import sys as s\ns.settrace(print)", "uses sys.settrace"),
+        ("from sys import _getframe", "imports _getframe from sys"),
+        ("import sys\nsys.addaudithook(print)", "uses sys.addaudithook"),
+        ("x = f.f_back.f_locals", "uses .f_back"),
+        ("getattr(f, 'f_globals')", "calls getattr() for f_globals"),
+        (
+            "import sys\ns = sys\ngetattr(s, 'set' + 'trace')",
+            "calls getattr() on a module with a computed name",
+        ),
+        ("().__class__.__base__.__subclasses__()", "uses .__subclasses__"),
+        ("get_ipython().ast_transformers.append(t)", "uses get_ipython"),
+        ("%load_ext cheat\nx = 1", "uses IPython magics or shell commands (%, !)"),
+        (
+            "from helpers.exercises.n04 import extract_battery",
+            "imports helpers.exercises.n04.extract_battery (the checks' own code)",
+        ),
+        ("n01._greet('x')", "uses n01._greet (the checks' own code)"),
+        ("class A:\n    def __del__(self):\n        pass", "defines __del__"),
+        ("import inspect", "imports inspect"),
+        ("import socket", "imports socket"),
     ],
 )
 def test_patching_in_an_answer_cell_is_named(source, flag):
@@ -334,23 +489,42 @@ def test_patching_in_an_answer_cell_is_named(source, flag):
 
 @pytest.mark.parametrize(
     "source",
-    [MY_SCHEMA, MY_CALL_TOOL, MY_CONVERT, "with open('notes.txt') as f:\n    text = f.read()"],
+    [
+        MY_SCHEMA,
+        MY_CALL_TOOL,
+        MY_CONVERT,
+        "with open('notes.txt') as f:\n    text = f.read()",
+        "def reasoning(delta, key):\n    return getattr(delta, key, None)",  # lesson 06
+        "text = text.replace('<think>', '')",
+    ],
 )
 def test_honest_answers_are_not_flagged(source):
     assert patching(source) == []
 
 
-def test_the_record_must_be_signed_with_this_requests_key():
-    key, nonce = b"k" * 32, "abc"
-    body = json.dumps({"nonce": nonce, "passed": True, "hint": ""}, sort_keys=True)
-    mac = hmac.new(key, body.encode(), hashlib.sha256).hexdigest()
-    good = {"output_type": "display_data", "data": {RECORD_MIME: {"body": body, "mac": mac}}}
-    assert _read_record([good], nonce, key)["passed"] is True
-    forged = copy.deepcopy(good)
-    forged["data"][RECORD_MIME]["mac"] = "0" * 64
-    assert _read_record([forged], nonce, key) is None
-    assert _read_record([good], "other", key) is None  # an old record, replayed
-    assert _read_record([good], nonce, b"x" * 32) is None
+def test_a_record_is_read_only_for_this_request_and_changes_of_the_runtime_are_named():
+    def sent(nonce, passed, hint="", error="", problems="", state=None):
+        lines = [nonce, passed] + [x.encode().hex() for x in (hint, error, problems)]
+        lines += [f"{k.encode().hex()} {v}" for k, v in (state or {}).items()]
+        return "\n".join(lines).encode()
+
+    record = read_record(sent("abc", "1", "ок", state={"json.loads": 7}), "abc")
+    assert record == {
+        "passed": True,
+        "hint": "ок",
+        "error": "",
+        "problems": [],
+        "state": {"json.loads": 7},
+    }
+    assert read_record(sent("abc", "0", problems="a\nb"), "abc")["problems"] == ["a", "b"]
+    assert read_record(sent("old", "1"), "abc") is None  # another request's record
+    assert read_record(sent("abc", "yes"), "abc") is None
+    assert read_record(b"\xff\xfe", "abc") is None
+    assert read_record(sent("abc", "1") + b"\nzz 1", "abc") is None
+    before = {"json.loads": 1, "threads": 2, "builtins.input": 3, "re.compile": 4}
+    after = {"json.loads": 9, "threads": 2, "builtins.input": 8, "copy.copy": 5}
+    # Changed and removed bindings count; added ones (a lazy import) and known churn do not.
+    assert changed_state(before, after) == ["json.loads", "re.compile"]
 
 
 def test_the_grader_copy_is_read_only_and_changes_are_found_and_undone(tmp_path):
@@ -487,11 +661,12 @@ def graded(tmp_path_factory):
     _write(folder, "popper/01_tools_schema.ipynb", _with({"01-check_call_tool": LOG_POP}))
     rewrite = REWRITE_VERDICT.format(checkout=str(VERDICT_FILE))
     _write(folder, "rewriter/01_tools_schema.ipynb", _with({"01-check_schema": rewrite}))
-    # The .pth planter is graded alone (jobs=1): with two kernels at once, the other kernel may
-    # find and undo the shared file first, and then it, not the planter, is re-run (a limit of
-    # --jobs above 1 that docs/notes.md names; the planter gains nothing either way).
-    alone = tmp_path_factory.mktemp("alone")
-    _write(alone, "planter/01_tools_schema.ipynb", _with({"01-check_schema": PLANT_PTH}))
+    # The .pth planter runs beside the others (--jobs 2): whichever kernel finds the shared file
+    # changed, every kernel running then is run again alone, and the planter plants it again.
+    _write(folder, "planter/01_tools_schema.ipynb", _with({"01-check_schema": PLANT_PTH}))
+    _write(folder, "sidorova/01_tools_schema.ipynb", _with(honest, lang="ru"))
+    for student, exercise, source in IN_KERNEL:
+        _write(folder, f"{student}/01_tools_schema.ipynb", _with({exercise: source}))
     _write(folder, "channel/01_tools_schema.ipynb", _with({"01-check_call_tool": PATCH_CHANNEL}))
     _write(folder, "faker/01_tools_schema.ipynb", _with({"01-check_typed_function": FAKE_PACKAGE}))
     _write(folder, "hooker/01_tools_schema.ipynb", _with({"01-check_typed_function": IMPORT_HOOK}))
@@ -518,14 +693,12 @@ def graded(tmp_path_factory):
     try:
         grade_folder(folder, out, timeout=600, jobs=2, weights=read_weights(weights))
         after = VERDICT_FILE.read_bytes()
-        out_alone = out.with_name("alone.csv")
-        grade_folder(alone, out_alone, timeout=600, jobs=1, weights=read_weights(weights))
         planted = [p for p in PTH if p.exists()]
     finally:
         VERDICT_FILE.write_bytes(before)  # a safety net only: the assertions use `after`
         for path in PTH:
             path.unlink(missing_ok=True)
-    return {**_table(out), **_table(out_alone)}, _table(marks_path(out)), before == after, planted
+    return _table(out), _table(marks_path(out)), before == after, planted
 
 
 def test_columns_student_flags_marks_and_three_per_exercise(graded):
@@ -634,6 +807,57 @@ def test_a_fake_helpers_package_or_import_hook_is_not_the_grader_s_check(graded)
     assert "uses sys.meta_path" in hooker["needs_review"]
 
 
+def test_in_kernel_cheats_get_no_verdict_or_are_flagged(graded):
+    rows = graded[0]
+    for student, _, _ in IN_KERNEL:
+        row = rows[f"{student}/01_tools_schema.ipynb"]
+        assert row["needs_review"], student  # each is flagged, whatever its verdict
+        assert row["run"].startswith("ok"), (student, row["run"])  # and still one graded row
+    # What the kernel's state, the one-connection rule or a dead kernel stops: no verdict.
+    refused = {
+        "framepatcher": "the check's code changed while it ran: helpers.exercises._verdict",
+        "auditor": "2 verdicts were sent instead of one",
+        "copypatcher": "changed: copy.deepcopy",
+        "transformer": "changed: ipython input_transformers_post",
+        "tracer": "the check's frames were traced (sys.settrace)",
+        "killer": "no verdict: kernel died",
+        "kernelbreaker": "no verdict: the kernel stopped answering",
+    }
+    for student, why in refused.items():
+        row = rows[f"{student}/01_tools_schema.ipynb"]
+        name = next(e.replace("-", ":", 1) for s, e, _ in IN_KERNEL if s == student)
+        assert row[name] == "error" and why in row[f"{name} hint"], (student, row[f"{name} hint"])
+        assert row["score"] == "0", student
+    racer = rows["racer/01_tools_schema.ipynb"]
+    assert racer["01:check_schema"] == "error" and racer["score"] == "0"
+    assert "verdict refused: the kernel's runtime was changed" in racer["01:check_schema hint"]
+    for student in ("printer", "referencer", "copyreader", "detector"):
+        assert rows[f"{student}/01_tools_schema.ipynb"]["score"] == "0", student
+    assert (
+        "uses n01._greet (the checks' own code)"
+        in rows["referencer/01_tools_schema.ipynb"]["needs_review"]
+    )
+    assert "calls exec()" in rows["copyreader/01_tools_schema.ipynb"]["needs_review"]
+    assert "uses .extract_stack" in rows["detector/01_tools_schema.ipynb"]["needs_review"]
+    # What only the flags catch: the check's variables read from its frames, and a trace
+    # function that rewrites the request's locals and takes itself (and its marks) away.
+    # These two get `passed` (the limit the teacher's guide names), so the flag must be there.
+    reader, wiper = rows["framereader/01_tools_schema.ipynb"], rows["wiper/01_tools_schema.ipynb"]
+    assert reader["01:check_call_tool"] == "passed"
+    assert (
+        "uses sys._getframe" in reader["needs_review"]
+        and "uses .f_locals" in reader["needs_review"]
+    )
+    assert "uses sys.settrace" in wiper["needs_review"] and "uses .f_trace" in wiper["needs_review"]
+
+
+def test_honest_notebooks_beside_the_cheats_get_full_marks_and_no_flag(graded):
+    rows, marks = graded[0], graded[1]
+    row = rows["sidorova/01_tools_schema.ipynb"]
+    assert _verdicts(row) == ["passed"] * 3 and row["needs_review"] == "", row
+    assert marks["sidorova"]["needs_review"] == ""
+
+
 def test_odd_cell_metadata_is_one_graded_row(graded):
     row = graded[0]["odd/01_tools_schema.ipynb"]
     assert row["run"] == "ok" and _verdicts(row) == ["passed"] * 3
@@ -641,8 +865,9 @@ def test_odd_cell_metadata_is_one_graded_row(graded):
 
 def test_fake_checks_behind_a_disabled_reload_get_nothing(graded):
     row = graded[0]["reloader/02_sync_loop.ipynb"]
-    assert _verdicts(row, "02") == ["not yet"] * 3 and row["score"] == "0"
+    assert _verdicts(row, "02") == ["error"] * 3 and row["score"] == "0"
     assert "assigns importlib.reload" in row["needs_review"]
+    assert "changed the kernel's runtime (changed: importlib.reload" in row["needs_review"]
 
 
 def test_a_redefined_bare_named_check_gets_nothing(graded):
@@ -700,7 +925,7 @@ def test_the_executed_copy_shows_the_grader_s_outputs_and_no_secrets(endless):
     check = _check_cell(nb, "01-check_schema")
     assert check.outputs[0]["text"].startswith("Not yet:")
     outputs = [o for c in nb.cells for o in c.get("outputs", [])]
-    assert outputs and not any(RECORD_MIME in o.get("data", {}) for o in outputs)
+    assert outputs and not any(STATE_MIME in o.get("data", {}) for o in outputs)
 
 
 @pytest.mark.notebooks
