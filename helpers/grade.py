@@ -52,6 +52,7 @@ import difflib
 import hashlib
 import importlib
 import inspect
+import io
 import os
 import re
 import secrets
@@ -59,6 +60,7 @@ import site
 import tempfile
 import threading
 import time
+import tokenize
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -148,11 +150,24 @@ def _code_cells(nb: Any) -> list[Any]:
 
 def _no_comments(source: str) -> str:
     """A cell's code for comparison: without comment-only lines, end-of-line comments (the
-    editions differ there), blank lines and trailing spaces."""
+    editions differ there), blank lines and trailing spaces. Comments are found by `tokenize`,
+    so a quote inside one (`# don't`) or a `#` inside a string is read right."""
+    text = source.strip()
+    starts: dict[int, int] = {}  # line number -> column where its comment starts
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.COMMENT:
+                starts[token.start[0]] = token.start[1]
+    except (tokenize.TokenError, SyntaxError):  # unfinished code: cut at any "#" after a space
+        starts = {
+            n: m.start()
+            for n, line in enumerate(text.splitlines(), 1)
+            if (m := re.search(r"(^|\s)#", line))
+        }
     lines = []
-    for line in source.strip().splitlines():
-        code = re.sub(r"\s+#[^\"']*$", "", line)
-        if code.strip() and not code.lstrip().startswith("#"):
+    for number, line in enumerate(text.splitlines(), 1):
+        code = line[: starts[number]] if number in starts else line
+        if code.strip():
             lines.append(code.rstrip())
     return "\n".join(lines)
 

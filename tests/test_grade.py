@@ -31,6 +31,7 @@ from helpers.grade import (
     GraderFiles,
     Result,
     _changed,
+    _no_comments,
     changed_state,
     exercises_of,
     grade_folder,
@@ -961,3 +962,12 @@ def test_honest_answers_to_the_newest_lessons_get_full_marks(tmp_path):
         assert result.run == "ok", result.notebook
         assert set(result.values.values()) == {"passed"}, (result.notebook, result.values)
         assert not result.review, (result.notebook, result.review)
+
+
+def test_comments_are_cut_by_the_tokenizer_not_by_a_quote_guess():
+    """Two editions differ in comments only, a quote in one (`don't`) included; a `#` inside a
+    string is code. Unfinished code still loses its comments."""
+    en = 'x = 1  # don\'t\nname = "#tag"  # a comment\n# only a comment\n\nz = 2'
+    ru = 'x = 1  # не надо\nname = "#tag"  # комментарий\nz = 2'
+    assert _no_comments(en) == _no_comments(ru) == 'x = 1\nname = "#tag"\nz = 2'
+    assert _no_comments("f(1,  # don't\n") == "f(1,"
