@@ -1839,6 +1839,13 @@ WRONG: list[Row] = [
         "08-1 no type",
     ),
     row(n08.check_one_call, Agreeable(), "dict", "словарём", "08-1 a lying object"),
+    row(
+        n08.check_one_call,
+        {"function_call": {"name": "get_weather"}},
+        "deprecated functions API",
+        "устаревшего functions API",
+        "08-1 the deprecated function_call",
+    ),
     Row(
         n08.check_named_choice,
         lambda: (set(), set()),
@@ -1940,6 +1947,33 @@ WRONG: list[Row] = [
         "keep the tool's shape",
         "сохраните вид",
         "08-3 a lying object",
+    ),
+    row(
+        n08.check_strict_tool,
+        _strict_tool_with(lambda t: t["function"]["parameters"].update(required=["city"])),
+        "'date' is not in required",
+        "'date' больше нет в required",
+        "08-3 date no longer required",
+    ),
+    row(
+        n08.check_strict_tool,
+        _strict_tool_with(
+            lambda t: t["function"]["parameters"]["properties"]["date"].update(
+                description="The date."
+            )
+        ),
+        "'The date.' does not say what a date looks like",
+        "не говорит, как выглядит дата",
+        "08-3 a description without the shape",
+    ),
+    row(
+        n08.check_strict_tool,
+        _strict_tool_with(
+            lambda t: t["function"]["parameters"]["properties"]["date"].update(type="date")
+        ),
+        "\"type\": 'date' is not a JSON Schema type",
+        "не тип JSON Schema",
+        "08-3 type date",
     ),
     row(
         n09.check_typed_value,
