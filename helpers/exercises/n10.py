@@ -75,9 +75,21 @@ def _expected_names(names: list[str]) -> Any:
         return _RAISED
 
 
-def _why_name(mcp_name: str) -> tuple[str, str]:
-    """The rule a wrong model name most likely broke."""
+def _why_name(mcp_name: str, wrong: str = "") -> tuple[str, str]:
+    """The rule a wrong model name (`wrong`, the learner's) most likely broke."""
     replaced = model_tool_name(mcp_name)
+    if wrong != replaced and wrong.lower() == replaced.lower():
+        return (
+            "an allowed character stays as it is, upper case included",
+            "разрешённый символ остаётся как есть, заглавные буквы тоже",
+        )
+    if wrong == "t_" + replaced:
+        return (
+            "only a name that does not start with a letter or `_`, or is shorter than 3, gets "
+            f"`t_` in front; {replaced!r} is neither",
+            "`t_` впереди получает только имя, которое начинается не с буквы и не с `_` или "
+            f"короче 3 символов; {replaced!r} не из таких",
+        )
     if len(replaced) == 64 and len(mcp_name) > 61:
         return (
             "a name longer than 64 keeps 55 characters, then `_` and 8 hex digits of the "
@@ -134,18 +146,13 @@ def check_map_tool_names(map_tool_names: Any) -> None:
             case=(shown, shown_ru),
         )
         if expected is _RAISED:
-            if got is not _RAISED:
-                first, second = _collision(names)
-                raise NotYet(
-                    f"for {shown} the MCP names {first!r} and {second!r} both become "
-                    f"{model_tool_name(first)!r}: raise ValueError, or a call would reach the "
-                    "wrong tool.",
-                    f"для {shown_ru} имена MCP {first!r} и {second!r} оба становятся "
-                    f"{model_tool_name(first)!r}: поднимите ValueError, иначе вызов попадёт не "
-                    "тому инструменту.",
-                )
-            continue
-        if got is _RAISED:
+            if got is not _RAISED and not _misnamed(names, _plain_table(got)):
+                raise _not_refused(names, shown, shown_ru)
+            if got is _RAISED:
+                continue
+        if expected is _RAISED:
+            pass  # the learner named some MCP name wrong: that is the news (the loop below)
+        elif got is _RAISED:
             twice = len(set(names)) < len(names)
             raise NotYet(
                 f"for {shown} no two different MCP names get the same model name, yet ValueError "
@@ -168,7 +175,7 @@ def check_map_tool_names(map_tool_names: Any) -> None:
             if table.get(right) == mcp_name:
                 continue
             wrong = next((k for k, v in table.items() if v == mcp_name), None)
-            why_en, why_ru = _why_name(mcp_name)
+            why_en, why_ru = _why_name(mcp_name, wrong or "")
             if wrong is None:
                 raise NotYet(
                     f"for {shown} the MCP name {name_en} is missing from the "
@@ -182,6 +189,8 @@ def check_map_tool_names(map_tool_names: Any) -> None:
                 f"для {shown_ru} имя MCP {name_ru} должно получить имя для модели "
                 f"{right!r}, а получило {wrong!r}: {why_ru}.",
             )
+        if expected is _RAISED:  # every name right, yet no ValueError
+            raise _not_refused(names, shown, shown_ru)
         if table != expected:
             extra = sorted(set(table) - set(expected))
             raise NotYet(
@@ -190,6 +199,25 @@ def check_map_tool_names(map_tool_names: Any) -> None:
                 f"для {shown_ru} в словаре должно быть по одной записи на имя MCP; лишние ключи: "
                 f"{_short(extra, 60)}.",
             )
+
+
+def _not_refused(names: list[str], shown: str, shown_ru: str) -> NotYet:
+    """The NotYet for a collision the learner's function let through."""
+    first, second = _collision(names)
+    return NotYet(
+        f"for {shown} the MCP names {first!r} and {second!r} both become "
+        f"{model_tool_name(first)!r}: raise ValueError, or a call would reach the wrong tool.",
+        f"для {shown_ru} имена MCP {first!r} и {second!r} оба становятся "
+        f"{model_tool_name(first)!r}: поднимите ValueError, иначе вызов попадёт не тому "
+        "инструменту.",
+    )
+
+
+def _misnamed(names: list[str], table: dict[str, str] | None) -> bool:
+    """Some MCP name of `names` is a value of `table` under a key that is not its model name."""
+    return table is not None and any(
+        value in names and key != model_tool_name(value) for key, value in table.items()
+    )
 
 
 def _collision(names: list[str]) -> tuple[str, str]:
@@ -249,6 +277,16 @@ RESULT_CASES: list[tuple[str, str, dict[str, Any]]] = [
         "an error next to an image",
         "ошибка рядом с картинкой",
         {"content": [IMAGE, _text("rendering failed")], "isError": True},
+    ),
+    (
+        "an error whose only block is an image",
+        "ошибка, в которой только картинка",
+        {"content": [IMAGE], "isError": True},
+    ),
+    (
+        "an error with an empty text block",
+        "ошибка с пустым текстовым блоком",
+        {"content": [_text("")], "isError": True},
     ),
     (
         "an error that also has structuredContent",
@@ -326,10 +364,12 @@ def _json_kind(text: str) -> str | None:
 def _why_content(result: dict[str, Any]) -> tuple[str, str]:
     """The rule a wrong answer for `result` most likely broke."""
     if result.get("isError") is True:
-        if not any(b.get("type") == "text" for b in result["content"]):
+        if not "".join(b.get("text", "") for b in result["content"] if b.get("type") == "text"):
             return (
-                f'an error with no text gives {{"error": "{NO_MESSAGE}"}}',
-                f'ошибка без текста даёт {{"error": "{NO_MESSAGE}"}}',
+                f'an error with no text (no "text" block, or only empty ones) gives '
+                f'{{"error": "{NO_MESSAGE}"}}',
+                f'ошибка без текста (нет блоков "text" или они пустые) даёт '
+                f'{{"error": "{NO_MESSAGE}"}}',
             )
         return (
             'isError wins over everything else: json.dumps({"error": <the text blocks joined '
