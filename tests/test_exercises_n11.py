@@ -105,6 +105,22 @@ def hardcoded_tools(name, arguments, untrusted, state_changing):
 
 
 # (wrong answer, words its English hint must contain, words its Russian hint must contain)
+def longer_than_five(name, arguments, untrusted, state_changing):
+    if name in state_changing or not isinstance(arguments, dict):
+        return True
+    values = [v if isinstance(v, str) else json.dumps(v) for v in arguments.values()]
+    texts = [t.lower() for t in untrusted]
+    return any(len(v.strip()) > 5 and v.strip().lower() in t for v in values for t in texts)
+
+
+def str_not_json(name, arguments, untrusted, state_changing):
+    if name in state_changing or not isinstance(arguments, dict):
+        return True
+    values = [str(v) for v in arguments.values()]  # a list gets Python's quotes, not JSON's
+    texts = [t.lower() for t in untrusted]
+    return any(len(v.strip()) >= 5 and v.strip().lower() in t for v in values for t in texts)
+
+
 WRONG_APPROVALS = [
     (
         only_state,
@@ -134,6 +150,9 @@ WRONG_APPROVALS = [
     (always_ask, ["reading the inbox", "click yes"], ["чтение почты", "нажимать"]),
     (first_result_only, ["the value in the second result"], ["во втором результате"]),
     (hardcoded_tools, ["update_password changes state"], ["update_password меняет состояние"]),
+    # hold-out answers (issue 27) the battery once accepted
+    (longer_than_five, ["exactly 5 characters", "5 counts"], ["ровно из 5", "5 считается"]),
+    (str_not_json, ["a list copied from a JSON result", "json.dumps"], ["список", "json.dumps"]),
 ]
 
 
@@ -227,6 +246,25 @@ def strips_every_item(registry, needed):
     return small
 
 
+def set_of_needed(registry, needed):
+    wanted = {needed} if isinstance(needed, str) else set(needed)  # a list item is unhashable
+    small = ToolRegistry()
+    for schema in registry.schemas:
+        if schema["function"]["name"] in wanted:
+            small.register(registry.tool_map[schema["function"]["name"]], schema)
+    return small
+
+
+def prefix_match(registry, needed):
+    wanted = [needed] if isinstance(needed, str) else [n for n in needed if isinstance(n, str)]
+    small = ToolRegistry()
+    for schema in registry.schemas:
+        name = schema["function"]["name"]
+        if any(name.startswith(w) for w in wanted):  # "send" also offers send_money
+            small.register(registry.tool_map[name], schema)
+    return small
+
+
 WRONG_REGISTRIES = [
     (
         returns_all,
@@ -253,6 +291,8 @@ WRONG_REGISTRIES = [
         ["зарегистрируйте исходную функцию"],
     ),
     (strips_every_item, ["items that are no names", "raised"], ["элементы — не имена"]),
+    (set_of_needed, ["a list inside the list", "not names"], ["список внутри списка", "строка"]),
+    (prefix_match, ["the beginnings of names", "exact names"], ["начала имён", "целиком"]),
 ]
 
 
