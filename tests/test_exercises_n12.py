@@ -83,6 +83,18 @@ def percentages(expected, called):
     return tuple(100 * value for value in n12.reference_f1(expected, called))
 
 
+def rounded(expected, called):
+    return tuple(round(value, 2) for value in n12.reference_f1(expected, called))
+
+
+def int_zero(expected, called):
+    return tuple(value or 0 for value in n12.reference_f1(expected, called))  # 0, not 0.0
+
+
+def as_list(expected, called):
+    return list(n12.reference_f1(expected, called))
+
+
 F1_WRONG = [
     (divides_by_zero, "ZeroDivisionError", "ZeroDivisionError", "'stop'"),
     (swapped, "swapped", "перепутаны", "one extra call"),
@@ -91,7 +103,11 @@ F1_WRONG = [
     (perfect_when_nothing_to_find, "denominator is zero", "знаменатель точности", "'stop'"),
     (hard_coded, "one extra call", "один лишний вызов", "one extra call"),
     (returns_a_dict, "tuple of three", "кортеж из трёх", "the lesson's vLLM column"),
-    (percentages, "(right + extra)", "(верные + лишние)", "the lesson's vLLM column"),
+    (percentages, "not percentages", "а не проценты", "the lesson's vLLM column"),
+    # hold-out answers (issue 27): accepted once, or given another mistake's hint
+    (rounded, "Do not round", "Не округляйте", "one extra call"),
+    (int_zero, "the int 0", "целое число 0", "'stop'"),
+    (as_list, "returned a list", "вернула список", "the lesson's vLLM column"),
 ]
 
 
@@ -171,14 +187,39 @@ def counts_valid_calls(tool_calls, tools):
     )
 
 
+def json_loads_guarded(tool_calls, tools):
+    schemas = schemas_of(tools)
+    fits = 0
+    for call in tool_calls:
+        try:  # json.loads instead of parse_arguments: "" is not read as {}
+            arguments, problem = json.loads(call["function"]["arguments"]), None
+        except ValueError:
+            arguments, problem = None, "bad json"
+        name = call["function"]["name"]
+        if not problem and name in schemas and not validate_arguments(arguments, schemas[name]):
+            fits += 1
+    return fits / len(tool_calls) if tool_calls else 0.0
+
+
+def rounded_share(tool_calls, tools):
+    return round(n12.reference_schema_accuracy(tool_calls, tools), 2)
+
+
 SCHEMA_WRONG = [
-    (crashes_on_bad_json, "JSONDecodeError", "JSONDecodeError", "arguments that are not JSON"),
+    (
+        crashes_on_bad_json,
+        "must not stop the count",
+        "JSONDecodeError",
+        "arguments that are not JSON",
+    ),
     (unknown_tool_fits, "does not fit", "не подходит", "a tool that is not in tools"),
     (json_only, "does not fit", "не подходит", "a tool that is not in tools"),
     (as_percent, "not a percentage", "а не проценты", "a valid call"),
     (divides_by_tools, "This call fits", "подходит под схему", "a valid call"),
     (empty_is_perfect, "no calls", "вызовов нет", "no calls"),
     (counts_valid_calls, "number of calls", "число вызовов", "all the calls above together"),
+    (json_loads_guarded, "Empty arguments text", "Пустой текст", n12.EMPTY_TEXT[0]),
+    (rounded_share, "Do not round", "Не округляйте", "all the calls above together"),
 ]
 
 

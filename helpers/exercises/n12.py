@@ -129,6 +129,13 @@ def _f1_idea(
 
 def _three_numbers(got: Any, case: tuple[str, str]) -> tuple[float, float, float]:
     """The student's result as three floats, or a NotYet naming what came back."""
+    if isinstance(got, list) and len(got) == 3:
+        raise NotYet(
+            f"on {case[0]} your function returned a list: the exercise asks for the tuple "
+            "(precision, recall, f1).",
+            f"на входе «{case[1]}» ваша функция вернула список, а упражнение просит кортеж "
+            "(precision, recall, f1).",
+        )
     if not isinstance(got, tuple | list) or len(got) != 3:
         size = f" of {len(got)}" if isinstance(got, tuple | list) else ""
         raise NotYet(
@@ -145,7 +152,32 @@ def _three_numbers(got: Any, case: tuple[str, str]) -> tuple[float, float, float
             f"на входе «{case[1]}» в кортеже есть значение типа {_kind(bad)}: все три должны "
             "быть числами.",
         )
+    whole = next((item for item in got if type(item) is int), None)
+    if whole is not None:
+        raise NotYet(
+            f"on {case[0]} your tuple holds the int {whole}: return floats (a ratio whose "
+            "denominator is zero is 0.0, not 0).",
+            f"на входе «{case[1]}» в кортеже есть целое число {whole}: верните числа с плавающей "
+            "точкой (отношение с нулевым знаменателем — это 0.0, а не 0).",
+        )
     return numbers[0], numbers[1], numbers[2]  # type: ignore[return-value]
+
+
+def _rounded(got: float, want: float) -> bool:
+    """`got` is `want` rounded to 1-4 decimal places (and not `want` itself)."""
+    return not math.isclose(got, want, abs_tol=1e-9) and any(
+        math.isclose(got, round(want, places), abs_tol=1e-9) for places in range(1, 5)
+    )
+
+
+ROUNDED = (
+    "Do not round: return the ratios themselves (the lesson's table rounds them only to print).",
+    "Не округляйте: верните сами отношения (таблица урока округляет их только при выводе).",
+)
+PERCENT = (
+    "Return shares between 0 and 1, not percentages.",
+    "Верните доли от 0 до 1, а не проценты.",
+)
 
 
 ZERO = (
@@ -175,7 +207,15 @@ def check_f1(precision_recall_f1: Callable[[list[Any], list[Any]], Any]) -> None
         numbers = _three_numbers(got, case)
         want = reference_f1(expected, called)
         if not all(math.isclose(g, w, abs_tol=1e-9) for g, w in zip(numbers, want, strict=True)):
-            idea_en, idea_ru = _f1_idea(expected, called, want, numbers)
+            close = [math.isclose(g, w, abs_tol=1e-9) for g, w in zip(numbers, want, strict=True)]
+            if all(c or _rounded(g, w) for c, g, w in zip(close, numbers, want, strict=True)):
+                idea_en, idea_ru = ROUNDED
+            elif any(want) and all(
+                math.isclose(g, 100 * w, abs_tol=1e-6) for g, w in zip(numbers, want, strict=True)
+            ):
+                idea_en, idea_ru = PERCENT
+            else:
+                idea_en, idea_ru = _f1_idea(expected, called, want, numbers)
             want_text = ", ".join(f"{w:.3f}" for w in want)
             got_text = ", ".join(f"{g:.3f}" for g in numbers)
             raise NotYet(
@@ -213,7 +253,22 @@ TOOLS: list[dict[str, Any]] = [
             },
         },
     },
+    {
+        "type": "function",
+        "function": {
+            "name": "get_server_time",
+            "description": "The server's clock.",
+            "parameters": {"type": "object", "properties": {}},
+        },
+    },
 ]
+
+
+# A parameterless tool called with "" as its arguments (models send that): no arguments, fits.
+EMPTY_TEXT = (
+    "a tool without parameters, empty arguments text",
+    "инструмент без параметров, пустой текст аргументов",
+)
 
 
 def _call(name: str, arguments: Any, number: int = 0) -> dict[str, Any]:
@@ -271,6 +326,7 @@ SINGLE: list[tuple[str, str, dict[str, Any]]] = [
         _call("get_weather", '["Beijing"]'),
     ),
     ("the city as null", "город равен null", _call("get_weather", {"city": None})),
+    (*EMPTY_TEXT, _call("get_server_time", "")),
 ]
 
 
@@ -313,6 +369,19 @@ def _single_label(call: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
+BROKEN_JSON = (
+    Explain(
+        json.JSONDecodeError,
+        r".",
+        "a model's arguments are not always valid JSON: such a call does not fit, and it must "
+        "not stop the count (parse_arguments reports the problem instead of raising).",
+        "аргументы от модели не всегда корректный JSON: такой вызов не подходит, но и счёт "
+        "останавливать не должен (parse_arguments сообщает о проблеме, а не выбрасывает "
+        "исключение).",
+    ),
+)
+
+
 @exercise
 def check_schema_accuracy(schema_accuracy: Callable[[list[Any], list[Any]], Any]) -> None:
     """Exercise 2: the share of calls whose arguments fit their tool's schema."""
@@ -324,7 +393,11 @@ def check_schema_accuracy(schema_accuracy: Callable[[list[Any], list[Any]], Any]
     for en, ru, (tool_calls, tools) in schema_cases():
         case = (en, ru)
         got = call_student(
-            schema_accuracy, copy.deepcopy(tool_calls), copy.deepcopy(tools), case=case
+            schema_accuracy,
+            copy.deepcopy(tool_calls),
+            copy.deepcopy(tools),
+            explain=(*BROKEN_JSON, *ZERO),
+            case=case,
         )
         number = _number(got)
         if number is None:
@@ -337,13 +410,24 @@ def check_schema_accuracy(schema_accuracy: Callable[[list[Any], list[Any]], Any]
         want = reference_schema_accuracy(tool_calls, tools)
         if math.isclose(number, want, abs_tol=1e-9):
             continue
+        label = _single_label(tool_calls[0]) if len(tool_calls) == 1 else None
         if math.isclose(number, want * 100, abs_tol=1e-6) and want:
             idea = (
                 "Return a share between 0 and 1, not a percentage.",
                 "Верните долю от 0 до 1, а не проценты.",
             )
+        elif _rounded(number, want):
+            idea = ROUNDED
+        elif label is not None and label[0] == EMPTY_TEXT[0]:
+            idea = (
+                "Empty arguments text means no arguments ({}), as parse_arguments reads it, and a "
+                "tool without parameters takes no arguments: the call fits.",
+                "Пустой текст аргументов означает отсутствие аргументов ({}), так его читает "
+                "parse_arguments, а инструменту без параметров аргументы и не нужны: вызов "
+                "подходит.",
+            )
         elif len(tool_calls) == 1:
-            label = _single_label(tool_calls[0]) or case
+            label = label or case
             fits = want == 1.0
             verdict = ("fits", "подходит") if fits else ("does not fit", "не подходит")
             idea = (
