@@ -814,6 +814,22 @@ def _tags_from_zero(messages):
     return {k: (n, i - 1) for k, (n, i) in solution("09", "result_tags")(messages).items()}
 
 
+def _tags_index_as_text(messages):
+    return {k: (n, str(i)) for k, (n, i) in solution("09", "result_tags")(messages).items()}
+
+
+def _tags_counted_per_tool(messages):
+    tags, calls = {}, []
+    for message in messages:
+        if message["role"] == "assistant" and message.get("tool_calls"):
+            calls = message["tool_calls"]
+        elif message["role"] == "tool":
+            names = [c["function"]["name"] for c in calls]
+            k = [c["id"] for c in calls].index(message["tool_call_id"])
+            tags[message["tool_call_id"]] = (names[k], names[: k + 1].count(names[k]))
+    return tags
+
+
 def _strict_tool_with(change):
     tool = copy.deepcopy(DATED_TOOL)
     tool["function"]["parameters"]["properties"]["date"] = {
@@ -2092,6 +2108,20 @@ WRONG: list[Row] = [
         "'Agreeable'",
         "'Agreeable'",
         "09-3 a lying dict",
+    ),
+    row(
+        n09.check_result_tags,
+        _tags_index_as_text,
+        "an int), not its text",
+        "(int), а не его текст",
+        "09-3 the index as text",
+    ),
+    row(
+        n09.check_result_tags,
+        _tags_counted_per_tool,
+        "whatever its tool",
+        "какого бы инструмента",
+        "09-3 the index counted per tool",
     ),
 ]
 
