@@ -621,6 +621,17 @@ def _normalize_skips_kimi_ids(messages):
     return result
 
 
+def _normalize_orphan_raises(messages):
+    result, renamed_ids, k = copy.deepcopy(messages), {}, 0
+    for message in result:
+        for tool_call in message.get("tool_calls") or []:
+            renamed_ids[tool_call["id"]] = f"functions.{tool_call['function']['name']}:{k}"
+            tool_call["id"], k = renamed_ids[tool_call["id"]], k + 1
+        if message["role"] == "tool":
+            message["tool_call_id"] = renamed_ids[message["tool_call_id"]]  # no call: KeyError
+    return result
+
+
 def _reasoning_not_none(chunks):
     name, text = None, ""
     for chunk in chunks:
@@ -1716,6 +1727,13 @@ WRONG: list[Row] = [
         "normalize_ids(<functions.get_weather:3",
         "normalize_ids(<functions.get_weather:3",
         "06-2 Kimi-looking ids kept",
+    ),
+    row(
+        n06.check_normalize,
+        _normalize_orphan_raises,
+        "answers no call stays as it is",
+        "не отвечает ни на один вызов",
+        "06-2 a result whose call was cut away",
     ),
     row(
         n06.check_reasoning_of,

@@ -281,7 +281,26 @@ def _kimi_ids_already() -> list[Case]:
             },
             _tool("functions.get_weather:0", city),
         ]
-    return [_id_case(trimmed), _id_case(reused)]
+    orphan = [  # the history's start was cut: the first result's call is gone
+        _tool("call_8f14e45fceea", "Beijing"),
+        {"role": "user", "content": "And Moscow?"},
+        {"role": "assistant", "content": "", "tool_calls": [_call("call_aaaa", "Moscow")]},
+        _tool("call_aaaa", "Moscow"),
+    ]
+    shown = "<tool_call_id=call_8f14e45fceea, call_aaaa>"
+    return [_id_case(trimmed), _id_case(reused), case_of(orphan, shown=shown)]
+
+
+ID_MISTAKES = (
+    Explain(
+        KeyError,
+        r"'((?:call_|functions\.)[^']*)'",
+        "no call in this history has the id {0!r} (the history's start, with the call, was "
+        "cut away): a tool_call_id that answers no call stays as it is.",
+        "ни у одного вызова в этой истории нет id {0!r} (начало истории вместе с вызовом "
+        "обрезано): tool_call_id, который не отвечает ни на один вызов, остаётся как есть.",
+    ),
+)
 
 
 def _call_ids(history: list[Any]) -> list[Any]:
@@ -324,6 +343,7 @@ def check_normalize(normalize_ids: Callable[[list], Any]) -> None:
         id_battery(),
         name="normalize_ids",
         wanted=("a list of messages", "список сообщений"),
+        explain=ID_MISTAKES,
         idea=(
             "One counter runs over the whole conversation, for all tools together, and renames "
             "every call, one that already looks like functions.NAME:K too; each result follows "
