@@ -195,7 +195,7 @@ def check_strict_tool(tool: Any) -> None:
             "tell the model what a date looks like in the date's description.",
             "опишите в description параметра date, как выглядит дата.",
         )
-    if not DATE_SHAPE.search(description):
+    if not _gives_a_shape(description):
         raise NotYet(
             f"the date's description {description!r} does not say what a date looks like: "
             "without the order of year, month and day (a pattern or an example date) the model "
@@ -209,6 +209,16 @@ JSON_TYPES = frozenset({"string", "number", "integer", "boolean", "array", "obje
 # A description that says what a date looks like names a pattern (YYYY, ГГГГ, MM, DD), a standard
 # (ISO 8601) or shows an example with a four-digit year.
 DATE_SHAPE = re.compile(r"YYYY|ГГГГ|\bMM\b|\bDD\b|ММ|ДД|ISO|\d{4}", re.IGNORECASE)
+
+
+DATE_PARTS = (r"year|год", r"month|месяц", r"\bday|\bден|\bдня|числ")
+
+
+def _gives_a_shape(description: str) -> bool:
+    """The description says what a date looks like: a pattern, a standard or an example date,
+    or at least two of year, month and day in words ("day/month/year")."""
+    parts = sum(bool(re.search(part, description, re.IGNORECASE)) for part in DATE_PARTS)
+    return bool(DATE_SHAPE.search(description)) or parts >= 2
 
 
 def _not_a_json_type(schema: Any, depth: int = 0) -> Any:
