@@ -164,9 +164,9 @@ def _three_numbers(got: Any, case: tuple[str, str]) -> tuple[float, float, float
 
 
 def _rounded(got: float, want: float) -> bool:
-    """`got` is `want` rounded to 1-4 decimal places (and not `want` itself)."""
+    """`got` is `want` rounded to 2-4 decimal places (and not `want` itself)."""
     return not math.isclose(got, want, abs_tol=1e-9) and any(
-        math.isclose(got, round(want, places), abs_tol=1e-9) for places in range(1, 5)
+        math.isclose(got, round(want, places), abs_tol=1e-9) for places in range(2, 5)
     )
 
 
