@@ -281,14 +281,18 @@ def _kimi_ids_already() -> list[Case]:
             },
             _tool("functions.get_weather:0", city),
         ]
-    orphan = [  # the history's start was cut: the first result's call is gone
+    return [_id_case(trimmed), _id_case(reused)]
+
+
+def orphan_result() -> list[Case]:
+    """A history whose start was cut: the first result's call is gone, its id stays."""
+    orphan = [
         _tool("call_8f14e45fceea", "Beijing"),
         {"role": "user", "content": "And Moscow?"},
         {"role": "assistant", "content": "", "tool_calls": [_call("call_aaaa", "Moscow")]},
         _tool("call_aaaa", "Moscow"),
     ]
-    shown = "<tool_call_id=call_8f14e45fceea, call_aaaa>"
-    return [_id_case(trimmed), _id_case(reused), case_of(orphan, shown=shown)]
+    return [case_of(orphan, shown="<tool_call_id=call_8f14e45fceea, call_aaaa>")]
 
 
 ID_MISTAKES = (
@@ -343,7 +347,6 @@ def check_normalize(normalize_ids: Callable[[list], Any]) -> None:
         id_battery(),
         name="normalize_ids",
         wanted=("a list of messages", "список сообщений"),
-        explain=ID_MISTAKES,
         idea=(
             "One counter runs over the whole conversation, for all tools together, and renames "
             "every call, one that already looks like functions.NAME:K too; each result follows "
@@ -351,6 +354,20 @@ def check_normalize(normalize_ids: Callable[[list], Any]) -> None:
             "Один счётчик идёт через весь разговор, общий для всех инструментов, и переименовывает "
             "каждый вызов, даже уже похожий на functions.ИМЯ:K; каждый результат следует за "
             "вызовом, на который отвечает, в последнем раунде.",
+        ),
+    )
+    on_battery(
+        normalize_ids,
+        normalize_kimi_ids,
+        orphan_result(),
+        name="normalize_ids",
+        wanted=("a list of messages", "список сообщений"),
+        explain=ID_MISTAKES,
+        idea=(
+            "A tool_call_id that answers no call of the history (its call was cut away with "
+            "the history's start) stays as it is.",
+            "tool_call_id, который не отвечает ни на один вызов истории (вызов обрезан вместе с "
+            "началом истории), остаётся как есть.",
         ),
     )
 
