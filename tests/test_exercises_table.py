@@ -861,6 +861,67 @@ def _reasoning_one_name(chunks):
     return ("reasoning_content" if text else None), text
 
 
+# Lesson 06's hold-out wrong answers (issue 27: a student's answers the checks once accepted).
+
+
+def _for_history_empty_list(message):
+    kept = {"role": "assistant", "content": message.get("content")}
+    kept["tool_calls"] = message.get("tool_calls") or []  # OpenAI refuses `tool_calls: []`
+    for key in ("reasoning_content", "reasoning"):
+        if message.get(key):
+            kept[key] = message[key]
+    return kept
+
+
+def _normalize_skips_kimi_ids(messages):
+    result, renamed_ids, k = copy.deepcopy(messages), {}, 0
+    for message in result:
+        for tool_call in message.get("tool_calls") or []:
+            if not tool_call["id"].startswith("functions."):  # kept, though its counter is off
+                renamed_ids[tool_call["id"]] = f"functions.{tool_call['function']['name']}:{k}"
+                tool_call["id"] = renamed_ids[tool_call["id"]]
+            k += 1
+        if message["role"] == "tool":
+            message["tool_call_id"] = renamed_ids.get(
+                message["tool_call_id"], message["tool_call_id"]
+            )
+    return result
+
+
+def _normalize_orphan_raises(messages):
+    result, renamed_ids, k = copy.deepcopy(messages), {}, 0
+    for message in result:
+        for tool_call in message.get("tool_calls") or []:
+            renamed_ids[tool_call["id"]] = f"functions.{tool_call['function']['name']}:{k}"
+            tool_call["id"], k = renamed_ids[tool_call["id"]], k + 1
+        if message["role"] == "tool":
+            message["tool_call_id"] = renamed_ids[message["tool_call_id"]]  # no call: KeyError
+    return result
+
+
+def _reasoning_not_none(chunks):
+    name, text = None, ""
+    for chunk in chunks:
+        for key in ("reasoning_content", "reasoning"):
+            piece = getattr(chunk.choices[0].delta, key, None) if chunk.choices else None
+            if piece is not None:  # an empty field counts as thinking
+                name, text = name or key, text + piece
+    return name, text
+
+
+def _reasoning_first_field_present(chunks):
+    name, text = None, ""
+    for chunk in chunks:
+        if not chunk.choices:
+            continue
+        delta = chunk.choices[0].delta
+        for key in ("reasoning", "reasoning_content"):
+            if name is None and hasattr(delta, key):  # present, though its value is None
+                name = key
+        text += (getattr(delta, name, None) or "") if name else ""
+    return name, text
+
+
 def _xml_typed(text):
     return [
         (name, {k: int(v) if v.isdigit() else v for k, v in arguments.items()})
@@ -914,6 +975,57 @@ def _split_answer_unstripped(text):
         return "", text
     reasoning, answer = text.split("</think>", 1)
     return reasoning.replace("<think>", "").strip(), answer
+
+
+# Lesson 07's hold-out wrong answers (issue 27: a student's answers the checks once accepted).
+
+
+def _xml_strips_newlines(text):
+    return [
+        (name, {key: value.strip("\n") for key, value in arguments.items()})  # every newline
+        for name, arguments in solution("07", "xml_calls")(text)
+    ]
+
+
+def _typed_strips_first(value, kind):
+    return solution("07", "typed")(value.strip(), kind)  # a string loses its own spaces
+
+
+def _typed_int_of_float(value, kind):
+    if kind != "number" or value.lower() == "null":
+        return solution("07", "typed")(value, kind)
+    try:
+        number = float(value)
+    except ValueError:
+        return value
+    return int(number) if int(number) == number else number  # int(inf) raises
+
+
+def _split_last_tag(text):
+    if "</think>" not in text:
+        return "", text.strip()
+    reasoning, answer = text.rsplit("</think>", 1)
+    return reasoning.replace("<think>", "").strip(), answer.strip()
+
+
+def _split_second_piece(text):
+    parts = text.split("</think>")
+    if len(parts) == 1:
+        return "", text.strip()
+    return parts[0].replace("<think>", "").strip(), parts[1].strip()
+
+
+def _split_tags_removed_everywhere(text):
+    if "</think>" not in text:
+        return "", text.strip()
+    reasoning, answer = text.replace("<think>", "").split("</think>", 1)
+    return reasoning.strip(), answer.strip()
+
+
+def _split_unclosed_is_reasoning(text):
+    if "</think>" not in text and text.strip().startswith("<think>"):
+        return text.strip()[len("<think>") :].strip(), ""
+    return solution("07", "split_think")(text)
 
 
 def _typed_value_stripped(text, kind):
@@ -978,6 +1090,22 @@ def _tags_result_order(messages):
 
 def _tags_from_zero(messages):
     return {k: (n, i - 1) for k, (n, i) in solution("09", "result_tags")(messages).items()}
+
+
+def _tags_index_as_text(messages):
+    return {k: (n, str(i)) for k, (n, i) in solution("09", "result_tags")(messages).items()}
+
+
+def _tags_counted_per_tool(messages):
+    tags, calls = {}, []
+    for message in messages:
+        if message["role"] == "assistant" and message.get("tool_calls"):
+            calls = message["tool_calls"]
+        elif message["role"] == "tool":
+            names = [c["function"]["name"] for c in calls]
+            k = [c["id"] for c in calls].index(message["tool_call_id"])
+            tags[message["tool_call_id"]] = (names[k], names[: k + 1].count(names[k]))
+    return tags
 
 
 def _strict_tool_with(change):
@@ -2107,6 +2235,41 @@ WRONG: list[Row] = [
         "06-3 one name for both",
     ),
     row(
+        n06.check_history_message,
+        _for_history_empty_list,
+        "`tool_calls: []`",
+        "`tool_calls: []`",
+        "06-1 no calls as an empty list",
+    ),
+    row(
+        n06.check_normalize,
+        _normalize_skips_kimi_ids,
+        "normalize_ids(<functions.get_weather:3",
+        "normalize_ids(<functions.get_weather:3",
+        "06-2 Kimi-looking ids kept",
+    ),
+    row(
+        n06.check_normalize,
+        _normalize_orphan_raises,
+        "answers no call stays as it is",
+        "не отвечает ни на один вызов",
+        "06-2 a result whose call was cut away",
+    ),
+    row(
+        n06.check_reasoning_of,
+        _reasoning_not_none,
+        'reasoning_of(<2 chunks: reasoning_content=""',
+        "ничего нет",
+        "06-3 an empty field is thinking",
+    ),
+    row(
+        n06.check_reasoning_of,
+        _reasoning_first_field_present,
+        "holds nothing",
+        "ничего нет",
+        "06-3 the first field present",
+    ),
+    row(
         n07.check_xml_calls,
         _xml_typed,
         "typing values is exercise 2's job",
@@ -2150,6 +2313,55 @@ WRONG: list[Row] = [
         "«блок целиком»",
         "07-3 answer not stripped",
     ),
+    row(
+        n07.check_xml_calls,
+        _xml_strips_newlines,
+        "\\nafter a blank line\\n",
+        "\\nafter a blank line\\n",
+        "07-1 every edge newline cut",
+    ),
+    row(
+        n07.check_typed,
+        _typed_strips_first,
+        "typed('  two spaces  ', 'string')",
+        "typed('  two spaces  ', 'string')",
+        "07-2 a string stripped",
+    ),
+    row(
+        n07.check_typed,
+        _typed_int_of_float,
+        "typed('inf', 'number')",
+        "бесконечность",
+        "07-2 int() of infinity",
+    ),
+    row(
+        n07.check_split_think,
+        _split_last_tag,
+        "first </think>",
+        "первом </think>",
+        "07-3 the last </think>",
+    ),
+    row(
+        n07.check_split_think,
+        _split_second_piece,
+        "The tag </think> closes",
+        "первом </think>",
+        "07-3 the second piece only",
+    ),
+    row(
+        n07.check_split_think,
+        _split_tags_removed_everywhere,
+        "Type <think> to open",
+        "первом </think>",
+        "07-3 <think> removed from the answer",
+    ),
+    row(
+        n07.check_split_think,
+        _split_unclosed_is_reasoning,
+        "Still weighing Paris",
+        "оборвался внутри блока",
+        "07-3 an unclosed block as reasoning",
+    ),
     row(n08.check_one_call, {"tool_choice": "auto"}, '"auto"', '"auto"', "08-1 the starter"),
     row(
         n08.check_one_call,
@@ -2181,6 +2393,13 @@ WRONG: list[Row] = [
         "08-1 no type",
     ),
     row(n08.check_one_call, Agreeable(), "dict", "словарём", "08-1 a lying object"),
+    row(
+        n08.check_one_call,
+        {"function_call": {"name": "get_weather"}},
+        "deprecated functions API",
+        "устаревшего functions API",
+        "08-1 the deprecated function_call",
+    ),
     Row(
         n08.check_named_choice,
         lambda: (set(), set()),
@@ -2282,6 +2501,33 @@ WRONG: list[Row] = [
         "keep the tool's shape",
         "сохраните вид",
         "08-3 a lying object",
+    ),
+    row(
+        n08.check_strict_tool,
+        _strict_tool_with(lambda t: t["function"]["parameters"].update(required=["city"])),
+        "'date' is not in required",
+        "'date' больше нет в required",
+        "08-3 date no longer required",
+    ),
+    row(
+        n08.check_strict_tool,
+        _strict_tool_with(
+            lambda t: t["function"]["parameters"]["properties"]["date"].update(
+                description="The date."
+            )
+        ),
+        "'The date.' does not say what a date looks like",
+        "не говорит, как выглядит дата",
+        "08-3 a description without the shape",
+    ),
+    row(
+        n08.check_strict_tool,
+        _strict_tool_with(
+            lambda t: t["function"]["parameters"]["properties"]["date"].update(type="date")
+        ),
+        "\"type\": 'date' is not a JSON Schema type",
+        "не тип JSON Schema",
+        "08-3 type date",
     ),
     row(
         n09.check_typed_value,
@@ -2400,6 +2646,20 @@ WRONG: list[Row] = [
         "'Agreeable'",
         "'Agreeable'",
         "09-3 a lying dict",
+    ),
+    row(
+        n09.check_result_tags,
+        _tags_index_as_text,
+        "an int), not its text",
+        "(int), а не его текст",
+        "09-3 the index as text",
+    ),
+    row(
+        n09.check_result_tags,
+        _tags_counted_per_tool,
+        "whatever its tool",
+        "какого бы инструмента",
+        "09-3 the index counted per tool",
     ),
 ]
 

@@ -89,15 +89,32 @@ def _comparable(message: Any) -> dict[str, Any]:
     """The fields the check compares: role, content, calls (empty = none), reasoning by name."""
     if not isinstance(message, dict):
         return {"not a dict": repr(message)}
+    calls = message.get("tool_calls")
     out = {
         "role": message.get("role"),
         "content": message.get("content") or "",
-        "tool_calls": message.get("tool_calls") or [],
+        "tool_calls": calls if calls or calls == [] else None,
     }
     for key in REASONING_KEYS:
         if message.get(key):
             out[key] = message[key]
     return out
+
+
+def _same_message(expected: dict[str, Any], got: dict[str, Any]) -> bool:
+    """The comparable dicts agree, no calls being None, a missing field or `[]` alike, except an
+    empty list where the server sent none: that is a list the API refuses (`_invented_empty`)."""
+    if _invented_empty(expected, got):
+        return False
+    return {**expected, "tool_calls": expected.get("tool_calls") or []} == {
+        **got,
+        "tool_calls": got.get("tool_calls") or [],
+    }
+
+
+def _invented_empty(server: dict[str, Any], got: Any) -> bool:
+    """`tool_calls: []` in the answer for a message whose server sent no list of calls."""
+    return isinstance(got, dict) and got.get("tool_calls") == [] and server.get("tool_calls") != []
 
 
 @exercise
@@ -112,7 +129,17 @@ def check_history_message(for_history: Callable[[dict], Any]) -> None:
             returned(got, "for_history(...)", ("a message dict", "словарь сообщения"))
         )
         expected = _comparable(message)
-        if got == expected:
+        if _invented_empty(expected, got):
+            raise NotYet(
+                f"for '{name}' the server sent no calls (tool_calls None) and your message has "
+                "`tool_calls: []`: OpenAI's API refuses an empty tool_calls array with a 400 "
+                '("empty array"), so a message without calls goes back without a list of calls.',
+                f"для варианта «{CASE_RU[name]}» сервер не прислал вызовов (tool_calls равно "
+                "None), а в вашем сообщении `tool_calls: []`: API OpenAI отвечает на пустой "
+                "массив tool_calls ошибкой 400 («empty array»), поэтому сообщение без вызовов "
+                "возвращается без списка вызовов.",
+            )
+        if _same_message(expected, got):
             continue
         missing = [k for k in REASONING_KEYS if k in expected and k not in got]
         if missing:
@@ -134,11 +161,13 @@ def check_history_message(for_history: Callable[[dict], Any]) -> None:
         history_battery(),
         name="for_history",
         wanted=("a message dict", "словарь сообщения"),
+        same=_same_message,
         idea=(
             "The message goes back with its content, its calls and its reasoning under the "
-            "field name the server used.",
+            "field name the server used; no calls stay no calls (an API refuses an empty list).",
             "Сообщение возвращается со своим content, своими вызовами и рассуждением под тем "
-            "именем поля, которое дал сервер.",
+            "именем поля, которое дал сервер; нет вызовов — нет и списка (пустой список API "
+            "не примет).",
         ),
     )
     moonshot = call_student(for_history, server_messages()["Moonshot, thinking on"])
@@ -215,15 +244,67 @@ def id_battery() -> list[Case]:
                 results.reverse()
             history += results
         history.append({"role": "assistant", "content": "Готово ✅"})
-        shown = (
-            "<"
-            + ", ".join(
-                "+".join(c["id"] for c in m["tool_calls"]) for m in history if m.get("tool_calls")
-            )
-            + ">"
-        )
-        out.append(case_of(history, shown=shown))
-    return out
+        out.append(_id_case(history))
+    return [*_kimi_ids_already(), *out]
+
+
+def _id_case(history: list[dict[str, Any]]) -> Case:
+    """A battery case shown as its call ids, a message's calls joined by '+'."""
+    ids = ", ".join(
+        "+".join(c["id"] for c in m["tool_calls"]) for m in history if m.get("tool_calls")
+    )
+    return case_of(history, shown=f"<{ids}>")
+
+
+def _kimi_ids_already() -> list[Case]:
+    """Histories that already hold Moonshot-style ids with another counter: a history trimmed to
+    its last rounds (its first call kept `functions.get_weather:3`), and `:0` reused by every
+    round. Such an id is renamed like any other."""
+    trimmed = [
+        {"role": "user", "content": "And Moscow?"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [_call("functions.get_weather:3", "Beijing")],
+        },
+        _tool("functions.get_weather:3", "Beijing"),
+        {"role": "assistant", "content": "", "tool_calls": [_call("call_8f14e45fceea", "Moscow")]},
+        _tool("call_8f14e45fceea", "Moscow"),
+    ]
+    reused = [{"role": "user", "content": "Beijing, then Moscow?"}]
+    for city in ("Beijing", "Moscow"):
+        reused += [
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [_call("functions.get_weather:0", city)],
+            },
+            _tool("functions.get_weather:0", city),
+        ]
+    return [_id_case(trimmed), _id_case(reused)]
+
+
+def orphan_result() -> list[Case]:
+    """A history whose start was cut: the first result's call is gone, its id stays."""
+    orphan = [
+        _tool("call_8f14e45fceea", "Beijing"),
+        {"role": "user", "content": "And Moscow?"},
+        {"role": "assistant", "content": "", "tool_calls": [_call("call_aaaa", "Moscow")]},
+        _tool("call_aaaa", "Moscow"),
+    ]
+    return [case_of(orphan, shown="<tool_call_id=call_8f14e45fceea, call_aaaa>")]
+
+
+ID_MISTAKES = (
+    Explain(
+        KeyError,
+        r"'((?:call_|functions\.)[^']*)'",
+        "no call in this history has the id {0!r} (the history's start, with the call, was "
+        "cut away): a tool_call_id that answers no call stays as it is.",
+        "ни у одного вызова в этой истории нет id {0!r} (начало истории вместе с вызовом "
+        "обрезано): tool_call_id, который не отвечает ни на один вызов, остаётся как есть.",
+    ),
+)
 
 
 def _call_ids(history: list[Any]) -> list[Any]:
@@ -267,10 +348,26 @@ def check_normalize(normalize_ids: Callable[[list], Any]) -> None:
         name="normalize_ids",
         wanted=("a list of messages", "список сообщений"),
         idea=(
-            "One counter runs over the whole conversation, for all tools together, and each "
-            "result follows the call it answers in the latest round.",
-            "Один счётчик идёт через весь разговор, общий для всех инструментов, а каждый "
-            "результат следует за вызовом, на который отвечает, в последнем раунде.",
+            "One counter runs over the whole conversation, for all tools together, and renames "
+            "every call, one that already looks like functions.NAME:K too; each result follows "
+            "the call it answers in the latest round.",
+            "Один счётчик идёт через весь разговор, общий для всех инструментов, и переименовывает "
+            "каждый вызов, даже уже похожий на functions.ИМЯ:K; каждый результат следует за "
+            "вызовом, на который отвечает, в последнем раунде.",
+        ),
+    )
+    on_battery(
+        normalize_ids,
+        normalize_kimi_ids,
+        orphan_result(),
+        name="normalize_ids",
+        wanted=("a list of messages", "список сообщений"),
+        explain=ID_MISTAKES,
+        idea=(
+            "A tool_call_id that answers no call of the history (its call was cut away with "
+            "the history's start) stays as it is.",
+            "tool_call_id, который не отвечает ни на один вызов истории (вызов обрезан вместе с "
+            "началом истории), остаётся как есть.",
         ),
     )
 
@@ -346,6 +443,27 @@ def reasoning_battery() -> list[Case]:
     return out
 
 
+def _empty_fields_first() -> list[Case]:
+    """Streams whose first delta carries a reasoning field that holds nothing (`""` or null):
+    an empty field is no thinking, and the name is the first field that brings text."""
+    role = {"role": "assistant", "content": ""}
+    empty = [_chunk(role | {"reasoning_content": ""}), _chunk({"content": "Sunny."}, "stop")]
+    late = [
+        _chunk(role | {"reasoning": None}),
+        _chunk({"reasoning_content": "Beijing "}),
+        _chunk({"reasoning_content": "first."}),
+        _chunk({"content": "Sunny."}, "stop"),
+    ]
+    return [
+        case_of(empty, shown='<2 chunks: reasoning_content="", content="Sunny.">'),
+        case_of(
+            late,
+            shown='<4 chunks: reasoning=None, reasoning_content="Beijing "+"first.", '
+            'content="Sunny.">',
+        ),
+    ]
+
+
 def _reasoning(chunks: list[Any]) -> tuple[str | None, str]:
     name, text = None, ""
     for piece in chunks:
@@ -394,6 +512,20 @@ def check_reasoning_of(reasoning_of: Callable[[list], Any]) -> None:
             raise mismatch(
                 (f"for the stream '{name}'", f"для потока «{CASE_RU[name]}»"), expected, got
             )
+    on_battery(
+        reasoning_of,
+        _reasoning,
+        _empty_fields_first(),
+        name="reasoning_of",
+        wanted=("a pair (name, text)", "пара (имя, текст)"),
+        explain=REASONING_MISTAKES,
+        idea=(
+            'A field that holds nothing ("" or null) is no thinking: the name is that of the '
+            "first field that brings text.",
+            'Поле, в котором ничего нет ("" или null), — это не рассуждение: имя берётся у '
+            "первого поля, в котором пришёл текст.",
+        ),
+    )
     on_battery(
         reasoning_of,
         _reasoning,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -10,6 +11,7 @@ from helpers.exercises._verdict import (
     NAMES,
     SHOULD_BE,
     Case,
+    Explain,
     as_tuples,
     call_student,
     case_of,
@@ -19,6 +21,7 @@ from helpers.exercises._verdict import (
     on_battery,
     returned,
     seeded,
+    strict_equal,
     variant,
 )
 from helpers.formats import convert_parameter, parse_hermes, parse_qwen_xml
@@ -94,7 +97,9 @@ def xml_battery() -> list[Case]:
             for _ in range(rng.randint(1, 3))
         ]
         out.append(case_of(_render(calls, rng.choice(["", "Checking.", "Проверю 🌦️"]))))
-    return out
+    # a value whose own text starts and ends with a newline: only the format's newline goes
+    blank = _call("save_note", {"text": "\nafter a blank line\n"})
+    return [case_of(_render([blank])), *out]
 
 
 THINK_BATTERY = (
@@ -202,7 +207,29 @@ TYPED_BATTERY: list[tuple[str, str]] = [
     ("x1", "number"),
     ("", "string"),
     ("☀️", "string"),
+    ("inf", "number"),
 ]
+
+
+def _same_typed(expected: Any, got: Any) -> bool:
+    """The reference's value, or for a word float() reads as infinity ("inf") that float: vLLM
+    keeps the text, the lesson's rule (float() converts it) gives the float; both are fine."""
+    if strict_equal(expected, got):
+        return True
+    return isinstance(expected, str) and type(got) is float and math.isinf(got)
+
+
+TYPED_MISTAKES = (
+    Explain(
+        OverflowError,
+        r"infinity",
+        "this text is infinity for float(), which is not a whole number, and int() of "
+        "infinity raises: ask the float whether it is whole before making it an int.",
+        "для float() этот текст — бесконечность, а она не целое число, и int() от "
+        "бесконечности выбрасывает исключение: спросите у float, целое ли оно, прежде чем "
+        "делать из него int.",
+    ),
+)
 
 
 TYPED_CASES: list[tuple[str, str]] = [
@@ -219,6 +246,7 @@ TYPED_CASES: list[tuple[str, str]] = [
     ("3.7", "integer"),
     ("-4", "integer"),
     ("Paris", "string"),
+    ("  two spaces  ", "string"),
     ("three", "integer"),
 ]
 
@@ -290,6 +318,8 @@ def check_typed(typed: Callable[[str, str], Any]) -> None:
         [case_of(value, kind) for value, kind in TYPED_BATTERY],
         name="typed",
         wanted=("a typed value", "значение нужного типа"),
+        explain=TYPED_MISTAKES,
+        same=_same_typed,
         idea=(
             "The schema's type decides: a number that does not fit the type, or a word that is "
             "not the type's, stays the text it was.",
@@ -306,6 +336,25 @@ THINK_CASES: dict[str, str] = {
     "empty block": "<think>\n\n</think>\n\nParis is sunny.",
     "no thinking, newlines around the answer": "\n\nParis is sunny.\n",
 }
+
+
+# Answers that mention a tag themselves (the answer explains the format)
+TAG_IN_THE_ANSWER = (
+    "<think>Check Paris.</think>The tag </think> closes the reasoning block.",
+    "<think>Check the tags.</think>Type <think> to open a reasoning block.",
+)
+
+
+# An output cut off inside the block (max_tokens): the exercise's rule, no </think> means no
+# reasoning, as the lesson's solution and vLLM's qwen3 reasoning parser read it
+CUT_OFF_IN_THE_BLOCK = "<think>\nStill weighing Paris against"
+
+
+def _split(text: str) -> tuple[str, str]:
+    if "</think>" not in text:
+        return "", text.strip()
+    result = parse_hermes(text)
+    return result.reasoning, result.content
 
 
 @exercise
@@ -328,7 +377,33 @@ def check_split_think(split_think: Callable[[str], Any]) -> None:
         raise mismatch(variant(case), expected, got, why)
     on_battery(
         split_think,
-        lambda text: (parse_hermes(text).reasoning, parse_hermes(text).content),
+        _split,
+        [case_of(text) for text in TAG_IN_THE_ANSWER],
+        name="split_think",
+        wanted=("a pair of strings", "пара строк"),
+        idea=(
+            "The reasoning ends at the first </think>; everything after it is the answer, a tag "
+            "the answer itself mentions included.",
+            "Рассуждение заканчивается на первом </think>; всё после него — ответ, вместе с "
+            "тегом, который упоминает сам ответ.",
+        ),
+    )
+    on_battery(
+        split_think,
+        _split,
+        [case_of(CUT_OFF_IN_THE_BLOCK)],
+        name="split_think",
+        wanted=("a pair of strings", "пара строк"),
+        idea=(
+            "Without </think> there is no reasoning, even after an opening <think> (an output "
+            "cut off inside the block): the whole text is the answer.",
+            "Без </think> рассуждения нет, даже после открывающего <think> (вывод оборвался "
+            "внутри блока): весь текст — это ответ.",
+        ),
+    )
+    on_battery(
+        split_think,
+        _split,
         think_battery(),
         name="split_think",
         wanted=("a pair of strings", "пара строк"),

@@ -4,6 +4,7 @@ engine refuses or ignores a named function, and a tool schema Moonshot accepts i
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 from helpers.exercises._verdict import NotPlain, NotYet, exercise, plain
@@ -36,6 +37,14 @@ def check_one_call(settings: Any) -> None:
             f"settings should be a dict of keyword arguments, got {type(settings).__name__}.",
             "settings должен быть словарём именованных аргументов, а не "
             f"{type(settings).__name__}.",
+        )
+    if "tool_choice" not in settings and ("function_call" in settings or "functions" in settings):
+        old = "function_call" if "function_call" in settings else "functions"
+        raise NotYet(
+            f"{old} belongs to the deprecated functions API, which vLLM's chat endpoint does "
+            'not read: the choice goes in tool_choice, and without it "auto" applies.',
+            f"{old} — часть устаревшего functions API, которую чат-эндпоинт vLLM не читает: "
+            'выбор передаётся в tool_choice, а без него действует "auto".',
         )
     choice = settings.get("tool_choice", "auto")
     if choice in ("auto", None):
@@ -154,6 +163,24 @@ def check_strict_tool(tool: Any) -> None:
             "keep both parameters, city and date: dropping one is not a fix.",
             "сохраните оба параметра, city и date: удалить один — не исправление.",
         )
+    required = (function.get("parameters") or {}).get("required")
+    missing = [n for n in ("city", "date") if not isinstance(required, list) or n not in required]
+    if missing:
+        raise NotYet(
+            f"keep both parameters required: {missing[0]!r} is not in required any more, so a "
+            f"call without it would pass the schema.",
+            f"оставьте оба параметра обязательными: {missing[0]!r} больше нет в required, и "
+            "вызов без него прошёл бы проверку схемы.",
+        )
+    wrong_type = _not_a_json_type(function.get("parameters"))
+    if wrong_type is not None:
+        raise NotYet(
+            f'"type": {wrong_type!r} is not a JSON Schema type (those are string, number, '
+            "integer, boolean, array, object and null): a validator has nothing to check the "
+            "value against.",
+            f'"type": {wrong_type!r} — не тип JSON Schema (типы там такие: string, number, '
+            "integer, boolean, array, object и null): валидатору не с чем сверить значение.",
+        )
     try:
         check_moonshot_tools([copy.deepcopy(tool)])
     except ApiError as error:
@@ -162,8 +189,55 @@ def check_strict_tool(tool: Any) -> None:
             f"Moonshot всё ещё отвергает схему: «{error.message.split(';')[0]}».",
         ) from None
     date = properties["date"]
-    if not isinstance(date, dict) or not str(date.get("description") or "").strip():
+    description = date.get("description") if isinstance(date, dict) else None
+    if not isinstance(description, str) or not description.strip():
         raise NotYet(
             "tell the model what a date looks like in the date's description.",
             "опишите в description параметра date, как выглядит дата.",
         )
+    if not _gives_a_shape(description):
+        raise NotYet(
+            f"the date's description {description!r} does not say what a date looks like: "
+            "without the order of year, month and day (a pattern or an example date) the model "
+            'is free to send "tomorrow".',
+            f"описание даты {description!r} не говорит, как выглядит дата: без порядка года, "
+            "месяца и дня (шаблона или примера даты) модель вправе прислать «tomorrow».",
+        )
+
+
+JSON_TYPES = frozenset({"string", "number", "integer", "boolean", "array", "object", "null"})
+# A description that says what a date looks like names a pattern (YYYY, ГГГГ, MM, DD), a standard
+# (ISO 8601) or shows an example with a four-digit year.
+DATE_SHAPE = re.compile(r"YYYY|ГГГГ|\bMM\b|\bDD\b|ММ|ДД|ISO|\d{4}", re.IGNORECASE)
+
+
+DATE_PARTS = (r"year|год", r"month|месяц", r"\bday|\bден|\bдня|числ")
+
+
+def _gives_a_shape(description: str) -> bool:
+    """The description says what a date looks like: a pattern, a standard or an example date,
+    or at least two of year, month and day in words ("day/month/year")."""
+    parts = sum(bool(re.search(part, description, re.IGNORECASE)) for part in DATE_PARTS)
+    return bool(DATE_SHAPE.search(description)) or parts >= 2
+
+
+def _not_a_json_type(schema: Any, depth: int = 0) -> Any:
+    """The first "type" value in `schema` (plain values) that is not a JSON Schema type, or
+    None. A list of types is checked item by item; nested properties, items and *Of too."""
+    if not isinstance(schema, dict) or depth > 20:
+        return None
+    kinds = schema.get("type")
+    for kind in (kinds if isinstance(kinds, list) else [kinds]) if "type" in schema else []:
+        if not isinstance(kind, str) or kind not in JSON_TYPES:
+            return kind
+    properties = schema.get("properties")
+    nested = list(properties.values()) if isinstance(properties, dict) else []
+    nested.append(schema.get("items"))
+    for key in ("anyOf", "oneOf", "allOf"):
+        if isinstance(schema.get(key), list):
+            nested += schema[key]
+    for inner in nested:
+        found = _not_a_json_type(inner, depth + 1)
+        if found is not None:
+            return found
+    return None

@@ -324,6 +324,22 @@ def expected_tags(messages: list[dict[str, Any]]) -> dict[str, tuple[str, int]]:
     return tags
 
 
+def _index_per_name(messages: list[dict[str, Any]], call_id: str) -> int | None:
+    """The place of call `call_id` among the calls of the same tool in the latest assistant
+    message before its result (from 1): what counting per tool name gives."""
+    calls: list[dict[str, Any]] = []
+    for message in messages:
+        if message["role"] == "assistant":
+            calls = message.get("tool_calls") or []
+        elif message["role"] == "tool" and message.get("tool_call_id") == call_id:
+            names = [c["function"]["name"] for c in calls]
+            ids = [c["id"] for c in calls]
+            if call_id in ids:
+                k = ids.index(call_id)
+                return names[: k + 1].count(names[k])
+    return None
+
+
 @exercise
 def check_result_tags(result_tags: Callable[[list[dict[str, Any]]], Any]) -> None:
     """Exercise 3: which call (tool name and index) each tool result answers, as K3 writes it."""
@@ -342,7 +358,32 @@ def check_result_tags(result_tags: Callable[[list[dict[str, Any]]], Any]) -> Non
                 ". Индекс — место вызова в tool_calls сообщения ассистента (с 1), а не место "
                 "результата среди сообщений инструмента.",
             )
-            if not isinstance(got[wrong], list) or got[wrong][:1] != expected[wrong][:1]:
+            mine = got[wrong]
+            if (
+                isinstance(mine, list)
+                and mine[:1] == expected[wrong][:1]
+                and len(mine) == 2
+                and type(mine[1]) is not int
+                and str(mine[1]) == str(expected[wrong][1])
+            ):
+                why = (
+                    f". The index is the number {expected[wrong][1]} (an int), not its text: "
+                    "only the rendered prompt writes it as text.",
+                    f". Индекс — это число {expected[wrong][1]} (int), а не его текст: текстом "
+                    "его записывает только отрисованный промпт.",
+                )
+            elif (
+                isinstance(mine, list)
+                and mine[:1] == expected[wrong][:1]
+                and mine[1:] == [_index_per_name(messages, wrong)]
+            ):
+                why = (
+                    ". The index counts every call of the assistant message, whatever its tool, "
+                    "not only the calls of the same tool.",
+                    ". Индекс считает все вызовы сообщения ассистента, какого бы инструмента они "
+                    "ни были, а не только вызовы того же инструмента.",
+                )
+            elif not isinstance(mine, list) or mine[:1] != expected[wrong][:1]:
                 why = (
                     ". Take the tool's name from the call with that id (a tool message need "
                     "not carry a name).",
@@ -352,7 +393,8 @@ def check_result_tags(result_tags: Callable[[list[dict[str, Any]]], Any]) -> Non
             case_en, case_ru = f"'{case}': the result for {wrong!r}", f"«{CASE_RU[case]}»: "
             case_ru += f"для результата {wrong!r}"
             verb = ("should be", "ожидалось")
-            raise mismatch((case_en, case_ru), expected[wrong], got[wrong], why, verb)
+            shown = tuple(mine) if isinstance(mine, list) else mine
+            raise mismatch((case_en, case_ru), tuple(expected[wrong]), shown, why, verb)
         raise mismatch((f"'{case}':", f"«{CASE_RU[case]}»:"), expected, got)
     on_battery(
         result_tags,
