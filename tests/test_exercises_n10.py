@@ -284,6 +284,16 @@ def _error_with_flag(result):
     return text
 
 
+def _fallback_only_for_no_blocks(result):
+    """A hold-out answer: the fallback message only when `content` is empty."""
+    text = "\n".join(b["text"] for b in result["content"] if b["type"] == "text")
+    if result.get("isError"):
+        return json.dumps({"error": text if result["content"] else n10.NO_MESSAGE})
+    if result.get("structuredContent") is not None:
+        return json.dumps(result["structuredContent"])
+    return text
+
+
 def _returns_dict(result):
     if result.get("isError"):
         return {"error": _first_text(result)}
@@ -341,6 +351,11 @@ WRONG_RESULTS = [
         _error_with_flag,
         ["'an unknown city (isError)'", 'the one key "error"'],
         ["«неизвестный город (isError)»", 'с одним ключом "error"'],
+    ),
+    (
+        _fallback_only_for_no_blocks,
+        ["'an error whose only block is an image'", 'no "text" block, or only empty ones'],
+        ["«ошибка, в которой только картинка»", 'нет блоков "text" или они пустые'],
     ),
 ]
 

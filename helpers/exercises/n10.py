@@ -264,6 +264,16 @@ RESULT_CASES: list[tuple[str, str, dict[str, Any]]] = [
         {"content": [IMAGE, _text("rendering failed")], "isError": True},
     ),
     (
+        "an error whose only block is an image",
+        "ошибка, в которой только картинка",
+        {"content": [IMAGE], "isError": True},
+    ),
+    (
+        "an error with an empty text block",
+        "ошибка с пустым текстовым блоком",
+        {"content": [_text("")], "isError": True},
+    ),
+    (
         "an error that also has structuredContent",
         "ошибка, у которой есть и structuredContent",
         {"content": [_text("quota exceeded")], "structuredContent": {"retry": 30}, "isError": True},
@@ -339,10 +349,12 @@ def _json_kind(text: str) -> str | None:
 def _why_content(result: dict[str, Any], got: str) -> tuple[str, str]:
     """The rule a wrong answer `got` for `result` most likely broke."""
     if result.get("isError") is True:
-        if not any(b.get("type") == "text" for b in result["content"]):
+        if not "".join(b.get("text", "") for b in result["content"] if b.get("type") == "text"):
             return (
-                f'an error with no text gives {{"error": "{NO_MESSAGE}"}}',
-                f'ошибка без текста даёт {{"error": "{NO_MESSAGE}"}}',
+                f'an error with no text (no "text" block, or only empty ones) gives '
+                f'{{"error": "{NO_MESSAGE}"}}',
+                f'ошибка без текста (нет блоков "text" или они пустые) даёт '
+                f'{{"error": "{NO_MESSAGE}"}}',
             )
         try:
             keys = sorted(json.loads(got)) if type(json.loads(got)) is dict else None
