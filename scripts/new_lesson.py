@@ -96,11 +96,13 @@ set_language("en")  # the language of the helpers' messages
 conn = connect("kimi")
 client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key, http_client=conn.http_client())
 model_name = conn.model_name
-settings = conn.settings(temperature=0.3)  # the guide's; left out where a platform locks it
+# the guide's temperature, left out where a platform locks it (conn.settings)
+settings = conn.settings(temperature=0.3)
 conn
 QQQ, ru={{
-    "# the guide's; left out where a platform locks it": "# из руководства; не передаётся, где "
-    "платформа её фиксирует",
+    "# the guide's temperature, left out where a platform locks it (conn.settings)": (
+        "# температура из руководства; где платформа её фиксирует, conn.settings её не передаёт"
+    ),
 }}),
     md("""
 ## 1. The tool

@@ -247,11 +247,34 @@ BAD_META = {
 }
 
 
+# A lesson source of a known state (the fields of lesson 12's), whatever the series holds today.
+GOOD_SOURCE = """from nbbuild import Lesson, md
+
+META = {
+    "title": {"en": "Measuring tool calling", "ru": "Измеряем вызов инструментов"},
+    "summary": {
+        "en": "a pre-flight of an endpoint, tool-call F1, BFCL's AST check, intervals",
+        "ru": "предполётная проверка адреса API, F1 вызовов, проверка BFCL по AST, интервалы",
+    },
+    "minutes_reading": (44, 50),
+    "minutes_exercises": (15, 20),
+    "timed": False,
+    "in_class_path": False,
+    "engines": ("kimi",),
+    "modes": ("replay", "live", "record"),
+    "exercises": ("check_f1",),
+}
+
+LESSON = Lesson("12_measuring", [md("# Measuring tool calling", "# Измеряем вызов инструментов")])
+"""
+
+
 @pytest.mark.parametrize("case", BAD_META)
 def test_a_bad_meta_is_refused_naming_the_file_and_field(tmp_path, case):
     old, new, message = BAD_META[case]
     source = tmp_path / "12_measuring.py"
-    source.write_bytes((REPO_ROOT / "notebooks/src/12_measuring.py").read_bytes())
+    source.write_text(GOOD_SOURCE, encoding="utf-8")
+    assert registry.load(source).minutes_reading == (44, 50)  # the known state reads
     meta_change(source, old, new)
     with pytest.raises(registry.RegistryError, match=re.escape(message)) as error:
         registry.load(source)
