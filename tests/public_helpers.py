@@ -5,8 +5,10 @@ A helper is public when something outside `helpers/` relies on it by name: it is
 package's `__all__` (`from helpers import run_tool_loop`), a lesson's code imports it or reads it
 from a helpers module (`from helpers.guard import ...`, `n01.check_schema`), or a script under
 `scripts/` imports it. Functions and classes only, each under the module that defines it. A test
-names a helper when a `tests/test_*.py` file uses its name (a call, an import, an attribute).
-A name only the other helpers use is tested through them.
+names a helper when a `tests/test_*.py` file imports it from its module or from a package that
+exports it (`from helpers import run_tool_loop`), or reads it from its module (`n01.check_schema`,
+`helpers.loop.run_tool_loop`); a local variable or another object's attribute of the same name
+does not count. A name only the other helpers use is tested through them.
 """
 
 from __future__ import annotations
