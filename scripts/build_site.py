@@ -87,7 +87,7 @@ WORDS = {
         "воспроизведения (replay): без ключа, GPU и сети):",
         "run_index": "В клоне репозитория откройте первый урок в JupyterLab (режим "
         "воспроизведения (replay): без ключа, GPU и сети):",
-        "run_test": "Запустить все тесты (помощники, сервер воспроизведения и каждый блокнот "
+        "run_test": "Запустите все тесты (помощники, сервер воспроизведения и каждый блокнот "
         "под `pytest --nbval`):",
         "widget_title": "Интерактивный виджет",
         "widget": "В Jupyter эта ячейка показывает {what} (`{name}`). Статическая страница не "
@@ -449,13 +449,16 @@ def build_book(lang: str, src: Path, out: Path, quiet: bool = True) -> None:
         raise SiteError("no Sphinx: `pip install -r requirements-site.txt`") from error
     if out.exists():
         shutil.rmtree(out)
-    # docutils_namespace: each book registers its nodes and roles afresh (as sphinx-build does)
-    with tempfile.TemporaryDirectory() as doctrees, patch_docutils(src), docutils_namespace():
+    # docutils_namespace: each book registers its nodes and roles afresh (as sphinx-build does).
+    # Sphinx writes into a scratch folder: myst-nb puts its copies of the notebooks and their
+    # images in `jupyter_execute/` beside the html folder, which must not land in the site.
+    with tempfile.TemporaryDirectory() as work, patch_docutils(src), docutils_namespace():
+        html = Path(work) / "html"
         app = Sphinx(
             str(src),
             None,
-            str(out),
-            doctrees,
+            str(html),
+            str(Path(work) / "doctrees"),
             "html",
             confoverrides=sphinx_config(lang),
             status=None if quiet else sys.stdout,
@@ -465,9 +468,11 @@ def build_book(lang: str, src: Path, out: Path, quiet: bool = True) -> None:
         )
         app.connect("html-page-context", _page_context(lang))
         app.build()
-    if app.statuscode:
-        raise SiteError(f"Sphinx failed on the {lang} book (status {app.statuscode})")
-    (out / ".buildinfo").unlink(missing_ok=True)  # a config hash, no use to a reader
+        if app.statuscode:
+            raise SiteError(f"Sphinx failed on the {lang} book (status {app.statuscode})")
+        (html / ".buildinfo").unlink(missing_ok=True)  # a config hash, no use to a reader
+        out.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(html, out)
 
 
 def build(out: Path = DEFAULT_OUT, quiet: bool = True) -> dict[str, Path]:
@@ -475,6 +480,7 @@ def build(out: Path = DEFAULT_OUT, quiet: bool = True) -> dict[str, Path]:
     commands = readme_commands((ROOT / "README.md").read_text(encoding="utf-8"))
     lessons = _lessons()
     books = {}
+    shutil.rmtree(out / "jupyter_execute", ignore_errors=True)  # left by builds before 2026-12
     for lang in LANGS:
         src = out.with_name(out.name + "-src") / lang
         write_sources(src, lang, lessons, commands)

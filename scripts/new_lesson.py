@@ -96,8 +96,14 @@ set_language("en")  # the language of the helpers' messages
 conn = connect("kimi")
 client = OpenAI(base_url=conn.endpoint, api_key=conn.api_key, http_client=conn.http_client())
 model_name = conn.model_name
+# the guide's temperature, left out where a platform locks it (conn.settings)
+settings = conn.settings(temperature=0.3)
 conn
-QQQ),
+QQQ, ru={{
+    "# the guide's temperature, left out where a platform locks it (conn.settings)": (
+        "# температура из руководства; где платформа её фиксирует, conn.settings её не передаёт"
+    ),
+}}),
     md("""
 ## 1. The tool
 
@@ -148,7 +154,7 @@ TODO: что показывает этот запрос.
 messages = [{{"role": "user", "content":
              "What's the weather like in Beijing today? Let's check using the tool."}}]
 completion = client.chat.completions.create(
-    model=model_name, messages=messages, tools=tools, temperature=0.3, tool_choice="auto"
+    model=model_name, messages=messages, tools=tools, tool_choice="auto", **settings
 )
 choice = completion.choices[0]
 print("finish_reason:", choice.finish_reason)
@@ -162,6 +168,21 @@ QQQ),
 ## Итоги
 
 - TODO: чему научился студент, в двух-трёх пунктах.
+"""),
+    md("""
+<a id="reference"></a>
+<details><summary>Reference</summary>
+
+- TODO: where each fact of the lesson comes from (a document, a pull request, a version).
+
+</details>
+""", """
+<a id="reference"></a>
+<details><summary>Справка</summary>
+
+- TODO: откуда взят каждый факт урока (документ, пулл-реквест, версия).
+
+</details>
 """),
     md("""
 ## Exercises
@@ -222,15 +243,21 @@ from helpers.exercises._verdict import NotYet, exercise
 def check_messages(messages: Any) -> None:
     """Exercise 1: a conversation of one user message asking for the weather in Moscow."""
     if not isinstance(messages, list) or len(messages) != 1:
-        raise NotYet("my_messages should be a list with exactly one message.",
-                     "my_messages должен быть списком ровно из одного сообщения.")
+        raise NotYet(
+            "my_messages should be a list with exactly one message.",
+            "my_messages должен быть списком ровно из одного сообщения.",
+        )
     message = messages[0]
     if not isinstance(message, dict) or message.get("role") != "user":
-        raise NotYet('the message is a dict with "role": "user".',
-                     'сообщение — словарь с "role": "user".')
+        raise NotYet(
+            'the message is a dict with "role": "user".',
+            'сообщение — словарь с "role": "user".',
+        )
     if "moscow" not in str(message.get("content", "")).lower():
-        raise NotYet("ask about Moscow in the message's content.",
-                     "спросите в content сообщения о Москве (Moscow).")
+        raise NotYet(
+            "ask about Moscow in the message's content.",
+            "спросите в content сообщения о Москве (Moscow).",
+        )
 '''
 
 TESTS = '''"""Self-checks of lesson {number}: the reference passes, mistakes get a hint."""
@@ -401,9 +428,16 @@ Left to do (docs/authoring.md, "Add a lesson"):
      .venv/bin/python scripts/nbbuild.py --no-execute 00_start {link}
      By hand: a row in the live table and a column in the load table of docs/class_endpoint.md
      and docs/class_endpoint.ru.md.
-  5. .venv/bin/pytest tests/test_registry.py tests/test_notebooks.py tests/test_lesson_drift.py \\
-       tests/test_exercises_n{name[:2]}.py notebooks/en/{name}.ipynb notebooks/ru/{name}.ipynb
-     tests/test_notebooks.py names anything still missing (scenario module, cassette, table rows).
+  5. Six wrong answers per check: tests/test_exercises_table.py's WRONG needs at least six rows
+     for each check_* of helpers/exercises/n{name[:2]}.py (row(n{name[:2]}.check_messages, <wrong
+     answer>, "<English hint words>", "<Russian hint words>", "{name[:2]}-1 <label>")); its
+     test_every_check_has_six_wrong_answers names every check that has fewer.
+  6. .venv/bin/pytest tests/test_registry.py tests/test_notebooks.py tests/test_lesson_drift.py \\
+       tests/test_exercises_n{name[:2]}.py tests/test_exercises_table.py \\
+       tests/test_lesson_style.py notebooks/en/{name}.ipynb notebooks/ru/{name}.ipynb
+     .venv/bin/pytest tests/test_live_mode.py -k {name}   # the strict kimi-k2.6 stand-in too
+     tests/test_notebooks.py names anything still missing (scenario module, cassette, table rows);
+     The folded reference block after the Summary (tests/test_lesson_style.py) is a TODO too.
 """
 
 

@@ -463,14 +463,15 @@ def endpoint_text(text: str, series: list[Lesson], lang: str, where: str) -> str
         raise RegistryError(f"{where}: the table of lessons that run live on Qwen is missing")
     by_number = {x.name[:2]: x for x in series}
     table_end = text.find("\n\n", header.end())
-    table = text[header.end() : table_end if table_end >= 0 else len(text)]
+    table_end = table_end if table_end >= 0 else len(text)
+    table = text[header.end() : table_end]
 
     def title(match: re.Match) -> str:
         lesson = by_number.get(match.group(1))
         return f"| {lesson.label(lang)} |" if lesson else match.group(0)
 
     table = re.sub(r"^\| (\d\d)\b[^|]*\|", title, table, flags=re.M)
-    return text[: header.end()] + table + text[header.end() + len(table) :]
+    return text[: header.end()] + table + text[table_end:]  # the old table's end
 
 
 DOCS = (

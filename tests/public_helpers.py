@@ -5,8 +5,10 @@ A helper is public when something outside `helpers/` relies on it by name: it is
 package's `__all__` (`from helpers import run_tool_loop`), a lesson's code imports it or reads it
 from a helpers module (`from helpers.guard import ...`, `n01.check_schema`), or a script under
 `scripts/` imports it. Functions and classes only, each under the module that defines it. A test
-names a helper when a `tests/test_*.py` file uses its name (a call, an import, an attribute).
-A name only the other helpers use is tested through them.
+names a helper when a `tests/test_*.py` file imports it from its module or from a package that
+exports it (`from helpers import run_tool_loop`), or reads it from its module (`n01.check_schema`,
+`helpers.loop.run_tool_loop`); a local variable or another object's attribute of the same name
+does not count. A name only the other helpers use is tested through them.
 """
 
 from __future__ import annotations
@@ -35,13 +37,14 @@ def _is_module(name: str) -> bool:
 @functools.cache
 def helpers_named_by(source: str) -> frozenset[tuple[str, str]]:
     """(module, name) of every helper a piece of code imports from `helpers`, or reads from a
-    helpers module it imported (`from helpers.exercises import n01` ... `n01.check_schema`)."""
+    helpers module it imported (`from helpers.exercises import n01` ... `n01.check_schema`,
+    `import helpers.loop` ... `helpers.loop.run_tool_loop`)."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return frozenset()
     found: set[tuple[str, str]] = set()
-    modules: dict[str, str] = {}
+    modules: dict[str, str] = {}  # a name bound to a helpers module -> the module
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "helpers":
             for alias in node.names:
@@ -52,16 +55,29 @@ def helpers_named_by(source: str) -> frozenset[tuple[str, str]]:
                     found.add((node.module, alias.name))
         elif isinstance(node, ast.Import):
             for alias in node.names:
-                if alias.name.startswith("helpers.") and alias.asname:
+                if alias.name.split(".")[0] != "helpers":
+                    continue
+                if alias.asname:
                     modules[alias.asname] = alias.name
+                else:  # `import helpers.loop` binds `helpers`; the chain names the module
+                    modules["helpers"] = "helpers"
     for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Attribute)
-            and isinstance(node.value, ast.Name)
-            and node.value.id in modules
-        ):
-            found.add((modules[node.value.id], node.attr))
+        if isinstance(node, ast.Attribute):
+            module = _module_of(node.value, modules)
+            if module is not None:
+                found.add((module, node.attr))
     return frozenset(found)
+
+
+def _module_of(node: ast.expr, modules: dict[str, str]) -> str | None:
+    """The helpers module an expression names (`n01`, `helpers.exercises.n01`), or None."""
+    if isinstance(node, ast.Name):
+        return modules.get(node.id)
+    if isinstance(node, ast.Attribute):
+        parent = _module_of(node.value, modules)
+        if parent is not None and _is_module(f"{parent}.{node.attr}"):
+            return f"{parent}.{node.attr}"
+    return None
 
 
 def public_helpers(sources: Iterable[str]) -> dict[str, str]:
@@ -84,32 +100,39 @@ def _all(package: str) -> list[str]:
     return list(importlib.import_module(package).__all__)
 
 
-def names_used(files: Iterable[Path]) -> set[str]:
-    """Every name, attribute and imported name of `files`."""
-    return set().union(*(_names_in(path, path.stat().st_mtime_ns) for path in files))
+def helpers_tested_by(files: Iterable[Path]) -> frozenset[tuple[str, str]]:
+    """(module, name) of every helper that `files` import from a helpers module or package, or
+    read from one (`helpers_named_by`): a call or an attribute of the module, not a mere name."""
+    return frozenset().union(*(_tested_in(path, path.stat().st_mtime_ns) for path in files))
 
 
 @functools.cache
-def _names_in(path: Path, mtime: int) -> frozenset[str]:
-    """The names of one file (read once per version of it)."""
-    used = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Name):
-            used.add(node.id)
-        elif isinstance(node, ast.Attribute):
-            used.add(node.attr)
-        elif isinstance(node, ast.alias):
-            used.add(node.name.rsplit(".", 1)[-1])
-    return frozenset(used)
+def _tested_in(path: Path, mtime: int) -> frozenset[tuple[str, str]]:
+    """The helpers one file names (read once per version of it)."""
+    return helpers_named_by(path.read_text(encoding="utf-8"))
+
+
+def is_tested(helper: str, tested: Iterable[tuple[str, str]]) -> bool:
+    """Whether `module.name` is among `tested`: imported or read from its own module, or from a
+    package that exports the same object (`from helpers import run_tool_loop`)."""
+    module, name = helper.rsplit(".", 1)
+    value = getattr(importlib.import_module(module), name, None)
+    for where, what in tested:
+        if what != name:
+            continue
+        if where == module or getattr(importlib.import_module(where), what, None) is value:
+            return True
+    return False
 
 
 def untested(public: dict[str, str], test_files: Iterable[Path]) -> list[str]:
     """A message for each public helper that no test names and `ALLOWED` does not excuse."""
-    used = names_used(test_files)
+    tested = helpers_tested_by(test_files)
     return [
-        f"{helper} ({why}) has no test that names it: add a test under tests/ that calls "
-        f"{helper.rsplit('.', 1)[1]} and checks what it returns or raises (or, if only the "
-        "notebooks can run it, an entry in ALLOWED of tests/public_helpers.py with the reason)"
+        f"{helper} ({why}) has no test that names it: add a test under tests/ that imports "
+        f"{helper.rsplit('.', 1)[1]} from {helper.rsplit('.', 1)[0]} (or reads it from the "
+        "module) and checks what it returns or raises (or, if only the notebooks can run it, an "
+        "entry in ALLOWED of tests/public_helpers.py with the reason)"
         for helper, why in public.items()
-        if helper.rsplit(".", 1)[1] not in used and helper not in ALLOWED
+        if not is_tested(helper, tested) and helper not in ALLOWED
     ]

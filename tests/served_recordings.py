@@ -33,6 +33,7 @@ from helpers.replay.server import SERVED_LOG_VARIABLE
 from helpers.replay.synthesize import unused_recordings
 
 FOLDER_KEY = "served_recordings_folder"
+ERROR_NODEID = "data/recordings"  # where the session's summary puts the unused recordings
 
 
 def notebook_of(nodeid: str) -> str | None:
@@ -138,9 +139,15 @@ class ServedRecordings:
             shutil.rmtree(self.folder, ignore_errors=True)
 
     def pytest_terminal_summary(self, terminalreporter) -> None:  # type: ignore[no-untyped-def]
+        """The message, and an error in the session's counts: the last line then reads
+        "56 passed, 1 error" in red (the exit code alone is easy to miss)."""
         if self.message:
             terminalreporter.write_sep("=", "unused recordings", red=True, bold=True)
             terminalreporter.write_line(self.message)
+            error = pytest.CollectReport(
+                ERROR_NODEID, "failed", longrepr=self.message.split(":", 1)[0], result=[]
+            )
+            terminalreporter.stats.setdefault("error", []).append(error)
 
 
 def register(config: pytest.Config) -> None:

@@ -61,6 +61,15 @@ def test_the_run_box_opens_this_lesson_in_this_language_and_runs_every_test(comm
     assert build_site.WORDS[lang]["run_index"] in first
 
 
+def test_the_russian_run_box_speaks_to_the_student_in_one_form():
+    """Every instruction of the Russian box is an imperative («Запустите», «откройте»), as its
+    title is; an infinitive («Запустить все тесты») reads like a menu item next to it."""
+    words = " ".join(v for k, v in build_site.WORDS["ru"].items() if k.startswith("run_"))
+    verbs = re.findall(r"\b(?:[Зз]апуст|[Оо]ткр|[Вв]ыполн)\w*", words)
+    assert len(verbs) >= 4, verbs
+    assert [v for v in verbs if not v.endswith("те")] == []
+
+
 @pytest.mark.parametrize(
     "command", ["jupyter lab", "jupyter lab notebooks/en/00_a.ipynb notebooks/en/01_b.ipynb"]
 )

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import scripts_support
 from lesson_checks import lesson_problems
+from sentence_parity import lesson_differences
+from test_lesson_style import style_problems, styled
+
+from helpers.paths import REPO_ROOT
 
 
 @pytest.fixture
@@ -196,3 +202,50 @@ def test_a_lesson_without_a_registry_entry_stops_everything(root):
     with pytest.raises(SystemExit, match="00_start.py: needs exactly one top-level `META"):
         new_lesson.create("01_more", "More", "Ещё", root)
     assert not (src / "01_more.py").exists()
+
+
+def test_a_generated_lesson_passes_the_style_parity_and_format_checks(root):
+    """What the author starts from already passes tests/test_lesson_style.py (as a styled lesson:
+    one folded reference block after the Summary), the sentence parity of both editions, and
+    `ruff format --check` with the repository's settings."""
+    new_lesson, nbbuild = scripts_support.script("new_lesson"), scripts_support.script("nbbuild")
+    name = "06_tool_budget"
+    written = new_lesson.create(name, "Tool budgets", "Бюджет инструментов", root)
+    lesson = nbbuild.load_lesson(root / "notebooks/src" / f"{name}.py")
+    assert styled(name)
+    for lang in ("en", "ru"):
+        notebook = nbbuild.to_notebook(lesson, lang)
+        cells = [c.source for c in notebook.cells if c.cell_type == "markdown"]
+        assert style_problems(name, lang, cells, styled=True) == []
+    assert lesson_differences(name, lesson.cells, nbbuild.cell_ids(lesson)) == []
+    python = [p for p in written if p.suffix == ".py" and "notebooks" not in p.parts]
+    assert {p.relative_to(root).as_posix() for p in python} == {
+        "helpers/replay/scenarios/n06_tool_budget.py",
+        "helpers/exercises/n06.py",
+        "tests/test_exercises_n06.py",
+    }
+    ruff = Path(sys.executable).with_name("ruff")
+    check = subprocess.run(
+        [str(ruff), "format", "--check", "--diff", "--config", str(REPO_ROOT / "pyproject.toml")]
+        + [str(p) for p in python],
+        capture_output=True,
+        text=True,
+    )
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_a_generated_lesson_sends_the_settings_the_strict_stand_in_accepts(root):
+    new_lesson = scripts_support.script("new_lesson")
+    name = "06_tool_budget"
+    new_lesson.create(name, "Tool budgets", "Бюджет инструментов", root)
+    source = (root / "notebooks/src" / f"{name}.py").read_text(encoding="utf-8")
+    assert "settings = conn.settings(temperature=0.3)" in source
+    assert 'tool_choice="auto", **settings' in source
+    assert source.count("temperature=0.3") == 1  # only through conn.settings, never in a call
+
+
+def test_the_next_steps_name_the_wrong_answers_and_the_tests_to_run():
+    steps = scripts_support.script("new_lesson").next_steps("13_tool_budget")
+    assert "six rows" in steps and "tests/test_exercises_table.py" in steps
+    for test in ("tests/test_lesson_style.py", "tests/test_live_mode.py -k 13_tool_budget"):
+        assert test in steps, test

@@ -41,11 +41,16 @@ def _run(name: str, expression: str) -> str:
 
 
 def test_a_translated_data_literal_is_caught():
+    """Planted into a known state: the "Russian" edition is a copy of the English one, so the
+    planted literal is the only difference whatever the committed Russian edition holds (an
+    omission there fails the test above, once)."""
     name = "01_tools_schema"
-    en, ru = editions(name)
-    ru = copy.deepcopy(ru)
+    en = editions(name)[0]
+    ru = copy.deepcopy(en)
     call = 'get_weather("Moscow")'
-    cell = next(c for c in ru.cells if c.cell_type == "code" and c.source.endswith(call))
+    cells = [c for c in ru.cells if c.cell_type == "code" and c.source.endswith(call)]
+    assert cells, f"no code cell of en/{name} ends with {call}: plant into another call"
+    cell = cells[0]
     cell.source = cell.source.replace(call, 'get_weather("Москва")')
     cell.outputs[0]["data"]["text/plain"] = _run(name, 'get_weather("Москва")')
     assert "'unknown'" in cell.outputs[0]["data"]["text/plain"]

@@ -3,6 +3,7 @@ and every table that shows them is generated from it and kept current."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -79,16 +80,50 @@ def test_exercises_and_engines_are_what_the_lesson_does(lesson):
 
 def meta_change(source: Path, old: str, new: str) -> None:
     text = source.read_text(encoding="utf-8")
-    assert text.count(old) == 1, (source, old)
+    assert text.count(old) == 1, (
+        f"{source.name} no longer holds {old!r} once: point this test at what it holds now"
+    )
     source.write_text(text.replace(old, new), encoding="utf-8")
 
 
-def test_a_title_or_minutes_changed_in_one_place_changes_every_table(tmp_path):
+def current_copy(tmp_path: Path) -> Path:
+    """A copy of the series with every generated part current, so a test that plants a change
+    sees only its own (a stale table in the tree fails `test_every_generated_table_is_current`
+    alone)."""
     root = scripts_support.copy_of_the_series(tmp_path)
-    source = root / "notebooks/src/02_sync_loop.py"
-    meta_change(source, '"en": "The tool-call loop"', '"en": "The loop by hand"')
-    meta_change(source, '"ru": "Цикл вызова инструментов"', '"ru": "Цикл своими руками"')
-    meta_change(source, '"minutes_reading": (25, 30)', '"minutes_reading": (31, 37)')
+    registry.write(root)
+    return root
+
+
+def literal(value: str) -> str:
+    """How a META string is written in a lesson source: in double quotes, as it reads."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def retitle(source: Path, lesson, title: dict[str, str]) -> None:
+    for lang in ("en", "ru"):
+        meta_change(
+            source,
+            f"{literal(lang)}: {literal(lesson.title[lang])}",
+            f'"{lang}": {literal(title[lang])}',
+        )
+
+
+def test_a_title_or_minutes_changed_in_one_place_changes_every_table(tmp_path):
+    root = current_copy(tmp_path)
+    series = registry.lessons(root)
+    lesson = next(x for x in series if x.name == "02_sync_loop")
+    source = lesson.source
+    title = {"en": "The loop by hand", "ru": "Цикл своими руками"}
+    retitle(source, lesson, title)
+    old_reading, more = lesson.minutes_reading, registry.Minutes(6, 7)
+    meta_change(
+        source,
+        f'"minutes_reading": ({old_reading.low}, {old_reading.high})',
+        f'"minutes_reading": ({old_reading.low + more.low}, {old_reading.high + more.high})',
+    )
+    reading, minutes = old_reading + more, lesson.minutes + more
+    core = registry._span([x.minutes for x in series if x.number <= registry.CORE_LAST]) + more
     before = {path: path.read_text(encoding="utf-8") for path in registry.outputs(root)}
     changed = {path.relative_to(root).as_posix() for path in registry.write(root)}
     assert changed == {
@@ -103,20 +138,19 @@ def test_a_title_or_minutes_changed_in_one_place_changes_every_table(tmp_path):
     }
     assert registry.stale(root) == []
     text = {p: (root / p).read_text(encoding="utf-8") for p in changed}
-    for old in ("02 The tool-call loop", "02 Цикл вызова инструментов", "[The tool-call loop]"):
+    for old in (lesson.label("en"), lesson.label("ru"), f"[{lesson.title['en']}]"):
         assert not [p for p, t in text.items() if old in t], old
     readme = text["README.md"]
     assert (
         "| 2 | [The loop by hand](notebooks/en/02_sync_loop.ipynb) | [Цикл своими руками]" in readme
     )
-    assert re.search(r"\| 2 \| .* \| 46-57 \|", readme)  # (31, 37) + (15, 20)
-    assert "(251-332 minutes)" in readme  # the hours line: 245-325 before
-    for guide, label in (("docs/teacher_guide.md", "02 The loop by hand"),
-                         ("docs/teacher_guide.ru.md", "02 Цикл своими руками")):  # fmt: skip
-        assert f"| {label} | 46-57 (31-37 + 15-20) |" in text[guide]
-    for doc, label in (("docs/class_endpoint.md", "02 The loop by hand"),
-                       ("docs/class_endpoint.ru.md", "02 Цикл своими руками")):  # fmt: skip
-        assert f"\n| {label} | " in text[doc]
+    assert f"| {minutes} |" in readme.split("| 2 | [The loop by hand]", 1)[1].split("\n", 1)[0]
+    assert f"({core} minutes)" in readme  # the hours line of lessons 00-05
+    row = f"{minutes} ({reading} + {lesson.minutes_exercises})"
+    for guide, lang in (("docs/teacher_guide.md", "en"), ("docs/teacher_guide.ru.md", "ru")):
+        assert f"| 02 {title[lang]} | {row} |" in text[guide]
+    for doc, lang in (("docs/class_endpoint.md", "en"), ("docs/class_endpoint.ru.md", "ru")):
+        assert f"\n| 02 {title[lang]} | " in text[doc]
     start = text["notebooks/src/00_start.py"]
     assert "| [02 The loop by hand](02_sync_loop.ipynb) |" in start
     assert "| [02 Цикл своими руками](02_sync_loop.ipynb) |" in start
@@ -129,16 +163,46 @@ def test_a_title_or_minutes_changed_in_one_place_changes_every_table(tmp_path):
     first = nbbuild.load_lesson(source).cells[0]
     assert first.en.strip().startswith("# The loop by hand\n")
     assert first.ru.strip().startswith("# Цикл своими руками\n")
-    # in the lesson sources only the lines that showed the old title changed
+    # in the lesson sources only the lines that showed the old title (or minutes) changed
+    shown = "|".join(re.escape(lesson.title[lang]) for lang in ("en", "ru")) + "|minutes_reading"
     for path, old_text in before.items():
         if path.suffix == ".py":
             new_lines = set(path.read_text(encoding="utf-8").splitlines())
             gone = [line for line in old_text.splitlines() if line not in new_lines]
-            assert all(re.search("tool-call loop|Цикл вызова инструментов", g) for g in gone), gone
+            assert all(re.search(shown, g) for g in gone), gone
+
+
+RETITLES = {
+    "shorter": {"en": "Loop", "ru": "Цикл"},
+    "longer": {
+        "en": "The tool-call loop, written out by hand step by step",
+        "ru": "Цикл вызова инструментов, написанный своими руками шаг за шагом",
+    },
+}
+
+
+@pytest.mark.parametrize("how", RETITLES)
+def test_a_title_change_rewrites_only_its_rows_of_the_class_endpoint_tables(tmp_path, how):
+    root = current_copy(tmp_path)
+    lesson = next(x for x in registry.lessons(root) if x.name == "02_sync_loop")
+    docs = ("docs/class_endpoint.md", "docs/class_endpoint.ru.md")
+    before = {doc: (root / doc).read_text(encoding="utf-8") for doc in docs}
+    retitle(lesson.source, lesson, RETITLES[how])
+    registry.write(root)
+    for doc, lang in zip(docs, ("en", "ru"), strict=True):
+        old = before[doc].splitlines(keepends=True)
+        new = (root / doc).read_text(encoding="utf-8").splitlines(keepends=True)
+        assert len(new) == len(old), f"{doc}: {len(old)} lines became {len(new)}"
+        changed = [(a, b) for a, b in zip(old, new, strict=True) if a != b]
+        assert changed, f"{doc}: the row of {lesson.name} was not retitled"
+        for a, b in changed:  # only the title cell of 02's rows, the rest byte for byte
+            assert a.startswith(f"| {lesson.label(lang)} |"), (doc, a)
+            assert b.startswith(f"| 02 {RETITLES[how][lang]} |"), (doc, b)
+            assert a.split(" |", 1)[1] == b.split(" |", 1)[1], (doc, a, b)
 
 
 def test_a_next_link_to_the_wrong_lesson_is_pointed_at_the_next_one(tmp_path):
-    root = scripts_support.copy_of_the_series(tmp_path)
+    root = current_copy(tmp_path)
     source = root / "notebooks/src/01_tools_schema.py"
     meta_change(
         source,
@@ -152,13 +216,15 @@ def test_a_next_link_to_the_wrong_lesson_is_pointed_at_the_next_one(tmp_path):
 
 
 def test_a_lesson_missing_from_the_guide_or_a_stale_table_says_what_to_do(tmp_path, capsys):
-    root = scripts_support.copy_of_the_series(tmp_path)
+    root = current_copy(tmp_path)
     guide = root / "docs/teacher_guide.ru.md"
     text = guide.read_text(encoding="utf-8")
     row = next(line for line in text.splitlines() if line.startswith("| 11 "))
     guide.write_text(text.replace(row + "\n", ""), encoding="utf-8")
     readme = root / "README.md"
-    readme.write_text(readme.read_text("utf-8").replace("| 40-50 |", "| 40 |"), encoding="utf-8")
+    shown = f"| {registry.lessons(root)[-1].minutes} |"  # the last lesson's minutes, in README
+    assert shown in readme.read_text("utf-8"), shown
+    readme.write_text(readme.read_text("utf-8").replace(shown, "| 1 |", 1), encoding="utf-8")
     assert set(registry.stale(root)) == {guide, readme}
     assert registry.main(["--check"], root=root) == 1
     out = capsys.readouterr().out
@@ -181,11 +247,34 @@ BAD_META = {
 }
 
 
+# A lesson source of a known state (the fields of lesson 12's), whatever the series holds today.
+GOOD_SOURCE = """from nbbuild import Lesson, md
+
+META = {
+    "title": {"en": "Measuring tool calling", "ru": "Измеряем вызов инструментов"},
+    "summary": {
+        "en": "a pre-flight of an endpoint, tool-call F1, BFCL's AST check, intervals",
+        "ru": "предполётная проверка адреса API, F1 вызовов, проверка BFCL по AST, интервалы",
+    },
+    "minutes_reading": (44, 50),
+    "minutes_exercises": (15, 20),
+    "timed": False,
+    "in_class_path": False,
+    "engines": ("kimi",),
+    "modes": ("replay", "live", "record"),
+    "exercises": ("check_f1",),
+}
+
+LESSON = Lesson("12_measuring", [md("# Measuring tool calling", "# Измеряем вызов инструментов")])
+"""
+
+
 @pytest.mark.parametrize("case", BAD_META)
 def test_a_bad_meta_is_refused_naming_the_file_and_field(tmp_path, case):
     old, new, message = BAD_META[case]
     source = tmp_path / "12_measuring.py"
-    source.write_bytes((REPO_ROOT / "notebooks/src/12_measuring.py").read_bytes())
+    source.write_text(GOOD_SOURCE, encoding="utf-8")
+    assert registry.load(source).minutes_reading == (44, 50)  # the known state reads
     meta_change(source, old, new)
     with pytest.raises(registry.RegistryError, match=re.escape(message)) as error:
         registry.load(source)

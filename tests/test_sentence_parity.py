@@ -8,12 +8,17 @@ out of, one edition: each must be caught, naming the cell and what to do.
 from __future__ import annotations
 
 import dataclasses
-import re
 
 import pytest
 from output_language import markdown_blocks
 from scripts_support import lesson_cells, nbbuild
-from sentence_parity import ALLOWED, lesson_differences, sentences, unit_differences
+from sentence_parity import (
+    ALLOWED,
+    SENTENCE_END,
+    lesson_differences,
+    sentences,
+    unit_differences,
+)
 
 from helpers.lessons import lesson_names
 
@@ -73,11 +78,17 @@ def _add_sentence(lang: str):
 
 
 def _drop_sentence(text: str) -> str:
-    paragraphs = text.split("\n\n")
-    at = next(i for i, p in enumerate(paragraphs) if len(sentences(p)) >= 2)
-    first_end = re.search(r"[.!?]\s+", paragraphs[at]).end()
-    paragraphs[at] = paragraphs[at][first_end:]
-    return "\n\n".join(paragraphs)
+    """`text` without the first sentence of its first paragraph of two sentences or more, cut
+    where `sentences` cuts (a sentence may end in `**1.**`, a code span or a closing quote)."""
+    for at, paragraph in enumerate(paragraphs := text.split("\n\n")):
+        count = len(sentences(paragraph))
+        if count < 2:
+            continue
+        for end in SENTENCE_END.finditer(paragraph):
+            if len(sentences(paragraph[end.end() :])) == count - 1:
+                paragraphs[at] = paragraph[end.end() :]
+                return "\n\n".join(paragraphs)
+    raise AssertionError(f"no paragraph of two sentences to drop one from: {text[:80]!r}")
 
 
 @pytest.mark.parametrize("name", [LESSONS[0], LESSONS[-1]])
@@ -90,6 +101,18 @@ def test_a_sentence_in_one_edition_only_is_caught(name, lang, how):
     message = found[0].message()
     assert "a sentence is in one edition only" in message, message
     assert f"notebooks/src/{name}.py" in message and "ALLOWED" in message, message
+
+
+def test_a_sentence_dropped_from_an_exercise_is_caught():
+    en = (
+        "**1.** Write `my_messages`: a conversation of one user message that asks for the "
+        "weather in\nMoscow."
+    )  # the exercise cell scripts/new_lesson.py writes: its `**1.**` is the only sentence end
+    dropped = _drop_sentence(en)
+    assert dropped.startswith("Write `my_messages`") and len(sentences(dropped)) == 1
+    found = unit_differences("x", "c", dropped, en)
+    assert [d.what for d in found] == ["sentences +1"]
+    assert "a sentence is in one edition only" in found[0].message()
 
 
 def test_what_does_not_end_a_sentence():

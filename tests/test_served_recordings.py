@@ -6,9 +6,14 @@ count as whole, what the message says, and when the kernels get the log variable
 from __future__ import annotations
 
 import os
+import re
+import subprocess
+import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+import served_recordings
 from lesson_checks import cassette_path
 from served_recordings import (
     FOLDER_KEY,
@@ -21,7 +26,7 @@ from served_recordings import (
 )
 
 from helpers.i18n import LANGUAGES
-from helpers.paths import RECORDINGS_DIR
+from helpers.paths import RECORDINGS_DIR, REPO_ROOT
 from helpers.replay.cassette import load_cassette
 from helpers.replay.matching import canonical_request, request_key
 from helpers.replay.server import SERVED_LOG_VARIABLE, served_id
@@ -104,3 +109,36 @@ def test_the_controller_fails_the_session_only_after_a_whole_run(exitstatus, mon
         assert session.exitstatus == pytest.ExitCode.TESTS_FAILED and plugin.message
     else:  # an interrupted run checks nothing
         assert session.exitstatus == exitstatus and plugin.message is None
+
+
+def test_a_session_with_an_unused_recording_ends_on_a_red_failed_line(tmp_path):
+    """A real pytest session (a subprocess) that passes its one test but leaves every recording
+    of a lesson unrequested: the exit code is 1 and the last line counts an error."""
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    (tmp_path / "test_one.py").write_text("def test_one():\n    pass\n", encoding="utf-8")
+    plugin = Path(served_recordings.__file__)
+    (tmp_path / "conftest.py").write_text(
+        "import importlib.util\n"
+        f"spec = importlib.util.spec_from_file_location('served_recordings', {str(plugin)!r})\n"
+        "module = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(module)\n"
+        f"module.lessons_run_whole = lambda *args: [{LESSON!r}]  # as if nbval ran it whole\n"
+        "module.served_ids = lambda folder: set()  # and its kernels requested nothing\n"
+        "def pytest_configure(config):\n"
+        "    module.register(config)\n",
+        encoding="utf-8",
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-q"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    lines = run.stdout.strip().splitlines()
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "unused recordings" in run.stdout and "Recordings that no notebook run" in run.stdout
+    assert re.fullmatch(r"1 passed, 1 error in [\d.]+s", lines[-1]), lines[-3:]
+    assert "ERROR data/recordings - Recordings that no notebook run requested" in run.stdout

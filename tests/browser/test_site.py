@@ -62,6 +62,7 @@ def site(tmp_path_factory):
     127.0.0.1: (folder, base URL)."""
     out = tmp_path_factory.mktemp("book") / "site"
     build_site.main(["--out", str(out)])
+    assert sorted(p.name for p in out.iterdir()) == ["en", "index.html", "ru"]  # no build scraps
     handler = functools.partial(_QuietHandler, directory=str(out))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
