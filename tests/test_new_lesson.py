@@ -204,10 +204,9 @@ def test_a_lesson_without_a_registry_entry_stops_everything(root):
     assert not (src / "01_more.py").exists()
 
 
-def test_a_generated_lesson_passes_the_style_parity_and_format_checks(root):
+def test_a_generated_lesson_passes_the_style_and_parity_checks(root):
     """What the author starts from already passes tests/test_lesson_style.py (as a styled lesson:
-    one folded reference block after the Summary), the sentence parity of both editions, and
-    `ruff format --check` with the repository's settings."""
+    one folded reference block after the Summary) and the sentence parity of both editions."""
     new_lesson, nbbuild = scripts_support.script("new_lesson"), scripts_support.script("nbbuild")
     name = "06_tool_budget"
     written = new_lesson.create(name, "Tool budgets", "Бюджет инструментов", root)
@@ -224,6 +223,16 @@ def test_a_generated_lesson_passes_the_style_parity_and_format_checks(root):
         "helpers/exercises/n06.py",
         "tests/test_exercises_n06.py",
     }
+
+
+@pytest.mark.dev_tools
+def test_a_generated_lesson_is_ruff_formatted(root):
+    """`ruff format --check` with the repository's settings (ruff is in requirements-dev.txt:
+    CI runs this after installing it, `pytest -m dev_tools`)."""
+    new_lesson = scripts_support.script("new_lesson")
+    written = new_lesson.create("06_tool_budget", "Tool budgets", "Бюджет инструментов", root)
+    python = [p for p in written if p.suffix == ".py" and "notebooks" not in p.parts]
+    assert len(python) == 3, python
     ruff = Path(sys.executable).with_name("ruff")
     check = subprocess.run(
         [str(ruff), "format", "--check", "--diff", "--config", str(REPO_ROOT / "pyproject.toml")]
