@@ -320,9 +320,6 @@ class KimiXtmlStreamParser(StreamParser):
     `{"content": ...}` as the text comes, and for each call, when its `<|close|>call<|sep|>`
     arrives, ONE delta with its index, id, name and whole arguments. `close()` ends the text and
     returns what was held back; `.result` then holds the whole `ParseResult`.
-
-    Contract (checked by the tests): for every split of a text into deltas the deltas add up
-    (through `ToolCallAccumulator`) to `parse_kimi_xtml(text)`, and `.result` equals it.
     """
 
     markers = XTML_TOKENS
