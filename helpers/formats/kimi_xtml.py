@@ -130,15 +130,7 @@ _CUT_CLOSE_RE = re.compile(r"(?:[A-Za-z_][\w-]*)?")
 
 # Where the parser is. The raw blocks keep their text as written; the others only expect tags.
 TOP, THINK, RESPONSE, TOOLS, CALL, ARGUMENT, JSON_BLOCK, ENDED, UNDECIDED = (
-    "top",
-    "think",
-    "response",
-    "tools",
-    "call",
-    "argument",
-    "json",
-    "ended",
-    "undecided",
+    "top think response tools call argument json ended undecided".split()
 )
 _RAW = (THINK, RESPONSE, ARGUMENT, JSON_BLOCK)
 # Inside a raw block, the only tags that mean something (everything else is text of the block):
