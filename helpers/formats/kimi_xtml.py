@@ -118,9 +118,7 @@ def unescape_attr(value: str) -> str:
     return _ENTITY_RE.sub(lambda m: "&" if m.group(1) == "amp" else '"', value)
 
 
-# ---------------------------------------------------------------------------------------------
-# Parsing
-# ---------------------------------------------------------------------------------------------
+# --- parsing ---
 
 _NAME_RE = re.compile(r"\s*([A-Za-z_][\w-]*)")
 _ATTR_RE = re.compile(r'\s+([\w-]+)="([^"]*)"')
@@ -704,9 +702,7 @@ def parse_kimi_xtml(text: str, opened: str | None = None, call_offset: int = 0) 
     return KimiXtmlStreamParser(opened, call_offset).parse_whole(text)
 
 
-# ---------------------------------------------------------------------------------------------
-# Rendering
-# ---------------------------------------------------------------------------------------------
+# --- rendering ---
 
 _TOOLS_HEADER = "# Tools\nHere are the available tools, described in JSONSchema.\n\n```json\n"
 _DYNAMIC_TOOLS_HEADER = (
