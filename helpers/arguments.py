@@ -65,17 +65,9 @@ def show_value(value: Any) -> str:
 
 
 # Keywords whose value is a schema, a list of schemas, or a name -> schema map.
-_ONE_SCHEMA = (
-    "items",
-    "additionalProperties",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "propertyNames",
-    "unevaluatedItems",
-    "unevaluatedProperties",
+_ONE_SCHEMA = tuple(
+    "items additionalProperties not if then else contains propertyNames unevaluatedItems "
+    "unevaluatedProperties".split()
 )
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")

@@ -22,10 +22,8 @@ for both; engine behaviour as in vLLM's `hermes` parser and llama.cpp, differenc
 - a `</tool_call>` outside a block is dropped and reported;
 - several JSON objects written one after another inside one block are several calls (the way
   llama-server returns them: its grammar allows it);
-- Qwen3's reasoning is split off first (`helpers.formats.think`): `<think>...</think>` goes to
-  `ParseResult.reasoning` (stream: `{"reasoning_content": ...}` deltas); a `</think>` with no
-  opening tag means the prompt opened the block; an unclosed `<think>` ends at `<tool_call>`.
-  `reasoning_open` (None: decide from the text) is as in `helpers.formats.think`.
+- Qwen3's reasoning is split off first, by the rules of `helpers.formats.think` (an unclosed
+  `<think>` ends at `<tool_call>`).
 """
 
 from __future__ import annotations
@@ -106,9 +104,7 @@ def _call_texts(body: str) -> list[str]:
 class HermesStreamParser(StreamParser):
     """Incremental `parse_hermes`: content is streamed as it comes, a call when its block ends.
 
-    Same contract as `KimiStreamParser`: any split of a text gives deltas that add up to
-    `parse_hermes(text)`, and `.result` after `close()` equals it, errors included. A block's
-    JSON is nested, so it is buffered and parsed once, when `</tool_call>` arrives (or at
+    A block's JSON is nested, so it is buffered and parsed once, when `</tool_call>` arrives (or at
     `close()`); then the call is emitted as two deltas: its header and its whole arguments.
     """
 

@@ -150,16 +150,11 @@ class _StreamingCall:
 
 
 class KimiStreamParser(StreamParser):
-    """Incremental `parse_kimi`: feed text deltas, get OpenAI-style delta dicts back.
+    """Incremental `parse_kimi` (the contract is `StreamParser`'s).
 
-    Contract: for any split of a text into deltas, the deltas returned by all `feed` calls and
-    `close` add up (by `ToolCallAccumulator.add_delta`) to `parse_kimi(text)`'s content and tool
-    calls, and `.result` after `close` equals `parse_kimi(text)`, errors included.
-
-    The plumbing (markers held back, content stripped) is `StreamParser`'s. A call's id is
-    buffered until `<|tool_call_argument_begin|>` (the first delta of a call must carry the whole
-    id and name); then arguments stream through their own `StrippedStream` and are joined once,
-    when the call ends, to check the JSON.
+    A call's id is buffered until `<|tool_call_argument_begin|>` (the first delta of a call must
+    carry the whole id and name); then arguments stream through their own `StrippedStream` and
+    are joined once, when the call ends, to check the JSON.
     """
 
     markers = KIMI_MARKERS

@@ -118,9 +118,7 @@ def unescape_attr(value: str) -> str:
     return _ENTITY_RE.sub(lambda m: "&" if m.group(1) == "amp" else '"', value)
 
 
-# ---------------------------------------------------------------------------------------------
-# Parsing
-# ---------------------------------------------------------------------------------------------
+# --- parsing ---
 
 _NAME_RE = re.compile(r"\s*([A-Za-z_][\w-]*)")
 _ATTR_RE = re.compile(r'\s+([\w-]+)="([^"]*)"')
@@ -130,15 +128,7 @@ _CUT_CLOSE_RE = re.compile(r"(?:[A-Za-z_][\w-]*)?")
 
 # Where the parser is. The raw blocks keep their text as written; the others only expect tags.
 TOP, THINK, RESPONSE, TOOLS, CALL, ARGUMENT, JSON_BLOCK, ENDED, UNDECIDED = (
-    "top",
-    "think",
-    "response",
-    "tools",
-    "call",
-    "argument",
-    "json",
-    "ended",
-    "undecided",
+    "top think response tools call argument json ended undecided".split()
 )
 _RAW = (THINK, RESPONSE, ARGUMENT, JSON_BLOCK)
 # Inside a raw block, the only tags that mean something (everything else is text of the block):
@@ -320,9 +310,6 @@ class KimiXtmlStreamParser(StreamParser):
     `{"content": ...}` as the text comes, and for each call, when its `<|close|>call<|sep|>`
     arrives, ONE delta with its index, id, name and whole arguments. `close()` ends the text and
     returns what was held back; `.result` then holds the whole `ParseResult`.
-
-    Contract (checked by the tests): for every split of a text into deltas the deltas add up
-    (through `ToolCallAccumulator`) to `parse_kimi_xtml(text)`, and `.result` equals it.
     """
 
     markers = XTML_TOKENS
@@ -715,9 +702,7 @@ def parse_kimi_xtml(text: str, opened: str | None = None, call_offset: int = 0) 
     return KimiXtmlStreamParser(opened, call_offset).parse_whole(text)
 
 
-# ---------------------------------------------------------------------------------------------
-# Rendering
-# ---------------------------------------------------------------------------------------------
+# --- rendering ---
 
 _TOOLS_HEADER = "# Tools\nHere are the available tools, described in JSONSchema.\n\n```json\n"
 _DYNAMIC_TOOLS_HEADER = (

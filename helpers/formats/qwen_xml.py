@@ -37,11 +37,8 @@ in `docs/notes.md`):
   reported; a closing tag that closes nothing is dropped and reported; a `<function=` whose
   name never got its `>` or cannot be a name (`{{ tc.name }}`) is dropped and reported, as vLLM
   drops it; problems go to `ParseResult.errors`, never exceptions;
-- reasoning is split off first (`helpers.formats.think`), as for Qwen3's Hermes format:
-  `<think>...</think>` goes to `ParseResult.reasoning` (stream: `{"reasoning_content": ...}`
-  deltas); Qwen3.5's generation prompt opens `<think>` itself, so its output shows only
-  `</think>`, which is read as "the prompt opened it"; an unclosed `<think>` ends at a
-  `<tool_call>` followed by `<function=` (vLLM's `qwen3` reasoning parser).
+- reasoning is split off first, by the rules of `helpers.formats.think` (an unclosed `<think>`
+  ends at a `<tool_call>` followed by `<function=`, as in vLLM's `qwen3` reasoning parser).
 
 The tests run vLLM's and SGLang's published cases (`tests/engine_cases/`) and compare the stream
 under random chunkings with the whole text fed at once.
@@ -255,8 +252,7 @@ _NAME_RE = re.compile(r"[^\s<>{}()\[\]\"'`]+")
 class QwenXmlStreamParser(StreamParser):
     """Incremental Qwen XML parser: content streams as it comes, calls as soon as they are known.
 
-    `parse_qwen_xml` is this parser fed once with the whole text, so the two cannot disagree; any
-    split of a text gives the same deltas' sum and the same `.result`. A call's header (index, id,
+    A call's header (index, id,
     name) is sent when `>` ends the function name; each parameter is sent as `{"key": value` or
     `, "key": value` when it ends (its type needs the whole value); the closing `}` when the
     function ends.

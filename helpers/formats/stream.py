@@ -21,6 +21,10 @@ class StreamParser:
     (`_on_end`). Content goes through a `StrippedStream`, so the content deltas add up to the
     batch parser's `content.strip()`. After `close()`, `.result` holds the whole `ParseResult`.
 
+    Contract (the tests check it for every subclass): for any split of a text into deltas, the
+    deltas of all `feed` calls and `close` add up (by `ToolCallAccumulator`) to the batch
+    parser's result, and `.result` equals it, errors included.
+
     A subclass that sets `reasoning_ends` (its tool markers that end an unclosed `<think>`, each
     only when `reasoning_follower` comes next, if that is set) also splits reasoning off first,
     through `helpers.formats.think.ReasoningSplitter`: reasoning comes out as

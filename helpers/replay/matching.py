@@ -18,23 +18,9 @@ from helpers.replay.cassette import Interaction
 # Sampling knobs and bookkeeping: they change how a model samples or what is logged, not what it
 # is shown, and a recording cannot honour them anyway.
 IGNORED_FIELDS = frozenset(
-    {
-        "temperature",
-        "top_p",
-        "top_k",
-        "min_p",
-        "seed",
-        "user",
-        "frequency_penalty",
-        "presence_penalty",
-        "repetition_penalty",
-        "logit_bias",
-        "metadata",
-        "store",
-        "service_tier",
-        "safety_identifier",
-        "prompt_cache_key",
-    }
+    "temperature top_p top_k min_p seed user frequency_penalty presence_penalty "
+    "repetition_penalty logit_bias metadata store service_tier safety_identifier "
+    "prompt_cache_key".split()
 )
 # Credentials a client may put at the top of a body: never recorded, so never matched either.
 CREDENTIAL_FIELDS = frozenset(
@@ -48,25 +34,9 @@ DEFAULTS: dict[str, Any] = {"stream": False, "n": 1, "tool_choice": "auto", "too
 # Null fields an SDK response message carries when it is appended to `messages` as is.
 ASSISTANT_EMPTY_FIELDS = ("refusal", "audio", "function_call", "annotations", "tool_calls")
 # Order in which fields are compared, so the first difference reported is the most telling.
-FIELD_ORDER = (
-    "path",
-    "model",
-    "messages",
-    "prompt",
-    "tools",
-    "tool_choice",
-    "stream",
-    "stream_options",
-    "max_tokens",
-    "role",
-    "name",
-    "content",
-    "tool_call_id",
-    "tool_calls",
-    "id",
-    "type",
-    "function",
-    "arguments",
+FIELD_ORDER = tuple(
+    "path model messages prompt tools tool_choice stream stream_options max_tokens role name "
+    "content tool_call_id tool_calls id type function arguments".split()
 )
 SHOW_CHARS = 80
 LIVE_HINT = Text(
