@@ -922,6 +922,27 @@ def _reasoning_first_field_present(chunks):
     return name, text
 
 
+def _reasoning_stops_at_a_call(chunks):
+    name, text = None, ""
+    for chunk in chunks:
+        if not chunk.choices:
+            continue
+        delta = chunk.choices[0].delta
+        if delta.tool_calls:  # reasoning after a tool call is lost
+            break
+        for key in ("reasoning_content", "reasoning"):
+            piece = getattr(delta, key, None)
+            if piece:
+                name, text = name or key, text + piece
+    return name, text
+
+
+def _split_cut_off_is_reasoning(text):
+    if "</think>" not in text and text.startswith("<think>"):
+        return text.removeprefix("<think>").strip(), ""
+    return solution("07", "split_think")(text)
+
+
 def _xml_typed(text):
     return [
         (name, {k: int(v) if v.isdigit() else v for k, v in arguments.items()})
@@ -2268,6 +2289,20 @@ WRONG: list[Row] = [
         "holds nothing",
         "ничего нет",
         "06-3 the first field present",
+    ),
+    row(
+        n06.check_reasoning_of,
+        _reasoning_stops_at_a_call,
+        "glued in order to the stream's end",
+        "склеенные по порядку до конца потока",
+        "06-3 reasoning after a tool call lost",
+    ),
+    row(
+        n07.check_split_think,
+        _split_cut_off_is_reasoning,
+        "Without </think> there is no reasoning",
+        "Без </think> рассуждения нет",
+        "07-3 an output cut off in the block is reasoning",
     ),
     row(
         n07.check_xml_calls,

@@ -106,10 +106,11 @@ def exercise(check: Callable[P, None]) -> Callable[P, Verdict]:
 
 @dataclass(frozen=True)
 class Explain:
-    """A recogniser: when a learner's exception is `kind` and its message matches `pattern`, the
-    reason in both languages (`{0}`, `{1}`, ... are the pattern's groups)."""
+    """A recogniser: when a learner's exception is `kind` (a type or a tuple of types) and its
+    message matches `pattern`, the reason in both languages (`{0}`, `{1}`, ... are the pattern's
+    groups)."""
 
-    kind: type[BaseException]
+    kind: type[BaseException] | tuple[type[BaseException], ...]
     pattern: str
     en: str
     ru: str
@@ -276,12 +277,10 @@ def as_tuples(got: Any, items: bool = False) -> Any:
 
 
 def name_and_arguments(calls: list[dict[str, Any]]) -> list[tuple[str, Any]]:
-    """(name, decoded arguments) of each OpenAI-shaped call."""
     return [(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in calls]
 
 
 def _capital(text: str) -> str:
-    """The sentence with its first letter in upper case."""
     return text[:1].upper() + text[1:]
 
 
@@ -353,7 +352,6 @@ def chunk(delta: dict[str, Any] | None = None, finish: str | None = None, usage:
 
 
 def weather_call(call_id: str, city: str) -> dict[str, Any]:
-    """An OpenAI-shaped get_weather call for `city` with `call_id`."""
     return tool_call_dict(call_id, "get_weather", json.dumps({"city": city}))
 
 
@@ -549,15 +547,17 @@ def on_battery(
     idea: Pair,
     explain: Sequence[Explain] = (),
     same: Callable[[Any, Any], bool] | None = None,
+    more: Sequence[tuple[Iterable[Case], Pair]] = (),
 ) -> None:
     """The differential test: on every case the learner's function must give what `reference`
     gives, compared as plain JSON values (a tuple equals a list). The first disagreement raises
     NotYet naming the input, the expected and the returned value, and `idea` (one sentence on
     the idea, never the code). `same(expected, got)` replaces equality where order or form may
-    differ (default: `strict_equal`)."""
-    cases = list(cases)
-    BATTERIES[name] = len(cases)
-    for case in cases:
+    differ (default: `strict_equal`). `more` holds further batteries run after `cases`, in
+    order, each with its own idea."""
+    batteries = [(case, idea) for cases, idea in ((cases, idea), *more) for case in cases]
+    BATTERIES[name] = len(batteries)
+    for case, idea in batteries:
         expected = plain(reference(*copy.deepcopy(case.args)))
         call = f"{name}({case.shown})"
         got = call_student(student, *copy.deepcopy(case.args), explain=explain, case=(call, call))

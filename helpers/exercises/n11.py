@@ -164,7 +164,6 @@ APPROVAL_CASES += [
 
 
 def _show(value: Any) -> str:
-    """A value as the hint shows it (short)."""
     text = repr(value)
     return text if len(text) <= 70 else text[:67] + "..."
 
