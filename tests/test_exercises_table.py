@@ -943,6 +943,21 @@ def _split_cut_off_is_reasoning(text):
     return solution("07", "split_think")(text)
 
 
+def _content_exits_on_failure(function, text):
+    try:
+        return json.dumps(function(**json.loads(text)))
+    except Exception:
+        raise SystemExit(1) from None  # SystemExit is no Exception: it escaped the check
+
+
+def _content_retries_forever(function, text):
+    while True:  # an endless retry: the check ran the failing cases without a time bound
+        try:
+            return json.dumps(function(**json.loads(text)))
+        except Exception:
+            continue
+
+
 def _xml_typed(text):
     return [
         (name, {k: int(v) if v.isdigit() else v for k, v in arguments.items()})
@@ -2289,6 +2304,20 @@ WRONG: list[Row] = [
         "holds nothing",
         "ничего нет",
         "06-3 the first field present",
+    ),
+    row(
+        n02.check_tool_content,
+        _content_exits_on_failure,
+        "tool_content raised SystemExit",
+        "tool_content выбрасывает SystemExit",
+        "02-3 sys.exit on a failure",
+    ),
+    row(
+        n02.check_tool_content,
+        _content_retries_forever,
+        """did not finish within 2 s on tool_content(get_weather, '{"city": "Mos')""",
+        """не завершилась за 2 с на входе «tool_content(get_weather, '{"city": "Mos')»""",
+        "02-3 an endless retry",
     ),
     row(
         n06.check_reasoning_of,

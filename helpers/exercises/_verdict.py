@@ -194,6 +194,28 @@ def call_student(
         raise student_error(exc, explain, case) from None
 
 
+@dataclass(frozen=True)
+class Raised:
+    """An exception a function raised, as its answer (where raising is what a check reads)."""
+
+    exc: BaseException
+
+
+def catching(
+    fn: Callable[..., Any], kinds: type[BaseException] | tuple[type[BaseException], ...]
+) -> Callable[..., Any]:
+    """`fn` returning `Raised(exc)` instead of raising an exception of `kinds` (run it through
+    `call_student`, which still bounds its time)."""
+
+    def run(*args: Any) -> Any:
+        try:
+            return fn(*args)
+        except kinds as exc:
+            return Raised(exc)
+
+    return run
+
+
 def student_error(
     exc: BaseException, explain: Sequence[Explain] = (), case: tuple[str, str] | None = None
 ) -> NotYet:

@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable
 from typing import Any
 
-from helpers.exercises._verdict import NotYet, call_student, exercise
+from helpers.exercises._verdict import NotYet, Raised, call_student, catching, exercise
 from helpers.mcp import NO_MESSAGE, model_tool_name, tool_content, tool_names
-
-_RAISED = object()  # the learner's function raised ValueError
 
 
 def _short(value: Any, limit: int = 90, english: bool = False) -> str:
@@ -68,14 +65,6 @@ def _generated_names(count: int = 6) -> list[list[str]]:
     return cases
 
 
-def _expected_names(names: list[str]) -> Any:
-    """The reference: the table, or _RAISED for a collision."""
-    try:
-        return tool_names(names)
-    except ValueError:
-        return _RAISED
-
-
 def _why_name(mcp_name: str, wrong: str) -> tuple[str, str]:
     """The rule a wrong model name (`wrong`) most likely broke."""
     replaced = model_tool_name(mcp_name)
@@ -112,18 +101,6 @@ def _why_name(mcp_name: str, wrong: str) -> tuple[str, str]:
     )
 
 
-def _catching_value_error(fn: Callable[[list[str]], Any]) -> Callable[[list[str]], Any]:
-    """The learner's function with ValueError (the asked-for refusal) turned into _RAISED."""
-
-    def run(names: list[str]) -> Any:
-        try:
-            return fn(names)
-        except ValueError:
-            return _RAISED
-
-    return run
-
-
 def _plain_table(got: Any) -> dict[str, str] | None:
     """The learner's answer as a plain str -> str dict, or None when it is not one."""
     if type(got) is not dict:
@@ -140,14 +117,12 @@ def check_map_tool_names(map_tool_names: Any) -> None:
         raise NotYet("map_tool_names should be a function.", "map_tool_names должна быть функцией.")
     for names in NAME_CASES + _generated_names():
         shown, shown_ru = _short(names, english=True), _short(names)
-        expected = _expected_names(names)
+        expected = catching(tool_names, ValueError)(names)  # Raised for a collision
         got = call_student(
-            _catching_value_error(map_tool_names),
-            list(names),
-            case=(shown, shown_ru),
+            catching(map_tool_names, ValueError), list(names), case=(shown, shown_ru)
         )
-        if expected is _RAISED:
-            if got is not _RAISED:
+        if isinstance(expected, Raised):
+            if not isinstance(got, Raised):
                 first, second = _collision(names)
                 raise NotYet(
                     f"for {shown} the MCP names {first!r} and {second!r} both become "
@@ -158,7 +133,7 @@ def check_map_tool_names(map_tool_names: Any) -> None:
                     "тому инструменту.",
                 )
             continue
-        if got is _RAISED:
+        if isinstance(got, Raised):
             twice = len(set(names)) < len(names)
             raise NotYet(
                 f"for {shown} no two different MCP names get the same model name, yet ValueError "
