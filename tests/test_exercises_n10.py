@@ -193,7 +193,7 @@ WRONG_NAMES = [
         ["dict from str to str"],
         ["словарь"],
     ),
-    (None, ["should be a function"], ["должна быть функцией"]),
+    (None, ["should be a function; got None"], ["нужна функция"]),
     # a fresh student's (checks, 2026-12-02): each was answered with another rule's hint before
     (_mapping(short=4), ["'run'", "got 't_run'", "has at least 3"], ["'run'", "не короче 3"]),
     (
@@ -348,7 +348,7 @@ WRONG_RESULTS = [
         ["'the weather for Moscow'", "return a str"],
         ["«погода в Москве»", "верните str"],
     ),
-    (None, ["should be a function"], ["должна быть функцией"]),
+    (None, ["should be a function; got None"], ["нужна функция"]),
     (
         _empty_lines_for_images,
         ["'an error next to an image'", "not even an empty line"],

@@ -174,11 +174,7 @@ def call_student(
     The exception's type and message stay visible (in backticks: they are Python's words); the
     first recogniser of `explain`, then of `COMMON_MISTAKES`, that fits adds the reason. `case`
     names the input, in both languages, on which the function failed."""
-    if not callable(fn):
-        raise NotYet(
-            f"the answer should be a function; got {kind(fn)}.",
-            f"ответом должна быть функция, а получено {kind(fn)}.",
-        )
+    a_function(fn)
     try:
         with time_bound(STUDENT_SECONDS):
             return fn(*args)
@@ -214,6 +210,15 @@ def catching(
             return Raised(exc)
 
     return run
+
+
+def a_function(fn: Any, name: str = "") -> None:
+    """NotYet unless `fn` (the answer, or the function `name`) can be called."""
+    if not callable(fn):
+        raise NotYet(
+            f"{name or 'the answer'} should be a function; got {kind(fn)}.",
+            f"нужна функция{' ' + name if name else ''}, а получено {kind(fn)}.",
+        )
 
 
 def student_error(

@@ -11,7 +11,7 @@ import json
 import random
 from typing import Any
 
-from helpers.exercises._verdict import NotYet, Raised, call_student, catching, exercise
+from helpers.exercises._verdict import NotYet, Raised, a_function, call_student, catching, exercise
 from helpers.mcp import NO_MESSAGE, model_tool_name, tool_content, tool_names
 
 
@@ -113,8 +113,7 @@ def _plain_table(got: Any) -> dict[str, str] | None:
 @exercise
 def check_map_tool_names(map_tool_names: Any) -> None:
     """Exercise 1: model name -> MCP name for every MCP name; ValueError on a collision."""
-    if not callable(map_tool_names):
-        raise NotYet("map_tool_names should be a function.", "map_tool_names должна быть функцией.")
+    a_function(map_tool_names, "map_tool_names")
     for names in NAME_CASES + _generated_names():
         shown, shown_ru = _short(names, english=True), _short(names)
         expected = catching(tool_names, ValueError)(names)  # Raised for a collision
@@ -368,8 +367,7 @@ def _why_content(result: dict[str, Any], got: str) -> tuple[str, str]:
 @exercise
 def check_result_content(result_content: Any) -> None:
     """Exercise 2: a tools/call result (JSON data) as the content of a tool message."""
-    if not callable(result_content):
-        raise NotYet("result_content should be a function.", "result_content должна быть функцией.")
+    a_function(result_content, "result_content")
     for case_en, case_ru, result in RESULT_CASES:
         expected = tool_content(result)
         got = call_student(

@@ -11,7 +11,7 @@ import json
 from itertools import combinations
 from typing import Any
 
-from helpers.exercises._verdict import Explain, NotYet, call_student, exercise
+from helpers.exercises._verdict import Explain, NotYet, a_function, call_student, exercise
 from helpers.guard import only, untrusted_arguments
 from helpers.tools import ToolRegistry
 
@@ -171,13 +171,7 @@ def _show(value: Any) -> str:
 @exercise
 def check_needs_approval(needs_approval: Any) -> None:
     """Exercise 1: `needs_approval(name, arguments, untrusted, state_changing)` -> bool."""
-    if not callable(needs_approval):
-        raise NotYet(
-            "needs_approval should be a function (def needs_approval(name, arguments, "
-            "untrusted, state_changing): ...).",
-            "needs_approval должна быть функцией (def needs_approval(name, arguments, "
-            "untrusted, state_changing): ...).",
-        )
+    a_function(needs_approval, "needs_approval")
     for (en, ru), (name, arguments, untrusted, changing) in APPROVAL_CASES:
         expected = reference_needs_approval(name, arguments, list(untrusted), changing)
         got = call_student(
@@ -357,11 +351,7 @@ PRIVILEGE_MISTAKES = (
 @exercise
 def check_least_privilege(least_privilege: Any) -> None:
     """Exercise 2: `least_privilege(registry, needed)` -> a new ToolRegistry with only `needed`."""
-    if not callable(least_privilege):
-        raise NotYet(
-            "least_privilege should be a function (def least_privilege(registry, needed): ...).",
-            "least_privilege должна быть функцией (def least_privilege(registry, needed): ...).",
-        )
+    a_function(least_privilege, "least_privilege")
     for (en, ru), toolset, needed in PRIVILEGE_CASES:
         case_en, case_ru = (
             f"for '{en}' (needed={_show(needed)})",
