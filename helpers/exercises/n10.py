@@ -11,16 +11,16 @@ import json
 import random
 from typing import Any
 
-from helpers.exercises._verdict import NotYet, Raised, a_function, call_student, catching, exercise
+from helpers.exercises._verdict import (
+    NotYet,
+    Raised,
+    a_function,
+    call_student,
+    catching,
+    exercise,
+    shorten,
+)
 from helpers.mcp import NO_MESSAGE, model_tool_name, tool_content, tool_names
-
-
-def _short(value: Any, limit: int = 90, english: bool = False) -> str:
-    """A repr that fits in a hint (with non-ASCII characters escaped in the English one, which
-    holds no Cyrillic)."""
-    text = ascii(value) if english else repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
 
 # --- Exercise 1: names -----------------------------------------------------------------------
 
@@ -115,7 +115,7 @@ def check_map_tool_names(map_tool_names: Any) -> None:
     """Exercise 1: model name -> MCP name for every MCP name; ValueError on a collision."""
     a_function(map_tool_names, "map_tool_names")
     for names in NAME_CASES + _generated_names():
-        shown, shown_ru = _short(names, english=True), _short(names)
+        shown = shown_ru = shorten(names, 90)
         expected = catching(tool_names, ValueError)(names)  # Raised for a collision
         got = call_student(
             catching(map_tool_names, ValueError), list(names), case=(shown, shown_ru)
@@ -145,13 +145,13 @@ def check_map_tool_names(map_tool_names: Any) -> None:
         if table is None:
             raise NotYet(
                 f"for {shown} return a dict from str to str (model name -> MCP name), not "
-                f"{_short(got, 60, english=True)}.",
+                f"{shorten(got, 60)}.",
                 f"для {shown_ru} верните словарь из str в str (имя для модели -> имя MCP), а не "
-                f"{_short(got, 60)}.",
+                f"{shorten(got, 60)}.",
             )
         for mcp_name in dict.fromkeys(names):
             right = model_tool_name(mcp_name)
-            name_en, name_ru = _short(mcp_name, 80, english=True), _short(mcp_name, 80)
+            name_en = name_ru = shorten(mcp_name, 80)
             if table.get(right) == mcp_name:
                 continue
             wrong = next((k for k, v in table.items() if v == mcp_name), None)
@@ -173,9 +173,9 @@ def check_map_tool_names(map_tool_names: Any) -> None:
             extra = sorted(set(table) - set(expected))
             raise NotYet(
                 f"for {shown} the dict should hold one entry per MCP name; extra keys: "
-                f"{_short(extra, 60, english=True)}.",
+                f"{shorten(extra, 60)}.",
                 f"для {shown_ru} в словаре должно быть по одной записи на имя MCP; лишние ключи: "
-                f"{_short(extra, 60)}.",
+                f"{shorten(extra, 60)}.",
             )
 
 
@@ -376,19 +376,19 @@ def check_result_content(result_content: Any) -> None:
         if type(got) is not str:
             raise NotYet(
                 f"for '{case_en}' return a str (the tool message's content), not "
-                f"{_short(got, 60, english=True)}.",
+                f"{shorten(got, 60)}.",
                 f"для «{case_ru}» верните str (content сообщения с результатом), а не "
-                f"{_short(got, 60)}.",
+                f"{shorten(got, 60)}.",
             )
         got = str(got)
         as_json = result.get("isError") is True or result.get("structuredContent") is not None
         same = _json_kind(got) == _json_kind(expected) if as_json else got == expected
         if not same:
             why_en, why_ru = _why_content(result, got)
-            shown_en = [_short(v, n, english=True) for v, n in ((result, 120), (expected, 80))]
+            shown_en = [shorten(v, n) for v, n in ((result, 120), (expected, 80))]
             raise NotYet(
                 f"for '{case_en}' {shown_en[0]} expected {shown_en[1]}, got "
-                f"{_short(got, 80, english=True)}: {why_en}.",
-                f"для «{case_ru}» {_short(result, 120)} ожидалось {_short(expected, 80)}, а "
-                f"получено {_short(got, 80)}: {why_ru}.",
+                f"{shorten(got, 80)}: {why_en}.",
+                f"для «{case_ru}» {shorten(result, 120)} ожидалось {shorten(expected, 80)}, а "
+                f"получено {shorten(got, 80)}: {why_ru}.",
             )
