@@ -394,7 +394,7 @@ MAX_DEPTH = 20
 SHOWN = 160  # characters of a value a hint shows
 
 
-BATTERIES: dict[str, int] = {}  # the function's name -> its battery's size (for bench/checks.py)
+BATTERIES: dict[str, int] = {}  # the function's name -> the cases it was run on (bench/checks.py)
 
 
 class _TooSlow(BaseException):
@@ -583,7 +583,7 @@ def on_battery(
     differ (default: `strict_equal`). `more` holds further batteries run after `cases`, in
     order, each with its own idea."""
     batteries = [(case, idea) for cases, idea in ((cases, idea), *more) for case in cases]
-    BATTERIES[name] = len(batteries)
+    BATTERIES[name] = BATTERIES.get(name, 0) + len(batteries)  # a check may call on_battery twice
     for case, idea in batteries:
         expected = plain(reference(*copy.deepcopy(case.args)))
         call = f"{name}({case.shown})"
