@@ -923,18 +923,8 @@ def _reasoning_first_field_present(chunks):
 
 
 def _reasoning_stops_at_a_call(chunks):
-    name, text = None, ""
-    for chunk in chunks:
-        if not chunk.choices:
-            continue
-        delta = chunk.choices[0].delta
-        if delta.tool_calls:  # reasoning after a tool call is lost
-            break
-        for key in ("reasoning_content", "reasoning"):
-            piece = getattr(delta, key, None)
-            if piece:
-                name, text = name or key, text + piece
-    return name, text
+    calls = (i for i, c in enumerate(chunks) if c.choices and c.choices[0].delta.tool_calls)
+    return solution("06", "reasoning_of")(chunks[: next(calls, len(chunks))])  # later pieces lost
 
 
 def _split_cut_off_is_reasoning(text):
