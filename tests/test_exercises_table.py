@@ -922,6 +922,32 @@ def _reasoning_first_field_present(chunks):
     return name, text
 
 
+def _reasoning_stops_at_a_call(chunks):
+    calls = (i for i, c in enumerate(chunks) if c.choices and c.choices[0].delta.tool_calls)
+    return solution("06", "reasoning_of")(chunks[: next(calls, len(chunks))])  # later pieces lost
+
+
+def _split_cut_off_is_reasoning(text):
+    if "</think>" not in text and text.startswith("<think>"):
+        return text.removeprefix("<think>").strip(), ""
+    return solution("07", "split_think")(text)
+
+
+def _content_exits_on_failure(function, text):
+    try:
+        return json.dumps(function(**json.loads(text)))
+    except Exception:
+        raise SystemExit(1) from None  # SystemExit is no Exception: it escaped the check
+
+
+def _content_retries_forever(function, text):
+    while True:  # an endless retry: the check ran the failing cases without a time bound
+        try:
+            return json.dumps(function(**json.loads(text)))
+        except Exception:
+            continue
+
+
 def _xml_typed(text):
     return [
         (name, {k: int(v) if v.isdigit() else v for k, v in arguments.items()})
@@ -2268,6 +2294,34 @@ WRONG: list[Row] = [
         "holds nothing",
         "ничего нет",
         "06-3 the first field present",
+    ),
+    row(
+        n02.check_tool_content,
+        _content_exits_on_failure,
+        "tool_content raised SystemExit",
+        "tool_content выбрасывает SystemExit",
+        "02-3 sys.exit on a failure",
+    ),
+    row(
+        n02.check_tool_content,
+        _content_retries_forever,
+        """did not finish within 2 s on tool_content(get_weather, '{"city": "Mos')""",
+        """не завершилась за 2 с на входе «tool_content(get_weather, '{"city": "Mos')»""",
+        "02-3 an endless retry",
+    ),
+    row(
+        n06.check_reasoning_of,
+        _reasoning_stops_at_a_call,
+        "glued in order to the stream's end",
+        "склеенные по порядку до конца потока",
+        "06-3 reasoning after a tool call lost",
+    ),
+    row(
+        n07.check_split_think,
+        _split_cut_off_is_reasoning,
+        "Without </think> there is no reasoning",
+        "Без </think> рассуждения нет",
+        "07-3 an output cut off in the block is reasoning",
     ),
     row(
         n07.check_xml_calls,

@@ -106,10 +106,11 @@ def exercise(check: Callable[P, None]) -> Callable[P, Verdict]:
 
 @dataclass(frozen=True)
 class Explain:
-    """A recogniser: when a learner's exception is `kind` and its message matches `pattern`, the
-    reason in both languages (`{0}`, `{1}`, ... are the pattern's groups)."""
+    """A recogniser: when a learner's exception is `kind` (a type or a tuple of types) and its
+    message matches `pattern`, the reason in both languages (`{0}`, `{1}`, ... are the pattern's
+    groups)."""
 
-    kind: type[BaseException]
+    kind: type[BaseException] | tuple[type[BaseException], ...]
     pattern: str
     en: str
     ru: str
@@ -173,11 +174,7 @@ def call_student(
     The exception's type and message stay visible (in backticks: they are Python's words); the
     first recogniser of `explain`, then of `COMMON_MISTAKES`, that fits adds the reason. `case`
     names the input, in both languages, on which the function failed."""
-    if not callable(fn):
-        raise NotYet(
-            f"the answer should be a function; got {kind(fn)}.",
-            f"ответом должна быть функция, а получено {kind(fn)}.",
-        )
+    a_function(fn)
     try:
         with time_bound(STUDENT_SECONDS):
             return fn(*args)
@@ -191,6 +188,37 @@ def call_student(
         ) from None
     except (Exception, SystemExit) as exc:  # the learner's bug is the news, not a crash
         raise student_error(exc, explain, case) from None
+
+
+@dataclass(frozen=True)
+class Raised:
+    """An exception a function raised, as its answer (where raising is what a check reads)."""
+
+    exc: BaseException
+
+
+def catching(
+    fn: Callable[..., Any], kinds: type[BaseException] | tuple[type[BaseException], ...]
+) -> Callable[..., Any]:
+    """`fn` returning `Raised(exc)` instead of raising an exception of `kinds` (run it through
+    `call_student`, which still bounds its time)."""
+
+    def run(*args: Any) -> Any:
+        try:
+            return fn(*args)
+        except kinds as exc:
+            return Raised(exc)
+
+    return run
+
+
+def a_function(fn: Any, name: str = "") -> None:
+    """NotYet unless `fn` (the answer, or the function `name`) can be called."""
+    if not callable(fn):
+        raise NotYet(
+            f"{name or 'the answer'} should be a function; got {kind(fn)}.",
+            f"нужна функция{' ' + name if name else ''}, а получено {kind(fn)}.",
+        )
 
 
 def student_error(
@@ -276,12 +304,10 @@ def as_tuples(got: Any, items: bool = False) -> Any:
 
 
 def name_and_arguments(calls: list[dict[str, Any]]) -> list[tuple[str, Any]]:
-    """(name, decoded arguments) of each OpenAI-shaped call."""
     return [(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in calls]
 
 
 def _capital(text: str) -> str:
-    """The sentence with its first letter in upper case."""
     return text[:1].upper() + text[1:]
 
 
@@ -353,7 +379,6 @@ def chunk(delta: dict[str, Any] | None = None, finish: str | None = None, usage:
 
 
 def weather_call(call_id: str, city: str) -> dict[str, Any]:
-    """An OpenAI-shaped get_weather call for `city` with `call_id`."""
     return tool_call_dict(call_id, "get_weather", json.dumps({"city": city}))
 
 
@@ -369,7 +394,7 @@ MAX_DEPTH = 20
 SHOWN = 160  # characters of a value a hint shows
 
 
-BATTERIES: dict[str, int] = {}  # the function's name -> its battery's size (for bench/checks.py)
+BATTERIES: dict[str, int] = {}  # the function's name -> the cases it was run on (bench/checks.py)
 
 
 class _TooSlow(BaseException):
@@ -549,15 +574,17 @@ def on_battery(
     idea: Pair,
     explain: Sequence[Explain] = (),
     same: Callable[[Any, Any], bool] | None = None,
+    more: Sequence[tuple[Iterable[Case], Pair]] = (),
 ) -> None:
     """The differential test: on every case the learner's function must give what `reference`
     gives, compared as plain JSON values (a tuple equals a list). The first disagreement raises
     NotYet naming the input, the expected and the returned value, and `idea` (one sentence on
     the idea, never the code). `same(expected, got)` replaces equality where order or form may
-    differ (default: `strict_equal`)."""
-    cases = list(cases)
-    BATTERIES[name] = len(cases)
-    for case in cases:
+    differ (default: `strict_equal`). `more` holds further batteries run after `cases`, in
+    order, each with its own idea."""
+    batteries = [(case, idea) for cases, idea in ((cases, idea), *more) for case in cases]
+    BATTERIES[name] = BATTERIES.get(name, 0) + len(batteries)  # a check may call on_battery twice
+    for case, idea in batteries:
         expected = plain(reference(*copy.deepcopy(case.args)))
         call = f"{name}({case.shown})"
         got = call_student(student, *copy.deepcopy(case.args), explain=explain, case=(call, call))

@@ -15,6 +15,7 @@ from helpers.exercises._verdict import (
     Explain,
     NotPlain,
     NotYet,
+    a_function,
     call_student,
     exercise,
     plain,
@@ -141,8 +142,7 @@ def check_call_tool(call_tool: Callable[..., Any]) -> None:
         # the keys in another order than the parameters: passing values by position fails here
         ({"punctuation": ".", "name": "Kim"}, "Hello, Kim."),
     ]
-    if not callable(call_tool):
-        raise NotYet("call_tool should be a function.", "call_tool должна быть функцией.")
+    a_function(call_tool, "call_tool")
     for name, arguments, expected in [("greet", a, e) for a, e in cases] + _call_battery():
         tool_call = tool_call_dict(f"{name}:0", name, json.dumps(arguments, ensure_ascii=False))
         shown = f"call_tool({name}, {shorten(json.dumps(arguments, ensure_ascii=False), 100)})"

@@ -11,8 +11,10 @@ from helpers.exercises._verdict import (
     VALUES,
     Case,
     NotYet,
+    Raised,
     call_student,
     case_of,
+    catching,
     exercise,
     on_battery,
     returned,
@@ -326,14 +328,18 @@ def check_tool_content(tool_content: Callable[[Callable[..., Any], str], Any]) -
             ("town", "keyword argument"),
         ),
     ]:
-        try:
-            content = tool_content(function, text)
-        except Exception as exc:  # the point of the exercise: nothing may escape
+        # the point of the exercise: nothing may escape (call_student still bounds the time)
+        call = f"tool_content({function.__name__.lstrip('_')}, {text!r})"
+        content = call_student(
+            catching(tool_content, (Exception, SystemExit)), function, text, case=(call, call)
+        )
+        if isinstance(content, Raised):
             raise NotYet(
-                f"{en}, tool_content raised {type(exc).__name__}; catch it and return an error.",
-                f"{ru}, tool_content выбрасывает {type(exc).__name__}; поймайте "
+                f"{en}, tool_content raised {type(content.exc).__name__}; catch it and return an "
+                "error.",
+                f"{ru}, tool_content выбрасывает {type(content.exc).__name__}; поймайте "
                 "исключение и верните ошибку.",
-            ) from exc
+            )
         error = _error_text(content, en, ru)
         if not any(clue in error.lower() for clue in clues):
             raise NotYet(

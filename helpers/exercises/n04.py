@@ -52,16 +52,8 @@ def name_battery() -> list[Case]:
 
 NAME_MISTAKES = (
     Explain(
-        AttributeError,
-        r"'NoneType' object has no attribute 'group",
-        "your regular expression found nothing in this id: a name may contain characters your "
-        "pattern does not allow (look at the id's name: '-', '.', digits).",
-        "ваше регулярное выражение ничего не нашло в этом id: в имени бывают символы, которых "
-        "ваш шаблон не допускает (посмотрите на имя в id: '-', '.', цифры).",
-    ),
-    Explain(
-        TypeError,
-        r"'NoneType' object is not subscriptable",
+        (AttributeError, TypeError),
+        r"'NoneType' object (?:has no attribute 'group|is not subscriptable)",
         "your regular expression found nothing in this id: a name may contain characters your "
         "pattern does not allow (look at the id's name: '-', '.', digits).",
         "ваше регулярное выражение ничего не нашло в этом id: в имени бывают символы, которых "
@@ -116,12 +108,10 @@ def check_name_from_id(name_from_id: Callable[[str], Any]) -> None:
 
 
 def _call(call_id: str, arguments: str) -> str:
-    """One Kimi-K2 call."""
     return f"<|tool_call_begin|>{call_id}<|tool_call_argument_begin|>{arguments}<|tool_call_end|>"
 
 
 def _section(*calls: str) -> str:
-    """A tool-calls section."""
     return "<|tool_calls_section_begin|>" + "".join(calls) + "<|tool_calls_section_end|>"
 
 

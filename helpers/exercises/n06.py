@@ -187,7 +187,6 @@ def check_history_message(for_history: Callable[[dict], Any]) -> None:
 
 
 def _tool(call_id: str, city: str) -> dict[str, Any]:
-    """The result message answering call `call_id`."""
     content = json.dumps({"city": city, "weather": "Sunny"})
     return {"role": "tool", "tool_call_id": call_id, "name": "get_weather", "content": content}
 
@@ -525,18 +524,15 @@ def check_reasoning_of(reasoning_of: Callable[[list], Any]) -> None:
             'Поле, в котором ничего нет ("" или null), — это не рассуждение: имя берётся у '
             "первого поля, в котором пришёл текст.",
         ),
-    )
-    on_battery(
-        reasoning_of,
-        _reasoning,
-        reasoning_battery(),
-        name="reasoning_of",
-        wanted=("a pair (name, text)", "пара (имя, текст)"),
-        explain=REASONING_MISTAKES,
-        idea=(
-            "The reasoning is every piece of the field, glued in order to the stream's end, "
-            "whatever comes between the pieces.",
-            "Рассуждение — это все куски этого поля, склеенные по порядку до конца потока, что "
-            "бы ни стояло между ними.",
-        ),
+        more=[
+            (
+                reasoning_battery(),
+                (
+                    "The reasoning is every piece of the field, glued in order to the stream's "
+                    "end, whatever comes between the pieces.",
+                    "Рассуждение — это все куски этого поля, склеенные по порядку до конца "
+                    "потока, что бы ни стояло между ними.",
+                ),
+            )
+        ],
     )

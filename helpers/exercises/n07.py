@@ -387,30 +387,24 @@ def check_split_think(split_think: Callable[[str], Any]) -> None:
             "Рассуждение заканчивается на первом </think>; всё после него — ответ, вместе с "
             "тегом, который упоминает сам ответ.",
         ),
-    )
-    on_battery(
-        split_think,
-        _split,
-        [case_of(CUT_OFF_IN_THE_BLOCK)],
-        name="split_think",
-        wanted=("a pair of strings", "пара строк"),
-        idea=(
-            "Without </think> there is no reasoning, even after an opening <think> (an output "
-            "cut off inside the block): the whole text is the answer.",
-            "Без </think> рассуждения нет, даже после открывающего <think> (вывод оборвался "
-            "внутри блока): весь текст — это ответ.",
-        ),
-    )
-    on_battery(
-        split_think,
-        _split,
-        think_battery(),
-        name="split_think",
-        wanted=("a pair of strings", "пара строк"),
-        idea=(
-            "<think> and </think> are whole tags: remove them as tags, not as sets of "
-            "characters, and strip only the edges of the two parts.",
-            "<think> и </think> — целые теги: убирайте их как теги, а не как набор символов, "
-            "и срезайте пробелы только по краям двух частей.",
-        ),
+        more=[
+            (
+                [case_of(CUT_OFF_IN_THE_BLOCK)],
+                (
+                    "Without </think> there is no reasoning, even after an opening <think> (an "
+                    "output cut off inside the block): the whole text is the answer.",
+                    "Без </think> рассуждения нет, даже после открывающего <think> (вывод "
+                    "оборвался внутри блока): весь текст — это ответ.",
+                ),
+            ),
+            (
+                think_battery(),
+                (
+                    "<think> and </think> are whole tags: remove them as tags, not as sets of "
+                    "characters, and strip only the edges of the two parts.",
+                    "<think> и </think> — целые теги: убирайте их как теги, а не как набор "
+                    "символов, и срезайте пробелы только по краям двух частей.",
+                ),
+            ),
+        ],
     )

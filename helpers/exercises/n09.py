@@ -274,7 +274,6 @@ def _render_verdict(case: str, expected: str, got: Any) -> None:
 
 
 def _call_of(call_id: str, name: str) -> dict[str, Any]:
-    """A call without arguments."""
     return tool_call_dict(call_id, name, "{}")
 
 

@@ -9,21 +9,18 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable
 from typing import Any
 
-from helpers.exercises._verdict import NotYet, call_student, exercise
+from helpers.exercises._verdict import (
+    NotYet,
+    Raised,
+    a_function,
+    call_student,
+    catching,
+    exercise,
+    shorten,
+)
 from helpers.mcp import NO_MESSAGE, model_tool_name, tool_content, tool_names
-
-_RAISED = object()  # the learner's function raised ValueError
-
-
-def _short(value: Any, limit: int = 90, english: bool = False) -> str:
-    """A repr that fits in a hint (with non-ASCII characters escaped in the English one, which
-    holds no Cyrillic)."""
-    text = ascii(value) if english else repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
 
 # --- Exercise 1: names -----------------------------------------------------------------------
 
@@ -68,14 +65,6 @@ def _generated_names(count: int = 6) -> list[list[str]]:
     return cases
 
 
-def _expected_names(names: list[str]) -> Any:
-    """The reference: the table, or _RAISED for a collision."""
-    try:
-        return tool_names(names)
-    except ValueError:
-        return _RAISED
-
-
 def _why_name(mcp_name: str, wrong: str) -> tuple[str, str]:
     """The rule a wrong model name (`wrong`) most likely broke."""
     replaced = model_tool_name(mcp_name)
@@ -112,18 +101,6 @@ def _why_name(mcp_name: str, wrong: str) -> tuple[str, str]:
     )
 
 
-def _catching_value_error(fn: Callable[[list[str]], Any]) -> Callable[[list[str]], Any]:
-    """The learner's function with ValueError (the asked-for refusal) turned into _RAISED."""
-
-    def run(names: list[str]) -> Any:
-        try:
-            return fn(names)
-        except ValueError:
-            return _RAISED
-
-    return run
-
-
 def _plain_table(got: Any) -> dict[str, str] | None:
     """The learner's answer as a plain str -> str dict, or None when it is not one."""
     if type(got) is not dict:
@@ -136,18 +113,15 @@ def _plain_table(got: Any) -> dict[str, str] | None:
 @exercise
 def check_map_tool_names(map_tool_names: Any) -> None:
     """Exercise 1: model name -> MCP name for every MCP name; ValueError on a collision."""
-    if not callable(map_tool_names):
-        raise NotYet("map_tool_names should be a function.", "map_tool_names должна быть функцией.")
+    a_function(map_tool_names, "map_tool_names")
     for names in NAME_CASES + _generated_names():
-        shown, shown_ru = _short(names, english=True), _short(names)
-        expected = _expected_names(names)
+        shown = shown_ru = shorten(names, 90)
+        expected = catching(tool_names, ValueError)(names)  # Raised for a collision
         got = call_student(
-            _catching_value_error(map_tool_names),
-            list(names),
-            case=(shown, shown_ru),
+            catching(map_tool_names, ValueError), list(names), case=(shown, shown_ru)
         )
-        if expected is _RAISED:
-            if got is not _RAISED:
+        if isinstance(expected, Raised):
+            if not isinstance(got, Raised):
                 first, second = _collision(names)
                 raise NotYet(
                     f"for {shown} the MCP names {first!r} and {second!r} both become "
@@ -158,7 +132,7 @@ def check_map_tool_names(map_tool_names: Any) -> None:
                     "тому инструменту.",
                 )
             continue
-        if got is _RAISED:
+        if isinstance(got, Raised):
             twice = len(set(names)) < len(names)
             raise NotYet(
                 f"for {shown} no two different MCP names get the same model name, yet ValueError "
@@ -171,13 +145,13 @@ def check_map_tool_names(map_tool_names: Any) -> None:
         if table is None:
             raise NotYet(
                 f"for {shown} return a dict from str to str (model name -> MCP name), not "
-                f"{_short(got, 60, english=True)}.",
+                f"{shorten(got, 60)}.",
                 f"для {shown_ru} верните словарь из str в str (имя для модели -> имя MCP), а не "
-                f"{_short(got, 60)}.",
+                f"{shorten(got, 60)}.",
             )
         for mcp_name in dict.fromkeys(names):
             right = model_tool_name(mcp_name)
-            name_en, name_ru = _short(mcp_name, 80, english=True), _short(mcp_name, 80)
+            name_en = name_ru = shorten(mcp_name, 80)
             if table.get(right) == mcp_name:
                 continue
             wrong = next((k for k, v in table.items() if v == mcp_name), None)
@@ -199,9 +173,9 @@ def check_map_tool_names(map_tool_names: Any) -> None:
             extra = sorted(set(table) - set(expected))
             raise NotYet(
                 f"for {shown} the dict should hold one entry per MCP name; extra keys: "
-                f"{_short(extra, 60, english=True)}.",
+                f"{shorten(extra, 60)}.",
                 f"для {shown_ru} в словаре должно быть по одной записи на имя MCP; лишние ключи: "
-                f"{_short(extra, 60)}.",
+                f"{shorten(extra, 60)}.",
             )
 
 
@@ -393,8 +367,7 @@ def _why_content(result: dict[str, Any], got: str) -> tuple[str, str]:
 @exercise
 def check_result_content(result_content: Any) -> None:
     """Exercise 2: a tools/call result (JSON data) as the content of a tool message."""
-    if not callable(result_content):
-        raise NotYet("result_content should be a function.", "result_content должна быть функцией.")
+    a_function(result_content, "result_content")
     for case_en, case_ru, result in RESULT_CASES:
         expected = tool_content(result)
         got = call_student(
@@ -403,19 +376,19 @@ def check_result_content(result_content: Any) -> None:
         if type(got) is not str:
             raise NotYet(
                 f"for '{case_en}' return a str (the tool message's content), not "
-                f"{_short(got, 60, english=True)}.",
+                f"{shorten(got, 60)}.",
                 f"для «{case_ru}» верните str (content сообщения с результатом), а не "
-                f"{_short(got, 60)}.",
+                f"{shorten(got, 60)}.",
             )
         got = str(got)
         as_json = result.get("isError") is True or result.get("structuredContent") is not None
         same = _json_kind(got) == _json_kind(expected) if as_json else got == expected
         if not same:
             why_en, why_ru = _why_content(result, got)
-            shown_en = [_short(v, n, english=True) for v, n in ((result, 120), (expected, 80))]
+            shown_en = [shorten(v, n) for v, n in ((result, 120), (expected, 80))]
             raise NotYet(
                 f"for '{case_en}' {shown_en[0]} expected {shown_en[1]}, got "
-                f"{_short(got, 80, english=True)}: {why_en}.",
-                f"для «{case_ru}» {_short(result, 120)} ожидалось {_short(expected, 80)}, а "
-                f"получено {_short(got, 80)}: {why_ru}.",
+                f"{shorten(got, 80)}: {why_en}.",
+                f"для «{case_ru}» {shorten(result, 120)} ожидалось {shorten(expected, 80)}, а "
+                f"получено {shorten(got, 80)}: {why_ru}.",
             )

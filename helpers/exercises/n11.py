@@ -11,7 +11,14 @@ import json
 from itertools import combinations
 from typing import Any
 
-from helpers.exercises._verdict import Explain, NotYet, call_student, exercise
+from helpers.exercises._verdict import (
+    Explain,
+    NotYet,
+    a_function,
+    call_student,
+    exercise,
+    shorten,
+)
 from helpers.guard import only, untrusted_arguments
 from helpers.tools import ToolRegistry
 
@@ -163,22 +170,10 @@ APPROVAL_CASES += [
 ]
 
 
-def _show(value: Any) -> str:
-    """A value as the hint shows it (short)."""
-    text = repr(value)
-    return text if len(text) <= 70 else text[:67] + "..."
-
-
 @exercise
 def check_needs_approval(needs_approval: Any) -> None:
     """Exercise 1: `needs_approval(name, arguments, untrusted, state_changing)` -> bool."""
-    if not callable(needs_approval):
-        raise NotYet(
-            "needs_approval should be a function (def needs_approval(name, arguments, "
-            "untrusted, state_changing): ...).",
-            "needs_approval должна быть функцией (def needs_approval(name, arguments, "
-            "untrusted, state_changing): ...).",
-        )
+    a_function(needs_approval, "needs_approval")
     for (en, ru), (name, arguments, untrusted, changing) in APPROVAL_CASES:
         expected = reference_needs_approval(name, arguments, list(untrusted), changing)
         got = call_student(
@@ -192,7 +187,7 @@ def check_needs_approval(needs_approval: Any) -> None:
         if got is True or got is False:
             if got == expected:
                 continue
-        shown = f"needs_approval({name!r}, {_show(arguments)}, ...)"
+        shown = f"needs_approval({name!r}, {shorten(arguments, 70)}, ...)"
         if expected and not isinstance(arguments, dict):
             why = (
                 "arguments that are not a dict cannot be checked, so ask (fail closed).",
@@ -221,9 +216,10 @@ def check_needs_approval(needs_approval: Any) -> None:
                 "краям) не взято из результата инструмента; лишний вопрос только приучает людей "
                 "нажимать «да».",
             )
+        got = shorten(got, 70)
         raise NotYet(
-            f"for '{en}' {shown} should be {expected}, got {_show(got)}: {why[0]}",
-            f"для варианта «{ru}» {shown} должно быть {expected}, получено {_show(got)}: {why[1]}",
+            f"for '{en}' {shown} should be {expected}, got {got}: {why[0]}",
+            f"для варианта «{ru}» {shown} должно быть {expected}, получено {got}: {why[1]}",
         )
 
 
@@ -358,15 +354,11 @@ PRIVILEGE_MISTAKES = (
 @exercise
 def check_least_privilege(least_privilege: Any) -> None:
     """Exercise 2: `least_privilege(registry, needed)` -> a new ToolRegistry with only `needed`."""
-    if not callable(least_privilege):
-        raise NotYet(
-            "least_privilege should be a function (def least_privilege(registry, needed): ...).",
-            "least_privilege должна быть функцией (def least_privilege(registry, needed): ...).",
-        )
+    a_function(least_privilege, "least_privilege")
     for (en, ru), toolset, needed in PRIVILEGE_CASES:
         case_en, case_ru = (
-            f"for '{en}' (needed={_show(needed)})",
-            f"для варианта «{ru}» (needed={_show(needed)})",
+            f"for '{en}' (needed={shorten(needed, 70)})",
+            f"для варианта «{ru}» (needed={shorten(needed, 70)})",
         )
         registry, before = fresh_registry(toolset), [s[0] for s in TOOLSETS[toolset]]
         expected = _names(only(fresh_registry(toolset), needed).schemas)
@@ -405,10 +397,10 @@ def check_least_privilege(least_privilege: Any) -> None:
             wanted = registry.call(_probe(name))["content"]
             if ran != wanted:
                 raise NotYet(
-                    f"{case_en} calling {name} in the new registry gives {_show(ran)}, the "
-                    f"original gives {_show(wanted)}: register the original function "
+                    f"{case_en} calling {name} in the new registry gives {shorten(ran, 70)}, the "
+                    f"original gives {shorten(wanted, 70)}: register the original function "
                     "(registry.tool_map[name]) with its schema.",
-                    f"{case_ru} вызов {name} в новом реестре даёт {_show(ran)}, в исходном — "
-                    f"{_show(wanted)}: зарегистрируйте исходную функцию "
+                    f"{case_ru} вызов {name} в новом реестре даёт {shorten(ran, 70)}, в исходном — "
+                    f"{shorten(wanted, 70)}: зарегистрируйте исходную функцию "
                     "(registry.tool_map[name]) с её схемой.",
                 )

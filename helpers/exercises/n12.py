@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from helpers.arguments import validate_arguments
-from helpers.exercises._verdict import Explain, NotYet, call_student, exercise
+from helpers.exercises._verdict import Explain, NotYet, a_function, call_student, exercise
 from helpers.tools import parse_arguments
 
 Case = tuple[str, str, tuple[Any, ...]]  # (English name, Russian name, arguments)
@@ -195,11 +195,7 @@ ZERO = (
 @exercise
 def check_f1(precision_recall_f1: Callable[[list[Any], list[Any]], Any]) -> None:
     """Exercise 1: (precision, recall, f1) from two label lists, 0.0 for a zero denominator."""
-    if not callable(precision_recall_f1):
-        raise NotYet(
-            f"pass the function itself, not a {_kind(precision_recall_f1)}.",
-            f"передайте саму функцию, а не {_kind(precision_recall_f1)}.",
-        )
+    a_function(precision_recall_f1, "precision_recall_f1")
     for en, ru, (expected, called) in f1_cases():
         shown = f"expected={expected}, called={called}"
         case = (f"{en} ({shown})", f"{ru} ({shown})")
@@ -374,11 +370,7 @@ SCHEMA_MISTAKES = (
 @exercise
 def check_schema_accuracy(schema_accuracy: Callable[[list[Any], list[Any]], Any]) -> None:
     """Exercise 2: the share of calls whose arguments fit their tool's schema."""
-    if not callable(schema_accuracy):
-        raise NotYet(
-            f"pass the function itself, not a {_kind(schema_accuracy)}.",
-            f"передайте саму функцию, а не {_kind(schema_accuracy)}.",
-        )
+    a_function(schema_accuracy, "schema_accuracy")
     for en, ru, (tool_calls, tools) in schema_cases():
         case = (en, ru)
         got = call_student(
