@@ -72,6 +72,21 @@ def test_the_leak_check_finds_a_secret_that_json_writes_escaped(secret: str) -> 
     assert not leaks(clean, [secret])
 
 
+def test_the_leak_check_finds_a_secret_split_across_two_stream_events() -> None:
+    """Each event's JSON is clean on its own; the client joins the deltas, and so must the check."""
+
+    def event(text: str) -> dict:
+        return {"data": {"choices": [{"delta": {"content": text}}]}, "delay_ms": 0}
+
+    def item(*pieces: str) -> dict:
+        sse = [event(piece) for piece in pieces]
+        return {"request": {"body": {}}, "response": {"status": 200, "sse": sse}}
+
+    half = len(SECRET) // 2
+    assert leaks(item("Your key is ", SECRET[:half], SECRET[half:], "."), [SECRET])
+    assert not leaks(item("Your key is ", SECRET[:half], "<redacted>", "."), [SECRET])
+
+
 # --- record mode: a client that leaves before a JSON (non-stream) answer -------------------------
 
 
@@ -196,3 +211,19 @@ def test_hub_offline_gives_back_both_the_variable_and_the_hub_constant(
         assert os.environ["HF_HUB_OFFLINE"] == "1"
     assert constants.HF_HUB_OFFLINE is False
     assert os.environ.get("HF_HUB_OFFLINE") == before
+
+
+def test_a_body_announced_over_the_limit_is_refused_before_it_is_read(replay: ReplayServer) -> None:
+    """A Content-Length over MAX_BODY is a 413 at once, and the connection closes (the body was
+    not read, so the connection is out of step): nothing waits for 64 MB to arrive."""
+    from helpers.replay.server import MAX_BODY
+
+    answer = _answer(
+        replay,
+        b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        + f"Content-Length: {MAX_BODY + 1}\r\n\r\n".encode()
+        + b"{}",
+    )
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 413 "), answer
+    assert json.loads(body)["error"]["code"] == "body_too_large"
