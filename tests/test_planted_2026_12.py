@@ -162,6 +162,24 @@ def test_a_content_length_in_superscript_digits_is_a_400_naming_the_header(
     assert "Content-Length" in json.loads(body)["error"]["message"]
 
 
+def test_two_different_content_lengths_are_a_400_and_nothing_after_them_is_read(
+    replay: ReplayServer,
+) -> None:
+    """With `Content-Length: 2` and `Content-Length: 40`, reading the first took the rest of the
+    body as a second request on the same connection (found by this review; RFC 9112 6.3)."""
+    hidden = b"GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n"
+    head = b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    lengths = b"Content-Length: 2\r\nContent-Length: " + str(2 + len(hidden)).encode()
+    answer = _answer(replay, head + lengths + b"\r\n\r\n{}" + hidden)
+    assert answer.count(b"HTTP/1.1 ") == 1, answer
+    status, _, body = answer.partition(b"\r\n\r\n")
+    assert status.startswith(b"HTTP/1.1 400 ")
+    assert "Content-Length" in json.loads(body)["error"]["message"]
+    twice = b"Content-Length: 2\r\nContent-Length: 2\r\nConnection: close"
+    same = _answer(replay, head + twice + b"\r\n\r\n{}")
+    assert b"Content-Length header" not in same  # the same length twice is one length
+
+
 # --- text chosen when it is shown, not at import --------------------------------------------------
 
 
