@@ -245,3 +245,26 @@ def test_a_body_announced_over_the_limit_is_refused_before_it_is_read(replay: Re
     head, _, body = answer.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 413 "), answer
     assert json.loads(body)["error"]["code"] == "body_too_large"
+
+
+# --- JSON files: NaN and Infinity are not JSON ----------------------------------------------------
+
+
+@pytest.mark.parametrize("number", [float("nan"), float("inf"), -float("inf")])
+def test_a_cassette_with_nan_or_infinity_is_refused_and_nothing_is_written(
+    tmp_path: Path, number: float
+) -> None:
+    """A broken upstream's `NaN` parses in Python; written out it would make the cassette a file
+    that JSON readers elsewhere refuse (found by this review: the writer had no allow_nan=False)."""
+    from test_replay_fixtures import cassette
+
+    from helpers.replay import save_cassette
+
+    data = cassette(interactions(), "lesson")
+    data["interactions"][0]["response"]["body"]["score"] = number
+    with pytest.raises(ValueError):
+        save_cassette(tmp_path / "lesson.json", data)
+    assert list(tmp_path.iterdir()) == []
+    data["interactions"][0]["response"]["body"]["score"] = 0.5
+    text = save_cassette(tmp_path / "lesson.json", data).read_text(encoding="utf-8")
+    json.loads(text, parse_constant=lambda name: pytest.fail(f"{name} in the file"))
