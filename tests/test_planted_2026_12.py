@@ -1,6 +1,7 @@
-"""Regression tests for bugs a reviewer planted (2026-12-02, issue 33's "12 of 12 planted changes
-are caught"): each test here failed with one planted change that the rest of the suite let
-through. The table of plants is in docs/notes.md (session 5, branch h-plant)."""
+"""Regression tests from a reviewer's planted bugs (2026-12-02, issue 33's "12 of 12 planted
+changes are caught"): for the plants the rest of the suite let through, neighbouring spellings of
+them, and two defects the planting found in the code (two Content-Length headers, NaN in a
+cassette). The table of plants is in docs/notes.md (session 5, branch h-plant)."""
 
 from __future__ import annotations
 
