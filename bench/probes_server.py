@@ -198,9 +198,13 @@ class TracebackLog(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         if record.exc_info and record.levelno >= logging.WARNING:
             exc = record.exc_info[1]
-            if isinstance(exc, UnicodeEncodeError) and "not written" in record.getMessage():
+            nan = isinstance(exc, ValueError) and "not JSON compliant" in str(exc)
+            if (
+                isinstance(exc, UnicodeEncodeError) or nan
+            ) and "not written" in record.getMessage():
                 # documented: a request holding a lone surrogate cannot be stored as UTF-8 (and
-                # replay refuses it with a 400); the answer is relayed, the log says why
+                # replay refuses it with a 400), nor one holding NaN or Infinity as JSON; the
+                # answer is relayed, the log says why
                 return
             self.found.append(f"{record.getMessage()}: {type(exc).__name__}: {exc}"[:300])
 

@@ -188,11 +188,12 @@ def load_cassettes(source: str | Path | Iterable[str | Path]) -> list[Cassette]:
 
 
 def dump_cassette(data: dict[str, Any]) -> str:
-    """A cassette's canonical text: 2-space indent, UTF-8 and key order kept, final newline."""
+    """A cassette's canonical text: 2-space indent, UTF-8 and key order kept, final newline
+    (NaN and Infinity raise ValueError: JSON has no such numbers)."""
     meta = data.get("meta") if isinstance(data, dict) else None
     name = meta.get("notebook") if isinstance(meta, dict) else None
     validate_cassette(data, str(name or "cassette"))
-    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    return json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
 
 
 def save_cassette(path: str | Path, data: dict[str, Any]) -> Path:

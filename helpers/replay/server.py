@@ -267,12 +267,12 @@ class JsonHandler(BaseHTTPRequestHandler):
         if self.headers.get("Transfer-Encoding"):
             self.close_connection = True
             raise ApiError(400, "Chunked request bodies are not supported: send Content-Length.")
-        text = (self.headers.get("Content-Length") or "0").strip()
-        if (
-            not text.isdigit() or not text.isascii()
-        ):  # "-5", "+5", "5.0", "٥": the body's end unknown
+        values = {v.strip() for v in self.headers.get_all("Content-Length") or ["0"]}
+        text = min(values)
+        # "-5", "+5", "5.0", "²", or two different lengths: the body's end is unknown
+        if len(values) > 1 or not text.isdigit() or not text.isascii():
             self.close_connection = True
-            raise ApiError(400, "Invalid Content-Length header: a non-negative whole number.")
+            raise ApiError(400, "Invalid Content-Length header: one non-negative whole number.")
         length = int(text)
         if length > MAX_BODY:
             self.close_connection = True  # the body is not read: the connection is out of step
