@@ -645,9 +645,12 @@ def test_slow_clients_hold_a_bounded_number_of_threads_for_a_bounded_time(
     with ReplayServer(tmp_path) as running:
         address = ("127.0.0.1", int(running.url.rsplit(":", 1)[1]))
         slow = [socket.create_connection(address, timeout=5) for _ in range(20)]
-        started, peak, closed = time.monotonic(), 0, set()
+        peak, closed = 0, set()
+        # One byte a step: the whole request would take 4,600 steps, so a connection closed
+        # within the loop was cut off by the server's deadline, whatever the machine's speed
+        # (no wall-clock assertion: under load the steps stretch, the count does not).
         request = b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n" * 100
-        for step in range(200):  # at most 20 s
+        for step in range(400):  # 40 s at most on a quiet machine
             peak = max(peak, _handler_threads())
             for i, conn in enumerate(slow):
                 if i in closed:
@@ -659,10 +662,9 @@ def test_slow_clients_hold_a_bounded_number_of_threads_for_a_bounded_time(
             if len(closed) == len(slow):
                 break
             time.sleep(0.1)
-        cut_after = time.monotonic() - started
         answer = requests.get(f"{running.url}/v1/models", timeout=10)
         for conn in slow:
             conn.close()
-    assert len(closed) == 20 and peak <= 4, (closed, peak)
-    assert cut_after < 15  # 20 clients, 4 at a time, 0.5 s each: a few seconds even under load
+    assert len(closed) == 20, f"{20 - len(closed)} slow clients were never cut off"
+    assert peak <= 4, f"{peak} handler threads at once, the limit is 4"
     assert answer.status_code == 200
