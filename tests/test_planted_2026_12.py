@@ -23,7 +23,6 @@ from test_replay_fixtures import (
     fake_upstream,
     interactions,
     reply_json,
-    write_cassette,
 )
 
 from helpers.replay import LiveSettingsError, RecordProxy, ReplayServer, connect, load_cassette
@@ -133,14 +132,6 @@ def test_a_client_leaving_before_a_json_answer_still_gets_it_recorded(tmp_path: 
 # --- HTTP: a Content-Length in digits that are not ASCII ----------------------------------------
 
 
-@pytest.fixture(scope="module")
-def replay(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReplayServer]:
-    folder = tmp_path_factory.mktemp("cassettes")
-    write_cassette(folder, "lesson", interactions())
-    with ReplayServer(folder) as running:
-        yield running
-
-
 def _answer(server: ReplayServer, data: bytes) -> bytes:
     """Send raw bytes, read until the server closes the connection (a close with bytes it did
     not read arrives as a reset, after the answer)."""
@@ -156,12 +147,12 @@ def _answer(server: ReplayServer, data: bytes) -> bytes:
 
 @pytest.mark.parametrize("length", [b"\xb2", b"\xb9", b"1\xb3"])  # "²", "¹", "1³" in Latin-1
 def test_a_content_length_in_superscript_digits_is_a_400_naming_the_header(
-    replay: ReplayServer, length: bytes
+    server: ReplayServer, length: bytes
 ) -> None:
     """`"²".isdigit()` is True in Python, but `int("²")` fails: such a header must be refused as
     an invalid Content-Length, not crash the handler."""
     answer = _answer(
-        replay,
+        server,
         b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
         b"Content-Length: " + length + b"\r\n\r\n",
     )
@@ -171,20 +162,20 @@ def test_a_content_length_in_superscript_digits_is_a_400_naming_the_header(
 
 
 def test_two_different_content_lengths_are_a_400_and_nothing_after_them_is_read(
-    replay: ReplayServer,
+    server: ReplayServer,
 ) -> None:
     """With `Content-Length: 2` and `Content-Length: 40`, reading the first took the rest of the
     body as a second request on the same connection (found by this review; RFC 9112 6.3)."""
     hidden = b"GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n"
     head = b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
     lengths = b"Content-Length: 2\r\nContent-Length: " + str(2 + len(hidden)).encode()
-    answer = _answer(replay, head + lengths + b"\r\n\r\n{}" + hidden)
+    answer = _answer(server, head + lengths + b"\r\n\r\n{}" + hidden)
     assert answer.count(b"HTTP/1.1 ") == 1, answer
     status, _, body = answer.partition(b"\r\n\r\n")
     assert status.startswith(b"HTTP/1.1 400 ")
     assert "Content-Length" in json.loads(body)["error"]["message"]
     twice = b"Content-Length: 2\r\nContent-Length: 2\r\nConnection: close"
-    same = _answer(replay, head + twice + b"\r\n\r\n{}")
+    same = _answer(server, head + twice + b"\r\n\r\n{}")
     assert b"Content-Length header" not in same  # the same length twice is one length
 
 
@@ -239,13 +230,13 @@ def test_hub_offline_gives_back_both_the_variable_and_the_hub_constant(
     assert os.environ.get("HF_HUB_OFFLINE") == before
 
 
-def test_a_body_announced_over_the_limit_is_refused_before_it_is_read(replay: ReplayServer) -> None:
+def test_a_body_announced_over_the_limit_is_refused_before_it_is_read(server: ReplayServer) -> None:
     """A Content-Length over MAX_BODY is a 413 at once, and the connection closes (the body was
     not read, so the connection is out of step): nothing waits for 64 MB to arrive."""
     from helpers.replay.server import MAX_BODY
 
     answer = _answer(
-        replay,
+        server,
         b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
         + f"Content-Length: {MAX_BODY + 1}\r\n\r\n".encode(),
     )
