@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -26,15 +27,22 @@ ROOT = Path(__file__).resolve().parent.parent
 SPIN = "while True: pass"
 
 
-def suite(log: Path, pytest: Path, extra: list[str]) -> tuple[int, float, str]:
-    """One run of `pytest` (the README's command) in this checkout: exit code, wall seconds, and
-    pytest's summary line."""
-    start = time.monotonic()
+def cpu_seconds() -> float:
+    """User + system CPU of every child process ended so far (pytest, its workers, kernels and
+    servers: each is waited for by its parent)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def suite(log: Path, pytest: Path, extra: list[str]) -> tuple[int, float, float, str]:
+    """One run of `pytest` (the README's command) in this checkout: exit code, wall seconds, CPU
+    seconds, and pytest's summary line."""
+    start, cpu = time.monotonic(), cpu_seconds()
     with log.open("w", encoding="utf-8") as out:
         code = subprocess.call([str(pytest), *extra], cwd=ROOT, stdout=out, stderr=out)
     seconds = time.monotonic() - start
     lines = [line for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return code, seconds, (lines[-1] if lines else "(no output)")
+    return code, seconds, cpu_seconds() - cpu, (lines[-1] if lines else "(no output)")
 
 
 def main() -> int:
@@ -50,8 +58,13 @@ def main() -> int:
     print(f"{os.cpu_count()} cores; load: {args.busy} x `{SPIN}` at nice 0", flush=True)
 
     if args.quiet_seconds is None:
-        code, quiet, last = suite(args.log_dir / "quiet.txt", pytest, args.pytest_args)
-        print(f"quiet : exit {code}, {quiet:6.0f} s   {last}", flush=True)
+        code, quiet, cpu, last = suite(args.log_dir / "quiet.txt", pytest, args.pytest_args)
+        # CPU / wall: how many cores the suite keeps busy alone. Beside busy loops that take
+        # every core it gets about its fair share of them, so this bounds the loaded ratio.
+        print(
+            f"quiet : exit {code}, {quiet:6.0f} s, {cpu / quiet:4.2f} cores busy   {last}",
+            flush=True,
+        )
         if code != 0:
             print("the quiet run failed: fix that first")
             return 1
@@ -65,7 +78,7 @@ def main() -> int:
         spinners = [subprocess.Popen([sys.executable, "-c", SPIN]) for _ in range(args.busy)]
         try:
             log = args.log_dir / f"run{run:02d}.txt"
-            code, seconds, last = suite(log, pytest, args.pytest_args)
+            code, seconds, cpu, last = suite(log, pytest, args.pytest_args)
         finally:
             for spinner in spinners:
                 spinner.kill()
@@ -73,7 +86,8 @@ def main() -> int:
         failed += code != 0
         worst = max(worst, seconds / quiet)
         print(
-            f"run {run:2d}: exit {code}, {seconds:6.0f} s, {seconds / quiet:4.2f}x quiet   {last}",
+            f"run {run:2d}: exit {code}, {seconds:6.0f} s, {seconds / quiet:4.2f}x quiet, "
+            f"{cpu / seconds:4.2f} cores for the suite   {last}",
             flush=True,
         )
     print(f"{args.runs - failed} of {args.runs} loaded runs passed; the slowest {worst:.2f}x quiet")
