@@ -1179,6 +1179,7 @@ def run_exercise(
                 "traceback": [f"CellTimeoutError: interrupted after {cell_timeout:g} s"],
             },
             timeout_func=limit,
+            startup_timeout=240,  # a kernel's start on a busy machine (nbclient's default: 60 s)
             resources={"metadata": {"path": str(work)}},
             on_cell_executed=executed,
         )

@@ -290,6 +290,7 @@ def execute(nb: nbformat.NotebookNode, folder: Path) -> nbformat.NotebookNode:
         client = NotebookClient(
             nb,
             timeout=120,
+            startup_timeout=240,  # a kernel start on a busy machine (default: 60 s)
             kernel_name="python3",
             allow_errors=False,
             resources={"metadata": {"path": str(folder)}},

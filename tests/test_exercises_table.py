@@ -2970,6 +2970,41 @@ def test_an_endless_loop_is_stopped(capsys) -> None:
     assert "did not finish within" in out and "не завершилась за" in out, out
 
 
+def test_the_time_bound_counts_cpu_time_so_a_busy_machine_does_not_cut_a_correct_function() -> None:
+    """A function that computes is cut after its CPU seconds, one that waits after the wall
+    seconds; waiting less than that is not computing (a loaded machine makes a correct function
+    wait its turn, and must not turn its "Correct!" into "did not finish")."""
+    import time
+
+    from helpers.exercises._verdict import _TooSlow, time_bound
+
+    with time_bound(0.2, wait=5):
+        time.sleep(0.5)  # 0.5 s of wall time, almost no CPU: not cut
+    with pytest.raises(_TooSlow) as slow:
+        with time_bound(5, wait=0.3):
+            time.sleep(3)
+    assert slow.value.args == (0.3, "wall")
+    with pytest.raises(_TooSlow) as slow:
+        with time_bound(0.3, wait=30):
+            while True:
+                pass
+    assert slow.value.args == (0.3, "cpu")
+
+
+def test_a_function_that_waits_forever_gets_its_own_hint(capsys, monkeypatch) -> None:
+    import time
+
+    from helpers.exercises import _verdict
+
+    monkeypatch.setattr(_verdict, "STUDENT_WAIT_SECONDS", 0.3)
+
+    def waits(call_id):
+        time.sleep(60)
+
+    out = verdict_of(capsys, n04.check_name_from_id, waits)
+    assert "still waiting after 0.3 s" in out and "всё ещё ждала через 0.3 с" in out, out
+
+
 def test_the_time_bound_puts_an_outer_timer_back() -> None:
     """pytest-timeout (signal method) runs a timer of its own: the check's bound must still stop an
     endless function (the test above) and must give the outer timer back with its time left."""

@@ -635,6 +635,10 @@ def test_the_marks_sheet_has_a_row_per_student_and_counts_missing_lessons(tmp_pa
 VERDICT_FILE = REPO_ROOT / "helpers" / "exercises" / "_verdict.py"
 PTH = [Path(p) / "zz_grader_cheat.pth" for p in site.getsitepackages()]
 
+# The class fixture below grades 30-odd notebooks in kernels (about a minute on a quiet machine);
+# beside two busy cores it took more than pytest-timeout's 300 s, so this file's ceiling is 900 s.
+pytestmark = pytest.mark.timeout(900)
+
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):

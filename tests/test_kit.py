@@ -136,6 +136,7 @@ def test_a_lesson_runs_from_the_unpacked_zip(kit, tmp_path, monkeypatch):
     NotebookClient(
         nb,
         timeout=120,
+        startup_timeout=240,  # a kernel start on a busy machine (default: 60 s)
         kernel_name="python3",
         allow_errors=True,
         resources={"metadata": {"path": str(path.parent)}},

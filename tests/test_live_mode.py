@@ -127,6 +127,7 @@ def execute(path: Path) -> nbformat.NotebookNode:
     client = NotebookClient(
         nb,
         timeout=120,
+        startup_timeout=240,  # a kernel start on a busy machine (default: 60 s)
         kernel_name="python3",
         allow_errors=True,
         resources={"metadata": {"path": str(path.parent)}},

@@ -237,7 +237,7 @@ def test_wheelhouse_installs_offline_into_a_fresh_venv_and_a_lesson_runs(tmp_pat
             path = Path(sys.argv[1])
             nb = nbformat.read(path, as_version=4)
             NotebookClient(
-                nb, timeout=120, kernel_name="python3",
+                nb, timeout=120, startup_timeout=240, kernel_name="python3",
                 resources={"metadata": {"path": str(path.parent)}},
             ).execute()
             shown = "".join(

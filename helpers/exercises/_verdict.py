@@ -176,14 +176,22 @@ def call_student(
     names the input, in both languages, on which the function failed."""
     a_function(fn)
     try:
-        with time_bound(STUDENT_SECONDS):
+        with time_bound(STUDENT_SECONDS, STUDENT_WAIT_SECONDS):
             return fn(*args)
-    except _TooSlow:
+    except _TooSlow as slow:
+        limit, what = slow.args
         where_en, where_ru = (f" on {case[0]}", f" на входе «{case[1]}»") if case else ("", "")
+        if what == "wall":
+            raise NotYet(
+                f"your function was still waiting after {limit:g} s{where_en}: look for a "
+                "sleep, an input() or a request that never returns.",
+                f"ваша функция всё ещё ждала через {limit:g} с{where_ru}: поищите sleep, "
+                "input() или запрос, который не возвращается.",
+            ) from None
         raise NotYet(
-            f"your function did not finish within {STUDENT_SECONDS:g} s{where_en}: look for a "
+            f"your function did not finish within {limit:g} s{where_en}: look for a "
             "loop that never ends.",
-            f"ваша функция не завершилась за {STUDENT_SECONDS:g} с{where_ru}: поищите цикл, "
+            f"ваша функция не завершилась за {limit:g} с{where_ru}: поищите цикл, "
             "который не заканчивается.",
         ) from None
     except (Exception, SystemExit) as exc:  # the learner's bug is the news, not a crash
@@ -387,7 +395,10 @@ def weather_call(call_id: str, city: str) -> dict[str, Any]:
 # or `__repr__` may raise or lie): `plain` copies the value into Python's own JSON types through
 # the base classes' methods, refusing any other type by name, and bounds its size and depth.
 
-STUDENT_SECONDS = 2.0  # one call of the learner's function; an endless loop ends here
+STUDENT_SECONDS = (
+    2.0  # CPU seconds for one call of the learner's function: an endless loop ends here
+)
+STUDENT_WAIT_SECONDS = 30.0  # wall seconds: a function that waits (sleep, input(), a request)
 MAX_TEXT = 20_000  # characters of all the strings of one answer
 MAX_ITEMS = 2_000  # lists' items and dicts' keys of one answer
 MAX_DEPTH = 20
@@ -399,34 +410,49 @@ BATTERIES: dict[str, int] = {}  # the function's name -> the cases it was run on
 
 class _TooSlow(BaseException):
     """The learner's function ran past its time (a BaseException: `except Exception` in the
-    learner's code does not swallow it)."""
+    learner's code does not swallow it); `args[0]` is the limit it ran past, `args[1]` its kind
+    ("cpu" or "wall")."""
 
 
 @contextmanager
-def time_bound(seconds: float) -> Iterator[None]:
-    """Raise `_TooSlow` in the block after `seconds` (main thread with SIGALRM only; elsewhere
-    no bound). A timer already running (pytest-timeout's) is put back afterwards with the time it
-    had left, and left alone when it would fire first."""
-    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-    outer_left, outer_interval = signal.getitimer(signal.ITIMER_REAL) if usable else (0.0, 0.0)
-    if not usable or 0 < outer_left <= seconds:
+def time_bound(seconds: float, wait: float = STUDENT_WAIT_SECONDS) -> Iterator[None]:
+    """Raise `_TooSlow` in the block after `seconds` of this process's CPU time (ITIMER_PROF: on a
+    busy machine a correct function is not cut short for waiting its turn) or `wait` seconds of
+    wall time (a function that sleeps or blocks). Main thread with setitimer only; elsewhere no
+    bound. A wall timer already running (pytest-timeout's) is put back afterwards with the time
+    it had left, and left alone when it would fire first."""
+    if (
+        not hasattr(signal, "setitimer")
+        or threading.current_thread() is not threading.main_thread()
+    ):
         yield
         return
+    outer_left, outer_interval = signal.getitimer(signal.ITIMER_REAL)
+    wall = not 0 < outer_left <= wait
 
-    def alarm(signum: int, frame: Any) -> None:
-        raise _TooSlow
+    def past(limit: float, what: str) -> Callable[[int, Any], None]:
+        def handler(signum: int, frame: Any) -> None:
+            raise _TooSlow(limit, what)
+
+        return handler
 
     started = time.monotonic()
-    previous = signal.signal(signal.SIGALRM, alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    previous_prof = signal.signal(signal.SIGPROF, past(seconds, "cpu"))
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    if wall:
+        previous_alarm = signal.signal(signal.SIGALRM, past(wait, "wall"))
+        signal.setitimer(signal.ITIMER_REAL, wait)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-        if outer_left > 0:
-            left = outer_left - (time.monotonic() - started)
-            signal.setitimer(signal.ITIMER_REAL, max(left, 0.001), outer_interval)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous_prof)
+        if wall:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous_alarm)
+            if outer_left > 0:
+                left = outer_left - (time.monotonic() - started)
+                signal.setitimer(signal.ITIMER_REAL, max(left, 0.001), outer_interval)
 
 
 class NotPlain(Exception):
