@@ -1,7 +1,7 @@
 """Grade a folder of submitted notebooks in replay mode: a CSV of verdicts and a sheet of marks.
 
     python -m helpers.grade submissions/ --out grades.csv [--weights weights.csv]
-        [--marks marks.csv] [--timeout 600] [--cell-timeout 60] [--jobs 2] [--executed run/]
+        [--marks marks.csv] [--timeout 600] [--cell-timeout 180] [--jobs 2] [--executed run/]
 
 The grader, not the student, holds the checks. For each submission and each exercise it starts a
 fresh kernel that runs the answer key's own setup cells (from the grader's copy of the lesson),
@@ -74,7 +74,7 @@ from helpers.paths import NOTEBOOKS_DIR, REPO_ROOT
 
 PASSED, NOT_YET, ERROR, MISSING, COPIED = "passed", "not yet", "error", "missing", "key copied"
 DEFAULT_TIMEOUT = 600
-DEFAULT_CELL_TIMEOUT = 60
+DEFAULT_CELL_TIMEOUT = 180  # honest setup cells took more than 60 s beside two busy cores
 # The only variables a student's kernel inherits (plus LC_*): what Python, Jupyter and the OS
 # need to start. Keys, tokens, cloud credentials and proxies are never on the list.
 ALLOWED_ENV = frozenset(
