@@ -25,6 +25,9 @@ SOLUTION_SENTENCE = re.compile(
 # (`python -m ipykernel install --sys-prefix --name toolcall-series`, or `--user` on a JupyterHub),
 # so a hub opens each notebook in it instead of its default kernel without the packages.
 STUDENT_KERNEL = "toolcall-series"
+# Seconds the grader, nbbuild, the tests and nbval (pyproject.toml, compared by a test) wait for a
+# kernel to start: nbclient's 60 s was too short beside two busy cores.
+KERNEL_START_SECONDS = 240
 STUDENT_NOTE = {
     "en": "*Student edition: the reference solutions are not included; your teacher has them.*",
     "ru": "*Версия для студентов: эталонных решений здесь нет, они есть у преподавателя.*",

@@ -68,7 +68,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from helpers.edition import is_solution, student_notebook
+from helpers.edition import KERNEL_START_SECONDS, is_solution, student_notebook
 from helpers.lessons import CHECK_CALL
 from helpers.paths import NOTEBOOKS_DIR, REPO_ROOT
 
@@ -1179,7 +1179,7 @@ def run_exercise(
                 "traceback": [f"CellTimeoutError: interrupted after {cell_timeout:g} s"],
             },
             timeout_func=limit,
-            startup_timeout=240,  # a kernel's start on a busy machine (nbclient's default: 60 s)
+            startup_timeout=KERNEL_START_SECONDS,
             resources={"metadata": {"path": str(work)}},
             on_cell_executed=executed,
         )

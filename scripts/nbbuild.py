@@ -31,7 +31,7 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this checkout first (a shared venv)
 
-from helpers.edition import STUDENT_KERNEL, student_notebook  # noqa: E402, F401  (re-exported)
+from helpers.edition import KERNEL_START_SECONDS, STUDENT_KERNEL, student_notebook  # noqa: E402, F401  (re-exported)
 from helpers.edition import is_solution as _is_hidden  # noqa: E402, F401  (the tests' old name)
 from helpers.lessons import lesson_names  # noqa: E402
 
@@ -290,7 +290,7 @@ def execute(nb: nbformat.NotebookNode, folder: Path) -> nbformat.NotebookNode:
         client = NotebookClient(
             nb,
             timeout=120,
-            startup_timeout=240,  # a kernel start on a busy machine (default: 60 s)
+            startup_timeout=KERNEL_START_SECONDS,
             kernel_name="python3",
             allow_errors=False,
             resources={"metadata": {"path": str(folder)}},

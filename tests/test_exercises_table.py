@@ -1220,15 +1220,15 @@ WRONG: list[Row] = [
     row(
         n00.check_reading,
         _read_completion_tokens,
-        "usage.completion_tokens",
-        "только часть счёта",
+        "total_tokens=16>, total_tokens 1 is usage.completion_tokens",
+        "total_tokens=16> total_tokens 1 — это usage.completion_tokens",
         "00-3 completion tokens",
     ),
     row(
         n00.check_reading,
         _read_float_tokens,
-        "16.0, a float",
-        "16.0, это float",
+        "total_tokens=16>, total_tokens is 16.0, a float",
+        "total_tokens=16> total_tokens равно 16.0, это float",
         "00-3 a float count",
     ),
     row(

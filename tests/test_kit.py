@@ -14,6 +14,7 @@ import nbformat
 import pytest
 import scripts_support
 
+from helpers.edition import KERNEL_START_SECONDS
 from helpers.grade import exercises_of
 from helpers.lessons import lesson_names
 
@@ -136,7 +137,7 @@ def test_a_lesson_runs_from_the_unpacked_zip(kit, tmp_path, monkeypatch):
     NotebookClient(
         nb,
         timeout=120,
-        startup_timeout=240,  # a kernel start on a busy machine (default: 60 s)
+        startup_timeout=KERNEL_START_SECONDS,
         kernel_name="python3",
         allow_errors=True,
         resources={"metadata": {"path": str(path.parent)}},

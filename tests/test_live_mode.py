@@ -33,6 +33,7 @@ import scripts_support
 from strict_standin import K3_MODEL, MOONSHOT_MODEL, QWEN35_MODEL, StrictStandIn
 
 from helpers.catalog import MODEL_NAMES, PROVIDERS
+from helpers.edition import KERNEL_START_SECONDS
 from helpers.lessons import lesson_names
 from helpers.paths import NOTEBOOKS_DIR, REPO_ROOT
 
@@ -127,7 +128,7 @@ def execute(path: Path) -> nbformat.NotebookNode:
     client = NotebookClient(
         nb,
         timeout=120,
-        startup_timeout=240,  # a kernel start on a busy machine (default: 60 s)
+        startup_timeout=KERNEL_START_SECONDS,
         kernel_name="python3",
         allow_errors=True,
         resources={"metadata": {"path": str(path.parent)}},

@@ -4,6 +4,7 @@ developer's shell exports; kernels on Unix sockets, not on TCP ports that anothe
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import uuid
@@ -75,3 +76,13 @@ def test_a_kernel_test_under_a_polluted_environment_stays_in_replay_with_no_key(
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert "1 passed" in done.stdout
     assert "LEAK" not in done.stdout + done.stderr
+
+
+def test_nbval_waits_for_a_kernel_as_long_as_the_other_kernel_launchers() -> None:
+    """pyproject.toml cannot import the constant the grader, nbbuild and the tests share, so this
+    compares them: a kernel start bound changed in one place only would fail here."""
+    from helpers.edition import KERNEL_START_SECONDS
+
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")  # tomllib is 3.11+, we run 3.10
+    bounds = re.findall(r"--nbval-kernel-startup-timeout=(\d+)", text)
+    assert bounds == [str(KERNEL_START_SECONDS)], bounds

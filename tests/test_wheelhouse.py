@@ -29,6 +29,8 @@ from pathlib import Path
 import pytest
 import scripts_support
 
+from helpers.edition import KERNEL_START_SECONDS
+
 wheelhouse = scripts_support.script("wheelhouse")
 ROOT = wheelhouse.ROOT
 DEAD = "http://127.0.0.1:9"
@@ -237,7 +239,7 @@ def test_wheelhouse_installs_offline_into_a_fresh_venv_and_a_lesson_runs(tmp_pat
             path = Path(sys.argv[1])
             nb = nbformat.read(path, as_version=4)
             NotebookClient(
-                nb, timeout=120, startup_timeout=240, kernel_name="python3",
+                nb, timeout=120, startup_timeout=STARTUP, kernel_name="python3",
                 resources={"metadata": {"path": str(path.parent)}},
             ).execute()
             shown = "".join(
@@ -247,7 +249,7 @@ def test_wheelhouse_installs_offline_into_a_fresh_venv_and_a_lesson_runs(tmp_pat
             )
             print("**replay** mode" in shown)  # the setup cell's line
             """
-        ),
+        ).replace("STARTUP", str(KERNEL_START_SECONDS)),
         encoding="utf-8",
     )
     installed = _offline(

@@ -446,7 +446,7 @@ def check_reading(read_reply: Any) -> None:
         if strict_equal(got[key], expected[key]):
             continue
         if key == "total_tokens":
-            _tokens_hint(got[key], reply_of(STEP_4).usage)
+            _tokens_hint(got[key], reply_of(STEP_4).usage, shown(STEP_4))
         raise NotYet(
             f"on step 4's recorded reply {shown(STEP_4)}, {key} should be "
             f"{shorten(expected[key])}, got {shorten(got[key])}: {key} is {where_en}.",
@@ -470,20 +470,20 @@ def check_reading(read_reply: Any) -> None:
     )
 
 
-def _tokens_hint(got: Any, usage: Any) -> None:
+def _tokens_hint(got: Any, usage: Any, reply: str) -> None:
     """NotYet for a token count that is a part of the total, or not a whole number."""
     if isinstance(got, float) and got == usage.total_tokens:
         raise NotYet(
-            f"total_tokens is {got!r}, a float: a token count is a whole number (int), as the "
-            "reply holds it.",
-            f"total_tokens равно {got!r}, это float: число токенов целое (int), как в самом "
-            "ответе.",
+            f"on step 4's recorded reply {reply}, total_tokens is {got!r}, a float: a token "
+            "count is a whole number (int), as the reply holds it.",
+            f"на записанном ответе шага 4 {reply} total_tokens равно {got!r}, это float: число "
+            "токенов целое (int), как в самом ответе.",
         )
     for field in ("completion_tokens", "prompt_tokens"):
         if strict_equal(got, getattr(usage, field)):
             raise NotYet(
-                f"total_tokens {got!r} is usage.{field}, one part of the count; the total "
-                "counts the prompt and the answer together.",
-                f"total_tokens {got!r} — это usage.{field}, только часть счёта; общее число "
-                "считает запрос и ответ вместе.",
+                f"on step 4's recorded reply {reply}, total_tokens {got!r} is usage.{field}, "
+                "one part of the count; the total counts the prompt and the answer together.",
+                f"на записанном ответе шага 4 {reply} total_tokens {got!r} — это "
+                f"usage.{field}, только часть счёта; общее число считает запрос и ответ вместе.",
             )
