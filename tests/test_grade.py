@@ -926,9 +926,11 @@ def test_an_endless_loop_is_interrupted_and_the_other_exercises_are_graded(endle
 def test_the_executed_copy_shows_the_grader_s_outputs_and_no_secrets(endless):
     _, nb = endless
     spy = next(c for c in nb.cells if c.cell_type == "code" and c.source.startswith("import os"))
-    assert spy.outputs[0]["text"] == "[] replay\n"
+    # a busy kernel may send one print as several stream messages: read them together
+    printed = "".join(o["text"] for o in spy.outputs if o.get("name") == "stdout")
+    assert printed == "[] replay\n", spy.outputs
     check = _check_cell(nb, "01-check_schema")
-    assert check.outputs[0]["text"].startswith("Not yet:")
+    assert "".join(o.get("text", "") for o in check.outputs).startswith("Not yet:")
     outputs = [o for c in nb.cells for o in c.get("outputs", [])]
     assert outputs and not any(STATE_MIME in o.get("data", {}) for o in outputs)
 
