@@ -69,7 +69,7 @@ from pathlib import Path
 from typing import Any
 
 from helpers.edition import KERNEL_START_SECONDS, is_solution, student_notebook
-from helpers.lessons import CHECK_CALL
+from helpers.lessons import CHECK_CALL, lesson_names
 from helpers.paths import NOTEBOOKS_DIR, REPO_ROOT
 
 PASSED, NOT_YET, ERROR, MISSING, COPIED = "passed", "not yet", "error", "missing", "key copied"
@@ -92,6 +92,8 @@ GRADING_INTERNALS = re.compile(
     r"LLM_GRADE_LOG|_verdict\b|\bRECORDED\b|Verdict\(|_grader_|helpers[/\\\\]exercises|"
     r"site-packages|\.pth\b|(?:site|user)customize|kernel\.json|toolcall-grader"
 )
+# A folder per lesson (`02`, `02_sync_loop`, `lesson 02`, `урок_02`): not a student's name.
+LESSON_FOLDER = re.compile(r"^(?:lesson|урок)?[-_ ]?\d\d(?:[-_ ]\w+)*$", re.IGNORECASE)
 COPY_SUFFIX = re.compile(r"\s*\(\d+\)$|[-_ ]copy\d*$", re.IGNORECASE)
 # A starter changed in at most this many lines is a fix (which may well equal the key), not a
 # pasted reference solution.
@@ -211,14 +213,16 @@ def language_of(nb: Any) -> str:
 
 
 def student_of(relative: Path) -> str:
-    """The student a submission belongs to: its first folder, else its file name without the
-    lesson's name (`ivanova_02_sync_loop.ipynb`, `02_sync_loop-ivanova (1).ipynb` -> `ivanova`)."""
-    if len(relative.parts) > 1:
-        return relative.parts[0]
+    """The student a submission belongs to, in lower case: its first folder that is not named
+    after a lesson (`02/`, `lesson_02/`), else its file name without the lesson's name
+    (`Ivanova_02_sync_loop.ipynb`, `02_sync_loop-ivanova (1).ipynb` -> `ivanova`)."""
+    folders = [part for part in relative.parts[:-1] if not LESSON_FOLDER.match(part)]
+    if folders:
+        return folders[0].casefold()
     stem = COPY_SUFFIX.sub("", relative.stem)
     left = re.sub(r"\d\d_[a-z0-9]+(?:_[a-z0-9]+)*", " ", stem, count=1)
     left = re.sub(r"(?:^|(?<=[-_ ]))\d\d(?=[-_ ]|$)", " ", left).strip(" _-.")
-    return left or stem
+    return (left or stem).casefold()
 
 
 # --- the teacher's key -----------------------------------------------------------------------
@@ -1318,6 +1322,14 @@ def _grade(
             result.review.append(f"cell {i + 1}: {', '.join(found)}")
     _compare_checks(code, sources, ref, result)
     hidden = sum(1 for c in code if _meta(c, "jupyter").get("source_hidden"))
+    # The key's own collapsed solution cells in the notebook: the key was handed in, so an answer
+    # equal to the key's is scored as copied. Without them equal text is only flagged: a short
+    # answer written the obvious way (lesson 00's three values, a four-line loop) is the key's.
+    the_key = any(
+        s in ref.solutions
+        for c, s in zip(code, sources, strict=True)
+        if _meta(c, "jupyter").get("source_hidden")
+    )
     fixes: set[str] = set()  # reference solutions reached by a small edit of a starter
     deadline = time.monotonic() + timeout
     notes = []
@@ -1335,10 +1347,12 @@ def _grade(
             for s in mine
             if s in exercise.solutions and _changed(exercise.starter, s) > SMALL_EDIT
         ]
-        if copied:
+        if copied and the_key:
             result.values[name], result.hints[name] = COPIED, "the reference solution, pasted"
             result.review.append(f"{name}: the key's reference solution pasted")
             continue
+        if copied:
+            result.review.append(f"{name}: the same text as the key's reference solution")
         untouched = result.attempted[name] == "no"
         outcome = _UNTOUCHED.get((lang, name)) if untouched else None
         if outcome is None:
@@ -1439,12 +1453,16 @@ def read_weights(path: Path | None) -> dict[str, float]:
     return weights
 
 
-def score(results: list[Result], weights: dict[str, float]) -> dict[str, tuple[float, float]]:
+def score(
+    results: list[Result], weights: dict[str, float], counted: list[str] | None = None
+) -> dict[str, tuple[float, float]]:
     """Set each result's score and maximum; return each student's total and maximum, counting
-    the best submission of each lesson once."""
+    the best submission of each lesson once (of the `counted` lessons only, when given)."""
     best = best_of(results, weights)
     totals: dict[str, tuple[float, float]] = {}
-    for (student, _), r in best.items():
+    for (student, lesson), r in best.items():
+        if counted is not None and lesson not in counted:
+            continue
         got, out_of = totals.get(student, (0.0, 0.0))
         totals[student] = (got + r.score, out_of + r.max_score)
     return totals
@@ -1487,11 +1505,16 @@ def _row(r: Result, lessons: list[str], total: tuple[float, float] | None) -> li
     return row
 
 
-def write_table(results: list[Result], out: Path, weights: dict[str, float] | None = None) -> None:
+def write_table(
+    results: list[Result],
+    out: Path,
+    weights: dict[str, float] | None = None,
+    counted: list[str] | None = None,
+) -> None:
     """One row per notebook: who, which lesson, how the run went, the flags, the marks, then
     three columns per exercise of any lesson seen (verdict, attempted, hint); blank = other
     lesson."""
-    totals = score(results, weights or {})
+    totals = score(results, weights or {}, counted)
     lessons = sorted({r.lesson for r in results if r.lesson})
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("w", newline="", encoding="utf-8") as handle:
@@ -1501,13 +1524,19 @@ def write_table(results: list[Result], out: Path, weights: dict[str, float] | No
             writer.writerow(_row(r, lessons, totals.get(r.student, (0.0, 0.0))))
 
 
-def write_marks(results: list[Result], out: Path, weights: dict[str, float] | None = None) -> None:
+def write_marks(
+    results: list[Result],
+    out: Path,
+    weights: dict[str, float] | None = None,
+    counted: list[str] | None = None,
+) -> None:
     """One row per student: the best score of each lesson of the class (blank: not handed in),
     the total and its maximum over every lesson of the class, the mark in per cent, and the
-    flags that need a look before the mark stands."""
+    flags that need a look before the mark stands. With `counted`, exactly those lessons make
+    the columns and the maximum, so one student's extra notebook changes nobody's mark."""
     weights = weights or {}
     best = best_of(results, weights)
-    lessons = sorted({r.lesson for r in results if r.lesson})
+    lessons = counted if counted is not None else sorted({r.lesson for r in results if r.lesson})
     most = {lesson: sum(weights.get(e, 1.0) for e in exercises_of(lesson)) for lesson in lessons}
     out_of = sum(most.values())
     students = sorted({r.student for r in results})
@@ -1523,7 +1552,9 @@ def write_marks(results: list[Result], out: Path, weights: dict[str, float] | No
                 f"{r.notebook}: {flag}"
                 for r in results
                 if r.student == student
-                for flag in ([r.run] if not r.run.startswith("ok") else []) + r.review
+                for flag in ([r.run] if not r.run.startswith("ok") else [])
+                + r.review
+                + ([f"lesson {r.lesson} not counted"] if r.lesson not in lessons else [])
             ]
             mark = 100 * total / out_of if out_of else 0.0
             writer.writerow(
@@ -1552,6 +1583,7 @@ def grade_folder(
     weights: dict[str, float] | None = None,
     cell_timeout: float = DEFAULT_CELL_TIMEOUT,
     marks: Path | None = None,
+    counted: list[str] | None = None,
 ) -> list[Result]:
     """Grade every `*.ipynb` under `folder`: rows go to `out` as notebooks finish, then `out` is
     rewritten in path order with the students' totals, and the marks sheet is written.
@@ -1584,9 +1616,23 @@ def grade_folder(
             futures = [pool.submit(grade, p) for p in paths]
             done = [future.result() for future in as_completed(futures)]
     results = sorted(done, key=lambda r: r.notebook)
-    write_table(results, out, weights or {})
-    write_marks(results, marks or marks_path(out), weights or {})
+    write_table(results, out, weights or {}, counted)
+    write_marks(results, marks or marks_path(out), weights or {}, counted)
     return results
+
+
+def read_lessons(text: str) -> list[str]:
+    """`--lessons 00-03` or `01,02,05`: the lessons the marks count, checked against the series."""
+    known = [name[:2] for name in lesson_names()]
+    chosen: set[str] = set()
+    for part in text.replace(" ", "").split(","):
+        first, _, last = part.partition("-")
+        if first not in known or (last and last not in known):
+            raise ValueError(
+                f"--lessons: {part!r} is not a lesson or a range ({known[0]}-{known[-1]})"
+            )
+        chosen.update(known[known.index(first) : known.index(last or first) + 1])
+    return sorted(chosen)
 
 
 def _peek_lesson(path: Path) -> str:
@@ -1645,6 +1691,10 @@ def main(argv: list[str] | None = None) -> None:
         help="notebooks graded at once, each exercise in its own kernel (default 1)",
     )
     parser.add_argument(
+        "--lessons",
+        help="the lessons the marks count, e.g. 00-03 or 01,02,05 (default: all handed in)",
+    )
+    parser.add_argument(
         "--executed",
         type=Path,
         help="also save each notebook with the grader's outputs in its answer and check cells",
@@ -1658,6 +1708,7 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"{args.folder} is not a folder")
     try:
         weights = read_weights(args.weights)
+        counted = read_lessons(args.lessons) if args.lessons else None
     except (OSError, ValueError) as exc:
         parser.error(str(exc))
     marks = args.marks or marks_path(args.out)
@@ -1670,6 +1721,7 @@ def main(argv: list[str] | None = None) -> None:
         weights,
         args.cell_timeout,
         marks,
+        counted,
     )
     print(f"wrote {args.out}: {len(results)} notebook(s); {marks}: the marks per student")
 

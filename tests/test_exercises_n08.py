@@ -29,6 +29,13 @@ def test_a_named_function_is_exactly_one_call_on_vllm(capsys):
     assert verdict_of(capsys, n08.check_one_call, capped).strip() == CORRECT
 
 
+def test_required_with_parallel_calls_off_is_one_call_on_vllm(capsys):
+    """Step 2's advice: a grammar forces a call, and vLLM keeps only the first one when
+    parallel_tool_calls is false (`maybe_filter_parallel_tool_calls`)."""
+    settings = {"tool_choice": "required", "parallel_tool_calls": False}
+    assert verdict_of(capsys, n08.check_one_call, settings).strip() == CORRECT
+
+
 @pytest.mark.parametrize(
     ("wrong", "hint"),
     [
@@ -36,7 +43,8 @@ def test_a_named_function_is_exactly_one_call_on_vllm(capsys):
         ({"tool_choice": "auto", "parallel_tool_calls": False}, "only cap"),
         ({}, '"auto"'),
         ({"tool_choice": "required"}, "at least one"),
-        ({"tool_choice": "required", "parallel_tool_calls": False}, "at least one"),
+        ({"tool_choice": "required", "parallel_tool_calls": "false"}, "takes a bool"),
+        ({"tool_choice": "required", "parallel_tool_calls": 0}, "takes a bool"),
         ({"tool_choice": "none"}, "forbids"),
         ({"tool_choice": "get_weather"}, "is not a value"),
         ({"tool_choice": {"function": {"name": "get_weather"}}}, '"type": "function"'),

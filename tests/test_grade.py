@@ -40,6 +40,7 @@ from helpers.grade import (
     lesson_of,
     marks_path,
     patching,
+    read_lessons,
     read_record,
     read_weights,
     reference,
@@ -415,8 +416,14 @@ def test_exercises_lesson_and_language_are_found_from_the_code():
         ("ivanova/homework/any.ipynb", "ivanova"),
         ("ivanova_01_tools_schema.ipynb", "ivanova"),
         ("01_tools_schema-petrov (1).ipynb", "petrov"),
-        ("Sidorov 01.ipynb", "Sidorov"),
+        ("Sidorov 01.ipynb", "sidorov"),  # one student however the name is capitalised
+        ("Ivanova/01_tools_schema.ipynb", "ivanova"),
         ("01_tools_schema.ipynb", "01_tools_schema"),
+        # a folder per lesson is not a student: the name comes from below it
+        ("02/ivanova_02_sync_loop.ipynb", "ivanova"),
+        ("02_sync_loop/petrov.ipynb", "petrov"),
+        ("lesson_03/Orlova/03_streaming.ipynb", "orlova"),
+        ("урок 01/смирнов_01_tools_schema.ipynb", "смирнов"),
     ],
 )
 def test_the_student_comes_from_the_folder_or_the_file_name(path, student):
@@ -630,6 +637,34 @@ def test_the_marks_sheet_has_a_row_per_student_and_counts_missing_lessons(tmp_pa
     assert marks_path(Path("out/grades.csv")) == Path("out/grades_marks.csv")
 
 
+def test_the_counted_lessons_fix_the_maximum_whatever_anyone_hands_in(tmp_path):
+    """Without --lessons one student's optional lesson 06 raised everyone's maximum."""
+    results = [
+        Result(
+            "ivanova/01.ipynb", "ivanova", "01", values=dict.fromkeys(exercises_of("01"), "passed")
+        ),
+        Result(
+            "petrov/01.ipynb", "petrov", "01", values=dict.fromkeys(exercises_of("01"), "passed")
+        ),
+        Result(
+            "petrov/06.ipynb", "petrov", "06", values=dict.fromkeys(exercises_of("06"), "passed")
+        ),
+    ]
+    out = tmp_path / "marks.csv"
+    write_marks(results, out, {}, read_lessons("01"))
+    rows = _table(out)
+    assert list(rows["ivanova"])[1:3] == ["lesson 01", "total"]
+    for student in ("ivanova", "petrov"):
+        assert (rows[student]["total"], rows[student]["max"]) == ("3", "3"), rows[student]
+    assert rows["petrov"]["needs_review"] == "petrov/06.ipynb: lesson 06 not counted"
+    write_marks(results, out, {})  # the default: every lesson handed in
+    assert (_table(out)["ivanova"]["max"], _table(out)["ivanova"]["mark_%"]) == ("6", "50.0")
+    assert read_lessons("00, 03,05-06") == ["00", "03", "05", "06"]
+    for wrong in ("1-3", "00-99", "ab", ""):
+        with pytest.raises(ValueError, match="--lessons"):
+            read_lessons(wrong)
+
+
 # --- a class graded in kernels ---------------------------------------------------------------
 
 VERDICT_FILE = REPO_ROOT / "helpers" / "exercises" / "_verdict.py"
@@ -670,6 +705,9 @@ def graded(tmp_path_factory):
     # changed, every kernel running then is run again alone, and the planter plants it again.
     _write(folder, "planter/01_tools_schema.ipynb", _with({"01-check_schema": PLANT_PTH}))
     _write(folder, "sidorova/01_tools_schema.ipynb", _with(honest, lang="ru"))
+    # The key's function word for word in a student edition (written so, or pasted)
+    same = reference("01", "en").exercises["01:check_typed_function"].solutions[0]
+    _write(folder, "orlova/01_tools_schema.ipynb", _with({"01-check_typed_function": same}))
     for student, exercise, source in IN_KERNEL:
         _write(folder, f"{student}/01_tools_schema.ipynb", _with({exercise: source}))
     _write(folder, "channel/01_tools_schema.ipynb", _with({"01-check_call_tool": PATCH_CHANNEL}))
@@ -756,6 +794,19 @@ def test_a_two_character_fix_is_not_called_the_key(graded):
     row = graded[0]["fixer/01_tools_schema.ipynb"]
     assert row["01:check_call_tool"] == "passed" and row["answer_key"] == "no"
     assert row["needs_review"] == "" and row["score"] == "1"
+
+
+def test_the_keys_text_in_a_student_edition_is_graded_and_flagged_not_zeroed(graded):
+    """Equal text is no proof: lesson 00's three values or a short loop are the key's when written
+    the obvious way. Only the key's own notebook (its collapsed solutions) scores 0."""
+    row = graded[0]["orlova/01_tools_schema.ipynb"]
+    assert row["01:check_typed_function"] == "passed" and row["score"] == "1"
+    assert row["answer_key"] == "yes: 1 of 3 reference solutions", row["answer_key"]
+    assert (
+        "01:check_typed_function: the same text as the key's reference solution"
+        in (row["needs_review"])
+    )
+    assert "pasted" not in row["needs_review"]
 
 
 def test_the_answer_key_as_it_is_scores_0_with_a_flag(graded):

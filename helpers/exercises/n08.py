@@ -47,21 +47,29 @@ def check_one_call(settings: Any) -> None:
             'выбор передаётся в tool_choice, а без него действует "auto".',
         )
     choice = settings.get("tool_choice", "auto")
+    capped = settings.get("parallel_tool_calls", True)
+    if not isinstance(capped, bool):
+        raise NotYet(
+            f"parallel_tool_calls is {capped!r}; it takes a bool, True or False.",
+            f"parallel_tool_calls равно {capped!r}; нужен bool, True или False.",
+        )
     if choice in ("auto", None):
         raise NotYet(
             'with "auto" the model decides: it may answer in text or make two calls '
-            "(parallel_tool_calls=False would only cap the number, and vLLM's handling of it is "
-            "not confirmed).",
+            "(parallel_tool_calls=False would only cap the number at one).",
             'при "auto" решает модель: она может ответить текстом или сделать два вызова '
-            "(parallel_tool_calls=False только ограничил бы их число, а как его соблюдает vLLM, "
-            "не подтверждено).",
+            "(parallel_tool_calls=False только ограничил бы их число одним).",
         )
     if choice == "none":
         raise NotYet('"none" forbids calls altogether.', '"none" вообще запрещает вызовы.')
+    if choice == "required" and capped is False:
+        return  # at least one call (a grammar), and vLLM keeps only the first
     if choice == "required":
         raise NotYet(
-            '"required" promises at least one call, not exactly one: the table shows two.',
-            '"required" обещает хотя бы один вызов, а не ровно один: в таблице их два.',
+            '"required" promises at least one call, not exactly one: the table shows two '
+            "(parallel_tool_calls=False would keep the first, or name the function).",
+            '"required" обещает хотя бы один вызов, а не ровно один: в таблице их два '
+            "(parallel_tool_calls=False оставил бы первый; или назовите функцию).",
         )
     if isinstance(choice, str):
         raise NotYet(
