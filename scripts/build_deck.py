@@ -99,6 +99,9 @@ WORDS = {
         "objectives": "By the end of this class you can",
         "students": "you run the cells",
         "projector": "on the projector",
+        # the teacher's words (speaker notes, the guide's table): who runs the cells
+        "students_teacher": "the students run the cells",
+        "projector_teacher": "you run the cells on the projector",
         "min": "min",
         "lesson": "Lesson",
         "loop": "The tool-call loop",
@@ -111,6 +114,8 @@ WORDS = {
             "Lessons 03, 04 and 05 with their exercises",
             "Before you hand in: Kernel → Restart Kernel and Run All Cells, then save",
         ],
+        "note_title": "{n} minutes in all. Before minute 0 every student has lesson 00 open in "
+        "Jupyter; the minutes of each block are on its first slide.",
         "note_block": "Minutes {a}-{b} ({n} min), {where}.",
         "note_step": "About {m} min. Say the rule, run the cell, show the output.",
         "note_exercise": "About {m} min. Walk round; the self-check names one problem at a time.",
@@ -124,6 +129,8 @@ WORDS = {
         "objectives": "К концу занятия вы сможете",
         "students": "ячейки запускаете вы",
         "projector": "на проекторе",
+        "students_teacher": "ячейки запускают студенты",
+        "projector_teacher": "ячейки запускаете вы, на проекторе",
         "min": "мин",
         "lesson": "Урок",
         "loop": "Цикл вызова инструментов",
@@ -136,6 +143,8 @@ WORDS = {
             "Уроки 03, 04 и 05 с упражнениями",
             "Перед сдачей: Kernel → Restart Kernel and Run All Cells, затем сохранить",
         ],
+        "note_title": "Всего {n} минут. До минуты 0 у каждого студента открыт в Jupyter урок 00; "
+        "минуты каждого блока — на его первом слайде.",
         "note_block": "Минуты {a}-{b} ({n} мин), {where}.",
         "note_step": "Около {m} мин. Скажите правило, запустите ячейку, покажите вывод.",
         "note_exercise": "Около {m} мин. Пройдите по классу; самопроверка называет "
@@ -324,7 +333,7 @@ def slides(lang: str) -> list[str]:
             + "<ul>"
             + "".join(f"<li>{inline(line)}</li>" for line in OBJECTIVES[lang])
             + "</ul>",
-            words["note_block"].format(a=0, b=0, n=0, where="—"),
+            words["note_title"].format(n=sum(b.minutes for b in PATH) + WRAP_UP_MINUTES),
         ),
         section("diagram", f"<h3>{words['loop']}</h3>\n{loop_svg(lang)}", words["note_loop"]),
     ]
@@ -333,20 +342,23 @@ def slides(lang: str) -> list[str]:
     for block in PATH:
         lesson = nbbuild.load_lesson(nbbuild.SRC / f"{block.lesson}.py")
         title = getattr(lesson.cells[0], lang).strip().splitlines()[0].lstrip("# ")
-        per_item = block.minutes / (len(block.steps) + 2 * len(block.exercises) or 1)
         span = f"{clock}-{clock + block.minutes} {words['min']}, {words[block.where]}"
         items.append(
             section(
                 "block",
                 f"<h2>{words['lesson']} {block.lesson[:2]}: {inline(title)}</h2><p>{span}</p>",
                 words["note_block"].format(
-                    a=clock, b=clock + block.minutes, n=block.minutes, where=words[block.where]
+                    a=clock,
+                    b=clock + block.minutes,
+                    n=block.minutes,
+                    where=words[f"{block.where}_teacher"],
                 ),
             )
         )
         ids = nbbuild.cell_ids(lesson)
         for step in block.steps:
-            items.append(step_slide(lesson, step, lang, per_item))
+            minutes = class_path.cells_minutes(lesson, class_path.step_indexes(lesson, step))
+            items.append(step_slide(lesson, step, lang, minutes))
             for i in class_path.step_indexes(lesson, step):
                 if (block.lesson, ids[i]) in outputs:
                     items.append(
@@ -355,7 +367,8 @@ def slides(lang: str) -> list[str]:
                         )
                     )
         for number in block.exercises:
-            items.append(exercise_slide(lesson, number, lang, 2 * per_item))
+            minutes = class_path.EXERCISE_MINUTES[block.lesson, number]
+            items.append(exercise_slide(lesson, number, lang, minutes))
         clock += block.minutes
     items.append(
         section(
@@ -501,7 +514,7 @@ def guide_table(lang: str) -> str:
         what = f"{words[3]} {block.lesson[:2]}: {words[4]} {', '.join(block.steps)}"
         if block.exercises:
             what += f"; {words[5]} {', '.join(block.exercises)}"
-        where = WORDS[lang][block.where]
+        where = WORDS[lang][f"{block.where}_teacher"]
         rows.append(f"| {clock}-{clock + block.minutes} | {where} | {what} |")
         clock += block.minutes
     rows.append(f"| {clock}-{clock + WRAP_UP_MINUTES} | | {words[6]} |")

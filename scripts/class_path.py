@@ -114,11 +114,17 @@ EXERCISE_MINUTES = {
 }
 
 
+def cells_minutes(lesson: nbbuild.Lesson, indexes: list[int]) -> float:
+    """Reading and running these cells of a lesson, by the method above (the deck's notes give
+    it per step)."""
+    cells = [lesson.cells[i] for i in indexes]
+    words = sum(len(re.findall(r"\w+", c.en)) for c in cells if c.kind == "markdown")
+    code = sum(1 for c in cells if c.kind == "code" and not c.hidden)
+    return words / READING_WPM + code * RUN_READ_MINUTES
+
+
 def estimated_minutes(block: Block) -> float:
     """Reading + running + exercises for one block, by the method above."""
     lesson = nbbuild.load_lesson(nbbuild.SRC / f"{block.lesson}.py")
-    cells = [lesson.cells[i] for i in block_indexes(block)]
-    words = sum(len(re.findall(r"\w+", c.en)) for c in cells if c.kind == "markdown")
-    code = sum(1 for c in cells if c.kind == "code" and not c.hidden)
     exercises = sum(EXERCISE_MINUTES[block.lesson, n] for n in block.exercises)
-    return words / READING_WPM + code * RUN_READ_MINUTES + exercises
+    return cells_minutes(lesson, block_indexes(block)) + exercises

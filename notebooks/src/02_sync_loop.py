@@ -548,8 +548,9 @@ reference solution is in the collapsed cell that follows.
 ### Exercise 1. The stop rule
 
 `needs_tools(message, finish_reason)` decides whether the loop must run tools and ask again. As
-written it uses the guide's rule. Make it work on every engine. `message` is a dict like the ones
-`run_tool_loop` appends.
+written it uses the guide's rule. Make it work on every engine. `message` is a plain dict, not
+step 7's SDK object: read it with `message["tool_calls"]`, or `message.get("tool_calls")` when the
+key may be missing.
 """, """
 ## Упражнения
 
@@ -560,7 +561,8 @@ written it uses the guide's rule. Make it work on every engine. `message` is a d
 
 `needs_tools(message, finish_reason)` решает, нужно ли циклу выполнить инструменты и спросить
 снова. Сейчас в ней правило из руководства. Сделайте так, чтобы она работала на любом движке.
-`message` — словарь вроде тех, что добавляет `run_tool_loop`.
+`message` здесь — обычный словарь, а не объект SDK из шага 7: читайте его как
+`message["tool_calls"]` или `message.get("tool_calls")`, если ключа может не быть.
 """),
     code('''
 def needs_tools(message, finish_reason):
