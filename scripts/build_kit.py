@@ -100,9 +100,11 @@ third line with `--user` instead of `--sys-prefix`.
 
 Before you hand in a notebook: **Kernel → Restart Kernel and Run All Cells**, wait until the
 last cell has run, save (Ctrl+S). Hand in the `.ipynb` file named as your teacher says (for
-example `ivanova_02_sync_loop.ipynb`), where your teacher says. Do not delete or change the
-self-check cells (the ones that print "Correct!" or "Not yet"): they are locked, and a changed one
-is flagged when your notebook is marked.
+example `ivanova_02_sync_loop.ipynb`), where your teacher says. Write each answer in its answer
+cell or in cells you add right below it: the marking runs the lesson's own cells, then only the
+answer cell and the cells below it up to the self-check, so a helper written elsewhere is not
+seen. Do not delete or change the self-check cells (the ones that print "Correct!" or "Not yet"):
+they are locked, and a changed one is flagged when your notebook is marked.
 """
 
 README_RU = """\
@@ -143,8 +145,11 @@ English version: [README.md](README.md).
 Перед сдачей блокнота: **Kernel → Restart Kernel and Run All Cells** (перезапустить ядро и
 выполнить все ячейки), дождитесь последней ячейки и сохраните (Ctrl+S). Сдайте файл `.ipynb` с
 именем, которое назовёт преподаватель (например, `ivanova_02_sync_loop.ipynb`), туда, куда он
-скажет. Не удаляйте и не меняйте ячейки самопроверки (те, что печатают «Верно!» или «Пока нет»):
-они заблокированы, а изменённая ячейка будет отмечена при проверке.
+скажет. Каждый ответ пишите в его ячейке для ответа или в ячейках, добавленных сразу под ней:
+при проверке выполняются ячейки самого урока, а из ваших — только ячейка ответа и ячейки под ней
+до самопроверки, так что функцию, написанную в другом месте, проверка не увидит. Не удаляйте и не
+меняйте ячейки самопроверки (те, что печатают «Верно!» или «Пока нет»): они заблокированы, а
+изменённая ячейка будет отмечена при проверке.
 """
 
 
