@@ -94,6 +94,41 @@ KEY_OUTPUTS = (
         {"en": "A stream assembling, chunk by chunk", "ru": "Поток собирается по фрагментам"},
     ),
 )
+# The code a step's slide shows, where the step's first short cell is not its point: (cell id,
+# a pattern of the lines to show, "" for the whole cell), in order; skipped lines become "…".
+# tests/test_deck.py checks that each cell is in its step and each pattern finds its lines.
+SLIDE_CODE = {
+    ("01_tools_schema", "2"): (("01-521d6a15", ""),),
+    ("01_tools_schema", "5"): (("01-0dc9b709", ""), ("01-3786b9a4", r"\(\*\*arguments\)")),
+    ("02_sync_loop", "4"): (
+        (
+            "02-9efe2bec",
+            r"def guide_loop|while finish_reason is None|finish_reason = choice|"
+            r"if finish_reason ==|append\(choice|return choice",
+        ),
+    ),
+    ("02_sync_loop", "7"): (
+        (
+            "02-0662f224",
+            r"def tool_loop|for _ in|message = completion|append\(message\)|"
+            r"if not message.tool_calls|return message",
+        ),
+    ),
+    ("03_streaming", "3"): (
+        (
+            "03-a3007837",
+            r"def assemble|for chunk in|for piece in|while len|call = tool_calls|"
+            r"\[\"arguments\"\] \+=",
+        ),
+    ),
+    ("03_streaming", "4"): (
+        (
+            "03-e4fcce04",
+            r"def streaming_loop|assemble\(stream\)|if not tool_calls|return content|"
+            r"\"role\": \"assistant\"|extend\(run_tool_calls",
+        ),
+    ),
+}
 WORDS = {
     "en": {
         "objectives": "By the end of this class you can",
@@ -260,12 +295,35 @@ def step_slide(lesson: nbbuild.Lesson, step: str, lang: str, minutes: float) -> 
     parts = [f"<h3>{inline(heading.removeprefix('## '))}</h3>"]
     if paragraphs:
         parts.append(f'<p class="rule">{inline(first_sentence(paragraphs[0]))}</p>')
-    for cell in cells:
+    chosen = SLIDE_CODE.get((lesson.name, step))
+    if chosen:
+        ids = nbbuild.cell_ids(lesson)
+        for cell_id, pattern in chosen:
+            parts.append(_code(excerpt(getattr(lesson.cells[ids.index(cell_id)], lang), pattern)))
+    for cell in [] if chosen else cells:
         source = getattr(cell, lang).strip().splitlines()
         if cell.kind == "code" and not cell.hidden and len(source) <= MAX_CODE_LINES:
             parts.append(_code(source))
             break
     return section("step", "\n".join(parts), WORDS[lang]["note_step"].format(m=round(minutes)))
+
+
+def excerpt(source: str, pattern: str) -> list[str]:
+    """The lines of a cell that `pattern` finds (all of them for ""), a run of skipped lines
+    shown as one "…" at the next shown line's indentation."""
+    lines = source.strip().splitlines()
+    if not pattern:
+        return lines
+    shown, skipped = [], False
+    for line in lines:
+        if re.search(pattern, line):
+            if skipped and shown:
+                shown.append(" " * (len(line) - len(line.lstrip())) + "…")
+            shown.append(line)
+            skipped = False
+        else:
+            skipped = True
+    return shown
 
 
 def exercise_slide(lesson: nbbuild.Lesson, number: str, lang: str, minutes: float) -> str:

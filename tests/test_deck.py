@@ -79,6 +79,34 @@ def test_the_key_outputs_come_from_the_committed_notebooks(built):
         build_deck.cell_output("03_streaming", "03-nope", "en")
 
 
+@pytest.mark.parametrize("lesson_step", sorted(build_deck.SLIDE_CODE))
+def test_a_steps_chosen_code_is_in_that_step_and_every_pattern_finds_its_lines(lesson_step):
+    """A lesson edit that moves or rewrites a chosen line must fail here, not leave a slide
+    with a stale or empty excerpt."""
+    name, step = lesson_step
+    lesson = nbbuild.load_lesson(nbbuild.SRC / f"{name}.py")
+    ids = nbbuild.cell_ids(lesson)
+    in_step = {ids[i] for i in class_path.step_indexes(lesson, step)}
+    for cell_id, pattern in build_deck.SLIDE_CODE[lesson_step]:
+        assert cell_id in in_step, f"{cell_id} is not in {name} step {step}"
+        cell = lesson.cells[ids.index(cell_id)]
+        assert cell.kind == "code" and not cell.hidden, cell_id
+        for lang in ("en", "ru"):
+            shown = build_deck.excerpt(getattr(cell, lang), pattern)
+            code = [line for line in shown if line.strip() != "…"]
+            alternatives = pattern.split("|") if pattern else [""]
+            for alternative in alternatives:  # each alternative finds a line
+                assert any(re.search(alternative, line) for line in code), (cell_id, alternative)
+    slide = build_deck.step_slide(lesson, step, "en", 1)
+    assert slide.count("<pre>") == len(build_deck.SLIDE_CODE[lesson_step])
+
+
+def test_an_excerpt_marks_each_run_of_skipped_lines_once():
+    source = "def f():\n    a = 1\n    b = 2\n    return a\n"
+    assert build_deck.excerpt(source, r"def f|return") == ["def f():", "    …", "    return a"]
+    assert build_deck.excerpt(source, "") == source.strip().splitlines()
+
+
 def test_an_exercise_slide_shows_the_task_never_the_solution(built):
     lesson = nbbuild.load_lesson(nbbuild.SRC / "00_start.py")
     slide = build_deck.exercise_slide(lesson, "2", "en", 4)
