@@ -145,6 +145,7 @@ WORDS = {
         "output": "From the notebook",
         "wrap": "Wrap-up and homework",
         "homework": [
+            "First the exit quiz, the last section of lesson 03: six questions on today's steps",
             "Finish lessons 01 and 02: the remaining steps and exercises",
             "Lessons 03, 04 and 05 with their exercises",
             "Before you hand in: Kernel → Restart Kernel and Run All Cells, then save",
@@ -174,6 +175,7 @@ WORDS = {
         "output": "Из блокнота",
         "wrap": "Итоги и домашнее задание",
         "homework": [
+            "Сначала итоговый тест, последний раздел урока 03: шесть вопросов о шагах занятия",
             "Закончить уроки 01 и 02: оставшиеся шаги и упражнения",
             "Уроки 03, 04 и 05 с упражнениями",
             "Перед сдачей: Kernel → Restart Kernel and Run All Cells, затем сохранить",
