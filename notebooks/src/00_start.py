@@ -94,10 +94,11 @@ Moonshot platform's: that is the engine profile `moonshot`; lesson 02 uses the o
     md("""
 ## 1. What tool calling is
 
-A model cannot look anything up by itself: it only writes text. Tool calling (also called function
-calling) lets it write a structured request instead, "call `get_weather` with `{"city": "Beijing"}`".
-Your code runs the function, sends the result back, and the model continues. The model never runs
-anything itself: your code decides what runs.
+The model never runs anything itself: it writes a request to call a tool, and your code runs the
+function and sends the result back. A model cannot look anything up by itself: it only writes text.
+Tool calling (also called function calling) lets it write a structured request instead, "call
+`get_weather` with `{"city": "Beijing"}`". Your code decides what runs, and the model continues from
+the result.
 
 ```mermaid
 sequenceDiagram
@@ -121,11 +122,11 @@ model writes (lesson 02; streamed piece by piece in lesson 03; as raw text in le
 """, """
 ## 1. Что такое вызов инструментов
 
-Сама по себе модель ничего не может узнать: она только пишет текст. Вызов инструментов (tool
-calling; его ещё называют вызовом функций, function calling) позволяет ей вместо ответа написать
-структурированный запрос: «вызови `get_weather` с `{"city": "Beijing"}`». Ваш код выполняет функцию,
-отправляет результат обратно, и модель продолжает. Сама модель ничего не запускает: что выполнять,
-решает ваш код.
+Сама модель ничего не запускает: она пишет запрос на вызов инструмента, а ваш код выполняет
+функцию и отправляет результат обратно. Узнать что-то сама по себе модель не может: она только
+пишет текст. Вызов инструментов (tool calling; его ещё называют вызовом функций, function calling)
+позволяет ей вместо ответа написать структурированный запрос: «вызови `get_weather` с
+`{"city": "Beijing"}`». Что выполнять, решает ваш код, а модель продолжает, получив результат.
 
 ```mermaid
 sequenceDiagram
@@ -150,15 +151,17 @@ sequenceDiagram
     md("""
 ## 2. Three modes
 
+Choose the mode with the environment variable `LLM_MODE`: `replay` (the default), `live` or
+`record`.
+
 | mode | what answers | you need |
 |---|---|---|
 | `replay` (default) | a local server answering from `data/recordings/*.json` | nothing: no key, no network |
 | `live` | a real OpenAI-compatible endpoint | a base URL, a key and a model name |
 | `record` | the live endpoint, through a local proxy that writes new cassettes | the same as live |
 
-The mode comes from the environment variable `LLM_MODE`. Replay answers only the requests the
-lessons send; if you change a prompt, the server says which recording came closest and where your
-request differs, and reminds you how to switch to live mode.
+Replay answers only the requests the lessons send; if you change a prompt, the server says which
+recording came closest and where your request differs, and reminds you how to switch to live mode.
 
 The `conn` shown by the setup cell says which mode is on. `endpoint` is the address of the
 OpenAI-compatible API (with the `/v1` part), exactly what you would pass to `OpenAI(base_url=...)`
@@ -168,13 +171,15 @@ never catches the requests to it. For a remote API in your own project, leave `h
 """, """
 ## 2. Три режима
 
+Режим выбирают переменной окружения `LLM_MODE`: `replay` (по умолчанию), `live` или `record`.
+
 | режим | кто отвечает | что нужно |
 |---|---|---|
 | `replay` (по умолчанию) | локальный сервер, отвечающий из `data/recordings/*.json` | ничего: ни ключа, ни сети |
 | `live` | настоящий OpenAI-совместимый API | адрес, ключ и имя модели |
 | `record` | настоящий API через локальный прокси, который пишет новые кассеты | то же, что для live |
 
-Режим задаёт переменная окружения `LLM_MODE`. В режиме воспроизведения сервер отвечает только на те
+В режиме воспроизведения сервер отвечает только на те
 запросы, которые отправляют уроки; если вы измените запрос, сервер скажет, какая запись ближе всего
 и чем ваш запрос от неё отличается, и напомнит, как перейти в режим live.
 
@@ -187,8 +192,8 @@ API вместе с `/v1`, ровно то, что вы передали бы в
     md("""
 ## 3. Going live
 
-Live mode reads three variables per model family. Set them in the shell **before** starting
-Jupyter, and keep the key out of notebooks and out of git:
+For live mode, set three variables per model family in the shell **before** you start Jupyter.
+Keep the key out of notebooks and out of git:
 
 | variable | Kimi-K2 | Qwen |
 |---|---|---|
@@ -227,8 +232,8 @@ replay a real conversation later; the key is never written to disk.
 """, """
 ## 3. Режим live
 
-В режиме live настройки берутся из трёх переменных на каждое семейство моделей. Задайте их в
-терминале **до** запуска Jupyter и не храните ключ ни в блокнотах, ни в git:
+Для режима live задайте три переменные на каждое семейство моделей в терминале **до** запуска
+Jupyter. Ключ не храните ни в блокнотах, ни в git:
 
 | переменная | Kimi-K2 | Qwen |
 |---|---|---|
@@ -364,13 +369,14 @@ vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice --tool-call-parser
     md("""
 ## 4. Check the connection
 
-Two requests tell you whether the setup works, in any mode. First: which models does the server
-serve? Your `model_name` must be among them.
+Check the connection with two requests, in any mode: list the server's models, then send one tiny
+chat request. First: which models does the server serve? Your `model_name` must be among them.
 """, """
 ## 4. Проверка подключения
 
-Работает ли подключение, в любом режиме покажут два запроса. Первый: какие модели есть на сервере?
-Ваша модель (`model_name`) должна быть в этом списке.
+Проверяйте подключение двумя запросами, в любом режиме: запросите список моделей сервера, затем
+отправьте один крошечный запрос к чату. Первый: какие модели есть на сервере? Ваша модель
+(`model_name`) должна быть в этом списке.
 """),
     code('''
 available = [model.id for model in client.models.list()]
@@ -446,6 +452,9 @@ else:
     md("""
 ## 5. The lesson map
 
+Take lessons 01-05 in order, because they build the loop step by step; lessons 06-12 each take one
+topic further.
+
 | lesson | what you learn |
 |---|---|
 | [01 Tools and their schemas](01_tools_schema.ipynb) | describe a function for the model, `tool_map`, schemas from typed functions, argument checks, the guide's first defect |
@@ -462,6 +471,9 @@ else:
 | [12 Measuring tool calling](12_measuring.ipynb) | a pre-flight of an endpoint before a class, tool-call F1, schema accuracy, BFCL's AST check, intervals |
 """, """
 ## 5. Карта уроков
+
+Уроки 01–05 проходите по порядку, потому что в них шаг за шагом строится цикл; уроки 06–12
+развивают каждый свою тему.
 
 | урок | о чём |
 |---|---|

@@ -71,15 +71,16 @@ conn
     md("""
 ## 1. The function
 
-The guide's `get_weather` is a stub that always answers "Sunny". Ours looks the city up in a small
-table, so its result depends on its argument: that will matter in step 5. The type hint and the
-docstring will matter in step 6.
+Write the tool so that its result depends on its argument: then a wrong call shows at once. The
+guide's `get_weather` is a stub that always answers "Sunny"; ours looks the city up in a small
+table, and that will matter in step 5. The type hint and the docstring will matter in step 6.
 """, """
 ## 1. Функция
 
-В руководстве `get_weather` — заглушка (stub), которая всегда отвечает «Sunny». Наша ищет город в
-маленькой таблице, поэтому результат зависит от аргумента: это пригодится на шаге 5. Аннотация
-типа и docstring пригодятся на шаге 6.
+Пишите инструмент так, чтобы его результат зависел от аргумента: тогда неверный вызов сразу
+заметен. В руководстве `get_weather` — заглушка (stub), которая всегда отвечает «Sunny»; наша ищет
+город в маленькой таблице, и это пригодится на шаге 5. Аннотация типа и docstring пригодятся на
+шаге 6.
 """),
     code('''
 WEATHER = {"Beijing": "Sunny", "Shanghai": "Light rain", "Moscow": "Snow"}
@@ -99,15 +100,15 @@ get_weather("Moscow")
     md("""
 ## 2. The schema: a description for the model
 
-The model never sees your Python code. It sees a description in JSON: the tool's name, what it is
-for and which arguments it takes. This is the guide's description of `get_weather`, in the format
-every OpenAI-compatible API accepts as `tools=`:
+Describe each tool in JSON: the model never sees your Python code, only the tool's name, what it
+is for and which arguments it takes. This is the guide's description of `get_weather`, in the
+format every OpenAI-compatible API accepts as `tools=`:
 """, """
 ## 2. Схема: описание для модели
 
-Модель никогда не видит ваш код на Python. Она видит описание в JSON: имя инструмента, зачем он
-нужен и какие аргументы принимает. Вот описание `get_weather` из руководства в формате, который
-любой OpenAI-совместимый API принимает в параметре `tools=`:
+Опишите каждый инструмент в JSON: модель никогда не видит ваш код на Python, только имя
+инструмента, зачем он нужен и какие аргументы принимает. Вот описание `get_weather` из руководства
+в формате, который любой OpenAI-совместимый API принимает в параметре `tools=`:
 """),
     code('''
 tools = [{
@@ -160,13 +161,15 @@ decide whether to call the tool and what to put in the arguments.
     md("""
 ## 3. `tool_map`: from a name to a function
 
-When the model asks for `get_weather`, your code has to find the function with that name. The guide
-keeps a dictionary for it. Only the functions listed here can ever run, whatever the model writes.
+Keep a dictionary from tool names to functions, `tool_map`: only the functions listed in it can
+ever run, whatever the model writes. When the model asks for `get_weather`, your code looks the
+name up there, as the guide does.
 """, """
 ## 3. `tool_map`: от имени к функции
 
-Когда модель просит `get_weather`, код должен найти функцию с этим именем. В руководстве для этого
-есть словарь. Выполниться могут только перечисленные в нём функции, что бы ни написала модель.
+Заведите словарь «имя инструмента → функция», `tool_map`: выполниться могут только перечисленные в
+нём функции, что бы ни написала модель. Когда модель просит `get_weather`, код ищет функцию с этим
+именем в словаре, как и в руководстве.
 """),
     code('''
 tool_map = {"get_weather": get_weather}
@@ -176,15 +179,19 @@ tool_map["get_weather"]("Shanghai")
     md("""
 ## 4. Where the arguments come from
 
-Now one request with the tools, set up as in the guide (`temperature=0.3`, `tool_choice="auto"`:
-the model decides whether to call a tool). The temperature travels in `settings` from the setup
-cell, because `kimi-k2.6` on the Moonshot platform refuses any temperature but its own, and
-`conn.settings` leaves it out there. The model answers with a tool call instead of text:
+The model sends a call's arguments as a JSON string: turn them into a dict with `json.loads` before
+you use them. Here is one request with the tools, set up as in the guide (`temperature=0.3`,
+`tool_choice="auto"`: the model decides whether to call a tool). The temperature travels in
+`settings` from the setup cell, because `kimi-k2.6` on the Moonshot platform refuses any temperature
+but its own, and `conn.settings` leaves it out there. The model answers with a tool call instead of
+text:
 """, """
 ## 4. Откуда берутся аргументы
 
-Теперь один запрос с инструментами, с теми же настройками, что в руководстве (`temperature=0.3`,
-`tool_choice="auto"`: модель сама решает, вызывать ли инструмент). Температура передаётся через
+Аргументы вызова модель присылает строкой JSON: прежде чем ими пользоваться, превратите их в
+словарь через `json.loads`. Вот один запрос с инструментами, с теми же настройками, что в
+руководстве (`temperature=0.3`, `tool_choice="auto"`: модель сама решает, вызывать ли инструмент).
+Температура передаётся через
 `settings` из ячейки подготовки: `kimi-k2.6` на платформе Moonshot не принимает никакую температуру,
 кроме своей, и там `conn.settings` её не передаёт. Вместо текста модель отвечает вызовом:
 """),
@@ -227,7 +234,8 @@ arguments
     md("""
 ## 5. Calling the function: the guide's first defect
 
-The guide calls the function like this (MoonshotAI/Kimi-K2, `docs/tool_call_guidance.md`; the
+Unpack the arguments: call `tool_function(**arguments)`, not `tool_function(arguments)`. The guide
+calls the function like this (MoonshotAI/Kimi-K2, `docs/tool_call_guidance.md`; the
 Russian translation this series follows has the line in all three of its loops; the English
 original, at commit a80b4224, only in the streaming loop):
 
@@ -241,6 +249,7 @@ loud:
 """, """
 ## 5. Вызов функции: первый дефект руководства
 
+Распаковывайте аргументы: вызывайте `tool_function(**arguments)`, а не `tool_function(arguments)`.
 Руководство вызывает функцию так (MoonshotAI/Kimi-K2, `docs/tool_call_guidance.md`; в русском
 переводе, по которому идёт серия, эта строка есть во всех трёх циклах, а в английском оригинале
 (коммит a80b4224) — только в потоковом):
@@ -290,7 +299,8 @@ Lesson 02 sends this result back to the model as a message with `role: "tool"`.
 
 ## 6. The schema from a typed function
 
-A hand-written schema easily drifts out of sync with the code. `transformers` can build the schema
+Build the schema from the function's type hints and docstring: a hand-written schema easily
+drifts out of sync with the code. `transformers` can build the schema
 from the function itself (`get_json_schema`): type hints give the JSON types, the docstring's first
 part gives the description, the Google-style `Args:` section gives each argument's description,
 and parameters without a default become `required`. `schema_from_function` wraps it:
@@ -299,7 +309,8 @@ and parameters without a default become `required`. `schema_from_function` wraps
 
 ## 6. Схема по аннотациям типов
 
-Схема, написанная вручную, легко расходится с кодом. `transformers` умеет строить схему по самой
+Стройте схему по аннотациям типов и docstring функции: схема, написанная вручную, легко
+расходится с кодом. `transformers` умеет строить схему по самой
 функции (`get_json_schema`): аннотации типов дают JSON-типы, первая часть docstring — описание,
 раздел `Args:` в стиле Google — описания аргументов, а параметры без значения по умолчанию попадают
 в `required`. `schema_from_function` — обёртка над ней:
@@ -346,17 +357,19 @@ registry.tool_map
     md("""
 ## 7. Validating arguments
 
-The model writes the arguments, and models make mistakes: a wrong name, a number instead of a
-string, a missing field. `validate_arguments` checks a decoded dict against the `parameters` schema
-and lists the problems (an empty list means fine). The problems are written for the model, so they
-are in English in both editions, like the prompts: they travel back to it in a tool message.
+Check the arguments against the schema before you run the tool: models make mistakes (a wrong name,
+a number instead of a string, a missing field). `validate_arguments` checks a decoded dict against
+the `parameters` schema and lists the problems (an empty list means fine). The problems are written
+for the model, so they are in English in both editions, like the prompts: they travel back to it in
+a tool message.
 """, """
 ## 7. Проверка аргументов
 
-Аргументы пишет модель, а модели ошибаются: не то имя, число вместо строки, пропущенное поле.
-`validate_arguments` сверяет полученный из JSON словарь со схемой `parameters` и перечисляет
-проблемы (пустой список — всё в порядке). Эти фразы адресованы модели, поэтому они на английском в
-обоих изданиях, как и промпты: модель получит их в сообщении с результатом (tool message).
+Проверяйте аргументы по схеме до запуска инструмента: модели ошибаются (не то имя, число вместо
+строки, пропущенное поле). `validate_arguments` сверяет полученный из JSON словарь со схемой
+`parameters` и перечисляет проблемы (пустой список — всё в порядке). Эти фразы адресованы модели,
+поэтому они на английском в обоих изданиях, как и промпты: модель получит их в сообщении с
+результатом (tool message).
 """),
     code('''
 from helpers import validate_arguments

@@ -117,11 +117,11 @@ conn
     md("""
 ## 1. The tool from lesson 01
 
-The weather function, its schema and the `tool_map`, exactly as in lesson 01.
+This lesson reuses lesson 01's tool unchanged: the weather function, its schema and the `tool_map`.
 """, """
 ## 1. Инструмент из урока 01
 
-Функция погоды, её схема и `tool_map` — ровно как в уроке 01.
+Инструмент берём из урока 01 без изменений: функцию погоды, её схему и `tool_map`.
 """),
     code('''
 WEATHER = {"Beijing": "Sunny", "Shanghai": "Light rain", "Moscow": "Snow"}
@@ -154,11 +154,13 @@ tool_map = {"get_weather": get_weather}
     md("""
 ## 2. One request: `finish_reason` and `tool_calls`
 
-The guide's question, sent with the guide's settings:
+Read two fields of the reply: `finish_reason` says why the model stopped, `message.tool_calls`
+lists what to run. Here is the guide's question, sent with the guide's settings:
 """, """
 ## 2. Один запрос: `finish_reason` и `tool_calls`
 
-Вопрос и настройки запроса — из руководства:
+В ответе читайте два поля: причину остановки (`finish_reason`) и `message.tool_calls` — список
+того, что нужно выполнить. Вопрос и настройки запроса — из руководства:
 """),
     code('''
 user_message = {"role": "user", "content":
@@ -173,28 +175,28 @@ print(choice.finish_reason)
 show_tool_calls(choice.message.tool_calls)
 '''),
     md("""
-Two fields of `choice` drive the loop. `finish_reason` (why the model stopped) is `"tool_calls"`:
-it is waiting for tool results. `choice.message.tool_calls` lists what to run: an `id`, the
+These two fields of `choice` drive the loop. Here `finish_reason` is `"tool_calls"`: the model is
+waiting for tool results. `choice.message.tool_calls` lists what to run: an `id`, the
 function's name and the arguments as JSON text.
 """, """
-Цикл держится на двух полях `choice`. Причина остановки (`finish_reason`) — `"tool_calls"`: модель
+На этих двух полях `choice` и держится цикл. Здесь `finish_reason` равен `"tool_calls"`: модель
 ждёт результатов инструментов. `choice.message.tool_calls` перечисляет, что нужно выполнить:
 `id`, имя функции и аргументы JSON-текстом.
 """),
     md("""
 ## 3. Answer the calls
 
-The history must show the model its own request before the answers to it: first the assistant
-message that carries the calls, then one `role: "tool"` message per call. `tool_call_id` says which
+Append the assistant message with the calls first, then one `role: "tool"` message per call. The
+history must show the model its own request before the answers to it. `tool_call_id` says which
 call a result answers; `content` is text, so the result is encoded as JSON. `name` is not part of
 OpenAI's own format, but the guide sends it, and Kimi-K2's chat template writes it into the tool
 turn (lesson 04). `choice.message` is an SDK object; the SDK accepts it back in `messages` as is.
 """, """
 ## 3. Отвечаем на вызовы
 
-В истории диалога (conversation history) модель должна увидеть и свой запрос, и ответы на него,
-именно в таком порядке: сначала сообщение ассистента (assistant message) с вызовами, затем по
-одному сообщению с результатом (`role: "tool"`) на каждый вызов. `tool_call_id` указывает, на какой
+Сначала добавьте сообщение ассистента (assistant message) с вызовами, затем по одному сообщению
+с результатом (`role: "tool"`) на каждый вызов. В истории диалога (conversation history) модель
+должна увидеть свой запрос раньше, чем ответы на него. `tool_call_id` указывает, на какой
 вызов отвечает результат; `content` — это текст, поэтому результат кодируем в JSON. Поля `name` в
 формате OpenAI нет, но руководство его передаёт, а шаблон чата Kimi-K2 вписывает его в заголовок
 ответа инструмента (урок 04). `choice.message` — объект SDK; SDK принимает его обратно в `messages`
@@ -227,15 +229,16 @@ print(choice.finish_reason, "|", choice.message.content)
     md("""
 ## 4. The loop, as in the guide
 
-Steps 2 and 3 repeat until the model stops asking for tools. The guide decides that with
-`finish_reason`: go on while it is `"tool_calls"`. Here is that loop as a function (with the `**`
-fix from lesson 01). Like the guide's code, it takes `model_name`, `tools` and `tool_map` from the
-cells above.
+The guide's loop repeats steps 2 and 3 while `finish_reason` is `"tool_calls"`, and stops on any
+other value. It means to stop when the model no longer asks for tools. Here is that loop as a
+function (with the `**` fix from lesson 01). Like the guide's code, it takes `model_name`, `tools`
+and `tool_map` from the cells above.
 """, """
 ## 4. Цикл, как в руководстве
 
-Шаги 2 и 3 повторяются, пока модель не перестанет просить инструменты. Руководство решает это по
-`finish_reason`: продолжать, пока он равен `"tool_calls"`. Вот этот цикл в виде функции (с
+Цикл из руководства повторяет шаги 2 и 3, пока `finish_reason` равен `"tool_calls"`, и
+останавливается при любом другом значении. Задумано, что так цикл остановится, когда модель
+перестанет просить инструменты. Вот этот цикл в виде функции (с
 исправлением `**` из урока 01). Как и код руководства, она берёт `model_name`, `tools` и `tool_map`
 из ячеек выше.
 """),
@@ -248,6 +251,7 @@ print(answer.content)
     md("""
 ## 5. The same dialog on four engines
 
+Expect engines to differ in the details of the same call: its id, `content` and `finish_reason`.
 A comment in the guide's own code warns that `finish_reason` at the end of tool calls can differ
 between engines. The replay server can answer like four serving stacks (engine profiles): the
 Moonshot platform (the default), vLLM and SGLang with the `kimi_k2` parser, and `stop_with_calls`,
@@ -259,15 +263,17 @@ your one server, so the comparisons in sections 5 and 6 print a one-line note in
 """, """
 ## 5. Один диалог на четырёх движках
 
-Комментарий в коде самого руководства предупреждает: `finish_reason` в конце вызовов у разных
-движков может быть разным. Сервер воспроизведения умеет отвечать как четыре разных сервера —
-профили движков (engine profiles): платформа Moonshot (по умолчанию), vLLM и SGLang с парсером
-`kimi_k2` и профиль `stop_with_calls`. Он повторяет случай из отчётов об ошибках: vLLM отвечал на
-принудительный `tool_choice` (конкретный инструмент или `"required"`) разобранными вызовами, но с
-`finish_reason="stop"` (issue vLLM #9209, PR #20662; у SGLang — #2877). Профиль выбирается через
-`connect(..., engine=...)`. В режиме live `engine` не учитывается: все четыре клиента обращаются к
-вашему единственному серверу, поэтому сравнения из разделов 5 и 6 вместо запуска печатают короткую
-пометку (`conn.replay_only(...)` возвращает `True` только в режиме воспроизведения).
+Будьте готовы к тому, что движки расходятся в деталях одного и того же вызова: id, `content` и
+`finish_reason`. Комментарий в коде самого руководства предупреждает: `finish_reason` в конце
+вызовов у разных движков может быть разным. Сервер воспроизведения умеет отвечать как четыре разных
+сервера — профили движков (engine profiles): платформа Moonshot (по умолчанию), vLLM и SGLang с
+парсером `kimi_k2` и профиль `stop_with_calls`. Он повторяет случай из отчётов об ошибках: vLLM
+отвечал на принудительный `tool_choice` (конкретный инструмент или `"required"`) разобранными
+вызовами, но с `finish_reason="stop"` (issue vLLM #9209, PR #20662; у SGLang — #2877). Профиль
+выбирается через `connect(..., engine=...)`. В режиме live `engine` не учитывается: все четыре
+клиента обращаются к вашему единственному серверу, поэтому сравнения из разделов 5 и 6 вместо
+запуска печатают короткую пометку (`conn.replay_only(...)` возвращает `True` только в режиме
+воспроизведения).
 """),
     code('''
 clients = {}
@@ -309,7 +315,8 @@ profile sends `None` as late-2025 SGLang did, while current SGLang sends `''`.)
 
 ## 6. Where the guide's stop rule fails
 
-Run the guide's loop on `stop_with_calls`:
+A loop that stops on `finish_reason` quits too early when an engine sends `"stop"` with a call:
+the tool never runs. Run the guide's loop on `stop_with_calls`:
 """, """
 Все движки вернули один и тот же вызов, но детали разные: платформа Moonshot пишет id вида
 `get_weather:0`, а у vLLM и SGLang id в формате самой модели, `functions.get_weather:0`; `content`
@@ -320,7 +327,9 @@ Run the guide's loop on `stop_with_calls`:
 
 ## 6. Где ломается правило остановки из руководства
 
-Запустим цикл из руководства на `stop_with_calls`:
+Цикл, который останавливается по `finish_reason`, выходит слишком рано, если движок присылает
+`"stop"` вместе с вызовом: инструмент так и не выполняется. Запустим цикл из руководства на
+`stop_with_calls`:
 """),
     code('''
 if conn.replay_only("the stop_with_calls engine is a recorded profile"):
@@ -340,8 +349,9 @@ right there in `answer.tool_calls`.
 
 ## 7. A stop rule that works everywhere
 
-Look at the message, not at `finish_reason`: if it carries tool calls, run them and ask again; if it
-carries none, it is the answer. The loop also gets a round limit, so a model that keeps calling
+Stop the loop when the reply has no `tool_calls`, whatever `finish_reason` says. Look at the
+message itself: if it carries tool calls, run them and ask again; if it carries none, it is the
+answer. The loop also gets a round limit, so a model that keeps calling
 tools cannot loop forever.
 """, """
 Цикл увидел `"stop"` и вышел после первого же запроса: инструмент так и не выполнился, в «ответе»
@@ -350,8 +360,9 @@ tools cannot loop forever.
 
 ## 7. Правило остановки, которое работает везде
 
-Смотрите на само сообщение, а не на `finish_reason`: если в нём есть вызовы, выполните их и
-спросите снова; если вызовов нет, это и есть ответ. Заодно у цикла появляется лимит раундов, чтобы
+Останавливайте цикл, когда в ответе нет `tool_calls`, что бы ни говорил `finish_reason`. Смотрите
+на само сообщение: если в нём есть вызовы, выполните их и спросите снова; если вызовов нет, это и
+есть ответ. Заодно у цикла появляется лимит раундов, чтобы
 он не длился вечно, если модель без конца вызывает инструменты.
 """),
     code(LOOP, ru={"# no calls: this is the answer, whatever finish_reason says":
@@ -436,14 +447,15 @@ show_messages(messages)
     md("""
 ## 9. Parallel calls
 
-A model may ask for several calls in one message. Each gets its own `role: "tool"` answer with the
-matching `tool_call_id`, and all of them go back in the next request.
+Answer each call in a message with its own `role: "tool"` message carrying the matching
+`tool_call_id`. A model may ask for several calls at once, and all the answers go back in the next
+request.
 """, """
 ## 9. Параллельные вызовы
 
-Модель может попросить несколько вызовов в одном сообщении — это и есть параллельные вызовы. На
-каждый отвечает своё сообщение с `role: "tool"` и соответствующим `tool_call_id`, и все они
-отправляются в следующем запросе.
+Отвечайте на каждый вызов из сообщения отдельным сообщением с `role: "tool"` и соответствующим
+`tool_call_id`. Модель может попросить несколько вызовов сразу (это и есть параллельные вызовы), и
+все ответы отправляются в следующем запросе.
 """),
     code('''
 messages = [{"role": "user", "content": "Compare the weather in Beijing and Shanghai today."}]
@@ -457,21 +469,21 @@ loop goes on because there are calls.
 
 ## 10. A tool error goes back to the model
 
-What if the model gets the arguments wrong? The registry does not crash the loop: it sends the
-problem back as the tool result, and the model can try again. The error text is written for the
-model, in English in both editions: message `[2]` below says the required `city` is missing and
-`town` is unexpected. (In replay the first, wrong call is scripted so you can see this
-path; a live model may get it right the first time.)
+Send a bad call's error back to the model as its tool result instead of crashing the loop. The
+registry does exactly that when the model gets the arguments wrong, and the model can try again. The
+error text is written for the model, in English in both editions: message `[2]` below says the
+required `city` is missing and `town` is unexpected. (In replay the first, wrong call is scripted so
+you can see this path; a live model may get it right the first time.)
 """, """
 Здесь модель написала рядом с вызовами ещё и строчку текста. Это пока не ответ: раз есть вызовы,
 цикл продолжается.
 
 ## 10. Ошибка инструмента возвращается модели
 
-А если модель ошиблась в аргументах? Реестр не обрывает цикл: он возвращает описание проблемы как
-результат инструмента, и модель может попробовать снова. Текст ошибки адресован модели, поэтому
-он на английском в обоих изданиях: в сообщении `[2]` ниже сказано, что не хватает обязательного
-аргумента `city`, а `town` — лишний. (В режиме воспроизведения первый,
+Ошибку неверного вызова возвращайте модели как результат инструмента, а не обрывайте цикл. Реестр
+так и делает, когда модель ошибается в аргументах, и модель может попробовать снова. Текст ошибки
+адресован модели, поэтому он на английском в обоих изданиях: в сообщении `[2]` ниже сказано, что не
+хватает обязательного аргумента `city`, а `town` — лишний. (В режиме воспроизведения первый,
 неверный вызов прописан в сценарии, чтобы показать этот путь; настоящая модель вполне может сразу
 передать верные аргументы.)
 """),
@@ -484,14 +496,17 @@ show_messages(messages)
     md("""
 ## 11. A limit on rounds
 
-Some tasks take several rounds: here the user asks for three cities one call at a time. With
-`max_rounds=2` the loop gives up and says so; the history so far stays in `messages`. (A live
-model may make all three calls at once; then the loop finishes within the limit and nothing is raised.)
+Cap the number of rounds, so that a model that keeps calling tools cannot keep the loop going
+forever. Some tasks take several rounds: here the user asks for three cities one call at a time.
+With `max_rounds=2` the loop gives up and says so; the history so far stays in `messages`. (A live
+model may make all three calls at once; then the loop finishes within the limit and nothing is
+raised.)
 """, """
 ## 11. Лимит раундов
 
-Некоторым задачам нужно несколько раундов: здесь пользователь просит три города по одному вызову
-за раз. С `max_rounds=2` цикл сдаётся и сообщает об этом; история на этот момент остаётся в
+Ограничивайте число раундов, чтобы цикл не шёл вечно, если модель без конца вызывает инструменты.
+Некоторым задачам нужно несколько раундов: здесь пользователь просит три города по одному
+вызову за раз. С `max_rounds=2` цикл сдаётся и сообщает об этом; история на этот момент остаётся в
 `messages`. (Настоящая модель может сделать все три вызова сразу; тогда цикл уложится в лимит и
 исключения не будет.)
 """),

@@ -124,14 +124,15 @@ conn
         """
 ## 1. The tool
 
-The same weather tool as in lessons 01 and 02: a fixed table, so the result visibly depends on
-`city`, with the guide's schema and a `tool_map`.
+The weather tool is the same as in lessons 01 and 02, so only the streaming is new. It is a fixed
+table, so the result visibly depends on `city`, with the guide's schema and a `tool_map`.
 """,
         """
 ## 1. Инструмент
 
-Тот же инструмент погоды, что в уроках 01 и 02: фиксированная таблица (так видно, что результат
-зависит от `city`), описание инструмента из руководства и `tool_map`.
+Инструмент погоды тот же, что в уроках 01 и 02, так что новое здесь только потоковая выдача. Это
+фиксированная таблица (так видно, что результат зависит от `city`), описание инструмента из
+руководства и `tool_map`.
 """,
     ),
     code(
@@ -169,15 +170,17 @@ tool_map = {"get_weather": get_weather}
         """
 ## 2. What a chunk is
 
-With `stream=True` the SDK returns an iterator of `ChatCompletionChunk` objects instead of one
-completion. Each chunk carries a **delta**: only what is new since the previous chunk. We print
+With `stream=True` the answer arrives in chunks, and each chunk carries only a **delta**: what is
+new since the previous chunk. The SDK returns an iterator of `ChatCompletionChunk` objects instead
+of one completion. We print
 each chunk the moment it arrives and keep them all in a list.
 """,
         """
 ## 2. Что такое фрагмент
 
-С `stream=True` SDK возвращает не один ответ, а итератор объектов `ChatCompletionChunk`. Каждый
-фрагмент содержит **дельту** (delta): только то, что появилось после предыдущего фрагмента. Будем
+С `stream=True` ответ приходит фрагментами, и каждый фрагмент содержит только **дельту** (delta):
+то, что появилось после предыдущего фрагмента. SDK возвращает не один ответ, а итератор объектов
+`ChatCompletionChunk`. Будем
 печатать каждый фрагмент в момент его прихода и сохранять все в список.
 """,
     ),
@@ -249,16 +252,18 @@ print(fragment.index, fragment.id, fragment.function.name, repr(fragment.functio
         """
 ## 3. Gluing the pieces by `index`
 
-The guide keeps a list of calls and, for every fragment, grows the list up to `index` and appends
-the fragment's `id`, `name` and `arguments` strings to that call. Here is the same logic as a
+Glue a call together by `index`: append each fragment's `id`, `name` and `arguments` strings to the
+call with that `index`. The guide keeps a list of calls and grows it up to `index` when a fragment
+starts a new call. Here is the same logic as a
 function over a finished stream; it returns the three things a loop needs. Like the guide, it reads
 `chunk.choices[0]` without a check (step 5 shows why that matters).
 """,
         """
 ## 3. Склейка частей по `index`
 
-Руководство ведёт список вызовов: для каждой пришедшей части список при необходимости удлиняется
-до `index`, и к строкам `id`, `name` и `arguments` этого вызова дописывается то, что в ней пришло. Вот та
+Склеивайте вызов по `index`: строки `id`, `name` и `arguments` из каждой части дописывайте к
+вызову с тем же `index`. Руководство ведёт список вызовов и удлиняет его до `index`, когда часть
+начинает новый вызов. Вот та
 же логика в виде функции над уже полученным потоком; она возвращает три вещи, нужные циклу. Как и
 руководство, функция читает `chunk.choices[0]` без проверки (чем это плохо, покажет шаг 5).
 """,
@@ -326,15 +331,17 @@ accumulator.assistant_message()
         """
 ## 4. The guide's loop and the missing assistant message
 
-First a small helper that runs the calls the way lesson 01 taught: unpack the arguments with `**`
-and answer each call with a `role: "tool"` message carrying its `tool_call_id`.
+Append the assistant message that made the calls before their results: the guide's streaming loop
+leaves it out. First, a small helper that runs the calls the way lesson 01 taught: unpack the
+arguments with `**` and answer each call with a `role: "tool"` message carrying its `tool_call_id`.
 """,
         """
 ## 4. Цикл из руководства и потерянное сообщение ассистента
 
-Сначала маленькая вспомогательная функция, которая выполняет вызовы так, как учил урок 01:
-распаковывает аргументы через `**` и отвечает на каждый вызов сообщением `role: "tool"` с его
-`tool_call_id`.
+Добавляйте сообщение ассистента, в котором сделаны вызовы, раньше их результатов: потоковый цикл
+из руководства его пропускает. Сначала — маленькая вспомогательная функция, которая выполняет
+вызовы так, как учил урок 01: распаковывает аргументы через `**` и отвечает на каждый вызов
+сообщением `role: "tool"` с его `tool_call_id`.
 """,
     ),
     code(
@@ -484,7 +491,9 @@ that call by `tool_call_id`; the final answer is printed above it.
 
 ## 5. The latent bug: the usage chunk
 
-A stream does not report token usage unless you ask. With `stream_options={"include_usage": True}`
+Skip a chunk whose `choices` is empty: when you ask for token usage, a stream's last chunk has
+`choices: []`. A stream does not report token usage unless you ask. With
+`stream_options={"include_usage": True}`
 the OpenAI API (and vLLM and SGLang, which follow it) sends one more chunk after the last delta:
 `usage` filled in and `choices: []`. The replay server does the same. The guide's loop reads
 
@@ -498,7 +507,9 @@ for every chunk, and so does our `assemble`:
 
 ## 5. Скрытая ошибка: фрагмент со статистикой
 
-Поток не сообщает, сколько потрачено токенов, пока вы об этом не попросите. С
+Пропускайте фрагмент с пустым `choices`: если запросить статистику токенов, последний фрагмент
+потока приходит с `choices: []`. Поток не сообщает, сколько потрачено токенов, пока вы об этом не
+попросите. С
 `stream_options={"include_usage": True}` API OpenAI (а вслед за ним vLLM и SGLang) после последней
 дельты присылает ещё один фрагмент: `usage` заполнено, а `choices: []`. Сервер воспроизведения
 делает так же. Цикл из руководства для каждого фрагмента выполняет
@@ -590,9 +601,10 @@ had both guards all along.
 
 ## 6. The helper: `run_tool_loop(..., stream=True)`
 
-The loop from lesson 02 takes `stream=True`: it assembles each answer with `ToolCallAccumulator`,
-appends the assistant message before the results and runs the tools through a `ToolRegistry`
-(arguments checked and unpacked). It sends the same requests as our fixed loop.
+Use `run_tool_loop(..., stream=True)` for a streamed loop: it has all of this lesson's fixes built
+in. The loop from lesson 02 takes `stream=True`: it assembles each answer with
+`ToolCallAccumulator`, appends the assistant message before the results and runs the tools through a
+`ToolRegistry` (arguments checked and unpacked). It sends the same requests as our fixed loop.
 """,
         """
 Новая версия `assemble` проверяет и `piece.function`, прежде чем его читать: некоторые движки
@@ -601,9 +613,11 @@ appends the assistant message before the results and runs the tools through a `T
 
 ## 6. Готовая функция: `run_tool_loop(..., stream=True)`
 
-Цикл из урока 02 принимает `stream=True`: он собирает каждый ответ через `ToolCallAccumulator`,
-добавляет сообщение ассистента перед результатами и выполняет инструменты через `ToolRegistry`
-(аргументы проверяются и распаковываются). Запросы он отправляет те же, что наш исправленный цикл.
+Для потокового цикла берите `run_tool_loop(..., stream=True)`: все исправления этого урока в нём уже
+есть. Цикл из урока 02 принимает `stream=True`: он собирает каждый ответ через
+`ToolCallAccumulator`, добавляет сообщение ассистента перед результатами и выполняет инструменты
+через `ToolRegistry` (аргументы проверяются и распаковываются). Запросы он отправляет те же, что наш
+исправленный цикл.
 """,
     ),
     code(
@@ -622,19 +636,21 @@ print(answer["content"])
         """
 ## 7. Watching a stream grow
 
-Two calls in one answer, after a sentence of text. `watch_stream` shows a viewer at once and redraws
-it after every chunk, so you see the text, then call 0, then call 1 grow fragment by fragment as they
-arrive (at a model's pace with `LLM_REPLAY_PACE=1`). It returns the chunks, like `list(stream)`;
+Watch a stream grow with `watch_stream(stream)`: it shows a viewer at once and redraws it after
+every chunk. This answer has two calls after a sentence of text: you see the text, then call 0, then
+call 1 grow fragment by fragment as they arrive (at a model's pace with `LLM_REPLAY_PACE=1`).
+`watch_stream` returns the chunks, like `list(stream)`;
 afterwards press Play or move the slider to watch them again. (A widget needs a running kernel: run
 the cell to see it.)
 """,
         """
 ## 7. Как растёт поток
 
-Два вызова в одном ответе, после одной фразы текста. `watch_stream` сразу показывает окно просмотра и
-перерисовывает его после каждого фрагмента: текст, потом вызов 0, потом вызов 1 растут по мере того,
-как приходят фрагменты (с `LLM_REPLAY_PACE=1` — в темпе настоящей модели). Функция возвращает
-фрагменты, как `list(stream)`; потом нажмите Play или двигайте ползунок, чтобы посмотреть их ещё раз.
+Следите за ростом потока через `watch_stream(stream)`: функция сразу показывает окно просмотра и
+перерисовывает его после каждого фрагмента. В этом ответе два вызова после одной фразы текста:
+текст, потом вызов 0, потом вызов 1 растут по мере того, как приходят фрагменты (с
+`LLM_REPLAY_PACE=1` — в темпе настоящей модели). `watch_stream` возвращает фрагменты, как
+`list(stream)`; потом нажмите Play или двигайте ползунок, чтобы посмотреть их ещё раз.
 (Виджету нужно работающее ядро: выполните ячейку, чтобы его увидеть.)
 """,
     ),
@@ -656,7 +672,8 @@ Here every fragment of call 0 arrives before call 1 starts. The protocol does no
 
 ## 8. Parallel calls whose fragments interleave
 
-In the next answer the fragments of the two calls take turns. Look at the `tool_calls[i]` column.
+Glue fragments by `index`, never onto the latest call: the fragments of two calls may take turns.
+In the next answer they do. Look at the `tool_calls[i]` column.
 (This stream is synthesized to show what the protocol allows, whether or not your engine does it;
 a real engine may send one call after the other, and then both lines below come out right.)
 """,
@@ -665,7 +682,8 @@ a real engine may send one call after the other, and then both lines below come 
 
 ## 8. Параллельные вызовы вперемешку
 
-В следующем ответе части двух вызовов чередуются. Посмотрите на столбец `tool_calls[i]`.
+Склеивайте части по `index`, а не к последнему вызову: части двух вызовов могут чередоваться. В
+следующем ответе так и происходит. Посмотрите на столбец `tool_calls[i]`.
 (Этот поток синтезирован, чтобы показать, что допускает протокол, даже если ваш движок так не
 делает; настоящий сервер может присылать вызовы один за другим, и тогда обе строки ниже окажутся
 правильными.)
