@@ -432,8 +432,8 @@ client.chat.completions.create(
     ),
     md(
         """
-For these two models, a tool call forced before the model may think about whether to make one is
-a contradiction the API resolves by refusing. Keep `tool_choice="auto"` (the default) and say in the prompt what
+On `kimi-k2.6` with thinking on, a call forced before the model may think about whether to make
+one is a contradiction the API resolves by refusing. Keep `tool_choice="auto"` (the default) and say in the prompt what
 you need, or check the answer for calls in your code, as `run_tool_loop` does.
 
 ## 7. `reasoning` or `reasoning_content`
@@ -450,8 +450,8 @@ Read the reasoning under whichever name the server uses, and send it back under 
 The profile `vllm_thinking` answers like vLLM serving `moonshotai/Kimi-K2.6`:
 """,
         """
-Для этих двух моделей требовать вызов инструмента раньше, чем модель подумает, нужен ли он, —
-противоречие, и API просто отклоняет такой запрос. Оставляйте `tool_choice="auto"` (значение по умолчанию) и говорите в
+У `kimi-k2.6` с включённым рассуждением требовать вызов раньше, чем модель подумает, нужен ли
+он, — противоречие, и API просто отклоняет такой запрос. Оставляйте `tool_choice="auto"` (значение по умолчанию) и говорите в
 промпте, что вам нужно, или проверяйте вызовы в ответе в своём коде, как это делает
 `run_tool_loop`.
 
@@ -728,8 +728,8 @@ if conn.replay_only("sglang_drift is a recorded engine profile"):
         """
 ## 10. The rule to remember
 
-**With thinking on, every assistant message goes back into the history with its reasoning, under
-the field name the server used.** Which field, which engine:
+**With thinking on, every assistant message with `tool_calls` goes back into the history with its
+reasoning, under the field name the server used.** Which field, which engine:
 
 | where | model id | reasoning field | thinking off |
 |---|---|---|---|
@@ -747,8 +747,8 @@ K2.6 and K2-Thinking ship INT4 weights that need 8 H200 GPUs, so a class uses th
         """
 ## 10. Главное правило
 
-**При включённом рассуждении каждое сообщение ассистента возвращается в историю вместе с
-рассуждением, под тем именем поля, которое дал сервер.** Какое поле у какого движка:
+**При включённом рассуждении каждое сообщение ассистента с `tool_calls` возвращается в историю
+вместе с рассуждением, под тем именем поля, которое дал сервер.** Какое поле у какого движка:
 
 | где | id модели | поле рассуждения | как отключить |
 |---|---|---|---|
@@ -781,7 +781,7 @@ K2.6 and K2-Thinking ship INT4 weights that need 8 H200 GPUs, so a class uses th
   differs: lesson 08).
 - In raw text the reasoning is a `<think>` block; `parse_kimi` and `KimiStreamParser` split it off,
   end an unclosed block at the tool-call section and keep every call.
-- A self-hosted Kimi needs `functions.NAME:IDX` ids in its history: `normalize_kimi_ids`.
+- A self-hosted Kimi needs `functions.NAME:N` ids in its history: `normalize_kimi_ids`.
 """,
         """
 ## Итоги
@@ -799,7 +799,7 @@ K2.6 and K2-Thinking ship INT4 weights that need 8 H200 GPUs, so a class uses th
   несовместимы (у Kimi K3 иначе: урок 08).
 - В сыром выводе рассуждение — это блок `<think>`; `parse_kimi` и `KimiStreamParser` отделяют его,
   заканчивают незакрытый блок на секции вызовов и сохраняют каждый вызов.
-- Kimi на своём сервере должна видеть в истории id вида `functions.NAME:IDX`: для этого есть
+- Kimi на своём сервере должна видеть в истории id вида `functions.NAME:N`: для этого есть
   `normalize_kimi_ids`.
 """,
     ),
