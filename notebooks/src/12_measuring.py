@@ -86,7 +86,7 @@ conn
 
 Before 25 students depend on an endpoint, run the pre-flight against it:
 `python -m helpers.verify --endpoint URL --model NAME --key-env VAR`. It sends at most 20
-requests and prints one line per check: PASS, WARN, FAIL or N/A, with the field that was wrong and
+requests and prints one line per check: PASS, WARN, FAIL, N/A or N/R, with the field that was wrong and
 the lesson that explains it; the exit status is 1 when a check failed.
 
 From Python the same battery is `verify.run`:
@@ -95,7 +95,7 @@ From Python the same battery is `verify.run`:
 
 Прежде чем от адреса API будут зависеть 25 студентов, запустите на нём предполётную проверку:
 `python -m helpers.verify --endpoint URL --model NAME --key-env VAR`. Она отправляет не больше 20
-запросов и печатает по строке на проверку: PASS, WARN, FAIL или N/A — с полем, которое оказалось
+запросов и печатает по строке на проверку: PASS, WARN, FAIL, N/A или N/R — с полем, которое оказалось
 неверным, и уроком, где это объяснено; код выхода 1 значит, что какая-то проверка не прошла.
 
 Из Python тот же набор проверок запускает `verify.run`:
@@ -107,27 +107,31 @@ for check in checks:
 '''),
     md("""
 Three lines say N/R: the cassette has no answer for these settings on the Moonshot platform (step 2
-explains N/R; with a key, the same cell measures the real platform). A WARN would be a difference
-your code must handle but the endpoint may keep, and N/A a setting it refuses with a 400.
+explains N/R; with a key, the same cell measures the real platform). The N/A line is a check that
+does not apply here: this K2 sent no reasoning, so there was none to send back. A WARN would be a
+difference your code must handle but the endpoint may keep.
 """, """
 В трёх строках стоит N/R: в кассете нет ответов платформы Moonshot на эти настройки (что значит N/R,
-объясняет шаг 2; с ключом та же ячейка измерит настоящую платформу). WARN означал бы отличие, с
-которым должен справиться ваш код, но которое адрес API может оставить, а N/A — настройку, которую
-он отвергает с ответом 400.
+объясняет шаг 2; с ключом та же ячейка измерит настоящую платформу). Строка с N/A — проверка,
+которая здесь неприменима: эта K2 не прислала рассуждения, так что возвращать было нечего. WARN
+означал бы отличие, с которым должен справиться ваш код, но которое адрес API может оставить.
 """),
     md("""
 ## 2. One battery, seven engines
 
 Run the same battery against every engine you might use and read the columns side by side. N/A
-means the engine refused the setting (not supported); N/R means the replay cassette has no answer
-for it: no source says what that engine does, so there is no data, not a behaviour.
+means the check does not apply to that engine: either it refused the setting with a 400 (not
+supported) or, on the reasoning row, its model sent no reasoning; the line's evidence says which.
+N/R means the replay cassette has no answer for it: no source says what that engine does, so there
+is no data, not a behaviour.
 """, """
 ## 2. Один набор проверок, семь движков
 
 Запустите один и тот же набор проверок на каждом движке, который можете выбрать, и сравните
-столбцы. N/A значит, что движок отверг настройку (не поддерживает её); N/R значит, что в кассете
-нет ответа на такой запрос: ни один источник не говорит, что делает этот движок, так что данных
-нет — это не поведение движка.
+столбцы. N/A значит, что проверка к этому движку неприменима: либо он отверг настройку с ответом
+400 (не поддерживает её), либо, в строке рассуждения, его модель не прислала рассуждения; что
+именно, сказано в строке проверки. N/R значит, что в кассете нет ответа на такой запрос: ни один
+источник не говорит, что делает этот движок, так что данных нет — это не поведение движка.
 """),
     code('''
 ENGINES = {  # column -> (provider, engine profile)
@@ -155,17 +159,22 @@ if conn.replay_only("the seven recorded engine profiles"):
     rows = [[name] + [columns[engine].get(name, "-") for engine in ENGINES]
             for name in columns["vLLM"]]
     compare_table(rows, ["check", *ENGINES])
-''', ru={'["check", *ENGINES]': '["проверка", *ENGINES]'}),
+''', ru={'["check", *ENGINES]': '["проверка", *ENGINES]',
+        '"the seven recorded engine profiles"': '"семь записанных профилей движков"'}),
     md("""
-Read it column by column. **vLLM** passes everything. **no parser**: the call arrived as text in `content`, so nothing else
-could be measured; the line of step 1's kind names the flag to add (lessons 00 and 04). **K2.6**
-refuses a forced choice, and **K3** ignores a named one (lesson 08). **llama.cpp** makes two calls
+Read it column by column. **vLLM** passes every check that applies; its N/A on the reasoning row,
+like K2's and stop's, means that the model sent no reasoning, not that the engine refuses it.
+**no parser**: the call arrived as text in `content`, so nothing else could be measured; the FAIL
+line names the flag to add, on vLLM `--enable-auto-tool-choice --tool-call-parser kimi_k2`
+(lessons 00 and 04). **K2.6** refuses a forced choice, and **K3** ignores a named one (lesson 08). **llama.cpp** makes two calls
 under `parallel_tool_calls: false`, and **stop** says `finish_reason: "stop"` beside its calls,
 which lesson 02's loop handles. A dash is a check the battery did not reach.
 """, """
-Читайте по столбцам. **vLLM** проходит все проверки. **no parser**: вызов пришёл текстом в `content`, поэтому больше ничего
-измерить нельзя; строка вроде тех, что в шаге 1, называет флаг, который нужно добавить (уроки 00 и
-04). **K2.6** отвергает принудительный выбор, а **K3** не соблюдает выбор по имени (урок 08).
+Читайте по столбцам. **vLLM** проходит все применимые к нему проверки; его N/A в строке
+рассуждения, как и у K2 и stop, значит, что модель не прислала рассуждения, а не что движок его
+отвергает. **no parser**: вызов пришёл текстом в `content`, поэтому больше ничего измерить нельзя;
+строка с FAIL называет флаг, который нужно добавить, для vLLM это
+`--enable-auto-tool-choice --tool-call-parser kimi_k2` (уроки 00 и 04). **K2.6** отвергает принудительный выбор, а **K3** не соблюдает выбор по имени (урок 08).
 **llama.cpp** делает два вызова при `parallel_tool_calls: false`, а **stop** сообщает
 `finish_reason: "stop"` рядом с вызовами — цикл из урока 02 с этим справляется. Прочерк — проверка,
 до которой набор не дошёл.
@@ -174,18 +183,20 @@ which lesson 02's loop handles. A dash is a check the battery did not reach.
 ## 3. Tool-call F1: did it call when it should?
 
 Label every request "needs a call" or not, and decide what counts as "called" before you count.
-Then precision is the share of replies that called and should have, recall is the share of
-requests that needed a call and got one, and F1 is their harmonic mean, `2PR / (P + R)`.
+Then precision is, of the replies that called, the share that should have (`TP / (TP + FP)`);
+recall is, of the requests that needed a call, the share that got one (`TP / (TP + FN)`); and F1
+is their harmonic mean, `2PR / (P + R)`.
 
 Five labelled questions, asked of two engines:
 """, """
 ## 3. F1 вызовов: вызвала ли модель инструмент, когда следовало?
 
 Пометьте каждый запрос: нужен ли в нём вызов, — и до подсчёта решите, что считается «вызвала».
-Тогда точность — доля ответов с вызовом, где вызов и был нужен; полнота — доля запросов, которым
-нужен был вызов и которые его получили; F1 — их среднее гармоническое, `2PR / (P + R)`.
+Тогда точность — доля ответов с вызовом, где вызов и был нужен (`TP / (TP + FP)`); полнота — доля
+запросов, которым нужен был вызов и которые его получили (`TP / (TP + FN)`); F1 — их среднее
+гармоническое, `2PR / (P + R)`.
 
-Пять помеченных вопросов двум движкам:
+Зададим пять помеченных вопросов двум движкам:
 """),
     code('''
 LABELLED = [  # (question, needs a tool call)
@@ -217,11 +228,11 @@ def ask_all(engine_conn):
         "The first choice of each labelled question's reply.":
         "Первый вариант (choice) ответа на каждый помеченный вопрос."}),
     md("""
-Count the three kinds of outcome by hand: a true positive (called, should have), a false positive
-(called, should not have) and a false negative (did not call, should have):
+Count the three kinds of outcome by hand: a true positive (TP: called, should have), a false
+positive (FP: called, should not have) and a false negative (FN: did not call, should have):
 """, """
-Посчитайте вручную три исхода: верный вызов (вызвала, и это было нужно), лишний вызов (вызвала, а
-было не нужно) и пропущенный вызов (не вызвала, а было нужно):
+Посчитайте вручную три исхода: верный вызов (TP: вызвала, и это было нужно), лишний вызов (FP:
+вызвала, а было не нужно) и пропущенный вызов (FN: не вызвала, а было нужно):
 """),
     code('''
 def f1_row(called):
@@ -479,7 +490,8 @@ misconfigured server, not a small difference in quality.
 ## Summary
 
 - Run `python -m helpers.verify` against an endpoint before a class depends on it: a FAIL names the
-  field and the lesson; N/A is a refusal, N/R in replay is missing data.
+  field and the lesson; N/A is a check that does not apply (a setting refused with a 400, or no
+  reasoning to send back), N/R in replay is missing data.
 - F1 counts decisions (called or not), schema accuracy counts runnable calls, the AST check counts
   right calls; count "called" by the rule your loop uses.
 - A rate from tens of items has an interval tens of points wide: say it with the interval.
@@ -487,7 +499,8 @@ misconfigured server, not a small difference in quality.
 ## Итоги
 
 - Прежде чем от адреса API будет зависеть занятие, запустите на нём `python -m helpers.verify`:
-  FAIL называет поле и урок; N/A — это отказ, N/R в режиме воспроизведения — отсутствие данных.
+  FAIL называет поле и урок; N/A — проверка неприменима (настройка отвергнута с ответом 400 или
+  рассуждения, которое надо вернуть, не было), N/R в режиме воспроизведения — отсутствие данных.
 - F1 считает решения (вызвала или нет), доля верных по схеме — вызовы, которые можно выполнить,
   проверка по AST — верные вызовы; «вызвала» считайте по тому же правилу, что и ваш цикл.
 - Доля, посчитанная на десятках заданий, имеет интервал шириной в десятки процентных пунктов:
