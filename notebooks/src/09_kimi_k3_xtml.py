@@ -350,16 +350,20 @@ vLLM (раздел 5); какую пишет собственная програ
         """
 ## 4. The model's output, parsed
 
-The prompt ends where the model starts: inside an open assistant message and an open `think`
-block (thinking is on). What the model writes next is the rest of the assistant message above.
+Parse K3's output with `parse_kimi_xtml(text, opened="think")`, and since K3 writes no call ids,
+pass `call_offset=` so that the ids the parser invents stay unique. The prompt ends where the model
+starts: inside an open assistant message and an open `think` block (thinking is on). What the
+model writes next is the rest of the assistant message above.
 Cut it out of the history's render: that is K3's raw output for this call, as the course's
 renderer writes it, not text captured from a real K3.
 """,
         """
 ## 4. Разбираем вывод модели
 
-Промпт заканчивается там, где начинает модель: внутри открытого сообщения ассистента и открытого
-блока `think` (рассуждение включено). Дальше модель пишет остаток сообщения ассистента, который
+Разбирайте вывод K3 функцией `parse_kimi_xtml(text, opened="think")`, а так как K3 не пишет id
+вызовов, передавайте `call_offset=`, чтобы придуманные парсером id не повторялись. Промпт
+заканчивается там, где начинает модель: внутри открытого сообщения ассистента и открытого блока
+`think` (рассуждение включено). Дальше модель пишет остаток сообщения ассистента, который
 мы видели выше. Вырежем его из промпта, собранного для истории, — это сырой вывод K3 для этого
 вызова в том виде, в каком его пишет код курса, а не текст, полученный от настоящей K3.
 """,
@@ -628,7 +632,7 @@ completion = client.chat.completions.create(
     reasoning_effort=reasoning_effort,
 )
 message = completion.choices[0].message
-print("reasoning_content:", message.model_extra.get("reasoning_content"))
+print("reasoning_content:", getattr(message, "reasoning_content", None))
 show_tool_calls(message.tool_calls)
 ''',
         ru={"# low, high or max (the default)": "# low, high или max (по умолчанию)"},
@@ -647,7 +651,7 @@ Id вызова пришёл от сервера (модель его не пи�
         '''
 tool_call = message.tool_calls[0]
 assistant = {"role": "assistant", "content": message.content,
-             "reasoning_content": message.model_extra.get("reasoning_content"),
+             "reasoning_content": getattr(message, "reasoning_content", None),
              "tool_calls": [tool_call.model_dump(exclude_none=True)]}
 result = tool_map[tool_call.function.name](**json.loads(tool_call.function.arguments))
 tool_message = {"role": "tool", "tool_call_id": tool_call.id, "name": tool_call.function.name,
@@ -784,8 +788,10 @@ if conn.replay_only("vllm_kimi_k3 is a recorded engine profile"):
     )
     reasoning, call_deltas = "", []
     for chunk in stream:
+        if not chunk.choices:  # the usage chunk: choices == []
+            continue
         delta = chunk.choices[0].delta
-        reasoning += delta.model_extra.get("reasoning") or ""
+        reasoning += getattr(delta, "reasoning", None) or ""
         call_deltas += delta.tool_calls or []
     print("reasoning:", reasoning)
     print("tool call deltas:", len(call_deltas))
@@ -793,6 +799,7 @@ if conn.replay_only("vllm_kimi_k3 is a recorded engine profile"):
         print(item.id, item.function.name, item.function.arguments)
 ''',
         ru={"# vLLM with the kimi_k3 parsers": "# vLLM с парсерами kimi_k3",
+            "# the usage chunk: choices == []": "# фрагмент со статистикой: choices == []",
             '"reasoning:"': '"рассуждение:"', '"tool call deltas:"': '"дельт с вызовами:"',
             '"vllm_kimi_k3 is a recorded engine profile"': '"профиль vllm_kimi_k3 есть только в кассетах"'},
     ),
@@ -1020,18 +1027,19 @@ check_render_call(render_call)
 ### Exercise 3. Which call does a result answer?
 
 K3's prompt has no ids, so each tool result is written with its call's tool name and `index`.
-Write `result_tags(messages)` returning, for every `role: "tool"` message of a conversation, a
-dict `{tool_call_id: (tool_name, index)}` as K3 renders it: the tool result answers the call with
-that id in the **latest** assistant message before it, and `index` is that call's position in the
-message's `tool_calls`, counted from 1. Results may come back in any order.
+Write `result_tags(messages)` that returns one dict for the whole conversation, mapping the
+`tool_call_id` of every `role: "tool"` message to `(tool_name, index)` as K3 renders it: the tool
+result answers the call with that id in the **latest** assistant message before it, and `index`
+is that call's position in the message's `tool_calls`, counted from 1. Results may come back in
+any order.
 """,
         """
 ### Упражнение 3. На какой вызов отвечает результат?
 
 В промпте K3 нет id, поэтому каждый результат инструмента записывается с именем инструмента и
-`index` своего вызова. Напишите `result_tags(messages)`, которая для каждого сообщения
-`role: "tool"` в диалоге возвращает словарь `{tool_call_id: (имя_инструмента, index)}` — так, как
-его записывает K3: результат отвечает на вызов с этим id в **последнем** перед ним сообщении
+`index` своего вызова. Напишите `result_tags(messages)`, которая возвращает один словарь на весь
+диалог — `tool_call_id` каждого сообщения `role: "tool"` → `(имя_инструмента, index)`, как это
+записывает K3: результат отвечает на вызов с этим id в **последнем** перед ним сообщении
 ассистента, а `index` — место этого вызова в `tool_calls` сообщения, считая с 1. Результаты могут
 приходить в любом порядке.
 """,
