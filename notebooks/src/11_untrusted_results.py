@@ -372,11 +372,11 @@ print("sent to:", [mail["to"] for mail in OUTBOX])
         md(
             """
 Spotlighting lowers how often a model obeys a plain injection; an attack tuned against it gets
-through most of the time (see the Reference at the end).
+through most of the time ([reference](#reference)).
 """,
             """
-Выделение снижает, как часто модель выполняет простую инъекцию; атака, подобранная против него,
-чаще всего проходит (см. справку в конце урока).
+С выделением модель реже выполняет простую инъекцию, но атака, подобранная против него, чаще
+всего проходит ([справка](#reference)).
 """,
         ),
         md(
@@ -570,6 +570,7 @@ did, and the gate's zero holds all the same.
         ),
         md(
             """
+<a id="reference"></a>
 <details><summary>Reference</summary>
 
 - OWASP Top 10 for LLM Applications, 2026 edition (published 4 August 2026): LLM01 Prompt
@@ -600,6 +601,7 @@ did, and the gate's zero holds all the same.
 </details>
 """,
             """
+<a id="reference"></a>
 <details><summary>Справка</summary>
 
 - OWASP Top 10 для приложений с LLM, издание 2026 года (опубликовано 4 августа 2026): LLM01 Prompt
