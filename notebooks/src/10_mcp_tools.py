@@ -68,7 +68,7 @@ local: it runs in this notebook.
 ## Подготовка
 
 В режиме воспроизведения (replay) ответы модели берутся из кассет (cassettes), синтезированных по
-документированным форматам (это не записи ответов настоящего сервиса); `LLM_MODE=live` подключает
+документированным форматам (а не записанных с настоящего сервиса); `LLM_MODE=live` подключает
 настоящую модель. MCP-сервер всегда локальный: он работает в этом ноутбуке.
 """),
     code('''
@@ -207,7 +207,7 @@ the model's name back to the MCP name.
 """, """
 `tool_names` даёт каждому имени MCP такое, которое примут API моделей (`.` превращается в `_`;
 короткое имя или имя с цифры в начале получает `t_`; длинное обрезается и сохраняет хеш), и
-возвращает таблицу от имени для модели обратно к имени MCP.
+возвращает словарь, по которому имя для модели переводится обратно в имя MCP.
 """),
     code('''
 from helpers.mcp import NAME_PATTERNS, tool_names
@@ -274,8 +274,8 @@ refuses.
 ## 5. Из `tools/list` получается `tools=`
 
 Превратите каждый инструмент MCP в элемент `tools=`: сопоставленное имя, описание и схема входа в
-роли `parameters`, но без ключевых слов `title`, которые добавляет SDK и которые строгое
-подмножество JSON-схем у Moonshot (strict) отвергает.
+роли `parameters`, но без ключевых слов `title`, которые добавляет SDK и которые Moonshot не
+принимает в строгом режиме (strict mode).
 """),
     code('''
 from helpers.mcp import moonshot_strict_problem, to_openai_tools
@@ -346,15 +346,16 @@ print(answer["content"])
 
 Serve the very same `server` over Streamable HTTP on 127.0.0.1 and give `Client` a transport to
 that URL: the tools and the answers do not change, because the transport is not part of the tool.
-Its HTTP client ignores proxy variables (`trust_env=False`): a lab's proxy cannot reach this
-machine's server.
+Its HTTP client comes from `httpx2`, the HTTP library that `mcp` and `openai` install, and it
+ignores proxy variables (`trust_env=False`): a lab's proxy cannot reach this machine's server.
 """, """
 ## 8. Тот же сервер по HTTP
 
 Запустите тот же самый `server` по Streamable HTTP на 127.0.0.1 и передайте `Client` транспорт к
 этому URL: инструменты и ответы не меняются, потому что транспорт не часть инструмента.
-Его HTTP-клиент не смотрит на переменные прокси (`trust_env=False`): прокси лаборатории не
-достанет до сервера на этой машине.
+Его HTTP-клиент взят из `httpx2` — HTTP-библиотеки, которую устанавливают `mcp` и `openai`, — и
+не смотрит на переменные прокси (`trust_env=False`): прокси учебного класса не доберётся до
+сервера на этой машине.
 """),
     code('''
 import httpx2
@@ -384,8 +385,8 @@ print(tool_content(remote_result) == tool_content(result))
 """, """
 ## Итоги
 
-- `tools/list` MCP-сервера — это ещё не `tools=`: сопоставьте имена обратимо, отклоните совпадения
-  и уберите из схем то, что отвергает API модели.
+- `tools/list` MCP-сервера — это ещё не `tools=`: сопоставьте имена обратимо, не допускайте
+  одинаковых имён и уберите из схем то, что отвергает API модели.
 - Передавайте модели любой исход сообщением с результатом: `structuredContent` — как JSON,
   `isError` и ошибки JSON-RPC — как `{"error": ...}`.
 - После этого цикл из урока 02 выполняет инструменты MCP без изменений, внутри процесса или по
@@ -445,7 +446,7 @@ print(tool_content(remote_result) == tool_content(result))
   правила Moonshot (`helpers/replay/validation.py`); формулировка — наша.
 - Сторона модели (`data/recordings/10_mcp_tools.json`) синтезирована командой
   `python -m helpers.replay synthesize` из `helpers/replay/scenarios/n10_mcp_tools.py` по
-  документированному формату ответов Moonshot; это не запись. Результаты инструментов в ней — те
+  документированному формату ответов Moonshot; это не ответы, записанные с сервиса. Результаты инструментов в ней — те
   тексты, которые даёт сервер этого урока.
 
 </details>
