@@ -44,7 +44,7 @@ can defend.
   accuracy), — всё вручную;
 - структурную проверку вызовов (проверку по AST, как в BFCL) на 28 заданиях Berkeley Function
   Calling Leaderboard;
-- 95-процентный интервал, который показывает, что может сказать маленькая выборка.
+- 95-процентный доверительный интервал, который показывает, что может сказать маленькая выборка.
 """),
     md("""
 ## Setup
@@ -174,7 +174,8 @@ which lesson 02's loop handles. A dash is a check the battery did not reach.
 рассуждения, как и у K2 и stop, значит, что модель не прислала рассуждения, а не что движок его
 отвергает. **no parser**: вызов пришёл текстом в `content`, поэтому больше ничего измерить нельзя;
 строка с FAIL называет флаг, который нужно добавить, для vLLM это
-`--enable-auto-tool-choice --tool-call-parser kimi_k2` (уроки 00 и 04). **K2.6** отвергает принудительный выбор, а **K3** не соблюдает выбор по имени (урок 08).
+`--enable-auto-tool-choice --tool-call-parser kimi_k2` (уроки 00 и 04). **K2.6** отвергает
+принудительный выбор, а **K3** молча не учитывает выбор по имени (урок 08).
 **llama.cpp** делает два вызова при `parallel_tool_calls: false`, а **stop** сообщает
 `finish_reason: "stop"` рядом с вызовами — цикл из урока 02 с этим справляется. Прочерк — проверка,
 до которой набор не дошёл.
@@ -322,14 +323,16 @@ print(f"{sum(len(calls) for calls in answers.values())} calls in {len(answers)} 
     md("""
 ## 5. Schema accuracy: can the call run?
 
-Schema accuracy is the share of calls whose arguments are valid JSON that fits the tool's schema.
-F1 says whether the model called; schema accuracy says whether the call can run at all.
+Measure separately whether each call can run: schema accuracy is the share of calls whose
+arguments are valid JSON that fits the tool's schema. F1 says whether the model called; schema
+accuracy says whether the call can run at all.
 """, """
 ## 5. Доля аргументов, верных по схеме: можно ли выполнить вызов?
 
-Доля аргументов, верных по схеме (schema accuracy), — это доля вызовов, чьи аргументы являются
-корректным JSON и подходят под схему инструмента. F1 говорит, вызвала ли модель инструмент, а эта
-доля — можно ли такой вызов вообще выполнить.
+Отдельно измеряйте, можно ли выполнить каждый вызов: доля аргументов, верных по схеме (schema
+accuracy), — это доля вызовов, чьи аргументы являются корректным JSON и подходят под схему
+инструмента. F1 говорит, вызвала ли модель инструмент, а эта доля — можно ли такой вызов вообще
+выполнить.
 """),
     code('''
 def fits_schema(call, tools):
@@ -454,9 +457,9 @@ collapse to a single point at 20 of 20.
 """, """
 ## 7. Насколько можно доверять маленькой выборке?
 
-Сообщайте долю вместе с её 95-процентным интервалом: при 18 верных из 20 интервал Уилсона — около
-70-97 %, то есть 20 заданий не отличат адрес API, который прав в 75 % случаев, от того, который
-прав в 95 %. Интервал Уилсона, в отличие от «p ± 1,96 √(p(1-p)/n)», не выходит за пределы 0-100 %
+Сообщайте долю вместе с её 95-процентным доверительным интервалом: при 18 верных из 20 интервал
+Уилсона — около 70-97 %, то есть 20 заданий не отличат адрес API, ответы которого верны в 75 %
+случаев, от того, где верны 95 %. Интервал Уилсона, в отличие от «p ± 1,96 √(p(1-p)/n)», не выходит за пределы 0-100 %
 и не сжимается в точку при 20 верных из 20.
 """),
     code('''
@@ -543,7 +546,7 @@ misconfigured server, not a small difference in quality.
 - **Ответы движков** в кассете урока синтезированы по документации, как в уроке 08: vLLM при
   `parallel_tool_calls: false` оставляет только первый вызов (`maybe_filter_parallel_tool_calls` в
   `vllm/entrypoints/openai/utils.py`); Moonshot kimi-k2.6 при включённом рассуждении отвергает
-  принудительный выбор; kimi-k3 не соблюдает выбор по имени (тесты K3 в Kimi Vendor Verifier);
+  принудительный выбор; kimi-k3 молча не учитывает выбор по имени (тесты K3 в Kimi Vendor Verifier);
   llama.cpp с шаблоном в формате Hermes оставляет несколько вызовов при `false` (запись настоящего
   `llama-server`, урок 07). Где источник молчит, ничего не записано (N/R).
 - **BFCL**: 28 заданий BFCL v4 (12 `simple_python`, 8 `parallel`, 8 `irrelevance`) взяты из пакета
