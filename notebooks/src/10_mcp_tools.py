@@ -454,6 +454,9 @@ print(tool_content(remote_result) == tool_content(result))
     md("""
 ## Exercises
 
+Each exercise has a cell for you to edit and a self-check cell. As committed, the self-check says
+"Not yet"; make it say "Correct!". A reference solution follows in a hidden cell.
+
 ### Exercise 1. Names for the model
 
 Write `map_tool_names(mcp_names)` without `helpers.mcp`: return a dict from the model's name to
@@ -464,6 +467,10 @@ then longer than 64, keep its first 55 characters and add `_` and the first 8 he
 the same model name.
 """, """
 ## Упражнения
+
+В каждом упражнении есть ячейка, которую вы правите, и ячейка самопроверки (self-check). В
+исходном виде самопроверка говорит «Пока нет»; добейтесь «Верно!». Эталонное решение — в скрытой
+ячейке следом.
 
 ### Упражнение 1. Имена для модели
 

@@ -640,6 +640,9 @@ did, and the gate's zero holds all the same.
             """
 ## Exercises
 
+Each exercise has a cell for you to edit and a self-check cell. As committed, the self-check says
+"Not yet"; make it say "Correct!". A reference solution follows in a hidden cell.
+
 ### Exercise 1. An approval policy
 
 Write `needs_approval(name, arguments, untrusted, state_changing)` returning `True` when the call
@@ -650,6 +653,10 @@ checked, so fail closed); or some argument value, as text (a string as it is, an
 """,
             """
 ## Упражнения
+
+В каждом упражнении есть ячейка, которую вы правите, и ячейка самопроверки (self-check). В
+исходном виде самопроверка говорит «Пока нет»; добейтесь «Верно!». Эталонное решение — в скрытой
+ячейке следом.
 
 ### Упражнение 1. Правило подтверждения
 

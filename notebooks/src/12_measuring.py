@@ -25,7 +25,8 @@ LESSON = Lesson("12_measuring", [
 **Goal:** check an endpoint before a class depends on it, and score tool calls with numbers you
 can defend.
 
-**What you will build:**
+## What you will build
+
 - a pre-flight of an endpoint, `python -m helpers.verify`, and its table for seven engines;
 - tool-call precision, recall and F1, and schema accuracy, computed by hand;
 - a structural check of calls (BFCL's "AST" check) on 28 items of the Berkeley Function Calling
@@ -37,7 +38,8 @@ can defend.
 **Цель:** проверить адрес API до того, как от него будет зависеть занятие, и оценивать вызовы
 инструментов числами, которые можно обосновать.
 
-**Что вы сделаете:**
+## Что вы сделаете
+
 - предполётную проверку (pre-flight) адреса API, `python -m helpers.verify`, и её таблицу для
   семи движков;
 - точность (precision), полноту (recall) и F1 вызовов и долю аргументов, верных по схеме (schema
@@ -563,13 +565,24 @@ misconfigured server, not a small difference in quality.
     md("""
 ## Exercises
 
-**1.** Write `precision_recall_f1(expected, called)`: two lists of the same length, `expected[i]`
+Each exercise has a cell for you to edit and a self-check cell. As committed, the self-check says
+"Not yet"; make it say "Correct!". A reference solution follows in a hidden cell.
+
+### Exercise 1. Precision, recall and F1
+
+Write `precision_recall_f1(expected, called)`: two lists of the same length, `expected[i]`
 true when request `i` needed a call and `called[i]` true when the reply called. Return the tuple
 `(precision, recall, f1)` as floats; a ratio whose denominator is zero is `0.0`.
 """, """
 ## Упражнения
 
-**1.** Напишите `precision_recall_f1(expected, called)`: два списка одной длины, `expected[i]`
+В каждом упражнении есть ячейка, которую вы правите, и ячейка самопроверки (self-check). В
+исходном виде самопроверка говорит «Пока нет»; добейтесь «Верно!». Эталонное решение — в скрытой
+ячейке следом.
+
+### Упражнение 1. Точность, полнота и F1
+
+Напишите `precision_recall_f1(expected, called)`: два списка одной длины, `expected[i]`
 истинно, если запросу `i` нужен был вызов, а `called[i]` — если в ответе был вызов. Верните кортеж
 `(precision, recall, f1)` из чисел с плавающей точкой; отношение с нулевым знаменателем равно `0.0`.
 """),
@@ -596,13 +609,17 @@ def precision_recall_f1(expected, called):
 n12.check_f1(precision_recall_f1)
 ''', hidden=True),
     md("""
-**2.** Write `schema_accuracy(tool_calls, tools)`: the share of the calls (dicts shaped like
+### Exercise 2. Schema accuracy
+
+Write `schema_accuracy(tool_calls, tools)`: the share of the calls (dicts shaped like
 `{"id": ..., "function": {"name": ..., "arguments": "<JSON text>"}}`) whose arguments are valid JSON
 that fits their tool's schema in `tools` (use `parse_arguments` and `validate_arguments`, imported
 in the setup cell; `parse_arguments` reads empty text, which engines send for a call without
 arguments, as `{}`). A call to a tool not in `tools` does not fit; no calls gives `0.0`.
 """, """
-**2.** Напишите `schema_accuracy(tool_calls, tools)`: долю вызовов (словарей вида
+### Упражнение 2. Доля аргументов, верных по схеме
+
+Напишите `schema_accuracy(tool_calls, tools)`: долю вызовов (словарей вида
 `{"id": ..., "function": {"name": ..., "arguments": "<текст JSON>"}}`), чьи аргументы являются
 корректным JSON и подходят под схему своего инструмента из `tools` (возьмите `parse_arguments` и
 `validate_arguments`, импортированные в ячейке подготовки; пустой текст, который движки присылают
