@@ -45,8 +45,8 @@ markers, and use K3 over the API by its rules.
 - the K3 API: reasoning always on and sent back, the reasoning effort (`reasoning_effort`), which `tool_choice` values
   it takes, and what a vLLM server with the `kimi_k3` parsers streams.
 
-Moonshot announced Kimi K3 in July 2026. Its tool calls are no longer the special-token sections
-of lesson 04 but nested tags, a format vLLM's docs call XTML.
+Kimi K3's tool calls are no longer the special-token sections of lesson 04 but nested tags, a
+format vLLM's docs call XTML.
 """,
         """
 ## Что вы сделаете
@@ -62,9 +62,8 @@ of lesson 04 but nested tags, a format vLLM's docs call XTML.
   глубину задаёт `reasoning_effort`, принимаются не все значения `tool_choice`, а сервер vLLM с
   парсерами `kimi_k3` отдаёт вызовы в потоке целиком.
 
-В июле 2026 года Moonshot представила модель Kimi K3. Её вызовы инструментов (tool calls) — уже не
-секции из спецтокенов, как в уроке 04, а вложенные теги; в документации vLLM этот формат называют
-XTML.
+Вызовы инструментов (tool calls) у модели Kimi K3 — уже не секции из спецтокенов, как в уроке 04,
+а вложенные теги; в документации vLLM этот формат называют XTML.
 """,
     ),
     md(
@@ -274,17 +273,17 @@ K3's text holds **no call id**. The result comes back as `message role="tool"` w
 and the call's `index`, and results are put in the order of the assistant's `tool_calls`, matched
 by `tool_call_id`. The id still matters to you (the API needs it to match results), but the model
 never sees it: a server invents one for each call it parses. The effort we asked for is a system
-message at the top of the prompt. Its wording is that of llama.cpp's reconstruction (section 3),
-which also names `medium`; the platform's tests accept only `low`, `high` and `max`:
+message at the top of the prompt; the platform's tests accept only `low`, `high` and `max` as its
+value (where the message's wording comes from: [reference](#reference)):
 """,
         """
 В тексте K3 **нет id вызова**. Результат возвращается сообщением `message role="tool"` с именем
 инструмента и индексом вызова `index`, а сами результаты ставятся в порядке `tool_calls`
 ассистента (какой результат к какому вызову относится, определяют по `tool_call_id`). Для вас id по-прежнему важен (по нему API находит
 результат), но модель его не видит: сервер придумывает id каждому вызову, который разобрал.
-Заданная глубина рассуждения (effort) — системное сообщение в начале промпта. Его текст взят из реконструкции
-llama.cpp (раздел 3), где упомянут и `medium`; тесты платформы принимают только `low`, `high` и
-`max`:
+Заданная глубина рассуждения (effort) — системное сообщение в начале промпта; тесты платформы
+принимают в нём только `low`, `high` и `max` (откуда взят текст сообщения — в
+[справке](#reference)):
 """,
     ),
     code(
@@ -335,15 +334,14 @@ show_xtml(llama_prompt[llama_prompt.index('<|open|>call'):llama_prompt.index('<|
 The template writes the arguments, JSON text in OpenAI's messages, as one `json` block;
 `render_kimi_xtml` decodes the text first and writes typed `argument` elements, as servers do
 before they render. Both forms are legal K3: a call carries either typed elements or one `json`
-block. The course writes the typed form, the one vLLM's `kimi_k3` parser describes (section 5);
-which one Moonshot's own program writes is not published.
+block. The course writes the typed form, the one vLLM's `kimi_k3` parser describes (section 5).
 """,
         """
 Шаблон записывает аргументы (в сообщениях OpenAI это текст JSON) одним блоком `json`, а
 `render_kimi_xtml` сначала декодирует текст и пишет типизированные элементы `argument`, как это
 делают серверы, прежде чем собрать промпт. Обе формы допустимы в K3: у вызова либо типизированные элементы,
 либо один блок `json`. Курс пишет типизированную форму — ту, что описывает парсер `kimi_k3` в
-vLLM (раздел 5); какую пишет собственная программа Moonshot, не опубликовано.
+vLLM (раздел 5).
 """,
     ),
     md(
@@ -354,8 +352,8 @@ Parse K3's output with `parse_kimi_xtml(text, opened="think")`, and since K3 wri
 pass `call_offset=` so that the ids the parser invents stay unique. The prompt ends where the model
 starts: inside an open assistant message and an open `think` block (thinking is on). What the
 model writes next is the rest of the assistant message above.
-Cut it out of the history's render: that is K3's raw output for this call, as the course's
-renderer writes it, not text captured from a real K3.
+Cut it out of the history's render: that is K3's raw output for this call (where this text
+comes from: [reference](#reference)).
 """,
         """
 ## 4. Разбираем вывод модели
@@ -365,7 +363,7 @@ renderer writes it, not text captured from a real K3.
 заканчивается там, где начинает модель: внутри открытого сообщения ассистента и открытого блока
 `think` (рассуждение включено). Дальше модель пишет остаток сообщения ассистента, который
 мы видели выше. Вырежем его из промпта, собранного для истории, — это сырой вывод K3 для этого
-вызова в том виде, в каком его пишет код курса, а не текст, полученный от настоящей K3.
+вызова (откуда взят этот текст — в [справке](#reference)).
 """,
     ),
     code(
@@ -549,15 +547,11 @@ show_xtml(required_prompt[required_prompt.index('<|open|>message role="user"'):]
     md(
         """
 `"none"` writes a similar sentence; `"auto"` writes nothing. A named function also writes
-nothing: llama.cpp's reconstruction has no message for "call this tool", which fits the platform
-ignoring a named choice (section 7). These sentences are the reconstruction's; Moonshot's own
-wording is not published.
+nothing, which fits the platform ignoring a named choice (section 7).
 """,
         """
-`"none"` пишет похожую фразу, `"auto"` не пишет ничего. Выбор функции по имени тоже ничего не добавляет:
-в реконструкции llama.cpp нет сообщения «вызови этот инструмент», и это согласуется с тем, что
-платформа такой выбор не учитывает (раздел 7). Эти фразы взяты из реконструкции; собственные
-формулировки Moonshot не опубликованы.
+`"none"` пишет похожую фразу, `"auto"` не пишет ничего. Выбор функции по имени тоже ничего не добавляет,
+и это согласуется с тем, что платформа такой выбор не учитывает (раздел 7).
 """,
     ),
     code(
@@ -587,8 +581,8 @@ show_xtml(json_prompt[json_prompt.index('<|open|>message role="user"'):])
 ## 7. The K3 API contract
 
 On Moonshot's platform `kimi-k3` always thinks: send its reasoning back with every assistant
-message, and set how deeply it thinks with the top-level `reasoning_effort`. The rules, from
-Moonshot's guide "Use reasoning effort" and its vendor-verification tests:
+message, and set how deeply it thinks with the top-level `reasoning_effort`. The rules (their
+sources are in the [reference](#reference)):
 
 - the reasoning comes back in `reasoning_content`, and the assistant messages you send back must
   carry it (thinking cannot be switched off, and K3 keeps the reasoning of the whole
@@ -607,8 +601,7 @@ One round with the effort set to `high`:
 
 На платформе Moonshot `kimi-k3` рассуждает всегда: отправляйте её рассуждение обратно с каждым
 сообщением ассистента, а глубину рассуждения задавайте полем верхнего уровня `reasoning_effort`.
-Правила — из руководства Moonshot «Use reasoning effort» и тестов Moonshot для поставщиков (vendor
-verifier):
+Правила (их источники — в [справке](#reference)):
 
 - рассуждение приходит в `reasoning_content`, и сообщения ассистента, которые вы отправляете
   обратно, должны его содержать (выключить рассуждение нельзя, а K3 хранит рассуждения всего
@@ -726,13 +719,12 @@ print("content:", completion.choices[0].message.content)
         """
 No error tells you the choice was ignored: if a call must happen, check `tool_calls` yourself (or
 use `"required"`, which K3 does honour). `"required"` with no tools is refused before the model
-runs (the platform's exact wording is not published; the replay server's is its own):
+runs:
 """,
         """
 Никакая ошибка не сообщит, что выбор не учтён: если вызов обязателен, проверяйте
 `tool_calls` сами (или используйте `"required"`, который K3 соблюдает). `"required"` без
-инструментов отклоняется ещё до запуска модели (точная формулировка платформы не опубликована;
-у сервера воспроизведения она своя):
+инструментов отклоняется ещё до запуска модели:
 """,
     ),
     code(
@@ -753,9 +745,8 @@ except openai.BadRequestError as error:
 On your own vLLM, read K3's reasoning from `reasoning` and expect each call in one delta.
 Self-hosted, K3 runs as `vllm serve moonshotai/Kimi-K3 --enable-auto-tool-choice
 --tool-call-parser kimi_k3 --reasoning-parser kimi_k3`. vLLM reports the reasoning in the field
-`reasoning`, invents ids `functions.NAME:N`, and streams each call in one delta. The replay
-server's `vllm_kimi_k3` profile is synthesized from that (in live mode your server decides, so the
-cell prints a note instead). One difference to remember: vLLM keeps K3's named `tool_choice`,
+`reasoning`, invents ids `functions.NAME:N`, and streams each call in one delta. In live mode
+your server answers, and the cell prints a note instead. One difference to remember: vLLM keeps K3's named `tool_choice`,
 the platform ignores it. vLLM's strict tool calling is on by default (lesson 08), and then a
 grammar forces the named call; started with `VLLM_ENFORCE_STRICT_TOOL_CALLING=0`, vLLM refuses a
 named choice for K3 with a 400 saying that it requires strict tool calling.
@@ -767,8 +758,7 @@ named choice for K3 with a 400 saying that it requires strict tool calling.
 На своём сервере K3 запускают так: `vllm serve moonshotai/Kimi-K3 --enable-auto-tool-choice
 --tool-call-parser kimi_k3 --reasoning-parser kimi_k3`. vLLM отдаёт рассуждение в поле
 `reasoning`, придумывает id вида `functions.NAME:N` и передаёт в потоке каждый вызов одной дельтой
-(delta). По этому описанию синтезирован профиль `vllm_kimi_k3` сервера воспроизведения (в режиме
-live всё решает ваш сервер, поэтому ячейка вместо этого печатает пометку). Одно различие стоит
+(delta). В режиме live отвечает ваш сервер, и ячейка вместо этого печатает пометку. Одно различие стоит
 запомнить: vLLM соблюдает выбор функции по имени в `tool_choice` для K3, а платформа его не учитывает. Строгий режим
 вызовов (strict tool calling) в vLLM включён по умолчанию (урок 08), и тогда нужный вызов
 обеспечивает грамматика; если запустить vLLM с `VLLM_ENFORCE_STRICT_TOOL_CALLING=0`, он ответит на
@@ -805,7 +795,7 @@ if conn.replay_only("vllm_kimi_k3 is a recorded engine profile"):
     ),
     md(
         """
-In this synthesized stream the reasoning came in many small deltas; the call came in one, whole,
+In this stream the reasoning came in many small deltas; the call came in one, whole,
 with its id and all its arguments. The call assembly of lesson 03 (`ToolCallAccumulator`),
 written for arguments in fragments, still works: it just gets one fragment.
 
@@ -825,7 +815,7 @@ written for arguments in fragments, still works: it just gets one fragment.
   silently ignored there (vLLM keeps it).
 """,
         """
-В этом синтезированном потоке рассуждение пришло множеством маленьких дельт, а вызов — одной,
+В этом потоке рассуждение пришло множеством маленьких дельт, а вызов — одной,
 целиком, с id и всеми аргументами. Склейка вызовов из урока 03 (`ToolCallAccumulator`),
 рассчитанная на аргументы по частям, работает и здесь: она просто получает аргументы одним куском.
 
@@ -860,6 +850,13 @@ Sources, checked in 2026-12.
   a secondary source, not compared with Moonshot's program byte for byte. The course's copy,
   `data/templates/kimi_k3.jinja`, has its source and licence in the note beside it, and the
   course's tests compare it with `render_kimi_xtml` on many conversations.
+- **K3's texts in the steps.** Kimi K3 was announced by Moonshot in July 2026. The thinking-effort
+  message of step 2 and the option messages of step 6 are worded as in llama.cpp's reconstruction,
+  which also names a `medium` effort and has no message for a named function; Moonshot's own
+  wording is not published, nor is which argument form (typed elements or one `json` block) its
+  program writes. Step 4's K3 output is cut from the course's renderer, not captured from a real
+  K3. The 400 for `"required"` without tools is the replay server's wording; the platform's is not
+  published.
 - **Reasoning effort.** Moonshot's platform guide "Use reasoning effort" documents the top-level
   `reasoning_effort` (`low` / `high` / `max`, default `max`) and says K3 always reasons and needs no
   K2.x `thinking` configuration. Moonshot's Kimi-Vendor-Verifier (`test_thinking_effort.py`) also
@@ -889,6 +886,13 @@ Sources, checked in 2026-12.
   реконструкция авторов llama.cpp, а не файл Moonshot: вторичный источник, с программой Moonshot
   побайтно не сверен. У копии курса, `data/templates/kimi_k3.jinja`, источник и лицензия указаны в
   заметке рядом, а тесты курса сравнивают её с `render_kimi_xtml` на многих диалогах.
+- **Тексты K3 в шагах.** Moonshot представила Kimi K3 в июле 2026 года. Системное сообщение о
+  глубине рассуждения в шаге 2 и сообщения с опциями в шаге 6 сформулированы как в реконструкции
+  llama.cpp, где упомянута и глубина `medium`, а сообщения для выбора функции по имени нет;
+  собственные формулировки Moonshot не опубликованы, как и то, какую форму аргументов
+  (типизированные элементы или один блок `json`) пишет её программа. Вывод K3 в шаге 4 вырезан из
+  промпта, который собирает код курса, а не получен от настоящей K3. Ошибка 400 на `"required"` без
+  инструментов сформулирована сервером воспроизведения; текст платформы не опубликован.
 - **Глубина рассуждения.** Руководство платформы Moonshot «Use reasoning effort» документирует поле
   верхнего уровня `reasoning_effort` (`low` / `high` / `max`, по умолчанию `max`) и говорит, что K3
   рассуждает всегда и настройка `thinking` из K2.x ей не нужна. Kimi-Vendor-Verifier от Moonshot
