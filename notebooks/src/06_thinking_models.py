@@ -127,12 +127,14 @@ conn
         """
 ## 1. The tool
 
-The weather tool of the earlier lessons, registered in a `ToolRegistry` for `run_tool_loop`.
+Register each tool in a `ToolRegistry`: `run_tool_loop` looks the called function up there by
+name. Here is the weather tool of the earlier lessons.
 """,
         """
 ## 1. Инструмент
 
-Инструмент погоды из прошлых уроков, зарегистрированный в `ToolRegistry` для `run_tool_loop`.
+Регистрируйте каждый инструмент в `ToolRegistry`: `run_tool_loop` ищет там вызванную функцию по
+имени. Вот инструмент погоды из прошлых уроков.
 """,
     ),
     code(
@@ -275,16 +277,14 @@ streaming_loop(messages)
         """
 `openai.BadRequestError`, HTTP 400, in Moonshot's wording: thinking is on, and the assistant
 message at index 1, the one with the calls, came back without its `reasoning_content`. The first
-request went through; the second, the first one with that message in the history, failed. Agent
-frameworks ran into exactly this error with Kimi's thinking models again and again in 2026. The
+request went through; the second, the first one with that message in the history, failed. The
 history the loop tried to send:
 """,
         """
 `openai.BadRequestError`, HTTP 400, в формулировке Moonshot: рассуждение включено, а сообщение
 ассистента с индексом 1 — то, где вызовы, — вернулось без своего `reasoning_content`. Первый запрос
-прошёл, а второй, где это сообщение впервые оказалось в истории, завершился ошибкой. В 2026 году
-на эту ошибку раз за разом натыкались агентные фреймворки (agent frameworks), работавшие с моделями
-Kimi с рассуждением. История, которую цикл пытался отправить:
+прошёл, а второй, где это сообщение впервые оказалось в истории, завершился ошибкой. История,
+которую цикл пытался отправить:
 """,
     ),
     code(
@@ -631,7 +631,7 @@ Before you send a history to a self-hosted Kimi (vLLM, SGLang), rewrite every ca
 ids and the chat template shows them verbatim; the Moonshot API renames the ids itself, a
 self-hosted server does not. With foreign ids in the history, for example `call_...` from a
 conversation that started with another provider, the model starts to imitate them and the server's
-parser cannot read the result (seen in practice: `call_59adf5614cfe...`, `functionsexec5`, a bare
+parser cannot read the result (ids such as `call_59adf5614cfe...`, `functionsexec5` or a bare
 `0`). The profile `sglang_drift` imitates this on SGLang:
 """,
         """
@@ -641,8 +641,8 @@ parser cannot read the result (seen in practice: `call_59adf5614cfe...`, `functi
 вид `functions.NAME:N`, где N — номер вызова в диалоге. Модели Kimi обучены на таких id, а шаблон
 чата показывает их модели как есть; API Moonshot переименовывает id сам, а свой сервер — нет. Если
 в истории чужие id — например, `call_...` из диалога, начатого у другого провайдера, — модель
-начинает им подражать, и парсер сервера не может прочитать результат (на практике встречались
-`call_59adf5614cfe...`, `functionsexec5` и просто `0`). Профиль `sglang_drift` воспроизводит это
+начинает им подражать, и парсер сервера не может прочитать результат (id вроде
+`call_59adf5614cfe...`, `functionsexec5` или просто `0`). Профиль `sglang_drift` воспроизводит это
 поведение SGLang:
 """,
     ),
@@ -835,8 +835,9 @@ Sources and versions, checked in 2026-12; they change, the rules above do not.
   (vLLM PR #46127, SGLang PR #25362); none reads a name out of `call_<hex>`. The id drift: HF
   discussion #48 on Kimi-K2-Instruct, SGLang PR #21377.
 - **What is synthesized.** Every answer in this lesson is synthesized. The missing-reasoning 400
-  copies Moonshot's wording as users quote it (cherry-studio #12619, mastra #12592); the
-  `reasoning` field follows vLLM's source.
+  copies Moonshot's wording as users quote it (cherry-studio #12619, mastra #12592); agent
+  frameworks ran into it with Kimi's thinking models again and again in 2026. The `reasoning`
+  field follows vLLM's source.
 
 </details>
 """,
@@ -874,7 +875,9 @@ Sources and versions, checked in 2026-12; they change, the rules above do not.
   обсуждение #48 у Kimi-K2-Instruct на HF, PR SGLang #21377.
 - **Что синтезировано.** Все ответы этого урока синтезированы. Ошибка 400 без рассуждения
   повторяет текст Moonshot в том виде, в каком его цитируют пользователи (cherry-studio #12619,
-  mastra #12592); поле `reasoning` — по исходному коду vLLM.
+  mastra #12592); в 2026 году на эту ошибку раз за разом натыкались агентные фреймворки (agent
+  frameworks), работавшие с моделями Kimi с рассуждением. Поле `reasoning` — по исходному коду
+  vLLM.
 
 </details>
 """,

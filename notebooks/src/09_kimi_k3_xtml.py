@@ -110,12 +110,16 @@ conn
         """
 ## 1. The tool
 
-The weather tool of the earlier lessons.
+Describe each tool once, as a `tools` entry, and map its name to its function in `tool_map`:
+the prompts and requests below send `tools`, and step 7 runs the call through `tool_map`. Here
+they are for the weather tool of the earlier lessons.
 """,
         """
 ## 1. Инструмент
 
-Инструмент погоды из прошлых уроков.
+Описывайте каждый инструмент один раз, элементом `tools`, и связывайте его имя с функцией в
+`tool_map`: промпты и запросы ниже передают `tools`, а шаг 7 выполняет вызов через
+`tool_map`. Вот они для инструмента погоды из прошлых уроков.
 """,
     ),
     code(
@@ -467,15 +471,17 @@ assert json.loads(typed.tool_calls[0]["function"]["arguments"])["stars"] == 4.5
         """
 ## 5. Streaming: each call whole
 
-vLLM's `kimi_k3` parser does not stream argument fragments: it sends each call in one piece when
-its `<|close|>call<|sep|>` arrives. `KimiXtmlStreamParser` does the same. Feed it the raw text five
+Count a K3 call only once its `<|close|>call<|sep|>` has arrived, and expect it in one piece:
+vLLM's `kimi_k3` parser sends each call whole at that point, never argument fragments.
+`KimiXtmlStreamParser` does the same. Feed it the raw text five
 characters at a time and note where the call comes out:
 """,
         """
 ## 5. Потоковая выдача: каждый вызов целиком
 
-Парсер `kimi_k3` в vLLM не передаёт аргументы по частям: он отдаёт каждый вызов целиком, как
-только приходит его `<|close|>call<|sep|>`. `KimiXtmlStreamParser` поступает так же. Подадим ему
+Засчитывайте вызов K3 только после того, как пришёл его `<|close|>call<|sep|>`, и ждите его
+целиком: парсер `kimi_k3` в vLLM отдаёт каждый вызов в этот момент одним куском, а не аргументы по
+частям. `KimiXtmlStreamParser` поступает так же. Подадим ему
 сырой текст по пять символов и посмотрим, где появится вызов:
 """,
     ),
@@ -524,8 +530,9 @@ are one JSON text and a cut JSON text does not parse. K3's raw string values giv
 
 ## 6. `tool_choice` and `response_format` are prompt text
 
-An API request's `tool_choice` and `response_format` do not reach K3 as settings: the renderer
-writes them into the prompt as system option messages. `"required"`:
+When you render K3 prompts yourself, pass `tool_choice` and `response_format` to
+`render_kimi_xtml`: they do not reach K3 as settings, the renderer writes them into the prompt as
+system option messages. `"required"`:
 """,
         """
 Сравните с уроком 04: `parse_kimi` возвращает обрезанный вызов K2 с ошибкой, потому что аргументы
@@ -534,8 +541,9 @@ K2 — один текст JSON, а обрезанный JSON не разбир�
 
 ## 6. `tool_choice` и `response_format` — это текст промпта
 
-`tool_choice` и `response_format` из запроса к API доходят до K3 не как настройки: программа
-сборки промпта вписывает их туда системными сообщениями с опциями. `"required"`:
+Собирая промпт K3 сами, передавайте `tool_choice` и `response_format` в `render_kimi_xtml`: до
+K3 они доходят не как настройки, программа сборки промпта вписывает их туда системными сообщениями
+с опциями. `"required"`:
 """,
     ),
     code(
