@@ -72,8 +72,8 @@ servers; the llama.cpp answers of section 8 are **captured** from a real `llama-
 tiny model whose weights are set by hand (steered, not trained) to write this lesson's reasoning
 and calls. The offline
 tokenizers `qwen3` and `qwen3.5` carry the official chat templates of `Qwen/Qwen3-0.6B` and
-`Qwen/Qwen3.5-4B` (copies kept in the repo), so the renders below are the real ones; only ordinary
-words get other token ids. With `LLM_MODE=live` and the `QWEN_*` variables (for example a local
+`Qwen/Qwen3.5-4B` (copies kept in the repo), so the renders below are the real ones; only the ids
+of ordinary words differ from the real tokenizer's. With `LLM_MODE=live` and the `QWEN_*` variables (for example a local
 Ollama, see section 8) the cells that talk to a model use your server.
 """,
         """
@@ -87,8 +87,8 @@ Ollama, see section 8) the cells that talk to a model use your server.
 а выставлены вручную (steered), так что она пишет ровно те рассуждения и вызовы, которые нужны
 уроку. Офлайн-токенизаторы (tokenizer) `qwen3` и
 `qwen3.5` содержат официальные шаблоны чата `Qwen/Qwen3-0.6B` и `Qwen/Qwen3.5-4B` (копии хранятся в
-репозитории), поэтому показанные ниже промпты — настоящие; другие номера токенов получают только
-обычные слова. С `LLM_MODE=live` и переменными `QWEN_*` (например, для локального Ollama, см.
+репозитории), поэтому показанные ниже промпты — настоящие; от настоящего токенизатора отличаются
+только номера обычных слов. С `LLM_MODE=live` и переменными `QWEN_*` (например, для локального Ollama, см.
 раздел 8) ячейки, которые обращаются к модели, работают с вашим сервером.
 """,
     ),
@@ -616,15 +616,15 @@ Read the two streams line by line:
 - llama.cpp's first chunk is `{"role": "assistant", "content": null}` (line 0 shows no
   `content`), and every chunk names the build in `system_fingerprint`;
 - **reasoning** arrives first, under `reasoning` (Ollama) or `reasoning_content` (llama.cpp);
-- Ollama sends **each call whole in one chunk**, arguments complete (read from its parser code,
-  *unconfirmed* on the wire); llama.cpp's first chunk of a call carries its index, id, name **and**
+- Ollama sends **each call whole in one chunk**, arguments complete ([reference](#reference));
+  llama.cpp's first chunk of a call carries its index, id, name **and**
   the first piece of the arguments (`{`), and small fragments follow. Accumulating by `index`
   (lesson 03) handles both;
 - the last chunk has an empty `delta` and `finish_reason: "tool_calls"` (llama.cpp adds its
   `timings`);
 - llama.cpp made **both** calls without being asked: it takes the default of
-  `parallel_tool_calls` from the chat template, and Qwen3's template allows several calls. In the
-  same capture, even `parallel_tool_calls: false` still brought two calls in Qwen3's JSON format
+  `parallel_tool_calls` from the chat template, and Qwen3's template allows several calls. On the
+  same server, even `parallel_tool_calls: false` still brought two calls in Qwen3's JSON format
   (with Qwen3.5's XML format, `false` did limit the reply to one call). Sent explicitly, `true`
   changes nothing here:
 """,
@@ -637,14 +637,14 @@ Read the two streams line by line:
 - первый фрагмент llama.cpp — `{"role": "assistant", "content": null}` (в строке 0 нет
   `content`), и в каждом фрагменте поле `system_fingerprint` называет сборку сервера;
 - **рассуждение** приходит первым, в поле `reasoning` (Ollama) или `reasoning_content` (llama.cpp);
-- Ollama присылает **каждый вызов целиком в одном фрагменте** (chunk), с полными аргументами (так
-  следует из кода её парсера; на реальном потоке *не подтверждено*); у llama.cpp первый фрагмент
+- Ollama присылает **каждый вызов целиком в одном фрагменте** (chunk), с полными аргументами
+  ([справка](#reference)); у llama.cpp первый фрагмент
   вызова содержит его index, id, имя **и** первый кусок аргументов (`{`), а за ним идут мелкие части.
   Склейка по `index` (урок 03) справляется с обоими вариантами;
 - у последнего фрагмента пустая `delta` и `finish_reason: "tool_calls"` (llama.cpp добавляет ещё
   свои `timings`);
 - llama.cpp сделал **оба** вызова без всякой просьбы: значение `parallel_tool_calls` по умолчанию
-  он берёт из шаблона чата, а шаблон Qwen3 разрешает несколько вызовов. В той же кассете даже
+  он берёт из шаблона чата, а шаблон Qwen3 разрешает несколько вызовов. На том же сервере даже
   `parallel_tool_calls: false` не помешал второму вызову в JSON-формате Qwen3 (с XML-форматом
   Qwen3.5 значение `false` действительно оставило один вызов). Явное `true` здесь ничего не
   меняет:
