@@ -352,15 +352,16 @@ print(f"schema accuracy: {sum(fits)} of {len(fits)} calls = {sum(fits) / len(fit
     md("""
 ## 6. The AST check: name, parameters, types, values
 
-A call is right when its name is the expected function, every parameter the answer needs is
-present, no unknown parameter appears, and every value has the schema's type and is one of the
-allowed values. That is BFCL's "AST" check (it compares the parsed call, not its text); an
+Score a call as right only after checking its name, its parameters and its values: the name is
+the expected function, every parameter the answer needs is present, no unknown parameter appears,
+and every value has the schema's type and is one of the allowed values. That is BFCL's "AST" check (it compares the parsed call, not its text); an
 irrelevance question is right only when no call is made.
 """, """
 ## 6. Проверка по AST: имя, параметры, типы, значения
 
-Вызов верен, когда имя совпадает с ожидаемой функцией, все нужные параметры на месте, незнакомых
-параметров нет, а каждое значение имеет тип из схемы и входит в список допустимых. Это и есть
+Считайте вызов верным, только проверив имя, параметры и значения: имя совпадает с ожидаемой
+функцией, все нужные параметры на месте, незнакомых параметров нет, а каждое значение имеет тип из
+схемы и входит в список допустимых. Это и есть
 проверка BFCL «по AST» (она сравнивает разобранный вызов, а не его текст); на вопрос из категории
 irrelevance верен только ответ без вызова.
 """),
