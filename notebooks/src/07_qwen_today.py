@@ -677,8 +677,9 @@ out.
 
 ## 9. Kimi-K2 and Qwen, then and now
 
-Lesson 05's table with the new columns. The reasoning rows describe vLLM; the other servers'
-field names are in section 6.
+Pick the parser by model, not by family: Kimi-K2 → `kimi_k2`, Qwen2.5 and Qwen3 → `hermes`,
+Qwen3.5 → `qwen3_coder`. Here is lesson 05's table with the new columns; the reasoning rows describe
+vLLM, and the other servers' field names are in section 6.
 """,
         """
 OpenAI-совместимый адрес API (endpoint) Ollama не поддерживает `tool_choice`, поэтому запросы
@@ -686,8 +687,9 @@ OpenAI-совместимый адрес API (endpoint) Ollama не поддер
 
 ## 9. Kimi-K2 и Qwen: тогда и сейчас
 
-Таблица из урока 05 с новыми столбцами. Строки о рассуждении описывают vLLM; как называются поля
-у других серверов, сказано в разделе 6.
+Выбирайте парсер по модели, а не по семейству: Kimi-K2 — `kimi_k2`, Qwen2.5 и Qwen3 — `hermes`,
+Qwen3.5 — `qwen3_coder`. Вот таблица из урока 05 с новыми столбцами; строки о рассуждении описывают
+vLLM, а как называются поля у других серверов, сказано в разделе 6.
 """,
     ),
     code(

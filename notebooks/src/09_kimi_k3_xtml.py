@@ -754,10 +754,9 @@ On your own vLLM, read K3's reasoning from `reasoning` and expect each call in o
 Self-hosted, K3 runs as `vllm serve moonshotai/Kimi-K3 --enable-auto-tool-choice
 --tool-call-parser kimi_k3 --reasoning-parser kimi_k3`. vLLM reports the reasoning in the field
 `reasoning`, invents ids `functions.NAME:N`, and streams each call in one delta. In live mode
-your server answers, and the cell prints a note instead. One difference to remember: vLLM keeps K3's named `tool_choice`,
-the platform ignores it. vLLM's strict tool calling is on by default (lesson 08), and then a
-grammar forces the named call; started with `VLLM_ENFORCE_STRICT_TOOL_CALLING=0`, vLLM refuses a
-named choice for K3 with a 400 saying that it requires strict tool calling.
+your server answers, and the cell prints a note instead. One difference to remember: vLLM keeps K3's named `tool_choice`
+(its strict tool calling, on by default, forces the named call with a grammar: lesson 08), the
+platform ignores it ([reference](#reference)).
 """,
         """
 ## 8. K3 на vLLM
@@ -767,10 +766,9 @@ named choice for K3 with a 400 saying that it requires strict tool calling.
 --tool-call-parser kimi_k3 --reasoning-parser kimi_k3`. vLLM отдаёт рассуждение в поле
 `reasoning`, придумывает id вида `functions.NAME:N` и передаёт в потоке каждый вызов одной дельтой
 (delta). В режиме live отвечает ваш сервер, и ячейка вместо этого печатает пометку. Одно различие стоит
-запомнить: vLLM соблюдает выбор функции по имени в `tool_choice` для K3, а платформа его не учитывает. Строгий режим
-вызовов (strict tool calling) в vLLM включён по умолчанию (урок 08), и тогда нужный вызов
-обеспечивает грамматика; если запустить vLLM с `VLLM_ENFORCE_STRICT_TOOL_CALLING=0`, он ответит на
-выбор по имени для K3 ошибкой 400: такой выбор требует строгого режима.
+запомнить: vLLM соблюдает выбор функции по имени в `tool_choice` для K3 (его строгий режим вызовов
+(strict tool calling), включённый по умолчанию, обеспечивает нужный вызов грамматикой: урок 08), а
+платформа этот выбор не учитывает ([справка](#reference)).
 """,
     ),
     code(
@@ -872,8 +870,9 @@ Sources, checked in 2026-12.
   when both are sent, so send one.
 - **K3's named `tool_choice`**: ignored on the platform (the vendor verifier's tests); the separate
   kimi-code K3 endpoint reportedly answers 400 (oh-my-pi PR #5994). vLLM's `kimi_k3` parser
-  refuses a named choice when `VLLM_ENFORCE_STRICT_TOOL_CALLING` is off; the variable defaults to
-  true (`vllm/envs.py`).
+  refuses a named choice when `VLLM_ENFORCE_STRICT_TOOL_CALLING` is off
+  (`VLLM_ENFORCE_STRICT_TOOL_CALLING=0`: a 400 saying that the choice requires strict tool
+  calling); the variable defaults to true (`vllm/envs.py`).
 - **Unconfirmed for K3**: the `name:N` form of the platform's ids (K2's form is used) and the
   wording of the missing-reasoning 400 (K2.5/K2.6's, as users quote it).
 - **What is synthesized.** The platform answers come from the vendor verifier's K3 tests; the
@@ -909,7 +908,8 @@ Sources, checked in 2026-12.
 - **Выбор функции по имени в `tool_choice` у K3**: на платформе не учитывается (тесты набора проверок для
   поставщиков); отдельный адрес kimi-code для K3, по сообщениям, отвечает 400 (PR oh-my-pi #5994).
   Парсер `kimi_k3` в vLLM отклоняет выбор по имени, когда `VLLM_ENFORCE_STRICT_TOOL_CALLING`
-  выключен; по умолчанию переменная включена (`vllm/envs.py`).
+  выключен (`VLLM_ENFORCE_STRICT_TOOL_CALLING=0`: ошибка 400 о том, что такой выбор требует
+  строгого режима); по умолчанию переменная включена (`vllm/envs.py`).
 - **Для K3 не подтверждены**: форма `name:N` у id платформы (используется форма K2) и текст ошибки
   400 без рассуждения (текст K2.5/K2.6 в том виде, в каком его цитируют пользователи).
 - **Что синтезировано.** Ответы платформы — по тестам K3 из набора проверок для поставщиков;
