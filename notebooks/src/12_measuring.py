@@ -88,8 +88,8 @@ conn
 
 Before 25 students depend on an endpoint, run the pre-flight against it:
 `python -m helpers.verify --endpoint URL --model NAME --key-env VAR`. It sends at most 20
-requests and prints one line per check: PASS, WARN, FAIL, N/A or N/R, with the field that was wrong and
-the lesson that explains it; the exit status is 1 when a check failed.
+requests and prints one line per check: PASS, WARN, FAIL, N/A or N/R, with the field that was
+wrong and the lesson that explains it; the exit status is 1 when a check failed.
 
 From Python the same battery is `verify.run`:
 """, """
@@ -97,8 +97,8 @@ From Python the same battery is `verify.run`:
 
 Прежде чем от адреса API будут зависеть 25 студентов, запустите на нём предполётную проверку:
 `python -m helpers.verify --endpoint URL --model NAME --key-env VAR`. Она отправляет не больше 20
-запросов и печатает по строке на проверку: PASS, WARN, FAIL, N/A или N/R — с полем, которое оказалось
-неверным, и уроком, где это объяснено; код выхода 1 значит, что какая-то проверка не прошла.
+запросов и печатает по строке на проверку: PASS, WARN, FAIL, N/A или N/R — с полем, которое
+оказалось неверным, и уроком, где это объяснено; код выхода 1 значит, что какая-то проверка не прошла.
 
 Из Python тот же набор проверок запускает `verify.run`:
 """),
