@@ -3,11 +3,13 @@
     python -m helpers.verify --endpoint http://localhost:8000/v1 --model NAME [--key-env VAR]
 
 A fixed, small battery (at most `MAX_REQUESTS` requests, each with a timeout, the whole run with a
-deadline) checks what the lessons teach and prints one line per check: PASS, WARN, FAIL or N/A
-(the endpoint refused the setting: not supported), with the evidence and the lesson that explains
-it. Exit status: 0 when nothing failed, 1 when a check failed, 2 when the endpoint cannot be used
-at all (unreachable, key refused, model unknown). The key is read from the environment variable
-named by `--key-env` and never printed: it is cut out of every piece of evidence.
+deadline) checks what the lessons teach and prints one line per check: PASS, WARN, FAIL, N/A (the
+check does not apply: the endpoint refused the setting with a 400, or round 1 sent no reasoning to
+send back) or N/R (replay: the cassette has no answer), with the evidence and the lesson that
+explains it. Exit status: 0 when nothing failed, 1 when a check failed, 2 when the endpoint
+cannot be used at all (unreachable, key refused, model unknown). The key is read from the
+environment variable named by `--key-env` and never printed: it is cut out of every piece of
+evidence.
 """
 
 from __future__ import annotations
@@ -90,7 +92,7 @@ class Check:
     """One line of the report."""
 
     name: str
-    status: str  # PASS, WARN, FAIL, N/A (refused: not supported), N/R (replay: not recorded)
+    status: str  # PASS, WARN, FAIL, N/A (refused with 400, or no reasoning), N/R (not recorded)
     evidence: str
     lesson: str
 

@@ -45,8 +45,6 @@ ALLOWED: tuple[tuple[str, str, str, str], ...] = (
     ("02_sync_loop", "Expect engines to differ in the details", "sentences +1", SPLIT),
     ("03_streaming", "One cell connects to the model.", "sentences +1", SPLIT),
     ("03_streaming", "- A thinking model (Kimi K2.6 or K2.7-Code", "sentences +1", SPLIT),
-    ("07_qwen_today", "The same two-city question, streamed from each.", "sentences +1", SPLIT),
-    ("09_kimi_k3_xtml", "On your own vLLM, read K3's reasoning", "sentences +1", SPLIT),
     ("09_kimi_k3_xtml", "- **K3's named `tool_choice`**", "sentences +1", SPLIT),
     ("11_untrusted_results", "- OWASP Top 10 for LLM Applications", "sentences -1", MERGE),
     (

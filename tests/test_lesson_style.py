@@ -26,6 +26,9 @@ REFERENCE_OPEN = {
 }
 SUMMARY = {"en": "## Summary", "ru": "## Итоги"}
 EXERCISES = {"en": "## Exercises", "ru": "## Упражнения"}
+# The anchor the steps' "([reference](#reference))" links point at: the line right before
+# <details>, outside it, so a click lands on the folded block's summary line.
+ANCHOR = '<a id="reference"></a>'
 MAX_HEDGES = 2
 # Provenance a student does not need in a step: pull requests and issue numbers.
 PR_NUMBER = re.compile(r"\bPR\s*#?\d+|(?<![\w&])#\d{4,}\b|/pull/\d+|\bpull/\d+|\w#\d{3,}\b")
@@ -83,12 +86,17 @@ def style_problems(lesson: str, lang: str, cells: list[str], *, styled: bool) ->
             problems.append(f"{where}: the reference block must open with {REFERENCE_OPEN[lang]!r}")
         if "</details>" not in text:
             problems.append(f"{where}: the reference block is not closed with </details>")
+        if not text.partition("<details")[0].rstrip().endswith(ANCHOR):
+            problems.append(f"{where}: the line right before <details> must be {ANCHOR!r}")
         summary = [i for i, c in enumerate(cells) if re.search(rf"^{SUMMARY[lang]}\s*$", c, re.M)]
+        exercises = [i for i, c in enumerate(cells) if c.lstrip().startswith(EXERCISES[lang])]
         after = cells[index + 1 :]
         if not summary or summary[-1] > index:
             problems.append(f"{where}: the reference block must come after {SUMMARY[lang]!r}")
-        if after and not after[0].lstrip().startswith(EXERCISES[lang]):
-            if not all(re.match(r"\s*\[(?:Next|Дальше)", c) for c in after):
+        if exercises and exercises[0] < index:
+            problems.append(f"{where}: the reference block must come before {EXERCISES[lang]!r}")
+        elif after and not after[0].lstrip().startswith(EXERCISES[lang]):
+            if exercises or not all(re.match(r"\s*\[(?:Next|Дальше)", c) for c in after):
                 problems.append(
                     f"{where}: only the exercises and the Next link may follow the reference block"
                 )
@@ -127,7 +135,8 @@ GOOD = [
     "# T\n\n**Goal:** g",
     "## 1. Step\n\nSend the reasoning back.",
     "## Summary\n\n- the rule",
-    "<details><summary>Reference</summary>\n\n- vLLM PR #27752, 0.17.x; unconfirmed.\n\n</details>",
+    '<a id="reference"></a>\n<details><summary>Reference</summary>\n\n- vLLM PR #27752, 0.17.x;'
+    " unconfirmed.\n\n</details>",
     "## Exercises\n\n...",
     "[Next: 07 X](07_x.ipynb)",
 ]
@@ -157,6 +166,16 @@ def test_the_checker_passes_a_good_lesson():
         (GOOD[:4] + ["## 2. Another step"] + GOOD[4:], "only the exercises"),
         (GOOD[:3] + ["<details><summary>Sources</summary>\n\nx\n\n</details>"] + GOOD[4:], "open"),
         (GOOD[:3] + ["<details><summary>Reference</summary>\n\nx"] + GOOD[4:], "not closed"),
+        # lesson 10 once had both of these: the anchor inside the block, the block after the
+        # exercises (only the Next link followed it); lesson 11 had no anchor at all
+        (
+            GOOD[:3]
+            + ["<details><summary>Reference</summary>\n\n" + ANCHOR + "\n\nx\n\n</details>"]
+            + GOOD[4:],
+            "right before <details>",
+        ),
+        (GOOD[:3] + ["<details><summary>Reference</summary>\n\nx\n\n</details>"], "right before"),
+        (GOOD[:3] + GOOD[4:5] + GOOD[3:4] + GOOD[5:], "before '## Exercises'"),
     ],
 )
 def test_the_checker_catches_a_planted_defect(cells, words):
@@ -168,7 +187,7 @@ def test_the_russian_hedges_are_counted():
     cells = GOOD[:1] + [
         "## 1. Шаг\n\nЭто не подтверждено; по сообщениям пользователей; из вторичного источника."
     ]
-    cells += ["## Итоги", "<details><summary>Справка</summary>\n\n</details>"]
+    cells += ["## Итоги", ANCHOR + "\n<details><summary>Справка</summary>\n\n</details>"]
     problems = style_problems("08_x", "ru", cells, styled=True)
     assert any("3 hedges" in p for p in problems), problems
 

@@ -127,12 +127,14 @@ conn
         """
 ## 1. The tool
 
-The weather tool of the earlier lessons, registered in a `ToolRegistry` for `run_tool_loop`.
+Register each tool in a `ToolRegistry`: `run_tool_loop` looks the called function up there by
+name. Here is the weather tool of the earlier lessons.
 """,
         """
 ## 1. Инструмент
 
-Инструмент погоды из прошлых уроков, зарегистрированный в `ToolRegistry` для `run_tool_loop`.
+Регистрируйте каждый инструмент в `ToolRegistry`: `run_tool_loop` ищет там вызванную функцию по
+имени. Вот инструмент погоды из прошлых уроков.
 """,
     ),
     code(
@@ -231,8 +233,8 @@ That was enough for Kimi-K2-Instruct. A thinking model's API wants more.
         """
 ## 3. Цикл, который теряет рассуждение
 
-Цикл, который возвращает в историю только `content` и `tool_calls`, с моделью с рассуждением
-падает начиная со второго раунда. Вот исправленный потоковый цикл из урока 03, склейку в нём делает
+Если цикл возвращает в историю только `content` и `tool_calls`, то с моделью с рассуждением он
+падает со второго раунда. Вот исправленный потоковый цикл из урока 03, фрагменты в нём склеивает
 `ToolCallAccumulator`; как и циклы из руководства, он собирает сообщение ассистента только из этих
 двух полей:
 
@@ -275,16 +277,14 @@ streaming_loop(messages)
         """
 `openai.BadRequestError`, HTTP 400, in Moonshot's wording: thinking is on, and the assistant
 message at index 1, the one with the calls, came back without its `reasoning_content`. The first
-request went through; the second, the first one with that message in the history, failed. Agent
-frameworks ran into exactly this error with Kimi's thinking models again and again in 2026. The
+request went through; the second, the first one with that message in the history, failed. The
 history the loop tried to send:
 """,
         """
 `openai.BadRequestError`, HTTP 400, в формулировке Moonshot: рассуждение включено, а сообщение
 ассистента с индексом 1 — то, где вызовы, — вернулось без своего `reasoning_content`. Первый запрос
-прошёл, а второй, где это сообщение впервые оказалось в истории, завершился ошибкой. В 2026 году
-на эту ошибку раз за разом натыкались агентные фреймворки (agent frameworks), работавшие с моделями
-Kimi с рассуждением. История, которую цикл пытался отправить:
+прошёл, а второй, где это сообщение впервые оказалось в истории, завершился ошибкой. История,
+которую цикл пытался отправить:
 """,
     ),
     code(
@@ -432,8 +432,8 @@ client.chat.completions.create(
     ),
     md(
         """
-For these two models, a tool call forced before the model may think about whether to make one is
-a contradiction the API resolves by refusing. Keep `tool_choice="auto"` (the default) and say in the prompt what
+On `kimi-k2.6` with thinking on, a call forced before the model may think about whether to make
+one is a contradiction the API resolves by refusing. Keep `tool_choice="auto"` (the default) and say in the prompt what
 you need, or check the answer for calls in your code, as `run_tool_loop` does.
 
 ## 7. `reasoning` or `reasoning_content`
@@ -450,8 +450,8 @@ Read the reasoning under whichever name the server uses, and send it back under 
 The profile `vllm_thinking` answers like vLLM serving `moonshotai/Kimi-K2.6`:
 """,
         """
-Для этих двух моделей требовать вызов инструмента раньше, чем модель подумает, нужен ли он, —
-противоречие, и API просто отклоняет такой запрос. Оставляйте `tool_choice="auto"` (значение по умолчанию) и говорите в
+У `kimi-k2.6` с включённым рассуждением требовать вызов раньше, чем модель подумает, нужен ли
+он, — противоречие, и API просто отклоняет такой запрос. Оставляйте `tool_choice="auto"` (значение по умолчанию) и говорите в
 промпте, что вам нужно, или проверяйте вызовы в ответе в своём коде, как это делает
 `run_tool_loop`.
 
@@ -631,7 +631,7 @@ Before you send a history to a self-hosted Kimi (vLLM, SGLang), rewrite every ca
 ids and the chat template shows them verbatim; the Moonshot API renames the ids itself, a
 self-hosted server does not. With foreign ids in the history, for example `call_...` from a
 conversation that started with another provider, the model starts to imitate them and the server's
-parser cannot read the result (seen in practice: `call_59adf5614cfe...`, `functionsexec5`, a bare
+parser cannot read the result (ids such as `call_59adf5614cfe...`, `functionsexec5` or a bare
 `0`). The profile `sglang_drift` imitates this on SGLang:
 """,
         """
@@ -641,8 +641,8 @@ parser cannot read the result (seen in practice: `call_59adf5614cfe...`, `functi
 вид `functions.NAME:N`, где N — номер вызова в диалоге. Модели Kimi обучены на таких id, а шаблон
 чата показывает их модели как есть; API Moonshot переименовывает id сам, а свой сервер — нет. Если
 в истории чужие id — например, `call_...` из диалога, начатого у другого провайдера, — модель
-начинает им подражать, и парсер сервера не может прочитать результат (на практике встречались
-`call_59adf5614cfe...`, `functionsexec5` и просто `0`). Профиль `sglang_drift` воспроизводит это
+начинает им подражать, и парсер сервера не может прочитать результат (id вроде
+`call_59adf5614cfe...`, `functionsexec5` или просто `0`). Профиль `sglang_drift` воспроизводит это
 поведение SGLang:
 """,
     ),
@@ -728,8 +728,8 @@ if conn.replay_only("sglang_drift is a recorded engine profile"):
         """
 ## 10. The rule to remember
 
-**With thinking on, every assistant message goes back into the history with its reasoning, under
-the field name the server used.** Which field, which engine:
+**With thinking on, every assistant message with `tool_calls` goes back into the history with its
+reasoning, under the field name the server used.** Which field, which engine:
 
 | where | model id | reasoning field | thinking off |
 |---|---|---|---|
@@ -747,8 +747,8 @@ K2.6 and K2-Thinking ship INT4 weights that need 8 H200 GPUs, so a class uses th
         """
 ## 10. Главное правило
 
-**При включённом рассуждении каждое сообщение ассистента возвращается в историю вместе с
-рассуждением, под тем именем поля, которое дал сервер.** Какое поле у какого движка:
+**При включённом рассуждении каждое сообщение ассистента с `tool_calls` возвращается в историю
+вместе с рассуждением, под тем именем поля, которое дал сервер.** Какое поле у какого движка:
 
 | где | id модели | поле рассуждения | как отключить |
 |---|---|---|---|
@@ -781,7 +781,7 @@ K2.6 and K2-Thinking ship INT4 weights that need 8 H200 GPUs, so a class uses th
   differs: lesson 08).
 - In raw text the reasoning is a `<think>` block; `parse_kimi` and `KimiStreamParser` split it off,
   end an unclosed block at the tool-call section and keep every call.
-- A self-hosted Kimi needs `functions.NAME:IDX` ids in its history: `normalize_kimi_ids`.
+- A self-hosted Kimi needs `functions.NAME:N` ids in its history: `normalize_kimi_ids`.
 """,
         """
 ## Итоги
@@ -799,7 +799,7 @@ K2.6 and K2-Thinking ship INT4 weights that need 8 H200 GPUs, so a class uses th
   несовместимы (у Kimi K3 иначе: урок 08).
 - В сыром выводе рассуждение — это блок `<think>`; `parse_kimi` и `KimiStreamParser` отделяют его,
   заканчивают незакрытый блок на секции вызовов и сохраняют каждый вызов.
-- Kimi на своём сервере должна видеть в истории id вида `functions.NAME:IDX`: для этого есть
+- Kimi на своём сервере должна видеть в истории id вида `functions.NAME:N`: для этого есть
   `normalize_kimi_ids`.
 """,
     ),
@@ -835,8 +835,9 @@ Sources and versions, checked in 2026-12; they change, the rules above do not.
   (vLLM PR #46127, SGLang PR #25362); none reads a name out of `call_<hex>`. The id drift: HF
   discussion #48 on Kimi-K2-Instruct, SGLang PR #21377.
 - **What is synthesized.** Every answer in this lesson is synthesized. The missing-reasoning 400
-  copies Moonshot's wording as users quote it (cherry-studio #12619, mastra #12592); the
-  `reasoning` field follows vLLM's source.
+  copies Moonshot's wording as users quote it (cherry-studio #12619, mastra #12592); agent
+  frameworks ran into it with Kimi's thinking models again and again in 2026. The `reasoning`
+  field follows vLLM's source.
 
 </details>
 """,
@@ -874,7 +875,9 @@ Sources and versions, checked in 2026-12; they change, the rules above do not.
   обсуждение #48 у Kimi-K2-Instruct на HF, PR SGLang #21377.
 - **Что синтезировано.** Все ответы этого урока синтезированы. Ошибка 400 без рассуждения
   повторяет текст Moonshot в том виде, в каком его цитируют пользователи (cherry-studio #12619,
-  mastra #12592); поле `reasoning` — по исходному коду vLLM.
+  mastra #12592); в 2026 году на эту ошибку раз за разом натыкались агентные фреймворки (agent
+  frameworks), работавшие с моделями Kimi с рассуждением. Поле `reasoning` — по исходному коду
+  vLLM.
 
 </details>
 """,

@@ -49,8 +49,8 @@ the reasoning of thinking models, and know what a small Qwen on your own laptop 
         """
 ## Что вы сделаете
 
-- увидите один и тот же вызов в записи шаблонов чата (chat template) Qwen3, который сохраняет
-  JSON в стиле Hermes, и Qwen3.5, который пишет **XML**;
+- увидите, как один и тот же вызов записывают шаблоны чата (chat template) Qwen3, которая
+  сохраняет JSON в стиле Hermes, и Qwen3.5, которая пишет **XML**;
 - разберёте оба формата сырого вывода модели (raw output) их парсерами и приведёте значения из XML
   к типам из JSON-схемы инструмента — так, как это делает парсер `qwen3_coder` в vLLM;
 - сравните ловушку с аргументами из урока 05 с её новой формой: Qwen3.5 не принимает аргументы в
@@ -72,8 +72,8 @@ servers; the llama.cpp answers of section 8 are **captured** from a real `llama-
 tiny model whose weights are set by hand (steered, not trained) to write this lesson's reasoning
 and calls. The offline
 tokenizers `qwen3` and `qwen3.5` carry the official chat templates of `Qwen/Qwen3-0.6B` and
-`Qwen/Qwen3.5-4B` (copies kept in the repo), so the renders below are the real ones; only ordinary
-words get other token ids. With `LLM_MODE=live` and the `QWEN_*` variables (for example a local
+`Qwen/Qwen3.5-4B` (copies kept in the repo), so the renders below are the real ones; only the ids
+of ordinary words differ from the real tokenizer's. With `LLM_MODE=live` and the `QWEN_*` variables (for example a local
 Ollama, see section 8) the cells that talk to a model use your server.
 """,
         """
@@ -87,8 +87,8 @@ Ollama, see section 8) the cells that talk to a model use your server.
 а выставлены вручную (steered), так что она пишет ровно те рассуждения и вызовы, которые нужны
 уроку. Офлайн-токенизаторы (tokenizer) `qwen3` и
 `qwen3.5` содержат официальные шаблоны чата `Qwen/Qwen3-0.6B` и `Qwen/Qwen3.5-4B` (копии хранятся в
-репозитории), поэтому показанные ниже промпты — настоящие; другие номера токенов получают только
-обычные слова. С `LLM_MODE=live` и переменными `QWEN_*` (например, для локального Ollama, см.
+репозитории), поэтому показанные ниже промпты — настоящие; от настоящего токенизатора отличаются
+только номера обычных слов. С `LLM_MODE=live` и переменными `QWEN_*` (например, для локального Ollama, см.
 раздел 8) ячейки, которые обращаются к модели, работают с вашим сервером.
 """,
     ),
@@ -122,13 +122,16 @@ conn
         """
 ## 1. A tool with typed parameters
 
-A forecast tool with an integer and a boolean parameter: the XML format will make their types
-matter.
+Give every parameter a type in its JSON schema: in Qwen3.5's XML calls every value is text, and
+only the schema's type turns `"3"` back into `3`. Here is a forecast tool with an integer and a
+boolean parameter.
 """,
         """
 ## 1. Инструмент с типизированными параметрами
 
-Инструмент прогноза погоды с целым и логическим параметрами: в формате XML их типы станут важны.
+Задайте каждому параметру тип в его JSON-схеме: в XML-вызовах Qwen3.5 каждое значение — текст, и
+только тип из схемы превращает `"3"` обратно в `3`. Вот инструмент прогноза погоды с целым и
+логическим параметрами.
 """,
     ),
     code(
@@ -175,17 +178,17 @@ _ = registry.register(get_forecast, schema=tools[0])
         """
 ## 2. One call, two templates
 
-Know which call format your Qwen writes: the same call looks different in Qwen3's and Qwen3.5's
-templates. A short conversation: the question, the assistant's call (arguments as a dict), the tool's result.
-Qwen3 (April and July 2025) keeps Qwen2.5's Hermes format; Qwen3.5, 3.6 and 3.8 write calls the
+Before you parse, check which template your Qwen uses: Qwen3 writes calls as Hermes-style JSON,
+Qwen3.5 and later as XML. A short conversation: the question, the assistant's call (arguments as
+a dict), the tool's result. Qwen3 (both of its releases) keeps Qwen2.5's Hermes format; Qwen3.5, 3.6 and 3.8 write calls the
 way Qwen3-Coder does.
 """,
         """
 ## 2. Один вызов, два шаблона
 
-Узнайте, в каком формате пишет вызовы ваша Qwen: один и тот же вызов выглядит по-разному в
-шаблонах Qwen3 и Qwen3.5. Короткий диалог: вопрос, вызов от ассистента (аргументы — словарь), результат инструмента. Qwen3
-(выпуски апреля и июля 2025 года) сохраняет формат Hermes из Qwen2.5, а Qwen3.5, 3.6 и 3.8 записывают
+Прежде чем разбирать вывод, узнайте, какой шаблон у вашей Qwen: Qwen3 пишет вызовы в JSON в стиле
+Hermes, Qwen3.5 и новее — в XML. Короткий диалог: вопрос, вызов от ассистента (аргументы —
+словарь), результат инструмента. Qwen3 (оба её выпуска) сохраняет формат Hermes из Qwen2.5, а Qwen3.5, 3.6 и 3.8 записывают
 вызовы так же, как Qwen3-Coder.
 """,
     ),
@@ -256,16 +259,19 @@ for name, tokenizer in [("Qwen3", qwen3), ("Qwen3.5", qwen35)]:
         """
 ## 3. Raw text and two parsers
 
-What each model generates for the same call (the `render_*` functions write the templates' format),
-and what our parsers make of it. Neither format carries a call id, so both parsers invent
-`call_0`, `call_1`, ...; a server invents its own.
+Parse raw Qwen text with the parser of its format: `parse_hermes` for Qwen3's JSON,
+`parse_qwen_xml` for Qwen3.5's XML. Neither format carries a call id, so both parsers invent
+`call_0`, `call_1`, ...; a server invents its own. Below, what each model generates for the same
+call (the `render_*` functions write the templates' format), and what the parsers make of it.
 """,
         """
 ## 3. Сырой текст и два парсера
 
-Что каждая модель генерирует для одного и того же вызова (функции `render_*` пишут в формате
-шаблонов) и что из этого делают наши парсеры (parser). Ни в одном формате нет идентификатора
-вызова, поэтому оба парсера придумывают `call_0`, `call_1`, ...; сервер придумывает свои.
+Разбирайте сырой текст Qwen парсером (parser) его формата: `parse_hermes` — JSON у Qwen3,
+`parse_qwen_xml` — XML у Qwen3.5. Ни в одном формате нет идентификатора вызова, поэтому оба
+парсера придумывают `call_0`, `call_1`, ...; сервер придумывает свои. Ниже — что каждая модель
+генерирует для одного и того же вызова (функции `render_*` пишут в формате шаблонов) и что из
+этого делают парсеры.
 """,
     ),
     code(
@@ -294,8 +300,9 @@ know that `days` is an integer. `get_forecast` would get `days="3"`, and `days +
 
 ## 4. Typed parameters
 
-vLLM's `qwen3_coder` parser converts each value by the type of that parameter in the request's
-tool schema. `parse_qwen_xml(text, tools)` follows the same rules:
+Always pass the tools to `parse_qwen_xml(text, tools)`: like vLLM's `qwen3_coder` parser, it
+converts each value to the type its parameter has in the tool schema. Here it is on the same
+text:
 """,
         """
 Логическое значение в XML записано так, как его пишет шаблон: `True`. Посмотрите на вторую
@@ -305,8 +312,9 @@ tool schema. `parse_qwen_xml(text, tools)` follows the same rules:
 
 ## 4. Типизированные параметры
 
-Парсер `qwen3_coder` в vLLM приводит каждое значение к типу этого параметра из схемы инструмента в
-запросе. `parse_qwen_xml(text, tools)` следует тем же правилам:
+Всегда передавайте инструменты в `parse_qwen_xml(text, tools)`: как и парсер `qwen3_coder` в
+vLLM, она приводит каждое значение к типу его параметра в схеме инструмента. Вот она на том же
+тексте:
 """,
     ),
     code(
@@ -353,16 +361,20 @@ compare_table(rows, ("text in the XML", "schema type", "JSON value"))
         """
 ## 5. Arguments as text: encoded twice, or refused
 
-Lesson 05 showed the Qwen2.5 trap: OpenAI-style `arguments` are a JSON **string**, and Qwen2.5's
-template encodes it a second time. Qwen3 inserts a string as it is. Qwen3.5 iterates over the
-arguments, so it needs a **mapping** (a dict), and a string stops the render:
+Before you apply Qwen3.5's template to a history, decode every call's `arguments` into a dict
+(`decode_tool_arguments`): OpenAI-style `arguments` are a JSON **string**, which Qwen2.5's
+template encodes a second time (lesson 05) and Qwen3.5's refuses. Qwen3 inserts a string as it
+is. Qwen3.5 iterates over the arguments, so it needs a **mapping** (a dict), and a string stops
+the render:
 """,
         """
 ## 5. Аргументы строкой: закодированы дважды или отвергнуты
 
-Урок 05 показал ловушку Qwen2.5: в формате OpenAI `arguments` — это JSON-**строка**, а шаблон
-Qwen2.5 кодирует её второй раз. Qwen3 вставляет строку как есть. Qwen3.5 перебирает аргументы по
-одному, поэтому ему нужен **словарь** (mapping), а на строке шаблон выдаёт ошибку:
+Прежде чем применить шаблон Qwen3.5 к истории, разберите `arguments` каждого вызова в словарь
+(`decode_tool_arguments`): в формате OpenAI `arguments` — это JSON-**строка**, которую шаблон
+Qwen2.5 кодирует второй раз (урок 05), а шаблон Qwen3.5 не принимает. Qwen3 вставляет строку как
+есть. Qwen3.5 перебирает аргументы по одному, поэтому ей нужен **словарь** (mapping), а на строке
+шаблон выдаёт ошибку:
 """,
     ),
     code(
@@ -400,17 +412,21 @@ print(text[text.rindex("<tool_call>"):])
         """
 ## 6. Thinking: `<think>` in the text, `reasoning` in the API
 
-Qwen3 (the first, hybrid release) and Qwen3.5 think by default: before answering they write their
-reasoning between `<think>` and `</think>` (Qwen3-2507 split this in two: its Instruct model never
-thinks, its Thinking model always does). Qwen3 writes the whole block; our parsers split it off into
+Split the reasoning off before you read the answer: in raw text it is the block that ends with
+`</think>`, over the API it is the server's reasoning field. Qwen3 (the first, hybrid release) and
+Qwen3.5 think by default: before answering they write their reasoning between `<think>` and
+`</think>` (a later Qwen3 release split this in two: its Instruct model never thinks, its Thinking
+model always does). Qwen3 writes the whole block; our parsers split it off into
 `ParseResult.reasoning`:
 """,
         """
 ## 6. Рассуждение: `<think>` в тексте, `reasoning` в API
 
-Qwen3 (первый, гибридный выпуск) и Qwen3.5 по умолчанию рассуждают: прежде чем ответить, они
-записывают своё рассуждение (reasoning) между `<think>` и `</think>` (в Qwen3-2507 это разделили:
-модель Instruct не рассуждает никогда, модель Thinking — всегда). Qwen3 пишет блок целиком; наши парсеры отделяют его в
+Отделяйте рассуждение (reasoning), прежде чем читать ответ: в сыром тексте это блок, который
+кончается на `</think>`, в ответе API — отдельное поле сервера. Qwen3 (первый, гибридный выпуск) и
+Qwen3.5 по умолчанию рассуждают: прежде чем ответить, они записывают своё рассуждение между
+`<think>` и `</think>` (в более позднем выпуске Qwen3 это разделили: модель Instruct не рассуждает
+никогда, модель Thinking — всегда). Qwen3 пишет блок целиком; наши парсеры отделяют его в
 `ParseResult.reasoning`:
 """,
     ),
@@ -517,8 +533,9 @@ The same call with the same typed arguments, because each server parsed its mode
 
 ## 8. What a laptop endpoint sends
 
-The cheapest real Qwen is a small one on your own computer, no GPU needed. Two popular servers
-give it an OpenAI-compatible API:
+On a laptop, serve a small Qwen with Ollama or llama.cpp (no GPU needed), raise Ollama's context
+to 16k tokens, and never rely on the shape of ids or chunks. Both servers give it an
+OpenAI-compatible API:
 
 ```bash
 # Ollama: downloads the model and serves it
@@ -530,19 +547,16 @@ llama-server -hf Qwen/Qwen3-1.7B-GGUF:Q8_0 -c 16384
 export LLM_MODE=live QWEN_BASE_URL=http://localhost:8080/v1 QWEN_API_KEY=none QWEN_MODEL=<id from /v1/models>
 ```
 
-Two caveats. Ollama's context is 4096 tokens by default on machines without a big GPU; a long tool
-list or history is cut silently and the tools seem ignored: start it with
+Ollama's context is 4096 tokens by default on machines without a big GPU, so a long tool list or
+history is cut silently and the tools seem ignored: start it with
 `OLLAMA_CONTEXT_LENGTH=16384 ollama serve`. Current llama.cpp builds use the model's chat template
-(`--jinja`) and put reasoning into `reasoning_content` (the default `--reasoning-format auto`,
-which does what `deepseek` does) without being asked; started with `--no-jinja`, the server answers any request that carries `tools` with HTTP
-500 `tools param requires --jinja flag`. (Where the model names above come from: the
+(`--jinja`) and put reasoning into `reasoning_content` without being asked; started with
+`--no-jinja`, the server answers any request that carries `tools` with HTTP 500
+`tools param requires --jinja flag`. (Where the model names above come from: the
 [reference](#reference).)
 
-The same two-city question, streamed from each. Ollama's stream is synthesized from its documented
-behaviour. llama.cpp's is a capture from a real `llama-server` (the build is named in the
-[reference](#reference)), serving a one-layer model with Qwen's real vocabulary and Qwen3's chat
-template. Its weights are steered, not trained, so it always writes the same reasoning
-and calls; everything else (prompt, grammar, parsing, ids, chunks) is the server's own.
+The same two-city question, streamed from each (where each stream comes from: the
+[reference](#reference)):
 """,
         """
 Один и тот же вызов с одинаковыми типизированными аргументами: каждый сервер разобрал формат своей
@@ -563,20 +577,15 @@ llama-server -hf Qwen/Qwen3-1.7B-GGUF:Q8_0 -c 16384
 export LLM_MODE=live QWEN_BASE_URL=http://localhost:8080/v1 QWEN_API_KEY=none QWEN_MODEL=<id from /v1/models>
 ```
 
-Две оговорки. У Ollama на машинах без мощной видеокарты контекст по умолчанию — 4096 токенов;
-длинный список инструментов или история обрезаются без предупреждения, и кажется, что модель
-игнорирует инструменты: запускайте `OLLAMA_CONTEXT_LENGTH=16384 ollama serve`. Современные
-сборки llama.cpp сами включают шаблон чата модели (`--jinja`) и выносят рассуждение в поле
-`reasoning_content` (так по умолчанию работает `--reasoning-format auto`, как `deepseek`); если запустить сервер с `--no-jinja`, любой
-запрос с `tools` получит HTTP 500 `tools param requires --jinja flag`. (Откуда взяты имена
-моделей выше — в [справке](#reference).)
+У Ollama на машинах без мощной видеокарты контекст по умолчанию — 4096 токенов, поэтому длинный
+список инструментов или история обрезаются без предупреждения, и кажется, что модель игнорирует
+инструменты: запускайте `OLLAMA_CONTEXT_LENGTH=16384 ollama serve`. Современные сборки llama.cpp
+сами включают шаблон чата модели (`--jinja`) и выносят рассуждение в поле `reasoning_content`;
+если запустить сервер с `--no-jinja`, любой запрос с `tools` получит HTTP 500
+`tools param requires --jinja flag`. (Откуда взяты имена моделей выше — в [справке](#reference).)
 
-Тот же вопрос про два города в потоковой выдаче (streaming) от каждого сервера. Поток Ollama
-синтезирован по документированному поведению. Поток llama.cpp записан с настоящего
-`llama-server` (сборка названа в [справке](#reference)), который обслуживает однослойную модель с
-настоящим словарём Qwen и шаблоном чата Qwen3. Её веса не обучены, а выставлены вручную, так что
-она всегда пишет одни и те же рассуждение и вызовы; всё остальное (промпт,
-грамматика, разбор, id, фрагменты потока) — работа самого сервера.
+Тот же вопрос про два города в потоковой выдаче (streaming) от каждого сервера (откуда взят каждый
+поток — в [справке](#reference)):
 """,
     ),
     code(
@@ -607,15 +616,15 @@ Read the two streams line by line:
 - llama.cpp's first chunk is `{"role": "assistant", "content": null}` (line 0 shows no
   `content`), and every chunk names the build in `system_fingerprint`;
 - **reasoning** arrives first, under `reasoning` (Ollama) or `reasoning_content` (llama.cpp);
-- Ollama sends **each call whole in one chunk**, arguments complete (read from its parser code,
-  *unconfirmed* on the wire); llama.cpp's first chunk of a call carries its index, id, name **and**
+- Ollama sends **each call whole in one chunk**, arguments complete ([reference](#reference));
+  llama.cpp's first chunk of a call carries its index, id, name **and**
   the first piece of the arguments (`{`), and small fragments follow. Accumulating by `index`
   (lesson 03) handles both;
 - the last chunk has an empty `delta` and `finish_reason: "tool_calls"` (llama.cpp adds its
   `timings`);
 - llama.cpp made **both** calls without being asked: it takes the default of
-  `parallel_tool_calls` from the chat template, and Qwen3's template allows several calls. In the
-  same capture, even `parallel_tool_calls: false` still brought two calls in Qwen3's JSON format
+  `parallel_tool_calls` from the chat template, and Qwen3's template allows several calls. On the
+  same server, even `parallel_tool_calls: false` still brought two calls in Qwen3's JSON format
   (with Qwen3.5's XML format, `false` did limit the reply to one call). Sent explicitly, `true`
   changes nothing here:
 """,
@@ -628,14 +637,14 @@ Read the two streams line by line:
 - первый фрагмент llama.cpp — `{"role": "assistant", "content": null}` (в строке 0 нет
   `content`), и в каждом фрагменте поле `system_fingerprint` называет сборку сервера;
 - **рассуждение** приходит первым, в поле `reasoning` (Ollama) или `reasoning_content` (llama.cpp);
-- Ollama присылает **каждый вызов целиком в одном фрагменте** (chunk), с полными аргументами (так
-  следует из кода его парсера; на реальном потоке *не подтверждено*); у llama.cpp первый фрагмент
+- Ollama присылает **каждый вызов целиком в одном фрагменте** (chunk), с полными аргументами
+  ([справка](#reference)); у llama.cpp первый фрагмент
   вызова содержит его index, id, имя **и** первый кусок аргументов (`{`), а за ним идут мелкие части.
-  Сборка по `index` (урок 03) справляется с обоими вариантами;
+  Склейка по `index` (урок 03) справляется с обоими вариантами;
 - у последнего фрагмента пустая `delta` и `finish_reason: "tool_calls"` (llama.cpp добавляет ещё
   свои `timings`);
 - llama.cpp сделал **оба** вызова без всякой просьбы: значение `parallel_tool_calls` по умолчанию
-  он берёт из шаблона чата, а шаблон Qwen3 разрешает несколько вызовов. В той же записи даже
+  он берёт из шаблона чата, а шаблон Qwen3 разрешает несколько вызовов. На том же сервере даже
   `parallel_tool_calls: false` не помешал второму вызову в JSON-формате Qwen3 (с XML-форматом
   Qwen3.5 значение `false` действительно оставило один вызов). Явное `true` здесь ничего не
   меняет:
@@ -668,8 +677,9 @@ out.
 
 ## 9. Kimi-K2 and Qwen, then and now
 
-Lesson 05's table with the new columns. The reasoning rows describe vLLM; the other servers'
-field names are in section 6.
+Pick the parser by model, not by family: Kimi-K2 → `kimi_k2`, Qwen2.5 and Qwen3 → `hermes`,
+Qwen3.5 → `qwen3_coder`. Here is lesson 05's table with the new columns; the reasoning rows describe
+vLLM, and the other servers' field names are in section 6.
 """,
         """
 OpenAI-совместимый адрес API (endpoint) Ollama не поддерживает `tool_choice`, поэтому запросы
@@ -677,8 +687,9 @@ OpenAI-совместимый адрес API (endpoint) Ollama не поддер
 
 ## 9. Kimi-K2 и Qwen: тогда и сейчас
 
-Таблица из урока 05 с новыми столбцами. Строки о рассуждении описывают vLLM; как называются поля
-у других серверов, сказано в разделе 6.
+Выбирайте парсер по модели, а не по семейству: Kimi-K2 — `kimi_k2`, Qwen2.5 и Qwen3 — `hermes`,
+Qwen3.5 — `qwen3_coder`. Вот таблица из урока 05 с новыми столбцами; строки о рассуждении описывают
+vLLM, а как называются поля у других серверов, сказано в разделе 6.
 """,
     ),
     code(
@@ -774,9 +785,17 @@ Sources, checked in 2026-12.
 - **Model names for laptops**: the Ollama tags `qwen3:0.6b`, `qwen3:1.7b`, `qwen3:4b` are from
   Ollama's own library (Qwen's Ollama guide lists only `qwen2.5`); the GGUF repository
   `Qwen/Qwen3-1.7B-GGUF` follows Qwen's naming pattern and is unconfirmed.
+- **The streams of step 8**: Ollama's is synthesized from its documented behaviour, and
+  llama.cpp's is a capture from a real `llama-server` serving a one-layer model with Qwen's real vocabulary and
+  Qwen3's chat template; its weights are set by hand, not trained, so it always writes the same
+  reasoning and calls, and everything else (prompt, grammar, parsing, ids, chunks) is the server's
+  own.
 - **The llama.cpp captures**: `llama-server` built from the llama.cpp source that the
   `llama-cpp-python` 0.3.36 package vendors, serving one-layer models whose weights are set by hand
-  (docs/real_engines.md says how they are made and rebuilt).
+  (docs/real_engines.md says how they are made and rebuilt). Its default `--reasoning-format auto`
+  does what `deepseek` does.
+- **Qwen3's releases**: the first, hybrid Qwen3 (April 2025) and Qwen3-2507 (July 2025), which
+  split Instruct and Thinking models.
 - **vLLM's `qwen3_coder` ids**: `call_` + 24 hex when streaming is the legacy parser class's form;
   current vLLM routes `qwen3_coder` to an engine-based parser whose ids were not checked.
 - **Ollama sends each call whole**: read from its parser code, unconfirmed on the wire.
@@ -796,9 +815,17 @@ Sources, checked in 2026-12.
 - **Имена моделей для ноутбука**: теги Ollama `qwen3:0.6b`, `qwen3:1.7b`, `qwen3:4b` взяты из
   библиотеки самой Ollama (руководство Qwen по Ollama перечисляет только `qwen2.5`); имя
   GGUF-репозитория `Qwen/Qwen3-1.7B-GGUF` построено по схеме имён Qwen и не подтверждено.
-- **Записи llama.cpp**: `llama-server` собран из исходников llama.cpp, вложенных в пакет
+- **Потоки шага 8**: поток Ollama синтезирован по документированному поведению, а поток
+  llama.cpp снят с настоящего `llama-server`, который обслуживает однослойную модель с настоящим словарём Qwen
+  и шаблоном чата Qwen3; её веса не обучены, а выставлены вручную, так что она всегда пишет одни и
+  те же рассуждение и вызовы, а всё остальное (промпт, грамматика, разбор, id, фрагменты потока) —
+  работа самого сервера.
+- **Кассеты llama.cpp**: `llama-server` собран из исходников llama.cpp, вложенных в пакет
   `llama-cpp-python` 0.3.36, и обслуживает однослойные модели с весами, выставленными вручную (как
-  они сделаны и как их пересобрать, описано в docs/real_engines.md).
+  они сделаны и как их пересобрать, описано в docs/real_engines.md). Его значение по умолчанию
+  `--reasoning-format auto` работает как `deepseek`.
+- **Выпуски Qwen3**: первый, гибридный Qwen3 (апрель 2025 года) и Qwen3-2507 (июль 2025 года), в
+  котором модели Instruct и Thinking разделены.
 - **Id у `qwen3_coder` в vLLM**: `call_` и 24 шестнадцатеричные цифры в потоке — форма старого
   класса парсера; нынешний vLLM направляет `qwen3_coder` в парсер на стороне движка, чьи id не
   проверены.
@@ -938,7 +965,7 @@ The reasoning is everything before `</think>`, without a leading `<think>`; when
 
 Напишите `split_think(text)`, которая возвращает `(reasoning, answer)` без пробелов и переводов
 строк по краям. Рассуждение — всё до `</think>`, без открывающего `<think>`; если `</think>` в
-тексте нет, то и рассуждения нет. Помните про Qwen3.5: его вывод может начинаться внутри блока.
+тексте нет, то и рассуждения нет. Помните про Qwen3.5: её вывод может начинаться внутри блока.
 """,
     ),
     code(

@@ -58,7 +58,7 @@ really does with them, so that you pick settings that hold on the server you dep
 - соберёте таблицу совместимости пяти движков (engine) — она вычисляется из их ответов, а не
   набирается вручную;
 - увидите два сюрприза платформы Moonshot: ошибку 400 в ответ на принудительный выбор
-  инструмента при включённом рассуждении и модель Kimi K3, которая молча пропускает выбор
+  инструмента при включённом рассуждении и модель Kimi K3, которая молча не учитывает выбор
   инструмента по имени;
 - разберёте параллельные вызовы llama.cpp, которые не выключаются, и строгие схемы Moonshot.
 """),
@@ -67,8 +67,8 @@ really does with them, so that you pick settings that hold on the server you dep
 
 The main engine of this lesson is vLLM serving Kimi-K2 (`--tool-call-parser kimi_k2`). In replay
 mode every answer comes from a cassette **synthesized** from each engine's documentation, not
-captured from real servers (the sources of each engine are in the [reference](#reference)). A
-setting no source documents for an engine is not recorded, and the table below says so. With `LLM_MODE=live` and the `KIMI_*`
+captured from real servers (the sources of each engine are in the [reference](#reference)). Where
+the cassette has no answer of an engine to a setting, the table below says "not recorded". With `LLM_MODE=live` and the `KIMI_*`
 variables the cells talk to your server, and the table gets one column: that server.
 """, """
 ## Подготовка
@@ -76,8 +76,8 @@ variables the cells talk to your server, and the table gets one column: that ser
 Главный движок урока — vLLM с моделью Kimi-K2 (`--tool-call-parser kimi_k2`). В режиме
 воспроизведения (replay) все ответы берутся из кассеты (cassette), **синтезированной** по
 документации каждого движка, а не записанной с настоящих серверов (источники по каждому движку — в
-[справке](#reference)). Если ни один источник не описывает, что движок делает с настройкой, ответ
-не записан, и таблица ниже так и пишет. С
+[справке](#reference)). Если в кассете нет ответа движка на настройку, таблица ниже так и
+пишет: «не записано». С
 `LLM_MODE=live` и переменными `KIMI_*` ячейки работают с вашим сервером, а в таблице остаётся один
 столбец — этот сервер.
 """),
@@ -153,8 +153,9 @@ outcome(client, model_name, tool_choice="auto")
     md("""
 ## 2. What each setting promises
 
-OpenAI defined these settings, and the other engines of this lesson reuse their names. What
-OpenAI promises:
+For exactly one call on vLLM, name the function, or force a call with `"required"` and add
+`parallel_tool_calls=False` (vLLM then keeps only the first call); on any other engine, count the
+calls you get. The settings and their names are OpenAI's, and each is a promise, not a guarantee:
 
 | setting | promise |
 |---|---|
@@ -165,14 +166,16 @@ OpenAI promises:
 | `parallel_tool_calls=False` | at most one call per reply (the default is `True`) |
 | `"strict": True` in a function | the arguments follow the schema exactly |
 
-Note what is missing: no single value means "exactly one call". To get one, combine a forced
-choice (`"required"` or a named function) with `parallel_tool_calls=False`, and count the calls
-you get. Here is how vLLM answers the four values of `tool_choice`:
+No single value means "exactly one call": on vLLM a named function gives one because its grammar
+holds one function's arguments, and `parallel_tool_calls=False` caps the count only where the
+engine keeps that promise. Here is how vLLM answers the four values of `tool_choice`:
 """, """
 ## 2. Что обещает каждая настройка
 
-Эти настройки придумала OpenAI, а остальные движки урока используют те же названия. Что
-обещает OpenAI:
+Чтобы получить в vLLM ровно один вызов, выберите функцию по имени или принудите модель к вызову
+через `"required"` и добавьте `parallel_tool_calls=False` (тогда vLLM оставит только первый вызов);
+на любом другом движке считайте полученные вызовы. Эти настройки и их названия придумала OpenAI, и
+каждая из них — обещание, а не гарантия:
 
 | настройка | обещание |
 |---|---|
@@ -183,10 +186,10 @@ you get. Here is how vLLM answers the four values of `tool_choice`:
 | `parallel_tool_calls=False` | не больше одного вызова в ответе (по умолчанию `True`) |
 | `"strict": True` в описании функции | аргументы в точности соответствуют схеме |
 
-Обратите внимание, чего здесь нет: ни одно значение само по себе не означает «ровно один вызов».
-Чтобы получить один вызов, сочетайте принудительный выбор (`"required"` или выбор функции по имени)
-с `parallel_tool_calls=False` и считайте полученные вызовы. Вот как vLLM отвечает на четыре
-значения `tool_choice`:
+Ни одно значение само по себе не означает «ровно один вызов»: в vLLM выбор функции по имени даёт
+один вызов, потому что его грамматика описывает аргументы одной функции, а
+`parallel_tool_calls=False` ограничивает число вызовов только там, где движок держит это обещание.
+Вот как vLLM отвечает на четыре значения `tool_choice`:
 """),
     code('''
 named = {"type": "function", "function": {"name": "get_weather"}}
@@ -219,8 +222,8 @@ if conn.replay_only("vLLM's answer to a named function"):
     show_tool_calls(completion.choices[0].message.tool_calls)
 ''', ru={'"vLLM\'s answer to a named function"': '"ответ vLLM на выбор функции по имени"'}),
     md("""
-One call, for Beijing only. This answer is synthesized from vLLM's docs, not captured: the
-grammar holds one function's arguments, so there is room for one city only. A loop that forces a
+One call, for Beijing only: the grammar holds one function's arguments, so there is room for one
+city only. A loop that forces a
 tool should expect to ask again for the rest.
 
 ## 3. The same settings on five engines
@@ -230,11 +233,11 @@ different answers on different engines. Now five settings go to five engines. Ea
 and each cell is what `outcome` made of that engine's answer: in replay mode the recorded answer,
 or the 400 the replay server gives where the engine documents one. Read three kinds of cell
 apart: "refused (400)" is the engine saying no, a call count that breaks the setting's promise is
-the engine ignoring it, and "not recorded (404)" is no data at all: the cassette holds no answer,
-because none of our sources says what that engine does.
+the engine ignoring it, and "not recorded (404)" is no data at all: the cassette holds no answer
+of that engine to that setting.
 """, """
-Один вызов, только для Пекина. Этот ответ синтезирован по документации vLLM, а не записан с
-сервера: грамматика описывает аргументы одной функции, поэтому места хватает только на один город.
+Один вызов, только для Пекина: грамматика описывает аргументы одной функции, поэтому места
+хватает только на один город.
 Если цикл принуждает модель к вызову, будьте готовы запросить остальное следующим запросом.
 
 ## 3. Те же настройки на пяти движках
@@ -244,8 +247,8 @@ because none of our sources says what that engine does.
 ячейка — то, что `outcome` извлекла из ответа этого движка: в режиме воспроизведения — записанный
 ответ или 400, который сервер воспроизведения выдаёт там, где движок такую ошибку документирует.
 Различайте три вида ячеек: «отказ (400)» — движок говорит «нет»; число вызовов, нарушающее обещание
-настройки, — движок её не соблюдает; «не записано (404)» — данных нет вовсе: в кассете нет ответа,
-потому что ни один из наших источников не говорит, что делает этот движок.
+настройки, — движок её молча не учитывает; «не записано (404)» — данных нет вовсе: в кассете нет ответа
+этого движка на эту настройку.
 """),
     code('''
 SETTINGS = {
@@ -298,36 +301,39 @@ Read the table row by row:
 - **a named function**: refused by K2.6, kept by vLLM (one call), ignored by the platform's K3
   (two calls, as under `"auto"`).
 - **parallel_tool_calls=False**: ignored by llama.cpp (two calls), not recorded for the others.
+  Current vLLM keeps only the first call ([reference](#reference)), but the cassette has no vLLM
+  answer to show it.
 
 The next sections take these engines one at a time.
 
 ## 4. Moonshot: thinking refuses a forced choice, K3 ignores a name
 
 On Moonshot's platform, switch thinking off for a request that forces a tool: with thinking on,
-K2.6 refuses `"required"` and a named function with HTTP 400. The way out is lesson 06's switch,
-`extra_body={"thinking": {"type": "disabled"}}`, and open-source clients do exactly that. Moonshot's
-docs do not describe these errors; the texts below are the ones users quote
-([reference](#reference)):
+K2.6 refuses `"required"` and a named function with HTTP 400. The switch is lesson 06's
+`extra_body={"thinking": {"type": "disabled"}}`; this lesson's cassette holds no answer with
+thinking off, so the cell shows only the two refusals (where their texts come from:
+[reference](#reference)):
 """, """
 Читайте таблицу по строкам:
 
 - **auto** и **none** ведут себя одинаково на всех записанных движках.
 - **required**: Kimi K2.6 с включённым рассуждением отвечает на него отказом, остальные записанные
   движки его соблюдают.
-- **выбор функции по имени**: K2.6 отказывает, vLLM соблюдает (один вызов), K3 на платформе его не
-  соблюдает (два вызова, как при `"auto"`).
-- **parallel_tool_calls=False**: llama.cpp его не соблюдает (два вызова), для остальных не
-  записано.
+- **выбор функции по имени**: K2.6 отказывает, vLLM соблюдает (один вызов), K3 на платформе его
+  молча не учитывает (два вызова, как при `"auto"`).
+- **parallel_tool_calls=False**: llama.cpp его молча не учитывает (два вызова), для остальных не
+  записано. Нынешний vLLM оставляет только первый вызов ([справка](#reference)), но ответа vLLM,
+  который бы это показал, в кассете нет.
 
 Дальше разберём эти движки по одному.
 
-## 4. Moonshot: рассуждение несовместимо с принудительным выбором, K3 пропускает имя
+## 4. Moonshot: рассуждение несовместимо с принудительным выбором, K3 не учитывает имя
 
 На платформе Moonshot выключайте рассуждение в запросе, который принуждает к вызову: с включённым
-рассуждением K2.6 отвечает HTTP 400 и на `"required"`, и на выбор функции по имени. Выход —
-переключатель из урока 06, `extra_body={"thinking": {"type": "disabled"}}`, и клиенты с открытым
-кодом делают именно так. В документации Moonshot этих ошибок нет; тексты ниже — те, что цитируют
-пользователи ([справка](#reference)):
+рассуждением K2.6 отвечает HTTP 400 и на `"required"`, и на выбор функции по имени. Переключатель —
+из урока 06, `extra_body={"thinking": {"type": "disabled"}}`; ответа с выключенным рассуждением в
+кассете урока нет, поэтому ячейка показывает только два отказа (откуда взяты их тексты — в
+[справке](#reference)):
 """),
     code('''
 if conn.replay_only("Kimi K2.6 on the Moonshot platform"):
@@ -343,16 +349,16 @@ if conn.replay_only("Kimi K2.6 on the Moonshot platform"):
 ''', ru={'"Kimi K2.6 on the Moonshot platform"': '"Kimi K2.6 на платформе Moonshot"'}),
     md("""
 On the platform's Kimi K3, never rely on a named function: it is **silently ignored**, and the
-request is answered as if it had no `tool_choice`. Moonshot's vendor verifier tests the rest:
-`"auto"`, `"none"` and `"required"` are accepted, `"required"` without tools and any other string
+request is answered as if it had no `tool_choice`. The other values work as usual: `"auto"`,
+`"none"` and `"required"` are accepted, `"required"` without tools and any other string
 get a 400. No error tells you about the name; only the calls do (the kimi-code endpoint answers a
 400 instead, lesson 09).
 """, """
 У модели Kimi K3 на платформе никогда не полагайтесь на выбор функции по имени: он **молча не
-учитывается**, и запрос обрабатывается так, будто `tool_choice` в нём нет. Остальное проверяют тесты
-Moonshot для поставщиков (vendor verifier): `"auto"`, `"none"` и `"required"` принимаются,
-`"required"` без инструментов и любая другая строка получают 400. Никакая ошибка не скажет, что имя
-пропущено, — это видно только по вызовам (адрес kimi-code вместо этого отвечает 400, урок 09).
+учитывается**, и запрос обрабатывается так, будто `tool_choice` в нём нет. Остальные значения
+работают как обычно: `"auto"`, `"none"` и `"required"` принимаются,
+`"required"` без инструментов и любая другая строка получают 400. Никакая ошибка не скажет, что имя не
+учтено, — это видно только по вызовам (адрес kimi-code вместо этого отвечает 400, урок 09).
 """),
     code('''
 if conn.replay_only("Kimi K3 on the Moonshot platform"):
@@ -371,13 +377,12 @@ Both calls are `get_weather` only because this conversation has one tool. With s
 ## 5. llama.cpp: a grammar, and parallel calls from the template
 
 On llama.cpp, count the calls yourself even with `parallel_tool_calls: false`: `llama-server`
-constrains calls with a grammar, but two details differ from OpenAI's promises, both seen on a
-real server. The default of `parallel_tool_calls` comes from the chat template's
+constrains calls with a grammar, but two details differ from OpenAI's promises. The default of `parallel_tool_calls` comes from the chat template's
 capabilities, and Qwen3's template says it supports parallel calls, so they are on. And with a
 Hermes-style template (Qwen3's `<tool_call>` JSON) even `parallel_tool_calls: false` keeps the
 grammar rule that allows one call *or more*; Qwen3.5's XML template does give one call. Its
-`"required"` also lets the model write some text before the first call. The answer below is
-synthesized to match those observations; it is not one of lesson 07's captures:
+`"required"` also lets the model write some text before the first call. The answer below, to
+`"required"`, has text before two calls:
 """, """
 Оба вызова — `get_weather` только потому, что в этом диалоге один инструмент. Будь инструментов
 несколько, «принудительный» запрос мог бы вызвать любой из них или ни одного. (Id здесь в форме
@@ -386,14 +391,13 @@ synthesized to match those observations; it is not one of lesson 07's captures:
 ## 5. llama.cpp: грамматика и параллельные вызовы из шаблона
 
 С llama.cpp считайте вызовы сами даже при `parallel_tool_calls: false`: `llama-server`
-ограничивает вызовы грамматикой, но две детали расходятся с обещаниями OpenAI, и обе замечены на
-настоящем сервере. Значение `parallel_tool_calls` по умолчанию берётся из
+ограничивает вызовы грамматикой, но две детали расходятся с обещаниями OpenAI. Значение `parallel_tool_calls` по умолчанию берётся из
 возможностей шаблона чата (chat template), а шаблон Qwen3 заявляет поддержку параллельных вызовов,
 поэтому они включены. А с шаблоном в стиле Hermes (JSON в `<tool_call>` у Qwen3) даже
 `parallel_tool_calls: false` оставляет в грамматике правило «один вызов *или больше*»; шаблон
 Qwen3.5 с XML действительно даёт один вызов. Кроме того, при `"required"` модель может написать
-немного текста перед первым вызовом. Ответ ниже синтезирован по этим наблюдениям, это не одна из
-записей урока 07 с настоящего сервера:
+немного текста перед первым вызовом. В ответе ниже на `"required"` текст стоит перед двумя
+вызовами:
 """),
     code('''
 if conn.replay_only("llama.cpp serving Qwen3"):
@@ -427,8 +431,7 @@ in `required` (an optional one takes `["string", "null"]`). On vLLM strict tool 
 default (section 2), and a strict tool constrains `"auto"` too.
 
 Moonshot's subset has no `title`, `format`, `$comment` or `prefixItems`, among other limits. A
-plain-looking date field is enough for a 400 (the text below is the replay server's; the
-platform's own is not published):
+plain-looking date field is enough for a 400:
 """, """
 ## 6. Ollama и SGLang
 
@@ -451,8 +454,7 @@ SGLang, и vLLM отвечали `finish_reason: "stop"` при вызовах �
 строгий инструмент ограничивает и режим `"auto"`.
 
 В подмножестве JSON-схемы Moonshot среди прочего нет `title`, `format`, `$comment` и
-`prefixItems`. Безобидного на вид поля с датой достаточно для ошибки 400 (текст ниже — сервера
-воспроизведения; собственный текст платформы не опубликован):
+`prefixItems`. Безобидного на вид поля с датой достаточно для ошибки 400:
 """),
     code('''
 dated_tool = {
@@ -504,8 +506,9 @@ if conn.replay_only("Kimi K2.6 on the Moonshot platform"):
   (a named function on the platform's Kimi K3, `parallel_tool_calls: false` on llama.cpp with a
   Hermes template), or enforced by a grammar (vLLM, llama.cpp). "Not recorded" is no data, not a
   behaviour.
-- No single value means "exactly one call"; on vLLM a named function gives one; elsewhere combine a
-  forced choice with `parallel_tool_calls=False` and count the calls.
+- No single value means "exactly one call": on vLLM a named function gives one, and so does
+  `"required"` with `parallel_tool_calls=False` (vLLM keeps the first call); on other engines,
+  count the calls you get.
 - Moonshot's tools are strict by default, within its JSON-schema subset; `"strict": false` must be
   written out.
 - Build the table for your own server and keep the check in your loop: count the calls you get.
@@ -513,13 +516,13 @@ if conn.replay_only("Kimi K2.6 on the Moonshot platform"):
 ## Итоги
 
 - `"auto"` и `"none"` на всех записанных движках значат одно и то же; `"required"`, выбор функции по
-  имени и `parallel_tool_calls` зависят от движка: отказ (Moonshot K2.6 с включённым
-  рассуждением), молчаливое несоблюдение (выбор по имени у Kimi K3 на платформе,
-  `parallel_tool_calls: false` у llama.cpp с шаблоном Hermes) или соблюдение через грамматику
-  (vLLM, llama.cpp). «Не записано» — это отсутствие данных, а не поведение движка.
-- Ни одно значение само по себе не означает «ровно один вызов»; в vLLM его даёт выбор функции по
-  имени; на других движках сочетайте принудительный выбор с `parallel_tool_calls=False` и считайте
-  вызовы.
+  имени и `parallel_tool_calls` зависят от движка: он отказывает (Moonshot K2.6 с включённым
+  рассуждением), молча не учитывает настройку (выбор по имени у Kimi K3 на платформе,
+  `parallel_tool_calls: false` у llama.cpp с шаблоном Hermes) или соблюдает её с помощью
+  грамматики (vLLM, llama.cpp). «Не записано» — это отсутствие данных, а не поведение движка.
+- Ни одно значение само по себе не означает «ровно один вызов»: в vLLM один вызов даёт выбор
+  функции по имени, а также `"required"` вместе с `parallel_tool_calls=False` (vLLM оставляет
+  первый вызов); на других движках считайте полученные вызовы.
 - Инструменты Moonshot строгие по умолчанию и должны укладываться в его подмножество JSON-схемы;
   `"strict": false` нужно писать явно.
 - Соберите такую таблицу для своего сервера и оставьте проверку в цикле: считайте вызовы, которые
@@ -538,7 +541,8 @@ Sources, checked in 2026-12.
   quote (AstrBot PR #7825 for `"required"`, an oh-my-pi report for a named function). Switching
   thinking off for such a request is what open-source clients do (oh-my-pi PR #1078, merged;
   simstudio's Kimi provider).
-- **K3's named `tool_choice`**: silently ignored on the platform (the vendor verifier's tests);
+- **K3's named `tool_choice`**: silently ignored on the platform, and the other values behave as
+  step 4 says (the vendor verifier's tests);
   the separate kimi-code K3 endpoint reportedly answers 400 (oh-my-pi PR #5994). K3's ids in the
   `name:N` form on the platform are not confirmed by any source; the replay server uses K2's form.
 - **vLLM's strict tool calling.** `VLLM_ENFORCE_STRICT_TOOL_CALLING` defaults to true in
@@ -546,6 +550,16 @@ Sources, checked in 2026-12.
   vLLM adds a structural tag to requests with tools, and `"required"` and a named function are
   constrained to calls. Set to 0, the JSON-schema path for `"required"` and named choices remains,
   but vLLM's `kimi_k3` parser refuses a named choice with a 400 that names the variable (lesson 09).
+- **vLLM and `parallel_tool_calls=False`.** Current vLLM keeps only the first call of a reply,
+  whole or streamed, when the request says `parallel_tool_calls: false`
+  (`maybe_filter_parallel_tool_calls` in `vllm/entrypoints/openai/utils.py`, as in lesson 12), so
+  `"required"` with it gives exactly one call. This lesson's cassette has no vLLM answer to that
+  setting, so the table says "not recorded".
+- **llama.cpp** (step 5): the template's parallel default and the Hermes grammar that allows one
+  call or more under `parallel_tool_calls: false` were seen on a real `llama-server`; step 5's
+  answer is synthesized to match, it is not one of lesson 07's captures.
+- **The strict-mode 400** in step 7 is worded by the replay server, which applies the documented
+  subset; the platform's own wording is not published.
 - **OpenAI's rules** (the default `parallel_tool_calls=True`, strict schemas closing every object)
   come from secondary sources here; that a forced choice plus `parallel_tool_calls=False` gives
   exactly one call on OpenAI is not confirmed by our sources.
@@ -568,8 +582,8 @@ Sources, checked in 2026-12.
   те, что цитируют пользователи (PR AstrBot #7825 для `"required"`, отчёт oh-my-pi для выбора
   функции по имени). Выключать рассуждение для такого запроса — именно так поступают клиенты с
   открытым кодом (PR oh-my-pi #1078, принят; провайдер Kimi в simstudio).
-- **Выбор функции по имени в `tool_choice` у K3**: на платформе молча не учитывается (тесты набора проверок для
-  поставщиков); отдельный адрес kimi-code для K3, по сообщениям, отвечает 400 (PR oh-my-pi #5994).
+- **Выбор функции по имени в `tool_choice` у K3**: на платформе молча не учитывается, а остальные
+  значения ведут себя, как сказано в шаге 4 (тесты набора проверок для поставщиков); отдельный адрес kimi-code для K3, по сообщениям, отвечает 400 (PR oh-my-pi #5994).
   Форму id `name:N` у K3 на платформе не подтверждает ни один источник; сервер воспроизведения
   берёт форму K2.
 - **Строгий режим вызовов vLLM.** `VLLM_ENFORCE_STRICT_TOOL_CALLING` по умолчанию включён в
@@ -578,6 +592,17 @@ Sources, checked in 2026-12.
   и `"required"` и выбор по имени ограничены вызовами. Если задать 0, для `"required"` и выбора по
   имени остаётся путь через JSON-схему, но парсер `kimi_k3` в vLLM отвечает на выбор по имени
   ошибкой 400, в тексте которой названа эта переменная (урок 09).
+- **vLLM и `parallel_tool_calls=False`.** Нынешний vLLM при `parallel_tool_calls: false` в
+  запросе оставляет только первый вызов ответа, целого или потокового
+  (`maybe_filter_parallel_tool_calls` в `vllm/entrypoints/openai/utils.py`, как в уроке 12), так
+  что `"required"` вместе с этим флагом даёт ровно один вызов. В кассете урока нет ответа vLLM на
+  эту настройку, поэтому в таблице «не записано».
+- **llama.cpp** (шаг 5): значение параллельных вызовов по умолчанию из шаблона и грамматика Hermes,
+  которая при `parallel_tool_calls: false` допускает один вызов или больше, замечены на настоящем
+  `llama-server`; ответ в шаге 5 синтезирован по этим наблюдениям, это не одна из кассет урока 07
+  с настоящего сервера.
+- **Ошибка 400 строгого режима** в шаге 7 сформулирована сервером воспроизведения, который
+  применяет документированное подмножество; собственный текст платформы не опубликован.
 - **Правила OpenAI** (`parallel_tool_calls=True` по умолчанию, строгие схемы, закрывающие каждый
   объект) известны здесь из вторичных источников; то, что у OpenAI принудительный выбор вместе с
   `parallel_tool_calls=False` даёт ровно один вызов, наши источники не подтверждают.
@@ -629,7 +654,7 @@ A request names a function: `tool_choice={"type": "function", "function": {"name
 put into `refuses` the ones that answer with HTTP 400, and into `ignores` the ones that accept the
 request and answer as if no `tool_choice` were sent.
 """, """
-### Упражнение 2. Кто отказывает, кто не замечает
+### Упражнение 2. Кто отказывает, кто молча не учитывает
 
 Запрос называет функцию по имени: `tool_choice={"type": "function", "function": {"name":
 "get_weather"}}`. Из движков `"Moonshot K2.6"` (рассуждение включено), `"Moonshot K3"` и `"vLLM"`

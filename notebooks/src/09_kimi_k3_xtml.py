@@ -45,8 +45,8 @@ markers, and use K3 over the API by its rules.
 - the K3 API: reasoning always on and sent back, the reasoning effort (`reasoning_effort`), which `tool_choice` values
   it takes, and what a vLLM server with the `kimi_k3` parsers streams.
 
-Moonshot announced Kimi K3 in July 2026. Its tool calls are no longer the special-token sections
-of lesson 04 but nested tags, a format vLLM's docs call XTML.
+Kimi K3's tool calls are no longer the special-token sections of lesson 04 but nested tags, a
+format vLLM's docs call XTML.
 """,
         """
 ## Что вы сделаете
@@ -62,9 +62,8 @@ of lesson 04 but nested tags, a format vLLM's docs call XTML.
   глубину задаёт `reasoning_effort`, принимаются не все значения `tool_choice`, а сервер vLLM с
   парсерами `kimi_k3` отдаёт вызовы в потоке целиком.
 
-В июле 2026 года Moonshot представила модель Kimi K3. Её вызовы инструментов (tool calls) — уже не
-секции из спецтокенов, как в уроке 04, а вложенные теги; в документации vLLM этот формат называют
-XTML.
+Вызовы инструментов (tool calls) у модели Kimi K3 — уже не секции из спецтокенов, как в уроке 04,
+а вложенные теги; в документации vLLM этот формат называют XTML.
 """,
     ),
     md(
@@ -111,12 +110,16 @@ conn
         """
 ## 1. The tool
 
-The weather tool of the earlier lessons.
+Describe each tool once, as a `tools` entry, and map its name to its function in `tool_map`:
+the prompts and requests below send `tools`, and step 7 runs the call through `tool_map`. Here
+they are for the weather tool of the earlier lessons.
 """,
         """
 ## 1. Инструмент
 
-Инструмент погоды из прошлых уроков.
+Описывайте каждый инструмент один раз, элементом `tools`, и связывайте его имя с функцией в
+`tool_map`: промпты и запросы ниже передают `tools`, а шаг 7 выполняет вызов через
+`tool_map`. Вот они для инструмента погоды из прошлых уроков.
 """,
     ),
     code(
@@ -274,17 +277,17 @@ K3's text holds **no call id**. The result comes back as `message role="tool"` w
 and the call's `index`, and results are put in the order of the assistant's `tool_calls`, matched
 by `tool_call_id`. The id still matters to you (the API needs it to match results), but the model
 never sees it: a server invents one for each call it parses. The effort we asked for is a system
-message at the top of the prompt. Its wording is that of llama.cpp's reconstruction (section 3),
-which also names `medium`; the platform's tests accept only `low`, `high` and `max`:
+message at the top of the prompt; the platform's tests accept only `low`, `high` and `max` as its
+value (where the message's wording comes from: [reference](#reference)):
 """,
         """
 В тексте K3 **нет id вызова**. Результат возвращается сообщением `message role="tool"` с именем
 инструмента и индексом вызова `index`, а сами результаты ставятся в порядке `tool_calls`
 ассистента (какой результат к какому вызову относится, определяют по `tool_call_id`). Для вас id по-прежнему важен (по нему API находит
 результат), но модель его не видит: сервер придумывает id каждому вызову, который разобрал.
-Заданная глубина рассуждения (effort) — системное сообщение в начале промпта. Его текст взят из реконструкции
-llama.cpp (раздел 3), где упомянут и `medium`; тесты платформы принимают только `low`, `high` и
-`max`:
+Заданная глубина рассуждения (effort) — системное сообщение в начале промпта; тесты платформы
+принимают в нём только `low`, `high` и `max` (откуда взят текст сообщения — в
+[справке](#reference)):
 """,
     ),
     code(
@@ -335,33 +338,36 @@ show_xtml(llama_prompt[llama_prompt.index('<|open|>call'):llama_prompt.index('<|
 The template writes the arguments, JSON text in OpenAI's messages, as one `json` block;
 `render_kimi_xtml` decodes the text first and writes typed `argument` elements, as servers do
 before they render. Both forms are legal K3: a call carries either typed elements or one `json`
-block. The course writes the typed form, the one vLLM's `kimi_k3` parser describes (section 5);
-which one Moonshot's own program writes is not published.
+block. The course writes the typed form, the one vLLM's `kimi_k3` parser describes (section 5).
 """,
         """
 Шаблон записывает аргументы (в сообщениях OpenAI это текст JSON) одним блоком `json`, а
 `render_kimi_xtml` сначала декодирует текст и пишет типизированные элементы `argument`, как это
 делают серверы, прежде чем собрать промпт. Обе формы допустимы в K3: у вызова либо типизированные элементы,
 либо один блок `json`. Курс пишет типизированную форму — ту, что описывает парсер `kimi_k3` в
-vLLM (раздел 5); какую пишет собственная программа Moonshot, не опубликовано.
+vLLM (раздел 5).
 """,
     ),
     md(
         """
 ## 4. The model's output, parsed
 
-The prompt ends where the model starts: inside an open assistant message and an open `think`
-block (thinking is on). What the model writes next is the rest of the assistant message above.
-Cut it out of the history's render: that is K3's raw output for this call, as the course's
-renderer writes it, not text captured from a real K3.
+Parse K3's output with `parse_kimi_xtml(text, opened="think")`, and since K3 writes no call ids,
+pass `call_offset=` so that the ids the parser invents stay unique. The prompt ends where the model
+starts: inside an open assistant message and an open `think` block (thinking is on). What the
+model writes next is the rest of the assistant message above.
+Cut it out of the history's render: that is K3's raw output for this call (where this text
+comes from: [reference](#reference)).
 """,
         """
 ## 4. Разбираем вывод модели
 
-Промпт заканчивается там, где начинает модель: внутри открытого сообщения ассистента и открытого
-блока `think` (рассуждение включено). Дальше модель пишет остаток сообщения ассистента, который
+Разбирайте вывод K3 функцией `parse_kimi_xtml(text, opened="think")`, а так как K3 не пишет id
+вызовов, передавайте `call_offset=`, чтобы придуманные парсером id не повторялись. Промпт
+заканчивается там, где начинает модель: внутри открытого сообщения ассистента и открытого блока
+`think` (рассуждение включено). Дальше модель пишет остаток сообщения ассистента, который
 мы видели выше. Вырежем его из промпта, собранного для истории, — это сырой вывод K3 для этого
-вызова в том виде, в каком его пишет код курса, а не текст, полученный от настоящей K3.
+вызова (откуда взят этот текст — в [справке](#reference)).
 """,
     ),
     code(
@@ -465,15 +471,17 @@ assert json.loads(typed.tool_calls[0]["function"]["arguments"])["stars"] == 4.5
         """
 ## 5. Streaming: each call whole
 
-vLLM's `kimi_k3` parser does not stream argument fragments: it sends each call in one piece when
-its `<|close|>call<|sep|>` arrives. `KimiXtmlStreamParser` does the same. Feed it the raw text five
+Count a K3 call only once its `<|close|>call<|sep|>` has arrived, and expect it in one piece:
+vLLM's `kimi_k3` parser sends each call whole at that point, never argument fragments.
+`KimiXtmlStreamParser` does the same. Feed it the raw text five
 characters at a time and note where the call comes out:
 """,
         """
 ## 5. Потоковая выдача: каждый вызов целиком
 
-Парсер `kimi_k3` в vLLM не передаёт аргументы по частям: он отдаёт каждый вызов целиком, как
-только приходит его `<|close|>call<|sep|>`. `KimiXtmlStreamParser` поступает так же. Подадим ему
+Засчитывайте вызов K3 только после того, как пришёл его `<|close|>call<|sep|>`, и ждите его
+целиком: парсер `kimi_k3` в vLLM отдаёт каждый вызов в этот момент одним куском, а не аргументы по
+частям. `KimiXtmlStreamParser` поступает так же. Подадим ему
 сырой текст по пять символов и посмотрим, где появится вызов:
 """,
     ),
@@ -522,8 +530,9 @@ are one JSON text and a cut JSON text does not parse. K3's raw string values giv
 
 ## 6. `tool_choice` and `response_format` are prompt text
 
-An API request's `tool_choice` and `response_format` do not reach K3 as settings: the renderer
-writes them into the prompt as system option messages. `"required"`:
+When you render K3 prompts yourself, pass `tool_choice` and `response_format` to
+`render_kimi_xtml`: they do not reach K3 as settings, the renderer writes them into the prompt as
+system option messages. `"required"`:
 """,
         """
 Сравните с уроком 04: `parse_kimi` возвращает обрезанный вызов K2 с ошибкой, потому что аргументы
@@ -532,8 +541,9 @@ K2 — один текст JSON, а обрезанный JSON не разбир�
 
 ## 6. `tool_choice` и `response_format` — это текст промпта
 
-`tool_choice` и `response_format` из запроса к API доходят до K3 не как настройки: программа
-сборки промпта вписывает их туда системными сообщениями с опциями. `"required"`:
+Собирая промпт K3 сами, передавайте `tool_choice` и `response_format` в `render_kimi_xtml`: до
+K3 они доходят не как настройки, программа сборки промпта вписывает их туда системными сообщениями
+с опциями. `"required"`:
 """,
     ),
     code(
@@ -545,15 +555,11 @@ show_xtml(required_prompt[required_prompt.index('<|open|>message role="user"'):]
     md(
         """
 `"none"` writes a similar sentence; `"auto"` writes nothing. A named function also writes
-nothing: llama.cpp's reconstruction has no message for "call this tool", which fits the platform
-ignoring a named choice (section 7). These sentences are the reconstruction's; Moonshot's own
-wording is not published.
+nothing, which fits the platform ignoring a named choice (section 7).
 """,
         """
-`"none"` пишет похожую фразу, `"auto"` не пишет ничего. Функция по имени тоже ничего не добавляет:
-в реконструкции llama.cpp нет сообщения «вызови этот инструмент», и это согласуется с тем, что
-платформа такой выбор не учитывает (раздел 7). Эти фразы взяты из реконструкции; собственные
-формулировки Moonshot не опубликованы.
+`"none"` пишет похожую фразу, `"auto"` не пишет ничего. Выбор функции по имени тоже ничего не добавляет,
+и это согласуется с тем, что платформа такой выбор не учитывает (раздел 7).
 """,
     ),
     code(
@@ -583,8 +589,8 @@ show_xtml(json_prompt[json_prompt.index('<|open|>message role="user"'):])
 ## 7. The K3 API contract
 
 On Moonshot's platform `kimi-k3` always thinks: send its reasoning back with every assistant
-message, and set how deeply it thinks with the top-level `reasoning_effort`. The rules, from
-Moonshot's guide "Use reasoning effort" and its vendor-verification tests:
+message, and set how deeply it thinks with the top-level `reasoning_effort`. The rules (their
+sources are in the [reference](#reference)):
 
 - the reasoning comes back in `reasoning_content`, and the assistant messages you send back must
   carry it (thinking cannot be switched off, and K3 keeps the reasoning of the whole
@@ -603,8 +609,7 @@ One round with the effort set to `high`:
 
 На платформе Moonshot `kimi-k3` рассуждает всегда: отправляйте её рассуждение обратно с каждым
 сообщением ассистента, а глубину рассуждения задавайте полем верхнего уровня `reasoning_effort`.
-Правила — из руководства Moonshot «Use reasoning effort» и тестов Moonshot для поставщиков (vendor
-verifier):
+Правила (их источники — в [справке](#reference)):
 
 - рассуждение приходит в `reasoning_content`, и сообщения ассистента, которые вы отправляете
   обратно, должны его содержать (выключить рассуждение нельзя, а K3 хранит рассуждения всего
@@ -628,7 +633,7 @@ completion = client.chat.completions.create(
     reasoning_effort=reasoning_effort,
 )
 message = completion.choices[0].message
-print("reasoning_content:", message.model_extra.get("reasoning_content"))
+print("reasoning_content:", getattr(message, "reasoning_content", None))
 show_tool_calls(message.tool_calls)
 ''',
         ru={"# low, high or max (the default)": "# low, high или max (по умолчанию)"},
@@ -647,7 +652,7 @@ Id вызова пришёл от сервера (модель его не пи�
         '''
 tool_call = message.tool_calls[0]
 assistant = {"role": "assistant", "content": message.content,
-             "reasoning_content": message.model_extra.get("reasoning_content"),
+             "reasoning_content": getattr(message, "reasoning_content", None),
              "tool_calls": [tool_call.model_dump(exclude_none=True)]}
 result = tool_map[tool_call.function.name](**json.loads(tool_call.function.arguments))
 tool_message = {"role": "tool", "tool_call_id": tool_call.id, "name": tool_call.function.name,
@@ -722,13 +727,12 @@ print("content:", completion.choices[0].message.content)
         """
 No error tells you the choice was ignored: if a call must happen, check `tool_calls` yourself (or
 use `"required"`, which K3 does honour). `"required"` with no tools is refused before the model
-runs (the platform's exact wording is not published; the replay server's is its own):
+runs:
 """,
         """
 Никакая ошибка не сообщит, что выбор не учтён: если вызов обязателен, проверяйте
 `tool_calls` сами (или используйте `"required"`, который K3 соблюдает). `"required"` без
-инструментов отклоняется ещё до запуска модели (точная формулировка платформы не опубликована;
-у сервера воспроизведения она своя):
+инструментов отклоняется ещё до запуска модели:
 """,
     ),
     code(
@@ -749,12 +753,10 @@ except openai.BadRequestError as error:
 On your own vLLM, read K3's reasoning from `reasoning` and expect each call in one delta.
 Self-hosted, K3 runs as `vllm serve moonshotai/Kimi-K3 --enable-auto-tool-choice
 --tool-call-parser kimi_k3 --reasoning-parser kimi_k3`. vLLM reports the reasoning in the field
-`reasoning`, invents ids `functions.NAME:N`, and streams each call in one delta. The replay
-server's `vllm_kimi_k3` profile is synthesized from that (in live mode your server decides, so the
-cell prints a note instead). One difference to remember: vLLM keeps K3's named `tool_choice`,
-the platform ignores it. vLLM's strict tool calling is on by default (lesson 08), and then a
-grammar forces the named call; started with `VLLM_ENFORCE_STRICT_TOOL_CALLING=0`, vLLM refuses a
-named choice for K3 with a 400 saying that it requires strict tool calling.
+`reasoning`, invents ids `functions.NAME:N`, and streams each call in one delta. In live mode
+your server answers, and the cell prints a note instead. One difference to remember: vLLM keeps K3's named `tool_choice`
+(its strict tool calling, on by default, forces the named call with a grammar: lesson 08), the
+platform ignores it ([reference](#reference)).
 """,
         """
 ## 8. K3 на vLLM
@@ -763,12 +765,10 @@ named choice for K3 with a 400 saying that it requires strict tool calling.
 На своём сервере K3 запускают так: `vllm serve moonshotai/Kimi-K3 --enable-auto-tool-choice
 --tool-call-parser kimi_k3 --reasoning-parser kimi_k3`. vLLM отдаёт рассуждение в поле
 `reasoning`, придумывает id вида `functions.NAME:N` и передаёт в потоке каждый вызов одной дельтой
-(delta). По этому описанию синтезирован профиль `vllm_kimi_k3` сервера воспроизведения (в режиме
-live всё решает ваш сервер, поэтому ячейка вместо этого печатает пометку). Одно различие стоит
-запомнить: vLLM соблюдает выбор функции по имени в `tool_choice` для K3, а платформа его не учитывает. Строгий режим
-вызовов (strict tool calling) в vLLM включён по умолчанию (урок 08), и тогда нужный вызов
-обеспечивает грамматика; если запустить vLLM с `VLLM_ENFORCE_STRICT_TOOL_CALLING=0`, он ответит на
-выбор по имени для K3 ошибкой 400: такой выбор требует строгого режима.
+(delta). В режиме live отвечает ваш сервер, и ячейка вместо этого печатает пометку. Одно различие стоит
+запомнить: vLLM соблюдает выбор функции по имени в `tool_choice` для K3 (его строгий режим вызовов
+(strict tool calling), включённый по умолчанию, обеспечивает нужный вызов грамматикой: урок 08), а
+платформа этот выбор не учитывает ([справка](#reference)).
 """,
     ),
     code(
@@ -784,8 +784,10 @@ if conn.replay_only("vllm_kimi_k3 is a recorded engine profile"):
     )
     reasoning, call_deltas = "", []
     for chunk in stream:
+        if not chunk.choices:  # the usage chunk: choices == []
+            continue
         delta = chunk.choices[0].delta
-        reasoning += delta.model_extra.get("reasoning") or ""
+        reasoning += getattr(delta, "reasoning", None) or ""
         call_deltas += delta.tool_calls or []
     print("reasoning:", reasoning)
     print("tool call deltas:", len(call_deltas))
@@ -793,12 +795,13 @@ if conn.replay_only("vllm_kimi_k3 is a recorded engine profile"):
         print(item.id, item.function.name, item.function.arguments)
 ''',
         ru={"# vLLM with the kimi_k3 parsers": "# vLLM с парсерами kimi_k3",
+            "# the usage chunk: choices == []": "# фрагмент со статистикой: choices == []",
             '"reasoning:"': '"рассуждение:"', '"tool call deltas:"': '"дельт с вызовами:"',
             '"vllm_kimi_k3 is a recorded engine profile"': '"профиль vllm_kimi_k3 есть только в кассетах"'},
     ),
     md(
         """
-In this synthesized stream the reasoning came in many small deltas; the call came in one, whole,
+In this stream the reasoning came in many small deltas; the call came in one, whole,
 with its id and all its arguments. The call assembly of lesson 03 (`ToolCallAccumulator`),
 written for arguments in fragments, still works: it just gets one fragment.
 
@@ -818,7 +821,7 @@ written for arguments in fragments, still works: it just gets one fragment.
   silently ignored there (vLLM keeps it).
 """,
         """
-В этом синтезированном потоке рассуждение пришло множеством маленьких дельт, а вызов — одной,
+В этом потоке рассуждение пришло множеством маленьких дельт, а вызов — одной,
 целиком, с id и всеми аргументами. Склейка вызовов из урока 03 (`ToolCallAccumulator`),
 рассчитанная на аргументы по частям, работает и здесь: она просто получает аргументы одним куском.
 
@@ -853,6 +856,13 @@ Sources, checked in 2026-12.
   a secondary source, not compared with Moonshot's program byte for byte. The course's copy,
   `data/templates/kimi_k3.jinja`, has its source and licence in the note beside it, and the
   course's tests compare it with `render_kimi_xtml` on many conversations.
+- **K3's texts in the steps.** Kimi K3 was announced by Moonshot in July 2026. The thinking-effort
+  message of step 2 and the option messages of step 6 are worded as in llama.cpp's reconstruction,
+  which also names a `medium` effort and has no message for a named function; Moonshot's own
+  wording is not published, nor is which argument form (typed elements or one `json` block) its
+  program writes. Step 4's K3 output is cut from the course's renderer, not captured from a real
+  K3. The 400 for `"required"` without tools is the replay server's wording; the platform's is not
+  published.
 - **Reasoning effort.** Moonshot's platform guide "Use reasoning effort" documents the top-level
   `reasoning_effort` (`low` / `high` / `max`, default `max`) and says K3 always reasons and needs no
   K2.x `thinking` configuration. Moonshot's Kimi-Vendor-Verifier (`test_thinking_effort.py`) also
@@ -860,8 +870,9 @@ Sources, checked in 2026-12.
   when both are sent, so send one.
 - **K3's named `tool_choice`**: ignored on the platform (the vendor verifier's tests); the separate
   kimi-code K3 endpoint reportedly answers 400 (oh-my-pi PR #5994). vLLM's `kimi_k3` parser
-  refuses a named choice when `VLLM_ENFORCE_STRICT_TOOL_CALLING` is off; the variable defaults to
-  true (`vllm/envs.py`).
+  refuses a named choice when `VLLM_ENFORCE_STRICT_TOOL_CALLING` is off
+  (`VLLM_ENFORCE_STRICT_TOOL_CALLING=0`: a 400 saying that the choice requires strict tool
+  calling); the variable defaults to true (`vllm/envs.py`).
 - **Unconfirmed for K3**: the `name:N` form of the platform's ids (K2's form is used) and the
   wording of the missing-reasoning 400 (K2.5/K2.6's, as users quote it).
 - **What is synthesized.** The platform answers come from the vendor verifier's K3 tests; the
@@ -882,6 +893,13 @@ Sources, checked in 2026-12.
   реконструкция авторов llama.cpp, а не файл Moonshot: вторичный источник, с программой Moonshot
   побайтно не сверен. У копии курса, `data/templates/kimi_k3.jinja`, источник и лицензия указаны в
   заметке рядом, а тесты курса сравнивают её с `render_kimi_xtml` на многих диалогах.
+- **Тексты K3 в шагах.** Moonshot представила Kimi K3 в июле 2026 года. Системное сообщение о
+  глубине рассуждения в шаге 2 и сообщения с опциями в шаге 6 сформулированы как в реконструкции
+  llama.cpp, где упомянута и глубина `medium`, а сообщения для выбора функции по имени нет;
+  собственные формулировки Moonshot не опубликованы, как и то, какую форму аргументов
+  (типизированные элементы или один блок `json`) пишет её программа. Вывод K3 в шаге 4 вырезан из
+  промпта, который собирает код курса, а не получен от настоящей K3. Ошибка 400 на `"required"` без
+  инструментов сформулирована сервером воспроизведения; текст платформы не опубликован.
 - **Глубина рассуждения.** Руководство платформы Moonshot «Use reasoning effort» документирует поле
   верхнего уровня `reasoning_effort` (`low` / `high` / `max`, по умолчанию `max`) и говорит, что K3
   рассуждает всегда и настройка `thinking` из K2.x ей не нужна. Kimi-Vendor-Verifier от Moonshot
@@ -890,7 +908,8 @@ Sources, checked in 2026-12.
 - **Выбор функции по имени в `tool_choice` у K3**: на платформе не учитывается (тесты набора проверок для
   поставщиков); отдельный адрес kimi-code для K3, по сообщениям, отвечает 400 (PR oh-my-pi #5994).
   Парсер `kimi_k3` в vLLM отклоняет выбор по имени, когда `VLLM_ENFORCE_STRICT_TOOL_CALLING`
-  выключен; по умолчанию переменная включена (`vllm/envs.py`).
+  выключен (`VLLM_ENFORCE_STRICT_TOOL_CALLING=0`: ошибка 400 о том, что такой выбор требует
+  строгого режима); по умолчанию переменная включена (`vllm/envs.py`).
 - **Для K3 не подтверждены**: форма `name:N` у id платформы (используется форма K2) и текст ошибки
   400 без рассуждения (текст K2.5/K2.6 в том виде, в каком его цитируют пользователи).
 - **Что синтезировано.** Ответы платформы — по тестам K3 из набора проверок для поставщиков;
@@ -1020,18 +1039,19 @@ check_render_call(render_call)
 ### Exercise 3. Which call does a result answer?
 
 K3's prompt has no ids, so each tool result is written with its call's tool name and `index`.
-Write `result_tags(messages)` returning, for every `role: "tool"` message of a conversation, a
-dict `{tool_call_id: (tool_name, index)}` as K3 renders it: the tool result answers the call with
-that id in the **latest** assistant message before it, and `index` is that call's position in the
-message's `tool_calls`, counted from 1. Results may come back in any order.
+Write `result_tags(messages)` that returns one dict for the whole conversation, mapping the
+`tool_call_id` of every `role: "tool"` message to `(tool_name, index)` as K3 renders it: the tool
+result answers the call with that id in the **latest** assistant message before it, and `index`
+is that call's position in the message's `tool_calls`, counted from 1. Results may come back in
+any order.
 """,
         """
 ### Упражнение 3. На какой вызов отвечает результат?
 
 В промпте K3 нет id, поэтому каждый результат инструмента записывается с именем инструмента и
-`index` своего вызова. Напишите `result_tags(messages)`, которая для каждого сообщения
-`role: "tool"` в диалоге возвращает словарь `{tool_call_id: (имя_инструмента, index)}` — так, как
-его записывает K3: результат отвечает на вызов с этим id в **последнем** перед ним сообщении
+`index` своего вызова. Напишите `result_tags(messages)`, которая возвращает один словарь на весь
+диалог — `tool_call_id` каждого сообщения `role: "tool"` → `(имя_инструмента, index)`, как это
+записывает K3: результат отвечает на вызов с этим id в **последнем** перед ним сообщении
 ассистента, а `index` — место этого вызова в `tool_calls` сообщения, считая с 1. Результаты могут
 приходить в любом порядке.
 """,

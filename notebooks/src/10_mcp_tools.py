@@ -68,7 +68,7 @@ local: it runs in this notebook.
 ## Подготовка
 
 В режиме воспроизведения (replay) ответы модели берутся из кассет (cassettes), синтезированных по
-документированным форматам (это не записи ответов настоящего сервиса); `LLM_MODE=live` подключает
+документированным форматам (а не записанных с настоящего сервиса); `LLM_MODE=live` подключает
 настоящую модель. MCP-сервер всегда локальный: он работает в этом ноутбуке.
 """),
     code('''
@@ -207,7 +207,7 @@ the model's name back to the MCP name.
 """, """
 `tool_names` даёт каждому имени MCP такое, которое примут API моделей (`.` превращается в `_`;
 короткое имя или имя с цифры в начале получает `t_`; длинное обрезается и сохраняет хеш), и
-возвращает таблицу от имени для модели обратно к имени MCP.
+возвращает словарь, по которому имя для модели переводится обратно в имя MCP.
 """),
     code('''
 from helpers.mcp import NAME_PATTERNS, tool_names
@@ -274,8 +274,8 @@ refuses.
 ## 5. Из `tools/list` получается `tools=`
 
 Превратите каждый инструмент MCP в элемент `tools=`: сопоставленное имя, описание и схема входа в
-роли `parameters`, но без ключевых слов `title`, которые добавляет SDK и которые строгое
-подмножество JSON-схем у Moonshot (strict) отвергает.
+роли `parameters`, но без ключевых слов `title`, которые добавляет SDK и которые Moonshot не
+принимает в строгом режиме (strict mode).
 """),
     code('''
 from helpers.mcp import moonshot_strict_problem, to_openai_tools
@@ -346,15 +346,16 @@ print(answer["content"])
 
 Serve the very same `server` over Streamable HTTP on 127.0.0.1 and give `Client` a transport to
 that URL: the tools and the answers do not change, because the transport is not part of the tool.
-Its HTTP client ignores proxy variables (`trust_env=False`): a lab's proxy cannot reach this
-machine's server.
+Its HTTP client comes from `httpx2`, the HTTP library that `mcp` and `openai` install, and it
+ignores proxy variables (`trust_env=False`): a lab's proxy cannot reach this machine's server.
 """, """
 ## 8. Тот же сервер по HTTP
 
 Запустите тот же самый `server` по Streamable HTTP на 127.0.0.1 и передайте `Client` транспорт к
 этому URL: инструменты и ответы не меняются, потому что транспорт не часть инструмента.
-Его HTTP-клиент не смотрит на переменные прокси (`trust_env=False`): прокси лаборатории не
-достанет до сервера на этой машине.
+Его HTTP-клиент взят из `httpx2` — HTTP-библиотеки, которую устанавливают `mcp` и `openai`, — и
+не смотрит на переменные прокси (`trust_env=False`): прокси учебного класса не доберётся до
+сервера на этой машине.
 """),
     code('''
 import httpx2
@@ -384,15 +385,77 @@ print(tool_content(remote_result) == tool_content(result))
 """, """
 ## Итоги
 
-- `tools/list` MCP-сервера — это ещё не `tools=`: сопоставьте имена обратимо, отклоните совпадения
-  и уберите из схем то, что отвергает API модели.
+- `tools/list` MCP-сервера — это ещё не `tools=`: сопоставьте имена обратимо, не допускайте
+  одинаковых имён и уберите из схем то, что отвергает API модели.
 - Передавайте модели любой исход сообщением с результатом: `structuredContent` — как JSON,
   `isError` и ошибки JSON-RPC — как `{"error": ...}`.
 - После этого цикл из урока 02 выполняет инструменты MCP без изменений, внутри процесса или по
   HTTP. ([Справка](#reference))
 """),
     md("""
+<a id="reference"></a>
+<details><summary>Reference</summary>
+
+- MCP specification 2026-07-28 (modelcontextprotocol/modelcontextprotocol,
+  `docs/specification/2026-07-28/server/tools.mdx`): tool names SHOULD be 1 to 128 characters of
+  `A-Z a-z 0-9 _ - .`, unique per server; clients that combine servers SHOULD prefix names with a
+  server id. Tool execution errors come back as results with `isError: true`, protocol errors as
+  JSON-RPC errors; a tool returning `structuredContent` SHOULD also return it as text. The
+  revision is stateless (no `initialize`; `server/discover`).
+- Python SDK: `mcp` 2.3.0 from PyPI (`pip index versions mcp`, December 2026). In 2.x `FastMCP`
+  became `MCPServer`; `from mcp.server.fastmcp import FastMCP` raises `ModuleNotFoundError` with a
+  migration hint. This lesson's client reported protocol 2026-07-28 in-process and over HTTP. The
+  SDK answers a call of an unknown tool with an `isError` result (not the spec's JSON-RPC
+  `-32602`), so step 6 builds that `MCPError` by hand, in the form the spec gives.
+- Name patterns: OpenAI's `^[a-zA-Z0-9_-]{1,64}$` (as its 400 errors and BFCL's checker quote
+  it); Moonshot's `^[a-zA-Z_][a-zA-Z0-9-_]{2,63}$` (platform.kimi.ai, tool-use docs). vLLM checks
+  no pattern, but its `kimi_k2` tool parser (`vllm/tool_parsers/kimi_k2_tool_parser.py` at commit
+  c853e154) reads the name back as `function_id.split(":")[0].split(".")[-1]`, which breaks on a
+  dot too.
+- The 400 in step 3 comes from this series' replay server, which applies Moonshot's documented
+  rules (`helpers/replay/validation.py`); the wording is the series' own.
+- The model's side (`data/recordings/10_mcp_tools.json`) is synthesized by
+  `python -m helpers.replay synthesize` from `helpers/replay/scenarios/n10_mcp_tools.py`, following
+  Moonshot's documented response format; it is not a capture. The tool results in it are the texts
+  this lesson's server gives.
+
+</details>
+""", """
+<a id="reference"></a>
+<details><summary>Справка</summary>
+
+- Спецификация MCP 2026-07-28 (modelcontextprotocol/modelcontextprotocol,
+  `docs/specification/2026-07-28/server/tools.mdx`): имена инструментов SHOULD состоять из 1–128
+  символов `A-Z a-z 0-9 _ - .` и быть уникальными в пределах сервера; клиенты, которые объединяют
+  серверы, SHOULD добавлять к именам префикс сервера. Ошибки выполнения инструмента приходят как
+  результаты с `isError: true`, ошибки протокола — как ошибки JSON-RPC; инструмент, который
+  возвращает `structuredContent`, SHOULD вернуть его и текстом. Эта редакция не хранит состояние
+  (нет `initialize`; есть `server/discover`).
+- SDK для Python: `mcp` 2.3.0 из PyPI (`pip index versions mcp`, декабрь 2026). В версиях 2.x
+  `FastMCP` стал `MCPServer`; `from mcp.server.fastmcp import FastMCP` поднимает
+  `ModuleNotFoundError` с подсказкой о переходе. Клиент этого урока сообщил протокол 2026-07-28 и
+  внутри процесса, и по HTTP. На вызов неизвестного инструмента SDK отвечает результатом с
+  `isError` (а не ошибкой JSON-RPC `-32602` из спецификации), поэтому в шаге 6 `MCPError` собран
+  вручную, в том виде, который даёт спецификация.
+- Шаблоны имён: у OpenAI `^[a-zA-Z0-9_-]{1,64}$` (так его приводят ошибки 400 и проверка BFCL); у
+  Moonshot `^[a-zA-Z_][a-zA-Z0-9-_]{2,63}$` (platform.kimi.ai, документация по инструментам). vLLM
+  шаблон не проверяет, но его парсер `kimi_k2` (`vllm/tool_parsers/kimi_k2_tool_parser.py`,
+  коммит c853e154) получает имя как `function_id.split(":")[0].split(".")[-1]`, и на точке это
+  тоже ломается.
+- Ошибку 400 в шаге 3 даёт сервер воспроизведения этой серии, который применяет документированные
+  правила Moonshot (`helpers/replay/validation.py`); формулировка — наша.
+- Сторона модели (`data/recordings/10_mcp_tools.json`) синтезирована командой
+  `python -m helpers.replay synthesize` из `helpers/replay/scenarios/n10_mcp_tools.py` по
+  документированному формату ответов Moonshot; это не ответы, записанные с сервиса. Результаты инструментов в ней — те
+  тексты, которые даёт сервер этого урока.
+
+</details>
+"""),
+    md("""
 ## Exercises
+
+Each exercise has a cell for you to edit and a self-check cell. As committed, the self-check says
+"Not yet"; make it say "Correct!". A reference solution follows in a hidden cell.
 
 ### Exercise 1. Names for the model
 
@@ -404,6 +467,10 @@ then longer than 64, keep its first 55 characters and add `_` and the first 8 he
 the same model name.
 """, """
 ## Упражнения
+
+В каждом упражнении есть ячейка, которую вы правите, и ячейка самопроверки (self-check). В
+исходном виде самопроверка говорит «Пока нет»; добейтесь «Верно!». Эталонное решение — в скрытой
+ячейке следом.
 
 ### Упражнение 1. Имена для модели
 
@@ -495,67 +562,6 @@ def result_content(result):
 
 check_result_content(result_content)
 ''', hidden=True),
-    md("""
-<details><summary>Reference</summary>
-
-<a id="reference"></a>
-
-- MCP specification 2026-07-28 (modelcontextprotocol/modelcontextprotocol,
-  `docs/specification/2026-07-28/server/tools.mdx`): tool names SHOULD be 1 to 128 characters of
-  `A-Z a-z 0-9 _ - .`, unique per server; clients that combine servers SHOULD prefix names with a
-  server id. Tool execution errors come back as results with `isError: true`, protocol errors as
-  JSON-RPC errors; a tool returning `structuredContent` SHOULD also return it as text. The
-  revision is stateless (no `initialize`; `server/discover`).
-- Python SDK: `mcp` 2.3.0 from PyPI (`pip index versions mcp`, December 2026). In 2.x `FastMCP`
-  became `MCPServer`; `from mcp.server.fastmcp import FastMCP` raises `ModuleNotFoundError` with a
-  migration hint. This lesson's client reported protocol 2026-07-28 in-process and over HTTP. The
-  SDK answers a call of an unknown tool with an `isError` result (not the spec's JSON-RPC
-  `-32602`), so step 6 builds that `MCPError` by hand, in the form the spec gives.
-- Name patterns: OpenAI's `^[a-zA-Z0-9_-]{1,64}$` (as its 400 errors and BFCL's checker quote
-  it); Moonshot's `^[a-zA-Z_][a-zA-Z0-9-_]{2,63}$` (platform.kimi.ai, tool-use docs). vLLM checks
-  no pattern, but its `kimi_k2` tool parser (`vllm/tool_parsers/kimi_k2_tool_parser.py` at commit
-  c853e154) reads the name back as `function_id.split(":")[0].split(".")[-1]`, which breaks on a
-  dot too.
-- The 400 in step 3 comes from this series' replay server, which applies Moonshot's documented
-  rules (`helpers/replay/validation.py`); the wording is the series' own.
-- The model's side (`data/recordings/10_mcp_tools.json`) is synthesized by
-  `python -m helpers.replay synthesize` from `helpers/replay/scenarios/n10_mcp_tools.py`, following
-  Moonshot's documented response format; it is not a capture. The tool results in it are the texts
-  this lesson's server gives.
-
-</details>
-""", """
-<details><summary>Справка</summary>
-
-<a id="reference"></a>
-
-- Спецификация MCP 2026-07-28 (modelcontextprotocol/modelcontextprotocol,
-  `docs/specification/2026-07-28/server/tools.mdx`): имена инструментов SHOULD состоять из 1–128
-  символов `A-Z a-z 0-9 _ - .` и быть уникальными в пределах сервера; клиенты, которые объединяют
-  серверы, SHOULD добавлять к именам префикс сервера. Ошибки выполнения инструмента приходят как
-  результаты с `isError: true`, ошибки протокола — как ошибки JSON-RPC; инструмент, который
-  возвращает `structuredContent`, SHOULD вернуть его и текстом. Эта редакция не хранит состояние
-  (нет `initialize`; есть `server/discover`).
-- SDK для Python: `mcp` 2.3.0 из PyPI (`pip index versions mcp`, декабрь 2026). В версиях 2.x
-  `FastMCP` стал `MCPServer`; `from mcp.server.fastmcp import FastMCP` поднимает
-  `ModuleNotFoundError` с подсказкой о переходе. Клиент этого урока сообщил протокол 2026-07-28 и
-  внутри процесса, и по HTTP. На вызов неизвестного инструмента SDK отвечает результатом с
-  `isError` (а не ошибкой JSON-RPC `-32602` из спецификации), поэтому в шаге 6 `MCPError` собран
-  вручную, в том виде, который даёт спецификация.
-- Шаблоны имён: у OpenAI `^[a-zA-Z0-9_-]{1,64}$` (так его приводят ошибки 400 и проверка BFCL); у
-  Moonshot `^[a-zA-Z_][a-zA-Z0-9-_]{2,63}$` (platform.kimi.ai, документация по инструментам). vLLM
-  шаблон не проверяет, но его парсер `kimi_k2` (`vllm/tool_parsers/kimi_k2_tool_parser.py`,
-  коммит c853e154) получает имя как `function_id.split(":")[0].split(".")[-1]`, и на точке это
-  тоже ломается.
-- Ошибку 400 в шаге 3 даёт сервер воспроизведения этой серии, который применяет документированные
-  правила Moonshot (`helpers/replay/validation.py`); формулировка — наша.
-- Сторона модели (`data/recordings/10_mcp_tools.json`) синтезирована командой
-  `python -m helpers.replay synthesize` из `helpers/replay/scenarios/n10_mcp_tools.py` по
-  документированному формату ответов Moonshot; это не запись. Результаты инструментов в ней — те
-  тексты, которые даёт сервер этого урока.
-
-</details>
-"""),
     md("""
 [Next: 11 Tool results are untrusted input](11_untrusted_results.ipynb)
 """, """

@@ -25,7 +25,8 @@ LESSON = Lesson("12_measuring", [
 **Goal:** check an endpoint before a class depends on it, and score tool calls with numbers you
 can defend.
 
-**What you will build:**
+## What you will build
+
 - a pre-flight of an endpoint, `python -m helpers.verify`, and its table for seven engines;
 - tool-call precision, recall and F1, and schema accuracy, computed by hand;
 - a structural check of calls (BFCL's "AST" check) on 28 items of the Berkeley Function Calling
@@ -37,14 +38,15 @@ can defend.
 **Цель:** проверить адрес API до того, как от него будет зависеть занятие, и оценивать вызовы
 инструментов числами, которые можно обосновать.
 
-**Что вы сделаете:**
+## Что вы сделаете
+
 - предполётную проверку (pre-flight) адреса API, `python -m helpers.verify`, и её таблицу для
   семи движков;
 - точность (precision), полноту (recall) и F1 вызовов и долю аргументов, верных по схеме (schema
   accuracy), — всё вручную;
 - структурную проверку вызовов (проверку по AST, как в BFCL) на 28 заданиях Berkeley Function
   Calling Leaderboard;
-- 95-процентный интервал, который показывает, что может сказать маленькая выборка.
+- 95-процентный доверительный интервал, который показывает, что может сказать маленькая выборка.
 """),
     md("""
 ## Setup
@@ -86,8 +88,8 @@ conn
 
 Before 25 students depend on an endpoint, run the pre-flight against it:
 `python -m helpers.verify --endpoint URL --model NAME --key-env VAR`. It sends at most 20
-requests and prints one line per check: PASS, WARN, FAIL or N/A, with the field that was wrong and
-the lesson that explains it; the exit status is 1 when a check failed.
+requests and prints one line per check: PASS, WARN, FAIL, N/A or N/R, with the field that was
+wrong and the lesson that explains it; the exit status is 1 when a check failed.
 
 From Python the same battery is `verify.run`:
 """, """
@@ -95,8 +97,8 @@ From Python the same battery is `verify.run`:
 
 Прежде чем от адреса API будут зависеть 25 студентов, запустите на нём предполётную проверку:
 `python -m helpers.verify --endpoint URL --model NAME --key-env VAR`. Она отправляет не больше 20
-запросов и печатает по строке на проверку: PASS, WARN, FAIL или N/A — с полем, которое оказалось
-неверным, и уроком, где это объяснено; код выхода 1 значит, что какая-то проверка не прошла.
+запросов и печатает по строке на проверку: PASS, WARN, FAIL, N/A или N/R — с полем, которое
+оказалось неверным, и уроком, где это объяснено; код выхода 1 значит, что какая-то проверка не прошла.
 
 Из Python тот же набор проверок запускает `verify.run`:
 """),
@@ -107,27 +109,31 @@ for check in checks:
 '''),
     md("""
 Three lines say N/R: the cassette has no answer for these settings on the Moonshot platform (step 2
-explains N/R; with a key, the same cell measures the real platform). A WARN would be a difference
-your code must handle but the endpoint may keep, and N/A a setting it refuses with a 400.
+explains N/R; with a key, the same cell measures the real platform). The N/A line is a check that
+does not apply here: this K2 sent no reasoning, so there was none to send back. A WARN would be a
+difference your code must handle but the endpoint may keep.
 """, """
 В трёх строках стоит N/R: в кассете нет ответов платформы Moonshot на эти настройки (что значит N/R,
-объясняет шаг 2; с ключом та же ячейка измерит настоящую платформу). WARN означал бы отличие, с
-которым должен справиться ваш код, но которое адрес API может оставить, а N/A — настройку, которую
-он отвергает с ответом 400.
+объясняет шаг 2; с ключом та же ячейка измерит настоящую платформу). Строка с N/A — проверка,
+которая здесь неприменима: эта K2 не прислала рассуждения, так что возвращать было нечего. WARN
+означал бы отличие, с которым должен справиться ваш код, но которое адрес API может оставить.
 """),
     md("""
 ## 2. One battery, seven engines
 
 Run the same battery against every engine you might use and read the columns side by side. N/A
-means the engine refused the setting (not supported); N/R means the replay cassette has no answer
-for it: no source says what that engine does, so there is no data, not a behaviour.
+means the check does not apply to that engine: either it refused the setting with a 400 (not
+supported) or, on the reasoning row, its model sent no reasoning; the line's evidence says which.
+N/R means the replay cassette has no answer for it: no source says what that engine does, so there
+is no data, not a behaviour.
 """, """
 ## 2. Один набор проверок, семь движков
 
 Запустите один и тот же набор проверок на каждом движке, который можете выбрать, и сравните
-столбцы. N/A значит, что движок отверг настройку (не поддерживает её); N/R значит, что в кассете
-нет ответа на такой запрос: ни один источник не говорит, что делает этот движок, так что данных
-нет — это не поведение движка.
+столбцы. N/A значит, что проверка к этому движку неприменима: либо он отверг настройку с ответом
+400 (не поддерживает её), либо, в строке рассуждения, его модель не прислала рассуждения; что
+именно, сказано в строке проверки. N/R значит, что в кассете нет ответа на такой запрос: ни один
+источник не говорит, что делает этот движок, так что данных нет — это не поведение движка.
 """),
     code('''
 ENGINES = {  # column -> (provider, engine profile)
@@ -155,17 +161,23 @@ if conn.replay_only("the seven recorded engine profiles"):
     rows = [[name] + [columns[engine].get(name, "-") for engine in ENGINES]
             for name in columns["vLLM"]]
     compare_table(rows, ["check", *ENGINES])
-''', ru={'["check", *ENGINES]': '["проверка", *ENGINES]'}),
+''', ru={'["check", *ENGINES]': '["проверка", *ENGINES]',
+        '"the seven recorded engine profiles"': '"семь записанных профилей движков"'}),
     md("""
-Read it column by column. **vLLM** passes everything. **no parser**: the call arrived as text in `content`, so nothing else
-could be measured; the line of step 1's kind names the flag to add (lessons 00 and 04). **K2.6**
-refuses a forced choice, and **K3** ignores a named one (lesson 08). **llama.cpp** makes two calls
+Read it column by column. **vLLM** passes every check that applies; its N/A on the reasoning row,
+like K2's and stop's, means that the model sent no reasoning, not that the engine refuses it.
+**no parser**: the call arrived as text in `content`, so nothing else could be measured; the FAIL
+line names the flag to add, on vLLM `--enable-auto-tool-choice --tool-call-parser kimi_k2`
+(lessons 00 and 04). **K2.6** refuses a forced choice, and **K3** ignores a named one (lesson 08). **llama.cpp** makes two calls
 under `parallel_tool_calls: false`, and **stop** says `finish_reason: "stop"` beside its calls,
 which lesson 02's loop handles. A dash is a check the battery did not reach.
 """, """
-Читайте по столбцам. **vLLM** проходит все проверки. **no parser**: вызов пришёл текстом в `content`, поэтому больше ничего
-измерить нельзя; строка вроде тех, что в шаге 1, называет флаг, который нужно добавить (уроки 00 и
-04). **K2.6** отвергает принудительный выбор, а **K3** не соблюдает выбор по имени (урок 08).
+Читайте по столбцам. **vLLM** проходит все применимые к нему проверки; его N/A в строке
+рассуждения, как и у K2 и stop, значит, что модель не прислала рассуждения, а не что движок его
+отвергает. **no parser**: вызов пришёл текстом в `content`, поэтому больше ничего измерить нельзя;
+строка с FAIL называет флаг, который нужно добавить, для vLLM это
+`--enable-auto-tool-choice --tool-call-parser kimi_k2` (уроки 00 и 04). **K2.6** отвергает
+принудительный выбор, а **K3** молча не учитывает выбор по имени (урок 08).
 **llama.cpp** делает два вызова при `parallel_tool_calls: false`, а **stop** сообщает
 `finish_reason: "stop"` рядом с вызовами — цикл из урока 02 с этим справляется. Прочерк — проверка,
 до которой набор не дошёл.
@@ -174,18 +186,20 @@ which lesson 02's loop handles. A dash is a check the battery did not reach.
 ## 3. Tool-call F1: did it call when it should?
 
 Label every request "needs a call" or not, and decide what counts as "called" before you count.
-Then precision is the share of replies that called and should have, recall is the share of
-requests that needed a call and got one, and F1 is their harmonic mean, `2PR / (P + R)`.
+Then precision is, of the replies that called, the share that should have (`TP / (TP + FP)`);
+recall is, of the requests that needed a call, the share that got one (`TP / (TP + FN)`); and F1
+is their harmonic mean, `2PR / (P + R)`.
 
 Five labelled questions, asked of two engines:
 """, """
 ## 3. F1 вызовов: вызвала ли модель инструмент, когда следовало?
 
 Пометьте каждый запрос: нужен ли в нём вызов, — и до подсчёта решите, что считается «вызвала».
-Тогда точность — доля ответов с вызовом, где вызов и был нужен; полнота — доля запросов, которым
-нужен был вызов и которые его получили; F1 — их среднее гармоническое, `2PR / (P + R)`.
+Тогда точность — доля ответов с вызовом, где вызов и был нужен (`TP / (TP + FP)`); полнота — доля
+запросов, которым нужен был вызов и которые его получили (`TP / (TP + FN)`); F1 — их среднее
+гармоническое, `2PR / (P + R)`.
 
-Пять помеченных вопросов двум движкам:
+Зададим пять помеченных вопросов двум движкам:
 """),
     code('''
 LABELLED = [  # (question, needs a tool call)
@@ -217,11 +231,11 @@ def ask_all(engine_conn):
         "The first choice of each labelled question's reply.":
         "Первый вариант (choice) ответа на каждый помеченный вопрос."}),
     md("""
-Count the three kinds of outcome by hand: a true positive (called, should have), a false positive
-(called, should not have) and a false negative (did not call, should have):
+Count the three kinds of outcome by hand: a true positive (TP: called, should have), a false
+positive (FP: called, should not have) and a false negative (FN: did not call, should have):
 """, """
-Посчитайте вручную три исхода: верный вызов (вызвала, и это было нужно), лишний вызов (вызвала, а
-было не нужно) и пропущенный вызов (не вызвала, а было нужно):
+Посчитайте вручную три исхода: верный вызов (TP: вызвала, и это было нужно), лишний вызов (FP:
+вызвала, а было не нужно) и пропущенный вызов (FN: не вызвала, а было нужно):
 """),
     code('''
 def f1_row(called):
@@ -311,14 +325,16 @@ print(f"{sum(len(calls) for calls in answers.values())} calls in {len(answers)} 
     md("""
 ## 5. Schema accuracy: can the call run?
 
-Schema accuracy is the share of calls whose arguments are valid JSON that fits the tool's schema.
-F1 says whether the model called; schema accuracy says whether the call can run at all.
+Measure separately whether each call can run: schema accuracy is the share of calls whose
+arguments are valid JSON that fits the tool's schema. F1 says whether the model called; schema
+accuracy says whether the call can run at all.
 """, """
 ## 5. Доля аргументов, верных по схеме: можно ли выполнить вызов?
 
-Доля аргументов, верных по схеме (schema accuracy), — это доля вызовов, чьи аргументы являются
-корректным JSON и подходят под схему инструмента. F1 говорит, вызвала ли модель инструмент, а эта
-доля — можно ли такой вызов вообще выполнить.
+Отдельно измеряйте, можно ли выполнить каждый вызов: доля аргументов, верных по схеме (schema
+accuracy), — это доля вызовов, чьи аргументы являются корректным JSON и подходят под схему
+инструмента. F1 говорит, вызвала ли модель инструмент, а эта доля — можно ли такой вызов вообще
+выполнить.
 """),
     code('''
 def fits_schema(call, tools):
@@ -336,15 +352,16 @@ print(f"schema accuracy: {sum(fits)} of {len(fits)} calls = {sum(fits) / len(fit
     md("""
 ## 6. The AST check: name, parameters, types, values
 
-A call is right when its name is the expected function, every parameter the answer needs is
-present, no unknown parameter appears, and every value has the schema's type and is one of the
-allowed values. That is BFCL's "AST" check (it compares the parsed call, not its text); an
+Score a call as right only after checking its name, its parameters and its values: the name is
+the expected function, every parameter the answer needs is present, no unknown parameter appears,
+and every value has the schema's type and is one of the allowed values. That is BFCL's "AST" check (it compares the parsed call, not its text); an
 irrelevance question is right only when no call is made.
 """, """
 ## 6. Проверка по AST: имя, параметры, типы, значения
 
-Вызов верен, когда имя совпадает с ожидаемой функцией, все нужные параметры на месте, незнакомых
-параметров нет, а каждое значение имеет тип из схемы и входит в список допустимых. Это и есть
+Считайте вызов верным, только проверив имя, параметры и значения: имя совпадает с ожидаемой
+функцией, все нужные параметры на месте, незнакомых параметров нет, а каждое значение имеет тип из
+схемы и входит в список допустимых. Это и есть
 проверка BFCL «по AST» (она сравнивает разобранный вызов, а не его текст); на вопрос из категории
 irrelevance верен только ответ без вызова.
 """),
@@ -443,9 +460,9 @@ collapse to a single point at 20 of 20.
 """, """
 ## 7. Насколько можно доверять маленькой выборке?
 
-Сообщайте долю вместе с её 95-процентным интервалом: при 18 верных из 20 интервал Уилсона — около
-70-97 %, то есть 20 заданий не отличат адрес API, который прав в 75 % случаев, от того, который
-прав в 95 %. Интервал Уилсона, в отличие от «p ± 1,96 √(p(1-p)/n)», не выходит за пределы 0-100 %
+Сообщайте долю вместе с её 95-процентным доверительным интервалом: при 18 верных из 20 интервал
+Уилсона — около 70-97 %, то есть 20 заданий не отличат адрес API, ответы которого верны в 75 %
+случаев, от того, где верны 95 %. Интервал Уилсона, в отличие от «p ± 1,96 √(p(1-p)/n)», не выходит за пределы 0-100 %
 и не сжимается в точку при 20 верных из 20.
 """),
     code('''
@@ -479,7 +496,8 @@ misconfigured server, not a small difference in quality.
 ## Summary
 
 - Run `python -m helpers.verify` against an endpoint before a class depends on it: a FAIL names the
-  field and the lesson; N/A is a refusal, N/R in replay is missing data.
+  field and the lesson; N/A is a check that does not apply (a setting refused with a 400, or no
+  reasoning to send back), N/R in replay is missing data.
 - F1 counts decisions (called or not), schema accuracy counts runnable calls, the AST check counts
   right calls; count "called" by the rule your loop uses.
 - A rate from tens of items has an interval tens of points wide: say it with the interval.
@@ -487,7 +505,8 @@ misconfigured server, not a small difference in quality.
 ## Итоги
 
 - Прежде чем от адреса API будет зависеть занятие, запустите на нём `python -m helpers.verify`:
-  FAIL называет поле и урок; N/A — это отказ, N/R в режиме воспроизведения — отсутствие данных.
+  FAIL называет поле и урок; N/A — проверка неприменима (настройка отвергнута с ответом 400 или
+  рассуждения, которое надо вернуть, не было), N/R в режиме воспроизведения — отсутствие данных.
 - F1 считает решения (вызвала или нет), доля верных по схеме — вызовы, которые можно выполнить,
   проверка по AST — верные вызовы; «вызвала» считайте по тому же правилу, что и ваш цикл.
 - Доля, посчитанная на десятках заданий, имеет интервал шириной в десятки процентных пунктов:
@@ -530,7 +549,7 @@ misconfigured server, not a small difference in quality.
 - **Ответы движков** в кассете урока синтезированы по документации, как в уроке 08: vLLM при
   `parallel_tool_calls: false` оставляет только первый вызов (`maybe_filter_parallel_tool_calls` в
   `vllm/entrypoints/openai/utils.py`); Moonshot kimi-k2.6 при включённом рассуждении отвергает
-  принудительный выбор; kimi-k3 не соблюдает выбор по имени (тесты K3 в Kimi Vendor Verifier);
+  принудительный выбор; kimi-k3 молча не учитывает выбор по имени (тесты K3 в Kimi Vendor Verifier);
   llama.cpp с шаблоном в формате Hermes оставляет несколько вызовов при `false` (запись настоящего
   `llama-server`, урок 07). Где источник молчит, ничего не записано (N/R).
 - **BFCL**: 28 заданий BFCL v4 (12 `simple_python`, 8 `parallel`, 8 `irrelevance`) взяты из пакета
@@ -547,13 +566,24 @@ misconfigured server, not a small difference in quality.
     md("""
 ## Exercises
 
-**1.** Write `precision_recall_f1(expected, called)`: two lists of the same length, `expected[i]`
+Each exercise has a cell for you to edit and a self-check cell. As committed, the self-check says
+"Not yet"; make it say "Correct!". A reference solution follows in a hidden cell.
+
+### Exercise 1. Precision, recall and F1
+
+Write `precision_recall_f1(expected, called)`: two lists of the same length, `expected[i]`
 true when request `i` needed a call and `called[i]` true when the reply called. Return the tuple
 `(precision, recall, f1)` as floats; a ratio whose denominator is zero is `0.0`.
 """, """
 ## Упражнения
 
-**1.** Напишите `precision_recall_f1(expected, called)`: два списка одной длины, `expected[i]`
+В каждом упражнении есть ячейка, которую вы правите, и ячейка самопроверки (self-check). В
+исходном виде самопроверка говорит «Пока нет»; добейтесь «Верно!». Эталонное решение — в скрытой
+ячейке следом.
+
+### Упражнение 1. Точность, полнота и F1
+
+Напишите `precision_recall_f1(expected, called)`: два списка одной длины, `expected[i]`
 истинно, если запросу `i` нужен был вызов, а `called[i]` — если в ответе был вызов. Верните кортеж
 `(precision, recall, f1)` из чисел с плавающей точкой; отношение с нулевым знаменателем равно `0.0`.
 """),
@@ -580,13 +610,17 @@ def precision_recall_f1(expected, called):
 n12.check_f1(precision_recall_f1)
 ''', hidden=True),
     md("""
-**2.** Write `schema_accuracy(tool_calls, tools)`: the share of the calls (dicts shaped like
+### Exercise 2. Schema accuracy
+
+Write `schema_accuracy(tool_calls, tools)`: the share of the calls (dicts shaped like
 `{"id": ..., "function": {"name": ..., "arguments": "<JSON text>"}}`) whose arguments are valid JSON
 that fits their tool's schema in `tools` (use `parse_arguments` and `validate_arguments`, imported
 in the setup cell; `parse_arguments` reads empty text, which engines send for a call without
 arguments, as `{}`). A call to a tool not in `tools` does not fit; no calls gives `0.0`.
 """, """
-**2.** Напишите `schema_accuracy(tool_calls, tools)`: долю вызовов (словарей вида
+### Упражнение 2. Доля аргументов, верных по схеме
+
+Напишите `schema_accuracy(tool_calls, tools)`: долю вызовов (словарей вида
 `{"id": ..., "function": {"name": ..., "arguments": "<текст JSON>"}}`), чьи аргументы являются
 корректным JSON и подходят под схему своего инструмента из `tools` (возьмите `parse_arguments` и
 `validate_arguments`, импортированные в ячейке подготовки; пустой текст, который движки присылают
