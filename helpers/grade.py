@@ -22,9 +22,10 @@ whose change it was).
 
 The kernel inherits an allow-list of environment variables (no keys, tokens or proxies),
 `LLM_MODE=replay` is forced, the Hugging Face hub is offline and the kernel talks over local
-sockets (no TCP ports to collide). A cell longer than `--cell-timeout` is interrupted; `--timeout`
-caps the time of one notebook. A notebook that cannot be read or graded becomes one row that
-says why; every other notebook is still graded, and rows are written as they finish.
+sockets (no TCP ports to collide). A student's cell or a check longer than `--cell-timeout` is
+interrupted; `--timeout` caps the time of one notebook (and of the key's own setup cells). A
+notebook that cannot be read or graded becomes one row that says why; every other notebook is
+still graded, and rows are written as they finish.
 
 Answer cells are also read (AST) for code that reaches into the grading: assignments to
 attributes of imported modules, `setattr`, `importlib`, `builtins`, `sys.modules`, `gc`,
@@ -1163,8 +1164,13 @@ def run_exercise(
         run.cells = [*setup, state_cell, *student, check_cell]
         status: dict[int, str] = {}
 
-        def limit(_cell: Any = None) -> int:
-            return max(1, int(min(cell_timeout, deadline - time.monotonic())))
+        bounded = {id(c) for c in student} | {id(check_cell)}
+
+        def limit(cell: Any) -> int:
+            """The student's cells and the check get `cell_timeout`; the key's own cells only the
+            notebook's time (a slow machine must not make them the student's interrupted cell)."""
+            left = deadline - time.monotonic()
+            return max(1, int(min(cell_timeout, left) if id(cell) in bounded else left))
 
         def executed(cell: Any, cell_index: int, execute_reply: dict[str, Any]) -> None:
             status[cell_index] = str(execute_reply.get("content", {}).get("status", ""))
@@ -1200,7 +1206,7 @@ def run_exercise(
                         listener.bind(str(address))
                         listener.listen(8)
                         receiver.start()
-                    started, allowed = time.monotonic(), limit()
+                    started, allowed = time.monotonic(), limit(cell)
                     client.execute_cell(cell, index)
                     if time.monotonic() - started >= allowed and cell is not check_cell:
                         cell.outputs.append(
@@ -1682,7 +1688,8 @@ def main(argv: list[str] | None = None) -> None:
         "--cell-timeout",
         type=float,
         default=DEFAULT_CELL_TIMEOUT,
-        help=f"seconds per cell before it is interrupted (default {DEFAULT_CELL_TIMEOUT})",
+        help="seconds per student cell or check before it is interrupted "
+        f"(default {DEFAULT_CELL_TIMEOUT})",
     )
     parser.add_argument(
         "--jobs",

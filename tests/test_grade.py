@@ -974,6 +974,25 @@ def test_an_endless_loop_is_interrupted_and_the_other_exercises_are_graded(endle
     assert any("[grader] interrupted after" in o.get("text", "") for o in loop.outputs)
 
 
+@pytest.mark.notebooks
+def test_a_slow_cell_of_the_key_is_not_the_student_s_interrupted_cell():
+    """`--cell-timeout` bounds the student's cells and the check. The key's own setup gets the
+    notebook's time: on a busy machine a slow import must not read "interrupted" in the student's
+    row (the endless-loop test above failed that way in loaded runs). Here the key's first cell
+    sleeps past a 2 s cell timeout and the honest answer still passes."""
+    import dataclasses
+    import time
+
+    from helpers.grade import GraderFiles, run_exercise
+
+    exercise = reference("01", "en").exercises["01:check_schema"]
+    first = nbformat.v4.new_code_cell(exercise.setup[0].source + "\nimport time\ntime.sleep(4)")
+    slow = dataclasses.replace(exercise, setup=(first, *exercise.setup[1:]))
+    answer = [nbformat.v4.new_code_cell(MY_SCHEMA)]
+    outcome = run_exercise(answer, slow, "en", GraderFiles(), 2, time.monotonic() + 600)
+    assert (outcome.value, outcome.note) == ("passed", ""), (outcome.value, outcome.note)
+
+
 def test_the_executed_copy_shows_the_grader_s_outputs_and_no_secrets(endless):
     _, nb = endless
     spy = next(c for c in nb.cells if c.cell_type == "code" and c.source.startswith("import os"))
