@@ -71,7 +71,13 @@ _kernels_on_unix_sockets()
 
 
 # Test files whose every test starts Jupyter kernels, and fixtures that start them.
-KERNEL_FILES = {"test_live_mode.py", "test_replay_lab_proxy.py", "test_test_environment.py"}
+# test_socks_proxy.py runs lesson 00 in a kernel (it took 120 s+ under load as a "unit" test).
+KERNEL_FILES = {
+    "test_live_mode.py",
+    "test_replay_lab_proxy.py",
+    "test_socks_proxy.py",
+    "test_test_environment.py",
+}
 # tests/test_grade.py: folders of notebooks graded in kernels.
 KERNEL_FIXTURES = {"graded", "endless"}
 

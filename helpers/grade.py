@@ -94,7 +94,9 @@ GRADING_INTERNALS = re.compile(
     r"site-packages|\.pth\b|(?:site|user)customize|kernel\.json|toolcall-grader"
 )
 # A folder per lesson (`02`, `02_sync_loop`, `lesson 02`, `урок_02`): not a student's name.
-LESSON_FOLDER = re.compile(r"^(?:lesson|урок)?[-_ ]?\d\d(?:[-_ ]\w+)*$", re.IGNORECASE)
+# `02`, `lesson_02`, `урок 02`, `02_sync_loop`: a folder per lesson; the name after the number
+# must be the lesson's own (`01_ivanova/` is a student's folder).
+LESSON_FOLDER = re.compile(r"^(?:lesson|урок)?[-_ ]?(\d\d)(?:[-_ ](\w+))?$", re.IGNORECASE)
 COPY_SUFFIX = re.compile(r"\s*\(\d+\)$|[-_ ]copy\d*$", re.IGNORECASE)
 # A starter changed in at most this many lines is a fix (which may well equal the key), not a
 # pasted reference solution.
@@ -213,11 +215,19 @@ def language_of(nb: Any) -> str:
     return "en"
 
 
+def _lesson_folder(part: str) -> bool:
+    found = LESSON_FOLDER.match(part)
+    if not found or not found[2]:
+        return bool(found)
+    return (NOTEBOOKS_DIR / "en" / f"{found[1]}_{found[2].casefold()}.ipynb").is_file()
+
+
 def student_of(relative: Path) -> str:
     """The student a submission belongs to, in lower case: its first folder that is not named
-    after a lesson (`02/`, `lesson_02/`), else its file name without the lesson's name
-    (`Ivanova_02_sync_loop.ipynb`, `02_sync_loop-ivanova (1).ipynb` -> `ivanova`)."""
-    folders = [part for part in relative.parts[:-1] if not LESSON_FOLDER.match(part)]
+    after a lesson (`02/`, `lesson_02/`, `02_sync_loop/`; `01_ivanova/` is a student's), else its
+    file name without the lesson's name (`Ivanova_02_sync_loop.ipynb`,
+    `02_sync_loop-ivanova (1).ipynb` -> `ivanova`)."""
+    folders = [part for part in relative.parts[:-1] if not _lesson_folder(part)]
     if folders:
         return folders[0].casefold()
     stem = COPY_SUFFIX.sub("", relative.stem)

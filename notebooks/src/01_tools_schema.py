@@ -235,9 +235,8 @@ arguments
 ## 5. Calling the function: the guide's first defect
 
 Unpack the arguments: call `tool_function(**arguments)`, not `tool_function(arguments)`. The guide
-calls the function like this (MoonshotAI/Kimi-K2, `docs/tool_call_guidance.md`; the
-Russian translation this series follows has the line in all three of its loops; the English
-original, at commit a80b4224, only in the streaming loop):
+calls the function like this (MoonshotAI/Kimi-K2, `docs/tool_call_guidance.md`; where the line
+stands in each version of the guide is in the [reference](#reference)):
 
 ```python
 tool_result = tool_function(tool_call_arguments)
@@ -250,9 +249,8 @@ loud:
 ## 5. Вызов функции: первый дефект руководства
 
 Распаковывайте аргументы: вызывайте `tool_function(**arguments)`, а не `tool_function(arguments)`.
-Руководство вызывает функцию так (MoonshotAI/Kimi-K2, `docs/tool_call_guidance.md`; в русском
-переводе, по которому идёт серия, эта строка есть во всех трёх циклах, а в английском оригинале
-(коммит a80b4224) — только в потоковом):
+Руководство вызывает функцию так (MoonshotAI/Kimi-K2, `docs/tool_call_guidance.md`; где эта
+строка стоит в каждой версии руководства, сказано в [справке](#reference)):
 
 ```python
 tool_result = tool_function(tool_call_arguments)
@@ -437,6 +435,26 @@ for name, text in mistakes:
 - `schema_from_function` строит схему по аннотациям типов и docstring в стиле Google;
   `validate_arguments` и `registry.call` превращают ошибки модели в сообщения, которые она может
   прочитать.
+"""),
+    md("""
+<a id="reference"></a>
+<details><summary>Reference</summary>
+
+- **`tool_function(tool_call_arguments)`** (step 5): the Russian translation this series follows
+  has the line in all three of its loops; the English original of
+  `docs/tool_call_guidance.md` (MoonshotAI/Kimi-K2, at commit a80b4224) has it only in the
+  streaming loop.
+
+</details>
+""", """
+<a id="reference"></a>
+<details><summary>Справка</summary>
+
+- **`tool_function(tool_call_arguments)`** (шаг 5): в русском переводе, по которому идёт серия,
+  эта строка есть во всех трёх циклах; в английском оригинале `docs/tool_call_guidance.md`
+  (MoonshotAI/Kimi-K2, коммит a80b4224) — только в потоковом.
+
+</details>
 """),
     md("""
 ## Exercises

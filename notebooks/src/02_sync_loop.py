@@ -256,7 +256,7 @@ A comment in the guide's own code warns that `finish_reason` at the end of tool 
 between engines. The replay server can answer like four serving stacks (engine profiles): the
 Moonshot platform (the default), vLLM and SGLang with the `kimi_k2` parser, and `stop_with_calls`,
 modelled on a reported case: vLLM answering a forced `tool_choice` (a named tool, or `"required"`)
-with the calls parsed but `finish_reason="stop"` (vLLM issue #9209, PR #20662; SGLang #2877).
+with the calls parsed but `finish_reason="stop"` (the sources are in the [reference](#reference)).
 `connect(..., engine=...)` picks one. In live mode `engine` is ignored: all four clients talk to
 your one server, so the comparisons in sections 5 and 6 print a one-line note instead of running
 (`conn.replay_only(...)` is `True` only in replay mode).
@@ -269,7 +269,7 @@ your one server, so the comparisons in sections 5 and 6 print a one-line note in
 сервера — профили движков (engine profiles): платформа Moonshot (по умолчанию), vLLM и SGLang с
 парсером `kimi_k2` и профиль `stop_with_calls`. Он повторяет случай из отчётов об ошибках: vLLM
 отвечал на принудительный `tool_choice` (конкретный инструмент или `"required"`) разобранными
-вызовами, но с `finish_reason="stop"` (issue vLLM #9209, PR #20662; у SGLang — #2877). Профиль
+вызовами, но с `finish_reason="stop"` (источники — в [справке](#reference)). Профиль
 выбирается через `connect(..., engine=...)`. В режиме live `engine` не учитывается: все четыре
 клиента обращаются к вашему единственному серверу, поэтому сравнения из разделов 5 и 6 вместо
 запуска печатают короткую пометку (`conn.replay_only(...)` возвращает `True` только в режиме
@@ -553,6 +553,26 @@ print("messages in the history:", len(messages))
 - Останавливайтесь, когда в сообщении **нет вызовов**, и ограничивайте число раундов.
 - `run_tool_loop` — этот цикл в готовом виде: проверка аргументов, ошибки для модели,
   параллельные вызовы и `max_rounds` (`ToolLoopLimitError`).
+"""),
+    md("""
+<a id="reference"></a>
+<details><summary>Reference</summary>
+
+- **The `stop_with_calls` profile** (step 5) is modelled on engine bug reports, not on a capture:
+  vLLM answering a forced `tool_choice` with parsed calls and `finish_reason="stop"` (vLLM issue
+  #9209 and PR #20662), and the same shape in SGLang (issue #2877).
+
+</details>
+""", """
+<a id="reference"></a>
+<details><summary>Справка</summary>
+
+- **Профиль `stop_with_calls`** (шаг 5) сделан по отчётам об ошибках движков, а не записан с
+  сервера: vLLM отвечал на принудительный `tool_choice` разобранными вызовами и
+  `finish_reason="stop"` (issue vLLM #9209 и PR #20662); такой же ответ — у SGLang
+  (issue #2877).
+
+</details>
 """),
     md("""
 ## Exercises
