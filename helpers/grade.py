@@ -93,9 +93,8 @@ GRADING_INTERNALS = re.compile(
     r"LLM_GRADE_LOG|_verdict\b|\bRECORDED\b|Verdict\(|_grader_|helpers[/\\\\]exercises|"
     r"site-packages|\.pth\b|(?:site|user)customize|kernel\.json|toolcall-grader"
 )
-# A folder per lesson (`02`, `02_sync_loop`, `lesson 02`, `урок_02`): not a student's name.
-# `02`, `lesson_02`, `урок 02`, `02_sync_loop`: a folder per lesson; the name after the number
-# must be the lesson's own (`01_ivanova/` is a student's folder).
+# A folder per lesson (`02`, `02_sync_loop`, `lesson 02`, `урок_02`): not a student's name. A
+# name after the number must be the lesson's own (`01_ivanova/` is a student's folder).
 LESSON_FOLDER = re.compile(r"^(?:lesson|урок)?[-_ ]?(\d\d)(?:[-_ ](\w+))?$", re.IGNORECASE)
 COPY_SUFFIX = re.compile(r"\s*\(\d+\)$|[-_ ]copy\d*$", re.IGNORECASE)
 # A starter changed in at most this many lines is a fix (which may well equal the key), not a
@@ -219,7 +218,7 @@ def _lesson_folder(part: str) -> bool:
     found = LESSON_FOLDER.match(part)
     if not found or not found[2]:
         return bool(found)
-    return (NOTEBOOKS_DIR / "en" / f"{found[1]}_{found[2].casefold()}.ipynb").is_file()
+    return f"{found[1]}_{found[2].casefold()}" in lesson_names()
 
 
 def student_of(relative: Path) -> str:
