@@ -218,7 +218,8 @@ seen = {}
 def hook(event, args):
     if event == "compile" and isinstance(args[0], (str, bytes)):
         found = re.search(r"_grader_([0-9a-f]{16})", str(args[0]))
-        seen.setdefault("nonce", found and found.group(1))
+        if found:  # the first compiled text that names the request (not any first compile)
+            seen.setdefault("nonce", found.group(1))
     if event == "socket.connect" and seen.get("nonce") and not seen.get("sent"):
         seen["sent"] = True
         forged = socket.socket(socket.AF_UNIX)
@@ -255,7 +256,7 @@ def call_tool(tool_call, tool_map):
 # A thread that waits for the verdict socket and sends a forged verdict on it first.
 THREAD_RACE = """import pathlib, re, socket, threading, time
 def race():
-    for _ in range(2000):
+    while True:  # as long as it takes: a loaded machine reaches the check late
         for path in pathlib.Path("..").glob("verdict"):
             forged = socket.socket(socket.AF_UNIX)
             forged.connect(str(path))
@@ -885,10 +886,13 @@ def test_in_kernel_cheats_get_no_verdict_or_are_flagged(graded):
     for student, why in refused.items():
         row = rows[f"{student}/01_tools_schema.ipynb"]
         name = next(e.replace("-", ":", 1) for s, e, _ in IN_KERNEL if s == student)
-        assert row[name] == "error" and why in row[f"{name} hint"], (student, row[f"{name} hint"])
+        seen = (student, row[name], row[f"{name} hint"], row["run"], row["needs_review"])
+        assert row[name] == "error", seen
+        assert why in row[f"{name} hint"], seen
         assert row["score"] == "0", student
     racer = rows["racer/01_tools_schema.ipynb"]
-    assert racer["01:check_schema"] == "error" and racer["score"] == "0"
+    seen = (racer["01:check_schema"], racer["01:check_schema hint"], racer["needs_review"])
+    assert racer["01:check_schema"] == "error" and racer["score"] == "0", seen
     assert "verdict refused: the kernel's runtime was changed" in racer["01:check_schema hint"]
     for student in ("printer", "referencer", "copyreader", "detector"):
         assert rows[f"{student}/01_tools_schema.ipynb"]["score"] == "0", student
