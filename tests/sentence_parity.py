@@ -53,12 +53,6 @@ ALLOWED: tuple[tuple[str, str, str, str], ...] = (
         "code spans",
         "the Russian says «в историю» (into the history) for `messages`",
     ),
-    (
-        "04_manual_parsing",
-        "The chat endpoint turns the model's text into `tool_calls`",
-        "code spans",
-        "the Russian glosses «чат-API» with its path `/chat/completions`",
-    ),
 )
 
 

@@ -211,8 +211,9 @@ export KIMI_MODEL=kimi-k2.6              # a model the platform serves today
 jupyter lab
 ```
 
-The series was written for `kimi-k2-0905-preview`, which third parties report retired in 2026;
-`kimi-k2.6` is the platform's current model. It differs in two ways the lessons handle for you:
+Use `kimi-k2.6`, the platform's current model; the series was first written for
+`kimi-k2-0905-preview` ([reference](#reference)). The newer model differs in two ways the lessons
+handle for you:
 
 - It **thinks** before it answers (lesson 06). Lessons 01, 02 and 04 run with thinking on; to
   turn it off, `export KIMI_THINKING=off`, and they add
@@ -251,9 +252,9 @@ export KIMI_MODEL=kimi-k2.6              # модель, которую плат
 jupyter lab
 ```
 
-Серия написана для `kimi-k2-0905-preview`, а её, по сообщениям сторонних источников, сняли с
-платформы в 2026 году; нынешняя модель платформы — `kimi-k2.6`. Она отличается в двух вещах, и
-уроки это учитывают сами:
+Берите `kimi-k2.6` — нынешнюю модель платформы; сначала серия была написана для
+`kimi-k2-0905-preview` ([справка](#reference)). Новая модель отличается в двух вещах, и уроки это
+учитывают сами:
 
 - Она **рассуждает** перед ответом (урок 06). Уроки 01, 02 и 04 работают с включённым
   рассуждением; чтобы его выключить, задайте `export KIMI_THINKING=off`, и они добавят к запросам
@@ -274,7 +275,8 @@ jupyter lab
     md("""
 ### Serving Kimi-K2 yourself
 
-The server must be started with a **tool-call parser** that matches the model. Without
+The server must be started with a **tool-call parser** that matches the model, on a vLLM release
+and a chat template no older than the minimum in the [reference](#reference). Without
 `--enable-auto-tool-choice`, vLLM refuses `tool_choice="auto"` (what the guide and these lessons
 send) with a 400 that names the missing flags; a named tool or `tool_choice="required"` works without
 that flag. With a parser for another format, the calls come back as plain text inside `content`
@@ -282,7 +284,7 @@ that flag. With a parser for another format, the calls come back as plain text i
 nodes, so both commands below are one part of a multi-node setup:
 
 ```bash
-# vLLM 0.11.0 or newer, template at or after commit 94a4053e (Moonshot's vendor verifier)
+# vLLM and the chat template: at least the minimum in the reference
 vllm serve moonshotai/Kimi-K2-Instruct-0905 --trust-remote-code \\
     --enable-auto-tool-choice --tool-call-parser kimi_k2 \\
     --tensor-parallel-size 16          # 16 GPUs over two nodes: see the deploy guide
@@ -298,7 +300,8 @@ non-empty `KIMI_API_KEY` unless the server was started with one, and
 """, """
 ### Свой сервер с Kimi-K2
 
-Сервер нужно запускать с **парсером вызовов** (tool-call parser), подходящим к модели. Без
+Сервер нужно запускать с **парсером вызовов** (tool-call parser), подходящим к модели, на версии
+vLLM и шаблоне чата не старее минимальных, названных в [справке](#reference). Без
 `--enable-auto-tool-choice` vLLM отвечает на `tool_choice="auto"` (его передают и руководство, и
 эти уроки) ошибкой 400 и называет недостающие флаги; вызов конкретного инструмента или
 `tool_choice="required"` работает и без этого флага. С парсером для чужого формата вызовы придут
@@ -307,7 +310,7 @@ non-empty `KIMI_API_KEY` unless the server was started with one, and
 лишь часть многоузловой конфигурации:
 
 ```bash
-# vLLM 0.11.0 или новее, шаблон с коммита 94a4053e или новее (так советует K2-Vendor-Verifier)
+# vLLM и шаблон чата: не старее минимума из справки
 vllm serve moonshotai/Kimi-K2-Instruct-0905 --trust-remote-code \\
     --enable-auto-tool-choice --tool-call-parser kimi_k2 \\
     --tensor-parallel-size 16          # 16 GPU на двух узлах: см. руководство по развёртыванию
@@ -323,13 +326,14 @@ python -m sglang.launch_server --model-path moonshotai/Kimi-K2-Instruct-0905 --t
     md("""
 ### Why 16 GPUs, and what to do with four
 
-Kimi-K2 is a mixture-of-experts (MoE) model with about **1 trillion** parameters (about 32 billion
-of them work on each token). Even in FP8, one byte per parameter, the weights alone take about
-1 TB, before any memory for the context. Moonshot's deploy guide therefore plans vLLM and SGLang
-for **16 GPUs** such as H200, with FP8 weights and a 128k context. KTransformers, which keeps most
-of the weights in CPU memory, runs it on far fewer GPUs, but slowly: too slowly for a class. (The
-later K2.6 and K2-Thinking ship INT4 weights, which fit on 8 H200.) With four GPUs, what you can
-do:
+With four GPUs, do not serve Kimi-K2 yourself: use a hosted one, or serve a smaller model that calls
+tools the same way. Kimi-K2 is a mixture-of-experts (MoE) model with about **1 trillion** parameters
+(about 32 billion of them work on each token). Even in FP8, one byte per parameter, the weights
+alone take about 1 TB, before any memory for the context. Moonshot's deploy guide therefore plans
+vLLM and SGLang for **16 GPUs** such as H200, with FP8 weights and a 128k context. KTransformers,
+which keeps most of the weights in CPU memory, runs it on far fewer GPUs, but slowly: too slowly for
+a class. (The later K2.6 and K2-Thinking ship INT4 weights, which fit on 8 H200.) With four GPUs,
+what you can do:
 
 - use Kimi-K2 through the Moonshot platform or any other OpenAI-compatible host (the code is the same);
 - serve a smaller open model that calls tools the same way, for example Qwen2.5-7B-Instruct: its
@@ -345,14 +349,15 @@ calls in a different text format (Hermes style, lesson 05), so the parser flag i
 """, """
 ### Почему 16 GPU и что делать с четырьмя
 
-Kimi-K2 — модель со смесью экспертов (mixture of experts, MoE), в ней около **1 трлн** параметров
-(на каждый токен работают примерно 32 млрд из них). Даже в FP8, по байту на параметр, одни веса
-занимают около 1 ТБ, и это ещё без памяти под контекст. Поэтому руководство Moonshot по
-развёртыванию предполагает для vLLM и SGLang **16 GPU** уровня H200, веса в FP8 и
-контекст 128k. KTransformers, который держит большую часть весов в оперативной памяти, запускает её
-на гораздо меньшем числе GPU, но медленно — для занятия слишком медленно. (Более поздние K2.6 и
-K2-Thinking поставляются с весами в INT4, которые помещаются на 8 H200.) С четырьмя картами можно
-сделать вот что:
+С четырьмя GPU не поднимайте Kimi-K2 сами: пользуйтесь ею через сервис или запустите модель
+поменьше, которая вызывает инструменты так же. Kimi-K2 — модель со смесью экспертов (mixture of
+experts, MoE), в ней около **1 трлн** параметров (на каждый токен работают примерно 32 млрд из них).
+Даже в FP8, по байту на параметр, одни веса занимают около 1 ТБ, и это ещё без памяти под контекст.
+Поэтому руководство Moonshot по развёртыванию предполагает для vLLM и SGLang **16 GPU** уровня H200,
+веса в FP8 и контекст 128k. KTransformers, который держит большую часть весов в оперативной памяти,
+запускает её на гораздо меньшем числе GPU, но медленно — для занятия слишком медленно. (Более
+поздние K2.6 и K2-Thinking поставляются с весами в INT4, которые помещаются на 8 H200.) С четырьмя
+картами можно сделать вот что:
 
 - обращаться к Kimi-K2 через платформу Moonshot или любой другой OpenAI-совместимый сервис (код тот же);
 - поднять модель поменьше, которая вызывает инструменты так же, например Qwen2.5-7B-Instruct: её
@@ -514,6 +519,60 @@ topic further.
   развёртыванию; веса K2.6 и K2-Thinking в INT4 помещаются на 8 H200); с четырьмя GPU пользуйтесь
   Kimi через платформу Moonshot или поднимите Qwen с `--tool-call-parser hermes`.
 - `client.models.list()` и один крошечный запрос — быстрая проверка подключения.
+"""),
+    md("""
+<a id="reference"></a>
+<details><summary>Reference</summary>
+
+- **Where the answers come from.** In replay, the two chat answers of step 4 (Kimi-K2 and Qwen)
+  come from `data/recordings/00_start.json`, which `python -m helpers.replay synthesize` wrote from
+  the documented formats (engine profiles `moonshot` and `vllm_hermes`); no real service was
+  called, and the token counts are made up, not measured.
+- **The guide.** The series follows Moonshot AI's guide (MoonshotAI/Kimi-K2,
+  `docs/tool_call_guidance.md`, Modified MIT licence) in its Russian translation; lesson 01's
+  reference says where the English original differs.
+- **`kimi-k2-0905-preview`.** The series was first written for this model. Third parties
+  (promptfoo's provider docs), not Moonshot, report it retired in 2026; `GET /models` on the
+  platform lists what it serves today.
+- **The locked sampling settings.** That `temperature`, `top_p` and `n` of `kimi-k2.6` cannot be
+  modified comes from Moonshot's model list (platform.kimi.ai, models overview).
+- **vLLM for Kimi-K2-Instruct-0905.** The minimum is vLLM 0.11.0 with the model's chat template at
+  or after commit 94a4053e. Sources: vLLM's blog of 2025-10-28, which names that commit for the
+  template update, and Moonshot's K2-Vendor-Verifier README, not re-checked since.
+- **The server flags.** The 400 from vLLM for `tool_choice="auto"` without
+  `--enable-auto-tool-choice`: vllm #9986; calls arriving as plain text with a missing or wrong
+  parser: vllm #17161 and #11786.
+- **GPUs.** 16 H200-class GPUs over two nodes, FP8 weights and a 128k context: Moonshot's deploy
+  guide (MoonshotAI/Kimi-K2, `docs/deploy_guidance.md`). K2.6's and K2-Thinking's INT4 weights on
+  8 H200: vLLM's recipes (details in lesson 06's reference).
+
+</details>
+""", """
+<a id="reference"></a>
+<details><summary>Справка</summary>
+
+- **Откуда ответы.** В режиме воспроизведения оба ответа чата из шага 4 (Kimi-K2 и Qwen) берутся
+  из `data/recordings/00_start.json`, который команда `python -m helpers.replay synthesize`
+  написала по документированным форматам (профили движков `moonshot` и `vllm_hermes`); настоящий
+  сервис не вызывался, а числа токенов придуманы, а не измерены.
+- **Руководство.** Серия следует руководству Moonshot AI (MoonshotAI/Kimi-K2,
+  `docs/tool_call_guidance.md`, лицензия Modified MIT) в русском переводе; чем от него отличается
+  английский оригинал, сказано в справке урока 01.
+- **`kimi-k2-0905-preview`.** Сначала серия была написана для этой модели. О том, что в 2026 году
+  её сняли с платформы, пишут сторонние источники (документация провайдера promptfoo), а не
+  Moonshot; что платформа обслуживает сейчас, показывает `GET /models`.
+- **Зафиксированные параметры.** То, что `temperature`, `top_p` и `n` у `kimi-k2.6` изменить
+  нельзя, сказано в списке моделей Moonshot (platform.kimi.ai, обзор моделей).
+- **vLLM для Kimi-K2-Instruct-0905.** Минимум — vLLM 0.11.0 и шаблон чата модели с коммита
+  94a4053e или новее. Источники: блог vLLM от 2025-10-28, где этот коммит назван для обновления
+  шаблона, и README K2-Vendor-Verifier от Moonshot, которое с тех пор не перепроверялось.
+- **Флаги сервера.** Ошибка 400 от vLLM на `tool_choice="auto"` без `--enable-auto-tool-choice` —
+  vllm #9986; вызовы обычным текстом при отсутствующем или чужом парсере — vllm #17161 и #11786.
+- **Видеокарты.** 16 GPU уровня H200 на двух узлах, веса в FP8 и контекст 128k — из руководства
+  Moonshot по развёртыванию (MoonshotAI/Kimi-K2, `docs/deploy_guidance.md`). Веса K2.6 и
+  K2-Thinking в INT4 на 8 H200 — по рецептам vLLM (подробности — в справке урока 06).
+
+</details>
 """),
     md("""
 ## Exercises

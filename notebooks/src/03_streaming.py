@@ -80,8 +80,8 @@ One cell connects to the model. In replay mode (the default) the answers come fr
 were **synthesized** from the documented wire formats of Moonshot's API, not captured from a real
 service; set `LLM_MODE=live` (see [lesson 00](00_start.ipynb)) to stream from a real Kimi-K2
 endpoint instead. In replay a stream arrives all at once; with `LLM_REPLAY_PACE=1` set before
-starting Jupyter, each chunk waits for the tokens it carries at 55 ms a token, the speed llama.cpp
-measured for a 7B model on a desktop CPU, so a stream of this lesson takes 2-4 s.
+starting Jupyter, each chunk waits for the tokens it carries at 55 ms a token, a 7B model's speed
+on a desktop CPU ([reference](#reference)), so a stream of this lesson takes 2-4 s.
 """,
         """
 ## Подготовка
@@ -91,9 +91,9 @@ measured for a 7B model on a desktop CPU, so a stream of this lesson takes 2-4 s
 форматам API Moonshot, а не записанных с настоящего сервиса. Чтобы получать поток от настоящей
 Kimi-K2, включите режим live (с настоящей моделью): `LLM_MODE=live` (см. [урок 00](00_start.ipynb)).
 Сервер воспроизведения отдаёт поток сразу целиком; если запустить Jupyter с `LLM_REPLAY_PACE=1`,
-каждый фрагмент ждёт столько, сколько модель писала бы его токены, по 55 мс на токен: такую
-скорость llama.cpp показал для модели на 7B параметров на настольном процессоре, и поток этого
-урока идёт 2–4 с.
+каждый фрагмент ждёт столько, сколько модель писала бы его токены, по 55 мс на токен (скорость
+модели на 7B параметров на настольном процессоре, [справка](#reference)), и поток этого урока идёт
+2–4 с.
 """,
     ),
     code(
@@ -124,15 +124,17 @@ conn
         """
 ## 1. The tool
 
-The weather tool is the same as in lessons 01 and 02, so only the streaming is new. It is a fixed
-table, so the result visibly depends on `city`, with the guide's schema and a `tool_map`.
+Test streaming with a tool whose result depends on its argument: a call glued together wrongly
+then shows at once. It is the weather tool of lessons 01 and 02 (a fixed table: the result depends
+on `city`), with the guide's schema and a `tool_map`, so only the streaming is new.
 """,
         """
 ## 1. Инструмент
 
-Инструмент погоды тот же, что в уроках 01 и 02, так что новое здесь только потоковая выдача. Это
-фиксированная таблица (так видно, что результат зависит от `city`), описание инструмента из
-руководства и `tool_map`.
+Проверяйте потоковую выдачу на инструменте, результат которого зависит от аргумента: тогда
+неверно склеенный вызов сразу заметен. Это инструмент погоды из уроков 01 и 02 (фиксированная
+таблица: результат зависит от `city`) с описанием из руководства и `tool_map`, так что новое здесь
+только потоковая выдача.
 """,
     ),
     code(
@@ -170,18 +172,17 @@ tool_map = {"get_weather": get_weather}
         """
 ## 2. What a chunk is
 
-With `stream=True` the answer arrives in chunks, and each chunk carries only a **delta**: what is
-new since the previous chunk. The SDK returns an iterator of `ChatCompletionChunk` objects instead
-of one completion. We print
-each chunk the moment it arrives and keep them all in a list.
+Read a streamed answer chunk by chunk: with `stream=True` each chunk carries only a **delta**, what
+is new since the previous chunk. The SDK returns an iterator of `ChatCompletionChunk` objects
+instead of one completion. We print each chunk the moment it arrives and keep them all in a list.
 """,
         """
 ## 2. Что такое фрагмент
 
-С `stream=True` ответ приходит фрагментами, и каждый фрагмент содержит только **дельту** (delta):
-то, что появилось после предыдущего фрагмента. SDK возвращает не один ответ, а итератор объектов
-`ChatCompletionChunk`. Будем
-печатать каждый фрагмент в момент его прихода и сохранять все в список.
+Читайте потоковый ответ фрагмент за фрагментом: с `stream=True` каждый фрагмент содержит только
+**дельту** (delta) — то, что появилось после предыдущего фрагмента. SDK возвращает не один ответ, а
+итератор объектов `ChatCompletionChunk`. Будем печатать каждый фрагмент в момент его прихода и
+сохранять все в список.
 """,
     ),
     code(
@@ -384,7 +385,7 @@ paid requests.)
 *сделаны*, не добавляется вовсе. Сервер воспроизведения проверяет историю так же, как API OpenAI
 (API Moonshot тоже её проверяет, а у vLLM своей такой проверки нет), поэтому второй запрос
 завершается ошибкой. (Одна строка здесь наша, а не из руководства: не больше 3 раундов, чтобы с
-настоящим сервером, который историю не проверяет, цикл не отправлял платные запросы бесконечно.)
+настоящим сервером без такой проверки истории цикл не отправлял платные запросы бесконечно.)
 """,
     ),
     code(
@@ -427,22 +428,20 @@ show_messages(messages)
     ),
     md(
         """
-The 400 above is replayed from a synthesized recording: its text is OpenAI's documented wording
-(typo included); for the same mistake Moonshot documents `tool_call_id not found` (not captured here).
-A server that does not check the history is worse: it renders the prompt anyway, and the model reads
-a result of a call it never made. Each call must be answered, and each answer must follow the
-message that made the call. The fix is one line: append the assistant message, with its `content`
-and `tool_calls`, **before** the results. We also stop when there are no tool calls rather than on
-`finish_reason`, as lesson 02 showed.
+The 400 above is replayed from a synthesized cassette, in OpenAI's wording
+([reference](#reference)). A server that does not check the history is worse: it renders the prompt
+anyway, and the model reads a result of a call it never made. Each call must be answered, and each
+answer must follow the message that made the call. The fix is one line: append the assistant
+message, with its `content` and `tool_calls`, **before** the results. We also stop when there are no
+tool calls rather than on `finish_reason`, as lesson 02 showed.
 """,
         """
-Ошибка 400 выше воспроизводится из синтезированной записи: её текст — документированная
-формулировка OpenAI (вместе с опечаткой); для той же ошибки Moonshot документирует
-`tool_call_id not found` (здесь это не запись ответа сервера). Сервер, который историю не проверяет, ещё опаснее: он всё равно соберёт
-промпт, и модель прочитает результат вызова, которого не делала. На каждый вызов нужен ответ, и
-каждый ответ должен идти после сообщения, в котором сделан вызов. Исправление — одна строка:
-добавить сообщение ассистента с `content` и `tool_calls` **перед** результатами. Заодно будем
-останавливаться, когда вызовов нет, а не по `finish_reason`: так учил урок 02.
+Ошибка 400 выше воспроизводится из синтезированной кассеты, в формулировке OpenAI
+([справка](#reference)). Сервер без проверки истории ещё опаснее: он всё равно соберёт промпт, и
+модель прочитает результат вызова, которого не делала. На каждый вызов нужен ответ, и каждый ответ
+должен идти после сообщения, в котором сделан вызов. Исправление — одна строка: добавить сообщение
+ассистента с `content` и `tool_calls` **перед** результатами. Заодно будем останавливаться, когда
+вызовов нет, а не по `finish_reason`: так учил урок 02.
 """,
     ),
     code(
@@ -790,6 +789,56 @@ print(streaming_loop(messages))  # both results reach the model before the next 
   ещё и рассуждение, и добавляемое в историю сообщение ассистента должно вернуть его серверу. В
   уроке 06 этот цикл получает 400 во втором раунде, там же показано исправление
   (`accumulator.assistant_message()`).
+""",
+    ),
+    md(
+        """
+<a id="reference"></a>
+<details><summary>Reference</summary>
+
+- **Where the answers come from.** Every answer of this lesson is replayed from
+  `data/recordings/03_streaming.json`, which `python -m helpers.replay synthesize` wrote from the
+  documented streaming format of Moonshot's API (engine profile `moonshot`); no real service was
+  called, and the chunks' sizes and delays are made up.
+- **The guide.** The lesson follows the section "Tool calling in streaming mode" of
+  MoonshotAI/Kimi-K2, `docs/tool_call_guidance.md`; its loop is run as published, with one bound on
+  the rounds added.
+- **The 400 of step 4.** The replay server checks the history as OpenAI's API does and answers in
+  OpenAI's wording as it is quoted publicly, misspelling "preceeding" included
+  (`helpers/replay/validation.py`). For the same mistake Moonshot documents
+  `tool_call_id not found`; no Moonshot answer was captured for this lesson.
+- **The pace.** `LLM_REPLAY_PACE=1` waits 54.74 ms per written token and 29.70 ms per prompt token:
+  llama.cpp running a 7B model on an i9-13900K with 8 threads, as one of its maintainers measured
+  it (ggml-org/llama.cpp issue #34, comment of 2023-08-12). Tokens are counted without a real
+  vocabulary, so the pace is at most that slow (`helpers/replay/pacing.py`).
+- **The interleaved stream of step 8** is synthesized to show what the protocol allows; no engine
+  is known to send the fragments of two calls in turns.
+
+</details>
+""",
+        """
+<a id="reference"></a>
+<details><summary>Справка</summary>
+
+- **Откуда ответы.** Все ответы этого урока воспроизводятся из `data/recordings/03_streaming.json`,
+  который команда `python -m helpers.replay synthesize` написала по документированному формату
+  потоковой выдачи API Moonshot (профиль движка `moonshot`); настоящий сервис не вызывался, а
+  размеры фрагментов и паузы между ними придуманы.
+- **Руководство.** Урок следует разделу «Tool calling in streaming mode» руководства
+  MoonshotAI/Kimi-K2, `docs/tool_call_guidance.md`; его цикл запускается как есть, добавлено только
+  ограничение числа раундов.
+- **Ошибка 400 из шага 4.** Сервер воспроизведения проверяет историю так же, как API OpenAI, и
+  отвечает в формулировке OpenAI, как её цитируют в открытых источниках, вместе с опечаткой
+  «preceeding» (`helpers/replay/validation.py`). Для той же ошибки Moonshot документирует
+  `tool_call_id not found`; ответов Moonshot для этого урока не записывали.
+- **Темп.** `LLM_REPLAY_PACE=1` ждёт 54,74 мс на каждый написанный токен и 29,70 мс на токен
+  промпта: так llama.cpp выполнял модель на 7B параметров на i9-13900K в 8 потоков по замеру одного
+  из его сопровождающих (ggml-org/llama.cpp, issue #34, комментарий от 2023-08-12). Токены
+  считаются без настоящего словаря, поэтому темп не медленнее этого (`helpers/replay/pacing.py`).
+- **Поток с чередованием из шага 8** синтезирован, чтобы показать, что допускает протокол; движки,
+  которые присылают части двух вызовов по очереди, неизвестны.
+
+</details>
 """,
     ),
     md(

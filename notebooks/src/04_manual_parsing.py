@@ -139,12 +139,12 @@ conn
         """
 ## 1. The tool
 
-The same weather tool, schema and `tool_map` as in the previous lessons.
+Use the same weather tool, schema and `tool_map` as in the previous lessons.
 """,
         """
 ## 1. Инструмент
 
-Тот же инструмент погоды, его описание и `tool_map`, что и в прошлых уроках.
+Берём тот же инструмент погоды, его описание и `tool_map`, что и в прошлых уроках.
 """,
     ),
     code(
@@ -182,8 +182,9 @@ tool_map = {"get_weather": get_weather}
         """
 ## 2. The prompt is text
 
-A chat server turns `messages` and `tools` into one string with the model's **chat template**, then
-tokenizes it. The guide does this itself with the real tokenizer:
+Render the prompt with the model's **chat template** yourself to see what the model reads: a chat
+server turns `messages` and `tools` into one string this way, then tokenizes it. The guide does this
+itself with the real tokenizer:
 
 ```python
 from transformers import AutoTokenizer
@@ -192,17 +193,17 @@ tokenizer = AutoTokenizer.from_pretrained("moonshotai/Kimi-K2-Instruct", trust_r
 
 That downloads the model's tokenizer files and runs their code. This lesson runs no code from the
 hub: `load_tokenizer("kimi-k2")` gives the course's offline tokenizer. It carries Moonshot's official
-chat template for **Kimi-K2-Instruct-0905** (September 2025; a copy kept in the repo) and the real
-marker ids, so the prompt text below is the one the real tokenizer writes; only ordinary words get
-other token ids. When the guide was written, the repo it names held the July 2025 template, which
-differs in details (it does not render the assistant's earlier calls or the `## Return of` header);
-that repo's template has been revised since.
+chat template for **Kimi-K2-Instruct-0905** (a copy kept in the repo) and the real marker ids, so
+the prompt text below is the one the real tokenizer writes; only ordinary words get other token ids.
+Where the copy comes from, and which older template the guide's line loaded, is in the
+[reference](#reference).
 """,
         """
 ## 2. Промпт — это текст
 
-Чат-сервер превращает `messages` и `tools` в одну строку по **шаблону чата** модели, а потом
-разбивает её на токены. Руководство делает это само, с настоящим токенизатором:
+Чтобы увидеть, что читает модель, примените **шаблон чата** модели сами: так чат-сервер
+превращает `messages` и `tools` в одну строку, а потом разбивает её на токены. Руководство делает
+это само, с настоящим токенизатором:
 
 ```python
 from transformers import AutoTokenizer
@@ -211,11 +212,10 @@ tokenizer = AutoTokenizer.from_pretrained("moonshotai/Kimi-K2-Instruct", trust_r
 
 Эта строка скачивает файлы токенизатора модели и выполняет их код. В этом уроке код с хаба не
 выполняется: `load_tokenizer("kimi-k2")` даёт офлайн-токенизатор курса. В нём официальный шаблон
-чата Moonshot для **Kimi-K2-Instruct-0905** (сентябрь 2025 года; копия хранится в репозитории) и
-настоящие номера маркеров, поэтому текст промпта ниже — тот же, что пишет настоящий токенизатор;
-другие номера получают только обычные слова. Когда писалось руководство, в названном в нём
-репозитории лежал шаблон июля 2025 года, и в деталях он другой (не выводит прежние вызовы
-ассистента и заголовок `## Return of`); с тех пор шаблон в этом репозитории обновляли.
+чата Moonshot для **Kimi-K2-Instruct-0905** (копия хранится в репозитории) и настоящие номера
+маркеров, поэтому текст промпта ниже — тот же, что пишет настоящий токенизатор; другие номера
+получают только обычные слова. Откуда взята копия и какой более старый шаблон загружала строка из
+руководства, сказано в [справке](#reference).
 """,
     ),
     code(
@@ -296,10 +296,11 @@ with `skip_special_tokens=True` drops the turn markers and keeps `<|tool_calls_s
 
 ## 3. Asking for raw text
 
-`/completions` is the old, template-free endpoint: it continues a prompt and returns the generated
-text. Servers drop special tokens from that text by default (`skip_special_tokens`), but Kimi-K2's
-tool-call markers are not special tokens, so they come through. Nobody parses anything for us. The
-body is the guide's: `model`, `prompt`, `max_tokens`.
+Send the rendered prompt to `/completions` to get the model's raw text: that old, template-free
+endpoint continues a prompt and returns the generated text. Servers drop special tokens from that
+text by default (`skip_special_tokens`), but Kimi-K2's tool-call markers are not special tokens, so
+they come through. Nobody parses anything for us. The body is the guide's: `model`, `prompt`,
+`max_tokens`.
 """,
         """
 Маркеры сохраняют настоящие id (163588, 163601, 163595), а id слова `assistant` между ними взяты
@@ -308,10 +309,11 @@ body is the guide's: `model`, `prompt`, `max_tokens`.
 
 ## 3. Запрашиваем сырой текст
 
-`/completions` — старый адрес API без шаблона: он продолжает промпт и возвращает сгенерированный
-текст. Спецтокены серверы по умолчанию из него убирают (`skip_special_tokens`), но маркеры вызовов
-Kimi-K2 спецтокенами не считаются, поэтому доходят до нас. Никто ничего за нас не разбирает. Тело
-запроса — как в руководстве: `model`, `prompt`, `max_tokens`.
+Чтобы получить сырой текст модели, отправьте готовый промпт на `/completions`: этот старый адрес API
+без шаблона продолжает промпт и возвращает сгенерированный текст. Спецтокены серверы по умолчанию из
+него убирают (`skip_special_tokens`), но маркеры вызовов Kimi-K2 спецтокенами не считаются, поэтому
+доходят до нас. Никто ничего за нас не разбирает. Тело запроса — как в руководстве: `model`,
+`prompt`, `max_tokens`.
 """,
     ),
     code(
@@ -339,8 +341,9 @@ That is a tool call as the model writes it: a section, one call inside, the id
 
 ## 4. Parsing it: `parse_kimi`
 
-`parse_kimi` returns a `ParseResult`: the visible `content`, OpenAI-shaped `tool_calls`, and a list
-of `errors` describing anything odd instead of raising.
+Turn raw Kimi-K2 text into calls with `parse_kimi`: it returns a `ParseResult` with the visible
+`content`, OpenAI-shaped `tool_calls`, and a list of `errors` describing anything odd instead of
+raising.
 """,
         """
 Вот так модель пишет вызов инструмента: секция, внутри один вызов, идентификатор
@@ -348,9 +351,9 @@ of `errors` describing anything odd instead of raising.
 
 ## 4. Разбор: `parse_kimi`
 
-`parse_kimi` возвращает `ParseResult`: видимый текст `content`, вызовы `tool_calls` в формате
-OpenAI и список `errors`: вместо того чтобы бросать исключения, парсер описывает в нём всё
-подозрительное.
+Превращайте сырой текст Kimi-K2 в вызовы функцией `parse_kimi`: она возвращает `ParseResult` с
+видимым текстом `content`, вызовами `tool_calls` в формате OpenAI и списком `errors`, где парсер
+описывает всё подозрительное, вместо того чтобы бросать исключения.
 """,
     ),
     code(
@@ -378,14 +381,16 @@ assert guide_extract_tool_call_info(raw_output) == parsed.tool_calls
         """
 ## 5. The guide's extractor on real-world output
 
-Models and engines produce more than the textbook case. Two small builders make the variants easy to
-read:
+Test a parser on more than the textbook case: models and engines also write a second section, a
+reply cut off, a `-` in a name, an id without `functions.`. Two small builders make the variants
+easy to read:
 """,
         """
 ## 5. Парсер из руководства на практике
 
-На практике модели и движки выдают не только то, что показано в учебном примере. Две маленькие
-функции-конструктора помогут собрать варианты так, чтобы их было легко читать:
+Проверяйте парсер не только на учебном примере: модели и движки пишут и вторую секцию, и
+обрезанный ответ, и `-` в имени, и id без `functions.`. Две маленькие функции-конструктора помогут
+собрать варианты так, чтобы их было легко читать:
 """,
     ),
     code(
@@ -489,8 +494,8 @@ Read the guide's column row by row:
 - **`-` in the name**: its id pattern `[\\w\\.]+:\\d+` has no `-`, so the call is skipped without a
   word: the worst kind of failure;
 - **no `functions.` prefix** (a model writes ids like `get_weather:0` when its history showed it
-  such ids, for example ones copied from the Moonshot API's answers; vLLM's parser tests carry such
-  text): the name is taken with `id.split(".")[1]`, which raises `IndexError`.
+  such ids, for example ones copied from the Moonshot API's answers; [reference](#reference)): the
+  name is taken with `id.split(".")[1]`, which raises `IndexError`.
 
 `parse_kimi` returns every call it can see and says what was wrong. For the cut-off reply the call is
 returned with its damage described, so a loop can refuse to run it or ask again:
@@ -503,7 +508,7 @@ returned with its damage described, so a loop can refuse to run it or ask again:
 - **`-` в имени**: регулярное выражение для id `[\\w\\.]+:\\d+` не допускает `-`, поэтому вызов
   пропускается без единого сообщения — худший вид ошибки;
 - **нет префикса `functions.`** (модель пишет id вида `get_weather:0`, если такие id были в её
-  истории, например скопированные из ответов API Moonshot; такой текст есть в тестах парсера vLLM):
+  истории, например скопированные из ответов API Moonshot; [справка](#reference)):
   имя берётся через `id.split(".")[1]`, и это выбрасывает `IndexError`.
 
 `parse_kimi` возвращает все вызовы, которые видит, и сообщает, что было не так. Для обрезанного
@@ -523,16 +528,17 @@ print("\n".join(cut.errors))
         """
 ## 6. The manual loop, fixed
 
-The guide's manual loop has the same gap as its streaming loop: after parsing the calls it appends
-only the `role: "tool"` results. Here no server checks the history, because we send text; the
-template simply renders what it is given. First the helper from [lesson 03](03_streaming.ipynb)
-that runs the calls:
+Append the assistant message with the parsed calls before their results in the manual loop too: the
+guide's manual loop, like its streaming loop, appends only the `role: "tool"` results. Here no
+server checks the history, because we send text; the template simply renders what it is given. First
+the helper from [lesson 03](03_streaming.ipynb) that runs the calls:
 """,
         """
 ## 6. Исправляем ручной цикл
 
-В ручном цикле руководства та же дыра, что и в потоковом: разобрав вызовы, он добавляет в историю
-только результаты `role: "tool"`. Проверять историю диалога (conversation history) здесь некому:
+И в ручном цикле добавляйте сообщение ассистента с разобранными вызовами раньше их результатов:
+ручной цикл руководства, как и потоковый, добавляет в историю только результаты `role: "tool"`.
+Проверять историю диалога (conversation history) здесь некому:
 мы отправляем текст, и шаблон просто подставляет в промпт то, что ему дали. Сначала вспомогательная
 функция из [урока 03](03_streaming.ipynb), которая выполняет вызовы:
 """,
@@ -666,26 +672,27 @@ ParserPlayground(raw_output, fmt="kimi")
         """
 ## 8. A chat server that does not parse the calls
 
-The chat endpoint turns the model's text into `tool_calls` only when the engine runs a parser for
-that model's format. For Kimi-K2, vLLM needs `--enable-auto-tool-choice --tool-call-parser kimi_k2`
-and SGLang `--tool-call-parser kimi_k2`. A vLLM started with neither flag is the easy case: it
-refuses `tool_choice="auto"` with a 400 that names the flags. The quiet case is a server that
-accepts the tools but does not parse Kimi-K2's output (an engine with no Kimi-K2 parser, or a parser
-for another model's format): the request succeeds and the markers land in `content`. The replay
-server's engine profile `no_parser` behaves like that (in live mode your server's flags decide, so
-the next two cells print a note instead):
+Start the chat server with a tool-call parser for the model's format: only then does the chat
+endpoint (`/chat/completions`) turn the model's text into `tool_calls`. For Kimi-K2, vLLM needs
+`--enable-auto-tool-choice --tool-call-parser kimi_k2` and SGLang `--tool-call-parser kimi_k2`. A
+vLLM started with neither flag is the easy case: it refuses `tool_choice="auto"` with a 400 that
+names the flags. The quiet case is a server that accepts the tools but does not parse Kimi-K2's
+output (an engine with no Kimi-K2 parser, or a parser for another model's format): the request
+succeeds and the markers land in `content`. The replay server's engine profile `no_parser` behaves
+like that (in live mode your server's flags decide, so the next two cells print a note instead):
 """,
         """
 ## 8. Чат-сервер, который не разбирает вызовы
 
-Чат-API (`/chat/completions`) превращает текст модели в `tool_calls`, только если движок запущен с
-парсером для формата этой модели. Для Kimi-K2 vLLM запускают с `--enable-auto-tool-choice
---tool-call-parser kimi_k2`, а SGLang — с `--tool-call-parser kimi_k2`. Если запустить vLLM совсем без этих флагов, ошибку легко
-заметить: запрос с `tool_choice="auto"` получит ответ 400, где флаги названы. Хуже, когда сервер
-принимает инструменты, но не разбирает вывод Kimi-K2 (у движка нет парсера для Kimi-K2 или указан
-парсер для формата другой модели): запрос проходит успешно, а маркеры оказываются в `content`.
-Профиль движка `no_parser` на сервере воспроизведения ведёт себя именно так (в режиме live всё
-решают флаги вашего сервера, поэтому две следующие ячейки вместо этого печатают пометку):
+Запускайте чат-сервер с парсером для формата модели: только тогда чат-API (`/chat/completions`)
+превращает текст модели в `tool_calls`. Для Kimi-K2 vLLM запускают с
+`--enable-auto-tool-choice --tool-call-parser kimi_k2`, а SGLang — с `--tool-call-parser kimi_k2`.
+Если запустить vLLM совсем без этих флагов, ошибку легко заметить: запрос с `tool_choice="auto"`
+получит ответ 400, где флаги названы. Хуже, когда сервер принимает инструменты, но не разбирает
+вывод Kimi-K2 (у движка нет парсера для Kimi-K2 или указан парсер для формата другой модели): запрос
+проходит успешно, а маркеры оказываются в `content`. Профиль движка `no_parser` на сервере
+воспроизведения ведёт себя именно так (в режиме live всё решают флаги вашего сервера, поэтому две
+следующие ячейки вместо этого печатают пометку):
 """,
     ),
     code(
@@ -769,6 +776,63 @@ If you see markers like `<|tool_call_begin|>` in `content`, fix the server flags
   вызовы.
 - Сервер, который не разбирает формат Kimi-K2, возвращает вызовы текстом в `content`, а
   `finish_reason` равен `stop`.
+""",
+    ),
+    md(
+        """
+<a id="reference"></a>
+<details><summary>Reference</summary>
+
+- **Where the answers come from.** The raw texts of steps 3 and 6 and the chat answer of step 8
+  come from `data/recordings/04_manual_parsing.json`, which `python -m helpers.replay synthesize`
+  wrote from the documented Kimi-K2 format (engine profiles `completions` and `no_parser`); no real
+  model was called.
+- **The guide.** The lesson follows the guide's section on manual parsing (MoonshotAI/Kimi-K2,
+  `docs/tool_call_guidance.md`). `guide_extract_tool_call_info` in `helpers` behaves as the
+  guide's `extract_tool_call_info` does; it is rewritten, not copied.
+- **The chat template.** `data/templates/kimi_k2.jinja` is Moonshot's template for
+  Kimi-K2-Instruct-0905 (September 2025), copied byte for byte from the tokenizer folder that
+  alibaba/rtp-llm vendors (commit be512b94), under Moonshot's Modified MIT licence
+  (`data/templates/LICENSE-Kimi-K2-modified-MIT.txt`). `tests/test_templates_official.py` checks
+  its SHA-256.
+- **The guide's template.** When the guide was written, the repo its line loads
+  (`moonshotai/Kimi-K2-Instruct`) held the July 2025 template, which does not render the
+  assistant's earlier calls or the `## Return of` header. That repo's template has been revised
+  since.
+- **The offline tokenizer.** `scripts/build_tokenizers.py` builds it: a small byte-level BPE
+  trained on the course's own sentences, the format markers as single tokens at their real ids
+  (163586 and up), and the vendored template. The real vocabulary has about 160k tokens.
+- **Ids without `functions.`** (step 5). The Moonshot API writes ids like `get_weather:0`, and
+  vLLM's Kimi-K2 parser tests hold raw text with such ids.
+
+</details>
+""",
+        """
+<a id="reference"></a>
+<details><summary>Справка</summary>
+
+- **Откуда ответы.** Сырые тексты шагов 3 и 6 и ответ чата из шага 8 берутся из
+  `data/recordings/04_manual_parsing.json`, который команда `python -m helpers.replay synthesize`
+  написала по документированному формату Kimi-K2 (профили движков `completions` и `no_parser`);
+  настоящая модель не вызывалась.
+- **Руководство.** Урок следует разделу руководства о ручном разборе вызовов (MoonshotAI/Kimi-K2,
+  `docs/tool_call_guidance.md`). `guide_extract_tool_call_info` в `helpers` ведёт себя так же, как
+  `extract_tool_call_info` из руководства; функция переписана, а не скопирована.
+- **Шаблон чата.** `data/templates/kimi_k2.jinja` — шаблон Moonshot для Kimi-K2-Instruct-0905
+  (сентябрь 2025 года), скопированный байт в байт из папки токенизатора, которую хранит у себя
+  alibaba/rtp-llm (коммит be512b94), под лицензией Modified MIT от Moonshot
+  (`data/templates/LICENSE-Kimi-K2-modified-MIT.txt`). `tests/test_templates_official.py`
+  проверяет его SHA-256.
+- **Шаблон руководства.** Когда писалось руководство, в репозитории, который загружает его строка
+  (`moonshotai/Kimi-K2-Instruct`), лежал шаблон июля 2025 года: он не выводит прежние вызовы
+  ассистента и заголовок `## Return of`. С тех пор шаблон в этом репозитории обновляли.
+- **Офлайн-токенизатор.** Его собирает `scripts/build_tokenizers.py`: маленький байтовый BPE,
+  обученный на фразах самого курса, маркеры формата отдельными токенами с настоящими id (от 163586)
+  и шаблон из репозитория. В настоящем словаре около 160 тысяч токенов.
+- **Id без `functions.`** (шаг 5). API Moonshot пишет id вида `get_weather:0`, и в тестах парсера
+  Kimi-K2 в vLLM есть сырой текст с такими id.
+
+</details>
 """,
     ),
     md(

@@ -115,12 +115,14 @@ conn
         """
 ## 1. The tool
 
-The weather tool once more, this time registered in a `ToolRegistry` for `run_tool_loop`.
+Register the weather tool in a `ToolRegistry` this time: `run_tool_loop` looks the called function
+up there by name.
 """,
         """
 ## 1. Инструмент
 
-Снова инструмент погоды; на этот раз мы регистрируем его в `ToolRegistry` для `run_tool_loop`.
+На этот раз зарегистрируйте инструмент погоды в `ToolRegistry`: `run_tool_loop` ищет там
+вызванную функцию по имени.
 """,
     ),
     code(
@@ -159,14 +161,16 @@ _ = registry.register(get_weather, schema=tools[0])
         """
 ## 2. One conversation, two templates
 
-The conversation from lesson 04: the question, the assistant's call, the tool's result. The
-arguments are given as a dict here, so both templates write them as JSON.
+Render one conversation with both templates to compare the formats: here lesson 04's question,
+the assistant's call and the tool's result. The arguments are given as a dict here, so both
+templates write them as JSON.
 """,
         """
 ## 2. Один разговор, два шаблона
 
-Разговор из урока 04: вопрос, вызов от ассистента, результат инструмента. Аргументы здесь заданы
-словарём, чтобы оба шаблона записали их как JSON.
+Чтобы сравнить форматы, примените оба шаблона к одному разговору: здесь это вопрос, вызов от
+ассистента и результат инструмента из урока 04. Аргументы здесь заданы словарём, чтобы оба шаблона
+записали их как JSON.
 """,
     ),
     code(
@@ -258,7 +262,7 @@ compare_table(rows, ("model", "id", "token", "special"))
         """
 ## 3. The same loop with a Qwen server
 
-Serving Qwen2.5 with vLLM takes the same pair of flags, with the parser `hermes` instead of
+Serve Qwen2.5 with vLLM using the same pair of flags, with the parser `hermes` instead of
 `kimi_k2`:
 
 ```bash
@@ -270,7 +274,7 @@ The client code does not change at all: the same `run_tool_loop`, the same tools
         """
 ## 3. Тот же цикл с сервером Qwen
 
-Для развёртывания (deployment) Qwen2.5 в vLLM нужна та же пара флагов, только парсер называется
+При развёртывании (deployment) запускайте Qwen2.5 в vLLM с той же парой флагов, только парсер —
 `hermes`, а не `kimi_k2`:
 
 ```bash
@@ -291,15 +295,14 @@ print(answer["content"])
     ),
     md(
         """
-One visible difference is the call id. Qwen writes no id, so vLLM invents one: `chatcmpl-tool-`
-and random hex digits, 16 of them in current vLLM (32 before a change of November 2025, and these
-cassettes imitate the older form). Kimi-K2 writes the id in its output (`functions.get_weather:0`).
+Expect the call id to come from the server, not from Qwen: Qwen writes no id, so vLLM invents one,
+`chatcmpl-tool-` and random hex digits (how many depends on the vLLM release:
+[reference](#reference)). Kimi-K2 writes the id in its output (`functions.get_weather:0`).
 """,
         """
-Одно заметное отличие — идентификатор вызова. Qwen не пишет id, поэтому vLLM придумывает его сам:
-`chatcmpl-tool-` и случайные шестнадцатеричные цифры, в нынешних версиях vLLM их 16 (до изменения в
-ноябре 2025 года было 32, и кассеты повторяют старый вид). Kimi-K2 пишет id прямо в своём выводе
-(`functions.get_weather:0`).
+Идентификатор вызова здесь придумывает сервер, а не Qwen: Qwen не пишет id, поэтому vLLM создаёт
+его сам — `chatcmpl-tool-` и случайные шестнадцатеричные цифры (сколько их, зависит от выпуска
+vLLM: [справка](#reference)). Kimi-K2 пишет id прямо в своём выводе (`functions.get_weather:0`).
 """,
     ),
     code(
@@ -314,17 +317,18 @@ assert messages[2]["tool_call_id"] == call["id"]
         """
 ## 4. The Qwen documentation's example: two tools, two calls
 
-The Qwen docs walk one example through every framework they cover: two temperature tools written
-as typed Python functions with Google-style docstrings, and a question that needs both. `ToolRegistry.register(fn)`
-builds each schema from the function, as `transformers` does for Qwen's template.
+Write each tool as a typed Python function with a Google-style docstring and let
+`ToolRegistry.register(fn)` build its schema, as `transformers` does for Qwen's template. The
+example is the one the Qwen docs walk through every framework they cover: two temperature tools
+and a question that needs both.
 """,
         """
 ## 4. Пример из документации Qwen: два инструмента, два вызова
 
-Во всех разделах документации Qwen, для каждого фреймворка, используется один и тот же пример: два инструмента,
-которые сообщают температуру, в виде функций Python с аннотациями типов и docstring в стиле Google,
-и вопрос, для ответа на который нужны оба. `ToolRegistry.register(fn)` строит описание каждого
-инструмента по самой функции, как это делает `transformers` для шаблона Qwen.
+Пишите каждый инструмент как функцию Python с аннотациями типов и docstring в стиле Google, а
+описание пусть строит `ToolRegistry.register(fn)`, как это делает `transformers` для шаблона Qwen.
+Пример взят из документации Qwen, где он проходит через разделы для всех фреймворков: два
+инструмента, которые сообщают температуру, и вопрос, для ответа на который нужны оба.
 """,
     ),
     code(
@@ -397,8 +401,8 @@ Kimi-K2 in lesson 02.
 
 ## 5. Raw text and `parse_hermes`
 
-The manual loop of lesson 04 works for Qwen too; only the template and the parser change. First one
-raw request:
+Reuse lesson 04's manual loop for Qwen and change only the template and the parser
+(`parse_hermes`). First one raw request:
 """,
         """
 Два параллельных вызова в одном сообщении ассистента, на оба есть ответы до следующего запроса —
@@ -406,8 +410,8 @@ raw request:
 
 ## 5. Сырой текст и `parse_hermes`
 
-Ручной цикл из урока 04 работает и для Qwen; меняются только шаблон и парсер. Сначала один сырой
-запрос:
+Берите для Qwen ручной цикл из урока 04 и меняйте в нём только шаблон и парсер (`parse_hermes`).
+Сначала один сырой запрос:
 """,
     ),
     code(
@@ -513,14 +517,16 @@ show_messages(messages)
         """
 ## 6. Two formats side by side
 
-The same call, written by each model, and read by each parser. A parser only understands its own
-format: for the other one it sees plain text and finds no calls.
+Match the parser to the model's format: a parser only understands its own, and in the other one
+it sees plain text and finds no calls. Below, the same call written by each model and read by each
+parser.
 """,
         """
 ## 6. Два формата рядом
 
-Один и тот же вызов в записи каждой модели, прочитанный каждым парсером. Парсер понимает только
-свой формат: в чужом он видит обычный текст и вызовов не находит.
+Подбирайте парсер под формат модели: каждый парсер понимает только свой формат, а в чужом видит
+обычный текст и вызовов не находит. Ниже — один и тот же вызов в записи каждой модели, прочитанный каждым
+парсером.
 """,
     ),
     code(
@@ -589,21 +595,23 @@ compare_table(
         """
 ## 7. A server that does not parse Qwen's calls
 
-As with Kimi-K2 in lesson 04: a vLLM started with neither flag refuses `tool_choice="auto"` with a
-400, which is easy to notice. The quiet case is a server that accepts the tools but has no parser for
-Qwen's format (or one for another model's format): the model still writes its call, and nobody parses
-it. The replay server's `no_parser` profile behaves like that (in live mode your server's flags
-decide, so the next two cells print a note instead):
+When `tool_calls` is empty, look for `<tool_call>` tags in `content`: a server without a parser for
+Qwen's format passes the call on as text. As with Kimi-K2 in lesson 04, a vLLM started with neither
+flag refuses `tool_choice="auto"` with a 400, which is easy to notice. The quiet case is a server
+that accepts the tools but has no parser for Qwen's format (or one for another model's format): the
+model still writes its call, and nobody parses it. The replay server's `no_parser` profile behaves
+like that (in live mode your server's flags decide, so the next two cells print a note instead):
 """,
         """
 ## 7. Сервер, который не разбирает вызовы Qwen
 
-Всё как с Kimi-K2 в уроке 04: vLLM, запущенный совсем без флагов, отвечает на
-`tool_choice="auto"` ошибкой 400, и это легко заметить. Хуже, когда сервер принимает инструменты,
-но парсера для формата Qwen у него нет (или указан парсер для другой модели): модель по-прежнему
-пишет вызов, только разбирать его некому. Профиль `no_parser` на сервере воспроизведения ведёт
-себя именно так (в режиме live всё решают флаги вашего сервера, поэтому две следующие ячейки
-вместо этого печатают пометку):
+Если `tool_calls` пуст, поищите теги `<tool_call>` в `content`: сервер без парсера для формата Qwen
+передаёт вызов дальше обычным текстом. Как и с Kimi-K2 в уроке 04, vLLM, запущенный совсем без
+флагов, отвечает на `tool_choice="auto"` ошибкой 400, и это легко заметить. Хуже, когда сервер
+принимает инструменты, но парсера для формата Qwen у него нет (или указан парсер для другой модели):
+модель по-прежнему пишет вызов, только разбирать его некому. Профиль `no_parser` на сервере
+воспроизведения ведёт себя именно так (в режиме live всё решают флаги вашего сервера, поэтому две
+следующие ячейки вместо этого печатают пометку):
 """,
     ),
     code(
@@ -720,6 +728,51 @@ And one latent bug: `chunk.choices[0]` fails on the usage chunk (`choices: []`);
 - Документация SGLang о парсерах вызовов — то же самое со стороны SGLang.
 - В этом репозитории: `helpers/formats/` (оба парсера и их потоковые версии с линейной
   стоимостью) и `helpers/loop.py` (`run_tool_loop`, цикл со всеми исправлениями).
+""",
+    ),
+    md(
+        """
+<a id="reference"></a>
+<details><summary>Reference</summary>
+
+- **Where the answers come from.** Every answer of this lesson comes from
+  `data/recordings/05_qwen_comparison.json`, which `python -m helpers.replay synthesize` wrote from
+  the documented Qwen2.5 format and the behaviour of vLLM's `hermes` parser (engine profiles
+  `vllm_hermes`, `completions` and `no_parser`); no real server was called.
+- **The call ids.** vLLM invented `chatcmpl-tool-` ids with 32 hex digits until vLLM PR #29375
+  (merged 2025-11-25) cut them to 16. The cassettes keep the older 32-digit form.
+- **The Qwen template.** `data/templates/qwen2_5.jinja` is the chat template of
+  Qwen/Qwen2.5-7B-Instruct, copied byte for byte from the llama.cpp files inside the PyPI source
+  distribution of llama-cpp-python 0.3.36 (llama.cpp commit 0c1e5709), under Apache-2.0
+  (`data/templates/LICENSE-Apache-2.0.txt`). Where Kimi-K2's template comes from is in lesson 04's
+  reference.
+- **The offline tokenizers** are built by `scripts/build_tokenizers.py`: a small vocabulary of the
+  course's own sentences plus the format markers at their real ids (`<tool_call>` is 151657).
+- **The temperature example** of step 4 (the two tools, the system message with its date, the
+  question) follows Qwen's "Function Calling" documentation.
+
+</details>
+""",
+        """
+<a id="reference"></a>
+<details><summary>Справка</summary>
+
+- **Откуда ответы.** Все ответы этого урока берутся из `data/recordings/05_qwen_comparison.json`,
+  который команда `python -m helpers.replay synthesize` написала по документированному формату
+  Qwen2.5 и поведению парсера `hermes` из vLLM (профили движков `vllm_hermes`, `completions` и
+  `no_parser`); настоящий сервер не вызывался.
+- **Id вызовов.** vLLM придумывал id `chatcmpl-tool-` с 32 шестнадцатеричными цифрами, пока PR vLLM
+  #29375 (принят 2025-11-25) не сократил их до 16. Кассеты сохраняют прежний вид с 32 цифрами.
+- **Шаблон Qwen.** `data/templates/qwen2_5.jinja` — шаблон чата Qwen/Qwen2.5-7B-Instruct,
+  скопированный байт в байт из файлов llama.cpp в исходном дистрибутиве llama-cpp-python 0.3.36 на
+  PyPI (коммит llama.cpp 0c1e5709), под лицензией Apache-2.0
+  (`data/templates/LICENSE-Apache-2.0.txt`). Откуда взят шаблон Kimi-K2, сказано в справке урока 04.
+- **Офлайн-токенизаторы** собирает `scripts/build_tokenizers.py`: маленький словарь из фраз самого
+  курса плюс маркеры формата с настоящими id (`<tool_call>` — 151657).
+- **Пример с температурой** из шага 4 (два инструмента, системное сообщение с датой, вопрос) взят
+  из документации Qwen «Function Calling».
+
+</details>
 """,
     ),
     md(
