@@ -11,8 +11,10 @@ asset inlined: one HTML file per language that shows offline, no CDN. The PDFs a
 headless Chromium (the browser test's, scripts/browser_setup.sh). The slides follow the in-class
 path (`scripts/class_path.py`): for each step its heading, its rule (the first sentence) and its
 first short code cell, taken from the lesson in that language; the loop as an SVG diagram; the
-key outputs copied from the committed notebooks; one slide per in-class exercise (its task, never
-its solution); speaker notes with the minutes. A step that no longer exists stops the build.
+key outputs copied from the committed notebooks, under the lines that printed them; one slide per
+in-class exercise (its task, never its solution); speaker notes with the minutes (and, for an
+exercise whose answer is in a step the class skips, that step). A code line too long for a slide
+is wrapped, never cut. A step that no longer exists stops the build.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import re
 import shutil
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,6 +46,7 @@ CHROMIUM_FLAGS = [
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
+    "--disable-quic",
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
@@ -73,12 +77,18 @@ OBJECTIVES = {
         "Собирать потоковый вызов по `index`; не терять сообщение ассистента",
     ],
 }
-# The key outputs of the in-class path: (lesson, cell id in the committed notebook, title).
+# The key outputs of the in-class path: (lesson, cell id in the committed notebook, title, a pattern
+# of the cell's lines shown above the output, as in SLIDE_CODE), so that each output slide shows
+# the code that printed it (tests/test_deck.py checks that every pattern finds its lines).
 KEY_OUTPUTS = (
     (
         "02_sync_loop",
         "02-f9a3061e",
-        {"en": "The request and the call that comes back", "ru": "Запрос и вызов в ответе"},
+        {
+            "en": "What comes back: finish_reason, then the call",
+            "ru": "Что приходит в ответ: finish_reason, затем вызов",
+        },
+        r"^print\(choice|^show_tool_calls",
     ),
     (
         "03_streaming",
@@ -87,17 +97,22 @@ KEY_OUTPUTS = (
             "en": "No assistant message before the tool result: 400",
             "ru": "Нет сообщения ассистента перед результатом: 400",
         },
+        r"^while|= assemble\(stream\)|if finish_reason ==|messages.extend",
     ),
     (
         "03_streaming",
         "03-c448ab7b",
         {"en": "A stream assembling, chunk by chunk", "ru": "Поток собирается по фрагментам"},
+        r"^for chunk in|print\(len\(chunks\)",
     ),
 )
 # The code a step's slide shows, where the step's first short cell is not its point: (cell id,
 # a pattern of the lines to show, "" for the whole cell), in order; skipped lines become "…".
 # tests/test_deck.py checks that each cell is in its step and each pattern finds its lines.
 SLIDE_CODE = {
+    ("01_tools_schema", "1"): (
+        ("01-3dfc315f", r"^WEATHER|^def get_weather|WEATHER\.get|^get_weather\("),
+    ),
     ("01_tools_schema", "2"): (("01-521d6a15", ""),),
     ("01_tools_schema", "5"): (("01-0dc9b709", ""), ("01-3786b9a4", r"\(\*\*arguments\)")),
     ("02_sync_loop", "4"): (
@@ -146,7 +161,7 @@ WORDS = {
         "wrap": "Wrap-up and homework",
         "homework": [
             "First the exit quiz, the last section of lesson 03: six questions on today's steps",
-            "Finish lessons 01 and 02: the remaining steps and exercises",
+            "Finish lessons 00, 01 and 02: the remaining steps and exercises",
             "Lessons 03, 04 and 05 with their exercises",
             "Before you hand in: Kernel → Restart Kernel and Run All Cells, then save",
         ],
@@ -155,6 +170,8 @@ WORDS = {
         "note_block": "Minutes {a}-{b} ({n} min), {where}.",
         "note_step": "About {m} min. Say the rule, run the cell, show the output.",
         "note_exercise": "About {m} min. Walk round; the self-check names one problem at a time.",
+        "note_answer_in": "What it asks for is in step {steps}, which the class skips: send the "
+        "students there.",
         "note_output": "Point at the output; the notebook cell is {cell}.",
         "note_wrap": "Minutes {a}-{b}. Show the handout: the five defects and their fixes.",
         "note_loop": "Trace one round with your finger: request, call, tool, result, answer.",
@@ -176,7 +193,7 @@ WORDS = {
         "wrap": "Итоги и домашнее задание",
         "homework": [
             "Сначала итоговый тест, последний раздел урока 03: шесть вопросов о шагах занятия",
-            "Закончить уроки 01 и 02: оставшиеся шаги и упражнения",
+            "Закончить уроки 00, 01 и 02: оставшиеся шаги и упражнения",
             "Уроки 03, 04 и 05 с упражнениями",
             "Перед сдачей: Kernel → Restart Kernel and Run All Cells, затем сохранить",
         ],
@@ -186,6 +203,8 @@ WORDS = {
         "note_step": "Около {m} мин. Скажите правило, запустите ячейку, покажите вывод.",
         "note_exercise": "Около {m} мин. Пройдите по классу; самопроверка называет "
         "одну ошибку за раз.",
+        "note_answer_in": "Нужное для ответа — в шаге {steps}, который на занятии пропускаем: "
+        "отправьте студентов туда.",
         "note_output": "Покажите на вывод; ячейка блокнота — {cell}.",
         "note_wrap": "Минуты {a}-{b}. Покажите памятку: пять дефектов и их исправления.",
         "note_loop": "Проведите один раунд пальцем: запрос, вызов, инструмент, результат, ответ.",
@@ -228,31 +247,42 @@ class DeckError(ValueError):
 
 
 def loop_svg(lang: str) -> str:
-    """The tool-call loop as an inline SVG (drawn here, no image file)."""
+    """The tool-call loop as an inline SVG (drawn here, no image file). The program is a tall box
+    on the left; each of the four steps is a straight arrow to or from the model (top right) or
+    the tool (bottom right), its label on the outer side of its arrow so that labels 2 and 3 never
+    sit between two arrows. The arrows come in their numbers' order and `data-label` names a
+    label's arrow, for tests/browser/test_slides.py, which checks that no text touches an arrow or
+    a box's edge and that each label is nearest its own arrow."""
     t = {k: html.escape(v) for k, v in LOOP_LABELS[lang].items()}
     box = 'rx="14" fill="#eef4fb" stroke="#1f4e79" stroke-width="3"'
-    big, small = 'font-size="26" font-weight="bold"', 'font-size="19" font-family="monospace"'
-    return f"""<svg class="loop-diagram" viewBox="0 0 1000 430" width="1000" height="430"
+    big, small = 'font-size="26" font-weight="bold"', 'font-size="17" font-family="monospace"'
+    arrows = (  # (number, path, label x, label baseline y)
+        ("1", "M310,60 L662,60", 495, 44),
+        ("2", "M670,110 L318,110", 505, 143),
+        ("3", "M310,320 L642,320", 480, 304),
+        ("4", "M650,370 L318,370", 485, 403),
+    )
+    paths = "".join(f'<path data-arrow="{n}" d="{d}"/>' for n, d, _, _ in arrows)
+    labels = "".join(
+        f'<text data-label="{n}" x="{x}" y="{y}">{t["a" + n]}</text>' for n, _, x, y in arrows
+    )
+    return f"""<svg class="loop-diagram" viewBox="0 0 1000 430" width="1180" height="507"
  xmlns="http://www.w3.org/2000/svg" role="img"
  aria-label="{t["program"]} / {t["model"]} / {t["tool"]}">
 <defs><marker id="arrow-{lang}" viewBox="0 0 10 10" refX="9" refY="5"
- markerWidth="8" markerHeight="8"
+ markerWidth="7" markerHeight="7"
  orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#1f4e79"/></marker></defs>
 <g text-anchor="middle" font-family="sans-serif" fill="#111">
-<rect x="20" y="150" width="300" height="120" {box}/>
-<text x="170" y="200" {big}>{t["program"]}</text>
-<text x="170" y="235" {small}>{t["program2"]}</text>
-<rect x="680" y="20" width="300" height="120" {box}/>
-<text x="830" y="70" {big}>{t["model"]}</text><text x="830" y="105" {small}>{t["model2"]}</text>
-<rect x="665" y="290" width="330" height="120" {box}/>
-<text x="830" y="340" {big}>{t["tool"]}</text><text x="830" y="375" {small}>{t["tool2"]}</text>
-<g stroke="#1f4e79" stroke-width="3" fill="none" marker-end="url(#arrow-{lang})">
-<path d="M320,175 C450,100 560,70 675,70"/><path d="M680,110 C560,130 450,175 325,200"/>
-<path d="M320,240 C450,300 560,340 675,345"/><path d="M680,385 C520,390 420,330 325,260"/>
-</g>
-<g font-size="19"><text x="470" y="80">{t["a1"]}</text><text x="560" y="214">{t["a2"]}</text>
-<text x="560" y="262">{t["a3"]}</text><text x="470" y="420">{t["a4"]}</text></g>
-<text x="170" y="310" font-size="19" fill="#7a2e00">{t["stop"]}</text>
+<rect x="20" y="20" width="290" height="390" {box}/>
+<text x="165" y="185" {big}>{t["program"]}</text>
+<text x="165" y="220" {small}>{t["program2"]}</text>
+<text x="165" y="280" font-size="17" fill="#7a2e00">{t["stop"]}</text>
+<rect x="670" y="20" width="310" height="120" {box}/>
+<text x="825" y="72" {big}>{t["model"]}</text><text x="825" y="107" {small}>{t["model2"]}</text>
+<rect x="650" y="290" width="330" height="120" {box}/>
+<text x="815" y="342" {big}>{t["tool"]}</text><text x="815" y="377" {small}>{t["tool2"]}</text>
+<g stroke="#1f4e79" stroke-width="3" fill="none" marker-end="url(#arrow-{lang})">{paths}</g>
+<g font-size="18">{labels}</g>
 </g></svg>"""
 
 
@@ -271,9 +301,70 @@ def first_sentence(text: str) -> str:
     return match.group(1) if match else flat
 
 
-def _code(source: str) -> str:
-    lines = [line if len(line) <= MAX_LINE else line[: MAX_LINE - 1] + "…" for line in source]
-    return f'<pre><code class="language-python">{html.escape(chr(10).join(lines))}</code></pre>'
+def _outside_strings(line: str) -> list[int]:
+    """The positions of `line` that are not inside a Python string literal."""
+    outside, quote, escaped = [], None, False
+    for i, char in enumerate(line):
+        if quote is None:
+            if char in "\"'":
+                quote = char
+            else:
+                outside.append(i)
+        elif escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == quote:
+            quote = None
+    return outside
+
+
+def _comment_start(line: str) -> int | None:
+    """Where a Python comment starts in `line` (a `#` outside string literals), or None."""
+    return next((i for i in _outside_strings(line) if line[i] == "#"), None)
+
+
+def _break_at(line: str, width: int) -> int | None:
+    """Where to break a line so that its first part has at most `width` characters: after the
+    last ", " outside string literals, else after the last space; None when neither is there."""
+    commas = [i + 2 for i in _outside_strings(line) if i + 2 <= width and line.startswith(", ", i)]
+    spaces = [i + 1 for i in range(min(width, len(line))) if line[i] == " " and line[:i].strip()]
+    return (commas or spaces or [None])[-1]
+
+
+def wrap_code(line: str, width: int = MAX_LINE) -> list[str]:
+    """A code line as lines of at most `width` characters, nothing cut: an inline comment moves to
+    a line of its own below, long code breaks after a comma (or a space) and goes on four spaces
+    deeper, a long comment goes on as another comment. The pieces after the first are
+    continuations. A word longer than `width` stays whole (the browser test then fails)."""
+    indent = " " * (len(line) - len(line.lstrip()))
+    start = _comment_start(line)
+    if len(line) > width and start is not None and line[:start].strip():
+        return wrap_code(line[:start].rstrip(), width) + wrap_code(indent + line[start:], width)
+    going_on = indent + ("# " if line.lstrip().startswith("#") else "    ")
+    pieces, rest = [], line
+    while len(rest) > width:
+        cut = _break_at(rest, width)
+        if cut is None or not rest[:cut].strip() or rest[:cut] == going_on:
+            break
+        pieces.append(rest[:cut].rstrip())
+        rest = going_on + rest[cut:].lstrip()
+    return [*pieces, rest]
+
+
+def _code(source: list[str], output: bool = False) -> str:
+    """A code block (or a cell's output); a line too long for the slide is wrapped, never cut,
+    each continuation in a `<span class="wrapped">` (tests/test_deck.py counts them apart)."""
+    lines = []
+    for line in source:
+        if output:
+            pieces = [line] if len(line) <= MAX_LINE else textwrap.wrap(line, MAX_LINE)
+        else:
+            pieces = wrap_code(line)
+        lines.append(html.escape(pieces[0]))
+        lines += [f'<span class="wrapped">{html.escape(piece)}</span>' for piece in pieces[1:]]
+    tag = '<pre class="output"><code>' if output else '<pre><code class="language-python">'
+    return f"{tag}{chr(10).join(lines)}</code></pre>"
 
 
 def _notes(text: str) -> str:
@@ -312,24 +403,62 @@ def step_slide(lesson: nbbuild.Lesson, step: str, lang: str, minutes: float) -> 
 
 def excerpt(source: str, pattern: str) -> list[str]:
     """The lines of a cell that `pattern` finds (all of them for ""), a run of skipped lines
-    shown as one "…" at the next shown line's indentation."""
+    shown as one "…" at the next shown line's indentation (a run of blank lines alone, as one
+    blank line)."""
     lines = source.strip().splitlines()
     if not pattern:
         return lines
-    shown, skipped = [], False
+    shown, skipped, blank = [], False, False
     for line in lines:
         if re.search(pattern, line):
-            if skipped and shown:
+            if shown and skipped:
                 shown.append(" " * (len(line) - len(line.lstrip())) + "…")
+            elif shown and blank:
+                shown.append("")
             shown.append(line)
-            skipped = False
-        else:
+            skipped = blank = False
+        elif line.strip():
             skipped = True
+        else:
+            blank = True
     return shown
 
 
-def exercise_slide(lesson: nbbuild.Lesson, number: str, lang: str, minutes: float) -> str:
-    """An in-class exercise: its heading and task, no code (the solution never reaches a slide)."""
+def _literals(code: str) -> set[str]:
+    """The string literals of at least four characters in some code."""
+    return {a or b for a, b in re.findall(r"\"([^\"\n]{4,})\"|'([^'\n]{4,})'", code)}
+
+
+def answer_steps(lesson: nbbuild.Lesson, number: str, class_steps: tuple[str, ...]) -> list[str]:
+    """The steps outside `class_steps` that hold what exercise `number` asks for: a string literal
+    of its reference solution that the starter lacks, found in such a step and in none of the
+    class's steps."""
+    cells = [lesson.cells[i] for i in class_path.exercise_indexes(lesson, number)]
+    code = [c for c in cells if c.kind == "code"]
+    new = set().union(*(_literals(c.en) for c in code if c.hidden))
+    new -= set().union(*(_literals(c.en) for c in code if not c.hidden))
+    steps = [m for c in lesson.cells for m in re.findall(r"^##\s+(\d+)\.\s", c.en, re.M)]
+    text = {
+        step: "\n".join(lesson.cells[i].en for i in class_path.step_indexes(lesson, step))
+        for step in steps
+    }
+    seen = "\n".join(text[step] for step in class_steps)
+    return [
+        step
+        for step in steps
+        if step not in class_steps and any(v in text[step] and v not in seen for v in new)
+    ]
+
+
+def exercise_slide(
+    lesson: nbbuild.Lesson,
+    number: str,
+    lang: str,
+    minutes: float,
+    class_steps: tuple[str, ...] = (),
+) -> str:
+    """An in-class exercise: its heading and task, no code (the solution never reaches a slide).
+    When what it asks for is in a step the class skips (`answer_steps`), the notes say where."""
     cell = lesson.cells[class_path.exercise_indexes(lesson, number)[0]]
     text = getattr(cell, lang)
     text = text[re.search(r"^###\s", text, re.M).start() :].strip()
@@ -338,9 +467,11 @@ def exercise_slide(lesson: nbbuild.Lesson, number: str, lang: str, minutes: floa
     body = [f"<h3>{inline(heading.removeprefix('### '))}</h3>"]
     body += [f"<p>{inline(' '.join(p.split()))}</p>" for p in task_paragraphs[:2]]
     body.append(f'<p class="small">{html.escape(WORDS[lang]["exercise_note"])}</p>')
-    return section(
-        "exercise", "\n".join(body), WORDS[lang]["note_exercise"].format(m=round(minutes))
-    )
+    notes = WORDS[lang]["note_exercise"].format(m=round(minutes))
+    elsewhere = answer_steps(lesson, number, class_steps) if class_steps else []
+    if elsewhere:
+        notes += " " + WORDS[lang]["note_answer_in"].format(steps=", ".join(elsewhere))
+    return section("exercise", "\n".join(body), notes)
 
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -363,22 +494,21 @@ def cell_output(lesson: str, cell_id: str, lang: str) -> str:
     return ANSI.sub("", "".join(texts)).strip()
 
 
-def output_slide(lesson: str, cell_id: str, title: str, lang: str) -> str:
+def output_slide(lesson: str, cell_id: str, title: str, lang: str, pattern: str = "") -> str:
+    """A cell's committed output under the lines of the cell that printed it (`pattern`, as in
+    SLIDE_CODE; the whole cell when it is short)."""
     nb = nbformat.read(ROOT / "notebooks" / lang / f"{lesson}.ipynb", as_version=4)
-    source = next(c for c in nb.cells if c.get("id") == cell_id).source.strip().splitlines()
+    source = next(c for c in nb.cells if c.get("id") == cell_id).source
     text = cell_output(lesson, cell_id, lang)
     if text.startswith("BadRequestError") or "Error code: 400" in text:
-        # an error message is long: wrap it instead of cutting it
-        lines = [text[i : i + MAX_LINE] for i in range(0, len(text), MAX_LINE)]
+        lines = [" ".join(text.split())]  # one long line: _code wraps it at spaces
         caveat = f'<p class="small">{html.escape(WORDS[lang]["synth"])}</p>'
     else:
         lines, caveat = text.splitlines()[:MAX_OUTPUT_LINES], ""
     body = [f"<h3>{html.escape(title)}</h3>"]
-    if len(source) <= 6:
-        body.append(_code(source))
-    body.append(
-        f'<pre class="output"><code>{html.escape(chr(10).join(lines))}</code></pre>{caveat}'
-    )
+    if pattern or len(source.strip().splitlines()) <= 6:
+        body.append(_code(excerpt(source, pattern)))
+    body.append(_code(lines, output=True) + caveat)
     notes = WORDS[lang]["note_output"].format(cell=f"{lesson[:2]} · {cell_id}")
     return section("output", "\n".join(body), notes)
 
@@ -397,7 +527,7 @@ def slides(lang: str) -> list[str]:
         ),
         section("diagram", f"<h3>{words['loop']}</h3>\n{loop_svg(lang)}", words["note_loop"]),
     ]
-    outputs = {(lesson, cell): title for lesson, cell, title in KEY_OUTPUTS}
+    outputs = {(lesson, cell): (title, pattern) for lesson, cell, title, pattern in KEY_OUTPUTS}
     clock = 0
     for block in PATH:
         lesson = nbbuild.load_lesson(nbbuild.SRC / f"{block.lesson}.py")
@@ -421,14 +551,11 @@ def slides(lang: str) -> list[str]:
             items.append(step_slide(lesson, step, lang, minutes))
             for i in class_path.step_indexes(lesson, step):
                 if (block.lesson, ids[i]) in outputs:
-                    items.append(
-                        output_slide(
-                            block.lesson, ids[i], outputs[block.lesson, ids[i]][lang], lang
-                        )
-                    )
+                    title, pattern = outputs[block.lesson, ids[i]]
+                    items.append(output_slide(block.lesson, ids[i], title[lang], lang, pattern))
         for number in block.exercises:
             minutes = class_path.EXERCISE_MINUTES[block.lesson, number]
-            items.append(exercise_slide(lesson, number, lang, minutes))
+            items.append(exercise_slide(lesson, number, lang, minutes, block.steps))
         clock += block.minutes
     items.append(
         section(
@@ -446,7 +573,7 @@ STYLE = """
 .reveal h2 { font-size: 1.5em; } .reveal h3 { font-size: 1.15em; }
 .reveal p, .reveal li { font-size: 0.8em; line-height: 1.3; }
 .reveal p.rule { font-size: 0.85em; } .reveal p.small { font-size: 0.55em; color: #555; }
-.reveal pre { width: 100%; font-size: 0.46em; box-shadow: none; margin: 12px 0; }
+.reveal pre { width: 100%; font-size: 0.55em; box-shadow: none; margin: 12px 0; }
 .reveal pre code { max-height: none; padding: 10px 14px; background: #f4f4f4; color: #111; }
 .reveal pre.output code { background: #fdf6e3; }
 .reveal .slides section { text-align: left; }

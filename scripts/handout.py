@@ -28,7 +28,7 @@ HEAD = {
     "ru": (
         "Цикл",
         "Пять дефектов руководства",
-        "Формы на проводе",
+        "Как выглядят сообщения",
         "в руководстве",
         "что ломается",
         "исправление",
@@ -114,7 +114,7 @@ STYLE = """
 @page { size: A4; margin: 12mm; }
 body { font-family: sans-serif; font-size: 10.5pt; margin: 0; color: #111; }
 h1 { font-size: 16pt; margin: 0 0 4mm; } h2 { font-size: 12pt; margin: 4mm 0 2mm; }
-svg { width: 150mm; height: auto; display: block; margin: 0 auto; }
+svg { width: 175mm; height: auto; display: block; margin: 0 auto; }
 table { border-collapse: collapse; width: 100%; font-size: 9pt; }
 td, th { border: 1px solid #999; padding: 1.2mm 2mm; vertical-align: top; text-align: left; }
 pre { font-size: 8.3pt; background: #f4f4f4; padding: 2mm; white-space: pre-wrap; margin: 0; }
