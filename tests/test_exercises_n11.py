@@ -296,6 +296,26 @@ def finds_needed_names(registry, needed):
     return small
 
 
+def hashes_every_item(registry, needed):
+    """set(needed) without leaving out the items that are not strings (a list cannot be hashed)."""
+    wanted = {needed} if isinstance(needed, str) else set(needed)
+    small = ToolRegistry()
+    for schema in registry.schemas:
+        if schema["function"]["name"] in wanted:
+            small.register(registry.tool_map[schema["function"]["name"]], schema)
+    return small
+
+
+def substring_of_one_name(registry, needed):
+    """`name in needed` also for one name as a string, where `in` finds any substring."""
+    wanted = needed if isinstance(needed, str) else [n for n in needed if isinstance(n, str)]
+    small = ToolRegistry()
+    for schema in registry.schemas:
+        if schema["function"]["name"] in wanted:
+            small.register(registry.tool_map[schema["function"]["name"]], schema)
+    return small
+
+
 WRONG_REGISTRIES = [
     (
         returns_all,
@@ -331,6 +351,16 @@ WRONG_REGISTRIES = [
         finds_needed_names,
         ["a name the registry lacks", "next() call found no tool"],
         ["имени нет в реестре", "next() не нашёл"],
+    ),
+    (
+        hashes_every_item,
+        ["a list inside the list", "cannot go into a set"],
+        ["список внутри списка", "нельзя положить в множество"],
+    ),
+    (
+        substring_of_one_name,
+        ["one name that holds another", "should offer ['get_balance_history']"],
+        ["одно имя, внутри которого другое", "должен предлагать ['get_balance_history']"],
     ),
 ]
 

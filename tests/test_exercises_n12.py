@@ -218,6 +218,29 @@ def counts_valid_calls(tool_calls, tools):
     )
 
 
+def reads_the_call_flat(tool_calls, tools):
+    """Reads call["name"] and call["arguments"]: the name and arguments sit in call["function"]."""
+    schemas = schemas_of(tools)
+    fits = 0
+    for call in tool_calls:
+        arguments, problem = parse_arguments(call["arguments"])
+        if not problem and call["name"] in schemas:
+            fits += not validate_arguments(arguments, schemas[call["name"]])
+    return fits / len(tool_calls) if tool_calls else 0.0
+
+
+def floor_divides(tool_calls, tools):
+    """// instead of /: a share below 1 becomes 0."""
+    schemas = schemas_of(tools)
+    fits = 0
+    for call in tool_calls:
+        arguments, problem = parse_arguments(call["function"]["arguments"])
+        name = call["function"]["name"]
+        if not problem and name in schemas and not validate_arguments(arguments, schemas[name]):
+            fits += 1
+    return fits // len(tool_calls) if tool_calls else 0
+
+
 SCHEMA_WRONG = [
     (crashes_on_bad_json, "JSONDecodeError", "JSONDecodeError", "arguments that are not JSON"),
     (unknown_tool_fits, "does not fit", "не подходит", "a tool that is not in tools"),
@@ -234,6 +257,9 @@ SCHEMA_WRONG = [
         "empty arguments text for a tool without parameters",
     ),
     (share_rounded, "not rounded", "без округления", "all the calls above together"),
+    # a second pass (h-checks): both got a hint about another mistake before
+    (reads_the_call_flat, 'inside call["function"]', 'внутри call["function"]', "a valid call"),
+    (floor_divides, "divide with /", "делите через /", "all the calls above together"),
 ]
 
 

@@ -1144,6 +1144,224 @@ def _strict_tool_with(change):
     return tool
 
 
+# --- wrong answers a second pass found accepted (each rejected since its case joined the battery) --
+
+
+def _assemble_from(chunks, glue):
+    """Lesson 03's reference loop over `chunks`, each piece glued onto its call by `glue`."""
+    calls = []
+    for chunk in chunks:
+        if not chunk.choices:
+            continue
+        for piece in chunk.choices[0].delta.tool_calls or []:
+            while len(calls) <= piece.index:
+                calls.append(
+                    {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
+                )
+            glue(calls[piece.index], piece)
+    return calls
+
+
+def _glue(call, piece):
+    call["id"] += piece.id or ""
+    if piece.function:
+        call["function"]["name"] += piece.function.name or ""
+        call["function"]["arguments"] += piece.function.arguments or ""
+
+
+def _assemble_skips_first_chunk(chunks):
+    """The first chunk taken for the role alone."""
+    return _assemble_from(chunks[1:], _glue)
+
+
+def _assemble_skips_usage(chunks):
+    """Skips the chunk that has usage, and reads choices[0] of every other one."""
+    calls = []
+    for chunk in chunks:
+        if chunk.usage:
+            continue
+        for piece in chunk.choices[0].delta.tool_calls or []:
+            while len(calls) <= piece.index:
+                calls.append(
+                    {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
+                )
+            _glue(calls[piece.index], piece)
+    return calls
+
+
+def _glue_name_elif_arguments(call, piece):
+    """A header carries the name, a later piece the arguments: never both."""
+    call["id"] += piece.id or ""
+    if piece.function and piece.function.name:
+        call["function"]["name"] = piece.function.name
+    elif piece.function:
+        call["function"]["arguments"] += piece.function.arguments or ""
+
+
+def _assemble_appends_at_new_index(chunks):
+    """A new entry only when the index is the next one: a later call's first piece must wait."""
+    calls = []
+    for chunk in chunks:
+        for piece in (chunk.choices[0].delta.tool_calls if chunk.choices else None) or []:
+            if piece.index == len(calls):
+                calls.append(
+                    {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
+                )
+            _glue(calls[piece.index], piece)
+    return calls
+
+
+def _repair_at(messages, content, tool_calls, where):
+    assistant = {"role": "assistant", "content": content, "tool_calls": tool_calls}
+    i = where(messages, tool_calls)
+    return [*messages[:i], assistant, *messages[i:]]
+
+
+def _repair_first_call_only(messages, content, tool_calls):
+    """Looks for the result of the first call only."""
+    first_id = tool_calls[0]["id"]
+    return _repair_at(
+        messages,
+        content,
+        tool_calls,
+        lambda m, t: next(i for i, x in enumerate(m) if x.get("tool_call_id") == first_id),
+    )
+
+
+def _repair_after_last_user(messages, content, tool_calls):
+    """The assistant answers the last question, so it goes right after it."""
+    return _repair_at(
+        messages,
+        content,
+        tool_calls,
+        lambda m, t: max(i for i, x in enumerate(m) if x["role"] == "user") + 1,
+    )
+
+
+def _repair_before_last_results(messages, content, tool_calls):
+    """One result per call, and the results are the last messages."""
+    return _repair_at(messages, content, tool_calls, lambda m, t: len(m) - len(t))
+
+
+def _repair_before_trailing_tools(messages, content, tool_calls):
+    """Walks back from the end over the tool messages."""
+
+    def start_of_trailing_tools(m, t):
+        i = len(m)
+        while i > 0 and m[i - 1]["role"] == "tool":
+            i -= 1
+        return i
+
+    return _repair_at(messages, content, tool_calls, start_of_trailing_tools)
+
+
+def _usage_last_chunk_guarded(chunks):
+    last = chunks[-1]
+    return last.usage.total_tokens if last.usage else None
+
+
+def _usage_last_chunk_try(chunks):
+    try:
+        return chunks[-1].usage.total_tokens
+    except AttributeError:
+        return None
+
+
+def _extract_one_per_id(text):
+    """Keeps the calls in a dict by id: a reused id keeps the last call only."""
+    calls = {}
+    for call in solution("04", "extract_tool_calls")(text):
+        calls[call["id"]] = call
+    return list(calls.values())
+
+
+def _hermes_skips_empty(text):
+    """Keeps a block only when its name and arguments are truthy (to skip a broken block)."""
+    calls = []
+    for block in re.findall(r"<tool_call>(.*?)</tool_call>", text, re.DOTALL):
+        call = json.loads(block)
+        if call.get("name") and call.get("arguments"):
+            calls.append((call["name"], call["arguments"]))
+    return calls
+
+
+def _hermes_parameters_key(text):
+    """Reads the arguments under "parameters", the key of a tool's schema."""
+    blocks = re.findall(r"<tool_call>(.*?)</tool_call>", text, re.DOTALL)
+    return [(c["name"], c["parameters"]) for c in map(json.loads, blocks)]
+
+
+def _unparsed_of(message, calls):
+    content = message.get("content") or ""
+    return ("<tool_call>" in content or "<|tool_call_begin|>" in content) and not calls
+
+
+def _unparsed_pops(message):
+    return _unparsed_of(message, message.pop("tool_calls", None))
+
+
+def _unparsed_setdefault(message):
+    return _unparsed_of(message, message.setdefault("tool_calls", []))
+
+
+def _unparsed_content_filled_in(message):
+    message["content"] = message.get("content") or ""
+    return _unparsed_of(message, message.get("tool_calls"))
+
+
+def _xml_with(parameter_re, keep=lambda parameters: True):
+    """Lesson 07's reading of XML calls with another parameter pattern; a call kept if `keep`."""
+
+    def xml_calls(text):
+        calls = []
+        for name, body in re.findall(r"<function=(.*?)>(.*?)</function>", text, re.DOTALL):
+            parameters = dict(re.findall(parameter_re, body, re.DOTALL))
+            if keep(parameters):
+                calls.append((name, parameters))
+        return calls
+
+    return xml_calls
+
+
+def _split_prefix_removed(text):
+    """Removes <think> with removeprefix, before stripping the reasoning."""
+    reasoning, found, answer = text.partition("</think>")
+    if not found:
+        return "", text.strip()
+    return reasoning.removeprefix("<think>").strip(), answer.strip()
+
+
+def _render_numbers_g(name, index, arguments):
+    """Numbers written with the :g format (to keep 2 from turning into 2.0)."""
+    xtml_type = solution("09", "xtml_type")
+    parts = [f'<|open|>call tool="{name}" index="{index}"<|sep|>']
+    for key, value in arguments.items():
+        kind = xtml_type(value)
+        if kind == "string":
+            text = value
+        elif kind == "number":
+            text = f"{value:g}"
+        else:
+            text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        parts.append(
+            f'<|open|>argument key="{key}" type="{kind}"<|sep|>{text}<|close|>argument<|sep|>'
+        )
+    return "".join(parts) + "<|close|>call<|sep|>"
+
+
+def _tags_get_with_default(messages):
+    """Reads tool_calls with .get(key, []): None, as model_dump() writes it, is not iterable."""
+    tags, calls = {}, {}
+    for message in messages:
+        if message["role"] == "assistant":
+            calls = {}
+            for index, call in enumerate(message.get("tool_calls", []), 1):
+                calls[call["id"]] = (call["function"]["name"], index)
+        elif message["role"] == "tool":
+            tags[message["tool_call_id"]] = calls[message["tool_call_id"]]
+    return tags
+
+
 WRONG: list[Row] = [
     # --- 00 -----------------------------------------------------------------------------------
     row(
@@ -2714,6 +2932,171 @@ WRONG: list[Row] = [
         "whatever its tool",
         "какого бы инструмента",
         "09-3 the index counted per tool",
+    ),
+]
+
+# The second pass's wrong answers (each was accepted before its case joined the battery).
+WRONG += [
+    row(
+        n03.check_assemble,
+        _assemble_skips_first_chunk,
+        "1: {'role': 'assistant', 'tool_calls': [...]}>): in the result[0].id",
+        "вместе с ролью нести и первую часть вызова",
+        "03-1 the first chunk skipped",
+    ),
+    row(
+        n03.check_assemble,
+        _assemble_skips_usage,
+        "<choices: [] + 'one call'",
+        "<choices: [] + 'one call'",
+        "03-1 usage chunks skipped, choices[0] read",
+    ),
+    row(
+        n03.check_assemble,
+        lambda chunks: _assemble_from(chunks, _glue_name_elif_arguments),
+        "whole>): in the result[0].function.arguments",
+        "Одна часть может нести весь вызов сразу",
+        "03-1 name elif arguments",
+    ),
+    row(
+        n03.check_assemble,
+        _assemble_appends_at_new_index,
+        "A call's first piece may come after a piece of a call with a higher index",
+        "Первая часть вызова может прийти после части вызова с большим index",
+        "03-1 an IndexError of the calls' list",
+    ),
+    row(
+        n03.check_history,
+        _repair_first_call_only,
+        "another order than the calls",
+        "не в том порядке, что вызовы",
+        "03-2 the first call's result only",
+    ),
+    row(
+        n03.check_history,
+        _repair_after_last_user,
+        "repair(<user+assistant+tool+tool+tool+tool>, None, calls): in the result[1]",
+        "до и после них могут стоять другие раунды",
+        "03-2 right after the last question",
+    ),
+    row(
+        n03.check_history,
+        _repair_before_last_results,
+        "other rounds may stand before or after them",
+        "до и после них могут стоять другие раунды",
+        "03-2 the results taken for the last messages",
+    ),
+    row(
+        n03.check_history,
+        _repair_before_trailing_tools,
+        "other rounds may stand before or after them",
+        "до и после них могут стоять другие раунды",
+        "03-2 the trailing tool messages",
+    ),
+    row(
+        n03.check_usage,
+        _usage_last_chunk_guarded,
+        "total_tokens([])",
+        "total_tokens([])",
+        "03-3 the last chunk, guarded",
+    ),
+    row(
+        n03.check_usage,
+        _usage_last_chunk_try,
+        "total_tokens([])",
+        "total_tokens([])",
+        "03-3 the last chunk in try",
+    ),
+    row(
+        n04.check_name_from_id,
+        lambda c: c.replace("functions.", "").split(":")[0],
+        "'functions.cloud_functions.deploy:0'",
+        "'functions.cloud_functions.deploy:0'",
+        "04-1 functions. replaced everywhere",
+    ),
+    row(
+        n04.check_name_from_id,
+        lambda c: c.rpartition(":")[0].rpartition("functions.")[2],
+        "should return 'cloud_functions.deploy', got 'deploy'",
+        "должна вернуть 'cloud_functions.deploy', получено 'deploy'",
+        "04-1 after the last functions.",
+    ),
+    row(
+        n04.check_extract,
+        _extract_one_per_id,
+        "the same id",
+        "один и тот же id",
+        "04-2 one call per id",
+    ),
+    row(
+        n05.check_hermes_calls,
+        _hermes_skips_empty,
+        "empty arguments {}",
+        "пустыми аргументами {}",
+        "05-1 a block with empty arguments skipped",
+    ),
+    row(
+        n05.check_hermes_calls,
+        _hermes_parameters_key,
+        'exactly two keys, "name" and "arguments"',
+        'ровно два ключа, "name" и "arguments"',
+        "05-1 the arguments under parameters",
+    ),
+    row(
+        n05.check_unparsed,
+        _unparsed_pops,
+        "changed the message it was given",
+        "изменила полученное сообщение",
+        "05-2 tool_calls popped",
+    ),
+    row(
+        n05.check_unparsed,
+        _unparsed_setdefault,
+        "Kimi-K2 markers in content, no tool_calls",
+        "маркеры Kimi-K2 в content, tool_calls нет",
+        "05-2 tool_calls set by setdefault",
+    ),
+    row(
+        n05.check_unparsed,
+        _unparsed_content_filled_in,
+        "content None with parsed tool_calls",
+        "content равен None, tool_calls разобраны",
+        "05-2 content None written over",
+    ),
+    row(
+        n07.check_xml_calls,
+        _xml_with(r"<parameter=(\w+)>\n(.*?)\n</parameter>"),
+        "'max-results'",
+        "'max-results'",
+        "07-1 a parameter name of word characters",
+    ),
+    row(
+        n07.check_xml_calls,
+        _xml_with(r"<parameter=(.*?)>\n(.*?)\n</parameter>", keep=bool),
+        "no <parameter> inside",
+        "нет ни одного <parameter>",
+        "07-1 a call without parameters dropped",
+    ),
+    row(
+        n07.check_split_think,
+        _split_prefix_removed,
+        "spaces or newlines before <think>",
+        "могут стоять пробелы или переводы строк",
+        "07-3 removeprefix before strip",
+    ),
+    row(
+        n09.check_render_call,
+        _render_numbers_g,
+        "the number 1234567 is written as JSON writes it, every digit kept; got '1.23457e+06'",
+        "число 1234567 пишется так, как его пишет JSON, со всеми цифрами; получено '1.23457e+06'",
+        "09-2 numbers written with :g",
+    ),
+    row(
+        n09.check_result_tags,
+        _tags_get_with_default,
+        '"tool_calls": None',
+        '"tool_calls": None',
+        "09-3 tool_calls None read with .get(key, [])",
     ),
 ]
 

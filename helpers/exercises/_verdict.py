@@ -19,6 +19,7 @@ import re
 import signal
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -108,19 +109,33 @@ def exercise(check: Callable[P, None]) -> Callable[P, Verdict]:
 class Explain:
     """A recogniser: when a learner's exception is `kind` (a type or a tuple of types) and its
     message matches `pattern`, the reason in both languages (`{0}`, `{1}`, ... are the pattern's
-    groups)."""
+    groups). With `line`, it fits only when the source line that raised (the innermost frame's,
+    as `linecache` knows it: a notebook cell's too) is known and matches `line`: one message
+    (`list index out of range`) can then get a reason per expression that raised it."""
 
     kind: type[BaseException] | tuple[type[BaseException], ...]
     pattern: str
     en: str
     ru: str
+    line: str | None = None
 
     def reason(self, exc: BaseException) -> tuple[str, str] | None:
         """The reason for `exc` in English and Russian, or None when the recogniser does not fit."""
         match = re.search(self.pattern, str(exc)) if isinstance(exc, self.kind) else None
         if match is None:
             return None
+        if self.line is not None:
+            raised = raising_line(exc)
+            if raised is None or not re.search(self.line, raised):
+                return None
         return self.en.format(*match.groups()), self.ru.format(*match.groups())
+
+
+def raising_line(exc: BaseException) -> str | None:
+    """The source line of the innermost frame of `exc`'s traceback, or None when it is unknown
+    (code compiled from a string that linecache does not hold)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    return (frames[-1].line or None) if frames else None
 
 
 # Mistakes any exercise can make; an exercise puts its own, more precise ones first.

@@ -163,6 +163,51 @@ def filtered_streams() -> list[Case]:
     return out
 
 
+def first_chunk_streams() -> list[Case]:
+    """Streams whose first chunk already carries a call's first piece, beside the role (OpenAI
+    sends a call that opens the answer so)."""
+    out = []
+    for ids, cities in (
+        (["call_9b1d0e7a"], ["Beijing"]),
+        (["call_2c4e", "call_2c4f"], ["Осло", "Paris"]),
+    ):
+        chunks = [
+            _chunk({"role": "assistant", "content": None, **_header(0, ids[0], "get_weather")}),
+            _chunk(_args(0, json.dumps({"city": cities[0]}, ensure_ascii=False))),
+        ]
+        if len(ids) > 1:
+            chunks += [
+                _chunk(_header(1, ids[1], "get-weather")),
+                _chunk(_args(1, json.dumps({"city": cities[1]}))),
+            ]
+        chunks.append(_chunk({}, "tool_calls"))
+        head = "{'role': 'assistant', 'tool_calls': [...]}"
+        out.append(
+            case_of(chunks, shown=f"<{len(chunks)} chunks: calls {', '.join(ids)}; 1: {head}>")
+        )
+    return out
+
+
+def whole_call_streams() -> list[Case]:
+    """Streams that send each call whole in one delta, id, name and all the arguments (Ollama)."""
+    out = []
+    for ids in (["call_k3v9x1qe"], ["call_a1b2c3d4", "call_e5f6a7b8"]):
+        chunks = [_chunk({"role": "assistant", "content": ""})]
+        for k, call_id in enumerate(ids):
+            arguments = json.dumps({"city": VALUES[k + 1], "days": k + 1}, ensure_ascii=False)
+            piece = {"index": k, "id": call_id, "type": "function"}
+            whole = piece | {"function": {"name": NAMES[k], "arguments": arguments}}
+            chunks.append(_chunk({"tool_calls": [whole]}))
+        chunks.append(_chunk({}, "tool_calls"))
+        out.append(case_of(chunks, shown=f"<{len(chunks)} chunks: calls {', '.join(ids)}, whole>"))
+    return out
+
+
+def empty_stream() -> Case:
+    """A stream with no chunks at all (a stream already read to its end gives [])."""
+    return case_of([], shown="[]")
+
+
 def _accumulated(chunks: list[Any]) -> list[dict[str, Any]]:
     accumulator = ToolCallAccumulator()
     for piece in chunks:
@@ -174,14 +219,40 @@ def _total(chunks: list[Any]) -> int | None:
     return next((c.usage.total_tokens for c in chunks if c.usage), None)
 
 
+# `list index out of range` in an assembler: which list, told by the line that raised it
+CHOICES_EMPTY = (
+    "a chunk of `choices: []` has no choices[0]: the usage chunk at the end of a stream is one, "
+    "and some servers (Azure OpenAI) open the stream with one",
+    "у фрагмента с `choices: []` нет choices[0]: таков фрагмент со статистикой в конце потока, "
+    "а некоторые серверы (Azure OpenAI) таким фрагментом поток открывают",
+)
+INDEX_AHEAD = (
+    "a call's first piece may come after a piece of a call with a higher index (index 1 "
+    "before index 0), so your list may have no entry at piece.index yet",
+    "первая часть вызова может прийти после части вызова с большим index (index 1 раньше, "
+    "чем index 0), и тогда в вашем списке ещё нет элемента с номером piece.index",
+)
 ASSEMBLE_MISTAKES = (
     Explain(
         IndexError,
         r"list index out of range",
-        "the usage chunk at the end of a stream has `choices: []`: skip a chunk without "
-        "choices before reading chunk.choices[0].",
-        "у фрагмента со статистикой в конце потока `choices: []`: пропускайте фрагмент без "
-        "choices, прежде чем читать chunk.choices[0].",
+        f"{CHOICES_EMPTY[0]}: skip a chunk without choices before reading chunk.choices[0].",
+        f"{CHOICES_EMPTY[1]}: пропускайте фрагмент без choices, прежде чем читать "
+        "chunk.choices[0].",
+        line=r"choices",
+    ),
+    Explain(
+        IndexError,
+        r"list index out of range",
+        f"{INDEX_AHEAD[0]}: make room up to piece.index before you read that entry.",
+        f"{INDEX_AHEAD[1]}: прежде чем читать этот элемент, нарастите список до piece.index.",
+        line=r".",
+    ),
+    Explain(
+        IndexError,
+        r"list index out of range",
+        f"either {CHOICES_EMPTY[0]}, or {INDEX_AHEAD[0]}.",
+        f"либо {CHOICES_EMPTY[1]}, либо {INDEX_AHEAD[1]}.",
     ),
     Explain(
         AttributeError,
@@ -199,6 +270,12 @@ ASSEMBLE_MISTAKES = (
     ),
 )
 
+NO_CHUNKS = (
+    "a stream may have no chunks at all (one already read to its end gives []), and so no "
+    "usage chunk: the answer is None",
+    "в потоке может не быть ни одного фрагмента (уже прочитанный до конца поток даёт []), а "
+    "значит, и фрагмента со статистикой: ответ — None",
+)
 USAGE_MISTAKES = (
     Explain(
         AttributeError,
@@ -215,6 +292,22 @@ USAGE_MISTAKES = (
         r"list index out of range",
         "the usage chunk has `choices: []`: read chunk.usage, not chunk.choices[0].",
         "у фрагмента со статистикой `choices: []`: читайте chunk.usage, а не chunk.choices[0].",
+        line=r"choices",
+    ),
+    Explain(
+        IndexError,
+        r"list index out of range",
+        f"{NO_CHUNKS[0]}: then there is no chunks[-1] either.",
+        f"{NO_CHUNKS[1]}: тогда нет и chunks[-1].",
+        line=r".",
+    ),
+    Explain(
+        IndexError,
+        r"list index out of range",
+        "either the usage chunk's `choices: []` has no choices[0] (read chunk.usage instead), or "
+        f"{NO_CHUNKS[0]}.",
+        "либо у фрагмента со статистикой `choices: []` и нет choices[0] (читайте chunk.usage), "
+        f"либо {NO_CHUNKS[1]}.",
     ),
 )
 
@@ -260,6 +353,37 @@ def check_assemble(assemble_tool_calls: Callable[[list[Any]], Any]) -> None:
             "one call may come between pieces of another.",
             "Каждый кусок каждой дельты относится к вызову с его index, а куски одного вызова "
             "могут идти вперемешку с кусками другого.",
+        ),
+        more=(
+            (
+                first_chunk_streams(),
+                (
+                    "The first chunk may carry a call's first piece beside the role (OpenAI sends "
+                    "a call that opens the answer so): any chunk's delta may hold tool_calls.",
+                    "Первый фрагмент может вместе с ролью нести и первую часть вызова (так OpenAI "
+                    "присылает вызов, с которого начинается ответ): tool_calls бывают в дельте "
+                    "любого фрагмента.",
+                ),
+            ),
+            (
+                whole_call_streams(),
+                (
+                    "One piece may carry a whole call, its id, name and all its arguments at once "
+                    "(Ollama sends each call so): take every field the piece has.",
+                    "Одна часть может нести весь вызов сразу: id, имя и все аргументы (так Ollama "
+                    "присылает каждый вызов); берите каждое поле, которое в ней есть.",
+                ),
+            ),
+            (
+                [*filtered_streams(), empty_stream()],
+                (
+                    "A chunk of `choices: []` may come first too, without usage (Azure OpenAI "
+                    "sends its prompt-filter results so), and a stream may have no chunks at all.",
+                    "Фрагмент с `choices: []` может прийти и первым, без статистики (так Azure "
+                    "OpenAI присылает результаты фильтра запроса), а в потоке может не быть ни "
+                    "одного фрагмента.",
+                ),
+            ),
         ),
     )
 
@@ -322,6 +446,52 @@ def history_battery() -> list[Case]:
     return out
 
 
+def _result(call: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "role": "tool",
+        "tool_call_id": call["id"],
+        "name": "get_weather",
+        "content": '{"ok": true}',
+    }
+
+
+def placed_battery() -> list[Case]:
+    """Broken histories (seeded) where the results to repair are not simply the messages after
+    the last question: in another order than the calls (a loop that runs the tools at once adds
+    each result as it finishes), after an earlier round of the same turn, or before a later
+    round that is complete."""
+    rng = seeded("n03 repair placed")
+    out = []
+    for n in range(9):
+        shape = n % 3
+        calls = [
+            weather_call(f"call_{rng.getrandbits(32):08x}", city)
+            for city in rng.sample(VALUES, rng.randint(2 if shape == 0 else 1, 3))
+        ]
+        messages: list[dict[str, Any]] = [{"role": "user", "content": QUESTION}]
+        if shape == 1:  # the model called a tool, read its result, then called again
+            earlier = weather_call(f"call_{rng.getrandbits(32):08x}", "Осло")
+            messages += [
+                {"role": "assistant", "content": None, "tool_calls": [earlier]},
+                _result(earlier),
+            ]
+        results = [_result(c) for c in calls]
+        if shape == 0:
+            results = results[1:] + results[:1] if n % 2 else results[::-1]
+        messages += results
+        if shape == 2:  # the round after the broken one kept its assistant message
+            later = weather_call(f"call_{rng.getrandbits(32):08x}", "Paris")
+            messages += [
+                {"role": "assistant", "content": "", "tool_calls": [later]},
+                _result(later),
+                {"role": "assistant", "content": "Солнечно везде."},
+            ]
+        content = rng.choice(["", None, "Checking."])
+        roles = "+".join(m["role"] for m in messages)
+        out.append(case_of(messages, content, calls, shown=f"<{roles}>, {content!r}, calls"))
+    return out
+
+
 def _repaired(messages: list[dict[str, Any]], content: Any, tool_calls: Any) -> list[Any]:
     """The assistant message right before the first result that answers one of its calls."""
     assistant = {"role": "assistant", "content": content, "tool_calls": tool_calls}
@@ -376,6 +546,21 @@ def check_history(repair: Callable[..., Any]) -> None:
             "Сообщение ассистента встаёт прямо перед результатами, которые отвечают на его "
             "вызовы, где бы они ни стояли в истории.",
         ),
+        more=(
+            (
+                placed_battery(),
+                (
+                    "The results may come in another order than the calls (a loop that runs the "
+                    "tools at once adds each result as it finishes), and other rounds may stand "
+                    "before or after them: the assistant message goes right before the first "
+                    "result that answers one of its calls.",
+                    "Результаты могут идти не в том порядке, что вызовы (цикл, который запускает "
+                    "инструменты одновременно, добавляет каждый результат, как только он готов), "
+                    "а до и после них могут стоять другие раунды: сообщение ассистента встаёт "
+                    "прямо перед первым результатом, который отвечает на один из его вызовов.",
+                ),
+            ),
+        ),
     )
 
 
@@ -420,4 +605,5 @@ def check_usage(total_tokens: Callable[[list[Any]], Any]) -> None:
             "Счёт лежит только во фрагменте со статистикой (если он есть в потоке); у "
             "остальных фрагментов usage равно None.",
         ),
+        more=(([empty_stream()], tuple(f"{text[0].upper()}{text[1:]}." for text in NO_CHUNKS)),),
     )

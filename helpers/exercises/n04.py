@@ -47,6 +47,8 @@ def name_battery() -> list[Case]:
         ids.append(
             f"{prefix}{rng.choice(NAMES)}{rng.choice(['', '2', '_v3', '-1'])}:{rng.randint(0, 120)}"
         )
+    # a dotted name that holds "functions." itself: only the prefix is cut, never a later one
+    ids += ["functions.cloud_functions.deploy:0", "cloud_functions.deploy:2"]
     return [case_of(i) for i in ids]
 
 
@@ -184,6 +186,17 @@ def extract_battery() -> list[Case]:
     return out
 
 
+def reused_id_battery() -> list[Case]:
+    """Outputs where two calls have the same id: a model that starts counting again in its
+    second section, or writes one id twice in a section."""
+    first = _call("functions.get_weather:0", '{"city": "Beijing"}')
+    again = _call("functions.get_weather:0", '{"city": "Москва"}')
+    return [
+        case_of(_section(first) + "And Moscow: " + _section(again)),
+        case_of(_section(_call("search:0", '{"q": "a"}'), _call("search:0", '{"q": "b"}'))),
+    ]
+
+
 EXTRACT_MISTAKES = (
     Explain(
         IndexError,
@@ -301,4 +314,15 @@ def check_extract(extract_tool_calls: Callable[[str], Any]) -> None:
             "без пробелов по краям, какие бы символы в нём ни стояли.",
         ),
         explain=EXTRACT_MISTAKES,
+        more=(
+            (
+                reused_id_battery(),
+                (
+                    "Two calls may have the same id (a model that starts counting again in a "
+                    "second section): each is still a call of its own; return them all, in order.",
+                    "У двух вызовов может оказаться один и тот же id (модель начала счёт заново во "
+                    "второй секции): это всё равно два вызова; верните оба, по порядку.",
+                ),
+            ),
+        ),
     )

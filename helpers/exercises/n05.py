@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable
 from typing import Any
@@ -23,6 +24,7 @@ from helpers.exercises._verdict import (
     on_battery,
     returned,
     seeded,
+    shorten,
 )
 from helpers.formats import parse_hermes, render_hermes_tool_calls, render_kimi_tool_calls
 from helpers.formats._common import tool_call_dict
@@ -41,6 +43,14 @@ SF_TOMORROW = ("get_temperature_date", {"location": "San Francisco, CA, USA", "d
 
 
 HERMES_MISTAKES = (
+    Explain(
+        KeyError,
+        r"^'(?!(?:name|arguments)'$)([^']+)'$",
+        'the JSON of a Hermes block has exactly two keys, "name" and "arguments" (it is not '
+        'OpenAI\'s shape with "function"), so there is no {0!r} in it.',
+        'в JSON блока Hermes ровно два ключа, "name" и "arguments" (это не формат OpenAI с '
+        '"function"), поэтому ключа {0!r} в нём нет.',
+    ),
     Explain(
         json.JSONDecodeError,
         r"Extra data",
@@ -131,6 +141,15 @@ def hermes_battery() -> list[Case]:
         text = text or content or "Sunny."
         out.append(case_of(text))
     return out
+
+
+def no_argument_battery() -> list[Case]:
+    """Calls of a tool without parameters: their arguments are `{}`, alone or beside others."""
+    now = ("get_time", {})
+    return [
+        case_of(render_hermes_tool_calls(_calls(now))),
+        case_of(render_hermes_tool_calls(_calls(BEIJING, now), "Сейчас проверю.")),
+    ]
 
 
 def unparsed_battery() -> list[Case]:
@@ -249,6 +268,17 @@ def check_hermes_calls(hermes_calls: Callable[[str], Any]) -> None:
             "Каждый блок <tool_call> — это один вызов, где бы он ни стоял, а в его JSON может "
             "быть любой текст, в том числе '<', '>' и другие языки.",
         ),
+        more=(
+            (
+                no_argument_battery(),
+                (
+                    "A tool without parameters is called with empty arguments {}: it is a call "
+                    "all the same, and its arguments are {}.",
+                    "Инструмент без параметров вызывают с пустыми аргументами {}: это такой же "
+                    "вызов, и его arguments — {}.",
+                ),
+            ),
+        ),
     )
 
 
@@ -322,12 +352,22 @@ def _unparsed_reason(message: dict[str, Any], expected: bool) -> tuple[str, str]
 def check_unparsed(has_unparsed_calls: Callable[[dict[str, Any]], Any]) -> None:
     """Exercise 2: True exactly when call markup sits in `content` and `tool_calls` is empty."""
     for description, description_ru, message, expected in unparsed_cases():
+        given = {"role": "assistant", **copy.deepcopy(message)}
         got = call_student(
             has_unparsed_calls,
-            {"role": "assistant", **message},
+            given,
             explain=UNPARSED_MISTAKES,
             case=(description, description_ru),
         )
+        if given != {"role": "assistant", **message}:
+            raise NotYet(
+                f"has_unparsed_calls changed the message it was given ({description}; now "
+                f"{shorten(given, 100)}): the loop sends this message back in its next request, "
+                "so read it without changing it.",
+                f"has_unparsed_calls изменила полученное сообщение ({description_ru}; теперь "
+                f"{shorten(given, 100)}): цикл отправит это сообщение обратно в следующем "
+                "запросе, поэтому читайте его, не изменяя.",
+            )
         got = returned(got, "has_unparsed_calls(...)", ("True or False", "True или False"))
         why_en, why_ru = _unparsed_reason(message, expected)
         case = (f"{description}:", f"{description_ru}:")

@@ -102,6 +102,24 @@ def xml_battery() -> list[Case]:
     return [case_of(_render([blank])), *out]
 
 
+def bare_call_battery() -> list[Case]:
+    """A tool without parameters: its <function=...> block holds no <parameter> at all."""
+    now = _call("get_time", {})
+    return [
+        case_of(_render([now])),
+        case_of(_render([_call("get_forecast", {"city": "Paris"}), now], "Проверю.")),
+    ]
+
+
+def dashed_key_battery() -> list[Case]:
+    """Parameter names with '-' and '.', as a function's name may have them."""
+    calls = [_call("search-v2", {"max-results": "5", "q": "Москва"})]
+    return [
+        case_of(_render(calls)),
+        case_of(_render([_call("weather.today", {"geo.city": "Oslo", "days": "2"})])),
+    ]
+
+
 THINK_BATTERY = (
     "<think>think about Paris first.</think>Paris is sunny.",
     "<think>\nhistory says Paris\n</think>\n\nParis is sunny.",
@@ -181,6 +199,26 @@ def check_xml_calls(xml_calls: Callable[[str], Any]) -> None:
             "tags minus the one newline on each side the format adds.",
             "Каждый блок <function=...> — один вызов; значение — это ровно текст между его "
             "тегами без одного перевода строки с каждой стороны, который добавляет формат.",
+        ),
+        more=(
+            (
+                bare_call_battery(),
+                (
+                    "A tool without parameters is called with a <function=...> block that has no "
+                    "<parameter> inside: it is a call all the same, with the parameters {}.",
+                    "Инструмент без параметров вызывают блоком <function=...>, в котором нет ни "
+                    "одного <parameter>: это такой же вызов, с параметрами {}.",
+                ),
+            ),
+            (
+                dashed_key_battery(),
+                (
+                    "A parameter's name, like a function's, may hold '-' and '.': it is all the "
+                    "text between <parameter= and >.",
+                    "В имени параметра, как и в имени функции, бывают '-' и '.': имя — весь "
+                    "текст между <parameter= и >.",
+                ),
+            ),
         ),
     )
 
@@ -350,6 +388,13 @@ TAG_IN_THE_ANSWER = (
 CUT_OFF_IN_THE_BLOCK = "<think>\nStill weighing Paris against"
 
 
+# Outputs with whitespace before the opening tag: it is still the leading <think>
+OPENED_AFTER_SPACE = (
+    "\n<think>\nParis first.\n</think>\n\nParis is sunny.",
+    " <think>Проверю Москву.</think> В Москве снег.",
+)
+
+
 def _split(text: str) -> tuple[str, str]:
     if "</think>" not in text:
         return "", text.strip()
@@ -404,6 +449,15 @@ def check_split_think(split_think: Callable[[str], Any]) -> None:
                     "characters, and strip only the edges of the two parts.",
                     "<think> и </think> — целые теги: убирайте их как теги, а не как набор "
                     "символов, и срезайте пробелы только по краям двух частей.",
+                ),
+            ),
+            (
+                [case_of(text) for text in OPENED_AFTER_SPACE],
+                (
+                    "The text may have spaces or newlines before <think>: the tag still opens the "
+                    "block, and it is no part of the reasoning.",
+                    "Перед <think> в начале текста могут стоять пробелы или переводы строк: тег "
+                    "всё равно открывает блок и в рассуждение не входит.",
                 ),
             ),
         ],

@@ -99,6 +99,8 @@ def render_battery() -> list[Case]:
         if rng.random() < 0.4:
             arguments["place"] = {"город": rng.choice(VALUES), "tags": ["☀️", "снег"]}
         out.append(case_of(rng.choice(NAMES), rng.randint(1, 4), arguments))
+    # numbers of more than six digits: JSON keeps every one ("%g" and the like round them)
+    out.append(case_of("get_price", 2, {"amount": 1234567, "rate": 3.14159265, "ok": False}))
     return out
 
 
@@ -124,17 +126,37 @@ def tags_battery() -> list[Case]:
             messages += results
             if rng.random() < 0.5:
                 messages.append({"role": "assistant", "content": "Готово."})
-        shown = (
-            "<"
-            + " | ".join(
-                ", ".join(f"{c['id']}={c['function']['name']}" for c in m["tool_calls"])
-                for m in messages
-                if m.get("tool_calls")
-            )
-            + ">"
-        )
-        out.append(case_of(messages, shown=shown))
+        out.append(case_of(messages, shown=_shown_calls(messages)))
     return out
+
+
+def _shown_calls(messages: list[dict[str, Any]]) -> str:
+    """A conversation as a hint names it: each assistant message's calls, `id=tool`."""
+    rounds = [
+        ", ".join(f"{c['id']}={c['function']['name']}" for c in m["tool_calls"])
+        for m in messages
+        if m.get("tool_calls")
+    ]
+    return "<" + " | ".join(rounds) + ">"
+
+
+def none_calls_battery() -> list[Case]:
+    """Conversations whose answers without calls carry `"tool_calls": None`, as the SDK's
+    `model_dump()` writes an assistant message."""
+    ask = {"role": "user", "content": "?"}
+    pair = [_call_of("a", "get_weather"), _call_of("b", "get_time")]
+    messages = [
+        ask,
+        {"role": "assistant", "content": "", "tool_calls": pair},
+        _result("b", "noon"),
+        _result("a", "sunny"),
+        {"role": "assistant", "content": "Солнечно, полдень.", "tool_calls": None},
+        ask,
+        {"role": "assistant", "content": None, "tool_calls": [_call_of("a", "get_time")]},
+        _result("a", "one o'clock"),
+    ]
+    first = [{"role": "assistant", "content": "Привет!", "tool_calls": None}, *messages]
+    return [case_of(m, shown=_shown_calls(m) + ', "tool_calls": None') for m in (messages, first)]
 
 
 @exercise
@@ -235,12 +257,46 @@ def _render_hint(expected: str, got: str) -> tuple[str, str]:
         (i for i, (a, b) in enumerate(zip(expected, got, strict=False)) if a != b),
         min(len(expected), len(got)),
     )
+    number = _number_at(expected, got, position)
+    if number:
+        want, have = number
+        return (
+            f"the number {want} is written as JSON writes it, every digit kept; got {have!r}.",
+            f"число {want} пишется так, как его пишет JSON, со всеми цифрами; получено {have!r}.",
+        )
     return (
         f"the texts differ from character {position}: expected "
         f"{expected[position : position + 40]!r}, got {got[position : position + 40]!r}.",
         f"тексты расходятся с символа {position}: ожидалось "
         f"{expected[position : position + 40]!r}, получено {got[position : position + 40]!r}.",
     )
+
+
+_NUMBER_ARGUMENT = re.compile(
+    re.escape(OPEN)
+    + r'argument key="([^"]*)" type="number"'
+    + re.escape(SEP)
+    + r"(.*?)"
+    + re.escape(CLOSE)
+)
+
+
+def _number_at(expected: str, got: str, position: int) -> tuple[str, str] | None:
+    """(the number as expected, as the learner wrote it) when the texts first differ inside a
+    type="number" argument of `expected` whose key the learner's text also has."""
+    for found in _NUMBER_ARGUMENT.finditer(expected):
+        if found.start(2) <= position <= found.end(2):
+            key = re.escape(found[1])
+            mine = re.search(
+                re.escape(OPEN)
+                + f'argument key="{key}" type="[^"]*"'
+                + re.escape(SEP)
+                + r"(.*?)"
+                + re.escape(CLOSE),
+                got,
+            )
+            return (found[2], mine[1]) if mine else None
+    return None
 
 
 @exercise
@@ -339,6 +395,19 @@ def _index_per_name(messages: list[dict[str, Any]], call_id: str) -> int | None:
     return None
 
 
+TAGS_MISTAKES = (
+    Explain(
+        TypeError,
+        r"'NoneType' object is not iterable",
+        'an assistant message without calls may carry "tool_calls": None (so the SDK\'s '
+        "model_dump() writes it), and .get(key, []) gives that None: treat None as no calls.",
+        'у сообщения ассистента без вызовов может быть "tool_calls": None (так его записывает '
+        "model_dump() из SDK), и .get(key, []) вернёт этот None: считайте None отсутствием "
+        "вызовов.",
+    ),
+)
+
+
 @exercise
 def check_result_tags(result_tags: Callable[[list[dict[str, Any]]], Any]) -> None:
     """Exercise 3: which call (tool name and index) each tool result answers, as K3 writes it."""
@@ -406,5 +475,17 @@ def check_result_tags(result_tags: Callable[[list[dict[str, Any]]], Any]) -> Non
             "ids repeat from round to round.",
             "Результат отвечает на вызов с его id в последнем сообщении ассистента перед ним: "
             "id повторяются от раунда к раунду.",
+        ),
+        explain=TAGS_MISTAKES,
+        more=(
+            (
+                none_calls_battery(),
+                (
+                    'An assistant message without calls may carry "tool_calls": None (so the '
+                    "SDK's model_dump() writes it): None means no calls.",
+                    'У сообщения ассистента без вызовов может быть "tool_calls": None (так его '
+                    "записывает model_dump() из SDK): None означает, что вызовов нет.",
+                ),
+            ),
         ),
     )

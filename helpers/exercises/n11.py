@@ -254,6 +254,8 @@ TOOLSETS: dict[str, list[tuple[str, ...]]] = {
         ("update_password", "password"),
     ],
     "mixed": [("get_weather", "city"), ("read_latest_email",), ("send_email", "to", "body")],
+    # one tool's name inside another's (a family of tools with a shared prefix)
+    "history": [("get_balance",), ("get_balance_history", "days"), ("send_money", "recipient")],
 }
 
 
@@ -299,6 +301,12 @@ PRIVILEGE_CASES: list[tuple[Case, str, Any]] = [
         "e-mail",
         list(BANK),
     ),
+    (("a list inside the list", "список внутри списка"), "bank", [["read_file"], "send_money"]),
+    (
+        ("one name that holds another", "одно имя, внутри которого другое"),
+        "history",
+        "get_balance_history",
+    ),
 ]
 # Generated: pairs of the bank's tools.
 PRIVILEGE_CASES += [
@@ -339,6 +347,14 @@ PRIVILEGE_MISTAKES = (
         "so look only at the registry's own tools.",
         "в реестре нет инструмента {0!r}: имя из needed, которого нет в реестре, "
         "пропускается, поэтому смотрите только на инструменты самого реестра.",
+    ),
+    Explain(
+        TypeError,
+        r"unhashable type: '(\w+)'",
+        "an item of needed that is not a string (here a {0}) cannot go into a set: leave out "
+        "the items that are not strings first, they are ignored.",
+        "элемент needed, который не строка (здесь {0}), нельзя положить в множество: сначала "
+        "отбросьте элементы, которые не строки, они пропускаются.",
     ),
     Explain(
         StopIteration,

@@ -78,7 +78,7 @@ def f1_cases() -> list[Case]:
         ("the lesson's vLLM column", "столбец vLLM из урока", (lesson, lesson)),
         (
             "the lesson's 'stop' column counted by finish_reason",
-            "столбец «stop» из урока, подсчёт по finish_reason",
+            "столбец „stop“ из урока, подсчёт по finish_reason",
             (lesson, [False] * 5),
         ),
         ("one extra call", "один лишний вызов", (lesson, [True, True, True, True, False])),
@@ -357,6 +357,14 @@ def _single_label(call: dict[str, Any]) -> tuple[str, str] | None:
 
 SCHEMA_MISTAKES = (
     Explain(
+        KeyError,
+        r"^'(name|arguments)'$",
+        'a call keeps its {0} inside call["function"] (the shape the exercise shows), not at '
+        "its top level.",
+        'у вызова {0} лежит внутри call["function"] (в том виде, что показан в упражнении), '
+        "а не на верхнем уровне.",
+    ),
+    Explain(
         json.JSONDecodeError,
         r".",
         "these arguments are no JSON text json.loads can read; parse_arguments returns the "
@@ -393,6 +401,11 @@ def check_schema_accuracy(schema_accuracy: Callable[[list[Any], list[Any]], Any]
             continue
         if math.isclose(number, want * 100, abs_tol=1e-6) and want:
             idea = PERCENT
+        elif type(got) is int and got == math.floor(want):
+            idea = (
+                "// keeps only the whole part of the share: divide with /.",
+                "// оставляет от доли только целую часть: делите через /.",
+            )
         elif _rounded(number, want):
             idea = ROUNDED
         elif len(tool_calls) == 1:

@@ -133,7 +133,7 @@ def check_quiz(answers: Mapping[int, str]) -> None:
             en, ru = question["reread"]
             raise _verdict.NotYet(
                 f"question {number} is not right yet: reread {en}.",
-                f"вопрос {number} пока неверно: перечитайте {ru}.",
+                f"ответ на вопрос {number} пока неверен: перечитайте {ru}.",
             )
     extra = sorted(str(k) for k in answers if k not in range(1, len(QUESTIONS) + 1))
     if extra:
