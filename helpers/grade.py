@@ -362,8 +362,17 @@ SUSPECT_MODULES = frozenset(
     "importlib builtins gc ctypes cffi threading _thread multiprocessing concurrent subprocess "
     "signal inspect weakref atexit pickle marshal dill cloudpickle pdb bdb trace code codeop "
     "runpy os posix nt shutil socket _socket select selectors pty faulthandler sysconfig site "
-    "IPython ipykernel jupyter_client zmq traitlets sitecustomize usercustomize".split()
+    "IPython ipykernel jupyter_client zmq traitlets sitecustomize usercustomize timeit "
+    "doctest".split()
 )
+# Modules that are often an attribute of another (`glob.os`, `dataclasses.inspect`,
+# `logging.sys`): reached that way they are the same module, so they are flagged the same.
+MODULE_ATTRS = frozenset(
+    "sys os posix nt inspect socket _socket gc subprocess ctypes builtins importlib threading "
+    "_thread multiprocessing pty weakref".split()
+)
+# A process of its own outlives the cell and the kernel: forked, detached or killed by name.
+PROCESS_CALLS = frozenset("fork forkpty setsid setpgid setpgrp killpg daemon_threads".split())
 SUSPECT_CALLS = frozenset(
     "exec eval compile __import__ setattr delattr globals locals vars breakpoint".split()
 )
@@ -375,7 +384,8 @@ SUSPECT_METHODS = frozenset(
 SUSPECT_SYS = frozenset(
     "modules meta_path path_hooks path_importer_cache path settrace setprofile gettrace "
     "getprofile _getframe _current_frames addaudithook audit monitoring excepthook displayhook "
-    "breakpointhook setrecursionlimit setswitchinterval stdout stderr stdin".split()
+    "breakpointhook setrecursionlimit setswitchinterval stdout stderr stdin prefix base_prefix "
+    "exec_prefix executable orig_argv argv".split()
 )
 # Attributes (read, written, or named in a string) that lead from a value to frames, code,
 # globals or the interpreter's internals: the routes to the check's own variables.
@@ -389,20 +399,26 @@ SUSPECT_ATTRS = frozenset(
 )
 # Of those, the names no other object in these lessons has: flagged whatever they are read from
 # (`s = sys; s.settrace(...)`, `from sys import settrace`).
-SYS_ONLY = SUSPECT_SYS - frozenset("modules path audit monitoring stdout stderr stdin".split())
+SYS_ONLY = SUSPECT_SYS - frozenset(
+    "modules path audit monitoring stdout stderr stdin prefix executable argv".split()
+)
+# A file of the key (its notebooks hold the hidden solutions) named in a string.
+KEY_FILES = re.compile(r"\.ipynb\b|\bnotebooks[/\\]|\bsrc[/\\]\d\d_")
 WRITE_METHODS = frozenset("write_text write_bytes unlink rmdir rename touch chmod".split())
 CHECK_MODULE = re.compile(r"^n\d\d$")
 # Names in a lesson's check module that hold the reference or its battery, not a check.
 CHECKS_OWN = re.compile(r"^_|battery|cases|reference|solution|expected|verdict", re.IGNORECASE)
 
 
-def _parsed(source: str) -> tuple[ast.AST | None, list[str]]:
+def _parsed(source: str, magics: bool = True) -> tuple[ast.AST | None, list[str]]:
     """A cell's syntax tree; IPython's own syntax (`%magic`, `!shell`) is translated first and
-    named, as it runs code the cell does not show."""
+    named, as it runs code the cell does not show (`magics=False`: a string's text, plain
+    Python only)."""
     try:
         return ast.parse(source), []
-    except SyntaxError:
-        pass
+    except (SyntaxError, ValueError):  # ValueError: a NUL byte in a string's text
+        if not magics:
+            return None, []
     try:
         from IPython.core.inputtransformer2 import TransformerManager
 
@@ -413,9 +429,10 @@ def _parsed(source: str) -> tuple[ast.AST | None, list[str]]:
         return None, []
 
 
-def patching(source: str) -> list[str]:
-    """What a student's cell does that could reach into the grading, one phrase each."""
-    tree, found = _parsed(source)
+def patching(source: str, depth: int = 0) -> list[str]:
+    """What a student's cell does that could reach into the grading, one phrase each (code in
+    a string, as `timeit` or `exec` runs it, is read too: `in a string: ...`)."""
+    tree, found = _parsed(source, magics=depth == 0)
     if tree is None:
         return []
     imported: set[str] = set()
@@ -471,6 +488,10 @@ def patching(source: str) -> list[str]:
             if module.startswith("helpers.exercises"):
                 for theirs in [a.name for a in node.names if CHECKS_OWN.search(a.name)]:
                     found.append(f"imports {module}.{theirs} (the checks' own code)")
+            for alias in node.names:  # a check module under another name hides its `nNN.`
+                full = f"{module}.{alias.name}" if module else alias.name
+                if full.startswith("helpers.exercises") and alias.asname:
+                    found.append(f"imports {full} as {alias.asname}")
         elif isinstance(node, ast.Name):
             if node.id in ("__builtins__", "builtins", "get_ipython", "__import__"):
                 found.append(f"uses {node.id}")
@@ -481,6 +502,21 @@ def patching(source: str) -> list[str]:
                 found.append(f"uses sys.{node.attr}")
             elif node.attr in SUSPECT_ATTRS:
                 found.append(f"uses .{node.attr}")
+            elif (
+                node.attr in MODULE_ATTRS
+                and root(node) in imported
+                and dotted(node.value) != node.attr  # `socket.socket` is the class
+            ):
+                found.append(f"uses {dotted(node) or node.attr} (a module)")
+            elif node.attr in PROCESS_CALLS:
+                found.append(f"uses .{node.attr} (a process of its own)")
+            elif (
+                node.attr.startswith("_")
+                and not node.attr.startswith("__")
+                and isinstance(node.value, ast.Name)
+                and node.value.id in imported
+            ):
+                found.append(f"uses {node.value.id}.{node.attr} (a module's private name)")
             elif isinstance(node.value, ast.Name) and CHECK_MODULE.match(node.value.id):
                 if CHECKS_OWN.search(node.attr):
                     found.append(f"uses {node.value.id}.{node.attr} (the checks' own code)")
@@ -509,6 +545,11 @@ def patching(source: str) -> list[str]:
                 found.append(f"names {node.value} in a string")
             if GRADING_INTERNALS.search(node.value):
                 found.append("names the self-check machinery")
+            if KEY_FILES.search(node.value):
+                found.append("names a notebook or lesson file")
+            if depth < 3 and ("\n" in node.value or ";" in node.value or "import" in node.value):
+                inner = patching(node.value, depth + 1) if len(node.value) < 100_000 else []
+                found += [f"in a string: {phrase}" for phrase in inner]
     if GRADING_INTERNALS.search(source) and "names the self-check machinery" not in found:
         found.append("names the self-check machinery")
     return list(dict.fromkeys(found))

@@ -493,6 +493,21 @@ def test_a_small_fix_of_a_starter_is_not_a_pasted_solution():
         ("class A:\n    def __del__(self):\n        pass", "defines __del__"),
         ("import inspect", "imports inspect"),
         ("import socket", "imports socket"),
+        # Reached another way (session 8's cheating review: none of these was flagged)
+        ("import timeit\ntimeit.timeit('import gc\\ngc.get_objects()')", "in a string: imports gc"),
+        (
+            "import dataclasses\ndataclasses.inspect.Parameter.x = 1",
+            "uses dataclasses.inspect (a module)",
+        ),
+        ("import glob\nglob.os.replace('a', 'b')", "uses glob.os (a module)"),
+        ("import os\nif os.fork() == 0:\n    pass", "uses .fork (a process of its own)"),
+        ("import re\nre._cache.clear()", "uses re._cache (a module's private name)"),
+        ("from helpers.exercises import n12 as lesson", "imports helpers.exercises.n12 as lesson"),
+        ("import sys\nroot = sys.prefix", "uses sys.prefix"),
+        (
+            "key = open('notebooks/en/01_tools_schema.ipynb').read()",
+            "names a notebook or lesson file",
+        ),
     ],
 )
 def test_patching_in_an_answer_cell_is_named(source, flag):
@@ -508,6 +523,7 @@ def test_patching_in_an_answer_cell_is_named(source, flag):
         "with open('notes.txt') as f:\n    text = f.read()",
         "def reasoning(delta, key):\n    return getattr(delta, key, None)",  # lesson 06
         "text = text.replace('<think>', '')",
+        'prompt = "Call get_weather; then answer.\\nimport nothing"',  # prose in a string
     ],
 )
 def test_honest_answers_are_not_flagged(source):
