@@ -57,7 +57,9 @@ import io
 import os
 import re
 import secrets
+import signal
 import site
+import sys
 import tempfile
 import threading
 import time
@@ -70,9 +72,13 @@ from pathlib import Path
 from typing import Any
 
 from helpers.edition import KERNEL_START_SECONDS, is_solution, student_notebook
+from helpers.exercises._verdict import CORRECT
+from helpers.exercises._verdict import NOT_YET as NOT_YET_TEXT
 from helpers.lessons import CHECK_CALL, lesson_names
 from helpers.paths import NOTEBOOKS_DIR, REPO_ROOT
 
+# What a self-check prints, in either language.
+PASS_MARKS, FAIL_MARKS = (CORRECT.en, CORRECT.ru), (NOT_YET_TEXT.en, NOT_YET_TEXT.ru)
 PASSED, NOT_YET, ERROR, MISSING, COPIED = "passed", "not yet", "error", "missing", "key copied"
 DEFAULT_TIMEOUT = 600
 DEFAULT_CELL_TIMEOUT = 180  # honest setup cells took more than 60 s beside two busy cores
@@ -515,6 +521,7 @@ def patching(source: str, depth: int = 0) -> list[str]:
                 and not node.attr.startswith("__")
                 and isinstance(node.value, ast.Name)
                 and node.value.id in imported
+                and not CHECK_MODULE.match(node.value.id)
             ):
                 found.append(f"uses {node.value.id}.{node.attr} (a module's private name)")
             elif isinstance(node.value, ast.Name) and CHECK_MODULE.match(node.value.id):
@@ -620,6 +627,36 @@ class GraderFiles:
         self.turns = threading.Condition()
         self.running: list[KernelRun] = []
         self.alone, self.waiting = False, 0
+        # Processes below the grader before any kernel: not a student's (another test's server).
+        self.subreaper = become_subreaper()
+        self.before = descendants(os.getpid())
+
+    def left_behind(self, run: KernelRun, seen: set[int]) -> int:
+        """Stop what a stopped kernel left alive: the processes `seen` below it before it
+        stopped (its process group is killed with it, so a live one had detached) and the
+        orphans the grader inherited. An orphan whose working folder is another running
+        kernel's is that kernel's (it ran there); one whose folder is nobody's may be any
+        running kernel's, so all of them are suspect, as for a changed file (run again alone).
+        Zombies of this kernel are collected, not counted. Returns how many were left alive."""
+        for _ in range(40):  # the killed group's processes take a moment to end
+            table = _processes()
+            if not any(table.get(pid, (0, "Z"))[1] not in "ZX" for pid in seen):
+                break
+            time.sleep(0.05)
+        with self.turns:
+            others = [r.root for r in self.running if r is not run and r.root]
+            orphans = {pid for pid, (parent, _) in table.items() if parent == os.getpid()}
+            alive = {
+                pid
+                for pid in ((orphans | seen) & set(table)) - self.before - {run.pid}
+                if table[pid][1] not in "ZX"
+                and not any(_folder_of(pid).startswith(root) for root in others)
+            }
+            if others and [pid for pid in alive if not _folder_of(pid).startswith(run.root)]:
+                for each in self.running:
+                    each.suspect = True
+        stop_processes(alive | {pid for pid in seen if table.get(pid, (0, ""))[1] == "Z"})
+        return len(alive)
 
     @contextlib.contextmanager
     def kernel(self, alone: bool = False) -> Iterator[KernelRun]:
@@ -702,9 +739,78 @@ class GraderFiles:
 
 @dataclass
 class KernelRun:
-    """One kernel's turn: `suspect` when shared files changed while it ran."""
+    """One kernel's turn: `suspect` when shared files changed or a process was left behind
+    while it ran; `pid`, the kernel's process once it started."""
 
     suspect: bool = False
+    pid: int = 0
+    root: str = ""  # its temporary folder (the kernel works in root/work)
+
+
+# --- processes a kernel leaves behind (Linux) ------------------------------------------------
+# A student's code can fork, detach (setsid) and outlive its kernel: to rewrite the marks sheet
+# once the grader ends, to keep changing shared files while other kernels run, or to relay the
+# verdict socket. As a "child subreaper" the grader inherits every such orphan, so it can find
+# the processes left after a kernel stopped, stop them, and refuse that kernel's verdict.
+
+
+def become_subreaper() -> bool:
+    """Make orphaned descendants of this process its children (Linux `prctl`); False elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) == 0  # SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        return False
+
+
+def _processes() -> dict[int, tuple[int, str]]:
+    """Every process /proc shows: pid -> (parent pid, state letter); {} without /proc."""
+    found = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for name in entries:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", encoding="utf-8", errors="replace") as stat:
+                fields = stat.read().rpartition(")")[2].split()
+            found[int(name)] = (int(fields[1]), fields[0])
+        except (OSError, IndexError, ValueError):  # it ended meanwhile
+            continue
+    return found
+
+
+def descendants(pid: int, table: dict[int, tuple[int, str]] | None = None) -> set[int]:
+    """The processes below `pid` (children, theirs, ...)."""
+    table = _processes() if table is None else table
+    below, grown = set(), {pid}
+    while grown:
+        grown = {child for child, (parent, _) in table.items() if parent in grown} - below
+        below |= grown
+    return below
+
+
+def _folder_of(pid: int) -> str:
+    """A process's working folder, with a final separator ("" when it cannot be read)."""
+    try:
+        return os.path.join(os.readlink(f"/proc/{pid}/cwd"), "")
+    except OSError:
+        return ""
+
+
+def stop_processes(pids: set[int]) -> None:
+    """Kill each process and collect it if it is this process's child (no zombie is left)."""
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.waitpid(pid, 0)
 
 
 def _unlock(folder: Path) -> None:
@@ -904,7 +1010,8 @@ def _grader_{nonce}(_arguments):
         sys.meta_path[:] = [f for f in sys.meta_path if not theirs(f)]
         sys.path_hooks[:] = [h for h in sys.path_hooks if not theirs(h)]
         sys.path_importer_cache.clear()
-        import importlib
+        import importlib, re
+        re.purge()  # a pattern the check compiles at import must not come from a planted cache
         module = importlib.import_module("helpers.exercises.n{lesson}")
         strays = sorted(
             n for n, m in sys.modules.items()
@@ -1127,17 +1234,28 @@ def _preamble_state(outputs: list[Any]) -> dict[str, Any] | None:
     return None
 
 
+def _printed_a_pass(outputs: list[Any]) -> bool:
+    """Whether the check cell printed "Correct!" and no "Not yet:" (either language): what the
+    check printed in the kernel, beside what it sent (a verdict changed on its way, by a hook on
+    the output or a relay of the socket, leaves the printed one as it was)."""
+    text = "".join(
+        str(o.get("text", "")) for o in outputs if isinstance(o, dict) and o.get("name") == "stdout"
+    )
+    return any(mark in text for mark in PASS_MARKS) and not any(m in text for m in FAIL_MARKS)
+
+
 def _verdict_of(
     outcome: Outcome,
     received: list[bytes],
     nonce: str,
     preamble: dict[str, Any] | None,
     status: str,
+    refusals: list[str] | None = None,
 ) -> None:
     """Set `outcome`'s verdict from what the check request sent, refusing it when the kernel's
     runtime changed, more than one record came, or the request did not end well."""
     records = [read_record(data, nonce) for data in received]
-    runtime = []
+    runtime = list(refusals or [])
     if preamble is None:
         runtime.append("the kernel's state before the answer was not read")
     elif preamble.get("problems"):
@@ -1147,6 +1265,8 @@ def _verdict_of(
     record = records[0] if len(records) == 1 else None
     if record is not None:
         runtime += record["problems"]
+        if record["passed"] and not _printed_a_pass(outcome.check_outputs):
+            runtime.append("the verdict sent is a pass, the verdict the check printed is not")
         if preamble is not None:
             changed = changed_state(preamble["state"], record["state"])
             if changed:
@@ -1191,6 +1311,7 @@ def run_exercise(
     lesson = exercise.name.split(":", 1)[0]
     with tempfile.TemporaryDirectory(prefix="grade-") as tmp, files.kernel(alone) as run_token:
         root = Path(tmp)
+        run_token.root = os.path.join(os.path.realpath(root), "")
         copy_root, work, address = root / "grader", root / "work", root / "verdict"
         files.make_copy(copy_root)
         work.mkdir()
@@ -1244,10 +1365,13 @@ def run_exercise(
             on_cell_executed=executed,
         )
         problems, received = [], []
+        keys_processes: set[int] = set()
+        refusals: list[str] = []  # what refuses the verdict, found outside the kernel
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         receiver = threading.Thread(target=_receive, args=(listener, received), daemon=True)
         try:
             with client.setup_kernel(env=kernel_env(copy_root, lang), cwd=str(work)):
+                run_token.pid = int(getattr(manager.provisioner, "pid", 0) or 0)
                 for index, cell in enumerate(run.cells):
                     if time.monotonic() >= deadline:
                         problems.append("the notebook's time ran out")
@@ -1261,6 +1385,8 @@ def run_exercise(
                         receiver.start()
                     started, allowed = time.monotonic(), limit(cell)
                     client.execute_cell(cell, index)
+                    if cell is state_cell and run_token.pid:  # the key's own, before the answer
+                        keys_processes = descendants(run_token.pid)
                     if time.monotonic() - started >= allowed and cell is not check_cell:
                         cell.outputs.append(
                             nbformat.v4.new_output(
@@ -1283,7 +1409,11 @@ def run_exercise(
         except Exception as exc:  # the kernel's messages broke (a student patched json...)
             problems.append(f"the kernel stopped answering ({type(exc).__name__})")
         finally:  # the kernel is ours (nbclient only stops kernels it made itself)
+            below = descendants(run_token.pid) if run_token.pid else set()
             _stop(manager)
+            left = files.left_behind(run_token, below - keys_processes)
+            if left:
+                refusals.append(f"{left} process(es) of the answer outlived the kernel")
             with contextlib.suppress(OSError):
                 listener.shutdown(socket.SHUT_RDWR)  # wakes the receiver's accept
             listener.close()
@@ -1302,7 +1432,7 @@ def run_exercise(
     check_status = status.get(run.cells.index(check_cell), "")
     if any(o.get("output_type") == "error" for o in check_cell.outputs):
         check_status = "error"
-    _verdict_of(outcome, received, nonce, preamble, check_status)
+    _verdict_of(outcome, received, nonce, preamble, check_status, refusals)
     return outcome
 
 

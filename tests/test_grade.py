@@ -309,6 +309,39 @@ get_ipython().input_transformers_post.append(cheat)
 def call_tool(tool_call, tool_map):
     return None"""
 
+# Session 8's cheating review. A hook on the kernel's output stream, set from a string run by
+# timeit: when the check prints its verdict, the Verdict object is made a pass (it got points).
+ECHO_FLIP = '''import timeit
+timeit.timeit("""
+import gc, sys
+class Echo:
+    def flush(self):
+        pass
+    def write(self, text):
+        for thing in gc.get_objects():
+            if type(thing).__name__ == "Verdict" and getattr(thing, "passed", None) is False:
+                thing.__init__(True, "")
+sys.stdout.echo = Echo()
+""", number=1)
+my_schema = {"type": "function", "function": {"name": "convert_temperature"}}'''
+# A process detached from the kernel (fork, setsid, fork): it would outlive the grader and
+# could rewrite the marks sheet or the shared files while other students' kernels run.
+DETACHER = """import os, sys
+def call_tool(tool_call, tool_map):
+    return None
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(300)  # cheat"])
+    os._exit(0)"""
+# A pattern planted in re's cache before the check module is imported (and compiles it).
+RECACHE = """import re
+def _put(cache, key, value):
+    cache[key] = value
+_put(re._cache, (str, r"^(?:kimi|moonshot)-[a-z0-9][a-z0-9.\\-]*$", 0), re.compile(".*"))
+live_env = {"LLM_MODE": "live", "KIMI_BASE_URL": "https://api.moonshot.ai/v1",
+            "KIMI_MODEL": "gpt-4o"}"""
+
 IN_KERNEL = [  # (student, exercise, answer cell)
     ("framereader", "01-check_call_tool", READ_FRAMES),
     ("framepatcher", "01-check_call_tool", PATCH_FRAMES),
@@ -731,6 +764,9 @@ def graded(tmp_path_factory):
     for student, exercise, source in IN_KERNEL:
         _write(folder, f"{student}/01_tools_schema.ipynb", _with({exercise: source}))
     _write(folder, "channel/01_tools_schema.ipynb", _with({"01-check_call_tool": PATCH_CHANNEL}))
+    _write(folder, "echoflip/01_tools_schema.ipynb", _with({"01-check_schema": ECHO_FLIP}))
+    _write(folder, "detacher/01_tools_schema.ipynb", _with({"01-check_call_tool": DETACHER}))
+    _write(folder, "recache/00_start.ipynb", _with({"00-check_live_env": RECACHE}, "00_start"))
     _write(folder, "faker/01_tools_schema.ipynb", _with({"01-check_typed_function": FAKE_PACKAGE}))
     _write(folder, "hooker/01_tools_schema.ipynb", _with({"01-check_typed_function": IMPORT_HOOK}))
     odd = _with(honest)
@@ -881,6 +917,37 @@ def test_a_fake_helpers_package_or_import_hook_is_not_the_grader_s_check(graded)
     hooker = rows["hooker/01_tools_schema.ipynb"]
     assert hooker["01:check_typed_function"] != "passed", hooker["01:check_typed_function hint"]
     assert "uses sys.meta_path" in hooker["needs_review"]
+
+
+def test_a_verdict_changed_after_the_check_printed_it_is_refused(graded):
+    row = graded[0]["echoflip/01_tools_schema.ipynb"]
+    seen = (row["01:check_schema"], row["01:check_schema hint"], row["needs_review"])
+    assert row["01:check_schema"] == "error" and row["score"] == "0", seen
+    assert "the verdict sent is a pass, the verdict the check printed is not" in seen[1], seen
+    assert "in a string: imports gc" in row["needs_review"], seen
+
+
+def test_a_process_that_outlives_its_kernel_is_stopped_and_its_verdict_refused(graded):
+    row = graded[0]["detacher/01_tools_schema.ipynb"]
+    seen = (row["01:check_call_tool"], row["01:check_call_tool hint"], row["needs_review"])
+    assert row["01:check_call_tool"] == "error" and row["score"] == "0", seen
+    assert "process(es) of the answer outlived the kernel" in seen[1], seen
+    assert "uses .setsid (a process of its own)" in row["needs_review"], seen
+    sleepers = [p for p in Path("/proc").glob("[0-9]*") if _cmdline(p).endswith("# cheat")]
+    assert not sleepers  # stopped, not left to run after the grader
+
+
+def test_a_pattern_planted_in_re_s_cache_does_not_reach_the_check(graded):
+    row = graded[0]["recache/00_start.ipynb"]
+    assert row["00:check_live_env"] == "not yet", (row["00:check_live_env hint"], row["run"])
+    assert "re._cache" in row["needs_review"]
+
+
+def _cmdline(proc: Path) -> str:
+    try:
+        return (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return ""
 
 
 def test_in_kernel_cheats_get_no_verdict_or_are_flagged(graded):
