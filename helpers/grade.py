@@ -102,7 +102,11 @@ GRADING_INTERNALS = re.compile(
 # A folder per lesson (`02`, `02_sync_loop`, `lesson 02`, `урок_02`): not a student's name. A
 # name after the number must be the lesson's own (`01_ivanova/` is a student's folder).
 LESSON_FOLDER = re.compile(r"^(?:lesson|урок)?[-_ ]?(\d\d)(?:[-_ ](\w+))?$", re.IGNORECASE)
-COPY_SUFFIX = re.compile(r"\s*\(\d+\)$|[-_ ]copy\d*$", re.IGNORECASE)
+# What a download, a file manager or a drive adds to a copy's name: ` (1)`, ` copy`, ` copy 2`,
+# ` - Copy`, ` — копия`, `-copy`, `_copy2`, and `Copy of ` before it.
+COPY_SUFFIX = re.compile(
+    r"\s*\(\d+\)$|(?:\s*[-–—]\s*|[_ ])(?:copy|копия)(?:\s*\d+)?$|^copy of\s+", re.IGNORECASE
+)
 # A starter changed in at most this many lines is a fix (which may well equal the key), not a
 # pasted reference solution.
 SMALL_EDIT = 2
@@ -221,24 +225,47 @@ def language_of(nb: Any) -> str:
 
 
 def _lesson_folder(part: str) -> bool:
-    found = LESSON_FOLDER.match(part)
+    found = LESSON_FOLDER.match(_without_copy(part))
     if not found or not found[2]:
         return bool(found)
     return f"{found[1]}_{found[2].casefold()}" in lesson_names()
+
+
+def _without_copy(name: str) -> str:
+    """`name` without the marks of a copy (`ivanova (1)`, `ivanova copy`, `ivanova - Copy (2)`,
+    `ivanova — копия` -> `ivanova`); the name itself when nothing else is left."""
+    while (shorter := COPY_SUFFIX.sub("", name, count=1).strip()) not in (name, ""):
+        name = shorter
+    return name
+
+
+@cache
+def _lesson_at_the_ends() -> re.Pattern[str]:
+    """Any of the key's lesson names (`01_tools_schema`, written `01-tools-schema` or
+    `01 tools schema` too) at the start or the end of a file name, with its separator."""
+    names = "|".join(r"[-_ ]".join(map(re.escape, n.split("_"))) for n in lesson_names())
+    return re.compile(rf"^(?:{names})(?:[-_ ]+|$)|[-_ ]+(?:{names})$", re.IGNORECASE)
 
 
 def student_of(relative: Path) -> str:
     """The student a submission belongs to, in lower case: its first folder that is not named
     after a lesson (`02/`, `lesson_02/`, `02_sync_loop/`; `01_ivanova/` is a student's), else its
     file name without the lesson's name (`Ivanova_02_sync_loop.ipynb`,
-    `02_sync_loop-ivanova (1).ipynb` -> `ivanova`)."""
+    `02_sync_loop-ivanova (1).ipynb` -> `ivanova`); a copy's mark (`ivanova (1)/`,
+    `ivanova - Copy/`) is not part of the name. A file with no name but the lesson's
+    (`lesson_01/01_tools_schema (1).ipynb`) is its own row, named by its path as it is
+    (`lesson_01/01_tools_schema (1)`), so that two such files never become one student."""
     folders = [part for part in relative.parts[:-1] if not _lesson_folder(part)]
     if folders:
-        return folders[0].casefold()
-    stem = COPY_SUFFIX.sub("", relative.stem)
-    left = re.sub(r"\d\d_[a-z0-9]+(?:_[a-z0-9]+)*", " ", stem, count=1)
-    left = re.sub(r"(?:^|(?<=[-_ ]))\d\d(?=[-_ ]|$)", " ", left).strip(" _-.")
-    return (left or stem).casefold()
+        return _without_copy(folders[0]).casefold()
+    name = _without_copy(relative.stem)
+    while (shorter := _lesson_at_the_ends().sub("", name, count=1)) != name:
+        name = _without_copy(shorter) if shorter else shorter
+    name = re.sub(
+        r"(?:^|(?<=[-_ ]))(?:(?:lesson|урок)[-_ ]?)?\d\d(?=[-_ ]|$)", " ", name, flags=re.I
+    )
+    name = name.strip(" _-.")
+    return name.casefold() if name else relative.with_name(relative.stem).as_posix()
 
 
 # --- the teacher's key -----------------------------------------------------------------------
@@ -336,7 +363,9 @@ def _changed(a: str, b: str) -> int:
 
 def answer_cells(nb: Any, ref: Reference, exercise: Exercise) -> list[int] | None:
     """Indices (among the code cells) of the student's cells for `exercise`: its answer cell and
-    the cells added below it, up to its check cell; None when no answer cell is left."""
+    the cells added below it, up to its check cell; None when no answer cell is left. A copy of
+    the answer cell (Jupyter's copy keeps its metadata, the same answer id) is one of them: they
+    run in order, so the last definition wins, as it does in Jupyter."""
     code = _code_cells(nb)
     sources = [_no_comments(_source(c)) for c in code]
     grade_id = exercise.name.replace(":", "-", 1)
@@ -354,6 +383,9 @@ def answer_cells(nb: Any, ref: Reference, exercise: Exercise) -> list[int] | Non
             return None
     end = start + 1
     while end < len(code):
+        if ids[end] == f"{grade_id}-answer":  # a copy of the answer cell
+            end += 1
+            continue
         if ids[end] or sources[end] == exercise.check or sources[end] in ref.code:
             break
         if CHECK_CALL.search(sources[end]):

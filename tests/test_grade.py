@@ -14,6 +14,7 @@ submissions get full marks with no flag; the key as it is gets 0 and a flag.
 
 from __future__ import annotations
 
+import copy
 import csv
 import json
 import os
@@ -32,6 +33,7 @@ from helpers.grade import (
     Result,
     _changed,
     _no_comments,
+    answer_cells,
     changed_state,
     exercises_of,
     grade_folder,
@@ -407,6 +409,21 @@ def _with(answers: dict[str, str], lesson: str = "01_tools_schema", lang: str = 
     return nb
 
 
+def _with_a_copy(exercise: str, source: str, lesson: str = "01_tools_schema"):
+    """The student edition with the starter of `exercise` left as it is and a copy of its answer
+    cell (Jupyter's copy: the same metadata) holding `source` right below it, above the check."""
+    nb = _edition(lesson)
+    at = next(
+        i
+        for i, c in enumerate(nb.cells)
+        if c.metadata.get("nbgrader", {}).get("grade_id") == f"{exercise}-answer"
+    )
+    duplicate = copy.deepcopy(nb.cells[at])
+    duplicate.source, duplicate.id = source, "a-copy"
+    nb.cells.insert(at + 1, duplicate)
+    return nb
+
+
 def _verdicts(row, lesson: str = "01") -> list[str]:
     return [row[e] for e in exercises_of(lesson)]
 
@@ -461,10 +478,52 @@ def test_exercises_lesson_and_language_are_found_from_the_code():
         # a numbered student folder is the student's, not a lesson's
         ("01_ivanova/01_tools_schema.ipynb", "01_ivanova"),
         ("lesson_02/07_petrov/02_sync_loop.ipynb", "07_petrov"),
+        # the lesson's name first, the student's after: one student over every lesson
+        ("01_tools_schema_ivanova.ipynb", "ivanova"),
+        ("02_sync_loop_ivanova.ipynb", "ivanova"),
+        ("03_streaming-Ivanova.ipynb", "ivanova"),
+        ("02-sync-loop Ivanova.ipynb", "ivanova"),
+        ("01_tools_schema_ivanova (1).ipynb", "ivanova"),
+        ("12_measuring смирнов.ipynb", "смирнов"),
+        ("ivanova_lesson_01.ipynb", "ivanova"),
+        # a copy's mark on a folder or a file is not the name
+        ("ivanova (1)/01_tools_schema.ipynb", "ivanova"),
+        ("ivanova copy/01_tools_schema.ipynb", "ivanova"),
+        ("Ivanova - Copy/01_tools_schema.ipynb", "ivanova"),
+        ("ivanova - Copy (2)/01_tools_schema.ipynb", "ivanova"),
+        ("ivanova copy 2/01_tools_schema.ipynb", "ivanova"),
+        ("ivanova-copy/01_tools_schema.ipynb", "ivanova"),
+        ("Смирнов копия/01_tools_schema.ipynb", "смирнов"),
+        ("Смирнов — копия/01_tools_schema.ipynb", "смирнов"),
+        ("ivanova_01_tools_schema copy.ipynb", "ivanova"),
+        ("ivanova_01_tools_schema - Copy.ipynb", "ivanova"),
+        ("ivanova_01_tools_schema-copy.ipynb", "ivanova"),
+        ("смирнов_01_tools_schema копия.ipynb", "смирнов"),
+        ("Copy of ivanova_01_tools_schema.ipynb", "ivanova"),
+        ("lesson_01 (1)/petrov.ipynb", "petrov"),
+        ("02_sync_loop - Copy/petrov_02_sync_loop.ipynb", "petrov"),
+        # no student's name at all: each file is its own row, named by its path as it is
+        ("lesson_01/01_tools_schema.ipynb", "lesson_01/01_tools_schema"),
+        ("lesson_01/01_tools_schema (1).ipynb", "lesson_01/01_tools_schema (1)"),
+        ("01_tools_schema (1).ipynb", "01_tools_schema (1)"),
+        ("01_tools_schema copy.ipynb", "01_tools_schema copy"),
     ],
 )
-def test_the_student_comes_from_the_folder_or_the_file_name(path, student):
+def test_student_of_a_folder_or_a_file_name(path, student):
     assert student_of(Path(path)) == student
+
+
+def test_answer_cells_take_a_copy_of_the_answer_cell_and_stop_at_another_id():
+    ref = reference("01", "en")
+    nb = _with_a_copy("01-check_schema", MY_SCHEMA)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    schema = answer_cells(nb, ref, ref.exercises["01:check_schema"])
+    # the starter left as it was, then its corrected copy: both run, in order
+    assert [code[i].source for i in schema] == [_starter(nb, "01-check_schema"), MY_SCHEMA]
+    assert code[schema[-1] + 1].source == _check_cell(nb, "01-check_schema").source
+    # the next exercise's cells are its own
+    call_tool = answer_cells(nb, ref, ref.exercises["01:check_call_tool"])
+    assert [code[i].source for i in call_tool] == [_starter(nb, "01-check_call_tool")]
 
 
 def test_the_reference_holds_the_keys_setup_starter_and_check_arguments():
@@ -776,6 +835,8 @@ def graded(tmp_path_factory):
     odd.cells[0].metadata["jupyter"] = []
     odd.cells[3].metadata["nbgrader"] = []
     _write(folder, "odd/01_tools_schema.ipynb", odd)
+    # the answer cell copied in Jupyter (the same metadata) and corrected below the starter
+    _write(folder, "duplicator/01_tools_schema.ipynb", _with_a_copy("01-check_schema", MY_SCHEMA))
     reload_nb = _edition("02_sync_loop")
     for name in ("check_needs_tools", "check_answer_calls", "check_tool_content"):
         _answer(reload_nb, f"02-{name}", RELOAD_FAKES + _starter(reload_nb, f"02-{name}"))
@@ -1007,6 +1068,12 @@ def test_honest_notebooks_beside_the_cheats_get_full_marks_and_no_flag(graded):
 def test_odd_cell_metadata_is_one_graded_row(graded):
     row = graded[0]["odd/01_tools_schema.ipynb"]
     assert row["run"] == "ok" and _verdicts(row) == ["passed"] * 3
+
+
+def test_a_corrected_copy_of_the_answer_cell_is_graded(graded):
+    row = graded[0]["duplicator/01_tools_schema.ipynb"]
+    assert (row["01:check_schema"], row["01:check_schema attempted"]) == ("passed", "yes"), row
+    assert row["needs_review"] == "" and row["run"] == "ok"
 
 
 def test_fake_checks_behind_a_disabled_reload_get_nothing(graded):
