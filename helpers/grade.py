@@ -401,7 +401,7 @@ SUSPECT_MODULES = frozenset(
     "signal inspect weakref atexit pickle marshal dill cloudpickle pdb bdb trace code codeop "
     "runpy os posix nt shutil socket _socket select selectors pty faulthandler sysconfig site "
     "IPython ipykernel jupyter_client zmq traitlets sitecustomize usercustomize timeit "
-    "doctest".split()
+    "doctest pkgutil base64 binascii codecs zlib".split()
 )
 # Modules that are often an attribute of another (`glob.os`, `dataclasses.inspect`,
 # `logging.sys`): reached that way they are the same module, so they are flagged the same.

@@ -596,6 +596,9 @@ def test_a_small_fix_of_a_starter_is_not_a_pasted_solution():
         ("import re\nre._cache.clear()", "uses re._cache (a module's private name)"),
         ("from helpers.exercises import n12 as lesson", "imports helpers.exercises.n12 as lesson"),
         ("import sys\nroot = sys.prefix", "uses sys.prefix"),
+        # Any module by a name in a string, and a string hidden from the scan (a second review)
+        ("import pkgutil\nrun = pkgutil.resolve_name('builtins:exec')", "imports pkgutil"),
+        ("import base64\ncode = base64.b64decode('aW1wb3J0IGdj')", "imports base64"),
         (
             "key = open('notebooks/en/01_tools_schema.ipynb').read()",
             "names a notebook or lesson file",
