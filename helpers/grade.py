@@ -1287,7 +1287,7 @@ def _verdict_of(
     """Set `outcome`'s verdict from what the check request sent, refusing it when the kernel's
     runtime changed, more than one record came, or the request did not end well."""
     records = [read_record(data, nonce) for data in received]
-    runtime = list(refusals or [])
+    runtime = []
     if preamble is None:
         runtime.append("the kernel's state before the answer was not read")
     elif preamble.get("problems"):
@@ -1303,6 +1303,7 @@ def _verdict_of(
             changed = changed_state(preamble["state"], record["state"])
             if changed:
                 runtime.append("changed: " + ", ".join(changed[:8]))
+    runtime += refusals or []  # last: the kernel's own reasons are the more telling ones
     outcome.runtime = runtime
     if outcome.tampered:
         outcome.value, outcome.hint = ERROR, "verdict refused: the grader's files were changed"
