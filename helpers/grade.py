@@ -123,7 +123,8 @@ WATCHED_MODULES = (
     "_signal socket _socket difflib string types dataclasses enum abc shlex random inspect "
     "hashlib hmac gc importlib importlib.util IPython IPython.display "
     "IPython.core.display_functions IPython.core.displaypub ipykernel.iostream "
-    "ipykernel.zmqshell"
+    "ipykernel.zmqshell _frozen_importlib _frozen_importlib_external transformers.utils "
+    "transformers.utils.chat_template_utils"
 ).split()
 WATCHED = f"name in {tuple(WATCHED_MODULES)!r}"
 # Bindings that change in normal use (found by grading every lesson's honest answers):
@@ -903,6 +904,24 @@ def _grader_state(watched, final=False):
             if monitoring.get_tool(tool) is not None:
                 problems.append("a sys.monitoring tool is registered")
     module_type, modules = real_sys.__class__, names["modules"]
+    # Read through the types' own descriptors: `type(x)` and these run none of the student's code.
+    kind, function, same_text = module_type.__class__, real.__class__, "".__class__.__eq__
+    kind_module, kind_dict, kind_mro = (
+        kind.__dict__[n].__get__ for n in ("__module__", "__dict__", "__mro__"))
+    code_of, defaults_of, keywords_of = (
+        function.__dict__[n].__get__ for n in ("__code__", "__defaults__", "__kwdefaults__"))
+
+    def is_class(value):
+        for base in kind_mro(kind(value)):
+            if base is kind:
+                return True
+        return False
+
+    def bind(key, value):
+        state[key] = ident(value)
+        if kind(value) is function:  # its code or defaults swapped in place
+            found = (ident(code_of(value)), ident(defaults_of(value)), ident(keywords_of(value)))
+            state[key + "()"] = digest(found)
     if modules.__class__ is not {}.__class__:
         problems.append("sys.modules was replaced")
         return state, problems, None
@@ -932,7 +951,12 @@ def _grader_state(watched, final=False):
         try:
             for key, value in module.__dict__.items():
                 if not key.startswith("__") or key in ("__import__", "__build_class__"):
-                    state[name + "." + key] = ident(value)
+                    bind(name + "." + key, value)
+                    # A class of the module's own: each binding of its dict (a method patched
+                    # in place, `inspect.Parameter.replace` or a file loader's `get_data`).
+                    if is_class(value) and same_text(name, kind_module(value)) is True:
+                        for member, inner in kind_dict(value).items():
+                            bind(name + "." + key + "." + member, inner)
         except BaseException:
             state[name] = -2
     signal = modules.get("_signal")
@@ -958,7 +982,6 @@ def _grader_state(watched, final=False):
         lists.update(shell.events.callbacks)
         for name, each in lists.items():
             state["ipython " + name] = digest(tuple_([ident(x) for x in each]))
-        function = real.__class__
         for key, value in shell.__dict__.items():
             if value.__class__ is function or value.__class__ is builtin:
                 state["ipython shell." + key] = ident(value)
@@ -992,6 +1015,10 @@ def _grader_{nonce}(_arguments):
     problems = ()
     if sys.gettrace() is not None or sys.getprofile() is not None:
         problems += ("a trace or profile function was set when the check began",)
+    # The state now as well as after the check: a patch that takes itself away once it has
+    # acted (on the check's import, say) is seen here, while it is still in place.
+    start, found, _ = _grader_state(lambda name: {watched})
+    start, problems = tuple(start.items()), problems + tuple(found)
     passed, hint, error = False, "", ""
 
     def plain(value, depth=0):
@@ -1071,10 +1098,10 @@ def _grader_{nonce}(_arguments):
             problems += ("the check's code changed while it ran: " + changed,)
     except BaseException as exc:
         error = str.__str__(type(exc).__name__ + ": " + str(exc)[:300])
-    _grader_send_{nonce}(passed is True, hint, error, problems)
+    _grader_send_{nonce}(passed is True, hint, error, problems, start)
 
 
-def _grader_send_{nonce}(passed, hint, error, problems):
+def _grader_send_{nonce}(passed, hint, error, problems, start):
     # From here on only the interpreter's own functions are called, each verified first.
     text, tuple_, mapping = "".__class__, ().__class__, {{}}.__class__
     passed = passed is True
@@ -1082,6 +1109,9 @@ def _grader_send_{nonce}(passed, hint, error, problems):
     problems = tuple_([text.__str__(p) for p in tuple_.__iter__(problems)])
     state, found, real_sys = _grader_state(lambda name: {watched}, final=True)
     problems = problems + tuple_(found)
+    for name, value in tuple_.__iter__(start):  # changed in between: not what it was before
+        if mapping.get(state, name, value) != value:
+            state[name] = -3
     state = tuple_(mapping.items(state))
     kind = (0).__class__.__class__
     sockets = real_sys.modules.get("_socket") if real_sys is not None else None

@@ -27,6 +27,7 @@ import pytest
 from helpers.edition import student_notebook
 from helpers.exercises import _verdict, n01
 from helpers.grade import (
+    KERNEL_STATE,
     SMALL_EDIT,
     STATE_MIME,
     GraderFiles,
@@ -343,6 +344,25 @@ def _put(cache, key, value):
 _put(re._cache, (str, r"^(?:kimi|moonshot)-[a-z0-9][a-z0-9.\\-]*$", 0), re.compile(".*"))
 live_env = {"LLM_MODE": "live", "KIMI_BASE_URL": "https://api.moonshot.ai/v1",
             "KIMI_MODEL": "gpt-4o"}"""
+# The interpreter's file loader patched in its class: the check's `_verdict.py` is imported
+# with every "not yet" made a pass (the compiled copy refused, so the source is read).
+LOADER = """import importlib._bootstrap_external as machinery
+original = machinery.FileLoader.get_data
+def get_data(self, path):
+    if "_verdict" in path and path.endswith(".pyc"):
+        raise OSError(path)
+    data = original(self, path)
+    if path.endswith("_verdict.py"):
+        data = data.replace(b"Verdict(False, tr(english(failed.en), failed.ru))", b"Verdict(True)")
+        UNDO()
+    return data
+UNDO = lambda: None
+machinery.FileLoader.get_data = get_data
+my_schema = {}"""
+# The same, putting the loader back once it has served the check: nothing is left changed.
+LOADER_UNDONE = LOADER.replace(
+    "UNDO = lambda: None", "UNDO = lambda: setattr(machinery.FileLoader, 'get_data', original)"
+)
 
 IN_KERNEL = [  # (student, exercise, answer cell)
     ("framereader", "01-check_call_tool", READ_FRAMES),
@@ -359,6 +379,8 @@ IN_KERNEL = [  # (student, exercise, answer cell)
     ("printer", "01-check_schema", PRINTED),
     ("killer", "01-check_call_tool", KILLER),
     ("transformer", "01-check_call_tool", TRANSFORMER),
+    ("loader", "01-check_schema", LOADER),
+    ("undoer", "01-check_schema", LOADER_UNDONE),
 ]
 
 
@@ -648,6 +670,45 @@ def test_a_record_is_read_only_for_this_request_and_changes_of_the_runtime_are_n
     after = {"json.loads": 9, "threads": 2, "builtins.input": 8, "copy.copy": 5}
     # Changed and removed bindings count; added ones (a lazy import) and known churn do not.
     assert changed_state(before, after) == ["json.loads", "re.compile"]
+
+
+PROBE = """class Box:
+    def open(self):
+        return 1
+def lid(a=1, *, b=2):
+    return a + b
+"""
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ("probe.Box.open = lambda self: 2", ["grader_probe.Box.open", "grader_probe.Box.open()"]),
+        ("probe.lid.__code__ = (lambda a=1, *, b=2: 0).__code__", ["grader_probe.lid()"]),
+        ("probe.lid.__defaults__ = (5,)", ["grader_probe.lid()"]),
+        ("probe.lid.__kwdefaults__ = {'b': 0}", ["grader_probe.lid()"]),
+        ("probe.Box.lid = probe.lid", []),  # an added binding, as a lazy import adds
+    ],
+)
+def test_the_kernel_state_sees_a_module_s_class_or_function_changed_in_place(change, expected):
+    """The kernel's state function, run here over a module of its own: a method patched in its
+    class, a function's code or defaults swapped while the binding stays the same object."""
+    import sys
+    import types
+
+    probe = types.ModuleType("grader_probe")
+    exec(PROBE, probe.__dict__)
+    names: dict = {}
+    exec(KERNEL_STATE, names)
+    sys.modules["grader_probe"] = probe
+    try:
+        before = names["_grader_state"](lambda name: name == "grader_probe")[0]
+        assert "grader_probe.Box.open()" in before and "grader_probe.lid()" in before
+        exec(change, {"probe": probe})
+        after = names["_grader_state"](lambda name: name == "grader_probe")[0]
+    finally:
+        del sys.modules["grader_probe"]
+    assert [c for c in changed_state(before, after) if c.startswith("grader_probe")] == expected
 
 
 def test_the_grader_copy_is_read_only_and_changes_are_found_and_undone(tmp_path):
@@ -1028,6 +1089,8 @@ def test_in_kernel_cheats_get_no_verdict_or_are_flagged(graded):
         "tracer": "the check's frames were traced (sys.settrace)",
         "killer": "no verdict: kernel died",
         "kernelbreaker": "no verdict: the kernel stopped answering",
+        "loader": "changed: _frozen_importlib_external.FileLoader.get_data",
+        "undoer": "changed: _frozen_importlib_external.FileLoader.get_data",
     }
     for student, why in refused.items():
         row = rows[f"{student}/01_tools_schema.ipynb"]
