@@ -308,6 +308,24 @@ def _check_arguments(source: str) -> str:
     return ", ".join(parts)
 
 
+def _without_checks(cell: Any) -> Any:
+    """A copy of a key's solution cell, as setup of a later exercise, without its statements that
+    call a self-check: the check cell that imports the checks is not part of the setup."""
+    lines = cell.source.splitlines(keepends=True)
+    try:
+        body = ast.parse(cell.source).body
+    except SyntaxError:
+        return cell
+    for node in reversed(body):
+        call = node.value if isinstance(node, ast.Expr) else None
+        called = ast.unparse(call.func).split(".")[-1] if isinstance(call, ast.Call) else ""
+        if CHECK_CALL.match(called + "("):
+            del lines[node.lineno - 1 : node.end_lineno]
+    found = copy.deepcopy(cell)
+    found.source = "".join(lines).rstrip() + "\n"
+    return found
+
+
 @cache
 def reference(lesson: str, lang: str = "en") -> Reference | None:
     """The reference of a lesson from the teacher's key in `lang`, or None without one."""
@@ -339,7 +357,7 @@ def reference(lesson: str, lang: str = "en") -> Reference | None:
         ids = [c.get("id") for c in key.cells]
         before = key.cells[: ids.index(answer.get("id"))] if answer.get("id") in ids else []
         setup = [
-            c
+            _without_checks(c) if is_solution(c) else c
             for c in before
             if c.cell_type == "code" and (is_solution(c) or not CHECK_CALL.search(c.source))
         ]

@@ -14,6 +14,7 @@ submissions get full marks with no flag; the key as it is gets 0 and a flag.
 
 from __future__ import annotations
 
+import ast
 import copy
 import csv
 import json
@@ -34,6 +35,7 @@ from helpers.grade import (
     Result,
     _changed,
     _no_comments,
+    all_exercises,
     answer_cells,
     changed_state,
     exercises_of,
@@ -51,6 +53,7 @@ from helpers.grade import (
     write_marks,
     write_weights_template,
 )
+from helpers.lessons import CHECK_CALL
 from helpers.paths import NOTEBOOKS_DIR, REPO_ROOT
 
 SCHEMA = {
@@ -557,6 +560,26 @@ def test_the_reference_holds_the_keys_setup_starter_and_check_arguments():
     # The earlier starter (it holds the lesson's import) is setup; its check cell is not.
     assert any("import broken_history" in c.source for c in history.setup)
     assert history.arguments == "repair" and history.solutions
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_no_exercise_s_setup_runs_a_self_check(lang):
+    """An earlier exercise's key solution is setup for a later one, without its check call: the
+    check would run its battery again, and in lesson 12 it raised NameError (the import of
+    `n12` is in the check cell, which the setup leaves out)."""
+    for lesson in sorted({name.split(":")[0] for name in all_exercises()}):
+        for exercise in reference(lesson, lang).exercises.values():
+            for cell in exercise.setup:
+                tree = ast.parse(cell.source)
+                calls = [
+                    ast.unparse(node.func)
+                    for node in ast.walk(tree)
+                    if isinstance(node, ast.Call)
+                    and CHECK_CALL.search(ast.unparse(node.func) + "(")
+                ]
+                assert calls == [], (exercise.name, lang, calls)
+    f1 = reference("12", lang).exercises["12:check_schema_accuracy"].setup
+    assert any("def precision_recall_f1" in c.source and "tp = sum" in c.source for c in f1)
 
 
 def test_a_small_fix_of_a_starter_is_not_a_pasted_solution():
