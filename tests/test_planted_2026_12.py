@@ -383,3 +383,41 @@ def test_a_key_changed_between_two_connects_is_blanked_by_the_reused_proxy(
             stop_servers()
     written = (tmp_path / "02_sync_loop.json").read_text(encoding="utf-8")
     assert "lm-studio" not in written and SECRET not in written
+
+
+# --- round 3 (2026-12-03): thirteen new plants, two let through ------------------------------------
+
+
+def _recorded_echo(tmp_path: Path, text: str, key: str, secrets: list[str]) -> str:
+    """The cassette text after one request through a RecordProxy to an upstream that echoes."""
+    out = tmp_path / "echo.json"
+    with fake_upstream(_AnyKey) as upstream, RecordProxy(upstream, out, secrets=secrets) as proxy:
+        with openai.OpenAI(base_url=f"{proxy.url}/v1", api_key=key, max_retries=0) as client:
+            answer = client.chat.completions.create(
+                model=MODEL, messages=[{"role": "user", "content": text}]
+            )
+        assert answer.choices[0].message.content == f"echo {text}"
+    return out.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("key", ["k3y9", "llm42", "pass123"])
+def test_a_credential_of_four_characters_or_more_is_blanked(key: str, tmp_path: Path) -> None:
+    """A class key can be short; from four characters on it is blanked wherever it is echoed
+    (three or fewer guard nothing, and blanking them would cut up ordinary words)."""
+    assert request_secrets([("Authorization", f"Bearer {key}")]) == {key, f"Bearer {key}"}
+    assert key[:3] not in request_secrets([("Authorization", f"Bearer {key[:3]}")])
+    written = _recorded_echo(tmp_path, f"the key is {key}!", key, secrets=[])
+    assert key not in written and "the key is <redacted>!" in written
+
+
+def test_a_secret_that_begins_another_does_not_leave_the_longer_one_s_tail(tmp_path: Path) -> None:
+    """Two configured keys, one a prefix of the other (a key fixed by adding its last characters):
+    the longer is blanked first, or `<redacted>12` would keep the end of the real key."""
+    from helpers.replay.record import scrub
+
+    short, long = "sk-live-abcdef", "sk-live-abcdef12"
+    assert scrub({"a": [f"x {long} y {short}"]}, [short, long]) == {
+        "a": ["x <redacted> y <redacted>"]
+    }
+    written = _recorded_echo(tmp_path, f"mine is {long}", "EMPTY", secrets=[short, long])
+    assert "mine is <redacted>" in written and "<redacted>12" not in written
