@@ -39,6 +39,7 @@ os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *_others])
 # nbformat asks for it; nbval is then loaded here rather than automatically (`-p no:nbval`).
 # If it was loaded already (addopts overridden with `-o addopts=...`), it is not loaded twice.
 import helpers.arguments  # noqa: E402, F401
+from helpers.edition import KERNEL_START_SECONDS  # noqa: E402
 
 pytest_plugins = [] if "nbval.plugin" in sys.modules else ["nbval.plugin"]
 
@@ -103,6 +104,11 @@ UNIT_TIMEOUT = 120
 # notebook was xfailed. A hanging cell is still cut by --nbval-cell-timeout and pytest-timeout.
 NBVAL_OUTPUT_SECONDS = 60
 
+# A notebook's kernel starts in its first cell's setup, and pytest-timeout counts that setup:
+# the first cell gets the kernel's start-up time on top of pyproject's 300 s (a kernel that
+# took minutes to start beside two busy cores failed lesson 08's first cell, session 10).
+FIRST_CELL_TIMEOUT = 300 + KERNEL_START_SECONDS
+
 REGISTRY_SKIP = pytest.mark.skip(
     reason="downloads from the package index; the default run needs no network. "
     "Run it with: LLM_TEST_REGISTRY=1 .venv/bin/pytest -m registry"
@@ -127,6 +133,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     browser tests) as `notebooks`, so `-m 'not notebooks'` is the quick unit loop, and give the
     others the unit ceiling; put the longest files first."""
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    started: set[pytest.Collector] = set()  # notebooks whose first cell is marked
     items.sort(key=lambda item: rank.get(Path(str(item.fspath)).name, len(rank)))
     for item in items:
         path = Path(str(item.fspath))
@@ -143,3 +150,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(REGISTRY_SKIP)
         if hasattr(item, "output_timeout"):  # an nbval cell: see NBVAL_OUTPUT_SECONDS
             item.output_timeout = NBVAL_OUTPUT_SECONDS
+            if item.parent not in started:
+                started.add(item.parent)
+                item.add_marker(pytest.mark.timeout(FIRST_CELL_TIMEOUT))

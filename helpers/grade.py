@@ -114,6 +114,9 @@ SMALL_EDIT = 2
 GRADER_TREES = ("helpers", "data")
 STATE_MIME = "application/x.toolcall-grader-state+json"
 MAX_RECORD = 4_000_000  # bytes a check request may send back
+# How long the verdict's connection may stay silent (2 s cut a record short beside busy cores;
+# a connection held open only delays the end of its kernel's turn, up to this).
+RECEIVE_SECONDS = 30
 # The modules whose bindings the kernel's state covers: those the checks and the request use,
 # and those the kernel's messages and the display go through. (`helpers.*` is imported afresh
 # for the check and compared inside the request, while the check runs.)
@@ -1137,14 +1140,15 @@ def _grader_send_{nonce}(passed, hint, error, problems, start):
     flags = kind.__dict__["__flags__"].__get__(socket) if socket.__class__ is kind else 0
     if not (flags & 256 and kind.__dict__["__name__"].__get__(socket) == "socket"):
         raise RuntimeError("the socket type is not the interpreter's own")
-    channel = socket(1, 1)
-    socket.connect(channel, {address!r})
     lines = ["{nonce}", "1" if passed else "0"]
     for part in (hint, error, "\\n".join(problems)):
         lines.append(text.encode(part, "utf-8").hex())
     for name, value in state:
         lines.append(text.encode(name, "utf-8").hex() + " %d" % value)
-    socket.sendall(channel, text.encode("\\n".join(lines), "utf-8"))
+    record = text.encode("\\n".join(lines), "utf-8")  # whole before connecting: a busy
+    channel = socket(1, 1)  # machine must not pause the kernel between the connect and the send
+    socket.connect(channel, {address!r})
+    socket.sendall(channel, record)
     socket.close(channel)
 
 _grader_{nonce}(lambda: (lambda *a, **k: (a, k))({arguments}))
@@ -1241,10 +1245,16 @@ class Outcome:
     suspect: bool = False  # shared files changed while it ran (another kernel may have done it)
 
 
-def _stop(manager: Any) -> None:
-    """Shut a kernel down and remove its connection files, whatever state it is in."""
+def _stop(manager: Any, client: Any) -> None:
+    """Shut a kernel down, remove its connection files and close the client's channels (nbclient
+    leaves them open when it did not make the kernel: a heartbeat thread and sockets per kernel,
+    so a class's grading ran out of file handles), whatever state the kernel is in."""
     from jupyter_core.utils import run_sync
 
+    if client.kc is not None:  # first: the manager's cleanup ends the sockets' context
+        with contextlib.suppress(Exception):
+            client.kc.stop_channels()
+        client.kc = None
     try:
         if run_sync(manager.is_alive)():
             run_sync(manager.shutdown_kernel)(now=True)
@@ -1285,7 +1295,7 @@ def _receive(listener: Any, found: list[bytes]) -> None:
         except OSError:  # closed: the kernel has ended
             return
         with connection:
-            connection.settimeout(2)
+            connection.settimeout(RECEIVE_SECONDS)
             chunks, size = [], 0
             try:
                 while size < MAX_RECORD:
@@ -1491,7 +1501,7 @@ def run_exercise(
             problems.append(f"the kernel stopped answering ({type(exc).__name__})")
         finally:  # the kernel is ours (nbclient only stops kernels it made itself)
             below = descendants(run_token.pid) if run_token.pid else set()
-            _stop(manager)
+            _stop(manager, client)
             left = files.left_behind(run_token, below - keys_processes)
             if left:
                 refusals.append(f"{left} process(es) of the answer outlived the kernel")
