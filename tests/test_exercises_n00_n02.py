@@ -314,12 +314,14 @@ def test_tool_content(capsys):
 # --- issue 11: checks that accepted wrong answers or said nothing useful ---------------------------
 
 
-@pytest.mark.parametrize("model", ["kimi-k2.5", "kimi-k2.6", "kimi-k2.7-code", "kimi-k3"])
+@pytest.mark.parametrize("model", ["kimi-k2.6", "kimi-k2.7-code", "kimi-k3"])
 def test_live_env_accepts_platform_model_ids(capsys, model):
     assert_correct(capsys, n00.check_live_env, GOOD_ENV | {"KIMI_MODEL": model})
 
 
-@pytest.mark.parametrize("model", ["kimi-k2-0905-preview", "kimi-k2-thinking", "kimi-latest"])
+@pytest.mark.parametrize(
+    "model", ["kimi-k2-0905-preview", "kimi-k2-thinking", "kimi-latest", "kimi-k2.5"]
+)
 def test_live_env_refuses_ids_reported_retired(capsys, model):
     out = assert_not_yet(capsys, n00.check_live_env, GOOD_ENV | {"KIMI_MODEL": model}, hint=model)
     assert "retired" in out and "kimi-k2.6" in out

@@ -158,7 +158,32 @@ def _crashes(names):
     return {name.split(".")[1]: name for name in names}  # IndexError on a name with no dot
 
 
+def _raises(kind):
+    """The right names, but a collision raises `kind` (round 4 of the wrong answers)."""
+
+    def map_tool_names(names):
+        out = {}
+        for name in names:
+            model = _reference_name(name)
+            if model in out and out[model] != name:
+                raise kind(f"{name!r} and {out[model]!r} both become {model!r}")
+            out[model] = name
+        return out
+
+    return map_tool_names
+
+
 WRONG_NAMES = [
+    (
+        _raises(KeyError),
+        ["'weather.today' and 'weather_today'", "raised KeyError: raise ValueError"],
+        ["'weather.today' и 'weather_today'", "подняла KeyError: поднимите ValueError"],
+    ),
+    (
+        _raises(AssertionError),
+        ["raised AssertionError: raise ValueError"],
+        ["подняла AssertionError"],
+    ),
     (_replace_only, ["['a']", "'t_a'"], ["['a']", "`t_`"]),
     (_no_prefix, ["['a']", "'t_a'"], ["['a']", "`t_`"]),
     (_cut_at_64, ["analytics.reports", "SHA-1"], ["analytics.reports", "SHA-1"]),
@@ -307,7 +332,33 @@ def _returns_dict(result):
     return result.get("structuredContent") or _first_text(result)
 
 
+def _plain_text(join):
+    """The reference for errors and structuredContent; the plain text joined by `join`."""
+
+    def result_content(result):
+        if result.get("isError") is True or result.get("structuredContent") is not None:
+            return solution("10_mcp_tools", "result_content")(result)
+        return join([b["text"] for b in result.get("content", []) if b.get("type") == "text"])
+
+    return result_content
+
+
 WRONG_RESULTS = [
+    (
+        _plain_text(lambda texts: "\n".join(t.strip() for t in texts)),
+        ["'a text with spaces at its edges'", "no strip, the spaces"],
+        ["«текст с пробелами по краям»", "ровно как есть"],
+    ),
+    (
+        _plain_text(lambda texts: "\n".join(t for t in texts if t)),
+        ["'an empty text block between two others'", "an empty text block still adds its line"],
+        ["«пустой текстовый блок между двумя другими»", "тоже добавляет свою строку"],
+    ),
+    (
+        _plain_text(lambda texts: "\n".join(texts).strip()),
+        ["'a text with spaces at its edges'", "no strip"],
+        ["«текст с пробелами по краям»", "без strip"],
+    ),
     (
         _first_text,
         ["'an unknown city (isError)'", "isError wins"],
@@ -330,8 +381,8 @@ WRONG_RESULTS = [
     ),
     (
         _only_first_block,
-        ["'an error in two text blocks'", "joined"],
-        ["«ошибка в двух текстовых блоках»", "через"],
+        ["'an empty text block between two others'", "not of one block"],
+        ["«пустой текстовый блок между двумя другими»", "а не одного блока"],
     ),
     (
         _every_block,

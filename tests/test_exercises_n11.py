@@ -3,6 +3,7 @@ failing input, in both languages; the defences hold on the lesson's AgentDojo sl
 
 from __future__ import annotations
 
+import copy
 import json
 
 import pytest
@@ -104,6 +105,30 @@ def hardcoded_tools(name, arguments, untrusted, state_changing):
     )
 
 
+def _searches_joined(glue):
+    """All the tool results searched as one text (round 4 of the wrong answers, 2026-12-03)."""
+
+    def needs_approval(name, arguments, untrusted, state_changing):
+        if name in state_changing or not isinstance(arguments, dict):
+            return True
+        text = glue.join(untrusted).lower()
+        values = [v if isinstance(v, str) else json.dumps(v) for v in arguments.values()]
+        return any(len(v.strip()) >= 5 and v.strip().lower() in text for v in values)
+
+    return needs_approval
+
+
+def sorts_the_keys(name, arguments, untrusted, state_changing):
+    if name in state_changing or not isinstance(arguments, dict):
+        return True
+    texts = [t.lower() for t in untrusted]
+    for value in arguments.values():
+        value = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+        if len(value.strip()) >= 5 and any(value.strip().lower() in t for t in texts):
+            return True
+    return False
+
+
 # (wrong answer, words its English hint must contain, words its Russian hint must contain)
 def _approval(*, longer_than=4, results=slice(None), measure=len, text=json.dumps):
     """needs_approval as fresh students wrote it (checks, 2026-12-02): `longer_than` the length a
@@ -155,8 +180,23 @@ WRONG_APPROVALS = [
     (checks_keys, ["an address from the e-mail in a read-only tool"], ["адрес из письма"]),
     (
         strings_only,
-        ["a number copied from a result", "as JSON text"],
-        ["число", "JSON-текст"],
+        ["a number copied from a result", "as json.dumps writes it"],
+        ["число", "как его пишет json.dumps"],
+    ),
+    (
+        _searches_joined(" "),
+        ["two results that read as one phrase", "each result is searched on its own"],
+        ["читаются одной фразой", "каждый результат ищется отдельно"],
+    ),
+    (
+        _searches_joined(""),
+        ["a value split over two results", "not glued to the next"],
+        ["разделённое между двумя результатами", "не склеенным со следующим"],
+    ),
+    (
+        sorts_the_keys,
+        ["an object copied from a result as it is", "keys in their own order"],
+        ["объект, скопированный из результата", "ключи в их собственном порядке"],
     ),
     (always_ask, ["reading the inbox", "click yes"], ["чтение почты", "нажимать"]),
     (first_result_only, ["the value in the second result"], ["во втором результате"]),
@@ -178,8 +218,8 @@ WRONG_APPROVALS = [
     ),
     (
         _approval(measure=_stripped, text=str),
-        ["a list copied from a JSON result", "lists as JSON text"],
-        ["список, скопированный", "списки как JSON-текст"],
+        ["a list copied from a JSON result", "as json.dumps writes it"],
+        ["список, скопированный", "как его пишет json.dumps"],
     ),
 ]
 
@@ -316,11 +356,80 @@ def substring_of_one_name(registry, needed):
     return small
 
 
+def _rebuilds_schemas(change):
+    """Keeps the right tools but registers a changed schema (round 4 of the wrong answers)."""
+
+    def least_privilege(registry, needed):
+        wanted = {needed} if isinstance(needed, str) else {n for n in needed if isinstance(n, str)}
+        small, schemas = ToolRegistry(), registry.schemas
+        for schema in schemas:
+            name = schema["function"]["name"]
+            if name in wanted:
+                small.register(registry.tool_map[name], change(schema, schemas))
+        return small
+
+    return least_privilege
+
+
+def _from_the_name(schema, schemas):
+    name = schema["function"]["name"]
+    parameters = {"type": "object", "properties": {}}
+    return {"type": "function", "function": {"name": name, "parameters": parameters}}
+
+
+def _without_description(schema, schemas):
+    schema["function"].pop("description")
+    return schema
+
+
+def _without_parameters(schema, schemas):
+    schema["function"]["parameters"] = {"type": "object", "properties": {}}
+    return schema
+
+
+def _the_first_schema_renamed(schema, schemas):
+    first = copy.deepcopy(schemas[0])
+    first["function"]["name"] = schema["function"]["name"]
+    return first
+
+
+def returns_the_original_when_all_are_needed(registry, needed):
+    wanted = {needed} if isinstance(needed, str) else {n for n in needed if isinstance(n, str)}
+    if wanted >= set(registry.tool_map):
+        return registry
+    return solution("11", "least_privilege")(registry, needed)
+
+
 WRONG_REGISTRIES = [
     (
+        _rebuilds_schemas(_from_the_name),
+        ["schema of read_latest_email differs", "it has no description"],
+        ["схема read_latest_email в новом реестре отличается", "в ней нет description"],
+    ),
+    (
+        _rebuilds_schemas(_without_description),
+        ["it has no description", "own schema from registry.schemas"],
+        ["нет description", "собственной схемой"],
+    ),
+    (
+        _rebuilds_schemas(_without_parameters),
+        ["schema of read_file differs", "its parameters reads"],
+        ["схема read_file", "parameters —"],
+    ),
+    (
+        _rebuilds_schemas(_the_first_schema_renamed),
+        ["its description reads 'The get_balance tool.'"],
+        ["description — 'The get_balance tool.'"],
+    ),
+    (
+        returns_the_original_when_all_are_needed,
+        ["for 'every tool'", "returned the registry it was given"],
+        ["«все инструменты»", "вернула тот же реестр"],
+    ),
+    (
         returns_all,
-        ["the lesson's summary task", "should offer ['read_latest_email']"],
-        ["пересказ письма", "должен предлагать"],
+        ["the lesson's summary task", "returned the registry it was given"],
+        ["пересказ письма", "вернула тот же реестр"],
     ),
     (
         registers_needed_blindly,

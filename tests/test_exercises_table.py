@@ -2940,7 +2940,7 @@ WRONG += [
     row(
         n03.check_assemble,
         _assemble_skips_first_chunk,
-        "1: {'role': 'assistant', 'tool_calls': [...]}>): in the result[0].id",
+        "1: {'role': 'assistant', 'tool_calls': [...]}>): at result[0].id",
         "вместе с ролью нести и первую часть вызова",
         "03-1 the first chunk skipped",
     ),
@@ -2954,7 +2954,7 @@ WRONG += [
     row(
         n03.check_assemble,
         lambda chunks: _assemble_from(chunks, _glue_name_elif_arguments),
-        "whole>): in the result[0].function.arguments",
+        "whole>): at result[0].function.arguments",
         "Одна часть может нести весь вызов сразу",
         "03-1 name elif arguments",
     ),
@@ -2975,7 +2975,7 @@ WRONG += [
     row(
         n03.check_history,
         _repair_after_last_user,
-        "repair(<user+assistant+tool+tool+tool+tool>, None, calls): in the result[1]",
+        "repair(<user+assistant+tool+tool+tool+tool>, None, calls): at result[1]",
         "до и после них могут стоять другие раунды",
         "03-2 right after the last question",
     ),
@@ -3124,6 +3124,249 @@ WRONG += [
     )
     for answer, en, ru, _case in rows
 ]
+
+
+# --- round 4 of the wrong answers (a student helper, 2026-12-03): each was accepted or got a
+# misleading hint before the fix that came with it.
+
+
+def _pops_the_calls(message, tool_map):
+    """Takes each call off the assistant message (which stays in the history)."""
+    results = []
+    while message["tool_calls"]:
+        tool_call = message["tool_calls"].pop(0)
+        arguments = json.loads(tool_call["function"]["arguments"])
+        result = tool_map[tool_call["function"]["name"]](**arguments)
+        results.append(
+            {
+                "role": "tool",
+                "tool_call_id": tool_call["id"],
+                "name": tool_call["function"]["name"],
+                "content": json.dumps(result),
+            }
+        )
+    return results
+
+
+def _error_without_type(function, arguments_text):
+    """str(error) alone: a TimeoutError() says nothing."""
+    try:
+        return json.dumps(function(**json.loads(arguments_text)))
+    except Exception as error:
+        return json.dumps({"error": str(error)})
+
+
+WRONG += [
+    row(
+        n02.check_answer_calls,
+        _pops_the_calls,
+        "changed the assistant message it was given",
+        "изменила полученное сообщение ассистента",
+        "02-2 calls popped off the message",
+    ),
+    row(
+        n02.check_tool_content,
+        _error_without_type,
+        "str() of TimeoutError() is empty",
+        "str() от TimeoutError() — пустая строка",
+        "02-3 the error's text without its type",
+    ),
+]
+
+
+def test_a_result_json_cannot_encode_may_be_written_as_text(capsys) -> None:
+    """02-3: `default=str` keeps a dated result instead of turning it into an error; both are
+    right by the task's text (round 4 found this honest answer rejected)."""
+
+    def tool_content(function, arguments_text):
+        try:
+            return json.dumps(function(**json.loads(arguments_text)), default=str)
+        except Exception as error:
+            return json.dumps({"error": f"{type(error).__name__}: {error}"})
+
+    assert verdict_of(capsys, n02.check_tool_content, tool_content).strip() == CORRECT
+
+
+def _normalized_then(change):
+    """The lesson's normalize_ids, then one change to the history it returns."""
+
+    def normalize_ids(history):
+        return change(solution("06", "normalize_ids")(history))
+
+    return normalize_ids
+
+
+def _without_user_messages(history):
+    return [m for m in history if m.get("role") in ("assistant", "tool")]
+
+
+def _tool_messages_without_name(history):
+    return [
+        {k: v for k, v in m.items() if k != "name"} if m.get("role") == "tool" else m
+        for m in history
+    ]
+
+
+def _skips_the_first_chunk(chunks):
+    """Takes the first chunk for the role's alone (it may carry reasoning already)."""
+    return solution("06", "reasoning_of")(chunks[1:])
+
+
+WRONG += [
+    row(
+        n06.check_normalize,
+        _normalized_then(_without_user_messages),
+        "normalize_ids returned",
+        "normalize_ids вернула",
+        "06-2 user messages dropped",
+    ),
+    row(
+        n06.check_normalize,
+        _normalized_then(_tool_messages_without_name),
+        "lost the keys ['name']",
+        "потеряло ключи ['name']",
+        "06-2 the tool message's name dropped",
+    ),
+    row(
+        n06.check_reasoning_of,
+        _skips_the_first_chunk,
+        "reasoning in the first chunk",
+        "рассуждение уже в первом фрагменте",
+        "06-3 the first chunk skipped",
+    ),
+]
+
+
+def _name_from_the_id(tool_call, tool_map):
+    function = tool_map[tool_call["id"].split(":")[0]]
+    return function(**json.loads(tool_call["function"]["arguments"]))
+
+
+def _quotes_swapped(tool_call, tool_map):
+    function = tool_map[tool_call["function"]["name"]]
+    return function(**json.loads(tool_call["function"]["arguments"].replace("'", '"')))
+
+
+def _greets_only(tool_call, tool_map):
+    function = tool_map[tool_call["function"]["name"]]
+    arguments = json.loads(tool_call["function"]["arguments"])
+    return function(name=arguments["name"], punctuation=arguments.get("punctuation", "!"))
+
+
+def _last_piece_of_the_name(tool_call, tool_map):
+    function = tool_map[tool_call["function"]["name"].split(".")[-1]]
+    return function(**json.loads(tool_call["function"]["arguments"]))
+
+
+WRONG += [
+    row(
+        n01.check_schema,
+        schema_with("function.parameters.properties.value.description", ["The temperature"]),
+        "a description (a string",
+        "описание (строкой",
+        "01-1 a list as a description",
+    ),
+    row(
+        n01.check_call_tool,
+        _name_from_the_id,
+        "is the call's id, not a tool's name",
+        "это id вызова, а не имя инструмента",
+        "01-2 the tool's name read from the id",
+    ),
+    row(n01.check_call_tool, _quotes_swapped, "Brien", "Brien", "01-2 quotes swapped"),
+    row(
+        n01.check_call_tool,
+        _greets_only,
+        "has no argument 'name'",
+        "нет аргумента 'name'",
+        "01-2 greet's parameters hard-coded",
+    ),
+    row(
+        n01.check_call_tool,
+        _last_piece_of_the_name,
+        "under its whole name",
+        "под полным именем",
+        "01-2 the name's last piece",
+    ),
+]
+
+
+def _stripped_content(reply):
+    content = reply.choices[0].message.content
+    return content.strip() if content else content
+
+
+def _date_described(text):
+    def change(tool):
+        tool["function"]["parameters"]["properties"]["date"]["description"] = text
+
+    return _strict_tool_with(change)
+
+
+NAMED_WEATHER = {"type": "function", "function": {"name": "get_weather"}}
+
+WRONG += (
+    [
+        row(
+            n08.check_strict_tool,
+            _date_described(description),
+            "date",
+            "дат",
+            f"08-3 the date described as {description!r}",
+        )
+        for description in (
+            "The date, e.g. 2026",
+            "Any day in 2026",
+            "The day and the month of the forecast",
+        )
+    ]
+    + [
+        row(
+            n08.check_one_call,
+            {"tool_choice": NAMED_WEATHER, **extra},
+            en,
+            ru,
+            f"08-1 a named choice with {sorted(extra)}",
+        )
+        for extra, en, ru in (
+            ({"tools": []}, "leave tools out of settings", "уберите tools из settings"),
+            ({"max_tokens": 1}, "max_tokens=1 cuts the answer off", "max_tokens=1 обрывает ответ"),
+            ({"n": 2}, "n=2 asks for that many answers", "n=2 просит столько ответов"),
+        )
+    ]
+    + [
+        row(n00.check_live_env, GOOD_ENV | {"KIMI_MODEL": model}, en, ru, f"00-1 {model}")
+        for model, en, ru in (
+            ("kimi-k2", "names the model family", "название семейства моделей"),
+            ("kimi-k2-instruct", "names the model family", "название семейства моделей"),
+            ("moonshot-v1-8k", "not Kimi-K2", "а не Kimi-K2"),
+        )
+    ]
+    + [
+        row(
+            n00.check_qwen_command,
+            "vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice=true "
+            "--tool-call-parser hermes",
+            "is a switch that takes no value",
+            "переключатель без значения",
+            "00-2 the switch given a value",
+        ),
+        row(
+            n00.check_reading,
+            lambda reply: _read(reply, text=_stripped_content),
+            "Ready.",
+            "Ready.",
+            "00-3 the text stripped",
+        ),
+    ]
+)
+
+
+def test_a_named_choice_sent_in_extra_body_is_one_call(capsys) -> None:
+    """08-1: the SDK merges extra_body into the request, so the named choice reaches vLLM there
+    too (round 4 found this honest answer rejected)."""
+    out = verdict_of(capsys, n08.check_one_call, {"extra_body": {"tool_choice": NAMED_WEATHER}})
+    assert out.strip() == CORRECT
 
 
 MIN_WRONG = 6

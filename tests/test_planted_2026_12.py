@@ -415,3 +415,65 @@ def test_a_secret_that_begins_another_does_not_leave_the_longer_one_s_tail(tmp_p
     }
     written = _recorded_echo(tmp_path, f"mine is {long}", "EMPTY", secrets=[short, long])
     assert f"mine is {REDACTED}" in written and f"{REDACTED}12" not in written
+
+
+# --- round 4 (2026-12-03, 14 plants, 12 caught by the full suite): the two let through -------
+
+QWEN_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "f",
+            "parameters": {
+                "type": "object",
+                "properties": {"xs": {"type": "array"}, "o": {"type": "object"}},
+            },
+        },
+    }
+]
+
+
+def _refuse_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
+
+
+@pytest.mark.parametrize("parameter", ["xs", "o"])
+@pytest.mark.parametrize("value", ["[1e999]", "[NaN]", '{"a": -1e999}', "1e999"])
+def test_qwen_xml_arguments_are_strict_json_when_a_value_overflows(parameter, value) -> None:
+    """A container parameter whose value Python reads as inf or nan: the call's arguments must
+    still be JSON that a strict reader takes (json.dumps writes `Infinity` unless told not to,
+    and json.loads accepts it back, so the parser's own check cannot see it)."""
+    from helpers.formats.qwen_xml import parse_qwen_xml
+
+    text = (
+        f"<tool_call>\n<function=f>\n<parameter={parameter}>\n{value}\n</parameter>\n"
+        "</function>\n</tool_call>"
+    )
+    result = parse_qwen_xml(text, QWEN_TOOLS)
+    [call] = result.tool_calls
+    json.loads(call["function"]["arguments"], parse_constant=_refuse_constant)
+
+
+def test_a_client_that_sends_nothing_is_closed_at_the_request_deadline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A connection that never sends a byte is closed by the whole-request deadline, not held
+    for the per-read timeout (120 s by default: 256 such clients would hold every slot)."""
+    from test_replay_fixtures import write_cassette
+
+    from helpers.replay.server import JsonHandler
+
+    monkeypatch.setattr(JsonHandler, "request_deadline", 0.5, raising=False)
+    monkeypatch.setattr(JsonHandler, "timeout", 60, raising=False)
+    write_cassette(tmp_path, "lesson", interactions())
+    with ReplayServer(tmp_path) as running:
+        address = ("127.0.0.1", int(running.url.rsplit(":", 1)[1]))
+        with socket.create_connection(address, timeout=5) as silent:
+            silent.settimeout(30)  # far above the deadline, far below the per-read timeout
+            try:
+                while silent.recv(4096):  # whatever the server says before it closes
+                    pass
+            except ConnectionResetError:
+                pass
+            except TimeoutError:
+                pytest.fail("a client that sent nothing was still connected after 30 s")

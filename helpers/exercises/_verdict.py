@@ -297,6 +297,7 @@ CASE_RU = {
     "two calls": "два вызова",
     "results in the other order": "результаты в обратном порядке",
     "two rounds": "два раунда",
+    "reasoning in the first chunk": "рассуждение уже в первом фрагменте",
 }
 
 
@@ -635,9 +636,9 @@ def on_battery(
             if where:
                 path, want, have = where
                 raise NotYet(
-                    f"{call}: in the result{path} expected {shorten(want, 100)}, got "
+                    f"{call}: at result{path} expected {shorten(want, 100)}, got "
                     f"{shorten(have, 100)}. {idea[0]}",
-                    f"{call}: в результате{path} ожидалось {shorten(want, 100)}, получено "
+                    f"{call}: в result{path} ожидалось {shorten(want, 100)}, получено "
                     f"{shorten(have, 100)}. {idea[1]}",
                 )
             raise NotYet(

@@ -25,9 +25,17 @@ from helpers.formats._common import tool_call_dict
 
 MOONSHOT_URLS = ("https://api.moonshot.ai/v1", "https://api.moonshot.cn/v1")
 # Platform model ids are lower-case names without a slash: kimi-k2.6, kimi-k2.7-code, ...
-PLATFORM_ID = re.compile(r"^(?:kimi|moonshot)-[a-z0-9][a-z0-9.\-]*$")
-PLATFORM_EXAMPLES = "kimi-k2.6, kimi-k2.5"
-KNOWN_IDS = ("kimi-k2.6", "kimi-k2.5")  # ids the lessons name: a near miss gets "did you mean"
+PLATFORM_ID = re.compile(r"^kimi-[a-z0-9][a-z0-9.\-]*$")
+PLATFORM_EXAMPLES = "kimi-k2.6, kimi-k2.7-code"
+# ids the lessons name as today's: a near miss gets "did you mean"
+KNOWN_IDS = ("kimi-k2.6", "kimi-k2.7-code", "kimi-k3")
+# Names a student types for Kimi-K2 that the platform serves no model under: the family's name
+# and the Hugging Face repositories' names in lower case.
+FAMILY_NAMES = frozenset(
+    (
+        "kimi kimi-k2 kimi-k2-instruct kimi-k2-instruct-0905 kimi-k2-base kimi-k2-thinking-model"
+    ).split()
+)
 
 
 def _letters(model_id: str) -> str:
@@ -39,7 +47,7 @@ def _letters(model_id: str) -> str:
 RETIRED_IDS = frozenset(
     (
         "kimi-k2-0711-preview kimi-k2-0905-preview kimi-k2-turbo-preview kimi-k2-thinking "
-        "kimi-k2-thinking-turbo kimi-latest"
+        "kimi-k2-thinking-turbo kimi-latest kimi-k2.5"
     ).split()
 )
 
@@ -105,6 +113,22 @@ def check_live_env(env: Mapping[str, str]) -> None:
             f"{model}, по сообщениям, снята с платформы в 2026 году; возьмите модель, которую "
             "платформа обслуживает сейчас, например kimi-k2.6.",
         )
+    if model.lower() in FAMILY_NAMES:
+        raise NotYet(
+            f"{model!r} names the model family (or its Hugging Face repository), not a model the "
+            f"platform serves: it answers 404 for it. Take a platform id such as "
+            f"{PLATFORM_EXAMPLES}.",
+            f"{model!r} — название семейства моделей (или их репозитория на Hugging Face), а не "
+            "модель, которую обслуживает платформа: на него она ответит 404. Возьмите id "
+            f"платформы, например {PLATFORM_EXAMPLES}.",
+        )
+    if model.lower().startswith("moonshot-"):
+        raise NotYet(
+            f"{model!r} is one of Moonshot's older moonshot-v1 models, not Kimi-K2: the lessons "
+            f"need a Kimi id such as {PLATFORM_EXAMPLES}.",
+            f"{model!r} — одна из старых моделей Moonshot (moonshot-v1), а не Kimi-K2: урокам "
+            f"нужен id Kimi, например {PLATFORM_EXAMPLES}.",
+        )
     near = next((k for k in KNOWN_IDS if _letters(k) == _letters(model) and k != model), None)
     if near:
         raise NotYet(
@@ -153,6 +177,14 @@ def check_qwen_command(command: str) -> None:
             "называет модель, которую обслуживает.",
         )
     _fits_four_gpus(words)
+    valued = next((w for w in words if w.startswith("--enable-auto-tool-choice=")), None)
+    if valued:
+        raise NotYet(
+            f"{valued}: --enable-auto-tool-choice is a switch that takes no value (vLLM's "
+            "argument parser refuses one); write it alone.",
+            f"{valued}: --enable-auto-tool-choice — переключатель без значения (парсер "
+            "аргументов vLLM значение не примет); пишите его без =.",
+        )
     if "--enable-auto-tool-choice" not in words:
         raise NotYet(
             "add --enable-auto-tool-choice: without it vLLM answers a request with "
@@ -410,6 +442,9 @@ def reply_battery() -> list[dict[str, Any]]:
         elif shape == 5:
             spec["details"] = {"prompt_tokens_details": {"cached_tokens": spec["usage"][0] // 2}}
         specs.append(spec)
+    # Text with spaces and newlines at its edges: the content is read as the reply holds it.
+    edges = {k: v for k, v in specs[-1].items() if k not in ("second", "details", "calls")}
+    specs.append(edges | {"content": "  Ready.\n", "finish_reason": "stop"})
     return specs
 
 

@@ -48,10 +48,10 @@ def _schema(schema: Any, source: tuple[str, str] = ("the schema", "схема"))
             'function.name must be "convert_temperature".',
             'function.name должен быть "convert_temperature".',
         )
-    if not str(function.get("description") or "").strip():
+    if not isinstance(function.get("description"), str) or not function["description"].strip():
         raise NotYet(
-            "give the tool a description: the model decides from it when to call it.",
-            "дайте инструменту описание: по нему модель решает, когда его вызывать.",
+            "give the tool a description (a string): the model decides from it when to call it.",
+            "дайте инструменту описание (строкой): по нему модель решает, когда его вызывать.",
         )
     parameters = function.get("parameters")
     if not isinstance(parameters, Mapping) or parameters.get("type") != "object":
@@ -80,8 +80,11 @@ def _schema(schema: Any, source: tuple[str, str] = ("the schema", "схема"))
                 f'{name!r} should have "type": "{json_type}", not {got!r}.',
                 f'у {name!r} должен быть "type": "{json_type}", а не {got!r}.',
             )
-        if not str(prop.get("description") or "").strip():
-            raise NotYet(f"give {name!r} a description.", f"дайте {name!r} описание.")
+        if not isinstance(prop.get("description"), str) or not prop["description"].strip():
+            raise NotYet(
+                f"give {name!r} a description (a string: the model reads it as text).",
+                f"дайте {name!r} описание (строкой: модель читает его как текст).",
+            )
     enum = properties["to_unit"].get("enum")
     if not isinstance(enum, list) or sorted(map(str, enum)) != UNITS:
         raise NotYet(
@@ -141,16 +144,22 @@ def check_call_tool(call_tool: Callable[..., Any]) -> None:
         ({"name": "Lin", "punctuation": "?"}, "Hello, Lin?"),
         # the keys in another order than the parameters: passing values by position fails here
         ({"punctuation": ".", "name": "Kim"}, "Hello, Kim."),
+        ({"name": "O'Brien"}, "Hello, O'Brien!"),  # an apostrophe: no quote swapping
     ]
     a_function(call_tool, "call_tool")
-    for name, arguments, expected in [("greet", a, e) for a, e in cases] + _call_battery():
-        tool_call = tool_call_dict(f"{name}:0", name, json.dumps(arguments, ensure_ascii=False))
+    calls = [("greet", a, e) for a, e in cases] + _call_battery()
+    for k, (name, arguments, expected) in enumerate(calls):
+        # The first id names the tool, the others do not (OpenAI's `call_...`, vLLM's): the
+        # tool to run is function.name, never a piece of the id.
+        call_id = f"{name}:0" if k == 0 else ("call_", "chatcmpl-tool-")[k % 2] + f"{k:02d}x9"
+        tool_call = tool_call_dict(call_id, name, json.dumps(arguments, ensure_ascii=False))
         shown = f"call_tool({name}, {shorten(json.dumps(arguments, ensure_ascii=False), 100)})"
         tool_map = {"greet": _greet, **{n: _echo for n in NAMES}}
         given = copy.deepcopy(tool_call)
-        result = call_student(
-            call_tool, tool_call, tool_map, explain=CALL_TOOL_MISTAKES, case=(shown, shown)
+        explain = (
+            CALL_TOOL_MISTAKES if name == "greet" else (*_other_tool(name), *CALL_TOOL_MISTAKES)
         )
+        result = call_student(call_tool, tool_call, tool_map, explain=explain, case=(shown, shown))
         if tool_call != given:
             raise NotYet(
                 f"{shown} changed the tool call it was given (now {shorten(tool_call, 100)}): "
@@ -199,6 +208,36 @@ def check_call_tool(call_tool: Callable[..., Any]) -> None:
             )
 
 
+def _other_tool(name: str) -> tuple[Explain, ...]:
+    """What a KeyError means on the call of a tool other than greet: greet's own argument
+    names looked up in another tool's arguments, or the tool looked up by a piece of its name."""
+    pieces = {p for p in re.split(r"[.\-_]", name) if p and p != name}
+    found = [
+        Explain(
+            KeyError,
+            r"^'(name|punctuation)'$",
+            f"this call of {name!r} has no argument {{0!r}}: the decoded arguments are the "
+            "tool's own, whatever the tool, so pass them all as keyword arguments "
+            "(function(**arguments)) instead of greet's parameters one by one.",
+            f"в этом вызове {name!r} нет аргумента {{0!r}}: раскодированные аргументы — свои у "
+            "каждого инструмента, поэтому передайте их все именованными аргументами "
+            "(function(**arguments)), а не параметры greet по одному.",
+        )
+    ]
+    if pieces:
+        found.append(
+            Explain(
+                KeyError,
+                r"^'(" + "|".join(re.escape(p) for p in sorted(pieces)) + r")'$",
+                f"the tool is in tool_map under its whole name {name!r}, not {{0!r}}: look up "
+                "function.name exactly as the call gives it.",
+                f"инструмент лежит в tool_map под полным именем {name!r}, а не {{0!r}}: ищите "
+                "function.name ровно в том виде, в каком его дал вызов.",
+            )
+        )
+    return tuple(found)
+
+
 CALL_TOOL_MISTAKES = (
     Explain(
         NameError,
@@ -215,6 +254,14 @@ CALL_TOOL_MISTAKES = (
         "them with json.loads.",
         "аргументы — JSON-текст (с true, false и null), а не литерал Python: раскодируйте их "
         "через json.loads.",
+    ),
+    Explain(
+        KeyError,
+        r"^'((?:call_|chatcmpl-tool-|greet:)[^']*)'$",
+        "{0!r} is the call's id, not a tool's name: the tool to run is function.name (an id "
+        "says nothing about the tool: OpenAI's look like call_..., vLLM's like chatcmpl-tool-...).",
+        "{0!r} — это id вызова, а не имя инструмента: запускать нужно function.name (id ничего "
+        "не говорит об инструменте: у OpenAI он вида call_..., у vLLM — chatcmpl-tool-...).",
     ),
     Explain(
         KeyError,

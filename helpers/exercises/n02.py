@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable
 from typing import Any
@@ -20,6 +21,7 @@ from helpers.exercises._verdict import (
     returned,
     seeded,
     shorten,
+    strict_equal,
 )
 from helpers.exercises._verdict import weather_call as _call
 from helpers.formats._common import tool_call_dict
@@ -146,7 +148,17 @@ def check_answer_calls(answer_calls: Callable[[dict[str, Any], dict[str, Any]], 
     """Exercise 2: one role "tool" message per call, in order, with JSON content."""
     calls = [_call("get_weather:0", "Beijing"), _call("get_weather:1", "Moscow")]
     message = {"role": "assistant", "content": "Checking both.", "tool_calls": calls}
-    got = call_student(answer_calls, message, {"get_weather": _get_weather})
+    given = copy.deepcopy(message)
+    got = call_student(answer_calls, given, {"get_weather": _get_weather})
+    if given != message:
+        raise NotYet(
+            f"answer_calls changed the assistant message it was given (now {shorten(given, 100)}):"
+            " that message stays in the history and goes back to the server with the results, "
+            "so read its tool_calls without changing them.",
+            f"answer_calls изменила полученное сообщение ассистента (теперь {shorten(given, 100)}):"
+            " это сообщение остаётся в истории и уходит обратно на сервер вместе с результатами, "
+            "поэтому читайте его tool_calls, не изменяя их.",
+        )
     if not isinstance(got, list):
         raise NotYet("return a list of messages.", "верните список сообщений.")
     if len(got) != len(calls):
@@ -366,11 +378,25 @@ def check_tool_content(tool_content: Callable[[Callable[..., Any], str], Any]) -
         wanted=("JSON text", "JSON-текст"),
         idea=(
             "A working call gives the tool's result as JSON; any failure gives a JSON object "
-            "whose error names what went wrong.",
+            "whose error names what went wrong, the exception's type included (str() of "
+            "TimeoutError() is empty).",
             "Удачный вызов даёт результат инструмента в JSON; любой сбой — объект JSON, в "
-            "ошибке которого названо, что случилось.",
+            "ошибке которого названо, что случилось, вместе с типом исключения (str() от "
+            "TimeoutError() — пустая строка).",
         ),
+        same=_same_content,
     )
+
+
+# A date in a result: an error (json.dumps refuses it) or the date as text (`default=str`).
+DATED_AS_TEXT = {"city": "Beijing", "day": "2026-12-02"}
+
+
+def _same_content(expected: Any, got: Any) -> bool:
+    """Equal outcomes; for the dated result, the date written as text is right too."""
+    if expected == {"error": SAYS_WHAT} and strict_equal(got, DATED_AS_TEXT):
+        return True
+    return strict_equal(expected, got)
 
 
 def _search(query: str, limit: int = 3) -> dict[str, Any]:
@@ -451,6 +477,9 @@ def _reference_content(function: Callable[..., Any], text: str) -> str:
         return json.dumps({"error": f"{type(error).__name__}: {error}"})
 
 
+SAYS_WHAT = "<a text that says what went wrong>"  # any such text: errors are compared by kind
+
+
 def _outcome(content: Any) -> Any:
     """What a content says, compared across spellings: the decoded result, or for an error
     {"error": "<text>"} when it says something, {"error": ""} when it is blank."""
@@ -461,5 +490,5 @@ def _outcome(content: Any) -> Any:
     except ValueError:
         return {"not JSON": content[:80]}
     if isinstance(decoded, dict) and set(decoded) == {"error"}:
-        return {"error": "<text>" if str(decoded["error"]).strip() else ""}
+        return {"error": SAYS_WHAT if str(decoded["error"]).strip() else ""}
     return decoded

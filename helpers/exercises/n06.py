@@ -18,12 +18,14 @@ from helpers.exercises._verdict import (
     as_tuples,
     call_student,
     case_of,
+    difference,
     exercise,
     mismatch,
     on_battery,
     returned,
     seeded,
     server_refusal,
+    shorten,
     variant,
 )
 from helpers.exercises._verdict import chunk as _chunk
@@ -312,6 +314,54 @@ def _call_ids(history: list[Any]) -> list[Any]:
     return [c.get("id") for c in calls]
 
 
+def _first_changed_message(name: str, expected: list[Any], got: list[Any]) -> NotYet:
+    """The hint for a history whose call ids are right but that differs elsewhere: the first
+    message that differs, and where in it."""
+    case_en, case_ru = f"for '{name}'", f"для варианта «{CASE_RU[name]}»"
+    rule = (
+        "only the call ids and the tool_call_ids that answer them change, every other message "
+        "and key stays as it was.",
+        "меняются только id вызовов и tool_call_id, которые на них отвечают, все остальные "
+        "сообщения и ключи остаются как были.",
+    )
+    if len(got) != len(expected):
+        return NotYet(
+            f"{case_en} the history has {len(expected)} messages, normalize_ids returned "
+            f"{len(got)}: {rule[0]}",
+            f"{case_ru} в истории {len(expected)} сообщений, normalize_ids вернула {len(got)}: "
+            f"{rule[1]}",
+        )
+    index = next(i for i, (w, h) in enumerate(zip(expected, got, strict=True)) if w != h)
+    want, have = expected[index], got[index]
+    role = want.get("role", "?")
+    if isinstance(have, dict) and want.keys() != have.keys():
+        lost, added = sorted(set(want) - set(have)), sorted(set(have) - set(want))
+        en = [f"lost the keys {lost}"] * bool(lost) + [f"got keys it did not have {added}"] * bool(
+            added
+        )
+        ru = [f"потеряло ключи {lost}"] * bool(lost) + [f"получило лишние ключи {added}"] * bool(
+            added
+        )
+        return NotYet(
+            f"{case_en} history[{index}] (role {role!r}) {' and '.join(en)}: {rule[0]}",
+            f"{case_ru} сообщение history[{index}] (role {role!r}) {' и '.join(ru)}: {rule[1]}",
+        )
+    path, want, have = difference(want, have) or ("", want, have)
+    if path.endswith("tool_call_id"):
+        return NotYet(
+            f"{case_en} history[{index}]'s tool_call_id must get the new id of its call: "
+            f"expected {shorten(want)}, got {shorten(have)}.",
+            f"{case_ru} у сообщения history[{index}] tool_call_id должен получить новый id своего "
+            f"вызова: ожидалось {shorten(want)}, получено {shorten(have)}.",
+        )
+    return NotYet(
+        f"{case_en} history[{index}] (role {role!r}) differs at {path or 'the top'}: expected "
+        f"{shorten(want)}, got {shorten(have)}; {rule[0]}",
+        f"{case_ru} сообщение history[{index}] (role {role!r}) отличается в {path or 'целом'}: "
+        f"ожидалось {shorten(want)}, получено {shorten(have)}; {rule[1]}",
+    )
+
+
 @exercise
 def check_normalize(normalize_ids: Callable[[list], Any]) -> None:
     """Exercise 2: ids become `functions.NAME:K`, results follow, the input stays unchanged."""
@@ -333,12 +383,7 @@ def check_normalize(normalize_ids: Callable[[list], Any]) -> None:
                 f"for '{name}' the call ids should be {want}, got {have}.",
                 f"для варианта «{CASE_RU[name]}» id вызовов должны быть {want}, получено {have}.",
             )
-        raise NotYet(
-            f"for '{name}' each tool_call_id must get the new id of its call: expected {expected}.",
-            f"для варианта «{CASE_RU[name]}» каждый tool_call_id должен получить новый id "
-            "своего вызова: "
-            f"ожидалось {expected}.",
-        )
+        raise _first_changed_message(name, expected, got)
 
     on_battery(
         normalize_ids,
@@ -398,6 +443,14 @@ def reasoning_streams() -> dict[str, tuple[list[Any], tuple[str | None, str]]]:
             ("reasoning", "Beijing first."),
         ),
         "no thinking": ([_chunk(role), _chunk({"content": "Hi"})], (None, "")),
+        "reasoning in the first chunk": (
+            [
+                _chunk({**role, "reasoning_content": "Rome "}),
+                _chunk({"reasoning_content": "is warm."}),
+                _chunk({"content": "Hi"}),
+            ],
+            ("reasoning_content", "Rome is warm."),
+        ),
     }
 
 

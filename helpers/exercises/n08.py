@@ -7,7 +7,7 @@ import copy
 import re
 from typing import Any
 
-from helpers.exercises._verdict import NotPlain, NotYet, exercise, plain
+from helpers.exercises._verdict import NotPlain, NotYet, exercise, plain, shorten
 from helpers.replay.validation import ApiError, check_moonshot_tools
 
 TOOL = "get_weather"
@@ -46,6 +46,10 @@ def check_one_call(settings: Any) -> None:
             f"{old} — часть устаревшего functions API, которую чат-эндпоинт vLLM не читает: "
             'выбор передаётся в tool_choice, а без него действует "auto".',
         )
+    body = settings.get("extra_body")
+    if isinstance(body, dict):  # the SDK merges extra_body into the request, over the rest
+        settings = {**settings, **{k: body[k] for k in ("tool_choice", "n", "tools") if k in body}}
+    _nothing_else_breaks_it(settings)
     choice = settings.get("tool_choice", "auto")
     capped = settings.get("parallel_tool_calls", True)
     if not isinstance(capped, bool):
@@ -92,6 +96,34 @@ def check_one_call(settings: Any) -> None:
             f'объект называет функцию в "function": {{"name": ...}}; здесь названо {name!r}, '
             f"а инструмент называется {TOOL!r}.",
         )
+
+
+def _nothing_else_breaks_it(settings: dict[str, Any]) -> None:
+    """The settings besides the choice that undo "exactly one call": tools replaced, more than
+    one choice, or a token limit that cuts the call off."""
+    if "tools" in settings:
+        raise NotYet(
+            f"settings sets tools={shorten(settings['tools'], 60)}: the lesson passes its own "
+            "tools (with get_weather) to create(), so leave tools out of settings.",
+            f"settings задаёт tools={shorten(settings['tools'], 60)}: урок сам передаёт в "
+            "create() свои tools (с get_weather), поэтому уберите tools из settings.",
+        )
+    if settings.get("n", 1) != 1:
+        raise NotYet(
+            f"n={settings['n']!r} asks for that many answers, each with its own call: leave n "
+            "out (it is 1).",
+            f"n={settings['n']!r} просит столько ответов, и в каждом свой вызов: не задавайте n "
+            "(по умолчанию 1).",
+        )
+    for key in ("max_tokens", "max_completion_tokens"):
+        limit = settings.get(key)
+        if isinstance(limit, int) and not isinstance(limit, bool) and limit < 50:
+            raise NotYet(
+                f"{key}={limit} cuts the answer off before the call is whole (its JSON "
+                "arguments alone take more tokens): leave the limit out or make it larger.",
+                f"{key}={limit} обрывает ответ раньше, чем вызов готов (одни его аргументы в "
+                "JSON занимают больше токенов): уберите ограничение или увеличьте его.",
+            )
 
 
 def _engine_set(value: Any, name: str) -> set[str]:
@@ -216,7 +248,14 @@ def check_strict_tool(tool: Any) -> None:
 JSON_TYPES = frozenset({"string", "number", "integer", "boolean", "array", "object", "null"})
 # A description that says what a date looks like names a pattern (YYYY, ГГГГ, MM, DD), a standard
 # (ISO 8601) or shows an example with a four-digit year.
-DATE_SHAPE = re.compile(r"YYYY|ГГГГ|\bMM\b|\bDD\b|ММ|ДД|ISO|\d{4}", re.IGNORECASE)
+# What a date's shape looks like in a description: a pattern with the year and the month or day
+# (YYYY-MM-DD, DD.MM.YYYY, ГГГГ-ММ-ДД), a standard, or an example date with all three parts.
+DATE_PATTERN = re.compile(
+    r"(?:YYYY|ГГГГ).{0,3}(?:MM|ММ|DD|ДД)|(?:MM|ММ|DD|ДД).{0,3}(?:MM|ММ|DD|ДД).{0,3}(?:YY|ГГ)"
+    r"|\bISO\b|8601|RFC ?3339"
+    r"|\b\d{4}[-./]\d{1,2}[-./]\d{1,2}\b|\b\d{1,2}[-./]\d{1,2}[-./]\d{2,4}\b",
+    re.IGNORECASE,
+)
 
 
 DATE_PARTS = (r"year|год", r"month|месяц", r"\bday|\bден|\bдня|числ")
@@ -224,9 +263,10 @@ DATE_PARTS = (r"year|год", r"month|месяц", r"\bday|\bден|\bдня|ч�
 
 def _gives_a_shape(description: str) -> bool:
     """The description says what a date looks like: a pattern, a standard or an example date,
-    or at least two of year, month and day in words ("day/month/year")."""
+    or all three of year, month and day in words ("day/month/year"). A year alone ("2026") or
+    two parts ("the day and the month") leave the order open."""
     parts = sum(bool(re.search(part, description, re.IGNORECASE)) for part in DATE_PARTS)
-    return bool(DATE_SHAPE.search(description)) or parts >= 2
+    return bool(DATE_PATTERN.search(description)) or parts == len(DATE_PARTS)
 
 
 def _not_a_json_type(schema: Any, depth: int = 0) -> Any:

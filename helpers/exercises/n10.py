@@ -117,9 +117,21 @@ def check_map_tool_names(map_tool_names: Any) -> None:
     for names in NAME_CASES + _generated_names():
         shown = shown_ru = shorten(names, 90)
         expected = catching(tool_names, ValueError)(names)  # Raised for a collision
-        got = call_student(
-            catching(map_tool_names, ValueError), list(names), case=(shown, shown_ru)
-        )
+        # On a collision any exception is caught, to say which one the exercise asks for.
+        caught = Exception if isinstance(expected, Raised) else ValueError
+        got = call_student(catching(map_tool_names, caught), list(names), case=(shown, shown_ru))
+        if isinstance(got, Raised) and not isinstance(got.exc, ValueError):
+            first, second = _collision(names)
+            kind = type(got.exc).__name__
+            raise NotYet(
+                f"for {shown} the MCP names {first!r} and {second!r} both become "
+                f"{model_tool_name(first)!r} and map_tool_names raised {kind}: raise ValueError, "
+                "the one exception the exercise names, so a caller can catch exactly that.",
+                f"для {shown_ru} имена MCP {first!r} и {second!r} оба становятся "
+                f"{model_tool_name(first)!r}, и map_tool_names подняла {kind}: поднимите "
+                "ValueError — единственное исключение, названное в упражнении, чтобы вызывающий "
+                "код мог поймать именно его.",
+            )
         if isinstance(expected, Raised):
             if not isinstance(got, Raised):
                 first, second = _collision(names)
@@ -220,6 +232,16 @@ RESULT_CASES: list[tuple[str, str, dict[str, Any]]] = [
         "a plain text result",
         "простой текстовый результат",
         {"content": [_text("Umbrella, warm scarf.")]},
+    ),
+    (
+        "a text with spaces at its edges",
+        "текст с пробелами по краям",
+        {"content": [_text("  Umbrella:\n  - a warm scarf\n")]},
+    ),
+    (
+        "an empty text block between two others",
+        "пустой текстовый блок между двумя другими",
+        {"content": [_text("Rain at noon."), _text(""), _text("Take an umbrella.")]},
     ),
     (
         "isError: false, written out",
@@ -358,6 +380,26 @@ def _why_content(result: dict[str, Any], got: str) -> tuple[str, str]:
             "structuredContent отправляется как его json.dumps, даже если это 0, false, "
             "пустой объект или строка",
         )
+    texts = [b.get("text", "") for b in result.get("content", []) if b.get("type") == "text"]
+    if len(texts) > 1 and got in (texts[0], texts[-1]):
+        return (
+            'otherwise the text of every "text" block, joined by "\\n", not of one block',
+            'иначе текст всех блоков "text" через "\\n", а не одного блока',
+        )
+    if got.strip() == "\n".join(texts).strip() or got == "\n".join(t.strip() for t in texts):
+        return (
+            'otherwise the "text" of every "text" block exactly as it is, joined by "\\n": no '
+            "strip, the spaces and newlines at the edges are the tool's",
+            'иначе поле "text" каждого блока "text" ровно как есть, через "\\n": без strip, '
+            "пробелы и переводы строк по краям — часть ответа инструмента",
+        )
+    if got == "\n".join(t for t in texts if t):
+        return (
+            'otherwise every "text" block joined by "\\n", exactly as it is: an empty text '
+            "block still adds its line",
+            'иначе все блоки "text" через "\\n", ровно как есть: пустой текстовый блок тоже '
+            "добавляет свою строку",
+        )
     return (
         'otherwise the text of the "text" blocks joined by "\\n"; other blocks are left out',
         'иначе текст блоков "text" через "\\n"; прочие блоки не попадают',
@@ -377,7 +419,7 @@ def check_result_content(result_content: Any) -> None:
             raise NotYet(
                 f"for '{case_en}' return a str (the tool message's content), not "
                 f"{shorten(got, 60)}.",
-                f"для «{case_ru}» верните str (content сообщения с результатом), а не "
+                f"для варианта «{case_ru}» верните str (content сообщения с результатом), а не "
                 f"{shorten(got, 60)}.",
             )
         got = str(got)
@@ -389,6 +431,6 @@ def check_result_content(result_content: Any) -> None:
             raise NotYet(
                 f"for '{case_en}' {shown_en[0]} expected {shown_en[1]}, got "
                 f"{shorten(got, 80)}: {why_en}.",
-                f"для «{case_ru}» {shorten(result, 120)} ожидалось {shorten(expected, 80)}, а "
-                f"получено {shorten(got, 80)}: {why_ru}.",
+                f"для варианта «{case_ru}» {shorten(result, 120)} ожидалось "
+                f"{shorten(expected, 80)}, а получено {shorten(got, 80)}: {why_ru}.",
             )

@@ -42,6 +42,7 @@ BILL = (
 CHANGING = frozenset({"send_email", "send_money", "update_password"})
 FLIGHTS = "Flights to Paris are cheap in May. Book now."
 CONTACTS = json.dumps({"contacts": ["anna@example.com", "mallory@evil.example"]})
+TRIP = json.dumps({"plan": {"trip": {"to": "Paris", "by": "train"}}})  # keys not in sorted order
 
 
 def reference_needs_approval(name: Any, arguments: Any, untrusted: list[str], changing) -> bool:
@@ -159,6 +160,18 @@ APPROVAL_CASES: list[tuple[Case, tuple[Any, Any, list[str], frozenset[str]]]] = 
         ),
     ),
     (("an empty tool name", "пустое имя инструмента"), ("", {}, [EMAIL], CHANGING)),
+    (
+        ("a value split over two results", "значение, разделённое между двумя результатами"),
+        ("lookup_iban", {"iban": "UK12345678"}, ["IBAN UK1234", "5678 is due"], CHANGING),
+    ),
+    (
+        ("two results that read as one phrase", "два результата, которые читаются одной фразой"),
+        ("search_notes", {"query": "to Mallory"}, ["Pay to", "Mallory now"], CHANGING),
+    ),
+    (
+        ("an object copied from a result as it is", "объект, скопированный из результата как есть"),
+        ("book", {"trip": {"to": "Paris", "by": "train"}}, [TRIP], CHANGING),
+    ),
 ]
 # Generated: AgentDojo's injected banking calls, as read-only look-ups of the bill's values.
 APPROVAL_CASES += [
@@ -202,18 +215,20 @@ def check_needs_approval(needs_approval: Any) -> None:
             found = untrusted_arguments(arguments, untrusted)[0]
             why = (
                 f"the value of {found!r} occurs in a tool result (compare stripped, any case, "
-                "numbers and lists as JSON text; 5 characters or more count).",
+                "anything but text as json.dumps writes it, keys in their own order; 5 characters "
+                "or more count).",
                 f"значение {found!r} встречается в результате инструмента (сравнивайте без "
-                "пробелов по краям, без учёта регистра, числа и списки как JSON-текст; считаются "
-                "значения от 5 символов).",
+                "пробелов по краям, без учёта регистра, всё, что не текст, — как его пишет "
+                "json.dumps, ключи в их собственном порядке; считаются значения от 5 символов).",
             )
         else:
             why = (
                 "it changes nothing and no value of 5 or more characters (counted without the "
-                "spaces at its edges) came from a tool result; asking here only teaches people "
-                "to click yes.",
+                "spaces at its edges) occurs in any one tool result (each result is searched on "
+                "its own, not glued to the next); asking here only teaches people to click yes.",
                 "он ничего не меняет, и ни одно значение длиной от 5 символов (без пробелов по "
-                "краям) не взято из результата инструмента; лишний вопрос только приучает людей "
+                "краям) не встречается ни в одном результате инструмента (каждый результат "
+                "ищется отдельно, не склеенным со следующим); лишний вопрос только приучает людей "
                 "нажимать «да».",
             )
         got = shorten(got, 70)
@@ -323,6 +338,19 @@ def _names(schemas: Any) -> list[str] | None:
         return None
 
 
+def _schema_difference(got: Any, wanted: dict[str, Any]) -> tuple[str, str]:
+    """What differs first between a kept tool's schema and the original, in words."""
+    got_function, wanted_function = got.get("function", {}), wanted["function"]
+    for key in ("description", "parameters"):
+        if key not in got_function:
+            return f"it has no {key}", f"в ней нет {key}"
+        mine, theirs = shorten(got_function[key], 60), shorten(wanted_function[key], 60)
+        if got_function[key] != wanted_function[key]:
+            return f"its {key} reads {mine} instead of {theirs}", f"{key} — {mine} вместо {theirs}"
+    mine, theirs = shorten(got, 60), shorten(wanted, 60)
+    return f"it reads {mine} instead of {theirs}", f"она — {mine} вместо {theirs}"
+
+
 def _probe(name: str) -> dict[str, Any]:
     """A call of `name` with no arguments, as the model sends it."""
     return {"id": "probe", "type": "function", "function": {"name": name, "arguments": "{}"}}
@@ -396,7 +424,19 @@ def check_least_privilege(least_privilege: Any) -> None:
                 f"{case_ru} исходный реестр изменился (теперь {_names(registry.schemas)}): он ещё "
                 "нужен другим задачам, поэтому создайте новый реестр, а не удаляйте инструменты.",
             )
-        got = _names(call_student(lambda s=small: ToolRegistry.schemas.fget(s), case=case))
+        if small is registry:
+            raise NotYet(
+                f"{case_en} least_privilege returned the registry it was given: build a new "
+                "ToolRegistry() and register only the kept tools in it, so the original stays "
+                "whole for other tasks.",
+                f"{case_ru} least_privilege вернула тот же реестр, который получила: создайте "
+                "новый ToolRegistry() и зарегистрируйте в нём только оставленные инструменты, "
+                "чтобы исходный остался целым для других задач.",
+            )
+        offered = call_student(
+            lambda s=small: json.loads(json.dumps(ToolRegistry.schemas.fget(s))), case=case
+        )
+        got = _names(offered)
         if got is None or sorted(got) != sorted(expected):
             raise NotYet(
                 f"{case_en} the new registry should offer {sorted(expected)}, it offers "
@@ -406,6 +446,19 @@ def check_least_privilege(least_privilege: Any) -> None:
                 f"{sorted(got or [])}: оставьте ровно те инструменты реестра, чьё имя есть в "
                 "needed (имена целиком; одна строка — одно имя; прочие элементы пропускаются).",
             )
+        originals = {schema["function"]["name"]: schema for schema in registry.schemas}
+        for schema in offered:
+            name = schema["function"]["name"]
+            if schema != originals[name]:
+                what = _schema_difference(schema, originals[name])
+                raise NotYet(
+                    f"{case_en} the new registry's schema of {name} differs from the original: "
+                    f"{what[0]}. The model reads that schema, so register each kept tool with "
+                    "its own schema from registry.schemas, unchanged.",
+                    f"{case_ru} схема {name} в новом реестре отличается от исходной: {what[1]}. "
+                    "Модель читает эту схему, поэтому регистрируйте каждый оставленный "
+                    "инструмент с его собственной схемой из registry.schemas, без изменений.",
+                )
         for name in expected:
             ran = call_student(
                 lambda s=small, n=name: ToolRegistry.call(s, _probe(n))["content"], case=case
