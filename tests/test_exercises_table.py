@@ -3207,6 +3207,28 @@ def _tool_messages_without_name(history):
     ]
 
 
+def _history_message_then(change):
+    """The lesson's for_history, then one change to the message it returns."""
+
+    def for_history(message):
+        return change(message, solution("06", "for_history")(message))
+
+    return for_history
+
+
+def _reasoning_under_both_names(message, kept):
+    text = message.get("reasoning_content") or message.get("reasoning")
+    return kept | {"reasoning_content": text, "reasoning": text} if text else kept
+
+
+def _calls_without_type(message, kept):
+    if kept.get("tool_calls"):
+        kept["tool_calls"] = [
+            {"id": c["id"], "function": c["function"]} for c in kept["tool_calls"]
+        ]
+    return kept
+
+
 def _skips_the_first_chunk(chunks):
     """Takes the first chunk for the role's alone (it may carry reasoning already)."""
     return solution("06", "reasoning_of")(chunks[1:])
@@ -3226,6 +3248,20 @@ WRONG += [
         "lost the keys ['name']",
         "потеряло ключи ['name']",
         "06-2 the tool message's name dropped",
+    ),
+    row(
+        n06.check_history_message,
+        _history_message_then(_reasoning_under_both_names),
+        "a field this server did not send",
+        "а сервер такого поля не присылал",
+        "06-1 the reasoning under both names",
+    ),
+    row(
+        n06.check_history_message,
+        _history_message_then(_calls_without_type),
+        "at tool_calls[0] expected",
+        "в tool_calls[0] ожидалось",
+        "06-1 the calls rebuilt without their type",
     ),
     row(
         n06.check_reasoning_of,

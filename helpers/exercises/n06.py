@@ -119,6 +119,32 @@ def _invented_empty(server: dict[str, Any], got: Any) -> bool:
     return isinstance(got, dict) and got.get("tool_calls") == [] and server.get("tool_calls") != []
 
 
+def _why_not_the_same(name: str, expected: dict[str, Any], got: dict[str, Any]) -> NotYet:
+    """The hint for a message that keeps the reasoning but differs otherwise: a second reasoning
+    field, the calls changed (named by where), or the whole pair."""
+    case_en, case_ru = variant(name)
+    extra = [k for k in REASONING_KEYS if k in got and k not in expected]
+    if extra:
+        used = [k for k in REASONING_KEYS if k in expected] or ["none"]
+        return NotYet(
+            f"{case_en} the message carries {extra[0]!r}, a field this server did not send (it "
+            f"used {used[0]!r}): keep the reasoning under the server's one name only.",
+            f"{case_ru} в сообщении есть {extra[0]!r}, а сервер такого поля не присылал (у него "
+            f"{used[0]!r}): оставьте рассуждение только под тем именем, которое дал сервер.",
+        )
+    calls, theirs = expected.get("tool_calls"), got.get("tool_calls")
+    where = difference(calls, theirs) if calls and theirs else None
+    if where:
+        path, want, have = where
+        return NotYet(
+            f"{case_en} at tool_calls{path} expected {shorten(want)}, got {shorten(have)}: the "
+            "calls go back exactly as the server sent them (id, type, function).",
+            f"{case_ru} в tool_calls{path} ожидалось {shorten(want)}, получено {shorten(have)}: "
+            "вызовы возвращаются ровно такими, какими их прислал сервер (id, type, function).",
+        )
+    return mismatch(variant(name), expected, got)
+
+
 @exercise
 def check_history_message(for_history: Callable[[dict], Any]) -> None:
     """Exercise 1: the message to append keeps content, calls and the reasoning under its name."""
@@ -152,7 +178,7 @@ def check_history_message(for_history: Callable[[dict], Any]) -> None:
                 f"{missing[0]!r} под тем же именем, что у сервера (Moonshot ответит 400 "
                 "в следующем раунде).",
             )
-        raise mismatch(variant(name), expected, got)
+        raise _why_not_the_same(name, expected, got)
     on_battery(
         lambda message: _comparable(
             returned(
