@@ -112,6 +112,10 @@ COPY_SUFFIX = re.compile(
 SMALL_EDIT = 2
 # What the grader copies for each kernel and watches in the checkout.
 GRADER_TREES = ("helpers", "data")
+# The checkout it watches and puts back (the test suite points it at a private copy, so a
+# developer's edits made while the tests run are not taken for a student's).
+CHECKOUT = REPO_ROOT
+UNDONE_IN: Path | None = None  # where the versions it puts back are kept (None: the temp folder)
 STATE_MIME = "application/x.toolcall-grader-state+json"
 MAX_RECORD = 4_000_000  # bytes a check request may send back
 # How long the verdict's connection may stay silent (2 s cut a record short beside busy cores;
@@ -140,6 +144,18 @@ STATE_CHURN = frozenset(
 
 
 # --- reading the notebooks -------------------------------------------------------------------
+
+
+# CPython 3.11 builds every syntax tree with one shared recursion counter, so two threads that
+# parse at once (`--jobs 2`) can fail with "SystemError: AST constructor recursion depth
+# mismatch" (python/cpython#106905): a notebook was left "not graded" by it in a test run.
+_PARSING = threading.RLock()
+
+
+def _parse(source: str) -> ast.Module:
+    """`ast.parse`, one thread at a time."""
+    with _PARSING:
+        return ast.parse(source)
 
 
 def _meta(cell: Any, key: str) -> dict[str, Any]:
@@ -298,7 +314,7 @@ class Reference:
 
 def _check_arguments(source: str) -> str:
     """The arguments of the last `check_*(...)` call of a check cell, as source text."""
-    tree = ast.parse(source)
+    tree = _parse(source)
     calls = [
         node
         for node in ast.walk(tree)
@@ -316,7 +332,7 @@ def _without_checks(cell: Any) -> Any:
     call a self-check: the check cell that imports the checks is not part of the setup."""
     lines = cell.source.splitlines(keepends=True)
     try:
-        body = ast.parse(cell.source).body
+        body = _parse(cell.source).body
     except SyntaxError:
         return cell
     for node in reversed(body):
@@ -475,14 +491,14 @@ def _parsed(source: str, magics: bool = True) -> tuple[ast.AST | None, list[str]
     named, as it runs code the cell does not show (`magics=False`: a string's text, plain
     Python only)."""
     try:
-        return ast.parse(source), []
+        return _parse(source), []
     except (SyntaxError, ValueError):  # ValueError: a NUL byte in a string's text
         if not magics:
             return None, []
     try:
         from IPython.core.inputtransformer2 import TransformerManager
 
-        return ast.parse(TransformerManager().transform_cell(source)), [
+        return _parse(TransformerManager().transform_cell(source)), [
             "uses IPython magics or shell commands (%, !)"
         ]
     except Exception:  # not Python even for IPython: it cannot run, so it cannot patch
@@ -670,9 +686,10 @@ class GraderFiles:
     copy, the checkout's `helpers/` and `data/` and the start-up files are compared with the
     snapshot. Anything changed is put back (new files removed) and reported."""
 
-    def __init__(self, root: Path = REPO_ROOT) -> None:
-        self.root = root
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = root = CHECKOUT if root is None else root
         self.files = _tree_files(root, GRADER_TREES)
+        self.undone: Path | None = None  # where the changed versions it put back are kept
         self.digest = self._digest(self.files)
         self.startup = {p: (p.read_bytes() if p.exists() else None) for p in _startup_files()}
         self.lock = threading.Lock()
@@ -760,8 +777,19 @@ class GraderFiles:
         except OSError:
             return True
 
+    def _keep(self, name: str, content: bytes) -> None:
+        """Keep a changed version before it is put back (it may be someone's work, not a
+        student's tampering): under `undone`, one folder per change."""
+        if self.undone is None:
+            self.undone = Path(tempfile.mkdtemp(prefix="grader-undone-", dir=UNDONE_IN))
+        relative = Path(name).relative_to(Path(name).anchor)  # a start-up file's is absolute
+        kept = self.undone / str(len(list(self.undone.iterdir())) + 1) / relative
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        kept.write_bytes(content)
+
     def restore_checkout(self) -> list[str]:
-        """Put back what changed in the checkout and the start-up files; name each file."""
+        """Put back what changed in the checkout and the start-up files; name each file. Each
+        changed or new file is kept under `undone` first."""
         changed = []
         with self.lock:
             now = _tree_files(self.root, GRADER_TREES)
@@ -769,6 +797,8 @@ class GraderFiles:
                 if now.get(name) == self.files.get(name):
                     continue
                 changed.append(name)
+                if name in now:
+                    self._keep(name, now[name])
                 path = self.root / name
                 if name in self.files:
                     path.parent.mkdir(parents=True, exist_ok=True)
@@ -780,6 +810,8 @@ class GraderFiles:
                 after = path.read_bytes() if path.exists() else None
                 if after != before:
                     changed.append(str(path))
+                    if after is not None:
+                        self._keep(str(path), after)
                     if before is None:
                         path.unlink(missing_ok=True)
                     else:
@@ -1159,7 +1191,7 @@ del _grader_{nonce}, _grader_send_{nonce}, _grader_state
 def _names(source: str) -> tuple[set[str], set[str]]:
     """The names a cell binds and the names it mentions (for `needed_setup`)."""
     try:
-        tree = ast.parse(source)
+        tree = _parse(source)
     except SyntaxError:
         return set(), set()
     bound, mentioned = set(), set()
@@ -1898,6 +1930,12 @@ def grade_folder(
     results = sorted(done, key=lambda r: r.notebook)
     write_table(results, out, weights or {}, counted)
     write_marks(results, marks or marks_path(out), weights or {}, counted)
+    if files.undone is not None:
+        print(
+            f"the grader put back files that changed while it ran (see the needs_review column); "
+            f"each changed version is kept in {files.undone}",
+            file=sys.stderr,
+        )
     return results
 
 

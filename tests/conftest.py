@@ -27,6 +27,33 @@ def _share_one_ssl_context() -> None:
 _share_one_ssl_context()
 
 
+def _grade_against_a_private_checkout() -> None:
+    """The grader watches `helpers/` and `data/` of its checkout and puts back whatever changed
+    while a kernel ran. In the test run it watches a copy taken when this process started, so a
+    developer who edits a helper while the suite runs keeps the edit (before, the grading tests
+    undid it without a word) and the tests' own cheats write into the copy, not the checkout."""
+    import atexit
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    import helpers.grade
+
+    folder = Path(tempfile.mkdtemp(prefix="grader-checkout-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    for tree in helpers.grade.GRADER_TREES:
+        shutil.copytree(
+            helpers.grade.CHECKOUT / tree,
+            folder / tree,
+            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+        )
+    helpers.grade.CHECKOUT = folder
+    helpers.grade.UNDONE_IN = folder  # what the grader puts back is kept there, then removed
+
+
+_grade_against_a_private_checkout()
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReplayServer]:
     """A replay server over the standard test cassette, one per test module."""

@@ -20,6 +20,7 @@ import csv
 import json
 import os
 import site
+import threading
 from pathlib import Path
 
 import nbformat
@@ -28,6 +29,7 @@ import pytest
 from helpers.edition import student_notebook
 from helpers.exercises import _verdict, n01
 from helpers.grade import (
+    CHECKOUT,
     KERNEL_STATE,
     SMALL_EDIT,
     STATE_MIME,
@@ -754,6 +756,21 @@ def test_the_grader_copy_is_read_only_and_changes_are_found_and_undone(tmp_path)
     assert (root / "helpers" / "exercises" / "_verdict.py").read_text() == "GOOD = 1\n"
     assert not (root / "helpers" / "sitecustomize.py").exists()
     assert files.restore_checkout() == []
+    # Nothing is lost: what was put back is kept (it may be the teacher's own edit).
+    kept = sorted(p.relative_to(files.undone).as_posix() for p in files.undone.rglob("*.py"))
+    assert kept == ["1/helpers/exercises/_verdict.py", "2/helpers/sitecustomize.py"]
+    assert (files.undone / kept[0]).read_text() == "GOOD = 0\n"
+
+
+def test_the_test_run_grades_against_a_private_copy_of_the_checkout():
+    """The suite's grader watches and puts back a copy made when the tests started, never the
+    developer's checkout: an edit made while the tests run is neither undone nor a cheat."""
+    import helpers.grade as grade
+
+    assert grade.CHECKOUT != REPO_ROOT
+    for tree in grade.GRADER_TREES:
+        assert (grade.CHECKOUT / tree).is_dir()
+    assert GraderFiles().root == grade.CHECKOUT
 
 
 def test_the_kernel_gets_an_allow_list_of_variables_and_the_grader_copy_first(
@@ -866,7 +883,7 @@ def test_the_counted_lessons_fix_the_maximum_whatever_anyone_hands_in(tmp_path):
 
 # --- a class graded in kernels ---------------------------------------------------------------
 
-VERDICT_FILE = REPO_ROOT / "helpers" / "exercises" / "_verdict.py"
+VERDICT_FILE = CHECKOUT / "helpers" / "exercises" / "_verdict.py"  # the suite's private copy
 PTH = [Path(p) / "zz_grader_cheat.pth" for p in site.getsitepackages()]
 
 # The class fixture below grades 30-odd notebooks in kernels (about a minute on a quiet machine);
@@ -1321,3 +1338,42 @@ def test_comments_are_cut_by_the_tokenizer_not_by_a_quote_guess():
     ru = 'x = 1  # не надо\nname = "#tag"  # комментарий\nz = 2'
     assert _no_comments(en) == _no_comments(ru) == 'x = 1\nname = "#tag"\nz = 2'
     assert _no_comments("f(1,  # don't\n") == "f(1,"
+
+
+def test_two_grading_threads_read_answers_at_once_without_a_system_error():
+    """`--jobs 2` reads two notebooks' cells in two threads. CPython 3.11 builds syntax trees
+    with one shared recursion counter: while one thread's tree is built, a finalizer run by the
+    collector lets the other thread in, and a parse fails with "SystemError: AST constructor
+    recursion depth mismatch" (python/cpython#106905; a notebook was left "not graded" by it).
+    Finalizers and a low collection threshold make that interleaving frequent here."""
+    import gc
+
+    source = (REPO_ROOT / "helpers" / "loop.py").read_text(encoding="utf-8")
+    errors: list[str] = []
+
+    class Finalized:
+        def __del__(self):
+            sum(range(2000))
+
+    def read_answers() -> None:
+        for _ in range(60):
+            for _ in range(50):
+                cycle = Finalized()
+                cycle.self = cycle  # freed by the collector, which runs __del__
+            try:
+                patching(source)
+            except SystemError as exc:
+                errors.append(str(exc))
+                return
+
+    threshold = gc.get_threshold()
+    gc.set_threshold(50)
+    try:
+        threads = [threading.Thread(target=read_answers) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        gc.set_threshold(*threshold)
+    assert not errors, errors
