@@ -3087,8 +3087,8 @@ WRONG += [
     row(
         n09.check_render_call,
         _render_numbers_g,
-        "the number 1234567 is written as JSON writes it, every digit kept; got '1.23457e+06'",
-        "число 1234567 пишется так, как его пишет JSON, со всеми цифрами; получено '1.23457e+06'",
+        "is written as JSON writes it, every digit kept",
+        "пишется так, как его пишет JSON, со всеми цифрами",
         "09-2 numbers written with :g",
     ),
     row(
@@ -3403,6 +3403,236 @@ def test_a_named_choice_sent_in_extra_body_is_one_call(capsys) -> None:
     too (round 4 found this honest answer rejected)."""
     out = verdict_of(capsys, n08.check_one_call, {"extra_body": {"tool_choice": NAMED_WEATHER}})
     assert out.strip() == CORRECT
+
+
+# --- round 5 of the wrong answers (a second student helper, 2026-12-03, lessons 03-12): each
+# was accepted, or got a misleading hint, before the case or the hint that came with it.
+
+
+def _then(lesson, name, change):
+    """The lesson's own solution `name`, its result passed through `change`."""
+
+    def answer(*args):
+        return change(solution(lesson, name)(*args), *args)
+
+    return answer
+
+
+def _total_as_a_sum(chunks):
+    usage = next((c.usage for c in chunks if c.usage), None)
+    return usage.prompt_tokens + usage.completion_tokens if usage else None
+
+
+def _usage_after_the_calls_finish(chunks):
+    after = False
+    for chunk in chunks:
+        if after and chunk.usage:
+            return chunk.usage.total_tokens
+        if chunk.choices and chunk.choices[0].finish_reason == "tool_calls":
+            after = True
+    return None
+
+
+def _hermes_deduplicated(text):
+    blocks = re.findall(r"<tool_call>(.*?)</tool_call>", text, re.DOTALL)
+    calls = map(json.loads, dict.fromkeys(b.strip() for b in blocks))
+    return [(c["name"], c["arguments"]) for c in calls]
+
+
+def _unparsed_with_len(message):
+    content = message.get("content") or ""
+    marked = "<|tool_call_begin|>" in content or "<tool_call>" in content
+    return marked and len(message.get("tool_calls", [])) == 0
+
+
+def _schema_problem_ignored(tool_calls, tools):
+    from helpers.arguments import validate_arguments
+    from helpers.tools import parse_arguments
+
+    schemas = {t["function"]["name"]: t["function"]["parameters"] for t in tools}
+    fits = 0
+    for call in tool_calls:
+        arguments, _problem = parse_arguments(call["function"]["arguments"])
+        name = call["function"]["name"]
+        fits += name in schemas and not validate_arguments(arguments, schemas[name])
+    return fits / len(tool_calls) if tool_calls else 0.0
+
+
+def _schema_names(normal):
+    """The lesson's schema_accuracy with every tool and call name passed through `normal`."""
+
+    def schema_accuracy(tool_calls, tools):
+        tools = copy.deepcopy(tools)
+        for tool in tools:
+            tool["function"]["name"] = normal(tool["function"]["name"])
+        calls = copy.deepcopy(tool_calls)
+        for call in calls:
+            call["function"]["name"] = normal(call["function"]["name"])
+        return solution("12", "schema_accuracy")(calls, tools)
+
+    return schema_accuracy
+
+
+def _tools_read_flat(tool_calls, tools):
+    schemas = {t["name"]: t["parameters"] for t in tools}
+    return len([c for c in tool_calls if c["function"]["name"] in schemas]) / len(tool_calls)
+
+
+def _raw_string_unescaped(text, kind):
+    return text.replace("\\n", "\n") if kind == "string" else json.loads(text)
+
+
+def _whole_floats_as_ints(name, index, arguments):
+    whole = {
+        k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in arguments.items()
+    }
+    return solution("09", "render_call")(name, index, whole)
+
+
+def _reasoning(change):
+    return _then("07", "split_think", lambda pair, text: (change(pair[0]), pair[1]))
+
+
+WRONG += [
+    row(
+        n03.check_assemble,
+        _then(
+            "03",
+            "assemble_tool_calls",
+            lambda calls, chunks: [c for c in calls if c["function"]["arguments"]],
+        ),
+        "no arguments at all",
+        "вовсе не прислать аргументов",
+        "03-1 calls without arguments dropped",
+    ),
+    row(
+        n03.check_usage,
+        _total_as_a_sum,
+        "not a sum of your own",
+        "а не ваша сумма",
+        "03-3 prompt + completion",
+    ),
+    row(
+        n03.check_usage,
+        _usage_after_the_calls_finish,
+        "A text answer has its usage chunk too",
+        "У текстового ответа тоже есть фрагмент со статистикой",
+        "03-3 usage read only after the calls",
+    ),
+    row(
+        n04.check_extract,
+        _then(
+            "04",
+            "extract_tool_calls",
+            lambda calls, text: [c for c in calls if c["function"]["arguments"]],
+        ),
+        "is still a call, with arguments ''",
+        "всё равно вызов, с arguments ''",
+        "04-2 calls with empty arguments dropped",
+    ),
+    row(
+        n05.check_hermes_calls,
+        _hermes_deduplicated,
+        "two equal blocks are two calls",
+        "два одинаковых блока — это два вызова",
+        "05-1 equal blocks collapsed",
+    ),
+    row(
+        n05.check_hermes_calls,
+        _then("05", "hermes_calls", lambda pairs, text: [(a, n) for n, a in pairs]),
+        "the name first",
+        "имя первым",
+        "05-1 (arguments, name) pairs",
+    ),
+    row(
+        n05.check_unparsed,
+        _unparsed_with_len,
+        "is None in a message without calls",
+        "tool_calls равен None",
+        "05-2 len() of a tool_calls that is None",
+    ),
+    row(
+        n07.check_split_think,
+        _reasoning(lambda text: " ".join(text.split())),
+        "only the edges of the reasoning are stripped",
+        "срезаются только края",
+        "07-3 the reasoning's lines joined with spaces",
+    ),
+    row(
+        n07.check_split_think,
+        _reasoning(lambda text: text.replace("\n", "")),
+        "reasoning in two paragraphs",
+        "рассуждение в два абзаца",
+        "07-3 the reasoning's newlines removed",
+    ),
+    row(
+        n07.check_split_think,
+        _reasoning(lambda text: text.split("\n\n")[0]),
+        "its inner newlines, blank lines",
+        "пустые строки",
+        "07-3 the reasoning's first paragraph",
+    ),
+    row(
+        n07.check_typed,
+        _then(
+            "07", "typed", lambda value, *_: round(value, 2) if isinstance(value, float) else value
+        ),
+        "converted with float(value)",
+        "через float(value)",
+        "07-2 floats rounded to two places",
+    ),
+    row(
+        n09.check_typed_value,
+        _raw_string_unescaped,
+        "backslashes",
+        "обратными косыми чертами",
+        "09-1 a raw string's backslash-n decoded",
+    ),
+    row(
+        n09.check_render_call,
+        _whole_floats_as_ints,
+        "the number 2.0 is written as JSON writes it",
+        "число 2.0 пишется так, как его пишет JSON",
+        "09-2 a whole float written as an int",
+    ),
+    row(
+        n09.check_result_tags,
+        _then(
+            "09", "result_tags", lambda tags, messages: {k: (v[1], v[0]) for k, v in tags.items()}
+        ),
+        "The pair is (tool name, index), the name first",
+        "имя первым",
+        "09-3 (index, name) pairs",
+    ),
+    row(
+        n12.check_schema_accuracy,
+        _schema_problem_ignored,
+        "not JSON, for a tool without parameters",
+        "у инструмента без параметров",
+        "12-2 parse_arguments' problem ignored",
+    ),
+    row(
+        n12.check_schema_accuracy,
+        _schema_names(str.lower),
+        "in another case",
+        "в другом регистре",
+        "12-2 names compared in any case",
+    ),
+    row(
+        n12.check_schema_accuracy,
+        _schema_names(str.strip),
+        "a space before the tool's name",
+        "пробел перед именем",
+        "12-2 names stripped",
+    ),
+    row(
+        n12.check_schema_accuracy,
+        _tools_read_flat,
+        'keeps its name inside tool["function"]',
+        'name тоже лежит внутри tool["function"]',
+        "12-2 tools read flat",
+    ),
+]
 
 
 MIN_WRONG = 6

@@ -298,6 +298,8 @@ CASE_RU = {
     "results in the other order": "результаты в обратном порядке",
     "two rounds": "два раунда",
     "reasoning in the first chunk": "рассуждение уже в первом фрагменте",
+    "reasoning in two paragraphs": "рассуждение в два абзаца",
+    "the same call twice": "один и тот же вызов дважды",
 }
 
 
@@ -613,7 +615,7 @@ def on_battery(
     *,
     name: str,
     wanted: Pair,
-    idea: Pair,
+    idea: Pair | Callable[..., Pair],
     explain: Sequence[Explain] = (),
     same: Callable[[Any, Any], bool] | None = None,
     more: Sequence[tuple[Iterable[Case], Pair]] = (),
@@ -621,9 +623,10 @@ def on_battery(
     """The differential test: on every case the learner's function must give what `reference`
     gives, compared as plain JSON values (a tuple equals a list). The first disagreement raises
     NotYet naming the input, the expected and the returned value, and `idea` (one sentence on
-    the idea, never the code). `same(expected, got)` replaces equality where order or form may
-    differ (default: `strict_equal`). `more` holds further batteries run after `cases`, in
-    order, each with its own idea."""
+    the idea, never the code; or a function of the case's arguments, the expected and the
+    returned value that gives the sentence for that case). `same(expected, got)` replaces
+    equality where order or form may differ (default: `strict_equal`). `more` holds further
+    batteries run after `cases`, in order, each with its own idea."""
     batteries = [(case, idea) for cases, idea in ((cases, idea), *more) for case in cases]
     BATTERIES[name] = BATTERIES.get(name, 0) + len(batteries)  # a check may call on_battery twice
     for case, idea in batteries:
@@ -632,6 +635,8 @@ def on_battery(
         got = call_student(student, *copy.deepcopy(case.args), explain=explain, case=(call, call))
         got = returned(got, call, wanted)
         if not (same or strict_equal)(expected, got):
+            if callable(idea):
+                idea = idea(*case.args, expected, got)
             where = difference(expected, got)
             if where:
                 path, want, have = where

@@ -203,6 +203,35 @@ def whole_call_streams() -> list[Case]:
     return out
 
 
+def no_argument_streams() -> list[Case]:
+    """A call of a tool without parameters whose arguments stream as "" (nothing follows its
+    header), alone and before a call with arguments."""
+    alone = [_chunk({"role": "assistant", "content": None}), _chunk(_header(0, "call_t1", "now"))]
+    beside = [*alone, _chunk(_header(1, "call_t2", "get_weather")), _chunk(_args(1, '{"q": 1}'))]
+    out = []
+    for chunks, shown in ((alone, "call_t1 (now, no arguments)"), (beside, "call_t1, call_t2")):
+        chunks = [*chunks, _chunk({}, "tool_calls")]
+        out.append(case_of(chunks, shown=f"<{len(chunks)} chunks: calls {shown}>"))
+    return out
+
+
+def text_streams() -> list[Case]:
+    """Streams with a text answer and no call, ending in a usage chunk (the usage chunk does not
+    depend on calls). In the second the total is more than the two parts: made-up numbers, as
+    the exercise reads the total the server sends, not a sum of its own."""
+    out = []
+    for total in (35, 130):
+        usage = {"prompt_tokens": 20, "completion_tokens": 15, "total_tokens": total}
+        chunks = [
+            _chunk({"role": "assistant", "content": ""}),
+            _chunk({"content": "Sunny."}),
+            _chunk({}, "stop"),
+            _chunk(None, usage=usage),
+        ]
+        out.append(case_of(chunks, shown=f"<4 chunks: the text 'Sunny.', usage total {total}>"))
+    return out
+
+
 def empty_stream() -> Case:
     """A stream with no chunks at all (a stream already read to its end gives [])."""
     return case_of([], shown="[]")
@@ -372,6 +401,15 @@ def check_assemble(assemble_tool_calls: Callable[[list[Any]], Any]) -> None:
                     "(Ollama sends each call so): take every field the piece has.",
                     "Одна часть может нести весь вызов сразу: id, имя и все аргументы (так Ollama "
                     "присылает каждый вызов); берите каждое поле, которое в ней есть.",
+                ),
+            ),
+            (
+                no_argument_streams(),
+                (
+                    'A call of a tool without parameters may stream no arguments at all (""): '
+                    "it is still a call, with arguments as they came.",
+                    'Вызов инструмента без параметров может вовсе не прислать аргументов (""): '
+                    "это всё равно вызов, с аргументами в том виде, в каком они пришли.",
                 ),
             ),
             (
@@ -605,5 +643,16 @@ def check_usage(total_tokens: Callable[[list[Any]], Any]) -> None:
             "Счёт лежит только во фрагменте со статистикой (если он есть в потоке); у "
             "остальных фрагментов usage равно None.",
         ),
-        more=(([empty_stream()], tuple(f"{text[0].upper()}{text[1:]}." for text in NO_CHUNKS)),),
+        more=(
+            (
+                text_streams(),
+                (
+                    "A text answer has its usage chunk too, and the count is the total_tokens "
+                    "the server wrote there (not a sum of your own).",
+                    "У текстового ответа тоже есть фрагмент со статистикой, и счёт — это "
+                    "total_tokens, который записал туда сервер (а не ваша сумма).",
+                ),
+            ),
+            ([empty_stream()], tuple(f"{text[0].upper()}{text[1:]}." for text in NO_CHUNKS)),
+        ),
     )

@@ -186,6 +186,17 @@ def extract_battery() -> list[Case]:
     return out
 
 
+def empty_arguments_battery() -> list[Case]:
+    """Calls with nothing between the argument marker and the end (a model that writes no
+    arguments for a tool without parameters), and an output cut right after that marker."""
+    empty = "<|tool_call_begin|>functions.now:0<|tool_call_argument_begin|><|tool_call_end|>"
+    beijing = _call("functions.get_weather:1", '{"city": "Beijing"}')
+    return [
+        case_of(_section(empty, beijing)),
+        case_of("<|tool_calls_section_begin|>" + empty.removesuffix("<|tool_call_end|>")),
+    ]
+
+
 def reused_id_battery() -> list[Case]:
     """Outputs where two calls have the same id: a model that starts counting again in its
     second section, or writes one id twice in a section."""
@@ -315,6 +326,17 @@ def check_extract(extract_tool_calls: Callable[[str], Any]) -> None:
         ),
         explain=EXTRACT_MISTAKES,
         more=(
+            (
+                empty_arguments_battery(),
+                (
+                    "A call whose arguments are empty (nothing after <|tool_call_argument_begin|>, "
+                    "before its end or where the output was cut) is still a call, with "
+                    "arguments ''.",
+                    "Вызов с пустыми аргументами (после <|tool_call_argument_begin|> ничего нет — "
+                    "до конца вызова или до места, где вывод оборвался) — всё равно вызов, с "
+                    "arguments ''.",
+                ),
+            ),
             (
                 reused_id_battery(),
                 (

@@ -80,6 +80,14 @@ HERMES_MISTAKES = (
 UNPARSED_MISTAKES = (
     Explain(
         TypeError,
+        r"'NoneType' has no len\(\)|'NoneType' object is not iterable",
+        "tool_calls is None in a message without calls (the SDK writes it so): treat None as no "
+        'calls, e.g. not message.get("tool_calls").',
+        "в сообщении без вызовов tool_calls равен None (так его пишет SDK): считайте None "
+        'отсутствием вызовов, например not message.get("tool_calls").',
+    ),
+    Explain(
+        TypeError,
         r"NoneType",
         "content is None in a message that carries only tool_calls: read it as "
         'message.get("content") or "".',
@@ -97,6 +105,7 @@ def hermes_cases() -> dict[str, str]:
             _calls(SF_NOW, SF_TOMORROW), "Let me check both."
         ),
         "no calls": "It is 26.1 °C in San Francisco now.",
+        "the same call twice": render_hermes_tool_calls(_calls(BEIJING, BEIJING)),
     }
 
 
@@ -207,6 +216,11 @@ def _hermes_mismatch(name: str, expected: list[Any], got: Any) -> NotYet:
             head_en + "Each item is a pair: (name, arguments).",
             head_ru + "Каждый элемент — пара: (name, arguments).",
         )
+    if any(isinstance(first, dict) and isinstance(second, str) for first, second in pairs):
+        return NotYet(
+            head_en + "Each pair is (name, arguments), the name first.",
+            head_ru + "Каждая пара — (name, arguments), имя первым.",
+        )
     if any(isinstance(arguments, str) for _, arguments in pairs):
         return NotYet(
             head_en + "arguments must be a dict: the block's JSON already holds an object "
@@ -225,9 +239,9 @@ def _hermes_mismatch(name: str, expected: list[Any], got: Any) -> NotYet:
     if len(got) < len(expected):
         return NotYet(
             head_en + f"{len(expected)} <tool_call> blocks, {len(got)} found: look for every "
-            "block (re.findall), not only the first.",
+            "block (re.findall), not only the first; two equal blocks are two calls.",
             head_ru + f"Блоков <tool_call> {len(expected)}, а найдено {len(got)}: ищите все "
-            "блоки (re.findall), а не только первый.",
+            "блоки (re.findall), а не только первый; два одинаковых блока — это два вызова.",
         )
     if len(got) > len(expected):
         return NotYet(

@@ -246,6 +246,7 @@ TYPED_BATTERY: list[tuple[str, str]] = [
     ("", "string"),
     ("☀️", "string"),
     ("inf", "number"),
+    ("1.234", "number"),  # three decimals: float() keeps them all
 ]
 
 
@@ -358,12 +359,7 @@ def check_typed(typed: Callable[[str, str], Any]) -> None:
         wanted=("a typed value", "значение нужного типа"),
         explain=TYPED_MISTAKES,
         same=_same_typed,
-        idea=(
-            "The schema's type decides: a number that does not fit the type, or a word that is "
-            "not the type's, stays the text it was.",
-            "Решает тип из схемы: число, которое не подходит под тип, или слово, которое не "
-            "значение этого типа, остаётся исходным текстом.",
-        ),
+        idea=_typed_reason,  # the rule of the case at hand, as for the cases above
     )
 
 
@@ -373,6 +369,9 @@ THINK_CASES: dict[str, str] = {
     "no thinking": "Paris is sunny.",
     "empty block": "<think>\n\n</think>\n\nParis is sunny.",
     "no thinking, newlines around the answer": "\n\nParis is sunny.\n",
+    "reasoning in two paragraphs": (
+        "<think>\nStep 1: Paris.\n\nStep 2:  check   Oslo.\n</think>\n\nOK"
+    ),
 }
 
 
@@ -413,6 +412,13 @@ def check_split_think(split_think: Callable[[str], Any]) -> None:
         if got == expected:
             continue
         why = (".", ".")
+        if isinstance(got, tuple) and len(got) == 2 and got[1] == expected[1] and got[0]:
+            why = (
+                ": only the edges of the reasoning are stripped; its inner newlines, blank lines "
+                "and spaces stay as the model wrote them.",
+                ": у рассуждения срезаются только края; переводы строк, пустые строки и пробелы "
+                "внутри остаются такими, как их написала модель.",
+            )
         if isinstance(got, tuple) and tuple(str(x).strip() for x in got) == expected:
             why = (
                 ": strip both parts, also when the text has no </think>.",

@@ -84,6 +84,7 @@ TYPED_BATTERY: list[tuple[str, str]] = [
     ("7", "number"),
     ("true", "string"),
     ("\t tab\t", "string"),
+    ("C:\\new\\tab", "string"),  # backslashes stay: nothing in a raw string is an escape
 ]
 
 
@@ -197,12 +198,24 @@ def check_typed_value(typed_value: Callable[[str, str], Any]) -> None:
         name="typed_value",
         wanted=("a plain value", "обычное значение"),
         explain=TYPED_MISTAKES,
-        idea=(
-            'A type="string" value is exactly the text, spaces and newlines at its edges '
-            "included; every other type is JSON.",
-            'Значение с type="string" — ровно этот текст, вместе с пробелами и переводами '
-            "строк по краям; любой другой тип — JSON.",
-        ),
+        idea=_typed_value_rule,
+    )
+
+
+def _typed_value_rule(text: str, kind: str, expected: Any, got: Any) -> tuple[str, str]:
+    """The rule of one battery case: the string rule for a string, JSON for the rest."""
+    if kind == "string":
+        return (
+            'A type="string" value is exactly the text, spaces, newlines and backslashes '
+            "included: nothing in it is decoded.",
+            'Значение с type="string" — ровно этот текст, вместе с пробелами, переводами строк '
+            "и обратными косыми чертами: в нём ничего не раскодируется.",
+        )
+    return (
+        f'A value of type="{kind}" is JSON: json.loads(text) gives it (only type="string" is '
+        "raw text).",
+        f'Значение с type="{kind}" — это JSON: его даёт json.loads(text) (как есть остаётся '
+        'только type="string").',
     )
 
 
@@ -212,6 +225,7 @@ CALL_CASES: list[tuple[str, int, dict[str, Any]]] = [
     ("get_forecast", 2, {"city": "Paris", "days": 3, "hourly": True}),
     ("save_note", 1, {"text": 'He said "hi"', "tags": ["a", "b"], "due": None}),
     ("search", 3, {"filters": {"max": 5, "sort": "date"}, "ratio": 0.5}),
+    ("set_temperature", 1, {"celsius": 2.0}),  # a whole float stays 2.0 (json.dumps)
 ]
 
 
@@ -450,6 +464,11 @@ def check_result_tags(result_tags: Callable[[list[dict[str, Any]]], Any]) -> Non
                     "not only the calls of the same tool.",
                     ". Индекс считает все вызовы сообщения ассистента, какого бы инструмента они "
                     "ни были, а не только вызовы того же инструмента.",
+                )
+            elif isinstance(mine, list) and mine[::-1] == list(expected[wrong]):
+                why = (
+                    ". The pair is (tool name, index), the name first.",
+                    ". Пара — это (имя инструмента, индекс), имя первым.",
                 )
             elif not isinstance(mine, list) or mine[:1] != expected[wrong][:1]:
                 why = (

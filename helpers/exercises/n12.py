@@ -316,6 +316,37 @@ SINGLE: list[tuple[str, str, dict[str, Any]]] = [
 ]
 
 
+# More single calls (not in the generated mixes, so those stay as they were): a tool without
+# parameters fits only arguments that are a JSON object, and a name is matched exactly.
+SINGLE_MORE: list[tuple[str, str, dict[str, Any]]] = [
+    (
+        "arguments that are not JSON, for a tool without parameters",
+        "аргументы — не JSON, у инструмента без параметров",
+        _call("list_cities", '{"x": '),
+    ),
+    (
+        "arguments null for a tool without parameters",
+        "аргументы null у инструмента без параметров",
+        _call("list_cities", "null"),
+    ),
+    (
+        "a JSON list for a tool without parameters",
+        "список JSON у инструмента без параметров",
+        _call("list_cities", "[]"),
+    ),
+    (
+        "the tool's name in another case",
+        "имя инструмента в другом регистре",
+        _call("Get_Weather", {"city": "Oslo"}),
+    ),
+    (
+        "a space before the tool's name",
+        "пробел перед именем инструмента",
+        _call(" get_weather", {"city": "Oslo"}),
+    ),
+]
+
+
 def reference_schema_accuracy(
     tool_calls: list[dict[str, Any]], tools: list[dict[str, Any]]
 ) -> float:
@@ -337,6 +368,9 @@ def schema_cases() -> list[Case]:
     ]
     every = [call for _, _, call in SINGLE]
     cases += [
+        (f"one call: {en}", f"один вызов: {ru}", ([call], TOOLS)) for en, ru, call in SINGLE_MORE
+    ]
+    cases += [
         ("all the calls above together", "все вызовы выше вместе", (every, TOOLS)),
         ("no calls", "вызовов нет", ([], TOOLS)),
         ("tools=[] (no tool fits)", "tools=[] (ни один инструмент не подходит)", (every[:3], [])),
@@ -349,13 +383,22 @@ def schema_cases() -> list[Case]:
 
 
 def _single_label(call: dict[str, Any]) -> tuple[str, str] | None:
-    for en, ru, known in SINGLE:
+    for en, ru, known in SINGLE + SINGLE_MORE:
         if known == call:
             return en, ru
     return None
 
 
 SCHEMA_MISTAKES = (
+    Explain(
+        KeyError,
+        r"^'(name|parameters)'$",
+        'a tool keeps its {0} inside tool["function"] too (the shape of tools=: '
+        't["function"]["name"], t["function"]["parameters"]), not at its top level.',
+        'у инструмента {0} тоже лежит внутри tool["function"] (в том виде, в каком их передают '
+        'в tools=: t["function"]["name"], t["function"]["parameters"]), а не на верхнем уровне.',
+        line=r"\btools?\b|\bt\[",
+    ),
     Explain(
         KeyError,
         r"^'(name|arguments)'$",
