@@ -108,6 +108,17 @@ def no_summary(value: float, to_unit: str) -> float:
     return convert(value, to_unit)
 
 
+@renamed
+def choices_in_the_summary(value: float, to_unit: str) -> float:
+    """Convert a temperature (choices: ["celsius", "fahrenheit"]).
+
+    Args:
+        value: The temperature to convert
+        to_unit: The unit to convert to
+    """
+    return convert(value, to_unit)
+
+
 def _tool_message_instead(tool_call, tool_map):
     """Builds lesson 02's tool message instead of returning the function's result."""
     arguments = json.loads(tool_call["function"]["arguments"])
@@ -3635,6 +3646,17 @@ WRONG += [
 ]
 
 
+WRONG.append(
+    row(
+        n01.check_typed_function,
+        choices_in_the_summary,
+        "at the end of to_unit's own line",
+        "в конце строки самого to_unit",
+        "01-3 the choices in the summary line",
+    )
+)
+
+
 MIN_WRONG = 6
 
 
@@ -3910,3 +3932,26 @@ def test_the_time_bound_puts_an_outer_timer_back() -> None:
     after = signal.getitimer(signal.ITIMER_REAL)[0]
     assert (before > 0) == (after > 0)
     assert after <= before
+
+
+def test_a_list_kept_between_calls_is_named(capsys) -> None:
+    """02-2 with a mutable default: the second call returns the first call's messages too (round
+    4 saw only two long lists in the hint)."""
+
+    def answer_calls(message, tool_map, results=[]):  # noqa: B006 (the mistake under test)
+        for tool_call in message["tool_calls"]:
+            arguments = json.loads(tool_call["function"]["arguments"])
+            result = tool_map[tool_call["function"]["name"]](**arguments)
+            results.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": tool_call["id"],
+                    "name": tool_call["function"]["name"],
+                    "content": json.dumps(result),
+                }
+            )
+        return results
+
+    english, russian = verdict_of(capsys, n02.check_answer_calls, answer_calls).splitlines()
+    assert english.startswith(NOT_YET) and "results=[] is made once" in english, english
+    assert "создаётся один раз" in russian, russian

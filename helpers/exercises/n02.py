@@ -25,6 +25,7 @@ from helpers.exercises._verdict import (
 )
 from helpers.exercises._verdict import weather_call as _call
 from helpers.formats._common import tool_call_dict
+from helpers.i18n import russian_plural
 
 WEATHER = {"Beijing": "Sunny", "Shanghai": "Light rain", "Moscow": "Snow"}
 
@@ -161,6 +162,18 @@ def check_answer_calls(answer_calls: Callable[[dict[str, Any], dict[str, Any]], 
         )
     if not isinstance(got, list):
         raise NotYet("return a list of messages.", "верните список сообщений.")
+    first = len(got)  # the same list may come back again (a default argument)
+    again = call_student(answer_calls, copy.deepcopy(message), {"get_weather": _get_weather})
+    if isinstance(again, list) and len(again) > first:
+        raise NotYet(
+            f"the same two calls got {first} messages, then {len(again)} the second time: a "
+            "list kept between calls grows (a default such as results=[] is made once); start "
+            "a new list inside the function.",
+            f"на те же два вызова функция вернула {first} "
+            f"{russian_plural(first, 'сообщение', 'сообщения', 'сообщений')}, а во второй раз — "
+            f"{len(again)}: список, который живёт между вызовами, растёт (значение по умолчанию "
+            "вроде results=[] создаётся один раз); заводите новый список внутри функции.",
+        )
     if len(got) != len(calls):
         raise NotYet(
             f"two parallel calls need two tool messages, got {len(got)}.",
