@@ -85,11 +85,18 @@ def _why_name(mcp_name: str, wrong: str) -> tuple[str, str]:
             "`t_` впереди",
         )
     if len(replaced) == 64 and len(mcp_name) > 61:
+        prefixed = replaced.startswith("t_") and not mcp_name.startswith("t_")
         return (
             "a name longer than 64 keeps 55 characters, then `_` and 8 hex digits of the "
-            "SHA-1 of the MCP name",
+            "SHA-1 of the MCP name"
+            + ("; the `t_` in front counts, so measure after adding it" if prefixed else ""),
             "имя длиннее 64 символов сохраняет 55 символов, затем `_` и 8 шестнадцатеричных "
-            "цифр SHA-1 от имени MCP",
+            "цифр SHA-1 от имени MCP"
+            + (
+                "; `t_` впереди тоже считается, так что длину меряйте после него"
+                if prefixed
+                else ""
+            ),
         )
     return (
         "every character outside [a-zA-Z0-9_-] becomes `_` (a Cyrillic letter, a space, `/` "
