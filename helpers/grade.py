@@ -21,8 +21,12 @@ and is flagged (with `--jobs` above 1, every kernel running then is run again al
 whose change it was).
 
 The kernel inherits an allow-list of environment variables (no keys, tokens or proxies),
-`LLM_MODE=replay` is forced, the Hugging Face hub is offline and the kernel talks over local
-sockets (no TCP ports to collide). A student's cell or a check longer than `--cell-timeout` is
+`LLM_MODE=replay` is forced, the Hugging Face hub is offline, its home (and IPython's and
+Jupyter's folders) is a fresh folder of its own, and it talks over local sockets (no TCP ports to
+collide). The handed-in notebooks are read before any kernel runs and graded from those bytes; one
+that changes on disk meanwhile is put back, and the kernel that ran then is flagged. Whatever the
+grader puts back is kept (`grader-undone-*` in the temporary folder). One grader per Python
+environment runs at a time. A student's cell or a check longer than `--cell-timeout` is
 interrupted; `--timeout` caps the time of one notebook (and of the key's own setup cells). A
 notebook that cannot be read or graded becomes one row that says why; every other notebook is
 still graded, and rows are written as they finish.
@@ -31,7 +35,9 @@ Answer cells are also read (AST) for code that reaches into the grading: assignm
 attributes of imported modules, `setattr`, `importlib`, `builtins`, `sys.modules`, `gc`,
 `ctypes`, threads and processes, frames and code objects (`sys._getframe`, `.f_back`,
 `.__globals__`...), trace, profile and audit hooks, `get_ipython` and magics, the checks' own
-references, `__eq__`/`__hash__`/`__del__` overrides, `exec`/`eval`, file writes.
+references, `__eq__`/`__hash__`/`__del__` overrides, `exec`/`eval`, file writes; names and texts
+built from constants at run time (`"__glo" + "bals__"`, a reversed string) are read as the text
+they build.
 Such a notebook is flagged "needs review" (it is still graded). Reference solutions pasted as they
 are score 0 and are flagged; a starter fixed by a small edit that happens to equal the key is not.
 
@@ -505,6 +511,82 @@ def _parsed(source: str, magics: bool = True) -> tuple[ast.AST | None, list[str]
         return None, []
 
 
+def _folded(node: ast.AST, known: dict[str, str], depth: int = 0) -> str | None:
+    """The text a string expression builds from constants alone (`"__glo" + "bals__"`,
+    `"...".join(...)`, `text[::-1]`, an f-string, `chr(95)`, a name bound to such a text):
+    what a name built at run time will read, so it is checked like a plain string."""
+    if depth > 20:
+        return None
+    fold = lambda inner: _folded(inner, known, depth + 1)  # noqa: E731
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else None
+    if isinstance(node, ast.Name):
+        return known.get(node.id)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = fold(node.left), fold(node.right)
+        return left + right if left is not None and right is not None else None
+    if isinstance(node, ast.JoinedStr):
+        parts = [fold(v.value if isinstance(v, ast.FormattedValue) else v) for v in node.values]
+        return "".join(parts) if all(p is not None for p in parts) else None
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+        text, bounds = fold(node.value), (node.slice.lower, node.slice.upper, node.slice.step)
+        values = [None if b is None else _int_constant(b) for b in bounds]
+        if text is None or any(v is None for v, b in zip(values, bounds, strict=True) if b):
+            return None
+        return text[slice(*values)] if values[2] != 0 else None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        owner, method = fold(node.func.value), node.func.attr
+        arguments = [fold(a) for a in node.args]
+        if owner is not None and method == "join" and len(node.args) == 1:
+            items = getattr(node.args[0], "elts", None)
+            parts = [fold(item) for item in items] if items is not None else [None]
+            return owner.join(parts) if all(p is not None for p in parts) else None
+        if owner is not None and method in ("lower", "upper", "strip") and not node.args:
+            return getattr(owner, method)()
+        if owner is not None and method == "replace" and len(arguments) == 2:
+            if all(a is not None for a in arguments):
+                return owner.replace(*arguments)
+    if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "chr" and node.args:
+        code = node.args[0]
+        if isinstance(code, ast.Constant) and isinstance(code.value, int):
+            return chr(code.value) if 0 <= code.value < 0x110000 else None
+    return None
+
+
+def _int_constant(node: ast.AST) -> int | None:
+    """An int constant, negative ones (`-1`) included."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _int_constant(node.operand)
+        return -inner if inner is not None else None
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    return None
+
+
+def _texts_built(tree: ast.AST) -> list[str]:
+    """The texts a cell builds from constants at run time (not the plain constants: those are
+    read as they are), for the same checks as its plain strings."""
+    known: dict[str, str] = {}
+    for _ in range(3):  # names bound to texts built from names bound to texts...
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target = node.targets[0]
+                if isinstance(target, ast.Name):
+                    value = _folded(node.value, known)
+                    if value is not None:
+                        known[target.id] = value
+    built = []
+    for node in ast.walk(tree):
+        plain = isinstance(node, ast.JoinedStr) and not any(
+            isinstance(v, ast.FormattedValue) for v in node.values
+        )  # f"..." without a placeholder is a plain string, read as one
+        if isinstance(node, (ast.BinOp, ast.JoinedStr, ast.Subscript, ast.Call)) and not plain:
+            value = _folded(node, known)
+            if value is not None and value not in built:
+                built.append(value)
+    return built
+
+
 def patching(source: str, depth: int = 0) -> list[str]:
     """What a student's cell does that could reach into the grading, one phrase each (code in
     a string, as `timeit` or `exec` runs it, is read too: `in a string: ...`)."""
@@ -617,6 +699,8 @@ def patching(source: str, depth: int = 0) -> list[str]:
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             if node.name in SUSPECT_METHODS or node.name.startswith("check_"):
                 found.append(f"defines {node.name}")
+            elif node.name in SUSPECT_ATTRS:  # a property named __class__ runs in isinstance()
+                found.append(f"defines {node.name}")
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             if node.value in SUSPECT_ATTRS or node.value in SUSPECT_METHODS:
                 found.append(f"names {node.value} in a string")
@@ -627,6 +711,18 @@ def patching(source: str, depth: int = 0) -> list[str]:
             if depth < 3 and ("\n" in node.value or ";" in node.value or "import" in node.value):
                 inner = patching(node.value, depth + 1) if len(node.value) < 100_000 else []
                 found += [f"in a string: {phrase}" for phrase in inner]
+    for text in _texts_built(tree):
+        if text in SUSPECT_ATTRS or text in SUSPECT_METHODS or text in SUSPECT_CALLS:
+            found.append(f"builds the name {text} at run time")
+        elif text in SUSPECT_MODULES or text in SYS_ONLY:
+            found.append(f"builds the name {text} at run time")
+        if GRADING_INTERNALS.search(text):
+            found.append("names the self-check machinery")
+        if KEY_FILES.search(text):
+            found.append("names a notebook or lesson file")
+        if depth < 3 and ("\n" in text or ";" in text or "import" in text):
+            inner = patching(text, depth + 1) if len(text) < 100_000 else []
+            found += [f"in a string: {phrase}" for phrase in inner]
     if GRADING_INTERNALS.search(source) and "names the self-check machinery" not in found:
         found.append("names the self-check machinery")
     return list(dict.fromkeys(found))
@@ -686,9 +782,16 @@ class GraderFiles:
     copy, the checkout's `helpers/` and `data/` and the start-up files are compared with the
     snapshot. Anything changed is put back (new files removed) and reported."""
 
-    def __init__(self, root: Path | None = None) -> None:
+    def __init__(
+        self, root: Path | None = None, submissions: Path | None = None, skip: Path | None = None
+    ) -> None:
         self.root = root = CHECKOUT if root is None else root
         self.files = _tree_files(root, GRADER_TREES)
+        # The handed-in notebooks as they were read, before any student's code ran: a kernel
+        # that overwrites another student's notebook is caught, the notebook put back, and it is
+        # graded from these bytes (`skip`: the executed copies the grader writes itself).
+        self.submissions, self.skip = submissions, skip
+        self.handed_in = self._notebooks()
         self.undone: Path | None = None  # where the changed versions it put back are kept
         self.digest = self._digest(self.files)
         self.startup = {p: (p.read_bytes() if p.exists() else None) for p in _startup_files()}
@@ -777,6 +880,23 @@ class GraderFiles:
         except OSError:
             return True
 
+    def _notebooks(self) -> dict[str, bytes]:
+        if self.submissions is None:
+            return {}
+        found, skip = {}, self.skip.resolve() if self.skip is not None else None
+        for path in sorted(self.submissions.rglob("*.ipynb")):
+            if skip is not None and path.resolve().is_relative_to(skip):
+                continue
+            if path.is_file() and ".ipynb_checkpoints" not in path.parts:
+                found[path.relative_to(self.submissions).as_posix()] = path.read_bytes()
+        return found
+
+    def handed_in_bytes(self, path: Path) -> bytes | None:
+        """A submission as it was when grading began (None: not one of them)."""
+        if self.submissions is None or not path.is_relative_to(self.submissions):
+            return None
+        return self.handed_in.get(path.relative_to(self.submissions).as_posix())
+
     def _keep(self, name: str, content: bytes) -> None:
         """Keep a changed version before it is put back (it may be someone's work, not a
         student's tampering): under `undone`, one folder per change."""
@@ -803,6 +923,18 @@ class GraderFiles:
                 if name in self.files:
                     path.parent.mkdir(parents=True, exist_ok=True)
                     path.write_bytes(self.files[name])
+                else:
+                    path.unlink(missing_ok=True)
+            now = self._notebooks()
+            for name in sorted(set(now) | set(self.handed_in)):
+                if now.get(name) == self.handed_in.get(name):
+                    continue
+                changed.append("submissions/" + name)
+                if name in now:
+                    self._keep("submissions/" + name, now[name])
+                path = self.submissions / name
+                if name in self.handed_in:
+                    path.write_bytes(self.handed_in[name])
                 else:
                     path.unlink(missing_ok=True)
             for path in set(_startup_files()) | set(self.startup):
@@ -1099,17 +1231,33 @@ def _grader_{nonce}(_arguments):
             return answer
         return value
 
+    def marked(value):
+        # A function is its code, defaults and closure too: each can be swapped in place.
+        if isinstance(value, types.FunctionType):
+            return (value, value.__code__, value.__defaults__, value.__kwdefaults__)
+        return (value,)
+
     def checks_code():
-        # The check's own modules and their classes, to see them changed while the check ran.
-        found = []
+        # The check's own modules and their classes, to see them changed while the check ran:
+        # a binding replaced, a function's code swapped, or a name added (a global that shadows
+        # a builtin, a property or __getattribute__ put on a class).
+        found = {{}}
         for name, module in list(sys.modules.items()):
             if name == "helpers" or name.startswith("helpers."):
                 names = tuple(vars(module).items())
-                found.append((name, names))
+                found[name] = {{key: marked(value) for key, value in names}}
                 for key, value in names:
                     if isinstance(value, type) and value.__module__ == name:
-                        found.append((name + "." + key, tuple(vars(value).items())))
-        return tuple(found)
+                        inner = tuple(vars(value).items())
+                        found[name + "." + key] = {{k: marked(v) for k, v in inner}}
+        return found
+
+    def added_normally(key, value):
+        # What the interpreter adds by itself: a submodule imported while the check ran, the
+        # warnings registry, copyreg's __slotnames__ (copy.deepcopy of an instance).
+        if key in ("__warningregistry__", "__slotnames__"):
+            return True
+        return isinstance(value, types.ModuleType) and value.__name__.startswith("helpers.")
 
     try:
         for name in [n for n in sys.modules if n == "helpers" or n.startswith("helpers.")]:
@@ -1141,11 +1289,20 @@ def _grader_{nonce}(_arguments):
         shown = getattr(verdict, "hint", "")
         passed = getattr(verdict, "passed", None) is True
         hint = str.__str__(shown) if isinstance(shown, str) else ""
-        after = {{name: dict(names) for name, names in checks_code()}}
-        changed = sorted(
-            name + "." + key for name, names in before for key, value in names
-            if after.get(name, {{}}).get(key, after) is not value
-        )
+        after = checks_code()
+        changed = []
+        for name, names in before.items():
+            now = after.get(name, {{}})
+            for key, value in names.items():
+                same = now.get(key)
+                if same is None or len(same) != len(value) or any(
+                    a is not b for a, b in zip(same, value)
+                ):
+                    changed.append(name + "." + key)
+            for key, value in now.items():
+                if key not in names and not added_normally(key, value[0]):
+                    changed.append(name + "." + key + " (added)")
+        changed = sorted(changed)
         if changed:
             changed = ", ".join(changed[:4]) + (", ..." if len(changed) > 4 else "")
             problems += ("the check's code changed while it ran: " + changed,)
@@ -1237,10 +1394,26 @@ def needed_setup(setup: tuple[Any, ...], sources: list[str]) -> list[Any]:
     return keep[::-1]
 
 
-def kernel_env(copy_root: Path | None = None, lang: str = "en") -> dict[str, str]:
+def kernel_env(
+    copy_root: Path | None = None, lang: str = "en", home: Path | None = None
+) -> dict[str, str]:
     """The kernel's environment: the allow-list only, replay forced, the hub offline, the
-    grader's copy of `helpers` first on the path (the checkout is taken off it)."""
+    grader's copy of `helpers` first on the path (the checkout is taken off it). With `home`,
+    the kernel's home and IPython's and Jupyter's own folders are a fresh folder of its own: a
+    start-up file an answer writes there dies with that kernel instead of running in every
+    later kernel (and the teacher's own Jupyter)."""
     env = {k: v for k, v in os.environ.items() if k in ALLOWED_ENV or k.startswith("LC_")}
+    if home is not None:
+        env.update(
+            {
+                "HOME": str(home),
+                "USERPROFILE": str(home),
+                "IPYTHONDIR": str(home / ".ipython"),
+                "JUPYTER_CONFIG_DIR": str(home / ".jupyter"),
+                "XDG_CONFIG_HOME": str(home / ".config"),
+                "XDG_CACHE_HOME": str(home / ".cache"),
+            }
+        )
     path = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     path = [p for p in path if Path(p).resolve() != REPO_ROOT.resolve()]
     if copy_root is not None:
@@ -1493,7 +1666,9 @@ def run_exercise(
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         receiver = threading.Thread(target=_receive, args=(listener, received), daemon=True)
         try:
-            with client.setup_kernel(env=kernel_env(copy_root, lang), cwd=str(work)):
+            home = root / "home"
+            home.mkdir()
+            with client.setup_kernel(env=kernel_env(copy_root, lang, home), cwd=str(work)):
                 run_token.pid = int(getattr(manager.provisioner, "pid", 0) or 0)
                 for index, cell in enumerate(run.cells):
                     if time.monotonic() >= deadline:
@@ -1611,7 +1786,11 @@ def _grade(
     import nbformat
 
     try:
-        nb = nbformat.read(path, as_version=4)
+        handed_in = files.handed_in_bytes(path)
+        if handed_in is None:
+            nb = nbformat.read(path, as_version=4)
+        else:  # as it was before any kernel ran: another answer may have written to it since
+            nb = nbformat.reads(handed_in.decode("utf-8"), as_version=4)
     except Exception as exc:  # any unreadable file is the student's problem, not the grader's
         result.lesson = lesson_of(path, None)
         result.run = f"invalid notebook: {type(exc).__name__}"
@@ -1886,6 +2065,34 @@ def marks_path(out: Path) -> Path:
     return out.with_name(f"{out.stem}_marks{out.suffix or '.csv'}")
 
 
+@contextlib.contextmanager
+def _one_grader_at_a_time() -> Iterator[None]:
+    """Hold a lock that every grader of this Python environment takes: the start-up files it
+    watches (`*.pth`, the kernel's spec) are shared, so a second grader at once would put back a
+    file the first one's student planted and credit the wrong kernel with it. A grader started
+    meanwhile says so and waits."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: no flock; run one grader at a time by hand there
+        yield
+        return
+    name = hashlib.sha256(sys.prefix.encode()).hexdigest()[:12]
+    with open(Path(tempfile.gettempdir()) / f"toolcall-grader-{name}.lock", "a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print(
+                "another grader is running in this Python environment; waiting for it to end",
+                file=sys.stderr,
+                flush=True,
+            )
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 def grade_folder(
     folder: Path,
     out: Path,
@@ -1900,9 +2107,29 @@ def grade_folder(
     """Grade every `*.ipynb` under `folder`: rows go to `out` as notebooks finish, then `out` is
     rewritten in path order with the students' totals, and the marks sheet is written.
 
-    `jobs` notebooks are graded at once (a class of 25 on a lab server)."""
+    `jobs` notebooks are graded at once (a class of 25 on a lab server); one grader of a
+    Python environment runs at a time (the others wait)."""
+    with _one_grader_at_a_time():
+        return _grade_folder(
+            folder, out, timeout, executed, jobs, weights, cell_timeout, marks, counted
+        )
+
+
+def _grade_folder(
+    folder: Path,
+    out: Path,
+    timeout: float,
+    executed: Path | None,
+    jobs: int,
+    weights: dict[str, float] | None,
+    cell_timeout: float,
+    marks: Path | None,
+    counted: list[str] | None,
+) -> list[Result]:
     paths = sorted(p for p in folder.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
-    files = GraderFiles()
+    if executed is not None and executed.resolve().is_relative_to(folder.resolve()):
+        paths = [p for p in paths if not p.resolve().is_relative_to(executed.resolve())]
+    files = GraderFiles(submissions=folder, skip=executed)
     _UNTOUCHED.clear()
     lessons = sorted({_peek_lesson(p) for p in paths} - {""})
     for lesson in lessons:  # read the key once, before any student's code runs

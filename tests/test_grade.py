@@ -21,6 +21,7 @@ import json
 import os
 import site
 import threading
+import time
 from pathlib import Path
 
 import nbformat
@@ -604,6 +605,24 @@ def test_a_small_fix_of_a_starter_is_not_a_pasted_solution():
         ("class A:\n    def __eq__(self, other):\n        return True", "defines __eq__"),
         ("class A:\n    def __hash__(self):\n        return 0", "defines __hash__"),
         ("exec('x = 1')", "calls exec()"),
+        # names built at run time (a cheating review, 2026-12-03): read as the text they build
+        ("frame = getattr(error, 'tb_' + 'frame')", "builds the name tb_frame at run time"),
+        (
+            "name = '__glo' + 'bals__'\nspace = getattr(f, name)",
+            "builds the name __globals__ at run time",
+        ),
+        ("run = getattr(print, f\"__{'self'}__\")", "builds the name __self__ at run time"),
+        ("run = 'cexe'[::-1]", "builds the name exec at run time"),
+        (
+            "key = open('notebooks/en/01_tools_schema.ipy' + 'nb')",
+            "names a notebook or lesson file",
+        ),
+        ("hidden = 'emarfteg_.sys\\nsys tropmi'[::-1]", "in a string: uses sys._getframe"),
+        ("word = ''.join([chr(111), chr(115)])", "builds the name os at run time"),
+        (
+            "class S:\n    @property\n    def __class__(self):\n        return S",
+            "defines __class__",
+        ),
         ("eval('1')", "calls eval()"),
         ("open('helpers/exercises/_verdict.py', 'w')", "opens a file for writing"),
         ("from pathlib import Path\nPath('x').write_text('y')", "writes files (.write_text)"),
@@ -760,6 +779,48 @@ def test_the_grader_copy_is_read_only_and_changes_are_found_and_undone(tmp_path)
     kept = sorted(p.relative_to(files.undone).as_posix() for p in files.undone.rglob("*.py"))
     assert kept == ["1/helpers/exercises/_verdict.py", "2/helpers/sitecustomize.py"]
     assert (files.undone / kept[0]).read_text() == "GOOD = 0\n"
+
+
+def test_a_submission_another_kernel_overwrites_is_put_back_and_graded_as_handed_in(tmp_path):
+    """An answer can find the submissions folder (the grader's command line is in /proc) and
+    overwrite a classmate's notebook: the grader reads every notebook before any kernel runs,
+    grades from those bytes, and after each kernel puts back what changed (and keeps it)."""
+    root = tmp_path / "checkout"
+    for tree in ("helpers", "data"):
+        (root / tree).mkdir(parents=True)
+    folder, executed = tmp_path / "subs", tmp_path / "subs" / "run"
+    (folder / "ivanova").mkdir(parents=True)
+    (folder / "petrov").mkdir()
+    victim = folder / "petrov" / "01_tools_schema.ipynb"
+    victim.write_text('{"cells": []}')
+    (folder / "ivanova" / "01_tools_schema.ipynb").write_text('{"cells": [1]}')
+    files = GraderFiles(root, submissions=folder, skip=executed)
+    victim.write_text("{}")
+    (folder / "ivanova" / "planted.ipynb").write_text("{}")
+    executed.mkdir()
+    (executed / "ivanova.ipynb").write_text("the grader's own output")  # not a submission
+    assert files.handed_in_bytes(victim) == b'{"cells": []}'
+    assert files.restore_checkout() == [
+        "submissions/ivanova/planted.ipynb",
+        "submissions/petrov/01_tools_schema.ipynb",
+    ]
+    assert victim.read_text() == '{"cells": []}'
+    assert not (folder / "ivanova" / "planted.ipynb").exists()
+    assert (executed / "ivanova.ipynb").exists()
+    kept = sorted(p.relative_to(files.undone).as_posix() for p in files.undone.rglob("*.ipynb"))
+    assert kept == [
+        "1/submissions/ivanova/planted.ipynb",
+        "2/submissions/petrov/01_tools_schema.ipynb",
+    ]
+
+
+def test_a_kernel_s_home_is_its_own_folder(tmp_path):
+    """HOME, IPython's and Jupyter's folders of a graded kernel are a fresh folder: an IPython
+    start-up file an answer writes there does not run in the next kernel."""
+    env = kernel_env(tmp_path / "copy", "en", tmp_path / "home")
+    assert env["HOME"] == str(tmp_path / "home")
+    assert env["IPYTHONDIR"] == str(tmp_path / "home" / ".ipython")
+    assert env["JUPYTER_CONFIG_DIR"] == str(tmp_path / "home" / ".jupyter")
 
 
 def test_the_test_run_grades_against_a_private_copy_of_the_checkout():
@@ -1377,3 +1438,101 @@ def test_two_grading_threads_read_answers_at_once_without_a_system_error():
     finally:
         gc.set_threshold(*threshold)
     assert not errors, errors
+
+
+def test_an_ipython_start_up_file_an_answer_writes_dies_with_its_kernel():
+    """An answer that writes an IPython start-up file (it would run in every later kernel, and
+    in the teacher's own Jupyter) writes it into the kernel's own home, not the teacher's."""
+    from helpers.grade import GraderFiles, run_exercise
+
+    startup = Path.home() / ".ipython" / "profile_default" / "startup" / "00-grader-probe.py"
+    assert not startup.exists()
+    plant = (
+        "import pathlib\n"
+        "folder = pathlib.Path.home() / '.ipython' / 'profile_default' / 'startup'\n"
+        "folder.mkdir(parents=True, exist_ok=True)\n"
+        "(folder / '00-grader-probe.py').write_text('PLANTED = 1')\n"
+    )
+    exercise = reference("01", "en").exercises["01:check_schema"]
+    answer = [nbformat.v4.new_code_cell(plant + MY_SCHEMA)]
+    try:
+        outcome = run_exercise(answer, exercise, "en", GraderFiles(), 60, time.monotonic() + 600)
+        assert not startup.exists(), "the answer's start-up file reached the teacher's home"
+        assert outcome.value == "passed", (outcome.value, outcome.hint)
+    finally:
+        startup.unlink(missing_ok=True)
+
+
+# Answers that change the check's own code without replacing a binding that was there (found by
+# a cheating review, 2026-12-03: each passed with no flag before the request compared the names
+# a module or class gained, and the code of its functions).
+ADDS_A_GLOBAL = '''
+def convert_temperature(value: float, to_unit: str) -> float:
+    """Convert a temperature.
+
+    Args:
+        value: The temperature.
+        to_unit: The unit to convert to. (choices: ["celsius", "fahrenheit"])
+    """
+    from helpers.exercises import n01
+
+    def put(module, fake):
+        module.abs = fake  # a global that shadows the builtin inside the check
+    put(n01, lambda difference: 0)
+    return 0.0
+'''
+ADDS_TO_A_CLASS = """
+def call_tool(tool_call, tool_map):
+    namespace = getattr(tool_map["greet"], "__glo" + "bals__")
+    verdict = getattr(namespace["exercise"], "__glo" + "bals__")["Verd" + "ict"]
+    setattr(verdict, "pass" + "ed", property(lambda self: True, lambda self, value: None))
+    return None
+"""
+SWAPS_CODE = """
+def call_tool(tool_call, tool_map):
+    namespace = getattr(tool_map["greet"], "__glo" + "bals__")
+    identity = lambda value, call, wanted: value
+    object.__setattr__(namespace["returned"], "__co" + "de__", identity.__code__)
+    return type("Same", (), {"__ne__": lambda a, b: False, "__eq__": lambda a, b: True})()
+"""
+
+
+@pytest.mark.parametrize(
+    ("exercise_name", "answer", "change"),
+    [
+        ("01:check_typed_function", ADDS_A_GLOBAL, "helpers.exercises.n01.abs (added)"),
+        ("01:check_call_tool", ADDS_TO_A_CLASS, "helpers.exercises._verdict.Verdict.passed"),
+        ("01:check_call_tool", SWAPS_CODE, "helpers.exercises._verdict.returned"),
+    ],
+    ids=["a global added", "a class attribute added", "a function's code swapped"],
+)
+def test_an_answer_that_changes_the_check_s_code_in_place_gets_no_verdict(
+    exercise_name, answer, change
+):
+    from helpers.grade import GraderFiles, run_exercise
+
+    exercise = reference("01", "en").exercises[exercise_name]
+    cells = [nbformat.v4.new_code_cell(answer)]
+    outcome = run_exercise(cells, exercise, "en", GraderFiles(), 60, time.monotonic() + 600)
+    assert outcome.value == "error", (outcome.value, outcome.hint)
+    assert change in "; ".join(outcome.runtime), outcome.runtime
+
+
+def test_a_second_grader_waits_for_the_first(capsys):
+    """Two graders of one Python environment would watch the same start-up files and credit
+    each other's students with a planted `.pth`: the second waits, and says so."""
+    from helpers.grade import _one_grader_at_a_time
+
+    entered = threading.Event()
+
+    def second() -> None:
+        with _one_grader_at_a_time():
+            entered.set()
+
+    with _one_grader_at_a_time():
+        waiting = threading.Thread(target=second)
+        waiting.start()
+        assert not entered.wait(1.0), "a second grader ran beside the first"
+    waiting.join(300)  # another test process's grading may take the lock in between
+    assert entered.is_set()
+    assert "another grader is running" in capsys.readouterr().err

@@ -477,3 +477,49 @@ def test_a_client_that_sends_nothing_is_closed_at_the_request_deadline(
                 pass
             except TimeoutError:
                 pytest.fail("a client that sent nothing was still connected after 30 s")
+
+
+# --- round 5 (2026-12-03, 12 plants on a38b81b, 9 caught by the unit loop): the three let through
+
+
+@pytest.mark.parametrize(
+    ("n", "form"),
+    [(-1, "вызов"), (-2, "вызова"), (-5, "вызовов"), (-21, "вызов"), (-12, "вызовов")],
+)
+def test_a_negative_count_takes_the_form_of_its_size(n: int, form: str) -> None:
+    """A change shown as a difference (-2 calls) reads like 2 calls: the form goes by |n|
+    (Python's -2 % 10 is 8)."""
+    from helpers.i18n import russian_plural
+
+    assert russian_plural(n, "вызов", "вызова", "вызовов") == form
+
+
+def test_registering_a_schema_leaves_the_caller_s_dict_alone_and_unshared() -> None:
+    """The registry keeps its own copy: the caller's nested `function` dict is neither filled in
+    (parameters added) nor shared (an edit made later would change what goes to `tools=`)."""
+    from helpers.tools import ToolRegistry, normalize_schema
+
+    bare = {"type": "function", "function": {"name": "f"}}
+    normalize_schema(bare)
+    assert bare == {"type": "function", "function": {"name": "f"}}
+    schema = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
+    registry = ToolRegistry()
+    registry.register(lambda: "ok", schema)
+    schema["function"]["name"] = "g"
+    schema["function"]["parameters"]["properties"] = {"x": {"type": "string"}}
+    [kept] = registry.schemas
+    assert kept["function"]["name"] == "f"
+    assert "x" not in kept["function"]["parameters"].get("properties", {})
+
+
+@pytest.mark.parametrize("name", ["API_KEY", "Api_Key", "API_key"])
+def test_a_credential_in_the_body_is_left_out_of_matching_in_any_case(name: str) -> None:
+    """The recording side drops credential fields by their lower-case name; the matching side
+    must too, or a request with `API_KEY` in its body no longer matches its own recording."""
+    from helpers.replay.matching import canonical_request
+
+    path = "/v1/chat/completions"
+    plain = {"model": MODEL, "messages": [{"role": "user", "content": "hi"}]}
+    assert canonical_request(path, plain | {name: "sk-body-0123456789"}) == canonical_request(
+        path, plain
+    )
