@@ -456,7 +456,7 @@ MODULE_ATTRS = frozenset(
 # A process of its own outlives the cell and the kernel: forked, detached or killed by name.
 PROCESS_CALLS = frozenset("fork forkpty setsid setpgid setpgrp killpg daemon_threads".split())
 SUSPECT_CALLS = frozenset(
-    "exec eval compile __import__ setattr delattr globals locals vars breakpoint".split()
+    "exec eval compile __import__ setattr delattr globals locals vars breakpoint dir".split()
 )
 SUSPECT_METHODS = frozenset(
     "__eq__ __ne__ __hash__ __bool__ __index__ __instancecheck__ __subclasscheck__ __del__ "
@@ -477,7 +477,14 @@ SUSPECT_ATTRS = frozenset(
     "__builtins__ __dict__ __class__ __bases__ __base__ __mro__ __getattribute__ __setattr__ "
     "__traceback__ __self__ __func__ __wrapped__ __defaults__ __kwdefaults__ __loader__ "
     "__spec__ __file__ __import__ __reduce__ __reduce_ex__ walk_stack walk_tb extract_stack "
-    "currentframe".split()
+    "currentframe exc_info exception StackSummary capture_locals format_stack stack "
+    "getouterframes getinnerframes".split()
+)
+# Of those, the ones that are routes to frames whatever they are reached from: an imported name
+# (`from traceback import walk_stack`) or a keyword (`capture_locals=True`) is flagged too.
+FRAME_ROUTES = frozenset(
+    "walk_stack walk_tb extract_stack currentframe exc_info StackSummary capture_locals "
+    "format_stack getouterframes getinnerframes _getframe _current_frames".split()
 )
 # Of those, the names no other object in these lessons has: flagged whatever they are read from
 # (`s = sys; s.settrace(...)`, `from sys import settrace`).
@@ -643,6 +650,14 @@ def patching(source: str, depth: int = 0) -> list[str]:
             for alias in node.names if isinstance(node, ast.ImportFrom) else []:
                 if alias.name == "*" or (module == "sys" and alias.name in SUSPECT_SYS):
                     found.append(f"imports {alias.name} from {module}")
+                elif alias.name in FRAME_ROUTES:
+                    found.append(f"imports {alias.name} from {module} (a route to frames)")
+                elif (
+                    alias.name.startswith("_")
+                    and not alias.name.startswith("__")
+                    and not module.startswith("helpers")
+                ):
+                    found.append(f"imports {module}.{alias.name} (a module's private name)")
             if module.startswith("helpers.exercises"):
                 for theirs in [a.name for a in node.names if CHECKS_OWN.search(a.name)]:
                     found.append(f"imports {module}.{theirs} (the checks' own code)")
@@ -683,6 +698,11 @@ def patching(source: str, depth: int = 0) -> list[str]:
             name = getattr(node.func, "id", "") or ""
             if name in SUSPECT_CALLS:
                 found.append(f"calls {name}()")
+            elif name in FRAME_ROUTES:
+                found.append(f"calls {name}() (a route to frames)")
+            for keyword in node.keywords:
+                if keyword.arg in FRAME_ROUTES:
+                    found.append(f"passes {keyword.arg}= (a route to frames)")
             if name in ("getattr", "hasattr") and len(node.args) > 1:
                 what = node.args[1]
                 if isinstance(what, ast.Constant) and what.value in SUSPECT_ATTRS:
@@ -1144,6 +1164,15 @@ def _grader_state(watched, final=False):
                             bind(name + "." + key + "." + member, inner)
         except BaseException:
             state[name] = -2
+    # copy's dispatch tables, by their contents (an entry added in place, such as dict copied
+    # as itself, makes the check's "did the answer change its input" test see nothing).
+    copying = modules.get("copy")
+    if copying is not None and copying.__class__ is module_type:
+        for table in ("_deepcopy_dispatch", "_copy_dispatch"):
+            entries = copying.__dict__.get(table)
+            if entries.__class__ is {}.__class__:
+                pairs = [(ident(k), ident(v)) for k, v in {}.__class__.items(entries)]
+                state["copy." + table + "[...]"] = digest(tuple_(pairs))
     signal = modules.get("_signal")
     if signal is not None and real(signal.getsignal, "_signal", "getsignal"):
         for number in signal.valid_signals():

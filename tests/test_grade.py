@@ -623,6 +623,25 @@ def test_a_small_fix_of_a_starter_is_not_a_pasted_solution():
             "class S:\n    @property\n    def __class__(self):\n        return S",
             "defines __class__",
         ),
+        # routes to frames by an imported name, a keyword or a listing (a second review)
+        ("import sys\ntb = sys.exc_info()[2]", "uses .exc_info"),
+        (
+            "from traceback import walk_stack\nframes = list(walk_stack(None))",
+            "imports walk_stack from traceback (a route to frames)",
+        ),
+        (
+            "from logging import currentframe",
+            "imports currentframe from logging (a route to frames)",
+        ),
+        (
+            "summary = extract(frames, capture_locals=True)",
+            "passes capture_locals= (a route to frames)",
+        ),
+        ("names = [n for n in dir(error) if n.endswith('frame')]", "calls dir()"),
+        (
+            "from copy import _deepcopy_dispatch",
+            "imports copy._deepcopy_dispatch (a module's private name)",
+        ),
         ("eval('1')", "calls eval()"),
         ("open('helpers/exercises/_verdict.py', 'w')", "opens a file for writing"),
         ("from pathlib import Path\nPath('x').write_text('y')", "writes files (.write_text)"),
@@ -1536,3 +1555,29 @@ def test_a_second_grader_waits_for_the_first(capsys):
     waiting.join(300)  # another test process's grading may take the lock in between
     assert entered.is_set()
     assert "another grader is running" in capsys.readouterr().err
+
+
+COPIES_AS_ITSELF = """
+import copy
+
+copy._deepcopy_dispatch[dict] = lambda value, memo: value  # "a copy" that is the same dict
+
+
+def call_tool(tool_call, tool_map):
+    function = tool_call["function"]
+    arguments = json.loads(function.pop("arguments"))  # changes the call it was given
+    function["arguments"] = "used"
+    return tool_map[function["name"]](**arguments)
+"""
+
+
+def test_a_dispatch_table_of_copy_changed_in_place_refuses_the_verdict():
+    """An entry added to copy's deepcopy table (dict copied as itself) hid an answer that changes
+    its input from the check's before/after comparison: the table's contents are in the state."""
+    from helpers.grade import GraderFiles, run_exercise
+
+    exercise = reference("01", "en").exercises["01:check_call_tool"]
+    cells = [nbformat.v4.new_code_cell(COPIES_AS_ITSELF)]
+    outcome = run_exercise(cells, exercise, "en", GraderFiles(), 60, time.monotonic() + 600)
+    assert outcome.value == "error", (outcome.value, outcome.hint)
+    assert "copy._deepcopy_dispatch[...]" in "; ".join(outcome.runtime), outcome.runtime

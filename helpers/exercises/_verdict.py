@@ -627,7 +627,7 @@ def on_battery(
     returned value that gives the sentence for that case). `same(expected, got)` replaces
     equality where order or form may differ (default: `strict_equal`). `more` holds further
     batteries run after `cases`, in order, each with its own idea."""
-    batteries = [(case, idea) for cases, idea in ((cases, idea), *more) for case in cases]
+    batteries = tuple((case, idea) for cases, idea in ((cases, idea), *more) for case in cases)
     BATTERIES[name] = BATTERIES.get(name, 0) + len(batteries)  # a check may call on_battery twice
     for case, idea in batteries:
         expected = plain(reference(*copy.deepcopy(case.args)))

@@ -147,7 +147,7 @@ def check_call_tool(call_tool: Callable[..., Any]) -> None:
         ({"name": "O'Brien"}, "Hello, O'Brien!"),  # an apostrophe: no quote swapping
     ]
     a_function(call_tool, "call_tool")
-    calls = [("greet", a, e) for a, e in cases] + _call_battery()
+    calls = tuple([("greet", a, e) for a, e in cases] + _call_battery())
     for k, (name, arguments, expected) in enumerate(calls):
         # The first id names the tool, the others do not (OpenAI's `call_...`, vLLM's): the
         # tool to run is function.name, never a piece of the id.
