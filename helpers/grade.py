@@ -722,30 +722,32 @@ def patching(source: str, depth: int = 0) -> list[str]:
             elif node.name in SUSPECT_ATTRS:  # a property named __class__ runs in isinstance()
                 found.append(f"defines {node.name}")
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            if node.value in SUSPECT_ATTRS or node.value in SUSPECT_METHODS:
-                found.append(f"names {node.value} in a string")
-            if GRADING_INTERNALS.search(node.value):
-                found.append("names the self-check machinery")
-            if KEY_FILES.search(node.value):
-                found.append("names a notebook or lesson file")
-            if depth < 3 and ("\n" in node.value or ";" in node.value or "import" in node.value):
-                inner = patching(node.value, depth + 1) if len(node.value) < 100_000 else []
-                found += [f"in a string: {phrase}" for phrase in inner]
+            found += _text_flags(node.value, depth, NAMED_IN_TEXT, "names {} in a string")
     for text in _texts_built(tree):
-        if text in SUSPECT_ATTRS or text in SUSPECT_METHODS or text in SUSPECT_CALLS:
-            found.append(f"builds the name {text} at run time")
-        elif text in SUSPECT_MODULES or text in SYS_ONLY:
-            found.append(f"builds the name {text} at run time")
-        if GRADING_INTERNALS.search(text):
-            found.append("names the self-check machinery")
-        if KEY_FILES.search(text):
-            found.append("names a notebook or lesson file")
-        if depth < 3 and ("\n" in text or ";" in text or "import" in text):
-            inner = patching(text, depth + 1) if len(text) < 100_000 else []
-            found += [f"in a string: {phrase}" for phrase in inner]
+        found += _text_flags(text, depth, BUILT_NAMES, "builds the name {} at run time")
     if GRADING_INTERNALS.search(source) and "names the self-check machinery" not in found:
         found.append("names the self-check machinery")
     return list(dict.fromkeys(found))
+
+
+# The names a plain string is flagged for, and the wider set for a text built at run time (no
+# honest answer builds "exec" or "os" out of pieces).
+NAMED_IN_TEXT = SUSPECT_ATTRS | SUSPECT_METHODS
+BUILT_NAMES = NAMED_IN_TEXT | SUSPECT_CALLS | SUSPECT_MODULES | SYS_ONLY
+
+
+def _text_flags(text: str, depth: int, names: frozenset[str], says: str) -> list[str]:
+    """What a string's text shows: a suspect name (`says` with the name), the self-check's
+    machinery, a key file, and the flags of the code it holds (read as a cell of its own)."""
+    found = [says.format(text)] if text in names else []
+    if GRADING_INTERNALS.search(text):
+        found.append("names the self-check machinery")
+    if KEY_FILES.search(text):
+        found.append("names a notebook or lesson file")
+    if depth < 3 and ("\n" in text or ";" in text or "import" in text):
+        inner = patching(text, depth + 1) if len(text) < 100_000 else []
+        found += [f"in a string: {phrase}" for phrase in inner]
+    return found
 
 
 def _root_name(node: ast.AST) -> str:
@@ -813,6 +815,7 @@ class GraderFiles:
         self.submissions, self.skip = submissions, skip
         self.handed_in = self._notebooks()
         self.undone: Path | None = None  # where the changed versions it put back are kept
+        self.kept = 0
         self.digest = self._digest(self.files)
         self.startup = {p: (p.read_bytes() if p.exists() else None) for p in _startup_files()}
         self.lock = threading.Lock()
@@ -922,41 +925,41 @@ class GraderFiles:
         student's tampering): under `undone`, one folder per change."""
         if self.undone is None:
             self.undone = Path(tempfile.mkdtemp(prefix="grader-undone-", dir=UNDONE_IN))
+        self.kept += 1
         relative = Path(name).relative_to(Path(name).anchor)  # a start-up file's is absolute
-        kept = self.undone / str(len(list(self.undone.iterdir())) + 1) / relative
+        kept = self.undone / str(self.kept) / relative
         kept.parent.mkdir(parents=True, exist_ok=True)
         kept.write_bytes(content)
+
+    def _put_back(
+        self, base: Path, before: dict[str, bytes], now: dict[str, bytes], shown: str = ""
+    ) -> list[str]:
+        """Write back under `base` every file of `before` that `now` has changed, remove the
+        new ones (each kept first); the names, with `shown` in front."""
+        changed = []
+        for name in sorted(set(now) | set(before)):
+            if now.get(name) == before.get(name):
+                continue
+            changed.append(shown + name)
+            if name in now:
+                self._keep(shown + name, now[name])
+            path = base / name
+            if name in before:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(before[name])
+            else:
+                path.unlink(missing_ok=True)
+        return changed
 
     def restore_checkout(self) -> list[str]:
         """Put back what changed in the checkout and the start-up files; name each file. Each
         changed or new file is kept under `undone` first."""
         changed = []
         with self.lock:
-            now = _tree_files(self.root, GRADER_TREES)
-            for name in sorted(set(now) | set(self.files)):
-                if now.get(name) == self.files.get(name):
-                    continue
-                changed.append(name)
-                if name in now:
-                    self._keep(name, now[name])
-                path = self.root / name
-                if name in self.files:
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    path.write_bytes(self.files[name])
-                else:
-                    path.unlink(missing_ok=True)
-            now = self._notebooks()
-            for name in sorted(set(now) | set(self.handed_in)):
-                if now.get(name) == self.handed_in.get(name):
-                    continue
-                changed.append("submissions/" + name)
-                if name in now:
-                    self._keep("submissions/" + name, now[name])
-                path = self.submissions / name
-                if name in self.handed_in:
-                    path.write_bytes(self.handed_in[name])
-                else:
-                    path.unlink(missing_ok=True)
+            changed += self._put_back(self.root, self.files, _tree_files(self.root, GRADER_TREES))
+            if self.submissions is not None:
+                now = self._notebooks()
+                changed += self._put_back(self.submissions, self.handed_in, now, "submissions/")
             for path in set(_startup_files()) | set(self.startup):
                 before = self.startup.get(path)
                 after = path.read_bytes() if path.exists() else None
@@ -2122,6 +2125,7 @@ def _one_grader_at_a_time() -> Iterator[None]:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
+@_one_grader_at_a_time()
 def grade_folder(
     folder: Path,
     out: Path,
@@ -2138,27 +2142,8 @@ def grade_folder(
 
     `jobs` notebooks are graded at once (a class of 25 on a lab server); one grader of a
     Python environment runs at a time (the others wait)."""
-    with _one_grader_at_a_time():
-        return _grade_folder(
-            folder, out, timeout, executed, jobs, weights, cell_timeout, marks, counted
-        )
-
-
-def _grade_folder(
-    folder: Path,
-    out: Path,
-    timeout: float,
-    executed: Path | None,
-    jobs: int,
-    weights: dict[str, float] | None,
-    cell_timeout: float,
-    marks: Path | None,
-    counted: list[str] | None,
-) -> list[Result]:
-    paths = sorted(p for p in folder.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
-    if executed is not None and executed.resolve().is_relative_to(folder.resolve()):
-        paths = [p for p in paths if not p.resolve().is_relative_to(executed.resolve())]
     files = GraderFiles(submissions=folder, skip=executed)
+    paths = [folder / name for name in files.handed_in]  # read once, before any kernel
     _UNTOUCHED.clear()
     lessons = sorted({_peek_lesson(p) for p in paths} - {""})
     for lesson in lessons:  # read the key once, before any student's code runs

@@ -3142,21 +3142,10 @@ WRONG += [
 
 
 def _pops_the_calls(message, tool_map):
-    """Takes each call off the assistant message (which stays in the history)."""
-    results = []
-    while message["tool_calls"]:
-        tool_call = message["tool_calls"].pop(0)
-        arguments = json.loads(tool_call["function"]["arguments"])
-        result = tool_map[tool_call["function"]["name"]](**arguments)
-        results.append(
-            {
-                "role": "tool",
-                "tool_call_id": tool_call["id"],
-                "name": tool_call["function"]["name"],
-                "content": json.dumps(result),
-            }
-        )
-    return results
+    """Takes the calls off the assistant message (which stays in the history)."""
+    answers = _answer_one(message, tool_map)
+    message["tool_calls"].clear()
+    return answers
 
 
 def _error_without_type(function, arguments_text):
@@ -3939,17 +3928,7 @@ def test_a_list_kept_between_calls_is_named(capsys) -> None:
     4 saw only two long lists in the hint)."""
 
     def answer_calls(message, tool_map, results=[]):  # noqa: B006 (the mistake under test)
-        for tool_call in message["tool_calls"]:
-            arguments = json.loads(tool_call["function"]["arguments"])
-            result = tool_map[tool_call["function"]["name"]](**arguments)
-            results.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": tool_call["id"],
-                    "name": tool_call["function"]["name"],
-                    "content": json.dumps(result),
-                }
-            )
+        results += _answer_one(message, tool_map)
         return results
 
     english, russian = verdict_of(capsys, n02.check_answer_calls, answer_calls).splitlines()
