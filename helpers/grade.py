@@ -720,7 +720,7 @@ def patching(source: str, depth: int = 0) -> list[str]:
             if name == "open" and _writes(node):
                 found.append("opens a file for writing")
             attr = getattr(node.func, "attr", "")
-            if attr in WRITE_METHODS or (attr == "open" and _writes(node)):
+            if attr in WRITE_METHODS or (attr == "open" and _writes(node, method=True)):
                 found.append(f"writes files (.{attr})")
             if attr in ("attrgetter", "methodcaller"):
                 found.append(f"calls {attr}()")
@@ -765,15 +765,20 @@ def _root_name(node: ast.AST) -> str:
     return node.id if isinstance(node, ast.Name) else ""
 
 
-def _writes(call: ast.Call) -> bool:
-    """Whether an `open(...)` call's mode (second argument or `mode=`) writes."""
-    mode = call.args[1] if len(call.args) > 1 else None
-    mode = next((k.value for k in call.keywords if k.arg == "mode"), mode)
-    if mode is None:
-        return False
-    if not isinstance(mode, ast.Constant) or not isinstance(mode.value, str):
-        return True  # a computed mode: cannot tell, so look
-    return bool(set(mode.value) & set("wax+"))
+def _writes(call: ast.Call, method: bool = False) -> bool:
+    """Whether an open call's mode writes: `mode=` or the second argument (`open(path, mode)`,
+    `gzip.open`), and for a method also a first argument spelt like a mode (`Path(p).open("w")`).
+    """
+    modes = [k.value for k in call.keywords if k.arg == "mode"] + call.args[1:2]
+    first = call.args[0] if method and call.args else None
+    if isinstance(first, ast.Constant) and re.fullmatch(r"[rwxabt+]{1,4}", str(first.value)):
+        modes.append(first)
+    for mode in modes:
+        if not isinstance(mode, ast.Constant) or not isinstance(mode.value, str):
+            return True  # a computed mode: cannot tell, so look
+        if set(mode.value) & set("wax+"):
+            return True
+    return False
 
 
 # --- the grader's own files ------------------------------------------------------------------

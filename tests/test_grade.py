@@ -644,6 +644,15 @@ def test_a_small_fix_of_a_starter_is_not_a_pasted_solution():
         ),
         ("eval('1')", "calls eval()"),
         ("open('helpers/exercises/_verdict.py', 'w')", "opens a file for writing"),
+        # Planted round 6: "x" (create) dropped from the write modes went unseen.
+        ("open('notes.txt', 'x')", "opens a file for writing"),
+        ("open('notes.bin', 'xb')", "opens a file for writing"),
+        ("open('notes.txt', mode='x')", "opens a file for writing"),
+        ("open('notes.txt', 'r+')", "opens a file for writing"),
+        # A path's open takes the mode first; only `mode=` was read there.
+        ("from pathlib import Path\nPath('n.txt').open('w')", "writes files (.open)"),
+        ("from pathlib import Path\nPath('n.txt').open('x')", "writes files (.open)"),
+        ("import gzip\ngzip.open('n.gz', 'wt')", "writes files (.open)"),
         ("from pathlib import Path\nPath('x').write_text('y')", "writes files (.write_text)"),
         ("def check_history(fn):\n    pass", "defines check_history"),
         ("check_usage = print", "defines check_usage"),
@@ -701,6 +710,9 @@ def test_patching_in_an_answer_cell_is_named(source, flag):
         MY_CALL_TOOL,
         MY_CONVERT,
         "with open('notes.txt') as f:\n    text = f.read()",
+        "with open('wax.txt', 'rb') as f:\n    data = f.read()",  # the name is not the mode
+        "from pathlib import Path\ntext = Path('notes.txt').open('r').read()",
+        "from pathlib import Path\nwith Path('w').open() as f:\n    f.read()",
         "def reasoning(delta, key):\n    return getattr(delta, key, None)",  # lesson 06
         "text = text.replace('<think>', '')",
         'prompt = "Call get_weather; then answer.\\nimport nothing"',  # prose in a string
