@@ -81,7 +81,7 @@ from helpers.edition import KERNEL_START_SECONDS, is_solution, student_notebook
 from helpers.exercises._verdict import CORRECT
 from helpers.exercises._verdict import NOT_YET as NOT_YET_TEXT
 from helpers.lessons import CHECK_CALL, lesson_names
-from helpers.paths import NOTEBOOKS_DIR, REPO_ROOT
+from helpers.paths import REPO_ROOT
 
 # What a self-check prints, in either language.
 PASS_MARKS, FAIL_MARKS = (CORRECT.en, CORRECT.ru), (NOT_YET_TEXT.en, NOT_YET_TEXT.ru)
@@ -117,7 +117,7 @@ COPY_SUFFIX = re.compile(
 # pasted reference solution.
 SMALL_EDIT = 2
 # What the grader copies for each kernel and watches in the checkout.
-GRADER_TREES = ("helpers", "data")
+GRADER_TREES = ("helpers", "data", "notebooks")  # notebooks: the key
 # The checkout it watches and puts back (the test suite points it at a private copy, so a
 # developer's edits made while the tests run are not taken for a student's).
 CHECKOUT = REPO_ROOT
@@ -137,7 +137,9 @@ WATCHED_MODULES = (
     "hashlib hmac gc importlib importlib.util IPython IPython.display "
     "IPython.core.display_functions IPython.core.displaypub ipykernel.iostream "
     "ipykernel.zmqshell _frozen_importlib _frozen_importlib_external transformers.utils "
-    "transformers.utils.chat_template_utils"
+    "transformers.utils.chat_template_utils pydantic.main openai.types.chat.chat_completion "
+    "openai.types.chat.chat_completion_chunk openai.types.chat.chat_completion_message "
+    "openai.types.chat.chat_completion_message_tool_call"
 ).split()
 WATCHED = f"name in {tuple(WATCHED_MODULES)!r}"
 # Bindings that change in normal use (found by grading every lesson's honest answers):
@@ -324,6 +326,10 @@ class Reference:
     exercises: dict[str, Exercise]
     code: frozenset[str]  # every code cell of the student edition (comments dropped)
     solutions: tuple[str, ...]
+    imported: frozenset[str] = frozenset()  # the names its cells import (the setup's)
+    # The lesson's own helpers that its checks compare with and its cells import, which no
+    # reference solution calls: an answer that calls one has not done the exercise.
+    borrowed: frozenset[str] = frozenset()
 
 
 def _check_arguments(source: str) -> str:
@@ -364,7 +370,7 @@ def reference(lesson: str, lang: str = "en") -> Reference | None:
     """The reference of a lesson from the teacher's key in `lang`, or None without one."""
     import nbformat
 
-    keys = sorted((NOTEBOOKS_DIR / lang).glob(f"{lesson}_*.ipynb")) if lesson else []
+    keys = sorted((CHECKOUT / "notebooks" / lang).glob(f"{lesson}_*.ipynb")) if lesson else []
     if not keys:
         return None
     key = nbformat.read(keys[0], as_version=4)
@@ -403,7 +409,46 @@ def reference(lesson: str, lang: str = "en") -> Reference | None:
             solutions=tuple(solutions.get(function, ())),
         )
     every = tuple(dict.fromkeys(s for found in solutions.values() for s in found))
-    return Reference(exercises, frozenset(_no_comments(c.source) for c in code), every)
+    imported = frozenset().union(*(_imported(_parsed(c.source)[0]) for c in code))
+    in_solutions = frozenset().union(*(_mentioned(_parsed(s)[0]) for s in every))
+    borrowed = (_compared_with(lesson) & imported) - in_solutions
+    sources = frozenset(_no_comments(c.source) for c in code)
+    return Reference(exercises, sources, every, imported, borrowed)
+
+
+def _imported(tree: ast.AST | None) -> set[str]:
+    """The names a cell's imports bind (`import a.b` binds `a`)."""
+    found: set[str] = set()
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Import):
+            found |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            found |= {a.asname or a.name for a in node.names}
+    return found
+
+
+def _mentioned(tree: ast.AST | None) -> set[str]:
+    """Every name a cell reads or an attribute it names."""
+    nodes = list(ast.walk(tree)) if tree is not None else []
+    return {n.id for n in nodes if isinstance(n, ast.Name)} | {
+        n.attr for n in nodes if isinstance(n, ast.Attribute)
+    }
+
+
+def _compared_with(lesson: str) -> frozenset[str]:
+    """The functions and classes a lesson's check module imports from the series' helpers
+    (not the checks' own machinery, not constants), by the names they have there."""
+    path = CHECKOUT / "helpers" / "exercises" / f"n{lesson}.py"
+    tree = _parse(path.read_text(encoding="utf-8")) if path.is_file() else None
+    return frozenset(
+        alias.name
+        for node in (ast.walk(tree) if tree is not None else ())
+        if isinstance(node, ast.ImportFrom)
+        and (node.module or "").startswith("helpers.")
+        and not (node.module or "").startswith(("helpers.exercises", "helpers.i18n"))
+        for alias in node.names
+        if not alias.name.isupper()
+    )
 
 
 def _changed(a: str, b: str) -> int:
@@ -453,7 +498,7 @@ SUSPECT_MODULES = frozenset(
     "signal inspect weakref atexit pickle marshal dill cloudpickle pdb bdb trace code codeop "
     "runpy os posix nt shutil socket _socket select selectors pty faulthandler sysconfig site "
     "IPython ipykernel jupyter_client zmq traitlets sitecustomize usercustomize timeit "
-    "doctest pkgutil base64 binascii codecs zlib".split()
+    "doctest pkgutil base64 binascii codecs zlib pwd".split()
 )
 # Modules that are often an attribute of another (`glob.os`, `dataclasses.inspect`,
 # `logging.sys`): reached that way they are the same module, so they are flagged the same.
@@ -501,7 +546,9 @@ SYS_ONLY = SUSPECT_SYS - frozenset(
 )
 # A file of the key (its notebooks hold the hidden solutions) named in a string.
 KEY_FILES = re.compile(r"\.ipynb\b|\bnotebooks[/\\]|\bsrc[/\\]\d\d_")
-WRITE_METHODS = frozenset("write_text write_bytes unlink rmdir rename touch chmod".split())
+WRITE_METHODS = frozenset(
+    "write_text write_bytes unlink rmdir rename touch chmod symlink_to hardlink_to".split()
+)
 CHECK_MODULE = re.compile(r"^n\d\d$")
 # Names in a lesson's check module that hold the reference or its battery, not a check.
 CHECKS_OWN = re.compile(r"^_|battery|cases|reference|solution|expected|verdict", re.IGNORECASE)
@@ -602,18 +649,13 @@ def _texts_built(tree: ast.AST) -> list[str]:
     return built
 
 
-def patching(source: str, depth: int = 0) -> list[str]:
+def patching(source: str, depth: int = 0, known: frozenset[str] = frozenset()) -> list[str]:
     """What a student's cell does that could reach into the grading, one phrase each (code in
     a string, as `timeit` or `exec` runs it, is read too: `in a string: ...`)."""
     tree, found = _parsed(source, magics=depth == 0)
     if tree is None:
         return []
-    imported: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            imported |= {(a.asname or a.name).split(".")[0] for a in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            imported |= {a.asname or a.name for a in node.names}
+    imported = _imported(tree) | known  # `known`: what the lesson's own cells imported
     # A name bound to an imported module (or to one of its attributes) is the module too.
     aliases = [
         (t.id, node.value)
@@ -628,9 +670,13 @@ def patching(source: str, depth: int = 0) -> list[str]:
         imported |= {name for name, value in aliases if _root_name(value) in imported}
         grown = len(imported) > before
 
+    called = {id(n.func): True for n in ast.walk(tree) if isinstance(n, ast.Call)}
+
     def root(node: ast.AST) -> str:
         while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
             node = node.func if isinstance(node, ast.Call) else node.value
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):  # `[sys][0].modules`
+            return next((n for n in map(root, node.elts) if n), "")
         return node.id if isinstance(node, ast.Name) else ""
 
     def dotted(node: ast.AST) -> str:
@@ -676,6 +722,8 @@ def patching(source: str, depth: int = 0) -> list[str]:
         elif isinstance(node, ast.Name):
             if node.id in ("__builtins__", "builtins", "get_ipython", "__import__"):
                 found.append(f"uses {node.id}")
+            elif node.id in SUSPECT_CALLS and not called.get(id(node)):
+                found.append(f"names {node.id} (to call it by another name)")
             elif isinstance(node.ctx, ast.Store) and node.id.startswith("check_"):
                 found.append(f"defines {node.id}")
         elif isinstance(node, ast.Attribute):
@@ -722,6 +770,8 @@ def patching(source: str, depth: int = 0) -> list[str]:
             attr = getattr(node.func, "attr", "")
             if attr in WRITE_METHODS or (attr == "open" and _writes(node, method=True)):
                 found.append(f"writes files (.{attr})")
+            elif attr == "replace" and len(node.args) == 1 and not node.keywords:
+                found.append("writes files (.replace)")  # a path's; str.replace takes two
             if attr in ("attrgetter", "methodcaller"):
                 found.append(f"calls {attr}()")
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -762,6 +812,8 @@ def _root_name(node: ast.AST) -> str:
     """The name an expression like `a.b[c].d` starts from ("" for anything else)."""
     while isinstance(node, (ast.Attribute, ast.Subscript)):
         node = node.value
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):  # `[module][0]` is the module
+        return next((n for n in map(_root_name, node.elts) if n), "")
     return node.id if isinstance(node, ast.Name) else ""
 
 
@@ -769,7 +821,7 @@ def _writes(call: ast.Call, method: bool = False) -> bool:
     """Whether an open call's mode writes: `mode=` or the second argument (`open(path, mode)`,
     `gzip.open`), and for a method also a first argument spelt like a mode (`Path(p).open("w")`).
     """
-    modes = [k.value for k in call.keywords if k.arg == "mode"] + call.args[1:2]
+    modes = [k.value for k in call.keywords if k.arg in ("mode", None)] + call.args[1:2]
     first = call.args[0] if method and call.args else None
     if isinstance(first, ast.Constant) and re.fullmatch(r"[rwxabt+]{1,4}", str(first.value)):
         modes.append(first)
@@ -807,6 +859,17 @@ def _startup_files() -> list[Path]:
         found += sorted(p for p in spec.glob("*") if p.is_file())
     except Exception:  # no spec file: the kernel is found on the path instead
         pass
+    # The teacher's own IPython and Jupyter read these at start (the home is found through
+    # the password database too: a kernel's HOME is its own folder, the real one is not).
+    homes = {Path.home()}
+    with contextlib.suppress(ImportError, KeyError):
+        import pwd
+
+        homes.add(Path(pwd.getpwuid(os.getuid()).pw_dir))
+    for home in sorted(homes):
+        found += sorted((home / ".ipython").glob("profile_*/startup/*"))
+        found += sorted((home / ".ipython").glob("profile_*/ipython*config.py"))
+        found += sorted((home / ".jupyter").glob("jupyter_*config.*"))
     return found
 
 
@@ -818,7 +881,11 @@ class GraderFiles:
     snapshot. Anything changed is put back (new files removed) and reported."""
 
     def __init__(
-        self, root: Path | None = None, submissions: Path | None = None, skip: Path | None = None
+        self,
+        root: Path | None = None,
+        submissions: Path | None = None,
+        skip: Path | None = None,
+        watch: tuple[Path, ...] = (),
     ) -> None:
         self.root = root = CHECKOUT if root is None else root
         self.files = _tree_files(root, GRADER_TREES)
@@ -830,7 +897,11 @@ class GraderFiles:
         self.undone: Path | None = None  # where the changed versions it put back are kept
         self.kept = 0
         self.digest = self._digest(self.files)
+        # Start-up files and the files the grader reads or writes itself (`watch`: the weights;
+        # `wrote`: each executed copy once written), put back like the checkout.
         self.startup = {p: (p.read_bytes() if p.exists() else None) for p in _startup_files()}
+        self.startup |= {p: (p.read_bytes() if p.exists() else None) for p in watch}
+        self.own = set(watch)
         self.lock = threading.Lock()
         # The kernels running now (their shared files may change under them), and whether one
         # runs alone: a kernel whose run saw the shared files changed is run again alone.
@@ -927,6 +998,15 @@ class GraderFiles:
                 found[path.relative_to(self.submissions).as_posix()] = path.read_bytes()
         return found
 
+    def wrote(self, path: Path, content: bytes) -> None:
+        """Write one of the grader's own files (an executed copy) and watch it from now on: a
+        later kernel that rewrites it ("Correct!" in a classmate's copy) is undone."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
+        with self.lock:
+            self.startup[path] = content
+            self.own.add(path)
+
     def handed_in_bytes(self, path: Path) -> bytes | None:
         """A submission as it was when grading began (None: not one of them)."""
         if self.submissions is None or not path.is_relative_to(self.submissions):
@@ -974,6 +1054,8 @@ class GraderFiles:
                 now = self._notebooks()
                 changed += self._put_back(self.submissions, self.handed_in, now, "submissions/")
             for path in set(_startup_files()) | set(self.startup):
+                if path in self.own and path.is_symlink():  # a link put in its place
+                    path.unlink()
                 before = self.startup.get(path)
                 after = path.read_bytes() if path.exists() else None
                 if after != before:
@@ -1159,10 +1241,24 @@ def _grader_state(watched, final=False):
                 problems.append("another thread runs the student's code")
                 break
             frame = frame.f_back
+    # Each import hook by its place: one inserted in front of the others (in place, so the
+    # binding is the same list) changes a place; one appended, as `six` does, is asked last.
     for name in ("meta_path", "path_hooks"):
-        state["sys." + name] = digest(tuple_([ident(h) for h in names[name]]))
+        for place, hook in enumerate(names[name]):
+            state["sys.%s[%d]" % (name, place)] = ident(hook)
+    getset = kind.__dict__["__dict__"].__class__
+    BUILT_LATER = ("__slotnames__", "__signature__")
+    # Modules whose objects' attributes change in normal use (the kernel's output streams, the
+    # thread objects, random's generator): only their bindings are compared.
+    LIVELY = ("sys", "IPython", "ipykernel", "threading", "_thread", "random", "signal", "socket")
     for name in [n for n in modules]:
         module = modules.get(name)
+        if name.__class__ is not "".__class__:
+            problems.append("sys.modules has a name that is not a str")
+            continue
+        mine = same_text(name, "helpers") is True or "".__class__.startswith(name, "helpers.")
+        if not mine:  # the request imports `helpers` afresh and compares it itself
+            state["sys.modules[" + name + "]"] = ident(module)  # a module swapped for another
         if watched(name) is not True or module is None:
             continue
         if module.__class__ is not module_type:
@@ -1176,8 +1272,28 @@ def _grader_state(watched, final=False):
                     # A class of the module's own: each binding of its dict (a method patched
                     # in place, `inspect.Parameter.replace` or a file loader's `get_data`).
                     if is_class(value) and same_text(name, kind_module(value)) is True:
-                        for member, inner in kind_dict(value).items():
+                        # Each binding of its own, and which names it has (an inherited method
+                        # shadowed by a patch); copy adds __slotnames__, pydantic builds its
+                        # validators and __signature__ on first use, by themselves.
+                        own = [(m, inner) for m, inner in kind_dict(value).items()
+                               if m not in BUILT_LATER and not m.startswith("__pydantic")]
+                        for member, inner in own:
                             bind(name + "." + key + "." + member, inner)
+                        state[name + "." + key + ".{}"] = digest(tuple_([m for m, _ in own]))
+                    elif (not is_class(value) and watched(kind_module(kind(value))) is True
+                          and name.partition(".")[0] not in LIVELY):
+                        # An object of a watched module's class: its own attributes (a
+                        # method replaced on `json._default_decoder`), read through the slot.
+                        for base in kind_mro(kind(value)):
+                            slot = kind_dict(base).get("__dict__")
+                            if slot is not None and slot.__class__ is getset:
+                                inner = slot.__get__(value)
+                                if inner.__class__ is {}.__class__:
+                                    members = tuple_({}.__class__.keys(inner))
+                                    state[name + "." + key + "@"] = digest(members)  # added
+                                    for member, each in {}.__class__.items(inner):
+                                        bind(name + "." + key + "@" + member, each)
+                                break
         except BaseException:
             state[name] = -2
     # copy's dispatch tables, by their contents (an entry added in place, such as dict copied
@@ -1853,7 +1969,7 @@ def _grade(
     sources = [_no_comments(_source(c)) for c in code]
     written = {i for i, s in enumerate(sources) if s not in ref.code}
     for i in sorted(written):
-        found = patching(_source(code[i]))
+        found = patching(_source(code[i]), known=ref.imported)
         if found:
             result.review.append(f"cell {i + 1}: {', '.join(found)}")
     _compare_checks(code, sources, ref, result)
@@ -1877,6 +1993,11 @@ def _grade(
             continue
         mine = [sources[i] for i in at]
         result.attempted[name] = "yes" if mine != [exercise.starter] else "no"
+        used = sorted(ref.borrowed & set().union(*(_mentioned(_parsed(s)[0]) for s in mine)))
+        if used:
+            result.review.append(
+                f"{name}: calls {', '.join(used)}, the lesson's own helper the check compares with"
+            )
         fixes |= {s for s in mine if _changed(exercise.starter, s) <= SMALL_EDIT}
         copied = [
             s
@@ -1925,9 +2046,8 @@ def _grade(
         result.answer_key = "no"
     result.run = "; ".join(["ok", *notes]) if notes else "ok"
     if executed is not None:
-        target = executed / result.notebook
-        target.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(nb, target)
+        text = nbformat.writes(nb)
+        files.wrote(executed / result.notebook, (text.rstrip("\n") + "\n").encode("utf-8"))
 
 
 # The verdict on an untouched starter, by (language, exercise): the same code in the same setup
@@ -2052,9 +2172,7 @@ def write_table(
     lesson."""
     totals = score(results, weights or {}, counted)
     lessons = sorted({r.lesson for r in results if r.lesson})
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
+    with _written_whole(out) as writer:
         writer.writerow(_head(lessons))
         for r in results:
             writer.writerow(_row(r, lessons, totals.get(r.student, (0.0, 0.0))))
@@ -2077,9 +2195,7 @@ def write_marks(
     out_of = sum(most.values())
     students = sorted({r.student for r in results})
     head = ["student", *(f"lesson {lesson}" for lesson in lessons), "total", "max", "mark_%"]
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
+    with _written_whole(out) as writer:
         writer.writerow([*head, "needs_review"])
         for student in students:
             mine = {lesson: best.get((student, lesson)) for lesson in lessons}
@@ -2103,6 +2219,20 @@ def write_marks(
                     " | ".join(flags),
                 ]
             )
+
+
+@contextlib.contextmanager
+def _written_whole(out: Path) -> Iterator[Any]:
+    """A CSV writer for `out` that writes a temporary file beside it, then moves it into place:
+    a symbolic link an answer planted at `out` is replaced, not followed to a teacher's file."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
+    try:
+        with os.fdopen(handle, "w", newline="", encoding="utf-8") as stream:
+            yield csv.writer(stream)
+        os.replace(temp, out)
+    finally:
+        Path(temp).unlink(missing_ok=True)
 
 
 def marks_path(out: Path) -> Path:
@@ -2149,13 +2279,15 @@ def grade_folder(
     cell_timeout: float = DEFAULT_CELL_TIMEOUT,
     marks: Path | None = None,
     counted: list[str] | None = None,
+    watch: tuple[Path, ...] = (),
 ) -> list[Result]:
     """Grade every `*.ipynb` under `folder`: rows go to `out` as notebooks finish, then `out` is
     rewritten in path order with the students' totals, and the marks sheet is written.
 
     `jobs` notebooks are graded at once (a class of 25 on a lab server); one grader of a
-    Python environment runs at a time (the others wait)."""
-    files = GraderFiles(submissions=folder, skip=executed)
+    Python environment runs at a time (the others wait). `watch`: files the grader reads (the
+    weights), put back like the checkout if a kernel changes them."""
+    files = GraderFiles(submissions=folder, skip=executed, watch=watch)
     paths = [folder / name for name in files.handed_in]  # read once, before any kernel
     _UNTOUCHED.clear()
     lessons = sorted({_peek_lesson(p) for p in paths} - {""})
@@ -2295,6 +2427,7 @@ def main(argv: list[str] | None = None) -> None:
         args.cell_timeout,
         marks,
         counted,
+        (args.weights.resolve(),) if args.weights else (),
     )
     print(f"wrote {args.out}: {len(results)} notebook(s); {marks}: the marks per student")
 

@@ -31,6 +31,7 @@ from helpers.edition import student_notebook
 from helpers.exercises import _verdict, n01
 from helpers.grade import (
     CHECKOUT,
+    GRADER_TREES,
     KERNEL_STATE,
     SMALL_EDIT,
     STATE_MIME,
@@ -54,6 +55,7 @@ from helpers.grade import (
     reference,
     student_of,
     write_marks,
+    write_table,
     write_weights_template,
 )
 from helpers.lessons import CHECK_CALL
@@ -752,6 +754,8 @@ PROBE = """class Box:
         return 1
 def lid(a=1, *, b=2):
     return a + b
+box = Box()
+box.lid = 1
 """
 
 
@@ -762,7 +766,14 @@ def lid(a=1, *, b=2):
         ("probe.lid.__code__ = (lambda a=1, *, b=2: 0).__code__", ["grader_probe.lid()"]),
         ("probe.lid.__defaults__ = (5,)", ["grader_probe.lid()"]),
         ("probe.lid.__kwdefaults__ = {'b': 0}", ["grader_probe.lid()"]),
-        ("probe.Box.lid = probe.lid", []),  # an added binding, as a lazy import adds
+        # A name added to a class of the module: an inherited method shadowed by a patch
+        # (round 7: `ChatCompletionChunk.model_validate = ...` emptied every test stream).
+        ("probe.Box.lid = probe.lid", ["grader_probe.Box.{}"]),
+        ("probe.Box.__slotnames__ = []", []),  # copy adds it by itself
+        # A method replaced on an object of the module's own class (`json._default_decoder`).
+        ("probe.box.open = lambda: 2", ["grader_probe.box@"]),
+        ("probe.box.lid = 3", ["grader_probe.box@lid"]),
+        ("import sys; sys.modules['grader_probe.sub'] = sys", ["sys.modules[grader_probe.sub]"]),
     ],
 )
 def test_the_kernel_state_sees_a_module_s_class_or_function_changed_in_place(change, expected):
@@ -776,14 +787,16 @@ def test_the_kernel_state_sees_a_module_s_class_or_function_changed_in_place(cha
     names: dict = {}
     exec(KERNEL_STATE, names)
     sys.modules["grader_probe"] = probe
+    sys.modules["grader_probe.sub"] = probe
     try:
         before = names["_grader_state"](lambda name: name == "grader_probe")[0]
         assert "grader_probe.Box.open()" in before and "grader_probe.lid()" in before
         exec(change, {"probe": probe})
         after = names["_grader_state"](lambda name: name == "grader_probe")[0]
     finally:
-        del sys.modules["grader_probe"]
-    assert [c for c in changed_state(before, after) if c.startswith("grader_probe")] == expected
+        del sys.modules["grader_probe"], sys.modules["grader_probe.sub"]
+    found = changed_state(before, after)
+    assert [c for c in found if "grader_probe" in c] == expected
 
 
 def test_the_grader_copy_is_read_only_and_changes_are_found_and_undone(tmp_path):
@@ -1593,3 +1606,146 @@ def test_a_dispatch_table_of_copy_changed_in_place_refuses_the_verdict():
     outcome = run_exercise(cells, exercise, "en", GraderFiles(), 60, time.monotonic() + 600)
     assert outcome.value == "error", (outcome.value, outcome.hint)
     assert "copy._deepcopy_dispatch[...]" in "; ".join(outcome.runtime), outcome.runtime
+
+
+# --- cheating review, round 7 (2026-12-04): each row was a hole, each test fails without its fix
+
+
+@pytest.mark.parametrize(
+    ("source", "flag"),
+    [
+        # An imported class under another name, patched: every test stream came out empty.
+        (
+            "from openai.types.chat import ChatCompletionChunk\nC = [ChatCompletionChunk][0]\n"
+            "C.model_validate = lambda data, **kw: None",
+            "assigns C.model_validate",
+        ),
+        ("put = [setattr][0]\nput(Chunk, 'model_validate', None)", "names setattr"),
+        ("run, space = [exec][0], [vars][0]", "names exec"),
+        ("import sys\n[sys][0].modules['openai.types.chat'] = None", "assigns modules"),
+        ("open(path, **{'mode': 'a'})", "opens a file for writing"),
+        ("link.replace(out)", "writes files (.replace)"),
+        ("link.symlink_to(teacher_file)", "writes files (.symlink_to)"),
+        ("import pwd\nhome = pwd.getpwuid(0).pw_dir", "imports pwd"),
+    ],
+)
+def test_round_7_cheats_are_named(source, flag):
+    assert any(f.startswith(flag) for f in patching(source)), patching(source)
+
+
+def test_a_module_the_lesson_imported_counts_as_imported_by_the_answer():
+    """Lesson 02's cells import json; an answer that patches `json._default_decoder` (a lenient
+    decoder made a wrong answer pass) did not import it itself, so nothing was named."""
+    source = "decode = json._default_decoder.decode\njson._default_decoder.decode = decode"
+    assert patching(source) == []
+    found = patching(source, known=reference("02").imported)
+    assert "assigns json._default_decoder.decode" in found, found
+    assert patching("text = 'a'.replace('a', 'b')", known=frozenset({"json"})) == []
+
+
+def test_an_import_hook_inserted_in_place_changes_the_kernel_s_state():
+    """The contents of sys.meta_path were digested under the key that the binding of
+    `sys.meta_path` (the same list) then overwrote: a finder inserted in place went unseen and
+    loaded a check module whose every "not yet" passed. One appended, as `six` does when an
+    honest check imports it, changes nothing."""
+    import sys
+
+    names: dict = {}
+    exec(KERNEL_STATE, names)
+    before = names["_grader_state"](lambda name: name == "sys")[0]
+
+    class Finder:
+        def find_spec(self, *args):
+            return None
+
+    sys.meta_path.insert(0, Finder())
+    try:
+        after = names["_grader_state"](lambda name: name == "sys")[0]
+    finally:
+        sys.meta_path.pop(0)
+    assert "sys.meta_path[0]" in changed_state(before, after)
+    sys.meta_path.append(Finder())  # appended (six's importer): asked after the file finder
+    try:
+        assert changed_state(before, names["_grader_state"](lambda name: name == "sys")[0]) == []
+    finally:
+        sys.meta_path.pop()
+
+
+def test_the_key_the_weights_and_the_executed_copies_are_put_back(tmp_path):
+    """A kernel found the checkout and rewrote the answer key (its new cell ran as trusted setup
+    in every later grading), raised its weight in weights.csv, and rewrote classmates' executed
+    copies. All three are put back after the kernel, and a link planted in place of a watched
+    file is taken away, not followed."""
+    root = tmp_path / "checkout"
+    for tree in GRADER_TREES:
+        (root / tree).mkdir(parents=True)
+    key = root / "notebooks" / "en" / "01_tools_schema.ipynb"
+    key.parent.mkdir()
+    key.write_text("the key")
+    weights = tmp_path / "weights.csv"
+    weights.write_text("01:check_call_tool,1\n")
+    files = GraderFiles(root, watch=(weights,))
+    copy_ = tmp_path / "run" / "petrov" / "01_tools_schema.ipynb"
+    files.wrote(copy_, b"Not yet")
+    assert copy_.read_bytes() == b"Not yet"
+    key.write_text("the key and a cell of mine")
+    weights.write_text("01:check_call_tool,50\n")
+    copy_.write_text("Correct!")
+    changed = files.restore_checkout()
+    assert "notebooks/en/01_tools_schema.ipynb" in changed
+    assert {str(weights), str(copy_)} <= set(changed)
+    assert (key.read_text(), weights.read_text()) == ("the key", "01:check_call_tool,1\n")
+    assert copy_.read_bytes() == b"Not yet"
+    victim = tmp_path / "victim.txt"
+    victim.write_text("the teacher's file")
+    weights.unlink()
+    weights.symlink_to(victim)
+    assert str(weights) in files.restore_checkout()
+    assert not weights.is_symlink() and weights.read_text() == "01:check_call_tool,1\n"
+    assert victim.read_text() == "the teacher's file"
+
+
+def test_the_sheets_replace_a_planted_link_instead_of_following_it(tmp_path):
+    """An answer put a symbolic link where the marks sheet goes; the grader then wrote the
+    sheet through it, over a teacher's file."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("the teacher's file")
+    out = tmp_path / "grades.csv"
+    marks = marks_path(out)
+    out.symlink_to(victim)
+    marks.symlink_to(victim)
+    write_table([], out)
+    write_marks([], marks)
+    assert victim.read_text() == "the teacher's file"
+    assert not out.is_symlink() and not marks.is_symlink()
+    assert out.read_text(encoding="utf-8").startswith("student,notebook")
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temp left
+
+
+def test_each_lesson_s_own_helpers_that_its_checks_compare_with_are_known():
+    """Calling the lesson's helper that the check compares with is not doing the exercise
+    (round 7: `return parse_kimi(text).tool_calls` passed lesson 04's extract, unflagged)."""
+    assert "ToolCallAccumulator" in reference("03").borrowed
+    assert "parse_kimi" in reference("04").borrowed
+    assert {"parse_qwen_xml", "convert_parameter"} <= reference("07").borrowed
+    assert "normalize_kimi_ids" in reference("06").borrowed
+    for lesson in ("01", "03", "04", "05", "06", "07", "09", "10", "11"):
+        ref = reference(lesson)
+        assert ref.borrowed, lesson
+        for solution in ref.solutions:  # no reference solution names one
+            nodes = list(ast.walk(ast.parse(solution)))
+            names = {n.id for n in nodes if isinstance(n, ast.Name)}
+            names |= {n.attr for n in nodes if isinstance(n, ast.Attribute)}
+            assert not ref.borrowed & names, (lesson, ref.borrowed & names)
+
+
+def test_an_answer_that_calls_the_lesson_s_own_parser_is_flagged(tmp_path):
+    key = nbformat.read(NOTEBOOKS_DIR / "en" / "04_manual_parsing.ipynb", as_version=4)
+    student = student_notebook(key, "04_manual_parsing", "en")
+    for cell in student.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "04-check_extract-answer":
+            cell.source = "def extract_tool_calls(text):\n    return parse_kimi(text).tool_calls"
+    (tmp_path / "sub" / "bob").mkdir(parents=True)
+    nbformat.write(student, tmp_path / "sub" / "bob" / "04_manual_parsing.ipynb")
+    [result] = grade_folder(tmp_path / "sub", tmp_path / "grades.csv")
+    assert [r for r in result.review if "calls parse_kimi" in r], result.review
