@@ -35,6 +35,28 @@ else:
 SchemaError = jsonschema.SchemaError
 
 
+class NotJsonNumber(ValueError):
+    """NaN, Infinity or an overflowing number (`1e999`): Python's json reads them, but JSON has
+    no such numbers."""
+
+
+def _refuse(name: str) -> float:
+    raise NotJsonNumber(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    number = float(text)
+    if number in (float("inf"), float("-inf")):
+        raise NotJsonNumber(f"{text} is too large for a JSON number")
+    return number
+
+
+def strict_json(text: str | bytes) -> Any:
+    """`json.loads` as JSON is written: `NaN`, `Infinity` and `1e999` raise `NotJsonNumber` (a
+    ValueError) instead of becoming floats that no JSON text can carry on."""
+    return json.loads(text, parse_constant=_refuse, parse_float=_finite)
+
+
 def a_type(kind: type) -> str:
     """`a set`, `an int`: a Python type's name with its article (the one helper for it)."""
     name = kind.__name__

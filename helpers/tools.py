@@ -15,11 +15,13 @@ from typing import Any
 
 from helpers._hf import import_transformers
 from helpers.arguments import (
+    NotJsonNumber,
     SchemaError,
     a_type,
     each_subschema,
     nullable_to_null_type,
     show_value,
+    strict_json,
     validate_arguments,
     validator_class,
 )
@@ -290,8 +292,8 @@ def parse_arguments(arguments_text: Any) -> tuple[dict[str, Any], str | None]:
     if not arguments_text.strip():
         return {}, None
     try:
-        arguments = json.loads(arguments_text)
-    except json.JSONDecodeError as exc:
+        arguments = strict_json(arguments_text)
+    except (json.JSONDecodeError, NotJsonNumber) as exc:
         return {}, f"are not valid JSON ({exc}): {arguments_text[:60]!r}."
     except RecursionError:
         return {}, f"are nested too deeply to read: {arguments_text[:60]!r}."

@@ -523,3 +523,124 @@ def test_a_credential_in_the_body_is_left_out_of_matching_in_any_case(name: str)
     assert canonical_request(path, plain | {name: "sk-body-0123456789"}) == canonical_request(
         path, plain
     )
+
+
+# --- round 7 (2026-12-04): the four plants the suite let through, and three defects it found ----
+
+
+def test_a_cassette_is_complete_before_it_takes_the_real_name(tmp_path: Path, monkeypatch) -> None:
+    """Plant 03 moved `os.replace` inside the `with` block: the cassette's name pointed at an
+    unflushed, empty file for a moment, and a kernel killed then lost every earlier recording."""
+    import helpers.replay.cassette as cassette
+
+    moved: list[str] = []
+    replace = os.replace
+
+    def watched(source, target):
+        moved.append(Path(source).read_text(encoding="utf-8"))
+        return replace(source, target)
+
+    monkeypatch.setattr(cassette.os, "replace", watched)
+    meta = {"notebook": "00_x", "source": "synthesized", "format": cassette.FORMAT_VERSION}
+    data = {"meta": meta, "interactions": []}
+    path = cassette.save_cassette(tmp_path / "x.json", data)
+    assert moved == [cassette.dump_cassette(data)]
+    assert path.read_text(encoding="utf-8") == moved[0]
+
+
+def test_white_space_before_a_think_tag_in_open_reasoning_is_not_an_error() -> None:
+    """Plant 05 let a newline count as reasoning text: a model that opens its reply with "\\n"
+    and then `<think>` (the template already opened it) got "already open" reported."""
+    from helpers.formats.think import ReasoningSplitter
+
+    splitter = ReasoningSplitter(["<tool_call>"], reasoning_open=True)
+    parts = splitter.feed("\n<think>weighing</think>Paris") + splitter.close()
+    assert splitter.errors == []
+    assert "".join(text for reasoning, text in parts if not reasoning) == "Paris"
+    assert "weighing" in "".join(text for reasoning, text in parts if reasoning)
+
+
+@pytest.mark.parametrize("text", ["inf", "Infinity", "-inf", "1e999"])
+def test_a_qwen_number_parameter_that_is_not_finite_is_kept_as_text(text: str) -> None:
+    """Plant 07 (`not isnan` for `isfinite`) let `inf` through as a float: the arguments JSON then
+    held Infinity, which no server reads."""
+    from helpers.formats.qwen_xml import convert_parameter
+
+    value, note = convert_parameter(text, "x", {"x": {"type": "number"}})
+    assert value == text and note and "finite" in note
+
+
+@pytest.mark.parametrize("key", ["allOf", "anyOf", "oneOf"])
+def test_a_type_moonshot_refuses_inside_a_combination_is_named(capsys, key: str) -> None:
+    """Plant 11 dropped `allOf` from the combinations lesson 08's check looks into: a date typed
+    `datetime` inside `allOf` was "Correct!" although Moonshot refuses the schema."""
+    from test_exercises_n08 import fixed_tool
+
+    from helpers.exercises import n08
+    from helpers.i18n import set_language
+
+    set_language("en")
+    tool = fixed_tool()
+    tool["function"]["parameters"]["properties"]["date"] = {
+        key: [{"type": "datetime"}],
+        "description": "The date as YYYY-MM-DD",
+    }
+    verdict = n08.check_strict_tool(tool)
+    assert not verdict.passed and "not a JSON Schema type" in verdict.hint, verdict.hint
+
+
+def test_conftest_strips_the_developer_s_variables_in_a_plain_test_process() -> None:
+    """Plant 12 dropped QWEN_ from the prefixes conftest strips; only a kernel test saw it. Here a
+    fresh process imports conftest with a polluted environment and reports what is left."""
+    import subprocess
+    import sys
+
+    polluted = os.environ | {
+        "QWEN_API_KEY": "sk-dev-qwen",
+        "KIMI_API_KEY": "sk-dev-kimi",
+        "KIMI_BASE_URL": "https://example.invalid/v1",
+        "LLM_MODE": "live",
+        "LLM_LANG": "ru",
+        "HTTPS_PROXY": "http://proxy.invalid:3128",
+    }
+    code = (
+        "import json, os, sys; sys.path.insert(0, '.'); import conftest; "
+        "print(json.dumps({k: v for k, v in os.environ.items() "
+        "if k.startswith(('LLM_', 'KIMI_', 'QWEN_')) or k.lower().endswith('_proxy')}))"
+    )
+    root = Path(__file__).resolve().parent.parent
+    run = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, env=polluted, capture_output=True, text=True
+    )
+    left = json.loads(run.stdout.strip().splitlines()[-1])
+    assert left.get("LLM_MODE") == "replay"
+    assert {k for k in left if k != "LLM_MODE" and k != "LLM_TEST_REGISTRY"} == set(), left
+
+
+@pytest.mark.parametrize(
+    "text", ['{"x": NaN}', '{"x": Infinity}', '{"x": -Infinity}', '{"x": 1e999}']
+)
+def test_numbers_json_has_not_are_refused_where_json_is_read(text: str) -> None:
+    """Found by round 7: a model's arguments, a Kimi K3 typed argument and a request body with NaN
+    or Infinity were read as floats (the tool ran with inf; the arguments JSON written on held
+    NaN; the replay server answered a range error instead of OpenAI's "could not parse")."""
+    from helpers.formats import parse_hermes, parse_kimi_xtml
+    from helpers.formats.kimi_xtml import close_tag, open_tag
+    from helpers.replay.server import BAD_JSON, parse_json_body
+    from helpers.replay.validation import ApiError
+    from helpers.tools import parse_arguments
+
+    arguments, problem = parse_arguments(text)
+    assert arguments == {} and problem and "not valid JSON" in problem
+    with pytest.raises(ApiError) as refused:
+        parse_json_body(text.encode())
+    assert BAD_JSON in str(refused.value)
+    raw = text.split(": ", 1)[1].rstrip("}")
+    argument = open_tag("argument", [("key", "x"), ("type", "number")]) + raw
+    call = open_tag("call", [("tool", "f"), ("index", 1)]) + argument + close_tag("argument")
+    xtml = open_tag("tools") + call + close_tag("call") + close_tag("tools") + close_tag("message")
+    parsed = parse_kimi_xtml(xtml, opened="response")
+    assert json.loads(parsed.tool_calls[0]["function"]["arguments"]) == {"x": raw}
+    assert any("not a JSON number" in e or "too large" in e for e in parsed.errors)
+    hermes = parse_hermes('<tool_call>{"name": "f", "arguments": ' + text + "}</tool_call>")
+    assert hermes.errors  # reported, never passed on as valid

@@ -6,14 +6,13 @@ This module imports nothing else from `helpers.formats`; `think.py` builds on it
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partialmethod
 from typing import Any
 
-from helpers.arguments import json_kind
+from helpers.arguments import json_kind, strict_json
 from helpers.i18n import Text, shorten, tr
 
 # How the parsers describe a call, block or section still open when the text ends. Parser
@@ -65,7 +64,7 @@ def arguments_problem(arguments: str) -> str | None:
     if not arguments:
         return tr("arguments are empty", "аргументы пусты")
     try:
-        value = json.loads(arguments)
+        value = strict_json(arguments)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
         return tr(
             f"arguments are not valid JSON ({exc})",

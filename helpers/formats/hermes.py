@@ -33,6 +33,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from helpers.arguments import strict_json
 from helpers.formats._common import (
     CUT_OFF,
     DeltaList,
@@ -159,7 +160,7 @@ class HermesStreamParser(StreamParser):
             self._error(f"no {CLOSE_TAG} {missing_end}", f"нет {CLOSE_TAG} {missing_end}", label)
         body = body.strip()
         try:
-            payload = json.loads(body)
+            payload = strict_json(body)
         except (ValueError, RecursionError) as exc:
             name, arguments = _salvage(body)
             # where the JSON went wrong, as text: "Extra data ... (char 31)" alone hides the junk

@@ -73,6 +73,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from helpers.arguments import strict_json
 from helpers.formats._common import (
     CUT_OFF,
     DeltaList,
@@ -225,7 +226,7 @@ def _decode_value(call: _Call, argument: _Argument) -> Any:
             argument,
         )
     try:
-        value = json.loads(raw)
+        value = strict_json(raw)
     except (ValueError, RecursionError) as exc:
         if kind in VALUE_TYPES:
             call.problem(
@@ -287,7 +288,7 @@ def _json_block(call: _Call, block: _Argument) -> dict[str, Any]:
             f"блок json с типом {block.type!r}, ожидался 'object'",
         )
     try:
-        value = json.loads("".join(block.parts))
+        value = strict_json("".join(block.parts))
     except (ValueError, RecursionError) as exc:
         call.problem(
             f"the json block is not valid JSON ({exc})",

@@ -18,6 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, TypeVar
 
+from helpers.arguments import strict_json
 from helpers.paths import RECORDINGS_DIR
 from helpers.replay.cassette import CassetteError, Interaction, cassette_files, load_cassette
 from helpers.replay.matching import (
@@ -371,7 +372,7 @@ def parse_json_body(raw: bytes) -> Any:
     """A request body as JSON, or OpenAI's 400: invalid UTF-8 or JSON, a lone surrogate, or
     nesting deeper than MAX_JSON_DEPTH (which would exhaust the recursion of later steps)."""
     try:
-        body = json.loads(raw.decode("utf-8"))
+        body = strict_json(raw.decode("utf-8"))  # OpenAI refuses NaN and Infinity too
         json.dumps(body, ensure_ascii=False).encode("utf-8")  # fails on a lone "\ud800"
     except (ValueError, RecursionError) as exc:  # a UnicodeError is a ValueError too
         raise ApiError(400, BAD_JSON) from exc
