@@ -326,10 +326,10 @@ class Reference:
     exercises: dict[str, Exercise]
     code: frozenset[str]  # every code cell of the student edition (comments dropped)
     solutions: tuple[str, ...]
-    imported: frozenset[str] = frozenset()  # the names its cells import (the setup's)
+    imported: frozenset[str]  # the names its cells import (the setup's)
     # The lesson's own helpers that its checks compare with and its cells import, which no
     # reference solution calls: an answer that calls one has not done the exercise.
-    borrowed: frozenset[str] = frozenset()
+    borrowed: frozenset[str]
 
 
 def _check_arguments(source: str) -> str:
@@ -428,11 +428,13 @@ def _imported(tree: ast.AST | None) -> set[str]:
 
 
 def _mentioned(tree: ast.AST | None) -> set[str]:
-    """Every name a cell reads or an attribute it names."""
+    """Every name a cell reads, attribute it names or name it imports (by its own name)."""
     nodes = list(ast.walk(tree)) if tree is not None else []
-    return {n.id for n in nodes if isinstance(n, ast.Name)} | {
-        n.attr for n in nodes if isinstance(n, ast.Attribute)
-    }
+    return (
+        {n.id for n in nodes if isinstance(n, ast.Name)}
+        | {n.attr for n in nodes if isinstance(n, ast.Attribute)}
+        | {a.name for n in nodes if isinstance(n, ast.ImportFrom) for a in n.names}
+    )
 
 
 def _compared_with(lesson: str) -> frozenset[str]:
@@ -670,14 +672,10 @@ def patching(source: str, depth: int = 0, known: frozenset[str] = frozenset()) -
         imported |= {name for name, value in aliases if _root_name(value) in imported}
         grown = len(imported) > before
 
-    called = {id(n.func): True for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
 
     def root(node: ast.AST) -> str:
-        while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
-            node = node.func if isinstance(node, ast.Call) else node.value
-        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):  # `[sys][0].modules`
-            return next((n for n in map(root, node.elts) if n), "")
-        return node.id if isinstance(node, ast.Name) else ""
+        return _root_name(node, through_calls=True)
 
     def dotted(node: ast.AST) -> str:
         parts = []
@@ -722,7 +720,7 @@ def patching(source: str, depth: int = 0, known: frozenset[str] = frozenset()) -
         elif isinstance(node, ast.Name):
             if node.id in ("__builtins__", "builtins", "get_ipython", "__import__"):
                 found.append(f"uses {node.id}")
-            elif node.id in SUSPECT_CALLS and not called.get(id(node)):
+            elif node.id in SUSPECT_CALLS and id(node) not in called:
                 found.append(f"names {node.id} (to call it by another name)")
             elif isinstance(node.ctx, ast.Store) and node.id.startswith("check_"):
                 found.append(f"defines {node.id}")
@@ -808,12 +806,18 @@ def _text_flags(text: str, depth: int, names: frozenset[str], says: str) -> list
     return found
 
 
-def _root_name(node: ast.AST) -> str:
-    """The name an expression like `a.b[c].d` starts from ("" for anything else)."""
-    while isinstance(node, (ast.Attribute, ast.Subscript)):
-        node = node.value
-    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):  # `[module][0]` is the module
-        return next((n for n in map(_root_name, node.elts) if n), "")
+def _root_name(node: ast.AST, through_calls: bool = False) -> str:
+    """The name an expression like `a.b[c].d` (or, `through_calls`, `a.b().c`) starts from; ""
+    for anything else. `[module][0]` starts from the module."""
+    steps = (
+        (ast.Attribute, ast.Subscript, ast.Call)
+        if through_calls
+        else (ast.Attribute, ast.Subscript)
+    )
+    while isinstance(node, steps):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return next((n for n in (_root_name(e, through_calls) for e in node.elts) if n), "")
     return node.id if isinstance(node, ast.Name) else ""
 
 
@@ -1261,6 +1265,7 @@ def _grader_state(watched, final=False):
             state["sys.modules[" + name + "]"] = ident(module)  # a module swapped for another
         if watched(name) is not True or module is None:
             continue
+        lively = name.partition(".")[0] in LIVELY
         if module.__class__ is not module_type:
             state[name] = -1
             continue
@@ -1280,8 +1285,8 @@ def _grader_state(watched, final=False):
                         for member, inner in own:
                             bind(name + "." + key + "." + member, inner)
                         state[name + "." + key + ".{}"] = digest(tuple_([m for m, _ in own]))
-                    elif (not is_class(value) and watched(kind_module(kind(value))) is True
-                          and name.partition(".")[0] not in LIVELY):
+                    elif (not lively and not is_class(value)
+                          and watched(kind_module(kind(value))) is True):
                         # An object of a watched module's class: its own attributes (a
                         # method replaced on `json._default_decoder`), read through the slot.
                         for base in kind_mro(kind(value)):
@@ -2230,6 +2235,7 @@ def _written_whole(out: Path) -> Iterator[Any]:
     try:
         with os.fdopen(handle, "w", newline="", encoding="utf-8") as stream:
             yield csv.writer(stream)
+        os.chmod(temp, 0o644)  # mkstemp's 0600 would hide the sheet from a colleague
         os.replace(temp, out)
     finally:
         Path(temp).unlink(missing_ok=True)

@@ -38,6 +38,7 @@ from helpers.grade import (
     GraderFiles,
     Result,
     _changed,
+    _mentioned,
     _no_comments,
     all_exercises,
     answer_cells,
@@ -1720,6 +1721,7 @@ def test_the_sheets_replace_a_planted_link_instead_of_following_it(tmp_path):
     assert not out.is_symlink() and not marks.is_symlink()
     assert out.read_text(encoding="utf-8").startswith("student,notebook")
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temp left
+    assert out.stat().st_mode & 0o777 == marks.stat().st_mode & 0o777 == 0o644
 
 
 def test_each_lesson_s_own_helpers_that_its_checks_compare_with_are_known():
@@ -1729,6 +1731,9 @@ def test_each_lesson_s_own_helpers_that_its_checks_compare_with_are_known():
     assert "parse_kimi" in reference("04").borrowed
     assert {"parse_qwen_xml", "convert_parameter"} <= reference("07").borrowed
     assert "normalize_kimi_ids" in reference("06").borrowed
+    # Imported under another name, or reached as an attribute, it is still named.
+    for answer in ("from helpers.formats import parse_kimi as p", "helpers.formats.parse_kimi(t)"):
+        assert "parse_kimi" in _mentioned(ast.parse(answer))
     for lesson in ("01", "03", "04", "05", "06", "07", "09", "10", "11"):
         ref = reference(lesson)
         assert ref.borrowed, lesson
